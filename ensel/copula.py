@@ -16,18 +16,34 @@ did not give the right answer (see :func:`errors_from`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtri
+import pandas as pd
+from scipy.special import ndtr, ndtri
 
 from ensel._validation import check_random_state, check_X_y
 
 __all__ = [
+    "bivariate_normal_cdf",
+    "bivariate_normal_pdf",
+    "copula_diagnostics",
+    "CopulaDiagnostics",
     "errors_from",
-    "sample_errors",
+    "fit_gaussian_copula",
+    "GaussianCopula",
+    "model_pairwise_joint_errors",
+    "nearest_correlation",
+    "pairwise_joint_errors",
     "sample",
     "sample_equicorrelated",
+    "sample_errors",
+    "simultaneous_error_distribution",
+    "solve_tetrachoric",
+    "tetrachoric",
+    "tetrachoric_matrix",
+    "thresholds",
 ]
 
 
@@ -223,3 +239,590 @@ def sample_equicorrelated(accuracy: Any, rho: float, m: int, n: int, *,
     X = (y[:, None] * (1 - 2 * E)).astype(np.int8)
     return X, y, E
 
+
+
+# ----------------------------------------------------------------------------- bivariate normal
+
+# Gauss-Legendre nodes/weights on [-1, 1] (10 of the 20-point rule, positive half), as in
+# A. Genz (2004), "Numerical computation of rectangular bivariate and trivariate normal and
+# t probabilities", Statistics and Computing 14, 251-260 (MATLAB bvnl.m).
+_GL_W = np.array([
+    0.01761400713915212, 0.04060142980038694, 0.06267204833410906, 0.08327674157670475,
+    0.1019301198172404, 0.1181945319615184, 0.1316886384491766, 0.1420961093183821,
+    0.1491729864726037, 0.1527533871307259,
+])
+_GL_X = np.array([
+    0.9931285991850949, 0.9639719272779138, 0.9122344282513259, 0.8391169718222188,
+    0.7463319064601508, 0.6360536807265150, 0.5108670019508271, 0.3737060887154196,
+    0.2277858511416451, 0.07652652113349733,
+])
+# nodes mapped to [0, 2] (the rule integrates over [0, 1] with weights summing to 1 per half)
+_NODES = np.concatenate([1.0 - _GL_X, 1.0 + _GL_X])
+_WEIGHTS = np.concatenate([_GL_W, _GL_W])
+_TWO_PI = 2.0 * np.pi
+
+
+def _bvnu(dh: np.ndarray, dk: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Upper bivariate normal probability ``P(X > dh, Y > dk)`` for finite 1-d arrays.
+
+    Genz's vectorised version of the Drezner-Wesolowsky method: Gauss-Legendre quadrature
+    (20 points) of Plackett's identity for ``|r| < 0.925`` and of the asymptotic
+    expansion around ``|r| = 1`` otherwise. Absolute error about 1e-15.
+    """
+    out = np.empty(dh.shape, dtype=float)
+    ar = np.abs(r)
+    low = ar < 0.925
+    if low.any():
+        h, k, rr = dh[low], dk[low], r[low]
+        hk = h * k
+        hs = (h * h + k * k) / 2.0
+        asr = np.arcsin(rr) / 2.0
+        sn = np.sin(asr[:, None] * _NODES)
+        bvn = np.exp((sn * hk[:, None] - hs[:, None]) / (1.0 - sn * sn)) @ _WEIGHTS
+        out[low] = bvn * asr / _TWO_PI + ndtr(-h) * ndtr(-k)
+    high = ~low
+    if high.any():
+        h, rr = dh[high], r[high]
+        k = np.where(rr < 0, -dk[high], dk[high])
+        hk = h * k
+        inner = np.abs(rr) < 1.0
+        bvn = np.zeros(h.shape)
+        if inner.any():
+            hi, ki, hki, ri = h[inner], k[inner], hk[inner], rr[inner]
+            as_ = (1.0 - ri) * (1.0 + ri)
+            a = np.sqrt(as_)
+            bs = (hi - ki) ** 2
+            asr = -(bs / as_ + hki) / 2.0
+            c = (4.0 - hki) / 8.0
+            d = (12.0 - hki) / 80.0
+            with np.errstate(under="ignore", over="ignore"):
+                t1 = np.where(
+                    asr > -100,
+                    a * np.exp(np.maximum(asr, -100.0))
+                    * (1.0 - c * (bs - as_) * (1.0 - d * bs) / 3.0 + c * d * as_ * as_),
+                    0.0,
+                )
+                b = np.sqrt(bs)
+                sp = np.sqrt(_TWO_PI) * ndtr(-b / a)
+                t2 = np.where(
+                    hki > -100,
+                    np.exp(-np.maximum(hki, -100.0) / 2.0) * sp * b
+                    * (1.0 - c * bs * (1.0 - d * bs) / 3.0),
+                    0.0,
+                )
+                val = t1 - t2
+                a2 = a / 2.0
+                xs = (a2[:, None] * _NODES) ** 2
+                asr2 = -(bs[:, None] / xs + hki[:, None]) / 2.0
+                sp2 = 1.0 + c[:, None] * xs * (1.0 + 5.0 * d[:, None] * xs)
+                rs = np.sqrt(1.0 - xs)
+                ep = np.exp(-(hki[:, None] / 2.0) * xs / (1.0 + rs) ** 2) / rs
+                terms = np.where(
+                    asr2 > -100, np.exp(np.maximum(asr2, -100.0)) * (ep - sp2), 0.0
+                )
+                val = val + a2 * (terms @ _WEIGHTS)
+            bvn[inner] = -val / _TWO_PI
+        res = np.empty(h.shape)
+        pos = rr > 0
+        res[pos] = bvn[pos] + ndtr(-np.maximum(h[pos], k[pos]))
+        neg = ~pos
+        if neg.any():
+            hn, kn, bn = h[neg], k[neg], bvn[neg]
+            L = np.where(hn < 0, ndtr(kn) - ndtr(hn), ndtr(-hn) - ndtr(-kn))
+            res[neg] = np.where(hn >= kn, -bn, L - bn)
+        out[high] = res
+    return np.clip(out, 0.0, 1.0)
+
+
+def bivariate_normal_cdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
+    """Standard bivariate normal CDF ``Phi_2(h, k; rho) = P(Z_1 <= h, Z_2 <= k)``.
+
+    Vectorised over broadcastable ``h``, ``k``, ``rho`` (numpy only; Genz's 2004
+    algorithm, absolute error about 1e-15). Infinite limits are allowed.
+
+    Parameters
+    ----------
+    h, k : float or array-like
+        Upper integration limits.
+    rho : float or array-like
+        Correlation in ``[-1, 1]``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A plain float when all inputs are scalars.
+    """
+    hh, kk, rr = np.broadcast_arrays(np.asarray(h, float), np.asarray(k, float),
+                                     np.asarray(rho, float))
+    scalar = hh.ndim == 0
+    hh, kk, rr = (np.atleast_1d(a).ravel() for a in (hh, kk, rr))
+    if np.isnan(hh).any() or np.isnan(kk).any() or np.isnan(rr).any():
+        raise ValueError("h, k and rho must not contain NaN")
+    if (np.abs(rr) > 1).any():
+        raise ValueError(f"rho must be in [-1, 1]; got {rr[np.abs(rr) > 1][0]!r}")
+    out = np.empty(hh.shape)
+    fin = np.isfinite(hh) & np.isfinite(kk)
+    if fin.any():
+        out[fin] = _bvnu(-hh[fin], -kk[fin], rr[fin])
+    if (~fin).any():
+        hi, ki = hh[~fin], kk[~fin]
+        val = np.where(
+            (hi == -np.inf) | (ki == -np.inf), 0.0,
+            np.where(hi == np.inf, ndtr(ki), ndtr(hi)),
+        )
+        out[~fin] = val
+    if scalar:
+        return float(out[0])
+    return out.reshape(np.broadcast_shapes(np.shape(h), np.shape(k), np.shape(rho)))
+
+
+def bivariate_normal_pdf(h: Any, k: Any, rho: Any) -> np.ndarray:
+    """Standard bivariate normal density ``phi_2(h, k; rho)`` (``= d Phi_2 / d rho``)."""
+    h = np.asarray(h, float)
+    k = np.asarray(k, float)
+    r = np.asarray(rho, float)
+    one_m = (1.0 - r) * (1.0 + r)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        q = (h * h - 2.0 * r * h * k + k * k) / one_m
+        dens = np.exp(-q / 2.0) / (_TWO_PI * np.sqrt(one_m))
+    return np.where(one_m > 0, np.nan_to_num(dens, nan=0.0, posinf=0.0), 0.0)
+
+
+# ----------------------------------------------------------------------------- tetrachoric
+
+_BOUND_RTOL = 1e-12  # relative: Phi(Phi^-1(rate)) reproduces a rate to ~1e-16
+
+
+def _check_eps(eps: Any) -> float:
+    if isinstance(eps, (bool, np.bool_)) or not np.isscalar(eps):
+        raise ValueError(f"eps must be a number in (0, 0.5); got {eps!r}")
+    eps = float(eps)
+    if not (0.0 < eps < 0.5):
+        raise ValueError(f"eps must be in (0, 0.5); got {eps!r}")
+    return eps
+
+
+def _check_errors(E: Any, *, name: str = "E") -> np.ndarray:
+    """Validate a 0/1 error matrix (or vector, returned as one column)."""
+    raw = np.asarray(E.to_numpy() if hasattr(E, "to_numpy") else E)
+    if raw.dtype == bool:
+        raw = raw.astype(np.int8)
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must contain 0/1 error indicators; got dtype {raw.dtype}")
+    if raw.ndim not in (1, 2):
+        raise ValueError(f"{name} must be 1- or 2-dimensional; got shape {raw.shape}")
+    if raw.size == 0 or raw.shape[0] == 0:
+        raise ValueError(f"{name} must have at least one item; got shape {raw.shape}")
+    bad = ~((raw == 0) | (raw == 1))
+    if bad.any():
+        pos = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} has value {raw[pos].item()!r} at position {pos}; expected 0/1 error "
+            "indicators (use errors_from(X, y) to build them from answers)"
+        )
+    return raw.astype(np.int8, copy=False)
+
+
+def thresholds(error_rates: Any, *, eps: float = 1e-6) -> np.ndarray:
+    """Latent thresholds ``tau_j = Phi^-1(clamp(eps_j, eps, 1 - eps))`` (Phase 1)."""
+    eps = _check_eps(eps)
+    rates = _check_probability_vector(error_rates, name="error_rates")
+    return ndtri(np.clip(rates, eps, 1.0 - eps))
+
+
+def solve_tetrachoric(tau_i: Any, tau_j: Any, p_joint: Any, *, tol: float = 1e-13,
+                      max_iter: int = 100) -> np.ndarray:
+    """Solve ``Phi_2(tau_i, tau_j; rho) = p_joint`` for ``rho``, vectorised over pairs.
+
+    Safeguarded Newton iteration on all pairs at once: ``d Phi_2 / d rho = phi_2`` gives the
+    Newton step, and a bracket ``[lo, hi]`` that always contains the root (``Phi_2`` is
+    increasing in ``rho``) replaces any step leaving it by bisection.
+
+    Parameters
+    ----------
+    tau_i, tau_j : array-like
+        Finite thresholds (broadcastable).
+    p_joint : array-like
+        Target joint probabilities ``P(E_i = 1, E_j = 1)``.
+    tol : float, default=1e-13
+        Stop when every bracket or Newton step is below ``tol``.
+    max_iter : int, default=100
+
+    Returns
+    -------
+    numpy.ndarray
+        ``rho`` in ``[-1, 1]``. The attainable range is the Frechet interval
+        ``[max(0, p_i + p_j - 1), min(p_i, p_j)]`` with ``p = Phi(tau)``, reached at
+        ``rho = -1`` and ``rho = +1``: a target at or below the lower bound returns ``-1``,
+        at or above the upper bound returns ``+1``.
+    """
+    ti, tj, pj = np.broadcast_arrays(np.asarray(tau_i, float), np.asarray(tau_j, float),
+                                     np.asarray(p_joint, float))
+    shape = ti.shape
+    ti, tj, pj = (np.atleast_1d(a).ravel().copy() for a in (ti, tj, pj))
+    if not (np.all(np.isfinite(ti)) and np.all(np.isfinite(tj))):
+        raise ValueError("tau_i and tau_j must be finite (clamp the error rates first)")
+    if np.isnan(pj).any():
+        raise ValueError("p_joint must not contain NaN")
+    pi, pjm = ndtr(ti), ndtr(tj)
+    lower = np.maximum(0.0, pi + pjm - 1.0)
+    upper = np.minimum(pi, pjm)
+    rho = np.zeros(ti.shape)
+    at_lo = pj <= lower * (1.0 + _BOUND_RTOL)
+    at_hi = (pj >= upper * (1.0 - _BOUND_RTOL)) & ~at_lo
+    rho[at_lo] = -1.0
+    rho[at_hi] = 1.0
+    act = np.flatnonzero(~(at_lo | at_hi))
+    if act.size:
+        a, b, target = ti[act], tj[act], pj[act]
+        lo = np.full(act.size, -1.0)
+        hi = np.full(act.size, 1.0)
+        # start from the rho = 0 independence guess shifted by the linear term
+        r = np.clip((target - pi[act] * pjm[act]) / np.maximum(
+            bivariate_normal_pdf(a, b, 0.0), 1e-300), -0.99, 0.99)
+        live = np.arange(act.size)
+        for _ in range(max_iter):
+            ra, aa, bb, tt = r[live], a[live], b[live], target[live]
+            f = bivariate_normal_cdf(aa, bb, ra) - tt
+            # shrink the bracket
+            lo_l, hi_l = lo[live], hi[live]
+            lo_l = np.where(f < 0, ra, lo_l)
+            hi_l = np.where(f > 0, ra, hi_l)
+            d = bivariate_normal_pdf(aa, bb, ra)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = np.where(d > 0, f / d, np.inf)
+            new = ra - step
+            bad = ~np.isfinite(new) | (new <= lo_l) | (new >= hi_l)
+            new = np.where(bad, 0.5 * (lo_l + hi_l), new)
+            converged = (f == 0) | (np.abs(new - ra) < tol) | (hi_l - lo_l < tol)
+            new = np.where(f == 0, ra, new)
+            r[live], lo[live], hi[live] = new, lo_l, hi_l
+            live = live[~converged]
+            if live.size == 0:
+                break
+        rho[act] = np.clip(r, -1.0, 1.0)
+    return rho.reshape(shape)
+
+
+def tetrachoric(e_i: Any, e_j: Any, *, eps: float = 1e-6) -> float:
+    """Tetrachoric correlation of two error indicator vectors (Algorithm copula, Phase 2).
+
+    Solves ``Phi_2(tau_i, tau_j; rho) = P(E_i = 1, E_j = 1)`` with
+    ``tau = Phi^-1(clamp(error rate, eps, 1 - eps))``.
+
+    Parameters
+    ----------
+    e_i, e_j : array-like of shape (n_items,)
+        0/1 error indicators (``1`` = wrong) of two models on the same items.
+    eps : float, default=1e-6
+        Clamp of the error rates (Phase 1 of the paper's algorithm).
+
+    Returns
+    -------
+    float
+        ``rho`` in ``[-1, 1]``.
+
+        * Bounds: ``Phi_2`` ranges over the Frechet interval
+          ``[max(0, p_i + p_j - 1), min(p_i, p_j)]`` (``rho = -1`` and ``+1``). A joint error
+          rate at or below the lower bound returns ``-1.0``; at or above the upper bound
+          (e.g. one model errs exactly where the other does, or on a subset of its errors)
+          returns ``+1.0``.
+        * Constant column: if either model is never wrong or always wrong, ``rho`` is not
+          identifiable (every ``rho`` fits the data up to the clamp ``eps``); we return
+          ``0.0`` (independence) so such a model adds no spurious dependence.
+
+    Raises
+    ------
+    ValueError
+        If the vectors are not 0/1, not 1-d, or differ in length.
+    """
+    a = _check_errors(e_i, name="e_i")
+    b = _check_errors(e_j, name="e_j")
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(
+            f"e_i and e_j must be 1-dimensional; got shapes {a.shape} and {b.shape}"
+        )
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"e_i has {a.shape[0]} items but e_j has {b.shape[0]}")
+    R = tetrachoric_matrix(np.column_stack([a, b]), eps=eps)
+    return float(R[0, 1])
+
+
+def tetrachoric_matrix(E: Any, *, eps: float = 1e-6) -> np.ndarray:
+    """All pairwise tetrachoric correlations of an error matrix (raw, before projection).
+
+    Parameters
+    ----------
+    E : array-like of shape (n_items, n_models)
+        0/1 error indicators.
+    eps : float, default=1e-6
+        Clamp of the error rates.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_models, n_models)
+        Symmetric with unit diagonal; entries as in :func:`tetrachoric` (bounds give
+        ``-1``/``+1``, pairs involving a constant column give ``0``). Not necessarily
+        positive semi-definite.
+    """
+    eps = _check_eps(eps)
+    Ea = _check_errors(E)
+    if Ea.ndim != 2:
+        raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+    n, m = Ea.shape
+    Ef = Ea.astype(np.float64)
+    counts = Ef.T @ Ef  # exact integer counts of joint errors
+    rates = np.diag(counts) / n
+    tau = ndtri(np.clip(rates, eps, 1.0 - eps))
+    iu, ju = np.triu_indices(m, 1)
+    R = np.eye(m)
+    if iu.size:
+        rho = solve_tetrachoric(tau[iu], tau[ju], counts[iu, ju] / n)
+        const = (rates == 0) | (rates == 1)
+        rho = np.where(const[iu] | const[ju], 0.0, rho)
+        R[iu, ju] = rho
+        R[ju, iu] = rho
+    return R
+
+
+# ----------------------------------------------------------------------------- fitting
+
+
+def nearest_correlation(R: Any, *, eps: float = 1e-6) -> np.ndarray:
+    """Spectral projection of Algorithm copula, Phase 3.
+
+    Eigen-decompose ``R = V D V^T``, clip the eigenvalues to at least ``eps``, rebuild, and
+    re-normalise to unit diagonal (``S_jk / sqrt(S_jj S_kk)``). The result is symmetric,
+    positive definite (smallest eigenvalue ``>= eps / max_j S_jj > 0``) with unit diagonal.
+    A matrix whose eigenvalues are all ``>= eps`` is returned unchanged (up to rounding).
+
+    Parameters
+    ----------
+    R : array-like of shape (m, m)
+        Symmetric matrix with unit diagonal (e.g. raw pairwise tetrachoric correlations).
+    eps : float, default=1e-6
+        Eigenvalue floor.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, m)
+    """
+    eps = _check_eps(eps)
+    S = np.asarray(R, dtype=float)
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise ValueError(f"R must be a square matrix; got shape {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("R contains non-finite values")
+    if not np.allclose(S, S.T, atol=1e-10):
+        raise ValueError("R must be symmetric")
+    S = (S + S.T) / 2.0
+    w, V = np.linalg.eigh(S)
+    S = (V * np.maximum(w, eps)) @ V.T
+    dinv = 1.0 / np.sqrt(np.diag(S))
+    S = S * dinv[:, None] * dinv[None, :]
+    S = (S + S.T) / 2.0
+    np.fill_diagonal(S, 1.0)
+    return S
+
+
+class GaussianCopula:
+    """Gaussian copula of model errors (the paper's Algorithm copula).
+
+    Parameters
+    ----------
+    eps : float, default=1e-6
+        Clamp of the marginal error rates (Phase 1) and eigenvalue floor (Phase 3).
+
+    Attributes
+    ----------
+    error_rates_ : numpy.ndarray of shape (m,)
+        Empirical error rates (unclamped).
+    tau_ : numpy.ndarray of shape (m,)
+        Thresholds ``Phi^-1(clamp(error_rates_, eps, 1 - eps))``.
+    raw_Sigma_ : numpy.ndarray of shape (m, m)
+        Pairwise tetrachoric correlations before projection (:func:`tetrachoric_matrix`).
+    Sigma_ : numpy.ndarray of shape (m, m)
+        The projected correlation matrix (positive definite, unit diagonal).
+    n_models_ : int
+    """
+
+    def __init__(self, eps: float = 1e-6) -> None:
+        self.eps = eps
+
+    def fit(self, E: Any) -> GaussianCopula:
+        """Fit thresholds and latent correlations to a 0/1 error matrix ``E``."""
+        eps = _check_eps(self.eps)
+        Ea = _check_errors(E)
+        if Ea.ndim != 2:
+            raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+        self.error_rates_ = Ea.mean(axis=0, dtype=np.float64)
+        self.tau_ = ndtri(np.clip(self.error_rates_, eps, 1.0 - eps))
+        self.raw_Sigma_ = tetrachoric_matrix(Ea, eps=eps)
+        self.Sigma_ = nearest_correlation(self.raw_Sigma_, eps=eps)
+        self.n_models_ = Ea.shape[1]
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "Sigma_"):
+            raise ValueError("this GaussianCopula is not fitted yet; call fit(E) first")
+
+    def sample_errors(self, n: int, *,
+                      random_state: int | np.random.Generator | None = None) -> np.ndarray:
+        """Sample ``n`` rows of error indicators (see :func:`sample_errors`)."""
+        self._check_fitted()
+        return sample_errors(self.tau_, self.Sigma_, n, random_state=random_state)
+
+    def sample(self, n: int, *, random_state: int | np.random.Generator | None = None,
+               balanced: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sample ``(X, y, E)`` as in Phase 4 (see :func:`sample`)."""
+        self._check_fitted()
+        return sample(self.tau_, self.Sigma_, n, random_state=random_state, balanced=balanced)
+
+
+def fit_gaussian_copula(E: Any, *, eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
+    """Fit the Gaussian copula of Algorithm copula (Phases 1-3) to a 0/1 error matrix.
+
+    Parameters
+    ----------
+    E : array-like of shape (n_items, n_models)
+        Error indicators (``errors_from(X, y)``).
+    eps : float, default=1e-6
+        Clamp of the error rates and eigenvalue floor.
+
+    Returns
+    -------
+    tau : numpy.ndarray of shape (m,)
+        Thresholds ``Phi^-1(clamped error rate)``.
+    Sigma : numpy.ndarray of shape (m, m)
+        Correlation matrix: symmetric, positive definite, unit diagonal.
+    """
+    cop = GaussianCopula(eps=eps).fit(E)
+    return cop.tau_, cop.Sigma_
+
+
+# ----------------------------------------------------------------------------- diagnostics
+
+
+def pairwise_joint_errors(E: Any) -> np.ndarray:
+    """Empirical ``P(E_i = 1, E_j = 1)`` for every pair ``i < j``.
+
+    Parameters
+    ----------
+    E : array-like of shape (n_items, n_models)
+        0/1 error indicators.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m (m - 1) / 2,)
+        In ``numpy.triu_indices(m, 1)`` order: (0,1), (0,2), ..., (1,2), ...
+    """
+    Ea = _check_errors(E)
+    if Ea.ndim != 2:
+        raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+    Ef = Ea.astype(np.float64)
+    joint = (Ef.T @ Ef) / Ea.shape[0]
+    return joint[np.triu_indices(Ea.shape[1], 1)]
+
+
+def model_pairwise_joint_errors(tau: Any, Sigma: Any) -> np.ndarray:
+    """Copula-implied ``P(E_i = 1, E_j = 1) = Phi_2(tau_i, tau_j; Sigma_ij)`` for ``i < j``.
+
+    Same order as :func:`pairwise_joint_errors`.
+    """
+    t, S = _check_tau_sigma(tau, Sigma)
+    iu, ju = np.triu_indices(t.shape[0], 1)
+    return np.asarray(bivariate_normal_cdf(t[iu], t[ju], np.clip(S[iu, ju], -1.0, 1.0)),
+                      dtype=float).reshape(-1)
+
+
+def simultaneous_error_distribution(E: Any) -> np.ndarray:
+    """Frequency of the number of models wrong on the same item.
+
+    Parameters
+    ----------
+    E : array-like of shape (n_items, n_models)
+        0/1 error indicators.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m + 1,)
+        Entry ``c`` is the fraction of items on which exactly ``c`` models err; sums to 1.
+    """
+    Ea = _check_errors(E)
+    if Ea.ndim != 2:
+        raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+    counts = np.bincount(Ea.sum(axis=1, dtype=np.int64), minlength=Ea.shape[1] + 1)
+    return counts / Ea.shape[0]
+
+
+@dataclass(frozen=True)
+class CopulaDiagnostics:
+    """The paper's two copula-validation diagnostics (Section 6 figures), tidy.
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        One row per pair ``i < j``: ``model_i, model_j`` (names), ``empirical`` (observed
+        ``P(E_i & E_j)``), ``model`` (``Phi_2(tau_i, tau_j; Sigma_ij)`` at the fitted,
+        projected ``Sigma``), ``sampled`` (frequency in the synthetic sample), ``rho``
+        (fitted ``Sigma_ij``).
+    simultaneous : pandas.DataFrame
+        One row per count ``n_errors`` in ``0..m``: ``empirical`` and ``copula`` (synthetic)
+        fractions of items with exactly that many models wrong.
+    copula : GaussianCopula
+        The fitted copula.
+    n_samples : int
+        Size of the synthetic sample.
+    """
+
+    pairs: pd.DataFrame
+    simultaneous: pd.DataFrame
+    copula: GaussianCopula
+    n_samples: int
+
+
+def copula_diagnostics(E: Any, *, n_samples: int | None = None,
+                       random_state: int | np.random.Generator | None = None,
+                       eps: float = 1e-6) -> CopulaDiagnostics:
+    """Fit the copula to ``E``, sample from it, and compare both ways (one call per figure).
+
+    Parameters
+    ----------
+    E : array-like or pandas.DataFrame of shape (n_items, n_models)
+        0/1 error indicators; DataFrame column names are used as model names.
+    n_samples : int, optional
+        Synthetic sample size (default: ``n_items``, as in the paper).
+    random_state : int, numpy.random.Generator or None
+        Seed for the synthetic sample.
+    eps : float, default=1e-6
+
+    Returns
+    -------
+    CopulaDiagnostics
+    """
+    names = list(E.columns) if isinstance(E, pd.DataFrame) else None
+    Ea = _check_errors(E)
+    if Ea.ndim != 2:
+        raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+    n, m = Ea.shape
+    if names is None:
+        names = list(range(m))
+    n_samples = n if n_samples is None else _check_count(n_samples, name="n_samples")
+    cop = GaussianCopula(eps=eps).fit(Ea)
+    E_syn = cop.sample_errors(n_samples, random_state=random_state)
+    iu, ju = np.triu_indices(m, 1)
+    pairs = pd.DataFrame({
+        "model_i": [names[i] for i in iu],
+        "model_j": [names[j] for j in ju],
+        "empirical": pairwise_joint_errors(Ea),
+        "model": model_pairwise_joint_errors(cop.tau_, cop.Sigma_),
+        "sampled": pairwise_joint_errors(E_syn),
+        "rho": cop.Sigma_[iu, ju],
+    })
+    simultaneous = pd.DataFrame({
+        "n_errors": np.arange(m + 1),
+        "empirical": simultaneous_error_distribution(Ea),
+        "copula": simultaneous_error_distribution(E_syn),
+    })
+    return CopulaDiagnostics(pairs=pairs, simultaneous=simultaneous, copula=cop,
+                             n_samples=n_samples)
