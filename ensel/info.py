@@ -212,7 +212,7 @@ def entropy(p: Any, *, base: float = 2.0) -> float:
     b = _check_base(base)
     arr = _check_prob(p)
     h = -float(_plogp_sum(arr.ravel()))
-    return _clip0(h) / np.log2(b)
+    return float(_clip0(h) / np.log2(b))
 
 
 def entropy_from_counts(counts: Any, *, alpha: float = 0.0, size: int | float | None = None,
@@ -257,7 +257,7 @@ def entropy_from_counts(counts: Any, *, alpha: float = 0.0, size: int | float | 
     if N + a * K <= 0:
         raise ValueError("counts sum to 0 and alpha is 0: the empirical law is undefined")
     h = _smoothed_entropy_bits(c[c > 0][None, :], np.array([K]), N, a)[0]
-    return float(h) / np.log2(b)
+    return float(h / np.log2(b))
 
 
 def smoothed_entropy(a: Any, *, size: int, alpha: float = 1.0) -> float:

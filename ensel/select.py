@@ -1,0 +1,610 @@
+"""Ensemble selection under a budget ``k``: Top-k, relevance, mRMR, Greedy MI, exhaustive.
+
+Each selector exists as a function returning the picked column indices in pick order
+(the public contract) and as a scikit-learn style class with fitted attributes::
+
+    >>> import numpy as np
+    >>> from ensel.select import greedy_mi, GreedyMI
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.choice([-1, 1], size=500)
+    >>> X = np.where(rng.random((500, 4)) < [0.9, 0.8, 0.7, 0.6], y[:, None], -y[:, None])
+    >>> greedy_mi(X, y, 2)
+    [0, 1]
+    >>> sel = GreedyMI(k=2).fit(X, y)
+    >>> sel.selected_, sel.transform(X).shape
+    ([0, 1], (500, 2))
+
+The functions are thin wrappers around the classes, so both always agree.
+
+Criteria (``S`` = models picked so far; every information quantity is the smoothed
+estimator :func:`ensel.info.smoothed_mutual_information`, add-``alpha``, bits):
+
+* ``top_k`` -- training accuracy ``mean(X_j == y)`` (an abstention counts as wrong).
+* ``relevance`` -- ``I(Y; X_j)`` (the paper's Term 1).
+* ``mrmr`` -- ``I(Y; X_j) - I(X_j; X_S)`` with ``X_S`` the joint answer pattern
+  (Terms 1 + 2).
+* ``greedy_mi`` -- the full conditional gain ``I(Y; X_j | X_S) = I(Y; (X_j, X_S)) -
+  I(Y; X_S)`` (Section 5 / Algorithm "Greedy MI Selection", computed as the paper says
+  it does "in practice"); each of the two terms is the smoothed estimator with the
+  pattern alphabet of ``X_S`` (``2^|S|`` answer patterns).
+* ``three_term_greedy`` -- the Eq. (9) estimate ``I(Y; X_j) - I(X_j; X_S) +
+  I(E_j; E_S)``, with ``E_j = 1(X_j != Y)``.
+
+Conventions:
+
+* *Alphabets.* The alphabet of ``X_j`` is ``{-1, +1}`` (size 2), or ``{-1, 0, +1}``
+  (size 3) when column ``j`` contains an abstention (``0``) in the data given to ``fit``;
+  ``X_S`` has the product alphabet (``2^|S|`` when nothing abstains); ``E_S`` has
+  ``2^|S|`` (an abstention is an error).
+* *Ties.* Among candidates whose score is within ``TIE_TOL = 1e-12`` bits of the best,
+  the lowest column index wins. The tolerance makes picks stable across platforms and
+  BLAS/ufunc rounding; Top-k compares integer counts exactly.
+* *Labels.* The information-based selectors (and :func:`exhaustive_search`) require both
+  classes in ``y``: with a single class every ``I(Y; .)`` is 0 in truth and the smoothed
+  estimate would be pure smoothing noise, so they raise ``ValueError``. Top-k by accuracy
+  is well defined with one class and accepts it.
+* *Speed.* At each greedy step the candidate codes ``code(X_S) * 6 + 2 * x_j + y`` of all
+  remaining candidates are counted with one ``numpy.bincount`` (in chunks bounded in
+  memory), and the entropies are vectorised over candidates. The pattern code of ``X_S``
+  is relabelled to the observed patterns after each pick, so its size stays
+  ``<= min(n_items, |alphabet|)``; the nominal alphabet size (``2^|S|``) is kept for the
+  smoothing, whose empty cells are summed in closed form.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ensel._validation import check_k, check_X, check_X_y
+from ensel.info import _check_alpha, _smoothed_entropy_bits, _smoothed_mi_codes
+
+__all__ = [
+    "TIE_TOL",
+    "GreedyMI",
+    "MRMR",
+    "Relevance",
+    "ThreeTermGreedy",
+    "TopK",
+    "exhaustive_search",
+    "greedy_mi",
+    "mrmr",
+    "relevance",
+    "three_term_greedy",
+    "top_k",
+]
+
+#: Scores within this many bits of the best count as tied (lowest index wins).
+TIE_TOL = 1e-12
+
+# Memory bounds of one bincount chunk (cells of the count table, elements of the code array).
+_MAX_CELLS = 1 << 22
+_MAX_ELEMS = 1 << 23
+# Number of digit values per answer in the (relabelled) code space: -1, +1, abstained.
+_R = 3
+
+
+# ---------------------------------------------------------------------------
+# Shared data preparation and the vectorised counting engine
+# ---------------------------------------------------------------------------
+
+class _Prepared:
+    """Validated data and the integer views every criterion needs."""
+
+    def __init__(self, Xa: np.ndarray, ya: np.ndarray, alpha: float) -> None:
+        self.n, self.m = Xa.shape
+        self.N = float(self.n)
+        self.alpha = alpha
+        self.y = ((ya.astype(np.int64) + 1) // 2).astype(np.int8)  # 0/1
+        self.d = np.where(Xa == 0, 2, (Xa + 1) // 2).astype(np.int8).T  # (m, n) digits
+        self.r = np.where((Xa == 0).any(axis=0), 3, 2).astype(np.int64)  # radix per column
+        self.e = (Xa != ya[:, None]).astype(np.int8).T  # (m, n) error indicators
+        self.dy = (self.d * 2 + self.y[None, :]).astype(np.int8)  # digit*2 + y in [0, 6)
+        self.ey = (self.e * 2 + self.y[None, :]).astype(np.int8)
+        ycounts = np.bincount(self.y, minlength=2).astype(float)
+        self.h_y = self._h(ycounts[None, :], np.array([2.0]))[0]
+        # Marginal entropies H(X_j), H(E_j) and relevance I(Y; X_j) of every column.
+        cnt = np.stack([np.bincount(row, minlength=6) for row in self.dy]).astype(float)
+        cnt = cnt.reshape(self.m, 3, 2)
+        self.h_x = self._h(cnt.sum(axis=2), self.r.astype(float))
+        h_xy = self._h(cnt.reshape(self.m, 6), 2.0 * self.r)
+        self.rel = np.maximum(self.h_y + self.h_x - h_xy, 0.0)
+        ecnt = np.stack([np.bincount(row, minlength=2) for row in self.e]).astype(float)
+        self.h_e = self._h(ecnt, np.full(self.m, 2.0))
+
+    def _h(self, counts: np.ndarray, K: Any) -> np.ndarray:
+        K = np.broadcast_to(np.asarray(K, dtype=float), (counts.shape[0],))
+        return _smoothed_entropy_bits(counts, K, self.N, self.alpha)
+
+
+class _Pattern:
+    """Relabelled code of a growing pattern (``X_S`` or ``E_S``) and its nominal alphabet."""
+
+    def __init__(self, n: int) -> None:
+        self.codes = np.zeros(n, dtype=np.int64)
+        self.G = 1  # number of distinct relabelled codes (upper bound)
+        self.K = 1  # nominal alphabet size (Python int, exact)
+
+    def add(self, digits: np.ndarray, radix: int) -> None:
+        raw = self.codes * _R + digits
+        present = np.bincount(raw, minlength=self.G * _R) > 0
+        relabel = np.cumsum(present) - 1
+        self.codes = relabel[raw]
+        self.G = int(present.sum())
+        self.K *= int(radix)
+        if not math.isfinite(float(self.K)):
+            raise ValueError("the pattern alphabet overflowed a float; k is too large")
+
+    @property
+    def Kf(self) -> float:
+        return float(self.K)
+
+
+def _iter_counts(pattern: _Pattern, V: np.ndarray, R: int, cand: np.ndarray):
+    """Yield ``(positions, counts)``, ``counts[c, g, v] = #{i: pattern_i = g, V[cand_c, i] = v}``.
+
+    One ``bincount`` per chunk of candidates over ``offset_c + pattern * R + V[c]``.
+    """
+    n = pattern.codes.size
+    D = pattern.G * R
+    chunk = max(1, min(_MAX_CELLS // D, _MAX_ELEMS // n, cand.size))
+    base = pattern.codes * R
+    for start in range(0, cand.size, chunk):
+        idx = cand[start:start + chunk]
+        c = idx.size
+        codes = V[idx].astype(np.int64)
+        codes += base
+        codes += (np.arange(c, dtype=np.int64) * D)[:, None]
+        counts = np.bincount(codes.ravel(), minlength=c * D).reshape(c, pattern.G, R)
+        yield np.arange(start, start + c), counts
+
+
+def _h_pattern(P: _Prepared, pattern: _Pattern) -> float:
+    counts = np.bincount(pattern.codes, minlength=pattern.G).astype(float)
+    return float(P._h(counts[None, :], pattern.Kf)[0])
+
+
+def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) -> np.ndarray:
+    """``I(Y; (X_j, X_S)) - I(Y; X_S)`` for every candidate (both terms smoothed, clipped)."""
+    ycounts = np.bincount(xs.codes * 2 + P.y, minlength=xs.G * 2).astype(float)
+    h_s = P._h(ycounts.reshape(xs.G, 2).sum(axis=1)[None, :], xs.Kf)[0]
+    h_sy = P._h(ycounts[None, :], 2.0 * xs.Kf)[0]
+    i_ys = max(P.h_y + h_s - h_sy, 0.0)
+    out = np.empty(cand.size)
+    for pos, counts in _iter_counts(xs, P.dy, 6, cand):
+        c = pos.size
+        Kjs = xs.Kf * P.r[cand[pos]].astype(float)
+        h_js = P._h(counts.reshape(c, xs.G, 3, 2).sum(axis=3).reshape(c, -1), Kjs)
+        h_jsy = P._h(counts.reshape(c, -1), 2.0 * Kjs)
+        out[pos] = np.maximum(P.h_y + h_js - h_jsy, 0.0) - i_ys
+    return out
+
+
+def _redundancy(P: _Prepared, xs: _Pattern, cand: np.ndarray) -> np.ndarray:
+    """``I(X_j; X_S)`` for every candidate (smoothed)."""
+    h_s = _h_pattern(P, xs)
+    out = np.empty(cand.size)
+    for pos, counts in _iter_counts(xs, P.dy, 6, cand):
+        c = pos.size
+        Kjs = xs.Kf * P.r[cand[pos]].astype(float)
+        h_js = P._h(counts.reshape(c, xs.G, 3, 2).sum(axis=3).reshape(c, -1), Kjs)
+        out[pos] = np.maximum(P.h_x[cand[pos]] + h_s - h_js, 0.0)
+    return out
+
+
+def _error_correlation(P: _Prepared, es: _Pattern, cand: np.ndarray) -> np.ndarray:
+    """``I(E_j; E_S)`` for every candidate (smoothed)."""
+    h_s = _h_pattern(P, es)
+    out = np.empty(cand.size)
+    for pos, counts in _iter_counts(es, P.e, 2, cand):
+        c = pos.size
+        h_js = P._h(counts.reshape(c, -1), np.full(c, 2.0 * es.Kf))
+        out[pos] = np.maximum(P.h_e[cand[pos]] + h_s - h_js, 0.0)
+    return out
+
+
+def _gain_mrmr(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) -> np.ndarray:
+    if xs.K == 1:
+        return P.rel[cand].copy()
+    return P.rel[cand] - _redundancy(P, xs, cand)
+
+
+def _gain_three_term(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) -> np.ndarray:
+    if xs.K == 1:
+        return P.rel[cand].copy()
+    return P.rel[cand] - _redundancy(P, xs, cand) + _error_correlation(P, es, cand)
+
+
+def _gain_relevance(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) -> np.ndarray:
+    return P.rel[cand].copy()
+
+
+def _pick(scores: np.ndarray, cand: np.ndarray) -> int:
+    """Position in ``cand`` (ascending column indices) of the best score, ties -> lowest."""
+    best = float(np.max(scores))
+    return int(np.flatnonzero(scores >= best - TIE_TOL)[0])
+
+
+def _greedy_path(P: _Prepared, k: int, gain: Callable[..., np.ndarray],
+                 need_errors: bool) -> tuple[list[int], list[float], np.ndarray]:
+    xs, es = _Pattern(P.n), _Pattern(P.n)
+    selected: list[int] = []
+    gains: list[float] = []
+    scores = np.full((k, P.m), np.nan)
+    remaining = np.ones(P.m, dtype=bool)
+    for t in range(k):
+        cand = np.flatnonzero(remaining)
+        s = gain(P, xs, es, cand)
+        scores[t, cand] = s
+        pos = _pick(s, cand)
+        j = int(cand[pos])
+        selected.append(j)
+        gains.append(float(s[pos]))
+        remaining[j] = False
+        if t + 1 < k:
+            xs.add(P.d[j].astype(np.int64), int(P.r[j]))
+            if need_errors:
+                es.add(P.e[j].astype(np.int64), 2)
+    return selected, gains, scores
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn style selectors
+# ---------------------------------------------------------------------------
+
+class _BaseSelector:
+    """Common ``fit``/``transform`` logic; subclasses implement ``_path``."""
+
+    _needs_both_classes = True
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._param_names())
+        return f"{type(self).__name__}({params})"
+
+    def _param_names(self) -> list[str]:
+        return ["k"]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Constructor parameters (scikit-learn convention)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def fit(self, X: Any, y: Any) -> _BaseSelector:
+        """Select ``k`` columns of ``X`` using labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_items, n_models)
+            Answers in ``{-1, +1}`` (``0`` = abstained).
+        y : array-like of shape (n_items,)
+            Labels in ``{-1, +1}``.
+
+        Returns
+        -------
+        self
+            With ``selected_`` (column indices in pick order), ``gains_`` (the criterion
+            of each pick at its step), ``scores_`` (criterion of every candidate at every
+            step, ``NaN`` for already-selected columns; shape ``(k, n_models)``),
+            ``n_features_in_`` and, for a DataFrame, ``feature_names_in_`` and
+            ``selected_names_``.
+        """
+        Xa, ya = check_X_y(X, y, require_both_classes=self._needs_both_classes)
+        k = check_k(self.k, Xa.shape[1])
+        selected, gains, scores = self._path(Xa, ya, k)
+        self.selected_ = selected
+        self.gains_ = np.asarray(gains, dtype=float)
+        self.scores_ = scores
+        self.n_features_in_ = Xa.shape[1]
+        if isinstance(X, pd.DataFrame):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+            self.selected_names_ = [X.columns[j] for j in selected]
+        return self
+
+    def _path(self, Xa: np.ndarray, ya: np.ndarray,
+              k: int) -> tuple[list[int], list[float], np.ndarray]:
+        raise NotImplementedError
+
+    def transform(self, X: Any) -> Any:
+        """Keep the selected columns (in pick order); a DataFrame stays a DataFrame."""
+        if not hasattr(self, "selected_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+        Xa = check_X(X)
+        if Xa.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {Xa.shape[1]} models (columns) but {type(self).__name__} was fitted "
+                f"on {self.n_features_in_}"
+            )
+        if isinstance(X, pd.DataFrame):
+            return X.iloc[:, self.selected_]
+        return Xa[:, self.selected_]
+
+    def fit_transform(self, X: Any, y: Any) -> Any:
+        """``fit(X, y).transform(X)``."""
+        return self.fit(X, y).transform(X)
+
+
+class TopK(_BaseSelector):
+    """Top-``k`` models by training accuracy (abstention = wrong; ties -> lowest index).
+
+    ``gains_`` holds the accuracies of the picks; ``scores_`` repeats every model's
+    accuracy on each row (NaN once selected). One-class labels are accepted.
+    """
+
+    _needs_both_classes = False
+
+    def _path(self, Xa, ya, k):
+        correct = (Xa == ya[:, None]).sum(axis=0)
+        order = np.argsort(-correct, kind="stable")[:k]
+        acc = correct / Xa.shape[0]
+        scores = np.tile(acc.astype(float), (k, 1))
+        for t, j in enumerate(order):
+            scores[t + 1:, j] = np.nan
+        return [int(j) for j in order], [float(acc[j]) for j in order], scores
+
+
+class _InfoSelector(_BaseSelector):
+    _gain: Callable[..., np.ndarray]
+    _need_errors = False
+
+    def __init__(self, k: int, alpha: float = 1.0) -> None:
+        self.k = k
+        self.alpha = alpha
+
+    def _param_names(self) -> list[str]:
+        return ["k", "alpha"]
+
+    def _path(self, Xa, ya, k):
+        P = _Prepared(Xa, ya, _check_alpha(self.alpha))
+        return _greedy_path(P, k, type(self)._gain, self._need_errors)
+
+
+class Relevance(_InfoSelector):
+    """The ``k`` models with the largest smoothed relevance ``I(Y; X_j)`` (Term 1).
+
+    Parameters
+    ----------
+    k : int
+        Budget, ``1 <= k <= n_models``.
+    alpha : float, default=1.0
+        Laplace pseudo-count of the smoothed MI estimator.
+    """
+
+    _gain = staticmethod(_gain_relevance)
+
+
+class MRMR(_InfoSelector):
+    """Greedy mRMR: maximise ``I(Y; X_j) - I(X_j; X_S)`` (the paper's Terms 1 + 2).
+
+    Redundancy is measured against the *joint* answer pattern ``X_S`` of the models
+    already picked (not the mean of pairwise terms as in Peng et al.), matching the
+    decomposition of Theorem 4.2.
+
+    Parameters
+    ----------
+    k : int
+        Budget, ``1 <= k <= n_models``.
+    alpha : float, default=1.0
+        Laplace pseudo-count of the smoothed MI estimator.
+    """
+
+    _gain = staticmethod(_gain_mrmr)
+
+
+class GreedyMI(_InfoSelector):
+    """Greedy MI (the paper's Algorithm "Greedy MI Selection").
+
+    At each step picks ``argmax_j I(Y; X_j | X_S) = I(Y; (X_j, X_S)) - I(Y; X_S)``, each
+    term from :func:`ensel.info.smoothed_mutual_information` with the pattern alphabet of
+    ``X_S`` (``2^|S|``; ``3`` per abstaining column). ``gains_`` holds the estimated
+    ``Delta(j* | S)`` of each pick.
+
+    Parameters
+    ----------
+    k : int
+        Budget, ``1 <= k <= n_models``.
+    alpha : float, default=1.0
+        Laplace pseudo-count (1.0 = add-one, as in the paper).
+    """
+
+    _gain = staticmethod(_gain_greedy_mi)
+
+
+class ThreeTermGreedy(_InfoSelector):
+    """Greedy maximisation of the Eq. (9) estimate ``I(Y;X_j) - I(X_j;X_S) + I(E_j;E_S)``.
+
+    The label-dependence correction ``Lambda_j(S)`` of Theorem 4.2 is dropped (it is 0
+    when errors are independent of the label); compare with :class:`GreedyMI`, which
+    estimates the full ``I(Y; X_j | X_S)``.
+
+    Parameters
+    ----------
+    k : int
+        Budget, ``1 <= k <= n_models``.
+    alpha : float, default=1.0
+        Laplace pseudo-count.
+    """
+
+    _gain = staticmethod(_gain_three_term)
+    _need_errors = True
+
+
+# ---------------------------------------------------------------------------
+# Function interface (the public contract)
+# ---------------------------------------------------------------------------
+
+def top_k(X: Any, y: Any, k: int) -> list[int]:
+    """Indices of the ``k`` most accurate models on ``(X, y)``, most accurate first.
+
+    Accuracy is ``mean(X_j == y)`` (an abstention counts as wrong); ties go to the lowest
+    column index. See :class:`TopK`.
+    """
+    return TopK(k).fit(X, y).selected_
+
+
+def relevance(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
+    """The ``k`` models with the largest smoothed ``I(Y; X_j)``. See :class:`Relevance`."""
+    return Relevance(k, alpha=alpha).fit(X, y).selected_
+
+
+def mrmr(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
+    """Greedy ``I(Y; X_j) - I(X_j; X_S)`` selection, in pick order. See :class:`MRMR`."""
+    return MRMR(k, alpha=alpha).fit(X, y).selected_
+
+
+def greedy_mi(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
+    """Greedy MI selection (maximise ``I(Y; X_j | X_S)``), in pick order. See :class:`GreedyMI`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_items, n_models)
+        Answers in ``{-1, +1}`` (``0`` = abstained).
+    y : array-like of shape (n_items,)
+        Labels in ``{-1, +1}``; both classes must be present.
+    k : int
+        Budget, ``1 <= k <= n_models``.
+    alpha : float, default=1.0
+        Laplace pseudo-count of the smoothed MI estimator.
+
+    Returns
+    -------
+    list of int
+        Column indices in pick order.
+    """
+    return GreedyMI(k, alpha=alpha).fit(X, y).selected_
+
+
+def three_term_greedy(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
+    """Greedy maximisation of the Eq. (9) estimate. See :class:`ThreeTermGreedy`."""
+    return ThreeTermGreedy(k, alpha=alpha).fit(X, y).selected_
+
+
+# ---------------------------------------------------------------------------
+# Exhaustive search (small m)
+# ---------------------------------------------------------------------------
+
+def _is_estimator(obj: Any) -> bool:
+    return hasattr(obj, "fit") and hasattr(obj, "predict")
+
+
+def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
+                      X_val: Any = None, y_val: Any = None, alpha: float = 1.0,
+                      max_subsets: int = 100_000,
+                      return_score: bool = False) -> list[int] | tuple[list[int], float]:
+    """Best subset of ``k`` models by brute force over all ``C(m, k)`` subsets.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_items, n_models)
+        Training answers.
+    y : array-like of shape (n_items,)
+        Training labels (both classes required).
+    k : int
+        Subset size.
+    objective : "mi", "map", an aggregator, or a callable, default="mi"
+        * ``"mi"``: maximise the smoothed ``I(Y; X_S)`` on ``(X, y)`` (pattern alphabet
+          of ``X_S`` as in :func:`greedy_mi`).
+        * an aggregator (any object with ``fit(X, y)`` and ``predict(X)``, e.g.
+          ``ensel.aggregate.MAPAggregator()``), or ``"map"`` for
+          ``MAPAggregator(alpha=alpha)``: minimise the error of a fresh copy fitted on
+          ``(X[:, S], y)`` and scored on ``(X_val[:, S], y_val)``; without ``X_val`` the
+          training error is used.
+        * a callable ``scorer(X_S, y) -> float``: maximise it on ``(X, y)``.
+    X_val, y_val : array-like, optional
+        Held-out answers and labels for an aggregator objective (both or neither).
+    alpha : float, default=1.0
+        Laplace pseudo-count for ``"mi"`` and ``"map"``.
+    max_subsets : int, default=100_000
+        Refuse to enumerate more subsets than this (raise it deliberately).
+    return_score : bool, default=False
+        Also return the best score (MI in bits, error rate, or scorer value).
+
+    Returns
+    -------
+    list of int, or (list of int, float)
+        The best subset in increasing column order. Ties (within ``TIE_TOL``) go to the
+        lexicographically first subset.
+    """
+    Xa, ya = check_X_y(X, y, require_both_classes=True)
+    m = Xa.shape[1]
+    k = check_k(k, m)
+    n_sub = math.comb(m, k)
+    if n_sub > max_subsets:
+        raise ValueError(
+            f"exhaustive search over C({m}, {k}) = {n_sub} subsets exceeds "
+            f"max_subsets={max_subsets}; raise max_subsets or use a greedy selector"
+        )
+    al = _check_alpha(alpha)
+    if (X_val is None) != (y_val is None):
+        raise ValueError("pass both X_val and y_val, or neither")
+    if isinstance(objective, str):
+        if objective == "map":
+            from ensel.aggregate import MAPAggregator  # imported lazily (optional coupling)
+
+            objective = MAPAggregator(alpha=alpha)
+        elif objective != "mi":
+            raise ValueError(
+                f"objective must be 'mi', 'map', an aggregator with fit/predict, or a "
+                f"callable scorer(X_S, y); got {objective!r}"
+            )
+    Xv = yv = None
+    if X_val is not None:
+        if not _is_estimator(objective):
+            raise ValueError("X_val/y_val are only used with an aggregator objective")
+        Xv, yv = check_X_y(X_val, y_val)
+        if Xv.shape[1] != m:
+            raise ValueError(f"X_val has {Xv.shape[1]} models (columns) but X has {m}")
+
+    if isinstance(objective, str):  # "mi"
+        d = np.where(Xa == 0, 2, (Xa + 1) // 2).astype(np.int64)
+        r = np.where((Xa == 0).any(axis=0), 3, 2)
+        yc = ((ya.astype(np.int64) + 1) // 2)
+
+        def score(S: tuple[int, ...]) -> float:
+            codes = np.zeros(Xa.shape[0], dtype=np.int64)
+            w = 1
+            for c in S:
+                codes += d[:, c] * w
+                w *= int(r[c])
+            return _smoothed_mi_codes(yc, codes, 2, w, al)
+
+        sign = 1.0
+    elif _is_estimator(objective):
+        Xe, ye = (Xa, ya) if Xv is None else (Xv, yv)
+
+        def score(S: tuple[int, ...]) -> float:
+            est = copy.deepcopy(objective)
+            cols = list(S)
+            pred = np.asarray(est.fit(Xa[:, cols], ya).predict(Xe[:, cols]))
+            return float(np.mean(pred != ye))
+
+        sign = -1.0
+    elif callable(objective):
+        def score(S: tuple[int, ...]) -> float:
+            return float(objective(Xa[:, list(S)], ya))
+
+        sign = 1.0
+    else:
+        raise ValueError(
+            f"objective must be 'mi', 'map', an aggregator with fit/predict, or a callable "
+            f"scorer(X_S, y); got {objective!r}"
+        )
+
+    best_S: tuple[int, ...] | None = None
+    best = -math.inf
+    for S in itertools.combinations(range(m), k):
+        s = sign * score(S)
+        if s > best + TIE_TOL:
+            best, best_S = s, S
+    assert best_S is not None
+    subset = [int(c) for c in best_S]
+    if return_score:
+        return subset, float(sign * best)
+    return subset
