@@ -1,0 +1,729 @@
+"""The paper's evaluation protocol (Section 6) as one function, plus its summaries.
+
+:func:`evaluate` runs, for every condition (temperature x run) of a tidy responses table,
+``n_splits`` random 80/20 splits. On each split the selection statistics and the
+aggregators are fitted on the 80 % part and the error is measured on the 20 % part.
+The result is a tidy table with one row per
+``(condition, split, selector, aggregator, k)``.
+
+Design choices (documented here because the paper leaves them implicit):
+
+* **Seeds.** The split of ``(condition, split)`` is drawn from
+  ``numpy.random.SeedSequence([seed, crc32(condition), split])``: it depends neither on the
+  order of the conditions in the table nor on which other conditions are present.
+* **Nested selections.** Each selector runs once per ``(condition, split)`` with the largest
+  requested budget; the ensemble of size ``k`` is the first ``k`` picks. This is exact for
+  every selector shipped here (Top-k and Term 1 are rankings, mRMR and Greedy MI are greedy).
+* **Every combination is computed.** All selectors are evaluated under every aggregator.
+  The paper reports MV and W-MV only for the three baselines and keeps Greedy MI under MAP in
+  those tables; :mod:`ensel.report` reproduces that layout from the full results.
+* **Exhaustive search** (``exhaustive=True``) adds two selectors evaluated with MAP on the
+  same splits: ``"exhaustive"`` is the subset with the smallest *held-out* MAP error at each
+  ``k``, an **oracle lower bound** on what any selector could achieve on that split (it looks
+  at the test part); ``"exhaustive_mi"`` is the subset with the largest smoothed training
+  ``I(Y; X_S)``, a legitimate (non-oracle) selector. Both are computed for all ``2^m - 1``
+  subsets at once by marginalising pattern-count tables down the subset lattice.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+import zlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ensel._validation import check_k, check_X_y
+
+__all__ = [
+    "SELECTORS",
+    "AGGREGATORS",
+    "EXHAUSTIVE_SELECTORS",
+    "RESULT_COLUMNS",
+    "evaluate",
+    "split_indices",
+    "exhaustive_errors",
+    "summarise",
+    "paired_differences",
+    "selection_table",
+    "DiverseExample",
+    "diverse_vs_topk_example",
+    "results_dir",
+    "results_path",
+    "save_results",
+    "load_results",
+    "selected_models",
+]
+
+#: Selector codes accepted by :func:`evaluate`, with the paper's names.
+SELECTORS: dict[str, str] = {
+    "topk": "Top-k (Acc)",
+    "relevance": "Term 1 (Rel)",
+    "mrmr": "Terms 1+2 (mRMR)",
+    "greedy_mi": "Greedy MI (Ours)",
+}
+#: Aggregator codes accepted by :func:`evaluate`, with the paper's names.
+AGGREGATORS: dict[str, str] = {"map": "MAP", "mv": "MV", "wmv": "W-MV"}
+#: Selectors added by ``exhaustive=True`` (always aggregated with MAP).
+EXHAUSTIVE_SELECTORS: dict[str, str] = {
+    "exhaustive": "Exhaustive optimum (oracle: best held-out MAP error)",
+    "exhaustive_mi": "Exhaustive max training I(Y; X_S)",
+}
+#: The contract's columns (extra columns follow them).
+RESULT_COLUMNS = ["condition", "split", "selector", "aggregator", "k", "error"]
+_EXTRA_COLUMNS = ["selected", "selected_accuracy", "n_test"]
+#: Separator used in the ``selected`` column (model names in pick order).
+SEP = "|"
+#: Largest number of cells (over all subsets of one size, 4 count tables) the exhaustive
+#: search may hold in memory at once: m <= 15 models without abstentions.
+_EXHAUSTIVE_MAX_CELLS = 2**25
+
+
+# --------------------------------------------------------------------------- helpers
+def _selector_functions() -> dict[str, Callable[..., list[int]]]:
+    from ensel import select
+
+    return {
+        "topk": select.top_k,
+        "relevance": select.relevance,
+        "mrmr": select.mrmr,
+        "greedy_mi": select.greedy_mi,
+    }
+
+
+def _make_aggregator(name: str, random_state: int) -> Any:
+    from ensel import aggregate
+
+    if name == "map":
+        return aggregate.MAPAggregator(alpha=1.0)
+    if name == "mv":
+        return aggregate.MajorityVote(random_state=random_state)
+    return aggregate.WeightedMajorityVote()
+
+
+def _seed_sequence(seed: int, condition: Any, split: int) -> np.random.SeedSequence:
+    """Stable per-(condition, split) seed: independent of the order of the conditions."""
+    key = zlib.crc32(str(condition).encode("utf-8"))
+    return np.random.SeedSequence([int(seed), key, int(split)])
+
+
+def split_indices(n_items: int, *, condition: Any, split: int, seed: int = 0,
+                  test_fraction: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """Train and test row indices of one split, exactly as :func:`evaluate` draws them.
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items (rows of the condition's answer matrix).
+    condition : hashable
+        Condition name (enters the seed through a CRC32 of its string form).
+    split : int
+        Split number (0-based).
+    seed : int, default=0
+        Base seed of the experiment.
+    test_fraction : float, default=0.2
+        Fraction of items in the test part; the test part has
+        ``round(test_fraction * n_items)`` items.
+
+    Returns
+    -------
+    train, test : numpy.ndarray
+        Sorted, disjoint index arrays covering ``range(n_items)``.
+    """
+    _check_fraction(test_fraction)
+    n_test = int(round(test_fraction * n_items))
+    if n_test < 1 or n_test >= n_items:
+        raise ValueError(
+            f"test_fraction={test_fraction} leaves {n_test} test and {n_items - n_test} training "
+            f"items out of {n_items}; both parts need at least one item"
+        )
+    rng = np.random.default_rng(_seed_sequence(seed, condition, split))
+    perm = rng.permutation(n_items)
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def _mv_seed(seed: int, condition: Any, split: int) -> int:
+    ss = _seed_sequence(seed, condition, split).spawn(1)[0]
+    return int(ss.generate_state(1, dtype=np.uint32)[0])
+
+
+def _check_fraction(test_fraction: Any) -> float:
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float, np.number)):
+        raise ValueError(f"test_fraction must be a number in (0, 1); got {test_fraction!r}")
+    tf = float(test_fraction)
+    if not 0.0 < tf < 1.0:
+        raise ValueError(f"test_fraction must lie strictly between 0 and 1; got {tf}")
+    return tf
+
+
+def _check_names(values: Iterable[str], allowed: Sequence[str], what: str) -> list[str]:
+    if isinstance(values, str):
+        values = (values,)
+    out = list(dict.fromkeys(values))
+    if not out:
+        raise ValueError(f"{what}s must name at least one of {list(allowed)}")
+    for v in out:
+        if v not in allowed:
+            raise ValueError(f"unknown {what} {v!r}; expected one of {list(allowed)}")
+    return out
+
+
+def _prepare(df: pd.DataFrame) -> tuple[pd.DataFrame, list[Any]]:
+    """Validate the tidy table once; return it with its conditions (order of appearance)."""
+    from ensel.data import conditions, validate_responses
+
+    if not isinstance(df, pd.DataFrame):
+        raise ValueError(f"df must be a pandas DataFrame (tidy responses); got {type(df).__name__}")
+    df = validate_responses(df)
+    return df, list(conditions(df))
+
+
+def _wide(df: pd.DataFrame, condition: Any) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """(X int8, y int8, model names, item ids) of one condition of a validated table."""
+    from ensel.data import to_wide
+
+    Xw, yw = to_wide(df, condition, validate=False)
+    X, y = check_X_y(Xw, yw)
+    return X, y, [str(c) for c in Xw.columns], np.asarray(Xw.index)
+
+
+def _check_ks(ks: Iterable[int] | None, m: int, condition: Any) -> list[int]:
+    if ks is None:
+        return list(range(1, m + 1))
+    if isinstance(ks, (int, np.integer)):
+        ks = [ks]
+    out = sorted({check_k(k, m, name=f"ks entry (condition {condition!r})") for k in ks})
+    if not out:
+        raise ValueError("ks must contain at least one budget")
+    return out
+
+
+def _check_n_splits(n_splits: Any) -> int:
+    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
+        raise ValueError(f"n_splits must be a positive integer; got {n_splits!r}")
+    return int(n_splits)
+
+
+# --------------------------------------------------------------------------- exhaustive
+@dataclass(frozen=True)
+class _Level:
+    combos: np.ndarray          # (n_subsets, k) model indices, lexicographic
+    parent_rows: np.ndarray     # row of the parent subset (one more model) in level k+1
+    removed: np.ndarray         # position (= index) of the model the parent has in addition
+
+
+@lru_cache(maxsize=8)
+def _lattice(m: int) -> tuple[_Level, ...]:
+    """Subsets of range(m) by size, each linked to the parent that adds its smallest missing
+    index j (j is then the parent's j-th smallest element, so its digit position is j)."""
+    levels: list[_Level] = [None] * (m + 1)  # type: ignore[list-item]
+    rows_above: dict[int, int] = {}
+    for k in range(m, 0, -1):
+        combos = np.array(list(itertools.combinations(range(m), k)), dtype=np.int64).reshape(-1, k)
+        masks = (np.int64(1) << combos).sum(axis=1)
+        parent = np.zeros(len(combos), dtype=np.int64)
+        removed = np.zeros(len(combos), dtype=np.int64)
+        if k < m:
+            for r, (mask, combo) in enumerate(zip(masks.tolist(), combos, strict=True)):
+                present = np.zeros(m, dtype=bool)
+                present[combo] = True
+                j = int(np.argmin(present))
+                removed[r] = j
+                parent[r] = rows_above[mask | (1 << j)]
+        levels[k] = _Level(combos, parent, removed)
+        rows_above = {int(mask): r for r, mask in enumerate(masks.tolist())}
+    return tuple(levels)
+
+
+def _digits(X: np.ndarray, base: int) -> np.ndarray:
+    """Pattern digits as in :func:`ensel.info.pattern_codes`: -1 -> 0, +1 -> 1, 0 -> 2."""
+    d = (X == 1).astype(np.int64)
+    if base == 3:
+        d[X == 0] = 2
+    return d
+
+
+def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
+                      y_test: np.ndarray, ks: Sequence[int], *, alpha: float = 1.0
+                      ) -> dict[int, dict[str, np.ndarray]]:
+    """Held-out MAP error and training smoothed MI of **every** subset of each size in ``ks``.
+
+    The MAP rule is the paper's Algorithm MAP (add-one counts per answer pattern, ties -> +1);
+    the smoothing cancels in the comparison, so the decision is ``C+ >= C-``. Patterns use the
+    alphabet ``{-1, +1}`` (base 2) or, when any answer is an abstention ``0``, ``{-1, +1, 0}``
+    (base 3), as :func:`ensel.info.pattern_codes`. The count tables of all ``C(m, k)`` subsets are
+    obtained by summing one axis out of a parent's table (``2 * 3^m`` additions in all).
+
+    Parameters
+    ----------
+    X_train, y_train, X_test, y_test : numpy.ndarray
+        Answers (``int8`` in {-1, 0, +1}) and labels (in {-1, +1}) of the two parts.
+    ks : sequence of int
+        Subset sizes to report.
+    alpha : float, default=1.0
+        Laplace smoothing of the training mutual information ``I(Y; X_S)`` (Algorithm
+        "Smoothed Mutual Information Estimation", bits).
+
+    Returns
+    -------
+    dict
+        ``{k: {"combos": (C(m,k), k) int array, "error": (C(m,k),) held-out MAP errors,
+        "mi": (C(m,k),) training MI in bits}}``.
+    """
+    m = X_train.shape[1]
+    base = 3 if (np.any(X_train == 0) or np.any(X_test == 0)) else 2
+    cells = max(comb(m, k) * base ** (k + (1 if k < m else 0)) * 4 for k in range(1, m + 1))
+    if cells > _EXHAUSTIVE_MAX_CELLS:
+        raise ValueError(
+            f"exhaustive search over m={m} models (pattern base {base}) needs {cells:,} table "
+            f"cells at once, above the limit {_EXHAUSTIVE_MAX_CELLS:,}; use fewer models "
+            "(m <= 15 without abstentions)"
+        )
+    want = set(int(k) for k in ks)
+    weights = base ** np.arange(m, dtype=np.int64)
+    size = base**m
+    ctr = _digits(X_train, base) @ weights
+    cte = _digits(X_test, base) @ weights
+    table = np.stack([
+        np.bincount(ctr[y_train == 1], minlength=size),
+        np.bincount(ctr[y_train == -1], minlength=size),
+        np.bincount(cte[y_test == 1], minlength=size),
+        np.bincount(cte[y_test == -1], minlength=size),
+    ])[None, :, :]  # (1 subset, 4 tables, base^m patterns)
+    levels = _lattice(m)
+    n_tr, n_te = len(y_train), len(y_test)
+    n_pos = int((y_train == 1).sum())
+    p_y = np.array([n_pos + alpha, n_tr - n_pos + alpha]) / (n_tr + 2 * alpha)
+    h_y = float(-(p_y * np.log2(p_y)).sum())
+    out: dict[int, dict[str, np.ndarray]] = {}
+    for k in range(m, 0, -1):
+        if k < m:
+            lev = levels[k]
+            new = np.empty((len(lev.combos), 4, base**k), dtype=np.int64)
+            for p in np.unique(lev.removed):
+                rows = np.flatnonzero(lev.removed == p)
+                par = table[lev.parent_rows[rows]]
+                par = par.reshape(len(rows), 4, base ** (k - p), base, base**p)
+                new[rows] = par.sum(axis=3).reshape(len(rows), 4, base**k)
+            table = new
+        if k in want:
+            pos_tr, neg_tr, pos_te, neg_te = (table[:, i, :] for i in range(4))
+            predict_pos = pos_tr >= neg_tr
+            err = np.where(predict_pos, neg_te, pos_te).sum(axis=1) / n_te
+            K = base**k
+            pa = (pos_tr + neg_tr + alpha) / (n_tr + alpha * K)
+            pj = np.concatenate([pos_tr, neg_tr], axis=1).astype(float)
+            pj = (pj + alpha) / (n_tr + alpha * 2 * K)
+            mi = (-(pa * np.log2(pa)).sum(axis=1) + h_y + (pj * np.log2(pj)).sum(axis=1))
+            out[k] = {"combos": levels[k].combos, "error": err, "mi": np.maximum(mi, 0.0)}
+        if not any(kk < k for kk in want):
+            break
+    return out
+
+
+# --------------------------------------------------------------------------- evaluate
+def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int = 5,
+             test_fraction: float = 0.2, seed: int = 0,
+             selectors: Sequence[str] = ("topk", "relevance", "mrmr", "greedy_mi"),
+             aggregators: Sequence[str] = ("map", "mv", "wmv"),
+             exhaustive: bool = False) -> pd.DataFrame:
+    """Run the paper's protocol on a tidy responses table.
+
+    For each condition and each of ``n_splits`` random splits (seeded per condition and split,
+    see :func:`split_indices`): every selector picks ``max(ks)`` models on the training part;
+    for each ``k`` in ``ks`` the first ``k`` picks are aggregated by every aggregator fitted on
+    the training part, and the error is measured on the test part.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Tidy responses (``item, model, condition, answer, label``), e.g. from
+        :func:`ensel.datasets.load`.
+    ks : iterable of int, optional
+        Budgets; default ``1..m`` (per condition). Each must satisfy ``1 <= k <= m``.
+    n_splits : int, default=5
+        Random splits per condition.
+    test_fraction : float, default=0.2
+        Fraction of items held out, in ``(0, 1)``.
+    seed : int, default=0
+        Base seed (splits and majority-vote tie breaks).
+    selectors : sequence of str, default=("topk", "relevance", "mrmr", "greedy_mi")
+        Any of :data:`SELECTORS`.
+    aggregators : sequence of str, default=("map", "mv", "wmv")
+        Any of :data:`AGGREGATORS`; every selector is evaluated under every aggregator.
+    exhaustive : bool, default=False
+        Add the ``"exhaustive"`` (oracle: smallest held-out MAP error) and ``"exhaustive_mi"``
+        (largest training ``I(Y; X_S)``) subsets at each ``k``, both with MAP.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``condition, split, selector, aggregator, k, error`` (the contract) then
+        ``selected`` (model names in pick order joined by ``"|"``), ``selected_accuracy``
+        (mean training accuracy of those models) and ``n_test``.
+
+    Raises
+    ------
+    ValueError
+        Bad ``ks`` (not integers, beyond ``m``), ``test_fraction`` outside ``(0, 1)``,
+        ``n_splits < 1``, unknown selector or aggregator, exhaustive search on too many models.
+    """
+    selectors = _check_names(selectors, list(SELECTORS), "selector")
+    aggregators = _check_names(aggregators, list(AGGREGATORS), "aggregator")
+    n_splits = _check_n_splits(n_splits)
+    test_fraction = _check_fraction(test_fraction)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be an integer; got {seed!r}")
+    ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
+    select_fns = _selector_functions()
+    rows: list[tuple[Any, ...]] = []
+    df, conds = _prepare(df)
+    for condition in conds:
+        X, y, names, _ = _wide(df, condition)
+        m = X.shape[1]
+        kk = _check_ks(ks_in, m, condition)
+        kmax = kk[-1]
+        if exhaustive:  # fail before the expensive part if m is too large
+            exhaustive_errors(X[:2], y[:2], X[:1], y[:1], [])
+        for split in range(n_splits):
+            tr, te = split_indices(len(y), condition=condition, split=split, seed=seed,
+                                   test_fraction=test_fraction)
+            Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
+            acc = (Xtr == ytr[:, None]).mean(axis=0)
+            mv_seed = _mv_seed(seed, condition, split)
+            n_te = len(te)
+            for sel in selectors:
+                picks = [int(j) for j in select_fns[sel](Xtr, ytr, kmax)]
+                if len(picks) != kmax or len(set(picks)) != kmax:
+                    raise RuntimeError(f"selector {sel!r} returned {picks}; expected {kmax} "
+                                       "distinct column indices")
+                for k in kk:
+                    cols = picks[:k]
+                    label = SEP.join(names[j] for j in cols)
+                    sacc = float(acc[cols].mean())
+                    for agg in aggregators:
+                        model = _make_aggregator(agg, mv_seed).fit(Xtr[:, cols], ytr)
+                        pred = np.asarray(model.predict(Xte[:, cols]))
+                        err = float(np.mean(pred != yte))
+                        rows.append((condition, split, sel, agg, k, err, label, sacc, n_te))
+            if exhaustive:
+                tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
+                for k in kk:
+                    t = tabs[k]
+                    for name, r in (("exhaustive", int(np.argmin(t["error"]))),
+                                    ("exhaustive_mi", int(np.argmax(t["mi"])))):
+                        cols = [int(j) for j in t["combos"][r]]
+                        rows.append((condition, split, name, "map", k, float(t["error"][r]),
+                                     SEP.join(names[j] for j in cols),
+                                     float(acc[cols].mean()), n_te))
+    out = pd.DataFrame(rows, columns=RESULT_COLUMNS + _EXTRA_COLUMNS)
+    out["condition"] = out["condition"].astype(str)
+    for col in ("split", "k", "n_test"):
+        out[col] = out[col].astype("int64")
+    for col in ("error", "selected_accuracy"):
+        out[col] = out[col].astype("float64")
+    for col in ("selector", "aggregator", "selected"):
+        out[col] = out[col].astype(str)
+    return out
+
+
+def selected_models(selected: str) -> list[str]:
+    """Split a ``selected`` cell of the results back into model names (pick order)."""
+    return str(selected).split(SEP) if selected else []
+
+
+# --------------------------------------------------------------------------- summaries
+def _check_results(results: pd.DataFrame) -> None:
+    if not isinstance(results, pd.DataFrame):
+        raise ValueError(f"results must be a DataFrame from evaluate(); got {type(results)}")
+    missing = [c for c in RESULT_COLUMNS if c not in results.columns]
+    if missing:
+        raise ValueError(f"results lack columns {missing}; expected the output of evaluate()")
+
+
+def summarise(results: pd.DataFrame, *, by: Sequence[str] = (), ddof: int = 1) -> pd.DataFrame:
+    """Mean +- std of the test error over evaluations, per ``(selector, aggregator, k)``.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Output of :func:`evaluate`.
+    by : sequence of str, default=()
+        Extra grouping columns, e.g. ``("condition",)`` for the per-condition panels.
+    ddof : int, default=1
+        Delta degrees of freedom of the standard deviation (1: sample std; the paper does not
+        say which it used).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``*by, selector, aggregator, k, mean, std, n``.
+    """
+    _check_results(results)
+    keys = [*by, "selector", "aggregator", "k"]
+    g = results.groupby(keys, sort=True)["error"]
+    out = g.agg(mean="mean", n="size").reset_index()
+    out["std"] = g.std(ddof=ddof).to_numpy()
+    out["std"] = out["std"].fillna(0.0)
+    return out[[*keys, "mean", "std", "n"]]
+
+
+def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "topk",
+                       aggregator: str = "map", *, aggregator_b: str | None = None,
+                       confidence: float = 0.95, n_boot: int = 2000,
+                       seed: int = 0) -> pd.DataFrame:
+    """Per ``k``: error of ``a`` minus error of ``b`` paired on the same (condition, split).
+
+    Negative differences mean ``a`` is better. The t-interval treats the paired evaluations
+    as independent; they are not exactly (splits of one condition share items and conditions
+    share questions), so read it as an approximate, somewhat optimistic interval.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Output of :func:`evaluate`.
+    a, b : str
+        Selector codes.
+    aggregator : str, default="map"
+        Aggregator of ``a`` (and of ``b`` unless ``aggregator_b`` is given).
+    aggregator_b : str, optional
+        Aggregator of ``b`` (e.g. compare Greedy MI with MAP to Top-k with W-MV).
+    confidence : float, default=0.95
+        Confidence level of the intervals, in (0, 1).
+    n_boot : int, default=2000
+        Bootstrap resamples (percentile interval of the mean difference); 0 disables it.
+    seed : int, default=0
+        Bootstrap seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``k, mean_diff, std_diff, ci_low, ci_high, boot_low, boot_high, p_value, n,
+        a_wins, b_wins, ties``.
+    """
+    _check_results(results)
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1; got {confidence}")
+    agg_b = aggregator if aggregator_b is None else aggregator_b
+    keys = ["condition", "split", "k"]
+
+    def pick(sel: str, agg: str) -> pd.Series:
+        part = results[(results["selector"] == sel) & (results["aggregator"] == agg)]
+        if part.empty:
+            raise ValueError(f"results have no rows for selector {sel!r} with aggregator {agg!r}")
+        return part.set_index(keys)["error"]
+
+    ea, eb = pick(a, aggregator), pick(b, agg_b)
+    joined = pd.concat({"a": ea, "b": eb}, axis=1, join="inner").reset_index()
+    if joined.empty:
+        raise ValueError(f"selectors {a!r} and {b!r} share no (condition, split, k) evaluation")
+    rng = np.random.default_rng(seed)
+    rows = []
+    q = (1.0 - float(confidence)) / 2.0
+    for k, grp in joined.groupby("k", sort=True):
+        d = (grp["a"] - grp["b"]).to_numpy(dtype=float)
+        n = len(d)
+        mean = float(d.mean())
+        sd = float(d.std(ddof=1)) if n > 1 else 0.0
+        if n > 1 and sd > 0:
+            half = float(stats.t.ppf(1 - q, n - 1)) * sd / np.sqrt(n)
+            pval = float(2 * stats.t.sf(abs(mean) / (sd / np.sqrt(n)), n - 1))
+        else:
+            half, pval = 0.0, (1.0 if mean == 0 else 0.0) if n > 1 else float("nan")
+        if n_boot > 0 and n > 1:
+            boots = d[rng.integers(0, n, size=(int(n_boot), n))].mean(axis=1)
+            blo, bhi = (float(v) for v in np.quantile(boots, [q, 1 - q]))
+        else:
+            blo = bhi = mean
+        rows.append((int(k), mean, sd, mean - half, mean + half, blo, bhi, pval, n,
+                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum())))
+    return pd.DataFrame(rows, columns=["k", "mean_diff", "std_diff", "ci_low", "ci_high",
+                                       "boot_low", "boot_high", "p_value", "n", "a_wins",
+                                       "b_wins", "ties"])
+
+
+def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],
+                    selectors: Sequence[str] = ("greedy_mi", "mrmr"), split: int | None = None,
+                    seed: int = 0, test_fraction: float = 0.2) -> pd.DataFrame:
+    """The models each selector adds at each ``k``, with their accuracies (paper Tables 1-2).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Tidy responses.
+    condition : hashable
+        Which condition (e.g. ``"t0.7-r1"``, the paper's choice for MEDMCQA).
+    ks : iterable of int
+        The budgets to show (picks are nested, so ``k`` shows the ``k``-th pick).
+    selectors : sequence of str, default=("greedy_mi", "mrmr")
+    split : int, optional
+        ``None`` (default): selection statistics and accuracies from **all** items of the
+        condition. An integer: from the training part of that split of :func:`evaluate`.
+    seed, test_fraction
+        As in :func:`evaluate` (used only when ``split`` is given).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``k, selector, model, accuracy, rank`` (accuracy as a fraction; ``rank`` of the
+        model by accuracy, 1 = best).
+    """
+    selectors = _check_names(selectors, list(SELECTORS), "selector")
+    df, conds = _prepare(df)
+    if condition not in conds:
+        raise ValueError(f"condition {condition!r} not in the table; available: {conds}")
+    X, y, names, _ = _wide(df, condition)
+    if split is not None:
+        tr, _ = split_indices(len(y), condition=condition, split=int(split), seed=seed,
+                              test_fraction=test_fraction)
+        X, y = X[tr], y[tr]
+    kk = _check_ks(ks, X.shape[1], condition)
+    acc = (X == y[:, None]).mean(axis=0)
+    order = np.argsort(-acc, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(1, len(order) + 1)
+    fns = _selector_functions()
+    rows = []
+    for sel in selectors:
+        picks = fns[sel](X, y, kk[-1])
+        for k in kk:
+            j = int(picks[k - 1])
+            rows.append((k, sel, names[j], float(acc[j]), int(rank[j])))
+    return pd.DataFrame(rows, columns=["k", "selector", "model", "accuracy", "rank"])
+
+
+@dataclass
+class DiverseExample:
+    """One test item where the Greedy-MI ensemble (MAP) is right and the Top-k one is wrong."""
+
+    condition: str
+    item: Any
+    label: int
+    k: int
+    greedy: pd.DataFrame = field(repr=False)
+    topk: pd.DataFrame = field(repr=False)
+    greedy_prediction: int = 0
+    topk_prediction: int = 0
+    n_candidates: int = 0
+    n_test: int = 0
+
+
+def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
+                            split: int = 0, seed: int = 0,
+                            test_fraction: float = 0.2) -> DiverseExample | None:
+    """Find a Figure-2-style item: the Greedy-MI ensemble answers right, Top-k wrong.
+
+    Both ensembles of size ``k`` are selected and their MAP aggregators fitted on the training
+    part of split ``split`` (as in :func:`evaluate`); the item is taken from the test part.
+    Among the qualifying items the one where most Top-k models are wrong is shown (then most
+    Greedy-MI models right, then the first item).
+
+    Returns
+    -------
+    DiverseExample or None
+        ``None`` when no test item qualifies (e.g. both selectors pick the same set).
+        ``greedy`` and ``topk`` tables have columns ``model, accuracy, answer, correct``
+        (accuracy on the training part).
+    """
+    from ensel.aggregate import MAPAggregator
+
+    df, conds = _prepare(df)
+    if condition is None:
+        condition = conds[0]
+    if condition not in conds:
+        raise ValueError(f"condition {condition!r} not in the table; available: {conds}")
+    X, y, names, items = _wide(df, condition)
+    k = check_k(k, X.shape[1])
+    tr, te = split_indices(len(y), condition=condition, split=split, seed=seed,
+                           test_fraction=test_fraction)
+    fns = _selector_functions()
+    acc = (X[tr] == y[tr][:, None]).mean(axis=0)
+    sets = {s: [int(j) for j in fns[s](X[tr], y[tr], k)] for s in ("greedy_mi", "topk")}
+    preds = {s: np.asarray(MAPAggregator().fit(X[tr][:, c], y[tr]).predict(X[te][:, c]))
+             for s, c in sets.items()}
+    yte = y[te]
+    ok = (preds["greedy_mi"] == yte) & (preds["topk"] != yte)
+    cand = np.flatnonzero(ok)
+    if cand.size == 0:
+        return None
+    Xte = X[te]
+    top_wrong = (Xte[cand][:, sets["topk"]] != yte[cand, None]).sum(axis=1)
+    greedy_right = (Xte[cand][:, sets["greedy_mi"]] == yte[cand, None]).sum(axis=1)
+    best = cand[np.lexsort((cand, -greedy_right, -top_wrong))[0]]
+
+    def table(cols: list[int]) -> pd.DataFrame:
+        ans = Xte[best, cols]
+        return pd.DataFrame({"model": [names[j] for j in cols], "accuracy": acc[cols],
+                             "answer": ans.astype(int), "correct": ans == yte[best]})
+
+    return DiverseExample(
+        condition=str(condition), item=items[te][best], label=int(yte[best]), k=k,
+        greedy=table(sets["greedy_mi"]), topk=table(sets["topk"]),
+        greedy_prediction=int(preds["greedy_mi"][best]),
+        topk_prediction=int(preds["topk"][best]), n_candidates=int(cand.size),
+        n_test=int(len(te)))
+
+
+# --------------------------------------------------------------------------- persistence
+def results_dir() -> Path:
+    """``$ENSEL_RESULTS_DIR`` if set, else ``./results`` (not created here)."""
+    env = os.environ.get("ENSEL_RESULTS_DIR", "").strip()
+    return Path(env).expanduser() if env else Path.cwd() / "results"
+
+
+def _dataset_key(dataset: str | os.PathLike[str]) -> str:
+    name = str(dataset)
+    if not name.strip():
+        raise ValueError("dataset name must be a non-empty string")
+    p = Path(name)
+    if p.suffix.lower() in (".csv", ".parquet", ".pq") or os.sep in name:
+        name = p.stem  # a user's file: key by its stem
+    key = "".join(c if (c.isalnum() or c in "-_.") else "_" for c in name)
+    return key.strip(".") or "results"
+
+
+def results_path(dataset: str | os.PathLike[str]) -> Path:
+    """Where :func:`save_results` writes a dataset's results (``<results_dir>/<name>.parquet``)."""
+    return results_dir() / f"{_dataset_key(dataset)}.parquet"
+
+
+def save_results(results: pd.DataFrame, dataset: str | os.PathLike[str]) -> Path:
+    """Write results as Parquet atomically (temporary file + rename); return the path."""
+    _check_results(results)
+    path = results_path(dataset)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".parquet.tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        results.to_parquet(tmp, index=False)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def load_results(dataset: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read the results :func:`save_results` wrote for ``dataset``.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the expected path (run the experiments notebook for that dataset first).
+    """
+    path = results_path(dataset)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no saved results for {dataset!r} at {path}; run the experiments notebook with "
+            f"dataset={str(dataset)!r} first (ENSEL_RESULTS_DIR selects the folder)"
+        )
+    return pd.read_parquet(path)
