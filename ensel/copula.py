@@ -65,7 +65,7 @@ def _check_probability_vector(values: Any, *, name: str, m: int | None = None) -
     bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(f"{name}[{i}] = {arr[i]!r} is not a probability in [0, 1]")
+        raise ValueError(f"{name}[{i}] = {float(arr[i])!r} is not a probability in [0, 1]")
     return arr
 
 
