@@ -1,0 +1,74 @@
+# The two commands of the README:
+#   make book   build the HTML book (executes every notebook with papermill first)
+#   make test   run the test suite (unit, property and notebook tests)
+# Both create the pinned environment in .venv/ when it is missing.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+CONSTRAINTS := requirements/constraints.txt
+
+# Real MMLU-Pro data: use the shared mirror beside the checkout when there is one
+# (CI and the developers' machines); otherwise the data is downloaded on demand.
+ifeq ($(origin ENSEL_DATA_MIRROR), undefined)
+  ifneq ($(wildcard ../shared/mirror/TIGER-AI-Lab),)
+    export ENSEL_DATA_MIRROR := $(abspath ../shared/mirror)
+  endif
+endif
+
+.PHONY: book notebooks html test run lint bench lock env clean help
+
+help:
+	@echo "make book    execute the notebooks (papermill) and build the HTML into _build/html"
+	@echo "make test    run the tests (unit, property, notebooks)"
+	@echo "make run NB=<notebook> [OUTPUT=<run>] [DATASET=<name|path>] [PARAMS='k=v ...']"
+	@echo "make lint | bench | lock | clean"
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml $(CONSTRAINTS)
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 is required, found " + sys.version.split()[0]'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[book,dev]"
+	@touch $(STAMP)
+
+notebooks: $(STAMP)
+	rm -rf book/_generated
+	$(BIN)/python -m ensel.runner all
+
+html: $(STAMP)
+	rm -rf _build/html _build/.doctrees
+	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
+	$(BIN)/python -m ensel.bookcheck _build/html
+	@echo "Book: $(CURDIR)/_build/html/index.html"
+
+book: $(STAMP)
+	$(MAKE) --no-print-directory notebooks
+	$(MAKE) --no-print-directory html
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+run: $(STAMP)
+	@test -n "$(NB)" || { echo "usage: make run NB=<notebook> [OUTPUT=..] [DATASET=..] [PARAMS='k=v ...']"; exit 2; }
+	$(BIN)/python -m ensel.runner run $(NB) $(if $(OUTPUT),--output $(OUTPUT)) \
+	  $(if $(DATASET),-p dataset=$(DATASET)) $(foreach p,$(PARAMS),-p $(p))
+
+lint: $(STAMP)
+	$(BIN)/ruff check ensel tests benchmarks notebooks
+
+bench: $(STAMP)
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# Re-resolve the dependencies in a throw-away environment and rewrite the constraints file.
+lock:
+	rm -rf /tmp/ensel-lock && $(PYTHON) -m venv /tmp/ensel-lock
+	/tmp/ensel-lock/bin/python -m pip install --quiet -e ".[book,dev]"
+	{ echo "# Exact versions of everything make installs into .venv (Python 3.11)."; \
+	  echo "# Regenerate with make lock after changing dependencies in pyproject.toml."; \
+	  /tmp/ensel-lock/bin/python -m pip freeze --exclude-editable; } > $(CONSTRAINTS)
+
+clean:
+	rm -rf _build book/_generated .pytest_cache .ruff_cache .hypothesis

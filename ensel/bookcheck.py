@@ -1,0 +1,111 @@
+"""Checks on the built HTML book: it must load nothing from outside this machine.
+
+``python -m ensel.bookcheck _build/html`` exits non-zero and lists every page and tag that
+refers to an external resource (``<script src>``, ``<link href>`` of a stylesheet/font/icon,
+``<img src>``, ``<iframe src>``, ``<source src>``, ``url(...)`` in CSS), so that the book reads
+the same offline as online. Ordinary hyperlinks (``<a href>``) are allowed: following them is
+the reader's choice, not a resource the page loads.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from html.parser import HTMLParser
+from pathlib import Path
+
+__all__ = ["external_resources", "main"]
+
+_EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
+_CSS_URL = re.compile(r"""url\(\s*['"]?((?:[a-z][a-z0-9+.-]*:)?//[^'")\s]+)""", re.IGNORECASE)
+_CSS_IMPORT = re.compile(r"""@import\s+['"]((?:[a-z][a-z0-9+.-]*:)?//[^'"]+)""", re.IGNORECASE)
+_LOADED_LINK_RELS = {"stylesheet", "preload", "prefetch", "modulepreload", "icon",
+                     "shortcut", "manifest", "preconnect", "dns-prefetch"}
+
+
+class _ResourceParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k.lower(): (v or "") for k, v in attrs}
+        if tag in ("script", "img", "iframe", "source", "audio", "video", "embed"):
+            url = a.get("src", "")
+            if _EXTERNAL.match(url):
+                self.found.append(f"<{tag} src={url}>")
+        elif tag == "link":
+            rels = set(a.get("rel", "").lower().split())
+            url = a.get("href", "")
+            if rels & _LOADED_LINK_RELS and _EXTERNAL.match(url):
+                self.found.append(f"<link rel={a.get('rel')} href={url}>")
+        elif tag == "object" and _EXTERNAL.match(a.get("data", "")):
+            self.found.append(f"<object data={a['data']}>")
+        if "style" in a:
+            self.found.extend(f"style url({u})" for u in _CSS_URL.findall(a["style"]))
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "style":
+            self._in_style = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.found.extend(f"<style> url({u})" for u in _CSS_URL.findall(data))
+            self.found.extend(f"<style> @import {u}" for u in _CSS_IMPORT.findall(data))
+
+
+def external_resources(html_dir: str | Path) -> dict[str, list[str]]:
+    """Map each built file (HTML or CSS) to the external resources it loads.
+
+    Parameters
+    ----------
+    html_dir : str or Path
+        The HTML output folder (e.g. ``_build/html``).
+
+    Returns
+    -------
+    dict
+        ``{relative path: [description, ...]}`` for files with at least one external resource.
+    """
+    root = Path(html_dir)
+    if not (root / "index.html").is_file():
+        raise FileNotFoundError(f"{root} has no index.html: build the book first (make book)")
+    problems: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*")):
+        if path.suffix == ".html":
+            parser = _ResourceParser()
+            parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+            found = parser.found
+        elif path.suffix == ".css":
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found = [f"url({u})" for u in _CSS_URL.findall(text)]
+            found += [f"@import {u}" for u in _CSS_IMPORT.findall(text)]
+        else:
+            continue
+        if found:
+            problems[str(path.relative_to(root))] = found
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry: ``python -m ensel.bookcheck [HTML_DIR]``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    html_dir = Path(args[0] if args else "_build/html")
+    problems = external_resources(html_dir)
+    if problems:
+        print(f"The book at {html_dir} loads external resources (it must work offline):",
+              file=sys.stderr)
+        for page, items in problems.items():
+            for item in items:
+                print(f"  {page}: {item}", file=sys.stderr)
+        return 1
+    n = sum(1 for _ in html_dir.rglob("*.html"))
+    print(f"offline check: {n} HTML pages, no external resources")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""Every notebook run of runs.yml executes (small parameters), and the book builds offline.
+
+All runs execute once, in the order of runs.yml (later pages read earlier pages' results),
+into a temporary copy of ``book/_generated``; the HTML book is then built from them with
+warnings as errors and checked for external resources.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ensel.bookcheck import external_resources
+from ensel.runner import NotebookRunError, execute_run, load_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = load_runs(ROOT / "notebooks" / "runs.yml")
+pytestmark = [pytest.mark.notebooks, pytest.mark.xdist_group("notebooks")]
+
+
+@pytest.fixture(scope="session")
+def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | Exception]:
+    out_dir = tmp_path_factory.mktemp("book") / "book" / "_generated"
+    results: dict[str, Path | Exception] = {}
+    old = os.environ.get("ENSEL_RESULTS_DIR")
+    try:
+        for run in RUNS:
+            try:
+                results[run.output] = execute_run(run, out_dir=out_dir, test=True, root=ROOT)
+            except NotebookRunError as exc:
+                results[run.output] = exc
+    finally:
+        if old is None:
+            os.environ.pop("ENSEL_RESULTS_DIR", None)
+        else:
+            os.environ["ENSEL_RESULTS_DIR"] = old
+    return results
+
+
+@pytest.mark.parametrize("output", [r.output for r in RUNS])
+def test_notebook_run_executes(executed: dict[str, Path | Exception], output: str) -> None:
+    result = executed[output]
+    if isinstance(result, Exception):
+        pytest.fail(str(result))
+    nb = nbformat.read(result, as_version=4)
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert errors == []
+
+
+def _outputs(path: Path) -> list:
+    nb = nbformat.read(path, as_version=4)
+    return [c.get("outputs") for c in nb.cells if c.cell_type == "code"]
+
+
+def test_rebuild_gives_identical_outputs(executed: dict[str, Path | Exception],
+                                         tmp_path: Path) -> None:
+    first = executed["system_model"]
+    assert isinstance(first, Path)
+    run = next(r for r in RUNS if r.output == "system_model")
+    second = execute_run(run, out_dir=tmp_path, test=True, root=ROOT)
+    assert _outputs(first) == _outputs(second)
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | Exception],
+                                                     tmp_path: Path) -> None:
+    failed = [k for k, v in executed.items() if isinstance(v, Exception)]
+    if failed:
+        pytest.skip(f"notebook runs failed (reported separately): {failed}")
+    site = tmp_path / "site"
+    (site / "book").mkdir(parents=True)
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(ROOT / name, site / name)
+    for md in (ROOT / "book").glob("*.md"):
+        shutil.copy(md, site / "book" / md.name)
+    for sub in (ROOT / "book").iterdir():
+        if sub.is_dir() and sub.name != "_generated":
+            shutil.copytree(sub, site / "book" / sub.name)
+    generated = next(iter(executed.values()))
+    assert isinstance(generated, Path)
+    shutil.copytree(generated.parent, site / "book" / "_generated")
+    jb = Path(sys.executable).parent / "jupyter-book"
+    proc = subprocess.run(
+        [str(jb), "build", str(site), "--builder", "html", "-W", "-n", "--keep-going"],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    html = site / "_build" / "html"
+    assert external_resources(html) == {}
+    # math is rendered by the local MathJax copy
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    page = (html / "book" / "_generated" / "system_model.html").read_text()
+    assert "_static/mathjax/tex-chtml.js" in page

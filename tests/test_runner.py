@@ -1,0 +1,105 @@
+"""The notebook runner, the runs config and the table of contents stay consistent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from ensel.runner import NotebookRun, _adhoc_run, _strip_volatile, _warnings_in, find_runs, load_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _toc_files() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc.get("parts", []))
+    walk(toc.get("chapters", []))
+    return files
+
+
+def test_every_notebook_source_has_runs_and_every_run_is_in_the_toc() -> None:
+    runs = load_runs(ROOT / "notebooks" / "runs.yml")
+    sources = {p.stem for p in (ROOT / "notebooks").glob("*.py")}
+    assert sources == {r.notebook for r in runs}, "notebooks/*.py and runs.yml disagree"
+    toc = set(_toc_files())
+    generated = {f"book/_generated/{r.output}" for r in runs}
+    assert generated <= toc, f"runs missing from _toc.yml: {sorted(generated - toc)}"
+    in_toc = {f for f in toc if f.startswith("book/_generated/")}
+    assert in_toc <= generated, f"_toc.yml pages with no run: {sorted(in_toc - generated)}"
+    for f in toc - in_toc:
+        assert (ROOT / f"{f}.md").is_file(), f"_toc.yml names {f} but {f}.md does not exist"
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "a.py").write_text("# %%\nx = 1\n")
+    cfg = tmp_path / "runs.yml"
+    cfg.write_text(text)
+    return cfg
+
+
+def test_load_runs_defaults_and_test_parameters(tmp_path: Path) -> None:
+    cfg = _write(tmp_path, "notebooks:\n  - notebook: a\n    test_parameters: {n: 2}\n")
+    (run,) = load_runs(cfg)
+    assert run == NotebookRun("a", "a", {}, {"n": 2})
+    assert run.effective_parameters(test=False) == {}
+    assert run.effective_parameters(test=True) == {"n": 2}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("items: []\n", "top-level 'notebooks:' list"),
+        ("notebooks:\n  - notebook: missing\n", "no source file"),
+        ("notebooks:\n  - {notebook: a, colour: red}\n", "unknown keys"),
+        ("notebooks:\n  - notebook: a\n    runs: [{output: x}, {output: x}]\n", "used twice"),
+        ("notebooks:\n  - [a]\n", "mapping with a 'notebook' key"),
+    ],
+)
+def test_load_runs_rejects_bad_configs(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        load_runs(_write(tmp_path, text))
+
+
+def test_find_runs_names_the_known_notebooks(tmp_path: Path) -> None:
+    runs = load_runs(_write(tmp_path, "notebooks:\n  - notebook: a\n"))
+    with pytest.raises(ValueError, match="no run of notebook 'b'.*notebooks: a"):
+        find_runs(runs, "b")
+
+
+def test_adhoc_run_is_named_after_its_parameters() -> None:
+    base = NotebookRun("experiments", "experiments-medmcqa", {"dataset": "medmcqa", "seed": 0})
+    run = _adhoc_run(base, {"dataset": "/home/me/answers.parquet"})
+    assert run.output == "experiments-answers"
+    assert run.parameters == {"dataset": "/home/me/answers.parquet", "seed": 0}
+
+
+def test_strip_volatile_and_warning_scan() -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["papermill"] = {"start_time": "t", "duration": 1.0, "parameters": {"a": 1}}
+    cell = nbformat.v4.new_code_cell("1")
+    cell.metadata["papermill"] = {"start_time": "t", "end_time": "u", "duration": 2.0,
+                                  "status": "completed"}
+    cell.metadata["execution"] = {"iopub.status.busy": "t"}
+    cell.outputs = [nbformat.v4.new_output("stream", name="stderr",
+                                           text="RuntimeWarning: divide by zero")]
+    nb.cells.append(cell)
+    _strip_volatile(nb)
+    assert nb.metadata["papermill"] == {"parameters": {"a": 1}}
+    assert cell.metadata["papermill"] == {"status": "completed"}
+    assert "execution" not in cell.metadata
+    assert len(_warnings_in(nb)) == 1
