@@ -43,12 +43,13 @@ Conventions:
   classes in ``y``: with a single class every ``I(Y; .)`` is 0 in truth and the smoothed
   estimate would be pure smoothing noise, so they raise ``ValueError``. Top-k by accuracy
   is well defined with one class and accepts it.
-* *Speed.* At each greedy step the candidate codes ``code(X_S) * 6 + 2 * x_j + y`` of all
-  remaining candidates are counted with one ``numpy.bincount`` (in chunks bounded in
-  memory), and the entropies are vectorised over candidates. The pattern code of ``X_S``
-  is relabelled to the observed patterns after each pick, so its size stays
-  ``<= min(n_items, |alphabet|)``; the nominal alphabet size (``2^|S|``) is kept for the
-  smoothing, whose empty cells are summed in closed form.
+* *Speed.* At each greedy step the counts ``#(X_S pattern, Y, X_j)`` of all candidates
+  come from one sparse-times-dense product (one-hot of ``2 * code(X_S) + y`` times the
+  0/1 answer matrix), a single pass over the ``n x m`` answers, and the entropies are
+  vectorised over candidates. The pattern code of ``X_S`` is relabelled to the observed
+  patterns after each pick, so the count tables have at most ``min(n, 2^|S|)`` rows; the
+  nominal alphabet size (``2^|S|``) is kept for the smoothing, whose empty cells are
+  summed in closed form. ``benchmarks/bench_greedy_mi.py`` times it.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ensel._validation import check_k, check_X, check_X_y
 from ensel.info import _check_alpha, _smoothed_entropy_bits, _smoothed_mi_codes
@@ -83,9 +85,8 @@ __all__ = [
 #: Scores within this many bits of the best count as tied (lowest index wins).
 TIE_TOL = 1e-12
 
-# Memory bounds of one bincount chunk (cells of the count table, elements of the code array).
+# Memory bound of one block of group counts (cells = groups x columns x 3 digit values).
 _MAX_CELLS = 1 << 22
-_MAX_ELEMS = 1 << 23
 # Number of digit values per answer in the (relabelled) code space: -1, +1, abstained.
 _R = 3
 
@@ -95,32 +96,84 @@ _R = 3
 # ---------------------------------------------------------------------------
 
 class _Prepared:
-    """Validated data and the integer views every criterion needs."""
+    """Validated data and the views every criterion needs."""
 
     def __init__(self, Xa: np.ndarray, ya: np.ndarray, alpha: float) -> None:
         self.n, self.m = Xa.shape
         self.N = float(self.n)
         self.alpha = alpha
-        self.y = ((ya.astype(np.int64) + 1) // 2).astype(np.int8)  # 0/1
+        self.y = (ya.astype(np.int64) + 1) // 2  # 0/1
         self.d = np.where(Xa == 0, 2, (Xa + 1) // 2).astype(np.int8).T  # (m, n) digits
         self.r = np.where((Xa == 0).any(axis=0), 3, 2).astype(np.int64)  # radix per column
-        self.e = (Xa != ya[:, None]).astype(np.int8).T  # (m, n) error indicators
-        self.dy = (self.d * 2 + self.y[None, :]).astype(np.int8)  # digit*2 + y in [0, 6)
-        self.ey = (self.e * 2 + self.y[None, :]).astype(np.int8)
+        # Indicator matrices (n, m) of digit 1 (+1) and digit 2 (abstained); float32 sums
+        # of 0/1 are exact below 2**24 items.
+        ftype = np.float32 if self.n < (1 << 24) else np.float64
+        self.B1 = (Xa == 1).astype(ftype)
+        self.B2 = (Xa == 0).astype(ftype) if (self.r == 3).any() else None
         ycounts = np.bincount(self.y, minlength=2).astype(float)
-        self.h_y = self._h(ycounts[None, :], np.array([2.0]))[0]
+        self.h_y = self._h(ycounts[None, :], 2.0)[0]
         # Marginal entropies H(X_j), H(E_j) and relevance I(Y; X_j) of every column.
-        cnt = np.stack([np.bincount(row, minlength=6) for row in self.dy]).astype(float)
-        cnt = cnt.reshape(self.m, 3, 2)
-        self.h_x = self._h(cnt.sum(axis=2), self.r.astype(float))
+        cnt = self.counts(_Pattern(self.n), np.arange(self.m))[:, 0]  # (m, 2[y], 3[v])
+        self.h_x = self._h(cnt.sum(axis=1), self.r.astype(float))
         h_xy = self._h(cnt.reshape(self.m, 6), 2.0 * self.r)
         self.rel = np.maximum(self.h_y + self.h_x - h_xy, 0.0)
-        ecnt = np.stack([np.bincount(row, minlength=2) for row in self.e]).astype(float)
-        self.h_e = self._h(ecnt, np.full(self.m, 2.0))
+        self.h_e = self._h(_errors(cnt[:, None])[:, 0], 2.0)
 
     def _h(self, counts: np.ndarray, K: Any) -> np.ndarray:
         K = np.broadcast_to(np.asarray(K, dtype=float), (counts.shape[0],))
         return _smoothed_entropy_bits(counts, K, self.N, self.alpha)
+
+    def iter_counts(self, pattern: _Pattern, cols: np.ndarray):
+        """Yield ``(pos, c)`` with ``c[i, g, y, v] = #{items: pattern = g, Y = y, X_j digit v}``.
+
+        ``j = cols[pos[i]]``; ``cols`` must be ascending. Counting is one sparse (one-hot of
+        ``2 * pattern + y``) times dense (0/1 indicator matrix) product, a single pass over
+        the ``n x m`` answers vectorised over columns, in column blocks bounded in memory.
+        All columns of a block are counted (cheaper than gathering the candidates) and the
+        few already-selected ones are dropped.
+        """
+        G, n = pattern.G, self.n
+        Gy = 2 * G
+        groups = pattern.codes * 2 + self.y
+        M = sp.csc_matrix((np.ones(n, dtype=self.B1.dtype), groups, np.arange(n + 1)),
+                          shape=(Gy, n))
+        total = np.bincount(groups, minlength=Gy).astype(float)
+        block = max(1, _MAX_CELLS // (3 * Gy))
+        for a in range(0, self.m, block):
+            b = min(self.m, a + block)
+            pos = np.flatnonzero((cols >= a) & (cols < b))
+            if pos.size == 0:
+                continue
+            whole = a == 0 and b == self.m
+            B1 = self.B1 if whole else np.ascontiguousarray(self.B1[:, a:b])
+            c1 = M @ B1  # (Gy, b - a)
+            if self.B2 is not None:
+                B2 = self.B2 if whole else np.ascontiguousarray(self.B2[:, a:b])
+                c2 = M @ B2
+            else:
+                c2 = np.zeros_like(c1)
+            keep = cols[pos] - a
+            c1, c2 = c1[:, keep], c2[:, keep]
+            c0 = total[:, None] - c1 - c2
+            blk = np.stack([c0, c1, c2], axis=-1)  # (Gy, c, 3)
+            yield pos, blk.reshape(G, 2, pos.size, 3).transpose(2, 0, 1, 3)
+
+    def counts(self, pattern: _Pattern, cols: np.ndarray) -> np.ndarray:
+        """All blocks of :meth:`iter_counts` stacked (only for small patterns)."""
+        out = np.empty((cols.size, pattern.G, 2, 3))
+        for pos, blk in self.iter_counts(pattern, cols):
+            out[pos] = blk
+        return out
+
+
+def _errors(cnt: np.ndarray) -> np.ndarray:
+    """Counts ``(c, G, 2[e])`` of ``E_j = 1(X_j != Y)`` from counts ``(c, G, 2[y], 3[v])``.
+
+    Digit ``v``: 0 = answer -1, 1 = answer +1, 2 = abstained (always an error).
+    """
+    e1 = cnt[:, :, 0, 1] + cnt[:, :, 0, 2] + cnt[:, :, 1, 0] + cnt[:, :, 1, 2]
+    e0 = cnt[:, :, 0, 0] + cnt[:, :, 1, 1]
+    return np.stack([e0, e1], axis=-1)
 
 
 class _Pattern:
@@ -128,7 +181,7 @@ class _Pattern:
 
     def __init__(self, n: int) -> None:
         self.codes = np.zeros(n, dtype=np.int64)
-        self.G = 1  # number of distinct relabelled codes (upper bound)
+        self.G = 1  # number of distinct relabelled codes
         self.K = 1  # nominal alphabet size (Python int, exact)
 
     def add(self, digits: np.ndarray, radix: int) -> None:
@@ -146,65 +199,46 @@ class _Pattern:
         return float(self.K)
 
 
-def _iter_counts(pattern: _Pattern, V: np.ndarray, R: int, cand: np.ndarray):
-    """Yield ``(positions, counts)``, ``counts[c, g, v] = #{i: pattern_i = g, V[cand_c, i] = v}``.
-
-    One ``bincount`` per chunk of candidates over ``offset_c + pattern * R + V[c]``.
-    """
-    n = pattern.codes.size
-    D = pattern.G * R
-    chunk = max(1, min(_MAX_CELLS // D, _MAX_ELEMS // n, cand.size))
-    base = pattern.codes * R
-    for start in range(0, cand.size, chunk):
-        idx = cand[start:start + chunk]
-        c = idx.size
-        codes = V[idx].astype(np.int64)
-        codes += base
-        codes += (np.arange(c, dtype=np.int64) * D)[:, None]
-        counts = np.bincount(codes.ravel(), minlength=c * D).reshape(c, pattern.G, R)
-        yield np.arange(start, start + c), counts
-
-
-def _h_pattern(P: _Prepared, pattern: _Pattern) -> float:
-    counts = np.bincount(pattern.codes, minlength=pattern.G).astype(float)
-    return float(P._h(counts[None, :], pattern.Kf)[0])
+def _pattern_entropies(P: _Prepared, pattern: _Pattern) -> tuple[float, float]:
+    """``H(pattern)`` and ``H(pattern, Y)`` (smoothed)."""
+    cy = np.bincount(pattern.codes * 2 + P.y, minlength=2 * pattern.G).astype(float)
+    h_s = P._h(cy.reshape(pattern.G, 2).sum(axis=1)[None, :], pattern.Kf)[0]
+    h_sy = P._h(cy[None, :], 2.0 * pattern.Kf)[0]
+    return float(h_s), float(h_sy)
 
 
 def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) -> np.ndarray:
     """``I(Y; (X_j, X_S)) - I(Y; X_S)`` for every candidate (both terms smoothed, clipped)."""
-    ycounts = np.bincount(xs.codes * 2 + P.y, minlength=xs.G * 2).astype(float)
-    h_s = P._h(ycounts.reshape(xs.G, 2).sum(axis=1)[None, :], xs.Kf)[0]
-    h_sy = P._h(ycounts[None, :], 2.0 * xs.Kf)[0]
+    h_s, h_sy = _pattern_entropies(P, xs)
     i_ys = max(P.h_y + h_s - h_sy, 0.0)
     out = np.empty(cand.size)
-    for pos, counts in _iter_counts(xs, P.dy, 6, cand):
+    for pos, cnt in P.iter_counts(xs, cand):  # (c, G, 2[y], 3[v])
         c = pos.size
         Kjs = xs.Kf * P.r[cand[pos]].astype(float)
-        h_js = P._h(counts.reshape(c, xs.G, 3, 2).sum(axis=3).reshape(c, -1), Kjs)
-        h_jsy = P._h(counts.reshape(c, -1), 2.0 * Kjs)
+        h_js = P._h(cnt.sum(axis=2).reshape(c, -1), Kjs)
+        h_jsy = P._h(cnt.reshape(c, -1), 2.0 * Kjs)
         out[pos] = np.maximum(P.h_y + h_js - h_jsy, 0.0) - i_ys
     return out
 
 
 def _redundancy(P: _Prepared, xs: _Pattern, cand: np.ndarray) -> np.ndarray:
     """``I(X_j; X_S)`` for every candidate (smoothed)."""
-    h_s = _h_pattern(P, xs)
+    h_s, _ = _pattern_entropies(P, xs)
     out = np.empty(cand.size)
-    for pos, counts in _iter_counts(xs, P.dy, 6, cand):
-        c = pos.size
+    for pos, cnt in P.iter_counts(xs, cand):
         Kjs = xs.Kf * P.r[cand[pos]].astype(float)
-        h_js = P._h(counts.reshape(c, xs.G, 3, 2).sum(axis=3).reshape(c, -1), Kjs)
+        h_js = P._h(cnt.sum(axis=2).reshape(pos.size, -1), Kjs)
         out[pos] = np.maximum(P.h_x[cand[pos]] + h_s - h_js, 0.0)
     return out
 
 
 def _error_correlation(P: _Prepared, es: _Pattern, cand: np.ndarray) -> np.ndarray:
     """``I(E_j; E_S)`` for every candidate (smoothed)."""
-    h_s = _h_pattern(P, es)
+    h_s, _ = _pattern_entropies(P, es)
     out = np.empty(cand.size)
-    for pos, counts in _iter_counts(es, P.e, 2, cand):
-        c = pos.size
-        h_js = P._h(counts.reshape(c, -1), np.full(c, 2.0 * es.Kf))
+    for pos, cnt in P.iter_counts(es, cand):
+        ecnt = _errors(cnt)  # (c, G, 2[e])
+        h_js = P._h(ecnt.reshape(pos.size, -1), 2.0 * es.Kf)
         out[pos] = np.maximum(P.h_e[cand[pos]] + h_s - h_js, 0.0)
     return out
 
@@ -250,7 +284,7 @@ def _greedy_path(P: _Prepared, k: int, gain: Callable[..., np.ndarray],
         if t + 1 < k:
             xs.add(P.d[j].astype(np.int64), int(P.r[j]))
             if need_errors:
-                es.add(P.e[j].astype(np.int64), 2)
+                es.add((P.d[j] != P.y).astype(np.int64), 2)
     return selected, gains, scores
 
 
