@@ -298,7 +298,7 @@ def fetch(
             raise DataUnavailableError(
                 f"{MIRROR_ENV} is set to {mirror_dir()}, but the mirror has no file {mirror} "
                 f"(expected {entry.relpath.as_posix()} below it). "
-                f"Unset {MIRROR_ENV} to download instead, or " + _how_to_get(entry)
+                f"Unset {MIRROR_ENV} to download instead. " + _how_to_get(entry)
             )
         return _verified(mirror, entry, "mirror")
 

@@ -1,0 +1,79 @@
+"""Command line for the downloadable datasets.
+
+Usage::
+
+    python -m ensel.datasets fetch mmlu_pro     # download (or verify) every pinned file
+    python -m ensel.datasets status mmlu_pro    # where each file would be read from
+
+Files come from ``$ENSEL_DATA_MIRROR`` when it is set (read in place, SHA-256 checked),
+otherwise they are downloaded once into the data folder (``$ENSEL_DATA_DIR`` or the user
+cache). Exit status 1 when a file is unavailable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ensel.datasets import _fetch
+from ensel.datasets._paths import data_dir
+
+
+def _status(name: str) -> int:
+    entries = _fetch.read_registry(name)
+    missing = 0
+    for entry in entries:
+        where = _fetch.locate(entry)
+        if where is None:
+            missing += 1
+        print(
+            f"{'ok  ' if where else 'MISS'} {entry.path}  ->  {where or _fetch.cache_path(entry)}"
+        )
+    mirror = _fetch.mirror_dir() or "not set"
+    cache = data_dir("raw", create=False)
+    print(
+        f"{len(entries) - missing}/{len(entries)} files available "
+        f"(mirror: {mirror}; cache: {cache})"
+    )
+    return 0 if missing == 0 else 1
+
+
+def _fetch_all(name: str) -> int:
+    entries = _fetch.read_registry(name)
+    try:
+        for i, entry in enumerate(entries, 1):
+            path = _fetch.fetch(entry, progressbar=True)
+            print(f"[{i}/{len(entries)}] {entry.path}: {path}")
+    except _fetch.DataUnavailableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"all {len(entries)} files of {name!r} are available and verified (SHA-256)")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m ensel.datasets``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m ensel.datasets", description=__doc__.split("\n")[0]
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for command, text in (
+        ("fetch", "download (or verify in the mirror) every file of a dataset"),
+        ("status", "show where each file of a dataset would be read from"),
+    ):
+        p = sub.add_parser(command, help=text)
+        p.add_argument("name", help="dataset with a download registry, e.g. mmlu_pro")
+    args = parser.parse_args(argv)
+    try:
+        _fetch.read_registry(args.name)
+    except ValueError as exc:
+        parser.error(
+            f"{exc} (only real datasets such as 'mmlu_pro' are downloaded; the "
+            "paper-calibrated stand-ins are generated locally)"
+        )
+    return _fetch_all(args.name) if args.command == "fetch" else _status(args.name)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
