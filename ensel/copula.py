@@ -376,8 +376,12 @@ def bivariate_normal_cdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
     return out.reshape(np.broadcast_shapes(np.shape(h), np.shape(k), np.shape(rho)))
 
 
-def bivariate_normal_pdf(h: Any, k: Any, rho: Any) -> np.ndarray:
-    """Standard bivariate normal density ``phi_2(h, k; rho)`` (``= d Phi_2 / d rho``)."""
+def bivariate_normal_pdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
+    """Standard bivariate normal density ``phi_2(h, k; rho)`` (``= d Phi_2 / d rho``).
+
+    Vectorised like :func:`bivariate_normal_cdf`; returns ``0`` at ``|rho| = 1``, where the
+    law is singular. A plain float when all inputs are scalars.
+    """
     h = np.asarray(h, float)
     k = np.asarray(k, float)
     r = np.asarray(rho, float)
@@ -385,7 +389,8 @@ def bivariate_normal_pdf(h: Any, k: Any, rho: Any) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         q = (h * h - 2.0 * r * h * k + k * k) / one_m
         dens = np.exp(-q / 2.0) / (_TWO_PI * np.sqrt(one_m))
-    return np.where(one_m > 0, np.nan_to_num(dens, nan=0.0, posinf=0.0), 0.0)
+    out = np.where(one_m > 0, np.nan_to_num(dens, nan=0.0, posinf=0.0), 0.0)
+    return float(out) if out.ndim == 0 else out
 
 
 # ----------------------------------------------------------------------------- tetrachoric
