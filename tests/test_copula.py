@@ -154,6 +154,22 @@ def test_tetrachoric_bounds():
     assert tetrachoric(e_a, e_b) == -1.0
     e_b[99] = 0         # joint 0.3 but p_b = 0.59: inside the bounds, strongly negative
     assert -1.0 < tetrachoric(e_a, e_b) < -0.5
+    # beyond the Frechet interval (not reachable from data, but defined): clipped to +-1
+    ti, tj = ndtri(0.3), ndtri(0.2)
+    np.testing.assert_array_equal(solve_tetrachoric(ti, tj, [0.25, 0.2, -0.01, 0.0]),
+                                  [1.0, 1.0, -1.0, -1.0])
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.integers(0, 20), st.integers(0, 20))
+def test_tetrachoric_increases_with_joint_errors(a, b):
+    # 20 errors each out of 100 items; rolling the errors by 20 - o leaves an overlap of o
+    lo, hi = sorted((a, b))
+    e_i = np.zeros(100, int)
+    e_i[:20] = 1
+    e_j1 = np.roll(e_i, 20 - lo)   # overlap lo
+    e_j2 = np.roll(e_i, 20 - hi)   # overlap hi >= lo
+    assert tetrachoric(e_i, e_j1) <= tetrachoric(e_i, e_j2)
 
 
 def test_tetrachoric_constant_column_is_zero():
