@@ -1,0 +1,111 @@
+"""Datasets: paper-calibrated stand-ins, real MMLU-Pro outputs, or your own tidy table.
+
+:func:`load` is the single entry point; every dataset comes back as the tidy table of
+:mod:`ensel.data` (``item, model, condition, answer, label``).
+
+==============  ===========================================================================
+name            what
+==============  ===========================================================================
+``medmcqa``     paper-calibrated stand-in (:mod:`ensel.datasets.standins`)
+``mmlu``        paper-calibrated stand-in
+``imdb``        paper-calibrated stand-in
+``mmlu_pro``    real public LLM outputs (:mod:`ensel.datasets.mmlu_pro`, downloaded and
+                SHA-256 checked, or read from ``$ENSEL_DATA_MIRROR``)
+a file path     your own tidy table, ``.csv``/``.csv.gz``/``.parquet``/``.pq``
+                (validated with :func:`ensel.data.validate_responses`)
+==============  ===========================================================================
+
+Data folder: ``$ENSEL_DATA_DIR`` or the user cache (:func:`ensel.datasets._paths.data_dir`).
+The paper's printed tables are in :mod:`ensel.datasets.paper_tables`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ensel.datasets import standins as _standins
+
+__all__ = ["available", "load", "model_info"]
+
+_DESCRIPTIONS: dict[str, tuple[str, str]] = {
+    **{name: ("stand-in", desc) for name, desc in _standins.NAMES.items()},
+    "mmlu_pro": ("real", "MMLU-Pro published per-question LLM outputs as binary queries "
+                         "(downloaded, SHA-256 checked)"),
+}
+_FILE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
+
+
+def available() -> pd.DataFrame:
+    """Dataset names accepted by :func:`load`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``name``, ``kind`` (``stand-in`` or ``real``) and ``description``.
+    """
+    return pd.DataFrame(
+        [(name, kind, desc) for name, (kind, desc) in _DESCRIPTIONS.items()],
+        columns=["name", "kind", "description"],
+    )
+
+
+def _looks_like_path(name: str | os.PathLike[str]) -> bool:
+    if isinstance(name, os.PathLike):
+        return True
+    return name.lower().endswith(_FILE_SUFFIXES) or os.sep in name or "/" in name
+
+
+def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
+    """Load a dataset as a tidy table ``item, model, condition, answer, label``.
+
+    Parameters
+    ----------
+    name : str or path
+        ``"medmcqa"``, ``"mmlu"``, ``"imdb"`` (stand-ins; options ``seed=0``,
+        ``n_items=None``, ``cache=True``, see :func:`ensel.datasets.standins.load`),
+        ``"mmlu_pro"`` (options of :func:`ensel.datasets.mmlu_pro.load`), or the path of a
+        CSV/Parquet tidy table (option ``validate=True``).
+    **options
+        Passed to the loader.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the valid ones) or invalid options/table.
+    FileNotFoundError
+        A path that does not exist.
+    """
+    if isinstance(name, str) and name in _standins.NAMES:
+        return _standins.load(name, **options)
+    if isinstance(name, str) and name == "mmlu_pro":
+        from ensel.datasets import mmlu_pro
+
+        return mmlu_pro.load(**options)
+    if isinstance(name, (str, os.PathLike)) and (_looks_like_path(name) or Path(name).is_file()):
+        from ensel.data import read_responses
+
+        return read_responses(name, **options)
+    raise ValueError(
+        f"unknown dataset {name!r}; expected one of {', '.join(_DESCRIPTIONS)} or the path of a "
+        f"tidy table ({', '.join(_FILE_SUFFIXES)})"
+    )
+
+
+def model_info(name: str) -> pd.DataFrame:
+    """Model pool of a stand-in (paper table + family + fitted loading).
+
+    See :func:`ensel.datasets.standins.model_info`.
+    """
+    if name not in _standins.NAMES:
+        raise ValueError(
+            f"model_info is available for the stand-ins {sorted(_standins.NAMES)}; got {name!r}"
+        )
+    return _standins.model_info(name)

@@ -1,0 +1,419 @@
+"""Paper-calibrated stand-ins for the paper's three datasets (``medmcqa``, ``mmlu``, ``imdb``).
+
+The paper's raw LLM answers are not public. A stand-in reproduces the *mechanism* the paper
+describes -- Gaussian-copula errors with family-structured correlations -- calibrated to
+the numbers the paper prints, not the paper's exact results.
+
+Calibration (everything read from ``data/paper/model_pools.csv``)
+----------------------------------------------------------------
+* **Models**: the pool table of each dataset (12 / 13 / 12 models), with family = vendor.
+* **Accuracies**: in each of the 6 conditions (temperatures 0.01, 0.3, 0.7 x runs 1, 2;
+  labels ``"t0.01-r1"`` ... ``"t0.7-r2"``) model ``j``'s accuracy is drawn from
+  ``N(mean_j, std_j)`` (the table's "Accuracy" column; seeded), and its threshold is
+  ``tau_j = Phi^-1(1 - accuracy_j)`` (the table's ``tau`` is this quantity at the mean).
+* **Correlations**: a two-factor model of the latent error variables,
+
+  ``Z_j = a_j U + g V_f(j) + sqrt(1 - a_j^2 - g^2 [j shares its family]) xi_j``
+
+  (``U`` common factor, ``V_f`` one factor per family, ``xi_j`` idiosyncratic), so
+  ``rho_ij = a_i a_j + g^2 1[family_i = family_j]`` -- within-family pairs are more correlated
+  than cross-family pairs, as the paper reports. It is a valid covariance by construction
+  (positive definite; passed through :func:`ensel.copula.nearest_correlation`, a no-op here).
+  The loadings ``a_j`` are fitted by bounded least squares so that each model's average
+  correlation with the others matches the table's "Avg. rho_j". The table gives ``m``
+  numbers for ``m + 1`` parameters; the family loading ``g`` is set to the **largest**
+  value for which the fit still reproduces every avg rho within 0.4 units of the printed
+  precision (0.004; IMDB, printed with 3 decimals, 0.0004), so every fitted value rounds to
+  the printed one: the strongest family structure the table allows.
+  Each model keeps at least 1 % idiosyncratic latent variance. :func:`fit_residuals`
+  reports target vs achieved values.
+* **Queries**: ``n`` binary queries (MEDMCQA 8,366, MMLU 10,000, IMDB 10,000), labels
+  balanced (exactly ``n/2`` of each when ``n`` is even), the same items and labels in every
+  condition. ``E_j = 1(Z_j < tau_j)``, answer ``X_j = Y (1 - 2 E_j)``; no abstentions.
+* **Persistence across conditions** (an assumption; the paper does not report it): the
+  latent vector of an item in a condition is ``sqrt(p) Z_shared + sqrt(1 - p) Z_condition``
+  with both parts ``N(0, Sigma)``, so each condition is exactly the copula above while
+  the same query tends to be hard in every condition; ``p = 0.9`` by default.
+
+:func:`load` returns the tidy table (see :mod:`ensel.data`) and caches it as Parquet under
+``ensel.datasets._paths.data_dir("standins")`` keyed by (name, seed, n_items, generator
+version, a hash of the pool table), so a rerun is instant.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import least_squares
+from scipy.special import ndtri
+
+from ensel.datasets._paths import data_dir
+from ensel.datasets.paper_tables import load_paper_table
+
+__all__ = [
+    "CONDITIONS",
+    "NAMES",
+    "StandinSpec",
+    "condition_accuracies",
+    "correlation_matrix",
+    "fit_residuals",
+    "generate",
+    "load",
+    "model_info",
+    "spec",
+]
+
+#: Stand-in names and their one-line descriptions.
+NAMES: dict[str, str] = {
+    "medmcqa": "paper-calibrated stand-in for MEDMCQA (12 models, 8,366 binary queries)",
+    "mmlu": "paper-calibrated stand-in for MMLU (13 models, 10,000 binary queries)",
+    "imdb": "paper-calibrated stand-in for IMDB reviews (12 models, 10,000 binary queries)",
+}
+TEMPERATURES = (0.01, 0.3, 0.7)
+RUNS = (1, 2)
+#: Condition labels, temperature-major: ``t0.01-r1, t0.01-r2, ..., t0.7-r2``.
+CONDITIONS = tuple(f"t{t:g}-r{r}" for t in TEMPERATURES for r in RUNS)
+#: Bump when the generator changes, so cached Parquet files are not reused.
+GENERATOR_VERSION = "1"
+DEFAULT_PERSISTENCE = 0.9
+_MIN_IDIOSYNCRATIC = 0.01
+_ACC_CLIP = (0.5, 0.9999)
+_NAME_CODE = {"medmcqa": 1, "mmlu": 2, "imdb": 3}
+
+
+def _check_name(name: str) -> str:
+    if name not in NAMES:
+        raise ValueError(f"unknown stand-in {name!r}; expected one of {sorted(NAMES)}")
+    return name
+
+
+@dataclass(frozen=True)
+class StandinSpec:
+    """Calibrated parameters of one stand-in.
+
+    Attributes
+    ----------
+    name : str
+    models, families : list of str
+        In the paper's table order (by accuracy).
+    accuracy, accuracy_std : numpy.ndarray of shape (m,)
+        Mean and std over conditions (fractions).
+    tau : numpy.ndarray of shape (m,)
+        ``Phi^-1(1 - accuracy)`` at the mean accuracy.
+    target_avg_rho : numpy.ndarray of shape (m,)
+        The table's "Avg. rho_j".
+    loadings : numpy.ndarray of shape (m,)
+        Common-factor loadings ``a_j``.
+    family_loading : float
+        ``g`` (``g**2`` is the extra within-family correlation).
+    Sigma : numpy.ndarray of shape (m, m)
+        Latent correlation matrix.
+    n_items : int
+        The paper's number of binary queries.
+    tolerance : float
+        Allowed absolute avg-rho residual (0.4 units of the printed precision).
+    """
+
+    name: str
+    models: list[str]
+    families: list[str]
+    accuracy: np.ndarray
+    accuracy_std: np.ndarray
+    tau: np.ndarray
+    target_avg_rho: np.ndarray
+    loadings: np.ndarray
+    family_loading: float
+    Sigma: np.ndarray = field(repr=False)
+    n_items: int
+    tolerance: float
+
+
+def _avg_rho(S: np.ndarray) -> np.ndarray:
+    m = S.shape[0]
+    return (S.sum(axis=1) - np.diag(S)) / (m - 1)
+
+
+def _build_sigma(a: np.ndarray, g2: float, same: np.ndarray) -> np.ndarray:
+    S = np.outer(a, a) + g2 * same
+    np.fill_diagonal(S, 1.0)
+    return S
+
+
+def _fit_loadings(target: np.ndarray, same: np.ndarray, g2: float) -> tuple[np.ndarray, float]:
+    """Least-squares loadings for a given family loading; returns (a, max |residual|)."""
+    member = same.any(axis=1)
+    cap = np.sqrt(np.maximum(1.0 - _MIN_IDIOSYNCRATIC - g2 * member, 0.0))
+    x0 = np.minimum(np.sqrt(np.clip(target, 0.0, 1.0)), cap) * 0.999
+    res = least_squares(lambda a: _avg_rho(_build_sigma(a, g2, same)) - target, x0,
+                        bounds=(np.zeros_like(cap), cap + 1e-15), xtol=1e-14, ftol=1e-14,
+                        gtol=1e-14)
+    return res.x, float(np.max(np.abs(res.fun)))
+
+
+def _fit(target: np.ndarray, families: list[str], tol: float) -> tuple[np.ndarray, float]:
+    """Largest family loading (bisection on g^2) whose loading fit stays within ``tol``."""
+    fam = np.asarray(families)
+    same = (fam[:, None] == fam[None, :]) & ~np.eye(len(fam), dtype=bool)
+    a0, err0 = _fit_loadings(target, same, 0.0)
+    if err0 > tol or not same.any():
+        return a0, 0.0
+    lo, hi = 0.0, 1.0 - _MIN_IDIOSYNCRATIC
+    best = a0
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        a, err = _fit_loadings(target, same, mid)
+        if err <= tol:
+            lo, best = mid, a
+        else:
+            hi = mid
+    return best, float(np.sqrt(lo))
+
+
+@cache
+def _spec_cached(name: str) -> StandinSpec:
+    from ensel.copula import nearest_correlation
+
+    pool = load_paper_table("model_pools", dataset=name)
+    ds = load_paper_table("datasets", dataset=name)
+    decimals = pool["avg_rho"].map(lambda v: len(f"{v:g}".split(".")[1]) if "." in f"{v:g}"
+                                   else 0)
+    tol = 0.4 * 10.0 ** (-int(decimals.max()))
+    families = list(pool["family"])
+    target = pool["avg_rho"].to_numpy(dtype=float)
+    a, g = _fit(target, families, tol)
+    fam = np.asarray(families)
+    same = (fam[:, None] == fam[None, :]) & ~np.eye(len(fam), dtype=bool)
+    Sigma = nearest_correlation(_build_sigma(a, g * g, same))
+    acc = pool["accuracy"].to_numpy(dtype=float)
+    for arr in (a, acc, Sigma):
+        arr.setflags(write=False)
+    return StandinSpec(
+        name=name, models=list(pool["model"]), families=families, accuracy=acc,
+        accuracy_std=pool["accuracy_std"].to_numpy(dtype=float), tau=ndtri(1.0 - acc),
+        target_avg_rho=target, loadings=a, family_loading=g, Sigma=Sigma,
+        n_items=int(ds["n_items"].iloc[0]), tolerance=tol,
+    )
+
+
+def spec(name: str) -> StandinSpec:
+    """Calibrated parameters of stand-in ``name`` (fitted once per process)."""
+    return _spec_cached(_check_name(name))
+
+
+def model_info(name: str) -> pd.DataFrame:
+    """The paper's model pool of a stand-in with the fitted loadings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model, in the paper's order: ``model, family, provider, accuracy,
+        accuracy_std, tau, avg_rho, loading`` (fractions; ``avg_rho`` and ``tau`` as printed).
+    """
+    s = spec(name)
+    pool = load_paper_table("model_pools", dataset=name)
+    out = pool[["model", "family", "provider", "accuracy", "accuracy_std", "tau", "avg_rho"]]
+    out = out.copy()
+    out["loading"] = np.asarray(s.loadings)
+    return out.reset_index(drop=True)
+
+
+def correlation_matrix(name: str) -> pd.DataFrame:
+    """The stand-in's latent correlation matrix ``Sigma`` (models x models)."""
+    s = spec(name)
+    idx = pd.Index(s.models, name="model")
+    return pd.DataFrame(np.array(s.Sigma), index=idx, columns=idx.rename("model_j"))
+
+
+def fit_residuals(name: str) -> pd.DataFrame:
+    """Target vs achieved average correlation per model (and the family summary).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model: ``model, family, target_avg_rho, fitted_avg_rho, residual``
+        (fitted minus target). ``df.attrs`` holds ``family_loading``, ``within_family_mean``,
+        ``across_family_mean``, ``max_abs_residual`` and ``tolerance``.
+    """
+    s = spec(name)
+    S = np.asarray(s.Sigma)
+    fitted = _avg_rho(S)
+    fam = np.asarray(s.families)
+    offdiag = ~np.eye(len(fam), dtype=bool)
+    same = (fam[:, None] == fam[None, :]) & offdiag
+    across = fam[:, None] != fam[None, :]
+    df = pd.DataFrame({
+        "model": s.models, "family": s.families, "target_avg_rho": s.target_avg_rho,
+        "fitted_avg_rho": fitted, "residual": fitted - s.target_avg_rho,
+    })
+    df.attrs.update(
+        family_loading=float(s.family_loading),
+        within_family_mean=float(S[same].mean()) if same.any() else float("nan"),
+        across_family_mean=float(S[across].mean()),
+        max_abs_residual=float(np.max(np.abs(df["residual"]))),
+        tolerance=float(s.tolerance),
+    )
+    return df
+
+
+def _streams(name: str, seed: int) -> list[np.random.SeedSequence]:
+    """Independent seed streams: [accuracies, labels, shared latent, per-condition latents]."""
+    return np.random.SeedSequence([int(seed), _NAME_CODE[name]]).spawn(4)
+
+
+def _check_seed(seed: int) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed}")
+    return int(seed)
+
+
+def condition_accuracies(name: str, *, seed: int = 0) -> pd.DataFrame:
+    """The target accuracy drawn for each (condition, model) (independent of ``n_items``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``condition`` (:data:`CONDITIONS`), columns the models; values are the
+        accuracies ``~ N(mean_j, std_j)``, clipped to [0.5, 0.9999].
+    """
+    s = spec(name)
+    rng = np.random.default_rng(_streams(name, _check_seed(seed))[0])
+    draws = rng.standard_normal((len(CONDITIONS), len(s.models)))
+    acc = np.clip(s.accuracy + s.accuracy_std * draws, *_ACC_CLIP)
+    return pd.DataFrame(acc, index=pd.Index(CONDITIONS, name="condition"),
+                        columns=pd.Index(s.models, name="model"))
+
+
+def _sqrt_psd(S: np.ndarray) -> np.ndarray:
+    w, V = np.linalg.eigh(S)
+    return (V * np.sqrt(np.clip(w, 0.0, None))) @ V.T
+
+
+def generate(name: str, *, seed: int = 0, n_items: int | None = None,
+             persistence: float = DEFAULT_PERSISTENCE) -> pd.DataFrame:
+    """Sample a stand-in (no caching; see :func:`load`).
+
+    Parameters
+    ----------
+    name : {"medmcqa", "mmlu", "imdb"}
+    seed : int, default=0
+    n_items : int, optional
+        Number of binary queries; default the paper's (8,366 / 10,000 / 10,000).
+    persistence : float in [0, 1], default=0.9
+        Share of the latent error variable common to all conditions of an item.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy table ``item, model, condition, answer, label``: ``item``, ``model``,
+        ``condition`` categorical (models in the paper's order), ``answer`` and ``label``
+        ``int8``; rows ordered by condition, item, model.
+    """
+    s = spec(name)
+    seed = _check_seed(seed)
+    n = s.n_items if n_items is None else n_items
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ValueError(f"n_items must be an integer >= 2; got {n_items!r}")
+    n = int(n)
+    p = float(persistence)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"persistence must lie in [0, 1]; got {persistence!r}")
+    m, C = len(s.models), len(CONDITIONS)
+    acc = condition_accuracies(name, seed=seed).to_numpy()
+    tau = ndtri(1.0 - acc)  # (C, m)
+    _, s_lab, s_shared, s_cond = _streams(name, seed)
+    y = np.where(np.arange(n) < (n + 1) // 2, 1, -1).astype(np.int8)
+    y = np.random.default_rng(s_lab).permutation(y)
+    L = _sqrt_psd(np.asarray(s.Sigma))
+    z_shared = np.random.default_rng(s_shared).standard_normal((n, m)) @ L
+    rng_c = np.random.default_rng(s_cond)
+    answers = np.empty((C, n, m), dtype=np.int8)
+    for c in range(C):
+        z = np.sqrt(p) * z_shared + np.sqrt(1.0 - p) * (rng_c.standard_normal((n, m)) @ L)
+        err = z < tau[c]
+        answers[c] = np.where(err, -y[:, None], y[:, None])
+    width = len(str(n - 1))
+    items = [f"{name}-{i:0{width}d}" for i in range(n)]
+    item_codes = np.tile(np.repeat(np.arange(n), m), C)
+    return pd.DataFrame({
+        "item": pd.Categorical.from_codes(item_codes, categories=items),
+        "model": pd.Categorical.from_codes(np.tile(np.arange(m), n * C), categories=s.models),
+        "condition": pd.Categorical.from_codes(np.repeat(np.arange(C), n * m),
+                                               categories=list(CONDITIONS)),
+        "answer": answers.reshape(-1),
+        "label": np.tile(np.repeat(y, m), C),
+    })
+
+
+def _cache_path(name: str, seed: int, n_items: int | None) -> Path:
+    pool = load_paper_table("model_pools", dataset=name)
+    digest = hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()[:10]
+    n = "paper" if n_items is None else str(int(n_items))
+    fname = f"{name}_seed{seed}_n{n}_v{GENERATOR_VERSION}_{digest}.parquet"
+    return data_dir("standins") / fname
+
+
+def _restore_dtypes(df: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Dtypes exactly as :func:`generate` makes them (Parquet normally keeps them)."""
+    s = spec(name)
+    for col, cats in (("model", s.models), ("condition", list(CONDITIONS))):
+        dtype = df[col].dtype
+        if not (isinstance(dtype, pd.CategoricalDtype) and list(dtype.categories) == cats):
+            df[col] = pd.Categorical(df[col].astype(object), categories=cats)
+    if not isinstance(df["item"].dtype, pd.CategoricalDtype):
+        df["item"] = df["item"].astype("category")  # zero-padded ids: sorted = original order
+    for col in ("answer", "label"):
+        if df[col].dtype != np.int8:
+            df[col] = df[col].astype(np.int8)
+    return df
+
+
+def load(name: str, *, seed: int = 0, n_items: int | None = None,
+         cache: bool = True) -> pd.DataFrame:
+    """Load a paper-calibrated stand-in as a tidy table (cached as Parquet).
+
+    Parameters
+    ----------
+    name : {"medmcqa", "mmlu", "imdb"}
+    seed : int, default=0
+        Same seed, same table.
+    n_items : int, optional
+        Number of binary queries (default the paper's); small values make quick tests.
+    cache : bool, default=True
+        Read from / write to ``data_dir("standins")`` (``$ENSEL_DATA_DIR``). Files are
+        written atomically (temporary file + rename).
+
+    Returns
+    -------
+    pandas.DataFrame
+        See :func:`generate`.
+    """
+    _check_name(name)
+    seed = _check_seed(seed)
+    if not cache:
+        return generate(name, seed=seed, n_items=n_items)
+    path = _cache_path(name, seed, n_items)
+    if path.is_file():
+        try:
+            return _restore_dtypes(pd.read_parquet(path), name)
+        except (OSError, ValueError):  # unreadable / truncated file: regenerate below
+            pass
+    df = generate(name, seed=seed, n_items=n_items)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
+    os.close(fd)
+    try:
+        df.to_parquet(tmp, index=False)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return df
