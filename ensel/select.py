@@ -65,7 +65,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ensel._validation import check_k, check_X, check_X_y
-from ensel.info import _check_alpha, _smoothed_entropy_bits, _smoothed_mi_codes
+from ensel.info import (
+    _check_alpha,
+    _check_prob,
+    _smoothed_entropy_bits,
+    _smoothed_mi_codes,
+    conditional_mutual_information_table,
+)
 
 __all__ = [
     "TIE_TOL",
@@ -76,6 +82,7 @@ __all__ = [
     "TopK",
     "exhaustive_search",
     "greedy_mi",
+    "greedy_mi_exact",
     "mrmr",
     "relevance",
     "three_term_greedy",
@@ -518,6 +525,42 @@ def greedy_mi(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
 def three_term_greedy(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """Greedy maximisation of the Eq. (9) estimate. See :class:`ThreeTermGreedy`."""
     return ThreeTermGreedy(k, alpha=alpha).fit(X, y).selected_
+
+
+def greedy_mi_exact(p: Any, k: int) -> list[int]:
+    """Greedy MI on an exact joint law: ``argmax_j I(Y; X_j | X_S)`` from a probability table.
+
+    The population version of :func:`greedy_mi`, for the theory pages (e.g. Theorem 4.1:
+    with independent BSCs it picks the ``k`` most accurate channels).
+
+    Parameters
+    ----------
+    p : array-like
+        Joint probability table of ``(Y, X_1, ..., X_m)``: axis 0 is ``Y``, axis ``1 + j``
+        is model ``j`` (any alphabet sizes).
+    k : int
+        Budget, ``1 <= k <= m``.
+
+    Returns
+    -------
+    list of int
+        Model indices (0-based) in pick order; ties within ``TIE_TOL`` -> lowest index.
+    """
+    arr = _check_prob(p)
+    if arr.ndim < 2:
+        raise ValueError(
+            f"p must have one axis for Y and at least one per model; got shape {arr.shape}"
+        )
+    m = arr.ndim - 1
+    k = check_k(k, m)
+    selected: list[int] = []
+    for _ in range(k):
+        cand = np.array([j for j in range(m) if j not in selected])
+        axes_S = [1 + s for s in selected]
+        scores = np.array([conditional_mutual_information_table(arr, 0, 1 + j, axes_S)
+                           for j in cand])
+        selected.append(int(cand[_pick(scores, cand)]))
+    return selected
 
 
 # ---------------------------------------------------------------------------
