@@ -240,3 +240,23 @@ def test_damaged_cached_copy_is_replaced(monkeypatch, cache_dir):
         Path(output_file).write_bytes(content)
 
     assert _fetch.fetch(entry, downloader=serve).read_bytes() == content
+
+
+# --------------------------------------------------------------------------- command line
+def test_cli_status_and_fetch(tmp_path, monkeypatch, cache_dir, capsys):
+    from ensel.datasets.__main__ import main
+
+    empty = tmp_path / "empty-mirror"
+    empty.mkdir()
+    monkeypatch.setenv("ENSEL_DATA_MIRROR", str(empty))
+    assert main(["status", "mmlu_pro"]) == 1
+    assert "0/43 files available" in capsys.readouterr().out
+    assert main(["fetch", "mmlu_pro"]) == 1
+    assert "the mirror has no file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["fetch", "mmlu"])  # stand-ins have no registry
+    assert "no download registry for dataset 'mmlu'" in capsys.readouterr().err
+    mirror = _require_mirror()
+    monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
+    assert main(["status", "mmlu_pro"]) == 0
+    assert "43/43 files available" in capsys.readouterr().out
