@@ -1,0 +1,221 @@
+"""Paper-calibrated stand-ins: calibration, sampling, caching and the load() entry point."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+import ensel.datasets
+from ensel.copula import errors_from, tetrachoric_matrix
+from ensel.data import to_wide, validate_responses
+from ensel.datasets import standins
+
+NAMES = ["medmcqa", "mmlu", "imdb"]
+N_MODELS = {"medmcqa": 12, "mmlu": 13, "imdb": 12}
+
+
+@pytest.fixture(autouse=True)
+def _data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENSEL_DATA_DIR", str(tmp_path / "data"))
+
+
+def _same_frame(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """Exact equality, fast for large categoricals (codes + categories + values)."""
+    if list(a.columns) != list(b.columns) or len(a) != len(b):
+        return False
+    for col in a.columns:
+        if isinstance(a[col].dtype, pd.CategoricalDtype):
+            if list(a[col].cat.categories) != list(b[col].cat.categories):
+                return False
+            if not np.array_equal(a[col].cat.codes.to_numpy(), b[col].cat.codes.to_numpy()):
+                return False
+        elif a[col].dtype != b[col].dtype or not np.array_equal(a[col], b[col]):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shapes_dtypes_and_balanced_shared_labels(name):
+    n = 101 if name == "imdb" else 200
+    df = ensel.datasets.load(name, n_items=n)
+    m = N_MODELS[name]
+    assert list(df.columns) == ["item", "model", "condition", "answer", "label"]
+    assert len(df) == n * m * 6
+    assert [str(t) for t in df.dtypes] == ["category", "category", "category", "int8", "int8"]
+    assert list(df["condition"].cat.categories) == list(standins.CONDITIONS)
+    assert standins.CONDITIONS == ("t0.01-r1", "t0.01-r2", "t0.3-r1", "t0.3-r2", "t0.7-r1",
+                                   "t0.7-r2")
+    assert list(df["model"].cat.categories) == list(ensel.datasets.model_info(name)["model"])
+    assert set(df["answer"].unique()) <= {-1, 1}
+    labels = df.drop_duplicates(["condition", "item"]).pivot(index="item", columns="condition",
+                                                             values="label")
+    assert labels.shape == (n, 6)
+    assert (labels.nunique(axis=1) == 1).all()  # same queries, same labels in every condition
+    n_pos = int((labels.iloc[:, 0] == 1).sum())
+    assert n_pos == (n + 1) // 2
+    validate_responses(df.head(500))  # the contract holds
+
+
+def test_paper_sizes():
+    assert standins.spec("medmcqa").n_items == 8366
+    assert standins.spec("mmlu").n_items == 10000
+    assert standins.spec("imdb").n_items == 10000
+
+
+def test_determinism():
+    a = standins.generate("mmlu", seed=3, n_items=300)
+    b = standins.generate("mmlu", seed=3, n_items=300)
+    c = standins.generate("mmlu", seed=4, n_items=300)
+    assert _same_frame(a, b)
+    assert not np.array_equal(a["answer"], c["answer"])
+    pd.testing.assert_frame_equal(standins.condition_accuracies("mmlu", seed=3),
+                                  standins.condition_accuracies("mmlu", seed=3))
+    assert not standins.condition_accuracies("mmlu", seed=3).equals(
+        standins.condition_accuracies("mmlu", seed=4))
+
+
+def test_condition_accuracies_follow_the_table():
+    spec = standins.spec("medmcqa")
+    acc = standins.condition_accuracies("medmcqa", seed=0, )
+    assert acc.shape == (6, 12)
+    z = (acc.to_numpy() - spec.accuracy) / spec.accuracy_std
+    assert np.all(np.abs(z) < 5)
+    assert not np.allclose(acc.to_numpy(), spec.accuracy)  # drawn, not copied
+    # n_items does not change the drawn targets
+    assert acc.equals(standins.condition_accuracies("medmcqa", seed=0))
+
+
+@pytest.mark.parametrize("name", ["medmcqa", "imdb"])
+def test_empirical_accuracy_close_to_drawn_targets(name):
+    n = 6000
+    df = standins.generate(name, seed=1, n_items=n)
+    targets = standins.condition_accuracies(name, seed=1)
+    for cond in standins.CONDITIONS:
+        X, y = to_wide(df, cond, validate=False)
+        acc = (X.to_numpy() == y.to_numpy()[:, None]).mean(axis=0)
+        tgt = targets.loc[cond].to_numpy()
+        se = np.sqrt(tgt * (1 - tgt) / n)
+        assert np.all(np.abs(acc - tgt) < 4.5 * se), cond
+
+
+def test_error_correlations_have_family_structure():
+    name = "medmcqa"
+    df = standins.generate(name, seed=2, n_items=8000)
+    X, y = to_wide(df, "t0.7-r1", validate=False)
+    R = tetrachoric_matrix(errors_from(X.to_numpy(), y.to_numpy()))
+    fam = np.asarray(standins.spec(name).families)
+    off = ~np.eye(len(fam), dtype=bool)
+    same = (fam[:, None] == fam[None, :]) & off
+    across = fam[:, None] != fam[None, :]
+    assert R[same].mean() > R[across].mean() + 0.1
+    # the empirical average correlation per model matches the table (sampling error ~0.02)
+    avg = (R.sum(axis=1) - 1) / (len(fam) - 1)
+    target = standins.spec(name).target_avg_rho
+    assert np.max(np.abs(avg - target)) < 0.06
+    # and the implied population matrix is the fitted Sigma
+    assert np.mean(np.abs(R - standins.spec(name).Sigma)[off]) < 0.04
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fit_residuals_and_sigma(name):
+    res = standins.fit_residuals(name)
+    assert len(res) == N_MODELS[name]
+    assert list(res.columns) == ["model", "family", "target_avg_rho", "fitted_avg_rho",
+                                 "residual"]
+    tol = res.attrs["tolerance"]
+    assert tol == (0.0004 if name == "imdb" else 0.004)
+    assert np.all(np.abs(res["residual"]) <= tol + 1e-9)
+    # fitted values round to the printed ones
+    decimals = 3 if name == "imdb" else 2
+    assert np.allclose(res["fitted_avg_rho"].round(decimals), res["target_avg_rho"])
+    assert res.attrs["within_family_mean"] > res.attrs["across_family_mean"]
+    assert res.attrs["family_loading"] > 0
+    S = standins.correlation_matrix(name).to_numpy()
+    assert np.allclose(S, S.T) and np.allclose(np.diag(S), 1.0)
+    assert np.linalg.eigvalsh(S).min() > 1e-3
+    spec = standins.spec(name)
+    # tau is the Gaussian threshold of the mean error rate, equal to the printed one
+    info = standins.model_info(name)
+    assert np.allclose(spec.tau, norm.ppf(1 - info["accuracy"]))
+    assert np.all(np.abs(spec.tau - info["tau"]) < (0.001 if name == "imdb" else 0.005))
+
+
+def test_persistence_links_conditions():
+    def agreement(p):
+        df = standins.generate("mmlu", seed=0, n_items=3000, persistence=p)
+        X1, _ = to_wide(df, "t0.01-r1", validate=False)
+        X2, _ = to_wide(df, "t0.7-r2", validate=False)
+        return float((X1.to_numpy() == X2.to_numpy()).mean())
+
+    independent, persistent = agreement(0.0), agreement(0.9)
+    assert persistent > independent + 0.08
+    with pytest.raises(ValueError, match="persistence must lie in"):
+        standins.generate("mmlu", n_items=10, persistence=1.5)
+
+
+def test_cache_hit_is_identical_and_skips_generation(tmp_path, monkeypatch):
+    first = standins.load("imdb", seed=5, n_items=150)
+    files = list((tmp_path / "data" / "standins").glob("imdb_seed5_n150_*.parquet"))
+    assert len(files) == 1
+    assert not list(files[0].parent.glob("*.tmp"))  # atomic write leaves no temp file
+
+    def boom(*args, **kwargs):
+        raise AssertionError("generate() called on a cache hit")
+
+    monkeypatch.setattr(standins, "generate", boom)
+    second = standins.load("imdb", seed=5, n_items=150)
+    assert _same_frame(first, second)
+    pd.testing.assert_frame_equal(first, second)
+    with pytest.raises(AssertionError, match="cache hit"):
+        standins.load("imdb", seed=6, n_items=150)  # another key: must generate
+
+
+def test_corrupt_cache_is_regenerated_and_cache_false_writes_nothing(tmp_path):
+    df = standins.load("mmlu", n_items=40)
+    (path,) = (tmp_path / "data" / "standins").glob("mmlu_seed0_n40_*.parquet")
+    path.write_bytes(b"not parquet")
+    again = standins.load("mmlu", n_items=40)
+    assert _same_frame(df, again)
+    fresh = standins.load("mmlu", n_items=41, cache=False)
+    assert len(fresh) == 41 * 13 * 6
+    assert not list(path.parent.glob("mmlu_seed0_n41_*"))
+
+
+def test_argument_errors():
+    with pytest.raises(ValueError, match="unknown dataset 'gsm8k'; expected one of medmcqa"):
+        ensel.datasets.load("gsm8k")
+    with pytest.raises(ValueError, match="unknown stand-in 'gsm8k'"):
+        standins.spec("gsm8k")
+    with pytest.raises(ValueError, match="n_items must be an integer >= 2"):
+        standins.load("mmlu", n_items=1)
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        standins.load("mmlu", seed=-1, n_items=10)
+    with pytest.raises(ValueError, match="model_info is available for the stand-ins"):
+        ensel.datasets.model_info("mmlu_pro")
+
+
+def test_available_and_mmlu_pro_dispatch(monkeypatch):
+    av = ensel.datasets.available()
+    assert list(av["name"]) == ["medmcqa", "mmlu", "imdb", "mmlu_pro"]
+    assert set(av["kind"]) == {"stand-in", "real"}
+    import ensel.datasets.mmlu_pro as mmlu_pro
+
+    seen = {}
+
+    def fake_load(**options):
+        seen.update(options)
+        return pd.DataFrame({"item": [], "model": [], "condition": [], "answer": [], "label": []})
+
+    monkeypatch.setattr(mmlu_pro, "load", fake_load)
+    out = ensel.datasets.load("mmlu_pro", seed=7, subset="ori_mmlu")
+    assert seen == {"seed": 7, "subset": "ori_mmlu"} and len(out) == 0
+
+
+def test_model_info():
+    info = ensel.datasets.model_info("mmlu")
+    assert list(info.columns) == ["model", "family", "provider", "accuracy", "accuracy_std", "tau",
+                                  "avg_rho", "loading"]
+    assert len(info) == 13 and info.loc[0, "model"] == "GPT-4.1"
+    assert info["loading"].between(0, 1).all()
