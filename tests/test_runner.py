@@ -8,7 +8,14 @@ import nbformat
 import pytest
 import yaml
 
-from ensel.runner import NotebookRun, _adhoc_run, _strip_volatile, _warnings_in, find_runs, load_runs
+from ensel.runner import (
+    NotebookRun,
+    _adhoc_run,
+    _strip_volatile,
+    _warnings_in,
+    find_runs,
+    load_runs,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
