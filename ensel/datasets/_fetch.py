@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ensel.datasets._paths import data_dir
+from ensel.datasets._paths import data_dir, import_pooch
 
 __all__ = [
     "MIRROR_ENV",
@@ -308,7 +308,7 @@ def fetch(
             return _verified(target, entry, "cache")
         except DataUnavailableError:
             target.unlink()  # a stale or damaged cached copy: download a fresh one
-    import pooch  # lazy: importing ensel never touches pooch/requests
+    pooch = import_pooch()  # lazy: importing ensel never touches pooch/requests
 
     target.parent.mkdir(parents=True, exist_ok=True)
     try:

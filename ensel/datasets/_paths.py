@@ -14,7 +14,9 @@ below this folder, each in its own sub-folder.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
+from types import ModuleType
 
 __all__ = ["data_dir"]
 
@@ -40,10 +42,21 @@ def data_dir(*parts: str, create: bool = True) -> Path:
     if env:
         base = Path(env).expanduser()
     else:
-        import pooch
-
-        base = Path(pooch.os_cache("ensel"))
+        base = Path(import_pooch().os_cache("ensel"))
     path = base.joinpath(*parts).resolve()
     if create:
         path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def import_pooch() -> ModuleType:
+    """Import pooch without tqdm's notebook warning.
+
+    pooch imports ``tqdm.auto``, which inside a Jupyter kernel without ipywidgets warns
+    ("IProgress not found"); the book's notebooks must print no warnings, and text progress
+    bars are what we want anyway.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        import pooch
+    return pooch
