@@ -52,6 +52,7 @@ __all__ = [
     "evaluate",
     "split_indices",
     "exhaustive_errors",
+    "exhaustive_feasible",
     "summarise",
     "paired_differences",
     "selection_table",
@@ -252,6 +253,16 @@ def _digits(X: np.ndarray, base: int) -> np.ndarray:
     return d
 
 
+def _exhaustive_cells(m: int, base: int) -> int:
+    return max(comb(m, k) * base ** (k + (1 if k < m else 0)) * 4 for k in range(1, m + 1))
+
+
+def exhaustive_feasible(m: int, *, abstentions: bool = False) -> bool:
+    """Whether :func:`exhaustive_errors` accepts ``m`` models (m <= 15 without abstentions,
+    m <= 11 with them: the count tables of all subsets of one size must fit in memory)."""
+    return _exhaustive_cells(int(m), 3 if abstentions else 2) <= _EXHAUSTIVE_MAX_CELLS
+
+
 def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
                       y_test: np.ndarray, ks: Sequence[int], *, alpha: float = 1.0
                       ) -> dict[int, dict[str, np.ndarray]]:
@@ -281,12 +292,12 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
     """
     m = X_train.shape[1]
     base = 3 if (np.any(X_train == 0) or np.any(X_test == 0)) else 2
-    cells = max(comb(m, k) * base ** (k + (1 if k < m else 0)) * 4 for k in range(1, m + 1))
+    cells = _exhaustive_cells(m, base)
     if cells > _EXHAUSTIVE_MAX_CELLS:
         raise ValueError(
             f"exhaustive search over m={m} models (pattern base {base}) needs {cells:,} table "
             f"cells at once, above the limit {_EXHAUSTIVE_MAX_CELLS:,}; use fewer models "
-            "(m <= 15 without abstentions)"
+            "(m <= 15 without abstentions, m <= 11 with them)"
         )
     want = set(int(k) for k in ks)
     weights = base ** np.arange(m, dtype=np.int64)

@@ -581,7 +581,7 @@ def _bl(agg: str) -> list[tuple[str, str]]:
     return [("topk", agg), ("relevance", agg), ("mrmr", agg)]
 
 
-#: The experiments section's claims (Sec. 6 and Appendices F-H), as data.
+#: The experiments section's claims (Section 6 and the experimental appendices), as data.
 CLAIMS: list[Claim] = [
     # --- general (abstract, introduction, conclusion) ---
     Claim("G1", "all", "Abstract / Sec. 7 (Conclusion)",
@@ -593,7 +593,7 @@ CLAIMS: list[Claim] = [
     Claim("G3", "all", "Sec. 6.1 'Performance saturation'",
           "Gains diminish for large k; using all m models is worse than the best subset "
           "(MAP over 2^k patterns becomes noisy).", full_set_worse(G)),
-    Claim("G4", "all", "App. F.2 / G.2 (MV ablation)",
+    Claim("G4", "all", "Appendices MEDMCQA/MMLU, 'Alternative Aggregation Rules' (MV)",
           "Under majority vote, mRMR (Terms 1+2) is unstable at small budgets: worse than "
           "Top-k at k = 2 and 3.", lower(("topk", "mv"), ("mrmr", "mv"), [2, 3])),
     # --- MEDMCQA ---
@@ -606,26 +606,28 @@ CLAIMS: list[Claim] = [
     Claim("MED3", "medmcqa", "Sec. 6.1 'Why does mRMR struggle?'",
           "Terms 1+2 (mRMR) plateaus around 17.3% and is beaten by Greedy MI for k = 3..8.",
           lower(G, M, range(3, 9))),
-    Claim("MED4", "medmcqa", "Sec. 6.1 'Understanding the selection behavior', Table 1",
+    Claim("MED4", "medmcqa",
+          "Sec. 6.1 'Understanding the selection behavior', Table tab:medmcqa_selections",
           "Greedy MI keeps high accuracy while mRMR's aggressive diversity-seeking includes weak "
           "models: Greedy MI's set is more accurate at k = 3..5.",
           set_more_accurate("greedy_mi", "mrmr", [3, 4, 5])),
     Claim("MED5", "medmcqa", "Sec. 6.1 'Performance saturation'",
           "Performance approaches a non-zero floor and degrades when using all 12 models.",
           full_set_worse(G)),
-    Claim("MED6", "medmcqa", "App. F.2, Table tab:medmcqa_mv_vs_map",
+    Claim("MED6", "medmcqa",
+          "Appendix MEDMCQA, 'Alternative Aggregation Rules'; Table tab:medmcqa_mv_vs_map",
           "mRMR is highly unstable under MV (k=2: 0.264 vs 0.181 for Top-k); it stays worse "
           "than Top-k (MV) for k = 2..9.", lower(("topk", "mv"), ("mrmr", "mv"), range(2, 10))),
-    Claim("MED7", "medmcqa", "App. F.2 (MV)",
+    Claim("MED7", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (MV)",
           "In the mid-budget regime (k = 3..7), Greedy MI (MAP) keeps the lowest error against "
           "all MV baselines.", lower_than_all(G, _bl("mv"), range(3, 8))),
-    Claim("MED8", "medmcqa", "App. F.2 (W-MV)",
+    Claim("MED8", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (W-MV)",
           "Under W-MV, Terms 1+2 remains substantially worse than Top-k in the mid-budget range "
           "(k=4: 0.204; k=6: 0.197).", lower(("topk", "wmv"), ("mrmr", "wmv"), range(4, 9))),
-    Claim("MED9", "medmcqa", "App. F.2 (W-MV)",
+    Claim("MED9", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (W-MV)",
           "Top-k with W-MV performs comparably to Top-k with MAP (within 0.01 at every k).",
           close(("topk", "wmv"), T, "all", 0.01)),
-    Claim("MED10", "medmcqa", "App. F.2 (W-MV)",
+    Claim("MED10", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (W-MV)",
           "Greedy MI (MAP) remains most competitive for k = 3..7 against the W-MV baselines.",
           lower_than_all(G, _bl("wmv"), range(3, 8))),
     # --- MMLU ---
@@ -640,30 +642,30 @@ CLAIMS: list[Claim] = [
           close(T, R, "all", 0.002)),
     Claim("MMLU4", "mmlu", "Sec. 6.2 'Results'",
           "For larger k all methods degrade (all about 0.171 at k = 13).", full_set_worse(G)),
-    Claim("MMLU5", "mmlu", "Sec. 6.2, Table 2",
+    Claim("MMLU5", "mmlu", "Sec. 6.2, Table tab:mmlu_selections",
           "Greedy MI's picks stay accurate while mRMR adds weaker models (k = 2..5).",
           set_more_accurate("greedy_mi", "mrmr", [2, 3, 4, 5])),
-    Claim("MMLU6", "mmlu", "App. G.2 (MV)",
+    Claim("MMLU6", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (MV)",
           "At small budgets mRMR is highly unstable under MV (k=2: 0.246 vs 0.156 Top-k; "
           "k=3: 0.219).", lower(("topk", "mv"), ("mrmr", "mv"), [2, 3])),
-    Claim("MMLU7", "mmlu", "App. G.2 (MV)",
+    Claim("MMLU7", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (MV)",
           "In the mid-budget regime Greedy MI (MAP) remains consistently lower than the MV "
           "baselines (k = 3..7).", lower_than_all(G, _bl("mv"), range(3, 8))),
-    Claim("MMLU8", "mmlu", "App. G.2 (W-MV)",
+    Claim("MMLU8", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (W-MV)",
           "Under W-MV, Terms 1+2 remains substantially worse in the mid-budget range "
           "(k=4: 0.174; k=6: 0.167).", lower(("topk", "wmv"), ("mrmr", "wmv"), range(4, 8))),
-    Claim("MMLU9", "mmlu", "App. G.2 (W-MV)",
+    Claim("MMLU9", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (W-MV)",
           "At larger budgets W-MV narrows the gap: Top-k (W-MV) is comparable to Greedy MI "
           "(MAP) at k = 10, 11 (within 0.005).", close(("topk", "wmv"), G, [10, 11], 0.005)),
     # --- IMDB ---
     Claim("IMDB1", "imdb", "Sec. 6.3",
           "Greedy MI still consistently outperforms the baselines in the mid-budget range "
           "(k = 4..8).", lower_than_all(G, [T, R, M], range(4, 9))),
-    Claim("IMDB2", "imdb", "App. H.1",
+    Claim("IMDB2", "imdb", "Appendix IMDB, 'Experiments Across Temperatures and Runs'",
           "Improvements from selection are modest and often within noise margins "
           "(|Greedy MI − Top-k| at most one standard deviation for at least half of the k).",
           within_noise([T], G, "all", 0.5)),
-    Claim("IMDB3", "imdb", "App. H.2",
+    Claim("IMDB3", "imdb", "Appendix IMDB, 'Experiments with Alternative Aggregation Rules'",
           "Under MV and W-MV all methods perform comparably: the curves largely overlap and "
           "differences fall within the variance bands (at least 80% of the comparisons with "
           "Greedy MI within one std).", within_noise(_bl("mv") + _bl("wmv"), G, "all", 0.8)),
