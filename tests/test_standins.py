@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -219,3 +221,15 @@ def test_model_info():
                                   "avg_rho", "loading"]
     assert len(info) == 13 and info.loc[0, "model"] == "GPT-4.1"
     assert info["loading"].between(0, 1).all()
+
+
+def test_dataset_card_matches_the_fit():
+    """data/standins.md quotes the fit summary; keep it in sync with the code."""
+    card = Path(standins.__file__).resolve().parents[2] / "data" / "standins.md"
+    text = card.read_text()
+    for name, label in [("medmcqa", "MEDMCQA"), ("mmlu", "MMLU"), ("imdb", "IMDB")]:
+        a = standins.fit_residuals(name).attrs
+        row = (f"| {label} | {a['family_loading']:.3f} ({a['family_loading'] ** 2:.3f}) | "
+               f"{a['within_family_mean']:.3f} | {a['across_family_mean']:.3f} | "
+               f"{a['max_abs_residual']:.4f}")
+        assert row in text, row
