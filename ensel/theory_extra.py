@@ -1,0 +1,211 @@
+"""Small exact helpers used by the theory pages (Section 3, Theorem D.1).
+
+* :func:`diminishing_returns_violation` -- the *global* submodularity check of a set
+  function over every triple ``S subset T``, ``j not in T`` (with the worst triple, so a
+  page can show a counterexample), complementing the local pairwise check
+  :func:`ensel.theory.submodularity_violation`.
+* :func:`random_latent_difficulty_model` -- seeded random instances of the latent-difficulty
+  model of Theorem D.1 (:class:`ensel.theory.LatentDifficultyModel`).
+* :func:`binary_entropy` and :func:`bsc_capacity` -- ``h(p)`` and ``1 - h(eps)`` in bits,
+  the capacity of a binary symmetric channel (each model as a BSC, Section 3).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ensel._validation import check_random_state
+from ensel.theory import LatentDifficultyModel, set_function_table
+
+__all__ = [
+    "DiminishingReturnsViolation",
+    "binary_entropy",
+    "bsc_capacity",
+    "diminishing_returns_violation",
+    "random_latent_difficulty_model",
+]
+
+
+def _mask_to_tuple(mask: int, m: int) -> tuple[int, ...]:
+    return tuple(j for j in range(m) if mask >> j & 1)
+
+
+@dataclass(frozen=True)
+class DiminishingReturnsViolation:
+    """Worst violation of diminishing returns found by :func:`diminishing_returns_violation`.
+
+    Attributes
+    ----------
+    gap : float
+        ``max [F(T + j) - F(T)] - [F(S + j) - F(S)]`` over ``S subset T``, ``j not in T``.
+        ``F`` is submodular iff ``gap <= 0`` (up to round-off).
+    S, T : tuple of int
+        The subsets attaining the maximum (sorted model indices, ``S`` a subset of ``T``).
+    j : int
+        The added element (``-1`` when there is no triple, i.e. ``m = 0``).
+    gain_small, gain_large : float
+        ``F(S + j) - F(S)`` and ``F(T + j) - F(T)``.
+    n_triples : int
+        Number of triples ``(S, T, j)`` examined.
+    """
+
+    gap: float
+    S: tuple[int, ...]
+    T: tuple[int, ...]
+    j: int
+    gain_small: float
+    gain_large: float
+    n_triples: int
+
+
+def diminishing_returns_violation(F: Callable[[tuple[int, ...]], float],
+                                  m: int) -> DiminishingReturnsViolation:
+    """Check diminishing returns of ``F`` over *every* ``S subset T subset [m]``, ``j not in T``.
+
+    Submodularity means ``F(S + j) - F(S) >= F(T + j) - F(T)`` whenever ``S`` is a subset of
+    ``T`` and ``j`` is not in ``T``. This evaluates ``F`` once on each of the ``2^m`` subsets
+    (via :func:`ensel.theory.set_function_table`) and examines all ``m 3^(m-1)`` triples.
+
+    Parameters
+    ----------
+    F : callable
+        Set function; receives a sorted tuple of indices in ``0..m-1``.
+    m : int
+        Ground-set size, ``1 <= m <= 12`` (the triple count grows like ``3^m``).
+
+    Returns
+    -------
+    DiminishingReturnsViolation
+        The largest ``gain_large - gain_small`` and the triple attaining it (ties: first in
+        the order ``T`` by bit mask, then ``S``, then ``j``). ``gap <= tol`` means submodular.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is not an integer in ``[1, 12]``.
+    """
+    if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)):
+        raise ValueError(f"m (ground-set size) must be an integer; got {m!r}")
+    mm = int(m)
+    if not 1 <= mm <= 12:
+        raise ValueError(
+            f"m must lie in [1, 12] for an exhaustive check over 3^m triples; got {mm}"
+        )
+    vals = set_function_table(F, mm)
+    best = (-math.inf, 0, 0, -1, 0.0, 0.0)
+    count = 0
+    for T in range(1 << mm):
+        outside = [j for j in range(mm) if not T >> j & 1]
+        if not outside:
+            continue
+        gains_T = {j: vals[T | 1 << j] - vals[T] for j in outside}
+        S = T
+        while True:  # all submasks S of T, T itself included
+            for j in outside:
+                gs = vals[S | 1 << j] - vals[S]
+                gap = gains_T[j] - gs
+                count += 1
+                if gap > best[0]:
+                    best = (gap, S, T, j, gs, gains_T[j])
+            if S == 0:
+                break
+            S = (S - 1) & T
+    gap, S, T, j, gs, gt = best
+    return DiminishingReturnsViolation(
+        gap=float(gap), S=_mask_to_tuple(S, mm), T=_mask_to_tuple(T, mm), j=int(j),
+        gain_small=float(gs), gain_large=float(gt), n_triples=count,
+    )
+
+
+def random_latent_difficulty_model(m: int, n_levels: int, *, label_dependent: bool = False,
+                                   error_range: tuple[float, float] = (0.02, 0.98),
+                                   random_state: Any = None) -> LatentDifficultyModel:
+    """A seeded random instance of the latent-difficulty model of Theorem D.1.
+
+    ``P(D = d)`` is drawn from a flat Dirichlet over ``n_levels`` levels, and the error rate
+    of each model at each level (and, if ``label_dependent``, for each label) uniformly from
+    ``error_range``. Both assumptions of Theorem D.1 hold by construction (``D`` independent
+    of ``Y``; errors independent given ``(Y, D)``), and ``Y`` is balanced.
+
+    Parameters
+    ----------
+    m : int
+        Number of models, ``>= 1``.
+    n_levels : int
+        Number of difficulty levels, ``>= 1``.
+    label_dependent : bool, default False
+        Draw separate rates for ``Y = -1`` and ``Y = +1``.
+    error_range : tuple of float, default (0.02, 0.98)
+        ``(low, high)`` with ``0 <= low < high <= 1``.
+    random_state : int, numpy.random.Generator or None
+        Seed; the same seed gives the same model.
+
+    Returns
+    -------
+    ensel.theory.LatentDifficultyModel
+    """
+    for name, v in (("m", m), ("n_levels", n_levels)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer; got {v!r}")
+    try:
+        low, high = (float(error_range[0]), float(error_range[1]))
+    except (TypeError, ValueError, IndexError):
+        raise ValueError(f"error_range must be a pair (low, high); got {error_range!r}") from None
+    if len(error_range) != 2 or not 0.0 <= low < high <= 1.0:
+        raise ValueError(f"error_range must satisfy 0 <= low < high <= 1; got {error_range!r}")
+    rng = check_random_state(random_state)
+    pi = rng.dirichlet(np.ones(int(n_levels)))
+    shape = (int(n_levels), 2, int(m)) if label_dependent else (int(n_levels), int(m))
+    eps = rng.uniform(low, high, size=shape)
+    return LatentDifficultyModel(pi, eps)
+
+
+def binary_entropy(p: Any) -> Any:
+    """Binary entropy ``h(p) = -p log2 p - (1 - p) log2 (1 - p)`` in bits (``h(0) = h(1) = 0``).
+
+    Parameters
+    ----------
+    p : float or array-like
+        Probabilities in ``[0, 1]``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A plain float for scalar input, else an array of the input's shape.
+    """
+    arr = np.asarray(p, dtype=float)
+    if not np.all(np.isfinite(arr)) or (arr < 0).any() or (arr > 1).any():
+        raise ValueError(f"p must contain probabilities in [0, 1]; got {p!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(np.where(arr > 0, arr * np.log2(arr), 0.0)
+              + np.where(arr < 1, (1 - arr) * np.log2(1 - arr), 0.0))
+    return float(h) if h.ndim == 0 else h
+
+
+def bsc_capacity(eps: Any) -> Any:
+    """Capacity ``1 - h(eps)`` (bits per use) of a binary symmetric channel with crossover ``eps``.
+
+    It is attained by the uniform input, so for a model with error rate ``eps`` answering a
+    balanced label, ``I(Y; X_j) = 1 - h(eps)``.
+
+    Parameters
+    ----------
+    eps : float or array-like
+        Crossover probabilities in ``[0, 1]``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+    """
+    try:
+        h = binary_entropy(eps)
+    except ValueError:
+        raise ValueError(
+            f"eps must contain crossover probabilities in [0, 1]; got {eps!r}"
+        ) from None
+    return 1.0 - h
