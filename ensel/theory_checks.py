@@ -40,6 +40,7 @@ __all__ = [
     "random_joint_law",
     "sample_degradation_chain",
     "subset_table",
+    "top_k_dominance",
 ]
 
 
@@ -102,6 +103,62 @@ def subset_table(joint: Any, k: int) -> pd.DataFrame:
         for S in itertools.combinations(range(m), int(k))
     ]
     return pd.DataFrame(rows)
+
+
+def top_k_dominance(eps: Any, k: int, *, prior: float = 0.5, tol: float = 1e-12) -> dict:
+    """Compare the top-``k`` set with every other ``k``-subset of independent BSCs, exactly.
+
+    ``H_k`` is the set of the ``k`` smallest error rates (a stable sort: among equal rates
+    the lower index). Gaps are taken over all subsets ``S != H_k`` of size ``k``.
+
+    Parameters
+    ----------
+    eps : array-like of shape (m,)
+        Error rates in ``[0, 1]``, ``m >= 2``.
+    k : int
+        Subset size, ``1 <= k < m``.
+    prior : float
+        ``P(Y = +1)`` in ``(0, 1)``.
+    tol : float
+        Differences within ``tol`` count as ties.
+
+    Returns
+    -------
+    dict
+        ``top_k`` (tuple), ``n_other`` (number of subsets ``S != H_k``), ``mi_gap`` =
+        ``min_S I(Y;X_H) - I(Y;X_S)``, ``error_gap`` = ``min_S P_e(S) - P_e(H)``,
+        ``n_mi_ties`` / ``n_error_ties`` (subsets within ``tol`` of ``H_k``),
+        ``n_mi_argmax`` / ``n_error_argmin`` (size of the set of optimal subsets,
+        ``H_k`` included when it is optimal), ``mi_top``, ``error_top``.
+    """
+    from ensel.theory import independent_joint_law
+
+    e = _check_rates(eps, "eps")
+    m = e.size
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < m:
+        raise ValueError(f"k must be an integer in [1, {m - 1}] (m = {m}); got {k!r}")
+    p = _check_prior(prior)
+    joint = independent_joint_law(e, prior=p)
+    table = subset_table(joint, int(k))
+    top = tuple(sorted(int(i) for i in np.argsort(e, kind="stable")[: int(k)]))
+    is_top = table["subset"].map(lambda S: S == top).to_numpy()
+    mi_top = float(table.loc[is_top, "mi"].iloc[0])
+    err_top = float(table.loc[is_top, "map_error"].iloc[0])
+    other = table[~is_top]
+    mi_gap = mi_top - other["mi"].to_numpy()
+    err_gap = other["map_error"].to_numpy() - err_top
+    return {
+        "top_k": top,
+        "n_other": int(len(other)),
+        "mi_top": mi_top,
+        "error_top": err_top,
+        "mi_gap": float(mi_gap.min()),
+        "error_gap": float(err_gap.min()),
+        "n_mi_ties": int((np.abs(mi_gap) <= tol).sum()),
+        "n_error_ties": int((np.abs(err_gap) <= tol).sum()),
+        "n_mi_argmax": int((table["mi"] >= table["mi"].max() - tol).sum()),
+        "n_error_argmin": int((table["map_error"] <= table["map_error"].min() + tol).sum()),
+    }
 
 
 def sample_degradation_chain(eps_strong: float, delta: float, n: int, *, prior: float = 0.5,

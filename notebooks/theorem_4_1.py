@@ -1,0 +1,383 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Top-k under independence (Theorem 4.1)
+#
+# Section 4.1 of the paper treats the control case in which the $m$ models make
+# *independent* errors: each model is a binary symmetric channel (BSC) from the label $Y$ to
+# its answer $X_j$. The theorem says that the $k$ most accurate models are then both the
+# mutual-information-optimal and the error-optimal subset of size $k$. This page states the
+# theorem and the tools of its proof (Appendix C), then checks every claim *exactly* (no
+# sampling): for each subset $S$ the joint law of $(Y, \mathbf X_S)$ is a table of
+# $2^{|S|+1}$ probabilities, from which $I(Y; \mathbf X_S)$ and the MAP (Bayes) error
+# $\mathbb P_e(S) = \sum_{\mathbf x} \min_y \mathbb P(Y=y, \mathbf X_S=\mathbf x)$ follow.
+#
+# **Summary of the checks.** The two inequalities of Theorem 4.1 hold on every random
+# pool tried, also for non-uniform priors (Remark C.2). Two parts of the appendix are
+# **wrong as stated** and are corrected below: Remark C.1 claims a *strict* inequality for
+# every other subset, which holds for the mutual information but **not for the MAP
+# error** — Example C.1 itself is a counterexample ($\mathbb P_e(\{1,2\}) =
+# \mathbb P_e(\{1,3\}) = 0.1$); and the mutual-information inequality is not strict either
+# when a model is perfect ($\epsilon_1 = 0$). Hence "the error-optimal subset $S^\star$
+# coincides with $H_k$" must read "$H_k$ is *an* error-optimal subset".
+
+# %% [markdown]
+# ## Definitions and statements
+#
+# Numbering follows the paper (Appendix C). Indices are 1-based as in the paper; the code
+# below uses 0-based model indices.
+#
+# ```{prf:definition} Binary Symmetric Channel (Definition C.1)
+# :label: theorem-4-1-def-bsc
+# :nonumber:
+#
+# A binary symmetric channel (BSC) with crossover (error) probability
+# $\epsilon \in [0, 1]$ flips each input symbol independently with probability $\epsilon$:
+# for input $Y \in \{+1, -1\}$ the output is $X = Y \cdot Z$ with $Z = +1$ with probability
+# $1 - \epsilon$ and $Z = -1$ with probability $\epsilon$, so that
+# $\mathbb P(X \neq Y) = \epsilon$.
+# ```
+#
+# ```{prf:definition} Stochastic Degradation (Definition C.2)
+# :label: theorem-4-1-def-degradation
+# :nonumber:
+#
+# A channel $\mathcal C'$ is a *stochastically degraded* version of a channel $\mathcal C$
+# if there is an intermediate channel $\mathcal C''$ such that the cascade
+# $\mathcal C \to \mathcal C''$ is statistically equivalent to $\mathcal C'$: the output of
+# $\mathcal C'$ can be obtained by further corrupting the output of $\mathcal C$ through an
+# independent noise process.
+# ```
+#
+# ```{prf:lemma} BSC Degradation (Lemma C.1)
+# :label: theorem-4-1-lem-bsc-degradation
+# :nonumber:
+#
+# Let $\mathcal C_1$ and $\mathcal C_2$ be BSCs with error rates
+# $\epsilon_1 \le \epsilon_2 < 1/2$. Then $\mathcal C_2$ is a stochastically degraded
+# version of $\mathcal C_1$: it is the cascade of $\mathcal C_1$ with an independent BSC of
+# crossover probability
+#
+# $$\delta = \frac{\epsilon_2 - \epsilon_1}{1 - 2\epsilon_1}.$$
+# ```
+#
+# ```{prf:proof}
+# With $Z_1 = Y N_1$, $\mathbb P(N_1 = -1) = \epsilon_1$, and $Z_2 = Z_1 N_2$,
+# $\mathbb P(N_2 = -1) = \delta$, the cascade errs when exactly one of $N_1, N_2$ is $-1$:
+# $\mathbb P(Z_2 \neq Y) = (1-\epsilon_1)\delta + \epsilon_1(1-\delta)
+# = \epsilon_1 + \delta(1 - 2\epsilon_1)$. Setting this to $\epsilon_2$ gives $\delta$,
+# and $\epsilon_1 \le \epsilon_2 < 1/2$ gives $\delta \in [0, 1/2)$.
+# ```
+#
+# ```{prf:definition} Top-$k$ Ensemble (Definition C.3)
+# :label: theorem-4-1-def-topk
+# :nonumber:
+#
+# Given $m$ channels indexed by increasing error rates
+# $\epsilon_1 \le \epsilon_2 \le \dots \le \epsilon_m$, the *top-$k$ ensemble* is
+# $H_k = \{1, 2, \dots, k\}$, the $k$ channels with the smallest error rates.
+# ```
+#
+# ```{prf:theorem} Alignment of Error and Mutual Information (Theorem 4.1)
+# :label: theorem-4-1-thm-alignment
+# :nonumber:
+#
+# Consider an ensemble of independent BSCs where channel $j$ has error rate
+# $\epsilon_j < 1/2$, indexed so that $\epsilon_1 \le \epsilon_2 \le \dots \le \epsilon_m$,
+# and let $H_k = \{1, \dots, k\}$. Let
+# $S^{MI}_k \in \arg\max_{|S| = k} I(Y; \mathbf X_S)$. For any subset $S \subseteq [m]$
+# with $|S| = k$,
+#
+# $$I(Y; \mathbf X_{H_k}) \ge I(Y; \mathbf X_S), \qquad
+# \mathbb P_e(H_k) \le \mathbb P_e(S).$$
+#
+# Consequently, when the channels are independent, the error-optimal subset $S^\star$ and
+# the mutual-information-optimal subset $S^{MI}_k$ coincide with $H_k$.
+# ```
+#
+# ```{prf:proof}
+# (Sketch of the paper's argument.) Pair every $j \in S$ with some $\pi(j) \in H_k$ such
+# that $\epsilon_{\pi(j)} \le \epsilon_j$ (identity on $S \cap H_k$, any bijection
+# $S \setminus H_k \to H_k \setminus S$ otherwise). Passing $X_{\pi(j)}$ through an
+# independent BSC($\delta_j$) of {prf:ref}`theorem-4-1-lem-bsc-degradation` gives
+# $\widetilde{\mathbf X}_S$ with the law of $\mathbf X_S$ jointly with $Y$, and the Markov
+# chain $Y \to \mathbf X_{H_k} \to \widetilde{\mathbf X}_S$. The data-processing inequality
+# gives the first inequality; any rule based on $\mathbf X_S$ can be simulated from
+# $\mathbf X_{H_k}$, which gives the second.
+# ```
+#
+# ```{prf:remark} Tightness of the Bound (Remark C.1)
+# :label: theorem-4-1-rem-tightness
+# :nonumber:
+#
+# *As stated in the paper:* the inequalities of Theorem 4.1 become equalities whenever $S$
+# consists of $k$ channels with the smallest error rates (ties allowed). For any other
+# subset $S \neq H_k$, at least one component must be strictly degraded ($\delta_j > 0$ for
+# some $j$), leading to a strict inequality.
+#
+# *Checked below:* true for the mutual information when $0 < \epsilon_j < 1/2$; **false
+# for the MAP error** (Example C.1 is a counterexample) and false for the mutual
+# information when some $\epsilon_j = 0$.
+# ```
+#
+# ```{prf:remark} Extension to Non-Uniform Priors (Remark C.2)
+# :label: theorem-4-1-rem-prior
+# :nonumber:
+#
+# The proof relies only on the Markov chain structure and the data-processing inequality,
+# which hold regardless of the prior on $Y$. Thus Theorem 4.1 extends to any prior
+# $\mathbb P(Y = 1) = p \in (0, 1)$.
+#
+# *Checked below:* true (both inequalities hold for every prior tried); the conditions of the
+# theorem ($\epsilon_j < 1/2$, symmetric channels) are all it needs.
+# ```
+#
+# ```{prf:example} Stochastic Degradation Illustration (Example C.1)
+# :label: theorem-4-1-ex-degradation
+# :nonumber:
+#
+# Three independent models with $\epsilon_1 = 0.1$ (expert), $\epsilon_2 = 0.2$ (average),
+# $\epsilon_3 = 0.4$ (novice), budget $k = 2$: $H_2 = \{1, 2\}$; compare with
+# $S = \{1, 3\}$. The pairing is $\pi(1) = 1$ ($\delta_1 = 0$) and $\pi(3) = 2$ with
+# $\delta_3 = (0.4 - 0.2)/(1 - 0.4) = 1/3$: multiplying $X_2$ by an independent sign $N$
+# with $\mathbb P(N = -1) = 1/3$ gives a copy of $X_3$, hence the Markov chain
+# $Y \to \mathbf X_{H_2} \to \mathbf X_S$ and, by the data-processing inequality,
+# $I(Y; \mathbf X_{H_2}) \ge I(Y; \mathbf X_S)$ and $\mathbb P_e(H_2) \le \mathbb P_e(S)$.
+# ```
+
+# %% tags=["parameters"]
+seed = 0
+ms = [3, 4, 5, 6, 7]  # pool sizes
+pools_per_m = 8  # random pools per pool size (every k in 1..m-1 is checked on each)
+eps_low, eps_high = 0.02, 0.48  # error rates drawn uniformly from this interval
+priors = [0.05, 0.2, 0.5, 0.8, 0.95]  # P(Y = +1) for the non-uniform prior check
+n_mc = 200_000  # Monte Carlo draws for Example C.1
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ensel.theory import bsc_degradation_delta, independent_joint_law
+from ensel.theory_checks import (
+    flip_rate_table,
+    sample_degradation_chain,
+    subset_table,
+    top_k_dominance,
+)
+
+TOL = 1e-12  # numerical tolerance of the exact computations
+rng = np.random.default_rng(seed)
+pools = [rng.uniform(eps_low, eps_high, size=m) for m in ms for _ in range(pools_per_m)]
+
+# %% [markdown]
+# ## Exhaustive search on random pools
+#
+# For every pool (error rates drawn uniformly, so all distinct with probability one), every
+# budget $k$ and every prior in `priors`, we enumerate all $\binom{m}{k}$ subsets and compare
+# them with the top-$k$ set $H_k$. The columns are: `mi_gap` $= \min_{S \neq H_k}
+# [I(Y;\mathbf X_{H_k}) - I(Y;\mathbf X_S)]$ and `error_gap` $= \min_{S \neq H_k}
+# [\mathbb P_e(S) - \mathbb P_e(H_k)]$ (both must be $\ge 0$ for Theorem 4.1), and the
+# number of subsets $S \neq H_k$ that *tie* with $H_k$ (within $10^{-12}$).
+
+# %%
+rows = []
+for i, eps in enumerate(pools):
+    for k in range(1, eps.size):
+        for prior in priors:
+            d = top_k_dominance(eps, k, prior=prior, tol=TOL)
+            rows.append({"pool": i, "m": eps.size, "k": k, "prior": prior, **d})
+results = pd.DataFrame(rows)
+summary = results.groupby(["prior", "m"]).agg(
+    instances=("k", "size"),
+    subsets_compared=("n_other", "sum"),
+    min_mi_gap=("mi_gap", "min"),
+    min_error_gap=("error_gap", "min"),
+    instances_with_error_tie=("n_error_ties", lambda s: int((s > 0).sum())),
+    instances_with_mi_tie=("n_mi_ties", lambda s: int((s > 0).sum())),
+)
+summary.round(12)  # gaps of order 1e-17 are floating-point rounding of exact ties
+
+# %%
+# Theorem 4.1 (and Remark C.2 for the non-uniform priors): top-k maximises the exact
+# I(Y; X_S) and minimises the exact MAP error over all subsets of size k, on every instance.
+assert (results["mi_gap"] >= -TOL).all(), results.loc[results["mi_gap"] < -TOL]
+assert (results["error_gap"] >= -TOL).all(), results.loc[results["error_gap"] < -TOL]
+print(f"{len(results)} (pool, k, prior) instances, "
+      f"{results['n_other'].sum()} subsets compared with H_k: no violation.")
+
+# %% [markdown]
+# ## Strictness (Remark C.1)
+#
+# All error rates are distinct and lie in $(0, 1/2)$, so Remark C.1 predicts a strict
+# inequality against every other subset, for both criteria.
+#
+# * **Mutual information: strict, as claimed.** The smallest gap over all instances is
+#   positive (asserted below), so $S^{MI}_k = H_k$ is the *unique* maximiser.
+# * **MAP error: not strict — Remark C.1 is false here.** Many instances have another subset
+#   with exactly the error of $H_k$. The simplest case is $k = 2$: the MAP rule of two
+#   independent BSCs follows the better model when they disagree, so
+#   $\mathbb P_e(\{i, j\}) = \min(\epsilon_i, \epsilon_j)$ and *every* pair containing the
+#   best model ties with $H_2$. More generally the MAP error does not change when the added
+#   model can never overturn the others' decision (its log-odds weight is too small).
+#   The argument in the paper shows $\widetilde{\mathbf X}_S$ is strictly degraded, but a
+#   strictly degraded observation can still yield the same *minimum* error.
+#
+# The corrected statement, asserted below: for $0 < \epsilon_j < 1/2$ all distinct,
+# $I(Y; \mathbf X_S) < I(Y; \mathbf X_{H_k})$ for every $S \neq H_k$, while
+# $\mathbb P_e(S) \ge \mathbb P_e(H_k)$ can hold with equality; $H_k$ is always an
+# error-optimal subset but not always the only one.
+
+# %%
+uniform = results[results["prior"] == 0.5]
+assert (results["mi_gap"] > TOL).all(), "MI strictness fails somewhere"
+assert (results["n_mi_argmax"] == 1).all()
+n_tie = int((uniform["n_error_ties"] > 0).sum())
+print(f"uniform prior: {n_tie} of {len(uniform)} instances have another subset with the "
+      "same MAP error as H_k (strictness of Remark C.1 fails for the error)")
+assert n_tie > 0
+# every k = 2 instance ties (the pair {best, any} has error eps_min)
+assert (uniform.loc[uniform["k"] == 2, "n_error_ties"] > 0).all()
+print("largest number of error-optimal subsets in one instance:",
+      int(uniform["n_error_argmin"].max()))
+
+# %% [markdown]
+# A second, separate failure of strictness: the theorem allows $\epsilon_j = 0$. With a
+# perfect model, every subset containing it has $I(Y; \mathbf X_S) = H(Y) = 1$ bit and zero
+# error, so the mutual information ties too.
+
+# %%
+perfect = subset_table(independent_joint_law([0.0, 0.1, 0.2, 0.3]), 2)
+perfect
+
+# %%
+with_best = perfect[perfect["subset"].map(lambda S: 0 in S)]
+assert np.allclose(with_best["mi"], 1.0, atol=TOL) and np.allclose(with_best["map_error"], 0.0)
+assert len(with_best) == 3  # {0,1} = H_2 ties with {0,2} and {0,3} on both criteria
+
+# %% [markdown]
+# ## Non-uniform priors (Remark C.2)
+#
+# The exhaustive check above already ran for $\mathbb P(Y = +1) \in$ `priors`: the two
+# inequalities hold for every prior, as Remark C.2 says (the coupling only changes the
+# channel, not the prior). The error ties become more frequent as the prior gets more
+# skewed, because the MAP rule increasingly ignores weak models. In the extreme, when no
+# model can overturn the prior, the MAP rule always answers the majority class and every
+# subset has the same error $\min(p, 1 - p)$, while the mutual information still ranks the
+# subsets strictly:
+
+# %%
+ties_by_prior = results.groupby("prior").agg(
+    instances=("k", "size"),
+    with_error_tie=("n_error_ties", lambda s: int((s > 0).sum())),
+    min_mi_gap=("mi_gap", "min"),
+)
+ties_by_prior
+
+# %%
+skewed = subset_table(independent_joint_law([0.1, 0.2, 0.3], prior=0.95), 1)
+skewed
+
+# %%
+assert np.allclose(skewed["map_error"], 0.05, atol=TOL)  # all ties at min(p, 1-p)
+assert (np.diff(skewed["mi"]) < 0).all()  # MI still strictly ordered by accuracy
+
+# %% [markdown]
+# ## Example C.1, exactly and by simulation
+#
+# First the exact numbers: Lemma C.1's $\delta = 1/3$, and $I(Y;\mathbf X_S)$ and
+# $\mathbb P_e(S)$ for the three subsets of size 2. The mutual information ranks
+# $H_2 = \{1,2\}$ strictly first, but **the MAP error of $S = \{1,3\}$ equals that of
+# $H_2$** ($0.1$ both; the MAP rule of either pair just follows the expert), so the
+# example's "$\mathbb P_e(H_2) \le \mathbb P_e(S)$" holds with equality, a concrete
+# counterexample to the strictness claimed in Remark C.1.
+
+# %%
+eps_example = np.array([0.1, 0.2, 0.4])
+delta = bsc_degradation_delta(eps_example[1], eps_example[2])
+print(f"delta_3 = {delta:.12f}")
+assert abs(delta - 1 / 3) < 1e-15
+
+example = subset_table(independent_joint_law(eps_example), 2)
+example["subset (paper)"] = example["subset"].map(
+    lambda S: "{" + ",".join(str(j + 1) for j in S) + "}")
+example = example.set_index("subset (paper)")[["mi", "map_error"]]
+example
+
+# %%
+assert example.loc["{1,2}", "mi"] > example.loc["{1,3}", "mi"] > example.loc["{2,3}", "mi"]
+assert abs(example.loc["{1,2}", "map_error"] - 0.1) < TOL
+assert abs(example.loc["{1,3}", "map_error"] - example.loc["{1,2}", "map_error"]) < TOL
+
+# %% [markdown]
+# Now the Markov chain $Y \to X_2 \to \widetilde X_3$ of the example, simulated: $X_2$ is
+# $Y$ through a BSC(0.2) and $\widetilde X_3$ is $X_2$ through an independent BSC(1/3). Two
+# things must hold within Monte Carlo error (4 binomial standard errors):
+#
+# 1. $\widetilde X_3$ errs with probability $\epsilon_3 = 0.4$, and the pair
+#    $(Y, \widetilde X_3)$ has the law of $(Y, X_3)$;
+# 2. $\widetilde X_3$ is conditionally independent of $Y$ given $X_2$: the flip rate
+#    $\mathbb P(\widetilde X_3 \neq X_2 \mid Y = y, X_2 = s)$ is $\delta = 1/3$ in all four
+#    cells $(y, s)$, whatever $Y$ is.
+
+# %%
+draws = sample_degradation_chain(eps_example[1], delta, n_mc, random_state=seed)
+err_weak = float((draws["x_weak"] != draws["y"]).mean())
+se_weak = float(np.sqrt(0.4 * 0.6 / n_mc))
+print(f"empirical error of X3~: {err_weak:.4f} (target 0.4, standard error {se_weak:.4f})")
+assert abs(err_weak - eps_example[2]) < 4 * se_weak
+
+# joint law of (Y, X3~) against the exact law of (Y, X3)
+exact_pair = independent_joint_law([eps_example[2]])
+emp_pair = pd.crosstab(draws["y"], draws["x_weak"], normalize=True).to_numpy()
+se_pair = np.sqrt(exact_pair * (1 - exact_pair) / n_mc)
+assert (np.abs(emp_pair - exact_pair) < 4 * se_pair).all()
+
+flips = flip_rate_table(draws)
+flips["z"] = (flips["flip_rate"] - delta) / np.sqrt(delta * (1 - delta) / flips["n"])
+flips
+
+# %%
+assert (flips["z"].abs() < 4).all(), "flip rate depends on Y given X_2 (no Markov chain)"
+
+fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+example[["mi"]].plot.bar(ax=axes[0], legend=False, color="tab:blue", rot=0)
+axes[0].set_ylabel("I(Y; X_S) [bits]")
+axes[0].set_title("Example C.1: mutual information")
+ax2 = axes[0].twinx()
+ax2.plot(range(3), example["map_error"], "o--", color="tab:red")
+ax2.set_ylabel("MAP error", color="tab:red")
+ax2.set_ylim(0, 0.25)
+labels = [f"Y={y:+d}, X2={s:+d}" for y, s in zip(flips["y"], flips["x_strong"], strict=True)]
+axes[1].errorbar(range(4), flips["flip_rate"], yerr=4 * flips["std_error"], fmt="o")
+axes[1].axhline(delta, color="grey", ls=":", label="delta = 1/3")
+axes[1].set_xticks(range(4), labels, rotation=20, fontsize=8)
+axes[1].set_ylabel("P(X3~ != X2 | Y, X2)")
+axes[1].set_title("Conditional flip rates (±4 s.e.)")
+axes[1].legend()
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ## What this page establishes
+#
+# * {prf:ref}`theorem-4-1-thm-alignment` holds exactly on every random pool, budget and
+#   prior tried: $H_k$ maximises $I(Y;\mathbf X_S)$ and minimises $\mathbb P_e(S)$.
+# * Remark C.1 is only half right: with $0 < \epsilon_j < 1/2$ the mutual information is
+#   strictly maximised by $H_k$, but the MAP error frequently ties (every $k = 2$ instance,
+#   and Example C.1 itself). The error-optimal subset is therefore not unique in general;
+#   "$S^\star$ coincides with $H_k$" should read "$H_k$ is error-optimal". With a perfect
+#   model ($\epsilon_1 = 0$) the mutual information ties as well.
+# * Remark C.2 is correct: nothing in the argument depends on the prior.
+# * Example C.1's degradation $\delta = 1/3$ reproduces $\epsilon_3 = 0.4$ and the
+#   Markov chain $Y \to X_2 \to \widetilde X_3$ in simulation.
