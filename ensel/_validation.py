@@ -119,7 +119,8 @@ def as_pm1(values: Any, *, name: str, allow_abstain: bool) -> np.ndarray:
         elif allow_abstain and s in _ABSTAIN_STRINGS | {"0"}:
             out[pos] = 0
         else:
-            expected = "True/False, +1/-1 or empty (abstained)" if allow_abstain else "True/False or +1/-1"
+            expected = ("True/False, +1/-1 or empty (abstained)" if allow_abstain
+                        else "True/False or +1/-1")
             raise ValueError(f"{name} has value {v!r} at position {pos}; expected {expected}")
     return out
 
