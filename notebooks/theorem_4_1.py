@@ -17,16 +17,16 @@
 # *independent* errors: each model is a binary symmetric channel (BSC) from the label $Y$ to
 # its answer $X_j$. The theorem says that the $k$ most accurate models are then both the
 # mutual-information-optimal and the error-optimal subset of size $k$. This page states the
-# theorem and the tools of its proof (Appendix C), then checks every claim *exactly* (no
+# theorem and the tools of its proof (Appendix A), then checks every claim *exactly* (no
 # sampling): for each subset $S$ the joint law of $(Y, \mathbf X_S)$ is a table of
 # $2^{|S|+1}$ probabilities, from which $I(Y; \mathbf X_S)$ and the MAP (Bayes) error
 # $\mathbb P_e(S) = \sum_{\mathbf x} \min_y \mathbb P(Y=y, \mathbf X_S=\mathbf x)$ follow.
 #
 # **Summary of the checks.** The two inequalities of Theorem 4.1 hold on every random
-# pool tried, also for non-uniform priors (Remark C.2). Two parts of the appendix are
-# **wrong as stated** and are corrected below: Remark C.1 claims a *strict* inequality for
+# pool tried, also for non-uniform priors (Remark A.6). Two parts of the appendix are
+# **wrong as stated** and are corrected below: Remark A.5 claims a *strict* inequality for
 # every other subset, which holds for the mutual information but **not for the MAP
-# error** — Example C.1 itself is a counterexample ($\mathbb P_e(\{1,2\}) =
+# error** — Example A.1 itself is a counterexample ($\mathbb P_e(\{1,2\}) =
 # \mathbb P_e(\{1,3\}) = 0.1$); and the mutual-information inequality is not strict either
 # when a model is perfect ($\epsilon_1 = 0$). Hence "the error-optimal subset $S^\star$
 # coincides with $H_k$" must read "$H_k$ is *an* error-optimal subset".
@@ -34,10 +34,12 @@
 # %% [markdown]
 # ## Definitions and statements
 #
-# Numbering follows the paper (Appendix C). Indices are 1-based as in the paper; the code
-# below uses 0-based model indices.
+# Numbering follows the compiled paper: the proof of Theorem 4.1 is Appendix A, where
+# definitions, lemmas and remarks share one counter (Definition A.1, ..., Remark A.6) and
+# examples have their own (Example A.1). Indices are 1-based as in the paper; the code below
+# uses 0-based model indices.
 #
-# ```{prf:definition} Binary Symmetric Channel (Definition C.1)
+# ```{prf:definition} Binary Symmetric Channel (Definition A.1)
 # :label: theorem-4-1-def-bsc
 # :nonumber:
 #
@@ -48,7 +50,7 @@
 # $\mathbb P(X \neq Y) = \epsilon$.
 # ```
 #
-# ```{prf:definition} Stochastic Degradation (Definition C.2)
+# ```{prf:definition} Stochastic Degradation (Definition A.2)
 # :label: theorem-4-1-def-degradation
 # :nonumber:
 #
@@ -59,7 +61,7 @@
 # independent noise process.
 # ```
 #
-# ```{prf:lemma} BSC Degradation (Lemma C.1)
+# ```{prf:lemma} BSC Degradation (Lemma A.3)
 # :label: theorem-4-1-lem-bsc-degradation
 # :nonumber:
 #
@@ -79,7 +81,7 @@
 # and $\epsilon_1 \le \epsilon_2 < 1/2$ gives $\delta \in [0, 1/2)$.
 # ```
 #
-# ```{prf:definition} Top-$k$ Ensemble (Definition C.3)
+# ```{prf:definition} Top-$k$ Ensemble (Definition A.4)
 # :label: theorem-4-1-def-topk
 # :nonumber:
 #
@@ -116,7 +118,7 @@
 # $\mathbf X_{H_k}$, which gives the second.
 # ```
 #
-# ```{prf:remark} Tightness of the Bound (Remark C.1)
+# ```{prf:remark} Tightness of the Bound (Remark A.5)
 # :label: theorem-4-1-rem-tightness
 # :nonumber:
 #
@@ -126,11 +128,11 @@
 # some $j$), leading to a strict inequality.
 #
 # *Checked below:* true for the mutual information when $0 < \epsilon_j < 1/2$; **false
-# for the MAP error** (Example C.1 is a counterexample) and false for the mutual
+# for the MAP error** (Example A.1 is a counterexample) and false for the mutual
 # information when some $\epsilon_j = 0$.
 # ```
 #
-# ```{prf:remark} Extension to Non-Uniform Priors (Remark C.2)
+# ```{prf:remark} Extension to Non-Uniform Priors (Remark A.6)
 # :label: theorem-4-1-rem-prior
 # :nonumber:
 #
@@ -142,7 +144,7 @@
 # theorem ($\epsilon_j < 1/2$, symmetric channels) are all it needs.
 # ```
 #
-# ```{prf:example} Stochastic Degradation Illustration (Example C.1)
+# ```{prf:example} Stochastic Degradation Illustration (Example A.1)
 # :label: theorem-4-1-ex-degradation
 # :nonumber:
 #
@@ -161,7 +163,7 @@ ms = [3, 4, 5, 6, 7]  # pool sizes
 pools_per_m = 8  # random pools per pool size (every k in 1..m-1 is checked on each)
 eps_low, eps_high = 0.02, 0.48  # error rates drawn uniformly from this interval
 priors = [0.05, 0.2, 0.5, 0.8, 0.95]  # P(Y = +1) for the non-uniform prior check
-n_mc = 200_000  # Monte Carlo draws for Example C.1
+n_mc = 200_000  # Monte Carlo draws for Example A.1
 
 # %%
 import matplotlib.pyplot as plt
@@ -209,7 +211,7 @@ summary = results.groupby(["prior", "m"]).agg(
 summary.round(12)  # gaps of order 1e-17 are floating-point rounding of exact ties
 
 # %%
-# Theorem 4.1 (and Remark C.2 for the non-uniform priors): top-k maximises the exact
+# Theorem 4.1 (and Remark A.6 for the non-uniform priors): top-k maximises the exact
 # I(Y; X_S) and minimises the exact MAP error over all subsets of size k, on every instance.
 assert (results["mi_gap"] >= -TOL).all(), results.loc[results["mi_gap"] < -TOL]
 assert (results["error_gap"] >= -TOL).all(), results.loc[results["error_gap"] < -TOL]
@@ -217,14 +219,14 @@ print(f"{len(results)} (pool, k, prior) instances, "
       f"{results['n_other'].sum()} subsets compared with H_k: no violation.")
 
 # %% [markdown]
-# ## Strictness (Remark C.1)
+# ## Strictness (Remark A.5)
 #
-# All error rates are distinct and lie in $(0, 1/2)$, so Remark C.1 predicts a strict
+# All error rates are distinct and lie in $(0, 1/2)$, so Remark A.5 predicts a strict
 # inequality against every other subset, for both criteria.
 #
 # * **Mutual information: strict, as claimed.** The smallest gap over all instances is
 #   positive (asserted below), so $S^{MI}_k = H_k$ is the *unique* maximiser.
-# * **MAP error: not strict — Remark C.1 is false here.** Many instances have another subset
+# * **MAP error: not strict — Remark A.5 is false here.** Many instances have another subset
 #   with exactly the error of $H_k$. The simplest case is $k = 2$: the MAP rule of two
 #   independent BSCs follows the better model when they disagree, so
 #   $\mathbb P_e(\{i, j\}) = \min(\epsilon_i, \epsilon_j)$ and *every* pair containing the
@@ -244,7 +246,7 @@ assert (results["mi_gap"] > TOL).all(), "MI strictness fails somewhere"
 assert (results["n_mi_argmax"] == 1).all()
 n_tie = int((uniform["n_error_ties"] > 0).sum())
 print(f"uniform prior: {n_tie} of {len(uniform)} instances have another subset with the "
-      "same MAP error as H_k (strictness of Remark C.1 fails for the error)")
+      "same MAP error as H_k (strictness of Remark A.5 fails for the error)")
 assert n_tie > 0
 # every k = 2 instance ties (the pair {best, any} has error eps_min)
 assert (uniform.loc[uniform["k"] == 2, "n_error_ties"] > 0).all()
@@ -266,10 +268,10 @@ assert np.allclose(with_best["mi"], 1.0, atol=TOL) and np.allclose(with_best["ma
 assert len(with_best) == 3  # {0,1} = H_2 ties with {0,2} and {0,3} on both criteria
 
 # %% [markdown]
-# ## Non-uniform priors (Remark C.2)
+# ## Non-uniform priors (Remark A.6)
 #
 # The exhaustive check above already ran for $\mathbb P(Y = +1) \in$ `priors`: the two
-# inequalities hold for every prior, as Remark C.2 says (the coupling only changes the
+# inequalities hold for every prior, as Remark A.6 says (the coupling only changes the
 # channel, not the prior). The error ties become more frequent as the prior gets more
 # skewed, because the MAP rule increasingly ignores weak models. In the extreme, when no
 # model can overturn the prior, the MAP rule always answers the majority class and every
@@ -293,14 +295,14 @@ assert np.allclose(skewed["map_error"], 0.05, atol=TOL)  # all ties at min(p, 1-
 assert (np.diff(skewed["mi"]) < 0).all()  # MI still strictly ordered by accuracy
 
 # %% [markdown]
-# ## Example C.1, exactly and by simulation
+# ## Example A.1, exactly and by simulation
 #
-# First the exact numbers: Lemma C.1's $\delta = 1/3$, and $I(Y;\mathbf X_S)$ and
+# First the exact numbers: Lemma A.3's $\delta = 1/3$, and $I(Y;\mathbf X_S)$ and
 # $\mathbb P_e(S)$ for the three subsets of size 2. The mutual information ranks
 # $H_2 = \{1,2\}$ strictly first, but **the MAP error of $S = \{1,3\}$ equals that of
 # $H_2$** ($0.1$ both; the MAP rule of either pair just follows the expert), so the
 # example's "$\mathbb P_e(H_2) \le \mathbb P_e(S)$" holds with equality, a concrete
-# counterexample to the strictness claimed in Remark C.1.
+# counterexample to the strictness claimed in Remark A.5.
 
 # %%
 eps_example = np.array([0.1, 0.2, 0.4])
@@ -353,7 +355,7 @@ assert (flips["z"].abs() < 4).all(), "flip rate depends on Y given X_2 (no Marko
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
 example[["mi"]].plot.bar(ax=axes[0], legend=False, color="tab:blue", rot=0)
 axes[0].set_ylabel("I(Y; X_S) [bits]")
-axes[0].set_title("Example C.1: mutual information")
+axes[0].set_title("Example A.1: mutual information")
 ax2 = axes[0].twinx()
 ax2.plot(range(3), example["map_error"], "o--", color="tab:red")
 ax2.set_ylabel("MAP error", color="tab:red")
@@ -373,11 +375,11 @@ plt.show()
 #
 # * {prf:ref}`theorem-4-1-thm-alignment` holds exactly on every random pool, budget and
 #   prior tried: $H_k$ maximises $I(Y;\mathbf X_S)$ and minimises $\mathbb P_e(S)$.
-# * Remark C.1 is only half right: with $0 < \epsilon_j < 1/2$ the mutual information is
+# * Remark A.5 is only half right: with $0 < \epsilon_j < 1/2$ the mutual information is
 #   strictly maximised by $H_k$, but the MAP error frequently ties (every $k = 2$ instance,
-#   and Example C.1 itself). The error-optimal subset is therefore not unique in general;
+#   and Example A.1 itself). The error-optimal subset is therefore not unique in general;
 #   "$S^\star$ coincides with $H_k$" should read "$H_k$ is error-optimal". With a perfect
 #   model ($\epsilon_1 = 0$) the mutual information ties as well.
-# * Remark C.2 is correct: nothing in the argument depends on the prior.
-# * Example C.1's degradation $\delta = 1/3$ reproduces $\epsilon_3 = 0.4$ and the
+# * Remark A.6 is correct: nothing in the argument depends on the prior.
+# * Example A.1's degradation $\delta = 1/3$ reproduces $\epsilon_3 = 0.4$ and the
 #   Markov chain $Y \to X_2 \to \widetilde X_3$ in simulation.
