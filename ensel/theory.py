@@ -648,18 +648,54 @@ def _one_factor_pattern_law(tau: np.ndarray, rho: float) -> np.ndarray:
     return probs.reshape((2,) * k)
 
 
+def _connected_pattern_law(t: np.ndarray, S: np.ndarray, abseps: float,
+                           random_state: int) -> np.ndarray:
+    k = t.size
+    if k == 1:
+        return np.array([float(ndtr(-t[0])), float(ndtr(t[0]))])
+    rho = _is_equicorrelated(S)
+    if rho is not None:
+        return _one_factor_pattern_law(t, rho)
+    if k == 2:
+        from ensel.copula import bivariate_normal_cdf
+
+        r = float(S[0, 1])
+        out = np.empty((2, 2))
+        for i, j in itertools.product((0, 1), repeat=2):
+            di, dj = 2 * i - 1, 2 * j - 1
+            out[i, j] = bivariate_normal_cdf(di * t[0], dj * t[1], di * dj * r)
+        return out
+    eig = np.linalg.eigvalsh(S)
+    if eig.min() <= 1e-12:
+        raise ValueError(
+            f"Sigma must be positive definite for k >= 3 (smallest eigenvalue {eig.min():.3g})"
+        )
+    signs = _pattern_signs(k)
+    vals = np.empty(len(signs))
+    for n, d in enumerate(signs):
+        cov = S * np.outer(d, d)
+        vals[n] = multivariate_normal.cdf(
+            d * t, mean=np.zeros(k), cov=cov, abseps=abseps, releps=0.0,
+            maxpts=max(10_000 * k, 200_000), rng=np.random.default_rng(random_state),
+        )
+    return vals.reshape((2,) * k)
+
+
 def error_pattern_law(tau: Any, Sigma: Any, *, abseps: float = 1e-7,
                       random_state: int = 0) -> np.ndarray:
     """Law of the error pattern ``E`` under the Gaussian copula, ``P(E = e)`` for all ``e``.
 
     ``E_j = 1(Z_j < tau_j)``, ``Z ~ N(0, Sigma)``. Each pattern is one orthant probability
     ``P(D Z < D tau)`` with ``D = diag(+1 if e_j = 1 else -1)``, i.e. a multivariate normal
-    CDF with covariance ``D Sigma D``. Exact paths: ``k = 1``; ``k = 2`` (Genz's bivariate
-    algorithm, ~1e-15, :func:`ensel.copula.bivariate_normal_cdf`); equicorrelated ``Sigma``
-    with ``rho`` in ``[0, 1]`` (any ``k``; one-factor 1-D composite Gauss-Legendre quadrature,
-    ~1e-14). Otherwise (``k >= 3``) ``scipy.stats.multivariate_normal.cdf`` (Genz's
-    quasi-Monte Carlo algorithm with a fixed seed, so deterministic) with absolute tolerance
-    ``abseps`` per pattern; the table is then clipped at 0 and renormalised.
+    CDF with covariance ``D Sigma D``. Independent blocks of ``Sigma`` (connected components
+    of its non-zero correlations) are computed separately and multiplied. Exact paths per
+    block: size 1; size 2 (Genz's bivariate algorithm, ~1e-15,
+    :func:`ensel.copula.bivariate_normal_cdf`); equicorrelated with ``rho`` in ``[0, 1]``
+    (any size; one-factor 1-D composite Gauss-Legendre quadrature, ~1e-14). Other blocks
+    (size ``>= 3``) use ``scipy.stats.multivariate_normal.cdf`` (Genz's quasi-Monte Carlo
+    algorithm with a fixed seed, so deterministic) with absolute tolerance ``abseps`` per
+    pattern (~1e-7 by default; 2^k calls, about 1-2 s for k = 8); the table is then clipped
+    at 0 and renormalised.
 
     Parameters
     ----------
@@ -668,7 +704,7 @@ def error_pattern_law(tau: Any, Sigma: Any, *, abseps: float = 1e-7,
     Sigma : array-like of shape (k, k)
         Correlation matrix (unit diagonal, symmetric, positive definite in the general path).
     abseps : float
-        Tolerance of the general ``k >= 3`` path.
+        Tolerance of the general path (blocks of size ``>= 3`` that are not equicorrelated).
     random_state : int
         Seed of the quasi-Monte Carlo lattice of the general path.
 
@@ -676,38 +712,33 @@ def error_pattern_law(tau: Any, Sigma: Any, *, abseps: float = 1e-7,
     -------
     numpy.ndarray of shape (2,) * k
     """
-    from ensel.copula import _check_tau_sigma, bivariate_normal_cdf
+    from ensel.copula import _check_tau_sigma
 
     t, S = _check_tau_sigma(tau, Sigma)
     k = t.size
     if k > 12:
         raise ValueError(f"error_pattern_law enumerates 2^k patterns; k={k} > 12 is too large")
-    if k == 1:
-        return np.array([float(ndtr(-t[0])), float(ndtr(t[0]))])
-    rho = _is_equicorrelated(S)
-    if rho is not None:
-        out = _one_factor_pattern_law(t, rho)
-    elif k == 2:
-        r = float(S[0, 1])
-        out = np.empty((2, 2))
-        for i, j in itertools.product((0, 1), repeat=2):
-            di, dj = 2 * i - 1, 2 * j - 1
-            out[i, j] = bivariate_normal_cdf(di * t[0], dj * t[1], di * dj * r)
-    else:
-        eig = np.linalg.eigvalsh(S)
-        if eig.min() <= 1e-12:
-            raise ValueError(
-                f"Sigma must be positive definite for k >= 3 (smallest eigenvalue {eig.min():.3g})"
-            )
-        signs = _pattern_signs(k)
-        vals = np.empty(len(signs))
-        for n, d in enumerate(signs):
-            cov = S * np.outer(d, d)
-            vals[n] = multivariate_normal.cdf(
-                d * t, mean=np.zeros(k), cov=cov, abseps=abseps, releps=0.0,
-                maxpts=max(10_000 * k, 200_000), rng=np.random.default_rng(random_state),
-            )
-        out = vals.reshape((2,) * k)
+    # independent blocks (connected components of the non-zero correlations) factorise
+    adj = (S != 0.0) & ~np.eye(k, dtype=bool)
+    comp = -np.ones(k, dtype=int)
+    for start in range(k):
+        if comp[start] >= 0:
+            continue
+        comp[start] = start
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            for j in np.flatnonzero(adj[i] & (comp < 0)):
+                comp[j] = start
+                stack.append(int(j))
+    out = np.ones(())
+    order: list[int] = []
+    for c in dict.fromkeys(comp.tolist()):
+        idx = np.flatnonzero(comp == c)
+        block = _connected_pattern_law(t[idx], S[np.ix_(idx, idx)], abseps, random_state)
+        out = np.multiply.outer(out, block)
+        order.extend(idx.tolist())
+    out = np.transpose(out, np.argsort(order))
     out = np.clip(out, 0.0, None)
     return out / out.sum()
 
