@@ -42,12 +42,14 @@ class DiminishingReturnsViolation:
     Attributes
     ----------
     gap : float
-        ``max [F(T + j) - F(T)] - [F(S + j) - F(S)]`` over ``S subset T``, ``j not in T``.
-        ``F`` is submodular iff ``gap <= 0`` (up to round-off).
+        ``max [F(T + j) - F(T)] - [F(S + j) - F(S)]`` over ``S`` a proper subset of ``T``,
+        ``j not in T``. ``F`` is submodular iff ``gap <= 0`` (up to round-off); 0 when there
+        is no triple (``m = 1``).
     S, T : tuple of int
-        The subsets attaining the maximum (sorted model indices, ``S`` a subset of ``T``).
+        The subsets attaining the maximum (sorted model indices, ``S`` a proper subset of
+        ``T``).
     j : int
-        The added element (``-1`` when there is no triple, i.e. ``m = 0``).
+        The added element (``-1`` when there is no triple, i.e. ``m = 1``).
     gain_small, gain_large : float
         ``F(S + j) - F(S)`` and ``F(T + j) - F(T)``.
     n_triples : int
@@ -69,7 +71,9 @@ def diminishing_returns_violation(F: Callable[[tuple[int, ...]], float],
 
     Submodularity means ``F(S + j) - F(S) >= F(T + j) - F(T)`` whenever ``S`` is a subset of
     ``T`` and ``j`` is not in ``T``. This evaluates ``F`` once on each of the ``2^m`` subsets
-    (via :func:`ensel.theory.set_function_table`) and examines all ``m 3^(m-1)`` triples.
+    (via :func:`ensel.theory.set_function_table`) and examines all
+    ``m (3^(m-1) - 2^(m-1))`` triples with ``S`` a *proper* subset of ``T`` (``S = T`` has
+    gap 0 and is skipped, so a strictly submodular ``F`` gets a negative gap).
 
     Parameters
     ----------
@@ -104,8 +108,10 @@ def diminishing_returns_violation(F: Callable[[tuple[int, ...]], float],
         if not outside:
             continue
         gains_T = {j: vals[T | 1 << j] - vals[T] for j in outside}
-        S = T
-        while True:  # all submasks S of T, T itself included
+        if T == 0:
+            continue
+        S = (T - 1) & T
+        while True:  # all proper submasks S of T (S = T gives a zero gap)
             for j in outside:
                 gs = vals[S | 1 << j] - vals[S]
                 gap = gains_T[j] - gs
@@ -115,6 +121,8 @@ def diminishing_returns_violation(F: Callable[[tuple[int, ...]], float],
             if S == 0:
                 break
             S = (S - 1) & T
+    if count == 0:  # m = 1: no pair S strictly inside T with j outside T
+        return DiminishingReturnsViolation(0.0, (), (), -1, 0.0, 0.0, 0)
     gap, S, T, j, gs, gt = best
     return DiminishingReturnsViolation(
         gap=float(gap), S=_mask_to_tuple(S, mm), T=_mask_to_tuple(T, mm), j=int(j),

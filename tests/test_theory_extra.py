@@ -30,7 +30,14 @@ def test_modular_function_has_zero_gap_and_counts_all_triples():
     w = [0.3, 1.0, 2.5, -0.7]
     res = diminishing_returns_violation(lambda S: sum(w[i] for i in S), 4)
     assert abs(res.gap) < 1e-12
-    assert res.n_triples == 4 * 3**3  # sum_t C(m,t) 2^t (m-t) = m 3^(m-1)
+    # sum_t C(m,t) (2^t - 1) (m-t) = m (3^(m-1) - 2^(m-1))
+    assert res.n_triples == 4 * (3**3 - 2**3)
+
+
+def test_strictly_submodular_has_negative_gap_and_m1_has_no_triple():
+    assert diminishing_returns_violation(lambda S: math.sqrt(len(S)), 3).gap < 0
+    res = diminishing_returns_violation(lambda S: float(len(S)), 1)
+    assert res.n_triples == 0 and res.gap == 0.0 and res.j == -1
 
 
 def test_concave_of_cardinality_is_submodular():
