@@ -115,8 +115,9 @@ class _Prepared:
         # Indicator matrices (n, m) of digit 1 (+1) and digit 2 (abstained); float32 sums
         # of 0/1 are exact below 2**24 items.
         ftype = np.float32 if self.n < (1 << 24) else np.float64
-        self.B1 = (Xa == 1).astype(ftype)
-        self.B2 = (Xa == 0).astype(ftype) if (self.r == 3).any() else None
+        # C order matters: scipy copies a non-C-contiguous dense operand at every product.
+        self.B1 = np.ascontiguousarray(Xa == 1, dtype=ftype)
+        self.B2 = np.ascontiguousarray(Xa == 0, dtype=ftype) if (self.r == 3).any() else None
         ycounts = np.bincount(self.y, minlength=2).astype(float)
         self.h_y = self._h(ycounts[None, :], 2.0)[0]
         # Marginal entropies H(X_j), H(E_j) and relevance I(Y; X_j) of every column.
