@@ -1,0 +1,207 @@
+"""Tests of ensel.experiment: the protocol, exhaustive scan, summaries and persistence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ensel import experiment as ex
+from ensel.aggregate import MAPAggregator
+from ensel.copula import sample_equicorrelated
+from ensel.data import to_long
+from ensel.info import pattern_codes, smoothed_mutual_information
+
+
+def _tidy(n: int = 400, m: int = 5, conditions: tuple[str, ...] = ("c1", "c2"),
+          rho: float = 0.4, seed: int = 0) -> pd.DataFrame:
+    frames = []
+    acc = np.linspace(0.65, 0.85, m)
+    for i, c in enumerate(conditions):
+        X, y, _ = sample_equicorrelated(acc, rho, m, n, random_state=seed + i, balanced=True)
+        frames.append(to_long(X, y, condition=c, models=[f"m{j}" for j in range(m)]))
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def tidy() -> pd.DataFrame:
+    return _tidy()
+
+
+@pytest.fixture(scope="module")
+def results(tidy: pd.DataFrame) -> pd.DataFrame:
+    return ex.evaluate(tidy, exhaustive=True)
+
+
+def test_columns_and_dtypes(results: pd.DataFrame) -> None:
+    assert list(results.columns[:6]) == ex.RESULT_COLUMNS
+    assert results["split"].dtype == np.int64 and results["k"].dtype == np.int64
+    assert results["error"].dtype == np.float64
+    assert results["error"].between(0, 1).all()
+    assert set(results["selector"]) == set(ex.SELECTORS) | set(ex.EXHAUSTIVE_SELECTORS)
+    assert set(results["aggregator"]) == {"map", "mv", "wmv"}
+    assert sorted(results["split"].unique()) == [0, 1, 2, 3, 4]
+    assert sorted(results["k"].unique()) == [1, 2, 3, 4, 5]
+    # 4 selectors x 3 aggregators + 2 exhaustive rows, per (condition, split, k)
+    assert len(results) == 2 * 5 * 5 * (4 * 3 + 2)
+    assert (results["n_test"] == 80).all()
+
+
+def test_split_indices_fraction_and_disjoint() -> None:
+    tr, te = ex.split_indices(1000, condition="a", split=3, seed=7, test_fraction=0.25)
+    assert len(te) == 250 and len(tr) == 750
+    assert np.intersect1d(tr, te).size == 0
+    assert np.array_equal(np.sort(np.concatenate([tr, te])), np.arange(1000))
+    tr2, te2 = ex.split_indices(1000, condition="b", split=3, seed=7, test_fraction=0.25)
+    assert not np.array_equal(te, te2)  # conditions get different splits
+
+
+def test_determinism_and_order_independence(tidy: pd.DataFrame) -> None:
+    a = ex.evaluate(tidy, n_splits=2, ks=[1, 3], seed=3)
+    b = ex.evaluate(tidy, n_splits=2, ks=[1, 3], seed=3)
+    pd.testing.assert_frame_equal(a, b)
+    # reversing the order of the conditions does not change any number
+    rev = pd.concat([tidy[tidy["condition"] == "c2"], tidy[tidy["condition"] == "c1"]])
+    c = ex.evaluate(rev, n_splits=2, ks=[1, 3], seed=3)
+    key = ["condition", "split", "selector", "aggregator", "k"]
+    pd.testing.assert_frame_equal(a.sort_values(key).reset_index(drop=True),
+                                  c.sort_values(key).reset_index(drop=True))
+    d = ex.evaluate(tidy, n_splits=2, ks=[1, 3], seed=4)
+    assert not np.array_equal(a["error"].to_numpy(), d["error"].to_numpy())
+
+
+def test_full_set_identical_across_selectors(results: pd.DataFrame) -> None:
+    full = results[(results["k"] == 5) & results["selector"].isin(list(ex.SELECTORS))]
+    spread = full.groupby(["condition", "split", "aggregator"])["error"].agg(np.ptp)
+    assert (spread == 0).all()
+    topk = full[(full["selector"] == "topk") & (full["aggregator"] == "map")]["error"].to_numpy()
+    greedy = full[(full["selector"] == "greedy_mi")
+                  & (full["aggregator"] == "map")]["error"].to_numpy()
+    assert np.array_equal(topk, greedy)
+
+
+def test_exhaustive_is_a_lower_bound(results: pd.DataFrame) -> None:
+    key = ["condition", "split", "k"]
+    oracle = results[results["selector"] == "exhaustive"].set_index(key)["error"]
+    mapped = results[results["aggregator"] == "map"].join(oracle.rename("oracle"), on=key)
+    assert (mapped["error"] >= mapped["oracle"] - 1e-12).all()
+
+
+def test_selected_are_prefixes_and_distinct(results: pd.DataFrame) -> None:
+    sub = results[(results["selector"] == "greedy_mi") & (results["aggregator"] == "map")]
+    for _, g in sub.groupby(["condition", "split"]):
+        picks = [ex.selected_models(s) for s in g.sort_values("k")["selected"]]
+        assert len(set(picks[-1])) == len(picks[-1])
+        for a, b in zip(picks, picks[1:], strict=False):
+            assert b[: len(a)] == a
+
+
+@settings(deadline=None, max_examples=15)
+@given(seed=st.integers(0, 10_000), m=st.integers(2, 6), abstain=st.booleans())
+def test_exhaustive_matches_map_and_smoothed_mi(seed: int, m: int, abstain: bool) -> None:
+    rng = np.random.default_rng(seed)
+    X, y, _ = sample_equicorrelated(rng.uniform(0.55, 0.9, m), 0.5, m, 300, random_state=seed)
+    if abstain:
+        X = X.copy()
+        X[rng.random(X.shape) < 0.05] = 0
+    tr, te = np.arange(240), np.arange(240, 300)
+    if len(np.unique(y[tr])) < 2:
+        return
+    out = ex.exhaustive_errors(X[tr], y[tr], X[te], y[te], range(1, m + 1))
+    base = 3 if (X == 0).any() else 2
+    for k, t in out.items():
+        for r, combo in enumerate(t["combos"]):
+            cols = [int(j) for j in combo]
+            pred = MAPAggregator().fit(X[tr][:, cols], y[tr]).predict(X[te][:, cols])
+            assert t["error"][r] == pytest.approx(np.mean(pred != y[te]), abs=1e-12)
+            a, size = pattern_codes(X[tr], cols, base=base)
+            mi = smoothed_mutual_information(a, (y[tr] + 1) // 2, size_a=size, size_b=2)
+            assert t["mi"][r] == pytest.approx(mi, abs=1e-9)
+        assert len(t["combos"]) == len({tuple(c) for c in t["combos"]})
+        assert k == t["combos"].shape[1]
+
+
+def test_summarise(results: pd.DataFrame) -> None:
+    s = ex.summarise(results)
+    assert (s["n"] == 10).all()
+    g = results[(results["selector"] == "mrmr") & (results["aggregator"] == "mv")
+                & (results["k"] == 2)]["error"]
+    row = s[(s["selector"] == "mrmr") & (s["aggregator"] == "mv") & (s["k"] == 2)].iloc[0]
+    assert row["mean"] == pytest.approx(g.mean())
+    assert row["std"] == pytest.approx(g.std(ddof=1))
+    sc = ex.summarise(results, by=("condition",))
+    assert (sc["n"] == 5).all() and set(sc["condition"]) == {"c1", "c2"}
+
+
+def test_paired_differences_known_case() -> None:
+    rows = []
+    d = np.array([-0.02, -0.01, 0.0, -0.03, -0.015, -0.005])
+    for i, di in enumerate(d):
+        rows.append(("c", i, "greedy_mi", "map", 2, 0.2 + di))
+        rows.append(("c", i, "topk", "map", 2, 0.2))
+    res = pd.DataFrame(rows, columns=ex.RESULT_COLUMNS)
+    out = ex.paired_differences(res, confidence=0.95, n_boot=500, seed=1).iloc[0]
+    from scipy import stats
+    half = stats.t.ppf(0.975, 5) * d.std(ddof=1) / np.sqrt(6)
+    assert out["mean_diff"] == pytest.approx(d.mean())
+    assert out["ci_low"] == pytest.approx(d.mean() - half)
+    assert out["ci_high"] == pytest.approx(d.mean() + half)
+    assert (out["n"], out["a_wins"], out["b_wins"], out["ties"]) == (6, 5, 0, 1)
+    assert out["boot_low"] <= d.mean() <= out["boot_high"]
+    again = ex.paired_differences(res, confidence=0.95, n_boot=500, seed=1).iloc[0]
+    assert again["boot_low"] == out["boot_low"]
+    with pytest.raises(ValueError, match="no rows for selector 'mrmr'"):
+        ex.paired_differences(res, "mrmr", "topk")
+    with pytest.raises(ValueError, match="confidence"):
+        ex.paired_differences(res, confidence=1.5)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"ks": [1, 6]}, "exceeds the number of models m=5"),
+    ({"ks": [0]}, "at least 1"),
+    ({"ks": [1.5]}, "must be an integer"),
+    ({"test_fraction": 0.0}, "strictly between 0 and 1"),
+    ({"test_fraction": 1.2}, "strictly between 0 and 1"),
+    ({"selectors": ("topk", "best")}, "unknown selector 'best'"),
+    ({"aggregators": ("vote",)}, "unknown aggregator 'vote'"),
+    ({"n_splits": 0}, "n_splits must be a positive integer"),
+    ({"seed": "x"}, "seed must be an integer"),
+])
+def test_bad_arguments(tidy: pd.DataFrame, kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        ex.evaluate(tidy, **kwargs)
+
+
+def test_exhaustive_too_many_models() -> None:
+    X, y, _ = sample_equicorrelated(0.7, 0.3, 16, 50, random_state=0)
+    with pytest.raises(ValueError, match="exhaustive search over m=16"):
+        ex.exhaustive_errors(X, y, X, y, [1])
+    assert ex.exhaustive_feasible(13) and not ex.exhaustive_feasible(16)
+
+
+def test_selection_table_and_example(tidy: pd.DataFrame) -> None:
+    t = ex.selection_table(tidy, condition="c1", ks=[1, 2, 3])
+    assert list(t.columns) == ["k", "selector", "model", "accuracy", "rank"]
+    assert len(t) == 6
+    assert t[(t["k"] == 1)]["rank"].eq(1).all()  # both start with the most accurate model
+    with pytest.raises(ValueError, match="condition 'zz' not in the table"):
+        ex.selection_table(tidy, condition="zz", ks=[1])
+    ex_ = ex.diverse_vs_topk_example(_tidy(n=2000, m=6, rho=0.6), 3, condition="c1")
+    if ex_ is not None:
+        assert ex_.greedy_prediction == ex_.label != ex_.topk_prediction
+        assert len(ex_.greedy) == len(ex_.topk) == 3
+
+
+def test_save_load_roundtrip(results: pd.DataFrame, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path / "res"))
+    assert ex.results_dir() == tmp_path / "res"
+    path = ex.save_results(results, "medmcqa")
+    assert path == tmp_path / "res" / "medmcqa.parquet"
+    back = ex.load_results("medmcqa")
+    pd.testing.assert_frame_equal(back, results, check_dtype=False)
+    assert ex.results_path("/some/where/my_answers.csv").name == "my_answers.parquet"
+    assert not list((tmp_path / "res").glob("*.tmp"))
+    with pytest.raises(FileNotFoundError, match="no saved results for 'imdb'"):
+        ex.load_results("imdb")

@@ -1,0 +1,143 @@
+"""Tests of ensel.report (tables, comparisons, claims) and a smoke test of ensel.plots."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ensel import experiment as ex
+from ensel import plots, report
+from ensel.copula import sample_equicorrelated
+from ensel.data import to_long
+
+
+def _summary(values: dict[tuple[str, str], list[float]], std: float = 0.01) -> pd.DataFrame:
+    rows = []
+    for (sel, agg), means in values.items():
+        for k, m in enumerate(means, start=1):
+            rows.append((sel, agg, k, m, std, 30))
+    return pd.DataFrame(rows, columns=["selector", "aggregator", "k", "mean", "std", "n"])
+
+
+def _results(errors: dict[tuple[str, str], list[float]], n_eval: int = 4) -> pd.DataFrame:
+    """Hand-made results: the same error in every evaluation (+ tiny jitter per split)."""
+    rows = []
+    for (sel, agg), means in errors.items():
+        for k, m in enumerate(means, start=1):
+            for s in range(n_eval):
+                rows.append(("c", s, sel, agg, k, m + 1e-4 * s, "a", 0.8, 100))
+    return pd.DataFrame(rows, columns=ex.RESULT_COLUMNS + ["selected", "selected_accuracy",
+                                                           "n_test"])
+
+
+def test_bold_best_per_row() -> None:
+    s = _summary({("topk", "map"): [0.17, 0.18, 0.20], ("greedy_mi", "map"): [0.17, 0.16, 0.20],
+                  ("mrmr", "map"): [0.17, 0.16, 0.21]})
+    t = report.format_mean_std_table(s, [("topk", "map"), ("mrmr", "map"), ("greedy_mi", "map")],
+                                     markup="markdown")
+    assert t.loc[1, "Top-k (MAP)"] == "0.170 ± 0.010"  # all tie: no bold
+    assert t.loc[2, "Greedy MI (MAP)"] == "**0.160 ± 0.010**"
+    assert t.loc[2, "Terms 1+2 (MAP)"] == "**0.160 ± 0.010**"  # ties for best: both bold
+    assert t.loc[2, "Top-k (MAP)"] == "0.180 ± 0.010"
+    assert t.attrs["bold"].loc[3].tolist() == [True, False, True]
+    html = report.to_html(report.format_mean_std_table(
+        s, [("topk", "map"), ("greedy_mi", "map")]), caption="x")
+    assert "<b>0.160 ± 0.010</b>" in html and "&lt;b&gt;" not in html
+
+
+def test_decimals_for_small_errors_and_bad_markup() -> None:
+    s = _summary({("topk", "map"): [0.0354], ("greedy_mi", "map"): [0.0351]}, std=0.0043)
+    t = report.format_mean_std_table(s, [("topk", "map"), ("greedy_mi", "map")], markup="none")
+    assert t.loc[1, "Greedy MI (MAP)"] == "0.0351 ± 0.0043"
+    with pytest.raises(ValueError, match="unknown markup"):
+        report.format_mean_std_table(s, [("topk", "map")], markup="rtf")
+    with pytest.raises(ValueError, match="no rows for"):
+        report.format_mean_std_table(s, [("mrmr", "mv")])
+
+
+def test_table_layouts_match_paper() -> None:
+    assert report.table_layout("mv") == [("topk", "mv"), ("relevance", "mv"), ("mrmr", "mv"),
+                                         ("greedy_mi", "map")]
+    paper = report.paper_summary("medmcqa")
+    t = report.results_table(paper, "map", markup="markdown")
+    # the paper bolds Greedy MI at k = 3..8 in its MEDMCQA MAP table
+    for k in range(3, 9):
+        assert t.loc[k, "Greedy MI (MAP)"].startswith("**")
+    with pytest.raises(ValueError, match="unknown table kind"):
+        report.table_layout("x")
+
+
+def test_compare_results_against_paper_itself() -> None:
+    paper = report.paper_summary("mmlu")
+    c = report.compare_results(paper, "mmlu", "wmv")
+    assert len(c) == 4 * 13
+    assert np.allclose(c["diff"], 0.0)
+
+
+def test_claim_checks_on_hand_made_results() -> None:
+    good = _results({("greedy_mi", "map"): [0.17, 0.17, 0.16, 0.15, 0.15, 0.16, 0.17, 0.18],
+                     ("topk", "map"): [0.17, 0.17, 0.17, 0.17, 0.17, 0.17, 0.18, 0.18]})
+    ev = report.evidence_from_results(good)
+    txt, ok = report.lower(("greedy_mi", "map"), ("topk", "map"), range(3, 8))(ev)
+    assert ok and "k=3..7" in txt
+    txt, ok = report.lower(("greedy_mi", "map"), ("topk", "map"), range(1, 3))(ev)
+    assert not ok  # equal at k = 1, 2: not strictly lower
+    assert report.best_lower(("greedy_mi", "map"), ("topk", "map"))(ev)[1]
+    assert report.argmin_in(("greedy_mi", "map"), [4, 5])(ev)[1]
+    assert not report.argmin_in(("greedy_mi", "map"), [6])(ev)[1]
+    assert report.full_set_worse(("greedy_mi", "map"))(ev)[1]
+    assert report.close(("greedy_mi", "map"), ("topk", "map"), [1, 2], 0.001)(ev)[1]
+    assert not report.close(("greedy_mi", "map"), ("topk", "map"), "all", 0.01)(ev)[1]
+    bad = _results({("greedy_mi", "map"): [0.17, 0.18, 0.19, 0.2, 0.2, 0.2, 0.2, 0.2],
+                    ("topk", "map"): [0.17] * 8})
+    v = report.verdicts({"x": good, "y": bad, "z": None},
+                        claims=[c for c in report.CLAIMS if c.id in ("G1", "G2")])
+    got = v.set_index(["id", "dataset"])["verdict"]
+    assert got[("G1", "x")] == "holds" and got[("G2", "x")] == "holds"
+    assert got[("G1", "y")] == "does not hold" and got[("G2", "y")] == "does not hold"
+    assert got[("G1", "z")] == "no results"
+    assert (v["paper"] == "—").all()  # x, y, z are not paper datasets
+
+
+def test_paper_claims_hold_on_paper_numbers() -> None:
+    v = report.verdicts({})
+    assert len(v) == sum(c.dataset != "all" for c in report.CLAIMS)
+    assert v["paper_holds"].all(), v[~v["paper_holds"].astype(bool)][["id", "paper"]]
+    assert (v["verdict"] == "no results").all()
+
+
+def test_pool_table_and_plots() -> None:
+    frames = []
+    for i, c in enumerate(("a", "b")):
+        X, y, _ = sample_equicorrelated([0.6, 0.7, 0.8, 0.9], 0.4, 4, 3000, random_state=i)
+        frames.append(to_long(X, y, condition=c, models=["w", "x", "y", "z"]))
+    df = pd.concat(frames, ignore_index=True)
+    pool = report.pool_statistics(df)
+    t = report.model_pool_table(pool)
+    assert t["model"].tolist() == ["z", "y", "x", "w"]
+    assert t["accuracy"].iloc[0] == pytest.approx(0.9, abs=0.02)
+    assert pool.avg_rho == pytest.approx(0.4, abs=0.08)
+    assert t["tau"].iloc[0] == pytest.approx(-1.2816, abs=0.08)
+    f = report.format_model_pool_table(t)
+    assert f["Model"].iloc[-1] == "Average" and "±" in f["Accuracy"].iloc[0]
+    res = ex.evaluate(df, n_splits=2, aggregators=("map", "mv"))
+    s, sc = ex.summarise(res), ex.summarise(res, by=("condition",))
+    figs = [plots.error_vs_k(s), plots.error_vs_k_panels(sc, panel="condition"),
+            plots.error_vs_k_panels(s, panel="aggregator"),
+            plots.correlation_heatmap(pool.mean_sigma, pool.models),
+            plots.paired_differences_plot(ex.paired_differences(res))]
+    from ensel.copula import copula_diagnostics, errors_from
+    from ensel.data import to_wide
+    Xw, yw = to_wide(df, "a")
+    d = copula_diagnostics(errors_from(Xw.to_numpy(), yw.to_numpy()), random_state=0)
+    figs.append(plots.copula_validation(d.pairs, d.simultaneous))
+    assert all(isinstance(f, matplotlib.figure.Figure) for f in figs)
+    with pytest.raises(ValueError, match="no column 'condition'"):
+        plots.error_vs_k_panels(s, panel="condition")
+    import matplotlib.pyplot as plt
+    plt.close("all")
