@@ -413,3 +413,16 @@ def test_empirical_terms_with_abstentions_use_ternary_alphabet():
     xj = np.array([2, 1, 0, 1, 0, 2])
     assert est.relevance == pytest.approx(
         smoothed_mutual_information((y + 1) // 2, xj, size_a=2, size_b=3))
+
+
+def test_pair_relabelling_for_alphabets_beyond_int64(monkeypatch):
+    import ensel.info as info
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, 300)
+    b = (a + rng.integers(0, 2, 300)) % 4
+    direct = smoothed_mutual_information(a, b, size_a=300, size_b=300, alpha=1e-6)
+    assert direct > 0.5
+    monkeypatch.setattr(info, "MAX_PATTERN_SIZE", 5)  # force the relabelling branch
+    assert smoothed_mutual_information(a, b, size_a=300, size_b=300, alpha=1e-6) == (
+        pytest.approx(direct, abs=1e-12))
