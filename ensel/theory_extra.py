@@ -8,6 +8,9 @@
   model of Theorem D.1 (:class:`ensel.theory.LatentDifficultyModel`).
 * :func:`binary_entropy` and :func:`bsc_capacity` -- ``h(p)`` and ``1 - h(eps)`` in bits,
   the capacity of a binary symmetric channel (each model as a BSC, Section 3).
+* :func:`compare_count_law` -- simulated numbers of wrong models per item against an exact
+  law such as :func:`ensel.theory.error_count_distribution` (per-bin z-scores, total
+  variation).
 """
 
 from __future__ import annotations
@@ -18,14 +21,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ensel._validation import check_random_state
 from ensel.theory import LatentDifficultyModel, set_function_table
 
 __all__ = [
+    "CountLawComparison",
     "DiminishingReturnsViolation",
     "binary_entropy",
     "bsc_capacity",
+    "compare_count_law",
     "diminishing_returns_violation",
     "random_latent_difficulty_model",
 ]
@@ -217,3 +223,89 @@ def bsc_capacity(eps: Any) -> Any:
             f"eps must contain crossover probabilities in [0, 1]; got {eps!r}"
         ) from None
     return 1.0 - h
+
+
+@dataclass(frozen=True)
+class CountLawComparison:
+    """Simulated counts against an exact law (see :func:`compare_count_law`).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per bin: ``bin`` (the value ``k``, or ``"rare"`` for the pooled bins with a
+        small expected count), ``expected`` (probability), ``observed`` (frequency),
+        ``std_error`` (``sqrt(p (1 - p) / n)``) and ``z``.
+    total_variation : float
+        ``0.5 sum_k |observed_k - expected_k|`` over the unpooled values.
+    max_abs_z : float
+        Largest ``|z|`` over the bins.
+    n : int
+        Number of simulated items.
+    """
+
+    table: pd.DataFrame
+    total_variation: float
+    max_abs_z: float
+    n: int
+
+
+def compare_count_law(K: Any, pmf: Any, *, min_expected: float = 10.0) -> CountLawComparison:
+    """Compare per-item counts ``K`` (e.g. numbers of wrong models) with an exact law ``pmf``.
+
+    Items are independent draws, so the frequency of each value ``k`` has standard error
+    ``sqrt(p_k (1 - p_k) / n)``. Values whose expected count ``n p_k`` is below
+    ``min_expected`` are pooled into one ``"rare"`` bin so that no z-score rests on a handful
+    of expected events.
+
+    Parameters
+    ----------
+    K : array-like of int, shape (n,)
+        Simulated values in ``0..len(pmf) - 1``.
+    pmf : array-like of shape (m + 1,)
+        Exact probabilities (non-negative, summing to 1 within 1e-8).
+    min_expected : float, default 10.0
+        Pooling threshold on the expected count.
+
+    Returns
+    -------
+    CountLawComparison
+    """
+    p = np.asarray(pmf, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError(f"pmf must be a non-empty 1-d array; got shape {p.shape}")
+    if not np.all(np.isfinite(p)) or (p < 0).any() or abs(p.sum() - 1.0) > 1e-8:
+        raise ValueError("pmf must be non-negative and sum to 1")
+    k = np.asarray(K)
+    if k.ndim != 1 or k.size == 0:
+        raise ValueError(f"K must be a non-empty 1-d array of counts; got shape {k.shape}")
+    if not np.issubdtype(k.dtype, np.integer):
+        if not np.all(np.isfinite(k)) or not np.all(np.equal(np.mod(k, 1), 0)):
+            raise ValueError("K must contain integers")
+        k = k.astype(np.int64)
+    if k.min() < 0 or k.max() >= p.size:
+        raise ValueError(f"K must lie in 0..{p.size - 1} (the support of pmf); "
+                         f"got values in {int(k.min())}..{int(k.max())}")
+    if not min_expected > 0:
+        raise ValueError(f"min_expected must be positive; got {min_expected!r}")
+    n = int(k.size)
+    freq = np.bincount(k, minlength=p.size) / n
+    big = n * p >= min_expected
+    bins: list[Any] = [int(v) for v in np.flatnonzero(big)]
+    exp = list(p[big])
+    obs = list(freq[big])
+    if (~big).any():
+        bins.append("rare")
+        exp.append(float(p[~big].sum()))
+        obs.append(float(freq[~big].sum()))
+    e = np.array(exp)
+    o = np.array(obs)
+    se = np.sqrt(e * (1.0 - e) / n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, (o - e) / np.where(se > 0, se, 1.0), np.where(o == e, 0.0, np.inf))
+    table = pd.DataFrame({"bin": bins, "expected": e, "observed": o, "std_error": se, "z": z})
+    return CountLawComparison(
+        table=table,
+        total_variation=float(0.5 * np.abs(freq - p).sum()),
+        max_abs_z=float(np.abs(z).max()),
+        n=n,
+    )

@@ -19,6 +19,7 @@ from ensel.theory import (
 from ensel.theory_extra import (
     binary_entropy,
     bsc_capacity,
+    compare_count_law,
     diminishing_returns_violation,
     random_latent_difficulty_model,
 )
@@ -151,3 +152,48 @@ def test_bsc_bad_input(bad):
         bsc_capacity(bad)
     with pytest.raises(ValueError, match="probabilities"):
         binary_entropy(bad)
+
+
+# ----------------------------------------------------------------- count law comparison
+
+
+def test_compare_count_law_exact_match_and_pooling():
+    pmf = np.array([0.5, 0.3, 0.2, 0.0])
+    K = np.array([0] * 50 + [1] * 30 + [2] * 20)
+    res = compare_count_law(K, pmf, min_expected=10)
+    assert res.total_variation == pytest.approx(0.0)
+    assert res.max_abs_z == pytest.approx(0.0)
+    assert list(res.table["bin"]) == [0, 1, 2, "rare"]
+    res2 = compare_count_law(K, pmf, min_expected=25)  # expected count 20 < 25: bin 2 pooled
+    assert list(res2.table["bin"]) == [0, 1, "rare"]
+    assert res2.table["expected"].iloc[-1] == pytest.approx(0.2)
+
+
+def test_compare_count_law_detects_wrong_law():
+    rng = np.random.default_rng(0)
+    K = rng.binomial(5, 0.3, size=20_000)
+    good = compare_count_law(K, binom_pmf(5, 0.3))
+    bad = compare_count_law(K, binom_pmf(5, 0.35))
+    assert good.max_abs_z < 5 and bad.max_abs_z > 10
+    assert good.total_variation < bad.total_variation
+
+
+def test_compare_count_law_event_in_zero_probability_bin_is_infinite_z():
+    res = compare_count_law(np.array([0, 0, 1]), np.array([1.0, 0.0]), min_expected=0.5)
+    assert np.isinf(res.max_abs_z)
+
+
+def binom_pmf(m, p):
+    from scipy.stats import binom
+
+    return binom.pmf(np.arange(m + 1), m, p)
+
+
+@pytest.mark.parametrize(
+    "K, pmf, match",
+    [([0, 1], [0.5, 0.4], "sum to 1"), ([0, 3], [0.5, 0.5], "support"),
+     ([0.5, 1], [0.5, 0.5], "integers"), ([], [1.0], "non-empty"), ([0], [[1.0]], "1-d")],
+)
+def test_compare_count_law_bad_input(K, pmf, match):
+    with pytest.raises(ValueError, match=match):
+        compare_count_law(np.asarray(K), pmf)
