@@ -252,6 +252,15 @@ def test_example_c1_degraded_joint_law() -> None:
     assert T.map_error(J, [0, 1]) <= T.map_error(J, [0, 2]) + 1e-15
 
 
+def test_remark_tightness_error_can_tie() -> None:
+    # Remark "Tightness of the Bound" claims strict inequalities for S != H_k. For I(Y; X_S)
+    # it holds here, but the MAP error of two BSCs is that of the better one, so it ties.
+    J = T.independent_joint_law([0.1, 0.2, 0.4])
+    assert T.mutual_information_xy(J, [0, 1]) > T.mutual_information_xy(J, [0, 2]) + 1e-3
+    assert T.map_error(J, [0, 1]) == pytest.approx(T.map_error(J, [0, 2]), abs=1e-15)
+    assert T.map_error(J, [0, 2]) == pytest.approx(0.1, abs=1e-15)
+
+
 def test_independent_joint_law_layout() -> None:
     J = T.independent_joint_law([0.1, 0.3], prior=0.6)
     assert J.shape == (2, 2, 2) and J.sum() == pytest.approx(1.0)
