@@ -1,0 +1,409 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Accuracy–redundancy–error decomposition (Theorem 4.2)
+#
+# When model errors are correlated, Theorem 4.1 no longer applies and the most accurate
+# models need not be the best team. Section 4.2 of the paper splits the marginal information
+# gain of a candidate model $j$ given a selected set $S$,
+# $\Delta(j \mid S) = I(Y; X_j \mid \mathbf X_S)$ (the Greedy MI score), into a relevance
+# term, a redundancy term, an error-correlation term and a label-dependence correction.
+# This page states the theorem and the results of its proof (Appendix B), then checks them
+# exactly on joint probability tables of $(Y, X_1, \dots, X_m)$:
+#
+# * the identity to $10^{-10}$ on many random joint laws (any law: the proof uses only the
+#   chain rule and the bijection $X_j = Y(-1)^{E_j}$), together with the bounds on the
+#   correction $\Lambda_j(S)$ of Proposition B.6 and Remark B.7;
+# * $\Lambda_j(S) = 0$ under label-invariant errors (Corollary B.5), and laws with
+#   label-dependent errors where it is not — including one where the whole gain is
+#   $\Lambda$;
+# * the terms for a worked Gaussian-copula example, and instances where mRMR (Terms 1+2) and
+#   the full conditional mutual information pick different models.
+#
+# All statements checked here hold as stated in the paper.
+
+# %% [markdown]
+# ## Statements
+#
+# Numbering follows the compiled paper (Appendix B, one shared counter for definitions,
+# lemmas, remarks, corollaries and propositions). Indices are 0-based in the code.
+#
+# ```{prf:theorem} Accuracy–Redundancy–Error Decomposition (Theorem 4.2)
+# :label: theorem-4-2-thm-decomposition
+# :nonumber:
+#
+# Let $Y \in \{\pm 1\}$, $X_j \in \{\pm 1\}$, let $E_j = \mathbb 1(X_j \neq Y)$ be the error
+# indicator of model $j$, $E_S = (E_i)_{i \in S}$, and define the marginal information gain
+# of adding model $j$ to the subset $S$ as $\Delta(j \mid S) = I(Y; X_j \mid \mathbf X_S)$.
+# Then
+#
+# $$\Delta(j \mid S) = I(Y; X_j) - I(X_j; \mathbf X_S) + I(E_j; E_S) + \Lambda_j(S),$$
+#
+# with the label-dependence correction
+# $\Lambda_j(S) = I(E_j; Y \mid E_S) - I(E_j; Y)$. Under the label-invariant error
+# assumption $(E_1, \dots, E_m) \perp Y$, $\Lambda_j(S) = 0$ for all $j$ and $S$ and
+#
+# $$\Delta(j \mid S) = I(Y; X_j) - I(X_j; \mathbf X_S) + I(E_j; E_S). \tag{9}$$
+# ```
+#
+# ```{prf:definition} The Conditional Mutual Information (Definition B.1)
+# :label: theorem-4-2-def-cmi
+# :nonumber:
+#
+# $I(X; Y \mid Z) = H(X \mid Z) - H(X \mid Y, Z)
+# = \mathbb E_Z\, D_{\mathrm{KL}}(P_{X,Y \mid Z} \,\|\, P_{X \mid Z} P_{Y \mid Z})$.
+# ```
+#
+# ```{prf:lemma} The Chain Rule for Mutual Information (Lemma B.2)
+# :label: theorem-4-2-lem-chain
+# :nonumber:
+#
+# $I(X; Y, Z) = I(X; Z) + I(X; Y \mid Z) = I(X; Y) + I(X; Z \mid Y)$.
+# ```
+#
+# ```{prf:lemma} The Entropy Invariance Under Bijection (Lemma B.3)
+# :label: theorem-4-2-lem-bijection
+# :nonumber:
+#
+# $H(f(X)) = H(X)$ for a bijection $f$, and $H(f(X; Z) \mid Z) = H(X \mid Z)$ when
+# $f(\cdot\,; z)$ is a bijection for every $z$.
+# ```
+#
+# ```{prf:proof}
+# (Of Theorem 4.2, following the paper.) Given $Y$, $\mathbf X_S \leftrightarrow E_S$ is a
+# bijection, so $H(X_j \mid \mathbf X_S, Y) = H(E_j \mid E_S, Y)
+# = H(E_j \mid Y) - I(E_j; E_S \mid Y)$ and $H(X_j \mid Y) = H(E_j \mid Y)$. Hence
+# $\Delta(j \mid S) = H(X_j \mid \mathbf X_S) - H(X_j \mid \mathbf X_S, Y)
+# = I(Y; X_j) - I(X_j; \mathbf X_S) + I(E_j; E_S \mid Y)$, and the chain rule applied to
+# $I(E_j; E_S, Y)$ in both orders gives
+# $I(E_j; E_S \mid Y) = I(E_j; E_S) + \Lambda_j(S)$.
+# ```
+#
+# ```{prf:remark} Interpretation of Terms (Remark B.4)
+# :label: theorem-4-2-rem-interpretation
+# :nonumber:
+#
+# **Accuracy** $I(Y; X_j)$: the single predictive power of model $j$. **Redundancy**
+# $I(X_j; \mathbf X_S)$: information overlap between model $j$ and the ensemble $S$.
+# **Error correlation** $I(E_j; E_S)$: dependence among model errors (shared failure
+# modes). **Correction** $\Lambda_j(S)$: adjustment for label-dependent error behaviour.
+# ```
+#
+# ```{prf:corollary} Label-Invariant Case (Corollary B.5)
+# :label: theorem-4-2-cor-label-invariant
+# :nonumber:
+#
+# If $(E_1, \dots, E_m) \perp Y$, then $I(E_j; Y) = 0$ and $I(E_j; Y \mid E_S) = 0$ for all
+# $j$ and $S$; consequently $\Lambda_j(S) = 0$ and Eq. (9) holds.
+# ```
+#
+# ```{prf:proposition} Bound on the Correction Term (Proposition B.6)
+# :label: theorem-4-2-prop-bound
+# :nonumber:
+#
+# $-I(E_j; Y) \le \Lambda_j(S) \le H(Y) - I(E_j; Y)$.
+# ```
+#
+# ```{prf:remark} Practical Implications (Remark B.7)
+# :label: theorem-4-2-rem-practical
+# :nonumber:
+#
+# For balanced labels ($H(Y) = 1$ bit), $|\Lambda_j(S)| \le 1$ bit. If the joint
+# label-dependence is small, $I(E_j, E_S; Y) \le \delta$, then $|\Lambda_j(S)| \le \delta$.
+# ```
+
+# %% tags=["parameters"]
+seed = 0
+n_laws = 150  # random joint laws for the identity
+ms = [2, 3, 4, 5]  # numbers of models of the random laws
+concentrations = [0.2, 1.0]  # Dirichlet concentration (small = peaked, near-deterministic laws)
+n_copula = 6  # random label-invariant Gaussian-copula laws for Corollary B.5
+copula_m = 4
+search_m = 5  # pool size of the mRMR-vs-conditional-MI search
+search_max_tries = 40
+
+# %%
+import itertools
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy.special import ndtri
+
+from ensel.info import entropy_table
+from ensel.theory import (
+    copula_joint_law,
+    joint_law_from_error_laws,
+    label_dependent_copula_joint_law,
+    map_error,
+    mutual_information_xy,
+)
+from ensel.theory_checks import (
+    decomposition_table,
+    greedy_path_exact,
+    random_correlation,
+    random_joint_law,
+    search_mrmr_disagreement,
+)
+
+TOL = 1e-10
+
+# %% [markdown]
+# ## The identity on random joint laws
+#
+# Each law is a Dirichlet draw over the $2^{m+1}$ cells of $(Y, X_1, \dots, X_m)$: labels
+# need not be balanced, errors are arbitrary functions of the label, anything goes. For
+# each law we draw a random selected set $S$ (possibly empty) and check every candidate
+# $j \notin S$. `residual` is $\Delta(j\mid S)$ minus the right-hand side of the theorem.
+# The bounds of Proposition B.6 (with $H(Y)$ of the law) and Remark B.7 are checked on the
+# same rows.
+
+# %%
+rng = np.random.default_rng(seed)
+rows = []
+for i in range(n_laws):
+    m = int(rng.choice(ms))
+    conc = float(rng.choice(concentrations))
+    p = random_joint_law(m, concentration=conc, random_state=rng)
+    S = sorted(rng.choice(m, size=int(rng.integers(0, m)), replace=False).tolist())
+    t = decomposition_table(p, S)
+    t.insert(0, "law", i)
+    t["m"], t["S"], t["H_Y"] = m, str(tuple(S)), entropy_table(p, 0)
+    rows.append(t)
+identity = pd.concat(rows, ignore_index=True)
+identity[["law", "m", "S", "j", "relevance", "redundancy", "error_correlation",
+          "correction", "delta", "residual"]].head(8)
+
+# %%
+max_res = float(identity["residual"].abs().max())
+print(f"{len(identity)} (law, j, S) triples on {n_laws} laws; max |residual| = {max_res:.2e}")
+assert max_res < TOL
+# Proposition B.6: -I(E_j;Y) <= Lambda <= H(Y) - I(E_j;Y)
+assert (identity["correction"] >= -identity["error_label"] - TOL).all()
+assert (identity["correction"] <= identity["H_Y"] - identity["error_label"] + TOL).all()
+# Remark B.7: |Lambda| <= I(E_j, E_S; Y)
+assert (identity["correction"].abs() <= identity["joint_error_label"] + TOL).all()
+print(f"Lambda ranges over [{identity['correction'].min():.3f}, "
+      f"{identity['correction'].max():.3f}] bits on these laws")
+
+# %% [markdown]
+# ## The correction vanishes under label-invariant errors (Corollary B.5)
+#
+# In the paper's Gaussian-copula model the latent vector $\mathbf Z$ is drawn independently
+# of $Y$, so $(E_1, \dots, E_m) \perp Y$. On random copula laws (random error rates in
+# $[0.1, 0.4]$, random family-structured correlation matrices) $\Lambda_j(S)$ is zero for
+# every $j$ and every $S$, and Eq. (9) equals $\Delta(j \mid S)$.
+
+# %%
+rng = np.random.default_rng(seed + 1)
+rows = []
+for i in range(n_copula):
+    eps = rng.uniform(0.1, 0.4, size=copula_m)
+    p = copula_joint_law(ndtri(eps), random_correlation(copula_m, random_state=rng))
+    for r in range(copula_m):
+        for S in map(list, itertools.combinations(range(copula_m), r)):
+            t = decomposition_table(p, S)
+            t.insert(0, "law", i)
+            rows.append(t)
+invariant = pd.concat(rows, ignore_index=True)
+print(f"{len(invariant)} (law, j, S) triples: max |Lambda| = "
+      f"{invariant['correction'].abs().max():.1e}, max |Delta - Eq.(9)| = "
+      f"{(invariant['delta'] - invariant['three_term']).abs().max():.1e}")
+assert invariant["correction"].abs().max() < TOL
+assert (invariant["delta"] - invariant["three_term"]).abs().max() < TOL
+
+# %% [markdown]
+# ## Label-dependent errors: $\Lambda \neq 0$
+#
+# Three laws where errors depend on the label.
+#
+# 1. **A label-dependent copula.** Models are more often wrong on negative queries
+#    ($Y = -1$) than on positive ones, and their errors are more correlated there too
+#    (error rates $0.25, 0.3, 0.35$ vs $0.08, 0.1, 0.15$; latent correlation $0.6$ vs
+#    $0.2$).
+# 2. **All of the gain is in $\Lambda$.** Model 0's error $E_0$ is a fair coin independent
+#    of $Y$; model 1 errs exactly when $E_0 \neq \mathbb 1(Y = +1)$. Each model alone is
+#    pure noise and the two answers are independent, so relevance, redundancy and error
+#    correlation are all $0$, yet $X_0 X_1 = -Y$ reveals the label: $\Delta(1 \mid \{0\}) =
+#    1$ bit $= \Lambda_1(\{0\})$. Eq. (9) would score this model $0$. This also attains the
+#    upper bound $H(Y) - I(E_1; Y)$ of Proposition B.6.
+# 3. **The lower bound.** Both models err exactly when $Y = +1$: $I(E_1; Y) = 1$ bit and
+#    $I(E_1; Y \mid E_0) = 0$, so $\Lambda_1(\{0\}) = -1$ bit $= -I(E_1; Y)$.
+
+# %%
+tau_pos, tau_neg = ndtri([0.08, 0.1, 0.15]), ndtri([0.25, 0.3, 0.35])
+R_pos = np.full((3, 3), 0.2) + 0.8 * np.eye(3)
+R_neg = np.full((3, 3), 0.6) + 0.4 * np.eye(3)
+laws = {
+    "label-dependent copula": label_dependent_copula_joint_law(tau_pos, R_pos, tau_neg, R_neg),
+    # error laws P(E_0, E_1 | Y = -1) and P(E_0, E_1 | Y = +1)
+    "gain only in Lambda": joint_law_from_error_laws([[0.5, 0.0], [0.0, 0.5]],
+                                                     [[0.0, 0.5], [0.5, 0.0]]),
+    "lower bound": joint_law_from_error_laws([[1.0, 0.0], [0.0, 0.0]],
+                                             [[0.0, 0.0], [0.0, 1.0]]),
+}
+rows = []
+for name, p in laws.items():
+    t = decomposition_table(p, [0])
+    t.insert(0, "law", name)
+    rows.append(t)
+dependent = pd.concat(rows, ignore_index=True)
+dependent[["law", "j", "relevance", "redundancy", "error_correlation", "correction",
+           "delta", "three_term", "error_label", "residual"]].round(4)
+
+# %%
+assert dependent["residual"].abs().max() < TOL
+cop = dependent[dependent["law"] == "label-dependent copula"]
+assert (cop["correction"].abs() > 1e-3).all()  # Lambda clearly non-zero
+assert (cop["delta"] - cop["three_term"]).abs().min() > 1e-3  # Eq. (9) is off by Lambda
+only = dependent[dependent["law"] == "gain only in Lambda"].iloc[0]
+assert abs(only["delta"] - 1) < TOL and abs(only["correction"] - 1) < TOL
+assert max(only["relevance"], only["redundancy"], only["error_correlation"]) < TOL
+low = dependent[dependent["law"] == "lower bound"].iloc[0]
+assert abs(low["correction"] + low["error_label"]) < TOL and abs(low["correction"] + 1) < TOL
+
+# %% [markdown]
+# ## A worked Gaussian-copula example
+#
+# Five models with error rates $0.10, 0.15, 0.20, 0.25, 0.30$ in two families: models 0–2
+# share latent correlation $0.6$, models 3–4 share $0.3$, and the families are correlated
+# at $0.1$. The joint law is exact (orthant probabilities of the copula). With
+# $S = \{0\}$ (the best model, first pick of every rule), the table lists each term for
+# each candidate: model 1 is the most *relevant* but also the most *redundant*, and models 1
+# and 2 share model 0's failure modes (large $I(E_j; E_S)$), which gives back part of what
+# the redundancy term takes away.
+
+# %%
+eps_w = np.array([0.10, 0.15, 0.20, 0.25, 0.30])
+family = np.array([0, 0, 0, 1, 1])
+Sigma_w = np.where(family[:, None] == family[None, :], 0.6, 0.1)
+Sigma_w[3, 4] = Sigma_w[4, 3] = 0.3
+np.fill_diagonal(Sigma_w, 1.0)
+p_w = copula_joint_law(ndtri(eps_w), Sigma_w)
+terms = decomposition_table(p_w, [0]).set_index("j")
+terms[["relevance", "redundancy", "error_correlation", "correction", "delta", "mrmr",
+       "three_term"]].round(4)
+
+# %%
+assert terms["residual"].abs().max() < TOL and terms["correction"].abs().max() < TOL
+fig, ax = plt.subplots(figsize=(6.5, 3.2))
+parts = pd.DataFrame({"relevance I(Y;X_j)": terms["relevance"],
+                      "- redundancy I(X_j;X_S)": -terms["redundancy"],
+                      "+ error corr. I(E_j;E_S)": terms["error_correlation"]})
+parts.plot.bar(ax=ax, rot=0, width=0.8)
+ax.plot(range(len(terms)), terms["delta"], "k*", ms=12, label="Delta(j | S) = sum")
+ax.axhline(0, color="grey", lw=0.5)
+ax.set_xlabel("candidate j (S = {0})")
+ax.set_ylabel("bits")
+ax.set_title("Theorem 4.2 terms, worked copula example")
+ax.legend(fontsize=7, loc="lower left")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Running three greedy rules for $k = 3$ on the exact law: Top-$k$ by relevance (here the
+# same as by accuracy), mRMR (Terms 1+2) and Greedy MI ($\Delta$, equivalently Eq. (9) since
+# $\Lambda = 0$), against the best of all $\binom{5}{3}$ subsets. Top-$k$ stays inside the
+# correlated family $\{0, 1, 2\}$. mRMR, whose redundancy penalty is not offset by the
+# error-correlation term, leaves the family for both remaining picks and takes the weakest
+# model last. Greedy MI takes model 3 from the other family and then returns to model 1;
+# its subset is the error-optimal one.
+
+# %%
+paths = {rule: greedy_path_exact(p_w, 3, score)
+         for rule, score in [("Top-k (relevance)", "relevance"), ("mRMR (Terms 1+2)", "mrmr"),
+                             ("Greedy MI (Delta)", "delta"), ("Eq. (9) three-term", "three_term")]}
+paths_table = pd.DataFrame([
+    {"rule": rule, "picks": path, "I(Y;X_S)": mutual_information_xy(p_w, path),
+     "MAP error": map_error(p_w, path)} for rule, path in paths.items()
+]).set_index("rule")
+best_err = min(map_error(p_w, S) for S in itertools.combinations(range(5), 3))
+paths_table.round(4)
+
+# %%
+print(f"best MAP error over all 3-subsets: {best_err:.4f}")
+assert paths["Greedy MI (Delta)"] == paths["Eq. (9) three-term"]
+assert paths["mRMR (Terms 1+2)"] != paths["Greedy MI (Delta)"]
+assert abs(paths_table.loc["Greedy MI (Delta)", "MAP error"] - best_err) < 1e-9
+assert paths_table.loc["Top-k (relevance)", "MAP error"] > best_err + 1e-3
+
+# %% [markdown]
+# ## mRMR and the full conditional MI pick different models
+#
+# The paper argues that mRMR-style criteria built only on relevance and redundancy "are not
+# guaranteed to align" with mutual-information-optimal selection. We search seeded random
+# copula pools (five models, error rates in $[0.1, 0.4]$, random family-structured
+# correlations) for one where, after the common first pick, mRMR's second pick differs
+# from the Greedy MI pick. The search uses a coarse tolerance for the orthant probabilities;
+# the instance found is then recomputed at the default (finer) tolerance and the
+# disagreement re-asserted there.
+
+# %%
+found = search_mrmr_disagreement(search_m, max_tries=search_max_tries, random_state=seed)
+assert found["found"], "no disagreement in the search budget"
+print(f"disagreement found at instance {found['instance']} after {found['tries']} tries; "
+      f"S = {found['S']}, mRMR picks {found['mrmr_pick']}, Greedy MI picks {found['cmi_pick']}")
+p_f = copula_joint_law(ndtri(found["eps"]), found["Sigma"])
+table_f = decomposition_table(p_f, found["S"]).set_index("j")
+table_f.insert(0, "error rate", found["eps"][table_f.index])
+table_f[["error rate", "relevance", "redundancy", "error_correlation", "mrmr", "delta"]].round(4)
+
+# %%
+a, b = int(table_f["mrmr"].idxmax()), int(table_f["delta"].idxmax())
+assert (a, b) == (found["mrmr_pick"], found["cmi_pick"]) and a != b
+S_f = list(found["S"])
+consequence = pd.DataFrame([
+    {"rule": "mRMR", "set": S_f + [a], "I(Y;X_S)": mutual_information_xy(p_f, S_f + [a]),
+     "MAP error": map_error(p_f, S_f + [a])},
+    {"rule": "Greedy MI", "set": S_f + [b], "I(Y;X_S)": mutual_information_xy(p_f, S_f + [b]),
+     "MAP error": map_error(p_f, S_f + [b])},
+]).set_index("rule")
+consequence.round(4)
+
+# %% [markdown]
+# Greedy MI's pick gives the larger $I(Y; \mathbf X_{S \cup \{j\}})$ by construction
+# (chain rule). With two models the MAP errors may tie (the MAP rule of a pair often just
+# follows its better model, as in Theorem 4.1); the worked example above shows the
+# difference in error at $k = 3$. The scatter shows every candidate of every pool examined.
+
+# %%
+assert consequence.loc["Greedy MI", "I(Y;X_S)"] > consequence.loc["mRMR", "I(Y;X_S)"]
+
+cands = found["candidates"]
+fig, ax = plt.subplots(figsize=(5, 3.4))
+sc = ax.scatter(cands["mrmr"], cands["delta"], c=cands["error_correlation"], cmap="viridis",
+                s=18)
+fig.colorbar(sc, ax=ax, label="I(E_j; E_S) [bits]")
+ax.set_xlabel("mRMR score I(Y;X_j) - I(X_j;X_S)")
+ax.set_ylabel("Delta(j | S) = I(Y; X_j | X_S)")
+ax.set_title(f"{len(cands)} candidates, {found['tries']} random pools")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# The vertical offset of each point above the diagonal is exactly the error-correlation
+# term (here $\Lambda = 0$): mRMR ranks candidates by the horizontal axis, Greedy MI by the
+# vertical one, and the two orders differ whenever a candidate's errors are unusually
+# (in)dependent of the selected set's.
+#
+# ## What this page establishes
+#
+# * {prf:ref}`theorem-4-2-thm-decomposition` is an identity: it holds to $10^{-10}$ on every
+#   random law, balanced or not, label-invariant or not.
+# * The bounds of Proposition B.6 and Remark B.7 hold, and both ends of Proposition B.6
+#   are attained (hand-made laws above).
+# * $\Lambda_j(S) = 0$ for the paper's (label-invariant) Gaussian-copula model; with
+#   label-dependent errors it is not, and Eq. (9) can miss the entire gain of a model.
+# * The error-correlation term matters: mRMR and Greedy MI disagree on random copula pools
+#   and in the worked example, where Greedy MI reaches the error-optimal subset and
+#   Top-$k$ does not.
