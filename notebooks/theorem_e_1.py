@@ -102,6 +102,7 @@ from ensel.theory import (
     log_odds_weights,
     map_decisions,
     map_error,
+    weighted_vote_decisions,
 )
 from ensel.theory_checks import affine_vote_decisions, independent_map_rule, product_error_law
 
@@ -261,11 +262,20 @@ plt.show()
 # With independent errors the curves meet. As $\rho$ grows the weighted vote keeps counting
 # correlated models as separate evidence, while the MAP rule discounts them. In the family
 # pool, for example, when the three family members agree against both outsiders the vote
-# follows the family, while the MAP rule (for $\rho \ge 0.4$ or so) sides with the
-# outsiders. The MAP error even *decreases* at large $\rho$ in
+# follows the family, while the MAP rule sides with the outsiders from $\rho = 0.4$ on
+# (asserted below). The MAP error even *decreases* at large $\rho$ in
 # the equicorrelated pool with unequal error rates: nearly comonotone errors make the
 # pattern of disagreements itself informative, which only the MAP rule exploits.
-#
+
+# %%
+# pattern (family -1,-1,-1; outsiders +1,+1) is index (0, 0, 0, 1, 1) of the (2,)*5 tables
+for rho in rhos:
+    c = compare_weighted_vote_with_map(family_law(rho))
+    if rho >= 0.4:
+        assert map_decisions(family_law(rho))[0, 0, 0, 1, 1] == 1
+        assert weighted_vote_decisions(c.weights)[0, 0, 0, 1, 1] == -1
+
+# %% [markdown]
 # ## The library's aggregators on samples
 #
 # Finally the data-driven versions used in the experiments: `MAPAggregator` (Algorithm
