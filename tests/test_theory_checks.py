@@ -15,12 +15,15 @@ from ensel.theory_checks import (
     affine_vote_decisions,
     decomposition_table,
     flip_rate_table,
+    greedy_path_exact,
     independent_map_rule,
     product_error_law,
     random_correlation,
     random_joint_law,
     sample_degradation_chain,
+    search_mrmr_disagreement,
     subset_table,
+    top_k_dominance,
 )
 
 rates = st.floats(0.02, 0.48)
@@ -114,6 +117,18 @@ def test_decomposition_identity_on_random_laws(seed, m):
     t = decomposition_table(p, S)
     assert np.abs(t["residual"]).max() < 1e-10
     assert set(t["j"]) == set(range(m)) - set(S)
+    # Proposition B.6 and Remark B.7 bounds on Lambda
+    assert (t["correction"] >= -t["error_label"] - 1e-12).all()
+    assert (t["correction"].abs() <= t["joint_error_label"] + 1e-12).all()
+
+
+def test_decomposition_table_xor_law_has_all_gain_in_lambda():
+    # E_0 fair coin independent of Y, E_1 = E_0 xor 1(Y=+1): Delta(1|{0}) = Lambda = 1 bit
+    p = theory.joint_law_from_error_laws([[0.5, 0.0], [0.0, 0.5]], [[0.0, 0.5], [0.5, 0.0]])
+    r = decomposition_table(p, [0]).iloc[0]
+    assert abs(r["delta"] - 1) < 1e-12 and abs(r["correction"] - 1) < 1e-12
+    assert r["relevance"] < 1e-12 and r["redundancy"] < 1e-12 and r["error_label"] < 1e-12
+    assert abs(r["joint_error_label"] - 1) < 1e-12
 
 
 def test_decomposition_table_label_invariant_has_zero_correction():
@@ -177,3 +192,47 @@ def test_all_patterns_enumerated_in_c_order():
     for idx in itertools.product((0, 1), repeat=3):
         x = 2 * np.array(idx) - 1
         assert d[idx] == (1 if 0.5 + x @ w >= 0 else -1)
+
+
+# --- top_k_dominance ----------------------------------------------------------------------
+
+def test_top_k_dominance_example_c1_error_tie():
+    d = top_k_dominance([0.1, 0.2, 0.4], 2)
+    assert d["top_k"] == (0, 1) and d["n_other"] == 2
+    assert d["mi_gap"] > 0.09  # I(H_2) - I({1,3}) = 0.6358 - 0.5415
+    assert abs(d["error_gap"]) < 1e-12 and d["n_error_ties"] == 1 and d["n_error_argmin"] == 2
+    assert d["n_mi_argmax"] == 1 and abs(d["error_top"] - 0.1) < 1e-12
+
+
+def test_top_k_dominance_unsorted_and_bad_input():
+    d = top_k_dominance([0.4, 0.1, 0.3, 0.2], 2)
+    assert d["top_k"] == (1, 3)
+    with pytest.raises(ValueError, match="k must be an integer in \\[1, 2\\]"):
+        top_k_dominance([0.1, 0.2, 0.3], 3)
+    with pytest.raises(ValueError, match="prior"):
+        top_k_dominance([0.1, 0.2], 1, prior=0.0)
+
+
+# --- greedy paths and the mRMR search -----------------------------------------------------
+
+def test_greedy_path_exact_independent_is_top_k():
+    p = theory.independent_joint_law([0.3, 0.1, 0.25, 0.2])
+    assert greedy_path_exact(p, 4, "delta") == [1, 3, 2, 0]
+    assert greedy_path_exact(p, 2, "relevance") == [1, 3]
+    with pytest.raises(ValueError, match="score must be"):
+        greedy_path_exact(p, 2, "accuracy")
+    with pytest.raises(ValueError, match="k must be an integer"):
+        greedy_path_exact(p, 5)
+
+
+def test_search_mrmr_disagreement_finds_a_real_disagreement():
+    r = search_mrmr_disagreement(3, max_tries=10, random_state=0)
+    assert r["found"] and r["tries"] == r["instance"] + 1
+    t = r["candidates"][r["candidates"]["instance"] == r["instance"]]
+    assert int(t.loc[t["mrmr"].idxmax(), "j"]) == r["mrmr_pick"]
+    assert int(t.loc[t["delta"].idxmax(), "j"]) == r["cmi_pick"] != r["mrmr_pick"]
+    assert r["S"][0] not in set(t["j"])
+    with pytest.raises(ValueError, match="m must be an integer in \\[3, 6\\]"):
+        search_mrmr_disagreement(2)
+    with pytest.raises(ValueError, match="eps_low"):
+        search_mrmr_disagreement(3, eps_low=0.3, eps_high=0.2)
