@@ -87,6 +87,9 @@ SEP = "|"
 #: Largest number of cells (over all subsets of one size, 4 count tables) the exhaustive
 #: search may hold in memory at once: m <= 15 models without abstentions.
 _EXHAUSTIVE_MAX_CELLS = 2**25
+#: Beyond the lattice's memory limit, subsets are scanned in chunks (one matrix product for the
+#: pattern codes of many subsets, one bincount for their tables) up to this many models.
+_EXHAUSTIVE_MAX_MODELS = 15
 
 
 # --------------------------------------------------------------------------- helpers
@@ -258,9 +261,91 @@ def _exhaustive_cells(m: int, base: int) -> int:
 
 
 def exhaustive_feasible(m: int, *, abstentions: bool = False) -> bool:
-    """Whether :func:`exhaustive_errors` accepts ``m`` models (m <= 15 without abstentions,
-    m <= 11 with them: the count tables of all subsets of one size must fit in memory)."""
-    return _exhaustive_cells(int(m), 3 if abstentions else 2) <= _EXHAUSTIVE_MAX_CELLS
+    """Whether :func:`exhaustive_errors` accepts ``m`` models (``m <= 15``; with abstentions,
+    ``m > 11`` uses the slower chunked scan instead of the subset lattice)."""
+    del abstentions  # both scans accept up to _EXHAUSTIVE_MAX_MODELS models
+    return 1 <= int(m) <= _EXHAUSTIVE_MAX_MODELS
+
+
+def _smoothed_mi_rows(pos: np.ndarray, neg: np.ndarray, n: int, h_y: float,
+                      alpha: float) -> np.ndarray:
+    """Smoothed I(Y; X_S) in bits for count tables ``pos``/``neg`` of shape (n_subsets, K)."""
+    K = pos.shape[1]
+    pa = (pos + neg + alpha) / (n + alpha * K)
+    pj = (np.concatenate([pos, neg], axis=1) + alpha) / (n + alpha * 2 * K)
+    mi = -(pa * np.log2(pa)).sum(axis=1) + h_y + (pj * np.log2(pj)).sum(axis=1)
+    return np.maximum(mi, 0.0)
+
+
+def _unique_rows(D: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct answer rows with their numbers of ``y = +1`` and ``y = -1`` items."""
+    rows, inv = np.unique(D, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    pos = np.bincount(inv, weights=(y == 1), minlength=len(rows))
+    neg = np.bincount(inv, weights=(y != 1), minlength=len(rows))
+    return rows, pos, neg
+
+
+def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: np.ndarray,
+                        ks: Sequence[int], base: int, h_y: float, alpha: float
+                        ) -> dict[int, dict[str, np.ndarray]]:
+    """Same output as the lattice scan, subset by subset in chunks (for large alphabets).
+
+    Works on the distinct answer rows (weighted by their label counts), so the cost scales
+    with the number of distinct patterns, not of items.
+    """
+    m = dtr.shape[1]
+    rtr, ptr, ntr = _unique_rows(dtr, ytr)
+    rte, pte, nte = _unique_rows(dte, yte)
+    Ftr, Fte = rtr.astype(np.float64), rte.astype(np.float64)
+    n_tr, n_te = len(ytr), len(yte)
+    out: dict[int, dict[str, np.ndarray]] = {}
+    for k in sorted(set(int(k) for k in ks)):
+        combos = np.array(list(itertools.combinations(range(m), k)), dtype=np.int64)
+        K = base**k
+        chunk = int(max(1, min(2**23 // max(len(rtr), 1), len(combos))))
+        err = np.empty(len(combos))
+        mi = np.empty(len(combos))
+        Za, Zj = n_tr + alpha * K, n_tr + alpha * 2 * K
+        q, r = alpha / Za, alpha / Zj
+        zero_a = float(-q * np.log2(q)) if q > 0 else 0.0
+        zero_j = float(-r * np.log2(r)) if r > 0 else 0.0
+        for start in range(0, len(combos), chunk):
+            cc = combos[start:start + chunk]
+            c = len(cc)
+            W = np.zeros((m, c))
+            W[cc, np.arange(c)[:, None]] = base ** np.arange(k, dtype=np.float64)
+            off = (np.arange(c, dtype=np.int64) * K)[None, :]
+            codes_tr = (np.rint(Ftr @ W).astype(np.int64) + off).ravel()
+            codes_te = (np.rint(Fte @ W).astype(np.int64) + off).ravel()
+            if c * K <= 8 * codes_tr.size:  # small alphabet: dense tables
+                dpos = np.bincount(codes_tr, weights=np.repeat(ptr, c), minlength=c * K)
+                dneg = np.bincount(codes_tr, weights=np.repeat(ntr, c), minlength=c * K)
+                predict_pos = (dpos >= dneg)[codes_te].reshape(-1, c)
+                cells = np.flatnonzero(dpos + dneg)
+                pos, neg = dpos[cells], dneg[cells]
+            else:  # large alphabet: only the (subset, pattern) cells seen in training
+                cells, inv = np.unique(codes_tr, return_inverse=True)
+                pos = np.bincount(inv, weights=np.repeat(ptr, c), minlength=len(cells))
+                neg = np.bincount(inv, weights=np.repeat(ntr, c), minlength=len(cells))
+                at = np.minimum(np.searchsorted(cells, codes_te), len(cells) - 1)
+                seen = cells[at] == codes_te
+                predict_pos = np.where(seen, pos[at] >= neg[at], True).reshape(-1, c)
+            wrong = np.where(predict_pos, nte[:, None], pte[:, None]).sum(axis=0)
+            err[start:start + c] = wrong / n_te
+            # smoothed MI: seen cells explicitly, unseen cells in closed form
+            sub = (cells // K).astype(np.int64)
+            nnz = np.bincount(sub, minlength=c)
+            pa = (pos + neg + alpha) / Za
+            h_a = np.bincount(sub, weights=-pa * np.log2(pa), minlength=c) + (K - nnz) * zero_a
+            pp, pn = (pos + alpha) / Zj, (neg + alpha) / Zj
+            with np.errstate(divide="ignore", invalid="ignore"):
+                tj = -(np.where(pp > 0, pp * np.log2(pp), 0.0)
+                       + np.where(pn > 0, pn * np.log2(pn), 0.0))
+            h_j = np.bincount(sub, weights=tj, minlength=c) + (2 * K - 2 * nnz) * zero_j
+            mi[start:start + c] = np.maximum(h_a + h_y - h_j, 0.0)
+        out[k] = {"combos": combos, "error": err, "mi": mi}
+    return out
 
 
 def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
@@ -272,7 +357,9 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
     the smoothing cancels in the comparison, so the decision is ``C+ >= C-``. Patterns use the
     alphabet ``{-1, +1}`` (base 2) or, when any answer is an abstention ``0``, ``{-1, +1, 0}``
     (base 3), as :func:`ensel.info.pattern_codes`. The count tables of all ``C(m, k)`` subsets are
-    obtained by summing one axis out of a parent's table (``2 * 3^m`` additions in all).
+    obtained by summing one axis out of a parent's table (``2 * 3^m`` additions in all); when
+    those tables would not fit in memory (base 3 and m > 11) the subsets are scanned in chunks
+    instead (pattern codes of many subsets from one matrix product, tables from one bincount).
 
     Parameters
     ----------
@@ -292,13 +379,18 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
     """
     m = X_train.shape[1]
     base = 3 if (np.any(X_train == 0) or np.any(X_test == 0)) else 2
-    cells = _exhaustive_cells(m, base)
-    if cells > _EXHAUSTIVE_MAX_CELLS:
+    if m > _EXHAUSTIVE_MAX_MODELS:
         raise ValueError(
-            f"exhaustive search over m={m} models (pattern base {base}) needs {cells:,} table "
-            f"cells at once, above the limit {_EXHAUSTIVE_MAX_CELLS:,}; use fewer models "
-            "(m <= 15 without abstentions, m <= 11 with them)"
+            f"exhaustive search over m={m} models means {2**m - 1:,} subsets per split; "
+            f"the limit is m <= {_EXHAUSTIVE_MAX_MODELS}"
         )
+    n_tr = len(y_train)
+    n_pos = int((y_train == 1).sum())
+    p_y = np.array([n_pos + alpha, n_tr - n_pos + alpha]) / (n_tr + 2 * alpha)
+    h_y = float(-(p_y * np.log2(p_y)).sum())
+    if _exhaustive_cells(m, base) > _EXHAUSTIVE_MAX_CELLS:
+        return _exhaustive_chunked(_digits(X_train, base), y_train, _digits(X_test, base),
+                                   y_test, ks, base, h_y, alpha)
     want = set(int(k) for k in ks)
     weights = base ** np.arange(m, dtype=np.int64)
     size = base**m
@@ -311,10 +403,7 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
         np.bincount(cte[y_test == -1], minlength=size),
     ])[None, :, :]  # (1 subset, 4 tables, base^m patterns)
     levels = _lattice(m)
-    n_tr, n_te = len(y_train), len(y_test)
-    n_pos = int((y_train == 1).sum())
-    p_y = np.array([n_pos + alpha, n_tr - n_pos + alpha]) / (n_tr + 2 * alpha)
-    h_y = float(-(p_y * np.log2(p_y)).sum())
+    n_te = len(y_test)
     out: dict[int, dict[str, np.ndarray]] = {}
     for k in range(m, 0, -1):
         if k < m:
@@ -330,12 +419,8 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
             pos_tr, neg_tr, pos_te, neg_te = (table[:, i, :] for i in range(4))
             predict_pos = pos_tr >= neg_tr
             err = np.where(predict_pos, neg_te, pos_te).sum(axis=1) / n_te
-            K = base**k
-            pa = (pos_tr + neg_tr + alpha) / (n_tr + alpha * K)
-            pj = np.concatenate([pos_tr, neg_tr], axis=1).astype(float)
-            pj = (pj + alpha) / (n_tr + alpha * 2 * K)
-            mi = (-(pa * np.log2(pa)).sum(axis=1) + h_y + (pj * np.log2(pj)).sum(axis=1))
-            out[k] = {"combos": levels[k].combos, "error": err, "mi": np.maximum(mi, 0.0)}
+            out[k] = {"combos": levels[k].combos, "error": err,
+                      "mi": _smoothed_mi_rows(pos_tr, neg_tr, n_tr, h_y, alpha)}
         if not any(kk < k for kk in want):
             break
     return out

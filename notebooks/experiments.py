@@ -182,7 +182,7 @@ if RUN:
     if exhaustive and not do_exhaustive:
         display(Markdown(f"Exhaustive search skipped: {n_models} models"
                          + (" with abstentions (base-3 patterns)" if abstain else "")
-                         + " exceed what the vectorised scan holds in memory."))
+                         + " exceed the exhaustive scan's limit (15 models)."))
     t0 = time.perf_counter()
     results = experiment.evaluate(df, n_splits=n_splits, seed=seed, exhaustive=do_exhaustive)
     elapsed = time.perf_counter() - t0

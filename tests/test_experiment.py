@@ -176,7 +176,7 @@ def test_bad_arguments(tidy: pd.DataFrame, kwargs: dict, match: str) -> None:
 
 def test_exhaustive_too_many_models() -> None:
     X, y, _ = sample_equicorrelated(0.7, 0.3, 16, 50, random_state=0)
-    with pytest.raises(ValueError, match="exhaustive search over m=16"):
+    with pytest.raises(ValueError, match="exhaustive search over m=16 models"):
         ex.exhaustive_errors(X, y, X, y, [1])
     assert ex.exhaustive_feasible(13) and not ex.exhaustive_feasible(16)
 
@@ -205,3 +205,18 @@ def test_save_load_roundtrip(results: pd.DataFrame, tmp_path, monkeypatch) -> No
     assert not list((tmp_path / "res").glob("*.tmp"))
     with pytest.raises(FileNotFoundError, match="no saved results for 'imdb'"):
         ex.load_results("imdb")
+
+
+def test_chunked_scan_equals_lattice(monkeypatch) -> None:
+    rng = np.random.default_rng(5)
+    X, y, _ = sample_equicorrelated(rng.uniform(0.6, 0.9, 7), 0.5, 7, 500, random_state=5)
+    X = X.copy()
+    X[rng.random(X.shape) < 0.04] = 0
+    tr, te = np.arange(400), np.arange(400, 500)
+    lattice = ex.exhaustive_errors(X[tr], y[tr], X[te], y[te], [1, 3, 7])
+    monkeypatch.setattr(ex, "_EXHAUSTIVE_MAX_CELLS", 0)
+    chunked = ex.exhaustive_errors(X[tr], y[tr], X[te], y[te], [1, 3, 7])
+    for k in (1, 3, 7):
+        assert np.array_equal(lattice[k]["combos"], chunked[k]["combos"])
+        assert np.allclose(lattice[k]["error"], chunked[k]["error"], atol=1e-12)
+        assert np.allclose(lattice[k]["mi"], chunked[k]["mi"], atol=1e-10)
