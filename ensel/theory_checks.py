@@ -392,7 +392,8 @@ def greedy_path_exact(joint: Any, k: int, score: str = "delta") -> list[int]:
 
 def search_mrmr_disagreement(m: int, *, max_tries: int = 50, eps_low: float = 0.1,
                              eps_high: float = 0.4, n_factors: int = 2,
-                             abseps: float = 1e-5, random_state: int = 0) -> dict:
+                             abseps: float = 1e-5, random_state: int = 0,
+                             stop_at_first: bool = True) -> dict:
     """Search random Gaussian-copula pools for one where mRMR and ``I(Y; X_j | X_S)`` differ.
 
     Instance ``t = 0, 1, ...`` draws, from ``numpy.random.default_rng([random_state, t])``,
@@ -401,7 +402,8 @@ def search_mrmr_disagreement(m: int, *, max_tries: int = 50, eps_low: float = 0.
     ``I(Y; X_j)``; with ``S`` empty both scores reduce to it); the second pick of mRMR
     (argmax ``I(Y;X_j) - I(X_j;X_S)``) is compared with that of the full conditional MI
     (argmax ``I(Y; X_j | X_S)``), ties to the lowest index. The search stops at the first
-    disagreement.
+    disagreement unless ``stop_at_first`` is false, in which case all ``max_tries``
+    instances are examined (the reported instance is still the first disagreement).
 
     Parameters
     ----------
@@ -418,13 +420,16 @@ def search_mrmr_disagreement(m: int, *, max_tries: int = 50, eps_low: float = 0.
         recompute the found instance at a finer tolerance to confirm it.
     random_state : int
         Base seed of the search.
+    stop_at_first : bool
+        Stop at the first disagreement (default) or examine all ``max_tries`` instances.
 
     Returns
     -------
     dict
-        ``found`` (bool), ``tries`` (instances examined), ``candidates`` (DataFrame of every
-        candidate row of every instance: ``instance`` plus the columns of
-        :func:`decomposition_table`), and for the found instance ``instance``, ``eps``,
+        ``found`` (bool), ``tries`` (instances examined), ``disagreements`` (list of the
+        instances where the picks differ), ``candidates`` (DataFrame of every candidate row
+        of every instance: ``instance``, ``disagree`` plus the columns of
+        :func:`decomposition_table`), and for the first disagreement ``instance``, ``eps``,
         ``Sigma``, ``S`` (tuple), ``mrmr_pick``, ``cmi_pick``.
     """
     from scipy.special import ndtri
@@ -442,6 +447,7 @@ def search_mrmr_disagreement(m: int, *, max_tries: int = 50, eps_low: float = 0.
         )
     out: dict[str, Any] = {"found": False}
     frames = []
+    disagreements: list[int] = []
     for t in range(int(max_tries)):
         rng = np.random.default_rng([int(random_state), t])
         eps = rng.uniform(eps_low, eps_high, size=m)
@@ -450,15 +456,20 @@ def search_mrmr_disagreement(m: int, *, max_tries: int = 50, eps_low: float = 0.
         first = decomposition_table(joint, ())
         S = (int(first.loc[first["relevance"].idxmax(), "j"]),)
         table = decomposition_table(joint, S)
-        table.insert(0, "instance", t)
-        frames.append(table)
         a = int(table.loc[table["mrmr"].idxmax(), "j"])
         b = int(table.loc[table["delta"].idxmax(), "j"])
+        table.insert(0, "instance", t)
+        table.insert(1, "disagree", a != b)
+        frames.append(table)
         if a != b:
-            out.update(found=True, instance=t, eps=eps, Sigma=Sigma, S=S, mrmr_pick=a,
-                       cmi_pick=b)
-            break
+            disagreements.append(t)
+            if not out["found"]:
+                out.update(found=True, instance=t, eps=eps, Sigma=Sigma, S=S, mrmr_pick=a,
+                           cmi_pick=b)
+            if stop_at_first:
+                break
     out["tries"] = len(frames)
+    out["disagreements"] = disagreements
     out["candidates"] = pd.concat(frames, ignore_index=True)
     return out
 

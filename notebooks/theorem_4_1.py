@@ -111,9 +111,9 @@
 # (Sketch of the paper's argument.) Pair every $j \in S$ with some $\pi(j) \in H_k$ such
 # that $\epsilon_{\pi(j)} \le \epsilon_j$ (identity on $S \cap H_k$, any bijection
 # $S \setminus H_k \to H_k \setminus S$ otherwise). Passing $X_{\pi(j)}$ through an
-# independent BSC($\delta_j$) of {prf:ref}`theorem-4-1-lem-bsc-degradation` gives
-# $\widetilde{\mathbf X}_S$ with the law of $\mathbf X_S$ jointly with $Y$, and the Markov
-# chain $Y \to \mathbf X_{H_k} \to \widetilde{\mathbf X}_S$. The data-processing inequality
+# independent BSC($\delta_j$) of {prf:ref}`Lemma A.3 <theorem-4-1-lem-bsc-degradation>`
+# gives $\widetilde{\mathbf X}_S$ with the law of $\mathbf X_S$ jointly with $Y$, and the
+# Markov chain $Y \to \mathbf X_{H_k} \to \widetilde{\mathbf X}_S$. The data-processing inequality
 # gives the first inequality; any rule based on $\mathbf X_S$ can be simulated from
 # $\mathbf X_{H_k}$, which gives the second.
 # ```
@@ -373,8 +373,8 @@ plt.show()
 # %% [markdown]
 # ## What this page establishes
 #
-# * {prf:ref}`theorem-4-1-thm-alignment` holds exactly on every random pool, budget and
-#   prior tried: $H_k$ maximises $I(Y;\mathbf X_S)$ and minimises $\mathbb P_e(S)$.
+# * {prf:ref}`Theorem 4.1 <theorem-4-1-thm-alignment>` holds exactly on every random pool,
+#   budget and prior tried: $H_k$ maximises $I(Y;\mathbf X_S)$ and minimises $\mathbb P_e(S)$.
 # * Remark A.5 is only half right: with $0 < \epsilon_j < 1/2$ the mutual information is
 #   strictly maximised by $H_k$, but the MAP error frequently ties (every $k = 2$ instance,
 #   and Example A.1 itself). The error-optimal subset is therefore not unique in general;

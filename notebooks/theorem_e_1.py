@@ -308,11 +308,12 @@ assert abs(map_error(family_law(rho_sample)) - exact.map_error) < TOL
 # %% [markdown]
 # ## What this page establishes
 #
-# * {prf:ref}`theorem-e-1-thm-logodds` holds exactly, pattern by pattern, for conditionally
-#   independent class-symmetric models with balanced labels (including models worse than
-#   chance, which get negative weights, and exact ties).
+# * {prf:ref}`Theorem E.1 <theorem-e-1-thm-logodds>` holds exactly, pattern by pattern, for
+#   conditionally independent class-symmetric models with balanced labels (including
+#   models worse than chance, which get negative weights, and exact ties).
 # * As stated, without a uniform prior and class-symmetric errors, it is false; the MAP rule
-#   is then the affine vote of {prf:ref}`theorem-e-1-rem-corrected`, verified on every
+#   is then the affine vote of
+#   {prf:ref}`the corrected statement <theorem-e-1-rem-corrected>`, verified on every
 #   pattern.
 # * Under correlated errors the log-odds vote is not the MAP rule; its excess error grows
 #   with the correlation on both pools, and the library's plug-in aggregators reproduce the

@@ -232,6 +232,11 @@ def test_search_mrmr_disagreement_finds_a_real_disagreement():
     assert int(t.loc[t["mrmr"].idxmax(), "j"]) == r["mrmr_pick"]
     assert int(t.loc[t["delta"].idxmax(), "j"]) == r["cmi_pick"] != r["mrmr_pick"]
     assert r["S"][0] not in set(t["j"])
+    assert r["disagreements"] == [r["instance"]]
+    full = search_mrmr_disagreement(3, max_tries=6, random_state=0, stop_at_first=False)
+    assert full["tries"] == 6 and full["instance"] == r["instance"]
+    flagged = full["candidates"].groupby("instance")["disagree"].first()
+    assert sorted(flagged[flagged].index) == full["disagreements"]
     with pytest.raises(ValueError, match="m must be an integer in \\[3, 6\\]"):
         search_mrmr_disagreement(2)
     with pytest.raises(ValueError, match="eps_low"):
