@@ -117,7 +117,8 @@ if RUN:
         display(cmp_pool.round(3))
         # the stand-ins are calibrated to these accuracies: stay close
         assert cmp_pool["ours_accuracy"].notna().all()
-        assert float(cmp_pool["diff_accuracy"].abs().max()) < 0.03, cmp_pool
+        tol = 0.03 if n_items is None else 0.03 + 3 * float(np.sqrt(0.25 / n_items))
+        assert float(cmp_pool["diff_accuracy"].abs().max()) < tol, cmp_pool
 
 # %%
 if RUN:
@@ -198,8 +199,8 @@ if RUN:
     # every error is a probability; every (selector, aggregator, k) has all evaluations
     assert results["error"].between(0, 1).all()
     assert (summary["n"] == n_eval).all(), summary[summary["n"] != n_eval]
-    if is_standin:
-        assert n_eval == 30
+    if is_standin:  # 3 temperatures x 2 runs; with the default 5 splits: the paper's 30
+        assert len(conditions) == 6 and (n_splits != 5 or n_eval == 30)
     m = int(results["k"].max())
     assert m == n_models
     # picks are distinct models
