@@ -585,11 +585,12 @@ def _cmi(p: np.ndarray, a: tuple[int, ...], b: tuple[int, ...], c: tuple[int, ..
     pac = _marginal(p, a + c)
     pbc = _marginal(p, b + c)
     pc = _marginal(p, c) if c else np.ones((1,) * p.ndim)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        num = pabc * pc
-        den = pac * pbc
-        ratio = np.where(pabc > 0, num / np.where(den > 0, den, 1.0), 1.0)
-        terms = np.where(pabc > 0, pabc * np.log2(ratio), 0.0)
+    # sum of logs, not log of products: the products of tiny masses underflow to 0
+    # (every marginal is >= pabc, so the logs are finite wherever pabc > 0)
+    pos = pabc > 0
+    pabc, pac, pbc, pc = np.broadcast_arrays(pabc, pac, pbc, pc)
+    pabc, pac, pbc, pc = pabc[pos], pac[pos], pbc[pos], pc[pos]
+    terms = pabc * (np.log2(pabc) + np.log2(pc) - np.log2(pac) - np.log2(pbc))
     return _clip0(float(terms.sum()))
 
 

@@ -426,3 +426,12 @@ def test_pair_relabelling_for_alphabets_beyond_int64(monkeypatch):
     monkeypatch.setattr(info, "MAX_PATTERN_SIZE", 5)  # force the relabelling branch
     assert smoothed_mutual_information(a, b, size_a=300, size_b=300, alpha=1e-6) == (
         pytest.approx(direct, abs=1e-12))
+
+
+def test_conditional_mi_table_survives_tiny_conditioning_masses() -> None:
+    # I(Y; X | D) = 1 bit when X = Y in every stratum, however small a stratum's mass:
+    # products of tiny masses underflow, so the estimator must work with sums of logs
+    p = np.zeros((2, 2, 2))  # axes Y, X, D
+    p[0, 0, 0] = p[1, 1, 0] = 0.5 * (1 - 1e-200)
+    p[0, 0, 1] = p[1, 1, 1] = 0.5e-200
+    assert conditional_mutual_information_table(p, 0, 1, 2) == pytest.approx(1.0, abs=1e-12)
