@@ -56,6 +56,7 @@ class NotebookRun:
     output: str
     parameters: dict[str, Any] = field(default_factory=dict)
     test_parameters: dict[str, Any] = field(default_factory=dict)
+    title: str | None = None
 
     def effective_parameters(self, *, test: bool) -> dict[str, Any]:
         """Parameters injected by papermill (test parameters override under ``test``)."""
@@ -108,13 +109,16 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         test_params = dict(entry.get("test_parameters") or {})
         run_specs = entry.get("runs") or [{"output": name}]
         for spec in run_specs:
+            bad = set(spec) - {"output", "parameters", "title"}
+            if bad:
+                raise ValueError(f"{config}: a run of {name!r} has unknown keys {sorted(bad)}")
             output = str(spec.get("output", name))
             if output in seen:
                 raise ValueError(f"{config}: output name {output!r} is used twice")
             seen.add(output)
-            runs.append(
-                NotebookRun(name, output, dict(spec.get("parameters") or {}), test_params)
-            )
+            title = spec.get("title")
+            runs.append(NotebookRun(name, output, dict(spec.get("parameters") or {}),
+                                    test_params, None if title is None else str(title)))
     return runs
 
 
@@ -127,6 +131,21 @@ def find_runs(runs: Sequence[NotebookRun], notebook: str, output: str | None = N
         what = f"notebook {notebook!r}" + (f" with output {output!r}" if output else "")
         raise ValueError(f"no run of {what} in runs.yml; notebooks: {', '.join(names)}")
     return chosen
+
+
+def _set_title(nb: Any, title: str) -> None:
+    """Replace the page title (the first H1 of the first markdown cell) for one run."""
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.split("\n")
+        for i, line in enumerate(lines):
+            if line.startswith("# "):
+                lines[i] = f"# {title}"
+                cell.source = "\n".join(lines)
+                return
+        break
+    raise ValueError("the notebook has no '# title' line in its first markdown cell")
 
 
 def _strip_volatile(nb: Any) -> None:
@@ -184,6 +203,8 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     nb = jupytext.read(source)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
                                  "name": "python3"}
+    if run.title:
+        _set_title(nb, run.title)
     params = run.effective_parameters(test=test)
     params.update(extra_parameters or {})
     target = out_dir / f"{run.output}.ipynb"
@@ -228,7 +249,8 @@ def _adhoc_run(base: NotebookRun, overrides: dict[str, Any]) -> NotebookRun:
         for v in overrides.values()
     )
     params = {**base.parameters, **overrides}
-    return NotebookRun(base.notebook, f"{base.notebook}-{slug}", params, base.test_parameters)
+    return NotebookRun(base.notebook, f"{base.notebook}-{slug}", params, base.test_parameters,
+                       None)
 
 
 def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace) -> int:

@@ -110,3 +110,20 @@ def test_strip_volatile_and_warning_scan() -> None:
     assert cell.metadata["papermill"] == {"status": "completed"}
     assert "execution" not in cell.metadata
     assert len(_warnings_in(nb)) == 1
+
+
+def test_run_title_replaces_the_page_title(tmp_path: Path) -> None:
+    from ensel.runner import _set_title
+
+    cfg = _write(tmp_path, "notebooks:\n  - notebook: a\n    runs:\n"
+                 "      - {output: a-x, title: 'Page X', parameters: {d: x}}\n")
+    (run,) = load_runs(cfg)
+    assert run.title == "Page X"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Generic title\n\nText with # inside"),
+                nbformat.v4.new_markdown_cell("# Another")]
+    _set_title(nb, run.title)
+    assert nb.cells[0].source == "# Page X\n\nText with # inside"
+    assert nb.cells[1].source == "# Another"
+    with pytest.raises(ValueError, match="no '# title' line"):
+        _set_title(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("text")]), "T")
