@@ -69,7 +69,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ensel.info import entropy_table
+from ensel.info import decomposition_terms_exact, entropy_table
 from ensel.theory import (
     LatentDifficultyModel,
     copula_joint_law,
@@ -320,13 +320,14 @@ print(f"I(Y; X_S) violates diminishing returns on {n_bad} of {n_instances} insta
 assert n_bad > 0
 
 # %% [markdown]
-# It fails on most of them. The smallest counterexample lives in the paper's own model: two
-# models under the equicorrelated Gaussian copula (`ensel.theory.copula_joint_law`, exact
-# one-factor quadrature), a strong one (accuracy $0.9$) and a weak one (accuracy $0.6$), with
-# latent correlation $\rho = 0.9$. Alone, the weak model carries little information; next to the
-# strong one, whose errors it tends to share, it tells us *when the strong model is likely
-# wrong*, and its gain grows — exactly the positive error-correlation term $I(E_j; E_S)$ of
-# Theorem 4.2.
+# It fails on many of them (the count is printed above). The smallest counterexample lives in
+# the paper's own model: two models under the equicorrelated Gaussian copula
+# (`ensel.theory.copula_joint_law`, exact one-factor quadrature), a strong one (accuracy
+# $0.9$) and a weak one (accuracy $0.6$), with latent correlation $\rho = 0.9$. Alone, the weak
+# model carries little information; next to the strong one, whose errors it tends to share, it
+# tells us *when the strong model is likely wrong*, and its gain grows. Theorem 4.2's
+# decomposition shows why: the positive error-correlation term $I(E_j; E_S)$ outweighs the
+# redundancy $I(X_j; \mathbf{X}_S)$.
 
 # %%
 acc2, rho2 = np.array([0.9, 0.6]), 0.9
@@ -339,6 +340,12 @@ print(f"I(Y; X_weak | X_strong)       = {gain_after:.4f} bits  (gain next to the
 cx = diminishing_returns_violation(lambda S: mutual_information_xy(joint2, S), 2)
 print(f"worst triple: S={cx.S}, T={cx.T}, j={cx.j}, gap={cx.gap:.4f} bits")
 assert gain_after > gain_alone + 0.01  # diminishing returns fails
+# Theorem 4.2 terms of the weak model's gain next to the strong one
+terms = decomposition_terms_exact(joint2, 1, (0,))
+print(f"Theorem 4.2: relevance {terms.relevance:.4f} - redundancy {terms.redundancy:.4f} "
+      f"+ error correlation {terms.error_correlation:.4f} = {terms.three_term:.4f} bits")
+assert abs(terms.delta - gain_after) < 1e-12 and abs(terms.three_term - gain_after) < 1e-10
+assert terms.error_correlation > terms.redundancy
 # with two models the gap I(Y; X_0, X_1) - I(Y; X_0) - I(Y; X_1) is the same in both orders
 assert cx.gap > 0.01 and cx.S == () and len(cx.T) == 1 and cx.j not in cx.T
 assert abs(cx.gap - (gain_after - gain_alone)) < 1e-12
