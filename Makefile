@@ -36,6 +36,9 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 
 notebooks: $(STAMP)
 	rm -rf book/_generated
+	@$(BIN)/python -m ensel.datasets fetch mmlu_pro > /dev/null 2>&1 \
+	  && echo "MMLU-Pro data: available (mirror or cache, SHA-256 verified)" \
+	  || echo "MMLU-Pro data: not available (no network, no mirror); its pages explain how to get it"
 	$(BIN)/python -m ensel.runner all
 
 html: $(STAMP)

@@ -97,3 +97,45 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
     page = (html / "book" / "_generated" / "system_model.html").read_text()
     assert "_static/mathjax/tex-chtml.js" in page
+
+
+def _text(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            parts.append(out.get("text", ""))
+            parts.extend(str(v) for v in out.get("data", {}).values())
+    return "\n".join(parts)
+
+
+def test_experiments_page_runs_on_a_users_own_table(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from ensel.datasets import load
+    from ensel.runner import NotebookRun
+
+    monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path / "results"))
+    df = load("imdb", n_items=400)
+    mine = df[df["condition"].isin(sorted(df["condition"].unique())[:2])]
+    path = tmp_path / "my_answers.csv"
+    mine.to_csv(path, index=False)
+    run = NotebookRun("experiments", "experiments-mine",
+                      {"dataset": str(path), "n_splits": 2, "exhaustive": False})
+    out = execute_run(run, out_dir=tmp_path / "out", root=ROOT)
+    text = _text(out)
+    assert "my_answers.csv" in text
+    assert "2 condition(s)" in text
+
+
+def test_mmlu_pro_pages_explain_how_to_get_missing_data(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from ensel.runner import NotebookRun
+
+    (tmp_path / "empty-mirror").mkdir()
+    monkeypatch.setenv("ENSEL_DATA_MIRROR", str(tmp_path / "empty-mirror"))
+    monkeypatch.setenv("ENSEL_DATA_DIR", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path / "results"))
+    run = NotebookRun("experiments", "experiments-mmlu_pro", {"dataset": "mmlu_pro"})
+    text = _text(execute_run(run, out_dir=tmp_path / "out", root=ROOT))
+    assert "MMLU-Pro data not available" in text
+    assert "python -m ensel.datasets fetch mmlu_pro" in text
