@@ -213,6 +213,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         executed = pm.execute_notebook(
             copy.deepcopy(nb), None, parameters=params, kernel_name="python3",
             cwd=str(root), progress_bar=False, log_output=False,
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
     except pm.PapermillExecutionError as exc:
         raise NotebookRunError(

@@ -66,7 +66,7 @@ errors.round(4)
 # models are both cheaper and better estimated than many.
 
 # %%
-fig, ax = plt.subplots(figsize=(5.5, 3.5))
+fig, ax = plt.subplots(figsize=(7.5, 3.5))
 ax.plot(errors.index, errors["majority"], marker="o", label="majority vote")
 ax.plot(errors.index, errors["map"], marker="s", ls="--", label="plug-in MAP")
 ax.plot(errors.index, errors["exact"], color="k", lw=1, label="exact (quadrature)")
@@ -74,7 +74,7 @@ ax.axhline(floor, color="k", lw=1, ls=":", label="saturation floor")
 ax.set_xlabel("ensemble size m")
 ax.set_ylabel("test error")
 ax.set_title(f"ρ = {rho}, α = {accuracy}")
-ax.legend()
+ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
 fig.tight_layout()
 plt.show()
 

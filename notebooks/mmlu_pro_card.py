@@ -142,7 +142,7 @@ if AVAILABLE:
 # ## The binary view
 #
 # The paper turns each multiple-choice question into two binary queries "is the answer
-# *<option>*?": a **positive** query with the gold option ($Y=+1$) and a **negative** query
+# `<option>`?": a **positive** query with the gold option ($Y=+1$) and a **negative** query
 # with one wrong option ($Y=-1$), drawn uniformly among the question's wrong options by a
 # generator seeded with `(seed, question_id)`, so every model sees the same pair and the draw
 # does not depend on the pool or subset. Here a model answers True ($+1$) iff its `pred` is
@@ -188,14 +188,16 @@ if AVAILABLE:
 # %% [markdown]
 # ### The model pool
 #
-# The default pool has 13 models from 9 providers with a spread of accuracies and several
+# The default pool (below) mixes providers, a spread of accuracies and several
 # within-family pairs, in the spirit of the paper's pools. Sizes and instruct/base come from
 # the model names only (`data/mmlu_pro_models.csv`); what a name does not say is left unknown.
 
 # %%
 if AVAILABLE:
     meta = mp.models_table().set_index("model").loc[view.models]
-    display(meta[["display_name", "provider", "family", "params_b", "tuning"]])
+    shown = meta[["display_name", "provider", "family", "params_b", "tuning"]].copy()
+    shown["params_b"] = shown["params_b"].map(lambda v: "unknown" if pd.isna(v) else f"{v:g}")
+    display(shown.rename(columns={"display_name": "model name", "params_b": "size (B params)"}))
     print("providers:", meta["provider"].nunique())
 
 # %% [markdown]
