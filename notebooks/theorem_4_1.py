@@ -39,7 +39,7 @@
 # examples have their own (Example A.1). Indices are 1-based as in the paper; the code below
 # uses 0-based model indices.
 #
-# ```{prf:definition} Binary Symmetric Channel (Definition A.1)
+# ```{prf:definition} Definition A.1 of the paper: Binary Symmetric Channel
 # :label: theorem-4-1-def-bsc
 # :nonumber:
 #
@@ -50,7 +50,7 @@
 # $\mathbb P(X \neq Y) = \epsilon$.
 # ```
 #
-# ```{prf:definition} Stochastic Degradation (Definition A.2)
+# ```{prf:definition} Definition A.2 of the paper: Stochastic Degradation
 # :label: theorem-4-1-def-degradation
 # :nonumber:
 #
@@ -61,7 +61,7 @@
 # independent noise process.
 # ```
 #
-# ```{prf:lemma} BSC Degradation (Lemma A.3)
+# ```{prf:lemma} Lemma A.3 of the paper: BSC Degradation
 # :label: theorem-4-1-lem-bsc-degradation
 # :nonumber:
 #
@@ -81,7 +81,7 @@
 # and $\epsilon_1 \le \epsilon_2 < 1/2$ gives $\delta \in [0, 1/2)$.
 # ```
 #
-# ```{prf:definition} Top-$k$ Ensemble (Definition A.4)
+# ```{prf:definition} Definition A.4 of the paper: Top-$k$ Ensemble
 # :label: theorem-4-1-def-topk
 # :nonumber:
 #
@@ -90,7 +90,7 @@
 # $H_k = \{1, 2, \dots, k\}$, the $k$ channels with the smallest error rates.
 # ```
 #
-# ```{prf:theorem} Alignment of Error and Mutual Information (Theorem 4.1)
+# ```{prf:theorem} Theorem 4.1 of the paper: Alignment of Error and Mutual Information
 # :label: theorem-4-1-thm-alignment
 # :nonumber:
 #
@@ -118,7 +118,7 @@
 # $\mathbf X_{H_k}$, which gives the second.
 # ```
 #
-# ```{prf:remark} Tightness of the Bound (Remark A.5)
+# ```{prf:remark} Remark A.5 of the paper: Tightness of the Bound
 # :label: theorem-4-1-rem-tightness
 # :nonumber:
 #
@@ -132,7 +132,7 @@
 # information when some $\epsilon_j = 0$.
 # ```
 #
-# ```{prf:remark} Extension to Non-Uniform Priors (Remark A.6)
+# ```{prf:remark} Remark A.6 of the paper: Extension to Non-Uniform Priors
 # :label: theorem-4-1-rem-prior
 # :nonumber:
 #
@@ -144,7 +144,7 @@
 # theorem ($\epsilon_j < 1/2$, symmetric channels) are all it needs.
 # ```
 #
-# ```{prf:example} Stochastic Degradation Illustration (Example A.1)
+# ```{prf:example} Example A.1 of the paper: Stochastic Degradation Illustration
 # :label: theorem-4-1-ex-degradation
 # :nonumber:
 #
@@ -208,15 +208,16 @@ summary = results.groupby(["prior", "m"]).agg(
     instances_with_error_tie=("n_error_ties", lambda s: int((s > 0).sum())),
     instances_with_mi_tie=("n_mi_ties", lambda s: int((s > 0).sum())),
 )
-summary.round(12)  # gaps of order 1e-17 are floating-point rounding of exact ties
+# gaps of order 1e-17 are floating-point rounding of exact ties; "+ 0.0" turns -0.0 into 0.0
+summary.round(12) + 0.0
 
 # %%
 # Theorem 4.1 (and Remark A.6 for the non-uniform priors): top-k maximises the exact
 # I(Y; X_S) and minimises the exact MAP error over all subsets of size k, on every instance.
 assert (results["mi_gap"] >= -TOL).all(), results.loc[results["mi_gap"] < -TOL]
 assert (results["error_gap"] >= -TOL).all(), results.loc[results["error_gap"] < -TOL]
-print(f"{len(results)} (pool, k, prior) instances, "
-      f"{results['n_other'].sum()} subsets compared with H_k: no violation.")
+print(f"{len(results)} (pool, k, prior) instances, {results['n_other'].sum()} subsets "
+      "compared with the top-k set: no violation.")
 
 # %% [markdown]
 # ## Strictness (Remark A.5)
@@ -245,8 +246,8 @@ uniform = results[results["prior"] == 0.5]
 assert (results["mi_gap"] > TOL).all(), "MI strictness fails somewhere"
 assert (results["n_mi_argmax"] == 1).all()
 n_tie = int((uniform["n_error_ties"] > 0).sum())
-print(f"uniform prior: {n_tie} of {len(uniform)} instances have another subset with the "
-      "same MAP error as H_k (strictness of Remark A.5 fails for the error)")
+print(f"uniform prior: {n_tie} of {len(uniform)} instances have another subset with\n"
+      "the same MAP error as the top-k set (strictness of Remark A.5 fails for the error)")
 assert n_tie > 0
 # every k = 2 instance ties (the pair {best, any} has error eps_min)
 assert (uniform.loc[uniform["k"] == 2, "n_error_ties"] > 0).all()
@@ -307,7 +308,7 @@ assert (np.diff(skewed["mi"]) < 0).all()  # MI still strictly ordered by accurac
 # %%
 eps_example = np.array([0.1, 0.2, 0.4])
 delta = bsc_degradation_delta(eps_example[1], eps_example[2])
-print(f"delta_3 = {delta:.12f}")
+print(f"δ₃ = {delta:.12f}")
 assert abs(delta - 1 / 3) < 1e-15
 
 example = subset_table(independent_joint_law(eps_example), 2)
@@ -336,7 +337,8 @@ assert abs(example.loc["{1,3}", "map_error"] - example.loc["{1,2}", "map_error"]
 draws = sample_degradation_chain(eps_example[1], delta, n_mc, random_state=seed)
 err_weak = float((draws["x_weak"] != draws["y"]).mean())
 se_weak = float(np.sqrt(0.4 * 0.6 / n_mc))
-print(f"empirical error of X3~: {err_weak:.4f} (target 0.4, standard error {se_weak:.4f})")
+print(f"empirical error of the degraded copy of X₃: {err_weak:.4f}\n"
+      f"(target 0.4, standard error {se_weak:.4f})")
 assert abs(err_weak - eps_example[2]) < 4 * se_weak
 
 # joint law of (Y, X3~) against the exact law of (Y, X3)
@@ -352,19 +354,20 @@ flips
 # %%
 assert (flips["z"].abs() < 4).all(), "flip rate depends on Y given X_2 (no Markov chain)"
 
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 example[["mi"]].plot.bar(ax=axes[0], legend=False, color="tab:blue", rot=0)
-axes[0].set_ylabel("I(Y; X_S) [bits]")
+axes[0].set_ylabel(r"$I(Y; \mathbf{X}_S)$ [bits]")
 axes[0].set_title("Example A.1: mutual information")
 ax2 = axes[0].twinx()
 ax2.plot(range(3), example["map_error"], "o--", color="tab:red")
 ax2.set_ylabel("MAP error", color="tab:red")
 ax2.set_ylim(0, 0.25)
-labels = [f"Y={y:+d}, X2={s:+d}" for y, s in zip(flips["y"], flips["x_strong"], strict=True)]
+labels = [f"$Y={y:+d}$\n$X_2={s:+d}$"
+          for y, s in zip(flips["y"], flips["x_strong"], strict=True)]
 axes[1].errorbar(range(4), flips["flip_rate"], yerr=4 * flips["std_error"], fmt="o")
-axes[1].axhline(delta, color="grey", ls=":", label="delta = 1/3")
-axes[1].set_xticks(range(4), labels, rotation=20, fontsize=8)
-axes[1].set_ylabel("P(X3~ != X2 | Y, X2)")
+axes[1].axhline(delta, color="grey", ls=":", label=r"$\delta = 1/3$")
+axes[1].set_xticks(range(4), labels, fontsize=9)
+axes[1].set_ylabel(r"$P(\widetilde{X}_3 \neq X_2 \mid Y, X_2)$")
 axes[1].set_title("Conditional flip rates (±4 s.e.)")
 axes[1].legend()
 fig.tight_layout()

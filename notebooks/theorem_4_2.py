@@ -38,7 +38,7 @@
 # Numbering follows the compiled paper (Appendix B, one shared counter for definitions,
 # lemmas, remarks, corollaries and propositions). Indices are 0-based in the code.
 #
-# ```{prf:theorem} Accuracy–Redundancy–Error Decomposition (Theorem 4.2)
+# ```{prf:theorem} Theorem 4.2 of the paper: Accuracy–Redundancy–Error Decomposition
 # :label: theorem-4-2-thm-decomposition
 # :nonumber:
 #
@@ -56,7 +56,7 @@
 # $$\Delta(j \mid S) = I(Y; X_j) - I(X_j; \mathbf X_S) + I(E_j; E_S). \tag{9}$$
 # ```
 #
-# ```{prf:definition} The Conditional Mutual Information (Definition B.1)
+# ```{prf:definition} Definition B.1 of the paper: The Conditional Mutual Information
 # :label: theorem-4-2-def-cmi
 # :nonumber:
 #
@@ -64,14 +64,14 @@
 # = \mathbb E_Z\, D_{\mathrm{KL}}(P_{X,Y \mid Z} \,\|\, P_{X \mid Z} P_{Y \mid Z})$.
 # ```
 #
-# ```{prf:lemma} The Chain Rule for Mutual Information (Lemma B.2)
+# ```{prf:lemma} Lemma B.2 of the paper: The Chain Rule for Mutual Information
 # :label: theorem-4-2-lem-chain
 # :nonumber:
 #
 # $I(X; Y, Z) = I(X; Z) + I(X; Y \mid Z) = I(X; Y) + I(X; Z \mid Y)$.
 # ```
 #
-# ```{prf:lemma} The Entropy Invariance Under Bijection (Lemma B.3)
+# ```{prf:lemma} Lemma B.3 of the paper: The Entropy Invariance Under Bijection
 # :label: theorem-4-2-lem-bijection
 # :nonumber:
 #
@@ -89,7 +89,7 @@
 # $I(E_j; E_S \mid Y) = I(E_j; E_S) + \Lambda_j(S)$.
 # ```
 #
-# ```{prf:remark} Interpretation of Terms (Remark B.4)
+# ```{prf:remark} Remark B.4 of the paper: Interpretation of Terms
 # :label: theorem-4-2-rem-interpretation
 # :nonumber:
 #
@@ -99,7 +99,7 @@
 # modes). **Correction** $\Lambda_j(S)$: adjustment for label-dependent error behaviour.
 # ```
 #
-# ```{prf:corollary} Label-Invariant Case (Corollary B.5)
+# ```{prf:corollary} Corollary B.5 of the paper: Label-Invariant Case
 # :label: theorem-4-2-cor-label-invariant
 # :nonumber:
 #
@@ -107,14 +107,14 @@
 # $j$ and $S$; consequently $\Lambda_j(S) = 0$ and Eq. (9) holds.
 # ```
 #
-# ```{prf:proposition} Bound on the Correction Term (Proposition B.6)
+# ```{prf:proposition} Proposition B.6 of the paper: Bound on the Correction Term
 # :label: theorem-4-2-prop-bound
 # :nonumber:
 #
 # $-I(E_j; Y) \le \Lambda_j(S) \le H(Y) - I(E_j; Y)$.
 # ```
 #
-# ```{prf:remark} Practical Implications (Remark B.7)
+# ```{prf:remark} Remark B.7 of the paper: Practical Implications
 # :label: theorem-4-2-rem-practical
 # :nonumber:
 #
@@ -186,14 +186,14 @@ identity[["law", "m", "S", "j", "relevance", "redundancy", "error_correlation",
 
 # %%
 max_res = float(identity["residual"].abs().max())
-print(f"{len(identity)} (law, j, S) triples on {n_laws} laws; max |residual| = {max_res:.2e}")
+print(f"{len(identity)} (law, j, S) triples on {n_laws} laws; largest |residual| = {max_res:.2e}")
 assert max_res < TOL
 # Proposition B.6: -I(E_j;Y) <= Lambda <= H(Y) - I(E_j;Y)
 assert (identity["correction"] >= -identity["error_label"] - TOL).all()
 assert (identity["correction"] <= identity["H_Y"] - identity["error_label"] + TOL).all()
 # Remark B.7: |Lambda| <= I(E_j, E_S; Y)
 assert (identity["correction"].abs() <= identity["joint_error_label"] + TOL).all()
-print(f"Lambda ranges over [{identity['correction'].min():.3f}, "
+print(f"Λ ranges over [{identity['correction'].min():.3f}, "
       f"{identity['correction'].max():.3f}] bits on these laws")
 
 # %% [markdown]
@@ -216,8 +216,9 @@ for i in range(n_copula):
             t.insert(0, "law", i)
             rows.append(t)
 invariant = pd.concat(rows, ignore_index=True)
-print(f"{len(invariant)} (law, j, S) triples: max |Lambda| = "
-      f"{invariant['correction'].abs().max():.1e}, max |Delta - Eq.(9)| = "
+print(f"{len(invariant)} (law, j, S) triples:\n"
+      f"  largest |Λ|             = {invariant['correction'].abs().max():.1e}\n"
+      f"  largest |Δ − Eq. (9)|   = "
       f"{(invariant['delta'] - invariant['three_term']).abs().max():.1e}")
 assert invariant["correction"].abs().max() < TOL
 assert (invariant["delta"] - invariant["three_term"]).abs().max() < TOL
@@ -258,8 +259,9 @@ for name, p in laws.items():
     t.insert(0, "law", name)
     rows.append(t)
 dependent = pd.concat(rows, ignore_index=True)
-dependent[["law", "j", "relevance", "redundancy", "error_correlation", "correction",
-           "delta", "three_term", "error_label", "residual"]].round(4)
+dependent.set_index(["law", "j"])[
+    ["relevance", "redundancy", "error_correlation", "correction", "delta", "three_term",
+     "error_label", "residual"]].round(4) + 0.0  # "+ 0.0" turns -0.0 into 0.0
 
 # %%
 assert dependent["residual"].abs().max() < TOL
@@ -292,18 +294,18 @@ np.fill_diagonal(Sigma_w, 1.0)
 p_w = copula_joint_law(ndtri(eps_w), Sigma_w)
 terms = decomposition_table(p_w, [0]).set_index("j")
 terms[["relevance", "redundancy", "error_correlation", "correction", "delta", "mrmr",
-       "three_term"]].round(4)
+       "three_term"]].round(4) + 0.0  # "+ 0.0" turns -0.0 into 0.0
 
 # %%
 assert terms["residual"].abs().max() < TOL and terms["correction"].abs().max() < TOL
 fig, ax = plt.subplots(figsize=(8, 3.2))
-parts = pd.DataFrame({"relevance I(Y;X_j)": terms["relevance"],
-                      "- redundancy I(X_j;X_S)": -terms["redundancy"],
-                      "+ error corr. I(E_j;E_S)": terms["error_correlation"]})
+parts = pd.DataFrame({r"relevance $I(Y;X_j)$": terms["relevance"],
+                      r"$-$ redundancy $I(X_j;\mathbf{X}_S)$": -terms["redundancy"],
+                      r"$+$ error corr. $I(E_j;E_S)$": terms["error_correlation"]})
 parts.plot.bar(ax=ax, rot=0, width=0.8)
-ax.plot(range(len(terms)), terms["delta"], "k*", ms=12, label="Delta(j | S) = sum")
+ax.plot(range(len(terms)), terms["delta"], "k*", ms=12, label=r"$\Delta(j \mid S)$ = sum")
 ax.axhline(0, color="grey", lw=0.5)
-ax.set_xlabel("candidate j (S = {0})")
+ax.set_xlabel(r"candidate $j$ ($S = \{0\}$)")
 ax.set_ylabel("bits")
 ax.set_title("Theorem 4.2 terms, worked copula example")
 ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -354,7 +356,7 @@ found = search_mrmr_disagreement(search_m, max_tries=search_max_tries, random_st
                                  stop_at_first=False)
 assert found["found"], "no disagreement in the search budget"
 print(f"mRMR and Greedy MI disagree at the second pick on {len(found['disagreements'])} of "
-      f"{found['tries']} random pools (instances {found['disagreements']}).")
+      f"{found['tries']} random pools\n(instances {found['disagreements']}).")
 print(f"First: instance {found['instance']}, S = {found['S']}, mRMR picks "
       f"{found['mrmr_pick']}, Greedy MI picks {found['cmi_pick']}")
 p_f = copula_joint_law(ndtri(found["eps"]), found["Sigma"])
@@ -391,10 +393,10 @@ dis = cands[cands["disagree"]]
 ax.scatter(dis["mrmr"], dis["delta"], facecolors="none", edgecolors="red", s=60,
            label="pools where the picks differ")
 lims = [cands["mrmr"].min(), cands["delta"].max()]
-ax.plot(lims, lims, ":", color="grey", lw=1, label="Delta = mRMR score")
-fig.colorbar(sc, ax=ax, label="I(E_j; E_S) [bits]")
-ax.set_xlabel("mRMR score I(Y;X_j) - I(X_j;X_S)")
-ax.set_ylabel("Delta(j | S) = I(Y; X_j | X_S)")
+ax.plot(lims, lims, ":", color="grey", lw=1, label=r"$\Delta$ = mRMR score")
+fig.colorbar(sc, ax=ax, label=r"$I(E_j; E_S)$ [bits]")
+ax.set_xlabel(r"mRMR score $I(Y;X_j) - I(X_j;\mathbf{X}_S)$")
+ax.set_ylabel(r"$\Delta(j \mid S) = I(Y; X_j \mid \mathbf{X}_S)$")
 ax.set_title(f"{len(cands)} candidates, {found['tries']} random pools")
 ax.legend(fontsize=7)
 fig.tight_layout()
