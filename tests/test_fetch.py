@@ -4,38 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import os
 import threading
 import urllib.parse
 from pathlib import Path
 
 import pytest
+from conftest import UPSTREAM, require_mirror
 
 from ensel.datasets import _fetch
 from ensel.datasets._fetch import DataUnavailableError, RegistryEntry
-
-REPO = Path(__file__).resolve().parents[1]
-UPSTREAM = "TIGER-AI-Lab/MMLU-Pro"
-
-
-def _shared_mirror() -> Path | None:
-    env = os.environ.get("ENSEL_DATA_MIRROR", "").strip()
-    for candidate in ([Path(env)] if env else []) + [REPO.parent / "shared" / "mirror"]:
-        if (candidate / UPSTREAM / "SHA256SUMS").is_file():
-            return candidate.resolve()
-    return None
-
-
-MIRROR = _shared_mirror()
-
-
-def _require_mirror() -> Path:
-    if MIRROR is None:
-        msg = "the MMLU-Pro mirror (../shared/mirror or ENSEL_DATA_MIRROR) is missing"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg + " in CI")
-        pytest.skip(msg)
-    return MIRROR
 
 
 @pytest.fixture
@@ -63,7 +40,7 @@ def _files_below(path: Path) -> list[Path]:
 
 # --------------------------------------------------------------------------- registry
 def test_registry_matches_sha256sums():
-    mirror = _require_mirror()
+    mirror = require_mirror()
     sums = {}
     for line in (mirror / UPSTREAM / "SHA256SUMS").read_text().splitlines():
         digest, rel = line.split("  ", 1)
@@ -96,7 +73,7 @@ def test_registry_errors(tmp_path):
 
 # --------------------------------------------------------------------------- mirror
 def test_mirror_fetch_reads_in_place(monkeypatch, cache_dir):
-    mirror = _require_mirror()
+    mirror = require_mirror()
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
     path = _fetch.fetch(("mmlu_pro", "eval_results/gpt4o/computer science_result.json"))
     assert path == mirror / UPSTREAM / "ff991b5b7f14a383fd41da3987447ab6c08bf138" / (
@@ -107,7 +84,7 @@ def test_mirror_fetch_reads_in_place(monkeypatch, cache_dir):
 
 
 def test_mirror_checksum_mismatch(tmp_path, monkeypatch, cache_dir):
-    mirror = _require_mirror()
+    mirror = require_mirror()
     entry = next(e for e in _fetch.read_registry("mmlu_pro") if "history_result" in e.path)
     fake = tmp_path / "mirror"
     target = fake / entry.relpath
@@ -256,7 +233,7 @@ def test_cli_status_and_fetch(tmp_path, monkeypatch, cache_dir, capsys):
     with pytest.raises(SystemExit):
         main(["fetch", "mmlu"])  # stand-ins have no registry
     assert "no download registry for dataset 'mmlu'" in capsys.readouterr().err
-    mirror = _require_mirror()
+    mirror = require_mirror()
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
     assert main(["status", "mmlu_pro"]) == 0
     assert "43/43 files available" in capsys.readouterr().out

@@ -2,40 +2,23 @@
 
 from __future__ import annotations
 
-import os
 import re
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO, require_mirror
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ensel.datasets import mmlu_pro as mp
 
-REPO = Path(__file__).resolve().parents[1]
-UPSTREAM = "TIGER-AI-Lab/MMLU-Pro"
-
-
-def _shared_mirror() -> Path | None:
-    env = os.environ.get("ENSEL_DATA_MIRROR", "").strip()
-    for candidate in ([Path(env)] if env else []) + [REPO.parent / "shared" / "mirror"]:
-        if (candidate / UPSTREAM / "SHA256SUMS").is_file():
-            return candidate.resolve()
-    return None
-
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     """Point ENSEL_DATA_MIRROR at the shared mirror and ENSEL_DATA_DIR at a fresh folder."""
-    mirror = _shared_mirror()
-    if mirror is None:
-        msg = "the MMLU-Pro mirror (../shared/mirror or ENSEL_DATA_MIRROR) is missing"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg + " in CI")
-        pytest.skip(msg)
+    mirror = require_mirror()
     cache = tmp_path_factory.mktemp("ensel-data")
     with pytest.MonkeyPatch.context() as mpatch:
         mpatch.setenv("ENSEL_DATA_MIRROR", str(mirror))

@@ -1,0 +1,31 @@
+"""Shared test helpers: where the mirrored MMLU-Pro files are."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+UPSTREAM = "TIGER-AI-Lab/MMLU-Pro"
+
+
+def shared_mirror() -> Path | None:
+    """The MMLU-Pro mirror: ``$ENSEL_DATA_MIRROR`` or ``<repo>/../shared/mirror``, if present."""
+    env = os.environ.get("ENSEL_DATA_MIRROR", "").strip()
+    for candidate in ([Path(env)] if env else []) + [REPO.parent / "shared" / "mirror"]:
+        if (candidate / UPSTREAM / "SHA256SUMS").is_file():
+            return candidate.resolve()
+    return None
+
+
+def require_mirror() -> Path:
+    """Return the mirror; fail in CI (``CI=true``) and skip elsewhere when it is missing."""
+    mirror = shared_mirror()
+    if mirror is None:
+        msg = "the MMLU-Pro mirror (../shared/mirror or ENSEL_DATA_MIRROR) is missing"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg + " in CI")
+        pytest.skip(msg)
+    return mirror
