@@ -14,6 +14,9 @@ Submodules (imported lazily, so ``import ensel`` stays cheap):
 ``ensel.datasets``    stand-in and real (MMLU-Pro) datasets
 ``ensel.experiment``  the paper's evaluation protocol
 ``ensel.report``      tables; ``ensel.plots`` figures
+``ensel.montecarlo``, ``ensel.theory_checks``, ``ensel.theory_extra``, ``ensel.modelcheck``
+                      helpers behind the book's numerical checks
+``ensel.runner``      executes the book's notebooks (papermill); ``ensel.bookcheck`` offline check
 """
 
 from __future__ import annotations
@@ -25,17 +28,22 @@ __version__ = "0.1.0"
 
 _SUBMODULES = (
     "aggregate",
+    "bookcheck",
     "cli",
     "copula",
     "data",
     "datasets",
     "experiment",
     "info",
+    "modelcheck",
+    "montecarlo",
     "plots",
     "report",
     "runner",
     "select",
     "theory",
+    "theory_checks",
+    "theory_extra",
 )
 
 __all__ = [*_SUBMODULES, "__version__"]

@@ -28,8 +28,6 @@ __all__ = [
     "check_random_state",
 ]
 
-_TRUE_STRINGS = {"true", "+1", "1", "yes"}
-_FALSE_STRINGS = {"false", "-1", "0", "no"}
 _ABSTAIN_STRINGS = {"", "none", "null", "nan", "abstain"}
 
 
