@@ -16,10 +16,12 @@
 # The paper's Appendix D explains why greedy selection is reasonable and yet saturates: a
 # latent *difficulty* $D$ of the prompt (independent of the label) drives all models at once.
 # Given $(Y, D)$ the models err independently, so all their dependence flows through $D$ —
-# a discrete analogue of the common factor $U$ of {prf:ref}`theorem_4_3-saturation`.
+# a discrete analogue of the common factor $U$ of
+# {prf:ref}`Theorem 4.3 of the paper <theorem_4_3-saturation>`.
 #
-# ```{prf:theorem} Difficulty-aware decomposition and price of difficulty (Theorem D.1)
+# ```{prf:theorem} Theorem D.1 of the paper: Difficulty-Aware Decomposition, Price of Difficulty
 # :label: theorem_d_1-decomposition
+# :nonumber:
 #
 # Let $Y$ be the true label and $X_{[m]} = \{X_1, \dots, X_m\}$ discrete model outputs. Assume
 # there is a latent variable $D$ (the prompt difficulty) such that
@@ -89,7 +91,7 @@ models = [random_latent_difficulty_model(m, n_difficulty, label_dependent=bool(i
                                          random_state=np.random.default_rng(seeds[i]))
           for i in range(n_instances)]
 print(f"{n_instances} random latent-difficulty models: m = {m} models, "
-      f"{n_difficulty} difficulty levels, per-level error rates uniform on [0.02, 0.98]")
+      f"{n_difficulty} difficulty levels,\nper-level error rates uniform on [0.02, 0.98]")
 
 # %% [markdown]
 # ## The decomposition, exactly
@@ -116,7 +118,8 @@ checks = dec[["residual", "price - operational", "I(Y;D)"]].abs().max()
 print(f"{len(dec)} (instance, S) pairs; largest absolute deviations:")
 print(checks.to_string())
 assert (checks < tol).all(), checks
-dec[dec["instance"] == 0].groupby("size")[["I(Y;X_S)", "F(S)", "price"]].mean().round(4)
+(dec[dec["instance"] == 0].groupby("size")[["I(Y;X_S)", "F(S)", "price"]].mean().round(4)
+ .rename(columns={"I(Y;X_S)": "I(Y; Xₛ)"}))
 
 # %% [markdown]
 # The table (instance 0, averages over subsets of each size) already shows the pattern:
@@ -143,7 +146,8 @@ for M in models:
         joint_cond = entropy_table(p, (0, 1) + xs) - entropy_table(p, (0, 1))
         worst = max(worst, abs(joint_cond - modular),
                     abs(M.difficulty_aware_information(S) - (h_xs_given_d - modular)))
-print(f"largest deviation in the entropy form of F over all instances and subsets: {worst:.2e}")
+print("largest deviation in the entropy form of F over all instances and subsets:\n"
+      f"{worst:.2e}")
 assert worst < tol
 
 # %% [markdown]
@@ -168,9 +172,10 @@ for i, M in enumerate(models):
                  "submodularity gap": dr.gap, "triples": dr.n_triples})
 sub = pd.DataFrame(rows)
 print(f"checked {sub['triples'].sum()} triples (S ⊆ T, j ∉ T) over {n_instances} instances")
-print(f"max monotonicity violation max_(S,j) F(S) - F(S+j): "
+print("largest monotonicity violation  F(S) − F(S ∪ {j}):           "
       f"{sub['monotonicity violation'].max():.3e}")
-print(f"max submodularity gap max Δ(j|T) - Δ(j|S): {sub['submodularity gap'].max():.3e}")
+print("largest submodularity gap       Δ(j | T) − Δ(j | S), S ⊆ T:  "
+      f"{sub['submodularity gap'].max():.3e}")
 assert (sub["monotonicity violation"] <= tol).all()
 assert (sub["submodularity gap"] <= tol).all()
 strict = bool((sub["monotonicity violation"] < 0).all() and (sub["submodularity gap"] < 0).all())
@@ -202,7 +207,7 @@ for i, M in enumerate(models):
 gr = pd.DataFrame(rows)
 assert (gr["greedy"] >= bound * gr["optimum"] - tol).all(), gr.loc[gr["ratio"].idxmin()]
 assert (gr["greedy"] <= gr["optimum"] + tol).all()
-print(f"greedy >= (1 - 1/e) * optimum on all {len(gr)} (instance, k) pairs; "
+print(f"greedy ≥ (1 − 1/e) × optimum on all {len(gr)} (instance, k) pairs;\n"
       f"worst ratio {gr['ratio'].min():.4f}; greedy exactly optimal on "
       f"{int(gr['greedy optimal'].sum())} of {len(gr)}")
 
@@ -250,7 +255,8 @@ assert (of_df["price"].iloc[1:] > 0.1).all()  # the price does not vanish
 assert np.all(np.diff(of_df["price"]) > 0)  # here it even grows with every model
 # the discretised model reproduces the exact finite-m error of Theorem 4.3
 assert (of_df["error from X_S"] - of_df["Thm 4.3 exact error"]).abs().max() < 1e-8
-of_df.round(4)
+# "+ 0.0" turns -0.0 into 0.0; Xₛ in the headers because tables are not typeset as math
+(of_df.round(4) + 0.0).rename(columns=lambda c: c.replace("X_S", "Xₛ"))
 
 # %%
 rand_curves = []
@@ -264,8 +270,10 @@ assert min(c[-1] for c in rand_curves) > 0.05  # ... but far from zero with all 
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]
-for col, style in [("F(S)", "-"), ("I(Y;X_S)", "-"), ("price", "--")]:
-    ax.plot(of_df["|S|"], of_df[col], style, marker="o", ms=3, label=col)
+for col, style, label in [("F(S)", "-", r"$F(S) = I(Y; \mathbf{X}_S \mid D)$"),
+                          ("I(Y;X_S)", "-", r"$I(Y; \mathbf{X}_S)$"),
+                          ("price", "--", r"price $I(Y; D \mid \mathbf{X}_S)$")]:
+    ax.plot(of_df["|S|"], of_df[col], style, marker="o", ms=3, label=label)
 ax.set_xlabel("$|S|$")
 ax.set_ylabel("bits")
 ax.set_title(rf"one-factor copula, $\alpha={alpha_of}$, $\rho={rho_of}$")
@@ -296,9 +304,9 @@ plt.show()
 # the oracle that sees $D$ keeps lowering its error. The information actually available,
 # $I(Y; \mathbf{X}_S)$, flattens out: the gap between them — the price of difficulty — *grows*
 # with $|S|$ here, and the Bayes error from $\mathbf{X}_S$ approaches the floor of
-# {prf:ref}`theorem_4_3-saturation`. This is Remark D.2's explanation of saturation in
-# numbers. On random latent-difficulty models (right panel) the price is not monotone in
-# general, but it does not vanish either.
+# {prf:ref}`Theorem 4.3 <theorem_4_3-saturation>`. This is Remark D.2's explanation of
+# saturation in numbers. On random latent-difficulty models (right panel) the price is not
+# monotone in general, but it does not vanish either.
 
 # %% [markdown]
 # ## Without conditioning on $D$, $I(Y; \mathbf{X}_S)$ is not submodular
@@ -315,8 +323,8 @@ for i, M in enumerate(models):
     rows.append({"instance": i, "gap": dr.gap, "S": dr.S, "T": dr.T, "j": dr.j})
 plain = pd.DataFrame(rows)
 n_bad = int((plain["gap"] > tol).sum())
-print(f"I(Y; X_S) violates diminishing returns on {n_bad} of {n_instances} instances "
-      f"(largest gap {plain['gap'].max():.4f} bits)")
+print(f"I(Y; Xₛ) violates diminishing returns on {n_bad} of {n_instances} "
+      f"instances\n(largest gap {plain['gap'].max():.4f} bits)")
 assert n_bad > 0
 
 # %% [markdown]
@@ -335,15 +343,16 @@ Sigma2 = np.array([[1.0, rho2], [rho2, 1.0]])
 joint2 = copula_joint_law(ndtri(1 - acc2), Sigma2)
 I2 = {S: mutual_information_xy(joint2, S) for S in [(), (0,), (1,), (0, 1)]}
 gain_alone, gain_after = I2[(1,)] - I2[()], I2[(0, 1)] - I2[(0,)]
-print(f"I(Y; X_weak)                  = {gain_alone:.4f} bits  (gain of the weak model alone)")
-print(f"I(Y; X_weak | X_strong)       = {gain_after:.4f} bits  (gain next to the strong model)")
+print(f"gain of the weak model alone,       I(Y; weak)          = {gain_alone:.4f} bits")
+print(f"gain of the weak next to the strong, I(Y; weak | strong) = {gain_after:.4f} bits")
 cx = diminishing_returns_violation(lambda S: mutual_information_xy(joint2, S), 2)
 print(f"worst triple: S={cx.S}, T={cx.T}, j={cx.j}, gap={cx.gap:.4f} bits")
 assert gain_after > gain_alone + 0.01  # diminishing returns fails
 # Theorem 4.2 terms of the weak model's gain next to the strong one
 terms = decomposition_terms_exact(joint2, 1, (0,))
-print(f"Theorem 4.2: relevance {terms.relevance:.4f} - redundancy {terms.redundancy:.4f} "
-      f"+ error correlation {terms.error_correlation:.4f} = {terms.three_term:.4f} bits")
+print(f"Theorem 4.2: relevance {terms.relevance:.4f} − redundancy {terms.redundancy:.4f}\n"
+      f"             + error correlation {terms.error_correlation:.4f} "
+      f"= {terms.three_term:.4f} bits")
 assert abs(terms.delta - gain_after) < 1e-12 and abs(terms.three_term - gain_after) < 1e-10
 assert terms.error_correlation > terms.redundancy
 # with two models the gap I(Y; X_0, X_1) - I(Y; X_0) - I(Y; X_1) is the same in both orders
@@ -355,7 +364,7 @@ assert abs(cx.gap - (gain_after - gain_alone)) < 1e-12
 two = LatentDifficultyModel.from_one_factor(acc2, rho2, n_levels=150)
 assert abs(two.information((0, 1)) - I2[(0, 1)]) < 1e-6
 F2 = {S: two.difficulty_aware_information(S) for S in [(0,), (1,), (0, 1)]}
-print(f"with D: F(weak) = {F2[(1,)]:.4f} bits >= F(strong, weak) - F(strong) = "
+print(f"with D: F(weak) = {F2[(1,)]:.4f} bits ≥ F(strong, weak) − F(strong) = "
       f"{F2[(0, 1)] - F2[(0,)]:.4f} bits")
 assert F2[(1,)] > F2[(0, 1)] - F2[(0,)] > 0
 

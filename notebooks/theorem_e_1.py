@@ -31,7 +31,7 @@
 # %% [markdown]
 # ## Statement
 #
-# ```{prf:theorem} Optimality of Log-Odds Weights (Theorem E.1)
+# ```{prf:theorem} Theorem E.1 of the paper: Optimality of Log-Odds Weights
 # :label: theorem-e-1-thm-logodds
 # :nonumber:
 #
@@ -54,7 +54,7 @@
 # the statement holds.
 # ```
 #
-# ```{prf:remark} Corrected statement (this page)
+# ```{prf:remark} Added in this book: corrected statement of Theorem E.1
 # :label: theorem-e-1-rem-corrected
 # :nonumber:
 #
@@ -136,7 +136,7 @@ independent.groupby("k").agg(pools=("pool", "size"), patterns_each=("patterns", 
 # %%
 assert (independent["disagree"] == 0).all()
 assert np.allclose(independent["vote_error"], independent["map_error"], atol=TOL)
-print(f"{len(independent)} pools, {independent['patterns'].sum()} patterns: "
+print(f"{len(independent)} pools, {independent['patterns'].sum()} patterns:\n"
       "the log-odds vote equals the MAP decision on every pattern")
 
 # %% [markdown]
@@ -248,11 +248,11 @@ for pool, g in corr.groupby("pool"):
     axes[0].plot(g["rho"], g["map_error"], "o-", label=f"MAP, {pool}")
     axes[0].plot(g["rho"], g["vote_error"], "s--", label=f"log-odds vote, {pool}")
     axes[1].plot(g["rho"], g["disagreement_mass"], "o-", label=pool)
-axes[0].set_xlabel("latent error correlation rho")
+axes[0].set_xlabel(r"latent error correlation $\rho$")
 axes[0].set_ylabel("exact error probability")
 axes[0].legend(fontsize=7)
-axes[1].set_xlabel("latent error correlation rho")
-axes[1].set_ylabel("P(patterns where vote != MAP)")
+axes[1].set_xlabel(r"latent error correlation $\rho$")
+axes[1].set_ylabel("P(patterns where vote ≠ MAP)")
 axes[1].legend(fontsize=7)
 fig.suptitle("Log-odds weighted vote vs exact MAP under correlated errors")
 fig.tight_layout()
