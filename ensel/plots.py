@@ -54,7 +54,7 @@ def _curves(summary: pd.DataFrame, lines: Sequence[tuple[str, str]], ax: Any,
         if shade:
             ax.fill_between(c["k"], c["mean"] - c["std"], c["mean"] + c["std"],
                             color=st.get("color"), alpha=0.12, linewidth=0)
-    ax.set_xlabel("ensemble size k")
+    ax.set_xlabel("ensemble size $k$")
     ax.set_ylabel("test error")
     ks = sorted(set(summary["k"]))
     if ks:
@@ -166,8 +166,8 @@ def copula_validation(pairs: pd.DataFrame, simultaneous: pd.DataFrame, *,
     hi = float(max(pairs["empirical"].max(), pairs[ycol].max()))
     pad = 0.05 * (hi - lo + 1e-9)
     ax0.plot([lo - pad, hi + pad], [lo - pad, hi + pad], "k--", linewidth=1, label="y = x")
-    ax0.set_xlabel("empirical P(E_i ∩ E_j)")
-    ax0.set_ylabel("copula P(E_i ∩ E_j)")
+    ax0.set_xlabel(r"empirical $P(E_i \cap E_j)$")
+    ax0.set_ylabel(r"copula $P(E_i \cap E_j)$")
     ax0.legend(fontsize=8)
     ax0.grid(alpha=0.3)
     x = simultaneous["n_errors"].to_numpy()
@@ -220,7 +220,7 @@ def paired_differences_plot(diffs: pd.DataFrame, *, label: str = "Greedy MI − 
     ax.errorbar(k, mean, yerr=err, fmt="o", color=SELECTOR_STYLE["greedy_mi"]["color"],
                 capsize=3, label=label)
     ax.axhline(0.0, color="k", linewidth=1)
-    ax.set_xlabel("ensemble size k")
+    ax.set_xlabel("ensemble size $k$")
     ax.set_ylabel("paired error difference")
     ax.set_xticks(k)
     ax.grid(alpha=0.3)

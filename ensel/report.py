@@ -41,6 +41,20 @@ __all__ = [
     "compare_results",
     "compare_pool",
     "compare_selections",
+    "comparison_table",
+    "format_pool_comparison",
+    "format_selection_comparison",
+    "format_paired_differences",
+    "format_number",
+    "format_numbers",
+    "caption_html",
+    "short_path",
+    "dataset_banner",
+    "dataset_label",
+    "VERDICT_MARKS",
+    "NO_PAPER_TABLE",
+    "verdict_table",
+    "claims_markdown",
     "Evidence",
     "Claim",
     "CLAIMS",
@@ -163,12 +177,42 @@ def results_table(summary: pd.DataFrame, kind: str = "map", *, extra: Sequence[t
     return format_mean_std_table(summary, [*table_layout(kind), *extra], **kwargs)
 
 
-def to_html(table: pd.DataFrame, *, caption: str | None = None) -> str:
-    """HTML of a formatted table, without escaping the bold tags (for ``IPython.display.HTML``)."""
-    html = table.to_html(escape=False)
-    if caption:
-        html = f"<p><em>{caption}</em></p>\n{html}"
-    return html
+def caption_html(text: str) -> str:
+    """A table caption as HTML: bold, with space above so it reads as the heading of the table
+    below it (not as a footnote of the one above)."""
+    return (f'<p style="margin: 1.6em 0 0.4em 0; font-weight: bold">{text}</p>')
+
+
+def to_html(table: pd.DataFrame, *, caption: str | None = None, index: bool = True,
+            note: str | None = None) -> str:
+    """HTML of a formatted table, without escaping the bold tags (for ``IPython.display.HTML``).
+
+    ``caption`` goes *above* the table (:func:`caption_html`), ``note`` in small print below.
+    Missing values show as ``"n/a"``.
+    """
+    html = table.to_html(escape=False, index=index, na_rep="n/a", border=0)
+    parts = [caption_html(caption)] if caption else []
+    parts.append(html)
+    if note:
+        parts.append(f'<p style="font-size: 0.85em; margin-top: 0.3em">{note}</p>')
+    return "\n".join(parts)
+
+
+def format_number(x: Any, decimals: int = 3, *, signed: bool = False,
+                  missing: str = "n/a") -> str:
+    """A number for a reader: fixed decimals, ``missing`` for NaN/None, no ``-0.000``, and a
+    proper minus sign (``"−0.004"``); ``signed=True`` also writes ``"+"`` for positives."""
+    if x is None:
+        return missing
+    v = float(x)
+    if not np.isfinite(v):
+        return missing
+    txt = f"{abs(v):.{decimals}f}"
+    if float(txt) == 0.0:
+        return txt
+    if v < 0:
+        return "−" + txt
+    return ("+" + txt) if signed else txt
 
 
 # ----------------------------------------------------------------------------- model pool
@@ -254,21 +298,24 @@ def model_pool_table(pool: PoolStatistics) -> pd.DataFrame:
         "avg_rho": avg_rho,
     })
     out = out.sort_values("accuracy", ascending=False, kind="stable").reset_index(drop=True)
+    out.attrs["n_conditions"] = int(acc.shape[0])
     out.attrs["avg_accuracy"] = float(acc.mean())
     out.attrs["avg_rho"] = pool.avg_rho
     return out
 
 
 def format_model_pool_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Strings as in the paper: ``"83.1% ± 0.1%"``, ``tau`` and ``avg rho`` to 2 decimals,
-    plus an "Average" row."""
+    """Strings as in the paper: ``"83.1% ± 0.1%"`` (no ``±`` part for a single condition),
+    ``tau`` and ``avg rho`` to 2 decimals, plus an "Average" row."""
     pct = 2 if table["accuracy"].min() > 0.9 else 1
-    rows = [[r.model, f"{100 * r.accuracy:.{pct}f}% ± {100 * r.accuracy_std:.{pct}f}%",
-             f"{r.tau:.2f}", f"{r.avg_rho:.2f}"] for r in table.itertuples()]
+    one = table.attrs.get("n_conditions", 2) == 1  # no spread over conditions to show
+    rows = [[r.model, f"{100 * r.accuracy:.{pct}f}%" if one else
+             f"{100 * r.accuracy:.{pct}f}% ± {100 * r.accuracy_std:.{pct}f}%",
+             format_number(r.tau, 2), format_number(r.avg_rho, 2)] for r in table.itertuples()]
     avg_acc = table.attrs.get("avg_accuracy", table["accuracy"].mean())
     avg_rho = table.attrs.get("avg_rho", table["avg_rho"].mean())
-    rows.append(["Average", f"{100 * avg_acc:.{pct}f}%", "—", f"ρ̄ = {avg_rho:.2f}"])
-    return pd.DataFrame(rows, columns=["Model", "Accuracy", "Threshold τ_j", "Avg. ρ_j"])
+    rows.append(["Average", f"{100 * avg_acc:.{pct}f}%", "", f"ρ̄ = {avg_rho:.2f}"])
+    return pd.DataFrame(rows, columns=["Model", "Accuracy", "threshold τ", "avg. ρ"])
 
 
 def format_selection_table(selections: pd.DataFrame) -> pd.DataFrame:
@@ -355,6 +402,171 @@ def compare_selections(selections: pd.DataFrame, dataset: str) -> pd.DataFrame:
                               "model_ours": "ours_model", "accuracy_ours": "ours_accuracy"})
     out["same"] = out["paper_model"] == out["ours_model"]
     return out.sort_values(["selector", "k"]).reset_index(drop=True)
+
+
+def format_numbers(frame: pd.DataFrame, decimals: int = 4, *, signed: bool | Sequence[str]
+                   = False) -> pd.DataFrame:
+    """Every float column of ``frame`` as :func:`format_number` strings (integer and text
+    columns unchanged); ``signed`` is ``True`` or the names of the columns to sign."""
+    out = frame.copy()
+    for c in out.columns:
+        if pd.api.types.is_float_dtype(out[c]):
+            sg = signed if isinstance(signed, bool) else c in set(signed)
+            out[c] = [format_number(x, decimals, signed=sg) for x in frame[c]]
+    return out
+
+
+def comparison_table(comparison: pd.DataFrame, *, decimals: int | None = None
+                     ) -> pd.DataFrame:
+    """Compact "paper | ours | Δ" table from :func:`compare_results` output.
+
+    One row per ``k``; two header levels: the paper's column (e.g. ``"Top-k (MV)"``) over
+    ``paper``, ``ours`` and ``Δ`` (ours − paper). Cells are strings (3 decimals as in the
+    paper, 4 when every error is below 0.05; signed differences; ``"n/a"`` when missing).
+    """
+    need = {"k", "selector", "aggregator", "paper_mean", "ours_mean", "diff"}
+    if not need <= set(comparison.columns):
+        raise ValueError(f"comparison must have columns {sorted(need)}; got "
+                         f"{list(comparison.columns)}")
+    dec = (_decimals_for(comparison["paper_mean"].to_numpy(dtype=float)) if decimals is None
+           else int(decimals))
+    labels: list[str] = []
+    for s_, a_ in zip(comparison["selector"], comparison["aggregator"], strict=True):
+        lab = column_label(s_, a_)
+        if lab not in labels:
+            labels.append(lab)
+    ks = sorted(set(int(k) for k in comparison["k"]))
+    cols = pd.MultiIndex.from_tuples([(lab, w) for lab in labels for w in ("paper", "ours", "Δ")])
+    out = pd.DataFrame("n/a", index=pd.Index(ks, name="k"), columns=cols)
+    for r in comparison.itertuples():
+        lab = column_label(r.selector, r.aggregator)
+        out.loc[int(r.k), (lab, "paper")] = format_number(r.paper_mean, dec)
+        out.loc[int(r.k), (lab, "ours")] = format_number(r.ours_mean, dec)
+        out.loc[int(r.k), (lab, "Δ")] = format_number(r.diff, dec, signed=True)
+    return out
+
+
+def format_pool_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
+    """:func:`compare_pool` output for reading: model as index; accuracy in % (paper, ours, Δ),
+    threshold τ (paper, ours) and average correlation ρ (paper, ours, Δ), rounded."""
+    out = pd.DataFrame(index=pd.Index(comparison["model"].astype(str), name="model"))
+    acc = {"paper": comparison["paper_accuracy"], "ours": comparison["ours_accuracy"],
+           "Δ": comparison["diff_accuracy"]}
+    for w, col in acc.items():
+        out[("accuracy (%)", w)] = [format_number(100 * x, 1, signed=(w == "Δ"))
+                                    for x in col.to_numpy(dtype=float)]
+    for w in ("paper", "ours"):
+        out[("threshold τ", w)] = [format_number(x, 2)
+                                   for x in comparison[f"{w}_tau"].to_numpy(dtype=float)]
+    for w, col in (("paper", "paper_avg_rho"), ("ours", "ours_avg_rho"), ("Δ", "diff_avg_rho")):
+        out[("avg. ρ", w)] = [format_number(x, 2, signed=(w == "Δ"))
+                              for x in comparison[col].to_numpy(dtype=float)]
+    out.columns = pd.MultiIndex.from_tuples(out.columns)
+    return out
+
+
+def format_selection_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
+    """:func:`compare_selections` output for reading: index (selector, ``k``), the paper's and
+    our ``k``-th pick as ``"model (acc%)"`` and ✓/✗ for the same model."""
+    def cell(model: Any, acc: Any) -> str:
+        if model is None or (isinstance(model, float) and np.isnan(model)):
+            return "n/a"
+        return f"{model} ({format_number(100 * float(acc), 1)}%)"
+
+    rows = [(LABELS.get(r.selector, r.selector), int(r.k), cell(r.paper_model, r.paper_accuracy),
+             cell(r.ours_model, r.ours_accuracy), "✓" if bool(r.same) else "✗")
+            for r in comparison.itertuples()]
+    return pd.DataFrame(rows, columns=["selector", "k", "paper's pick", "our pick", "same"]
+                        ).set_index(["selector", "k"])
+
+
+def format_paired_differences(diffs: pd.DataFrame, a: str = "Greedy MI", b: str = "Top-k",
+                              decimals: int = 4) -> pd.DataFrame:
+    """:func:`ensel.experiment.paired_differences` output for reading: mean difference, the
+    95 % t and bootstrap intervals as ``"[lo, hi]"``, the p-value, and wins/ties counts."""
+    def iv(lo: float, hi: float) -> str:
+        return f"[{format_number(lo, decimals)}, {format_number(hi, decimals)}]"
+
+    out = pd.DataFrame({
+        "mean Δ": [format_number(x, decimals, signed=True) for x in diffs["mean_diff"]],
+        "95% t-interval": [iv(lo, hi) for lo, hi in zip(diffs["ci_low"], diffs["ci_high"],
+                                                        strict=True)],
+        "95% bootstrap": [iv(lo, hi) for lo, hi in zip(diffs["boot_low"], diffs["boot_high"],
+                                                       strict=True)],
+        "p": [format_number(x, 3) for x in diffs["p_value"]],
+        f"{a} wins": diffs["a_wins"].astype(int).to_numpy(),
+        f"{b} wins": diffs["b_wins"].astype(int).to_numpy(),
+        "ties": diffs["ties"].astype(int).to_numpy(),
+    }, index=pd.Index(diffs["k"].astype(int).to_numpy(), name="k"))
+    return out
+
+
+def short_path(path: str | Any, root: str | Any | None = None) -> str:
+    """``path`` relative to ``root`` (default: the repository holding :mod:`ensel`) when it
+    lies inside it, else just its last two parts -- never an absolute build path."""
+    from pathlib import Path
+
+    p = Path(path).resolve()
+    r = Path(root).resolve() if root is not None else Path(__file__).resolve().parents[1]
+    try:
+        return p.relative_to(r).as_posix()
+    except ValueError:
+        return "/".join(p.parts[-2:])
+
+
+_PAPER_DATASETS = ("medmcqa", "mmlu", "imdb")
+_PRETTY = {"medmcqa": "MEDMCQA", "mmlu": "MMLU", "imdb": "IMDB", "mmlu_pro": "MMLU-Pro"}
+
+
+def dataset_label(dataset: str | Any) -> str:
+    """Display name of a dataset: ``"MEDMCQA"``, ``"MMLU-Pro"``, or a user file's name."""
+    from pathlib import Path
+
+    return _PRETTY.get(str(dataset), Path(str(dataset)).name)
+
+
+def dataset_banner(dataset: str | Any, df: pd.DataFrame, *, n_splits: int, seed: int) -> str:
+    """Markdown banner of an experiments page: what the data is (paper-calibrated stand-in,
+    real MMLU-Pro answers, or the user's table), its size, and the protocol as it applies to
+    *this* data (one condition or several; how many evaluations each mean is over).
+
+    Plain text only (no ``$...$``): math is not typeset in generated outputs.
+    """
+    label = dataset_label(dataset)
+    conds = [str(c) for c in pd.unique(df["condition"].astype(str))]
+    n_models = int(df["model"].nunique())
+    nq = df.groupby(df["condition"].astype(str))["item"].nunique()
+    queries = (f"{int(nq.iloc[0]):,}" if nq.nunique() == 1
+               else f"{int(nq.min()):,}–{int(nq.max()):,}")
+    if str(dataset) in _PAPER_DATASETS:
+        what = (
+            f"**Data: paper-calibrated stand-in for {label}.** Synthetic answers sampled from a "
+            "Gaussian copula whose accuracies and correlations are fitted to the paper's "
+            "model-pool table (appendix). It reproduces the *mechanism* the paper studies "
+            "(correlated errors, family structure), **not the paper's numbers**: the paper's raw "
+            "LLM answers are not public. Differences from the paper's tables are expected.")
+    elif str(dataset) == "mmlu_pro":
+        what = (
+            "**Data: real, public LLM outputs (MMLU-Pro).** The published per-question answers "
+            "of the MMLU-Pro leaderboard models, converted to binary queries with the paper's "
+            "procedure (one positive and one random negative option per question). These are "
+            "independent real data, not the paper's; there is no paper table to compare with.")
+    else:
+        what = (f"**Data: your table `{label}`.** Results are computed on the answers in that "
+                "file; there is no paper table to compare with.")
+    split = (f"split {n_splits} times at random into 80 % (selection statistics, MAP table, "
+             "vote weights) and 20 % (test error)")
+    if len(conds) == 1:
+        protocol = (f"One condition (`{conds[0]}`): its {queries} binary queries are {split}, "
+                    f"so every mean ± std below is over {n_splits} evaluations (seed {seed}).")
+    else:
+        kind = (" (3 temperatures × 2 runs, as in the paper)"
+                if str(dataset) in _PAPER_DATASETS and len(conds) == 6 else "")
+        protocol = (f"{len(conds)} conditions{kind}: {', '.join(f'`{c}`' for c in conds)}. "
+                    f"The {queries} binary queries of each condition are {split}, so every "
+                    f"mean ± std below is over {len(conds)} × {n_splits} = "
+                    f"{len(conds) * n_splits} evaluations (seed {seed}).")
+    return f"{what}\n\n**{n_models} models.** {protocol}"
 
 
 # ----------------------------------------------------------------------------- claims
@@ -470,8 +682,11 @@ def best_lower(a: tuple[str, str], b: tuple[str, str]) -> Check:
     def check(ev: Evidence) -> tuple[str, bool]:
         ca, cb = ev.curve(*a)["mean"], ev.curve(*b)["mean"]
         ka, kb = int(ca.idxmin()), int(cb.idxmin())
-        return (f"best {LABELS.get(a[0], a[0])} {_f(ca[ka])} (k={ka}) vs best "
-                f"{LABELS.get(b[0], b[0])} {_f(cb[kb])} (k={kb})"), bool(ca[ka] < cb[kb])
+        fa, fb = _f(ca[ka]), _f(cb[kb])
+        if fa == fb and ca[ka] != cb[kb]:  # show the digit that decides
+            fa, fb = f"{ca[ka]:.4f}", f"{cb[kb]:.4f}"
+        return (f"best {LABELS.get(a[0], a[0])} {fa} (k={ka}) vs best "
+                f"{LABELS.get(b[0], b[0])} {fb} (k={kb})"), bool(ca[ka] < cb[kb])
     return check
 
 
@@ -565,6 +780,8 @@ class Claim:
         The claim, quoted or closely paraphrased.
     check : callable
         ``Evidence -> (numbers, holds)``; run on the paper's tables and on our results.
+    short : str
+        A few words for compact verdict tables (default: ``text``).
     """
 
     id: str
@@ -572,6 +789,7 @@ class Claim:
     location: str
     text: str
     check: Check
+    short: str = ""
 
 
 G, T, R, M = ("greedy_mi", "map"), ("topk", "map"), ("relevance", "map"), ("mrmr", "map")
@@ -586,89 +804,115 @@ CLAIMS: list[Claim] = [
     # --- general (abstract, introduction, conclusion) ---
     Claim("G1", "all", "Abstract / Sec. 7 (Conclusion)",
           "Greedy MI outperforms the Top-k baseline under the same budget: its best error is "
-          "lower than Top-k's best.", best_lower(G, T)),
+          "lower than Top-k's best.", best_lower(G, T),
+          short="Greedy MI's best error is below Top-k's best"),
     Claim("G2", "all", "Sec. 6.1-6.2 ('mid-budget range')",
           "Greedy MI (MAP) beats Top-k (MAP) on average over the practical budgets k = 3..7.",
-          lower_on_average(G, T, "mid")),
+          lower_on_average(G, T, "mid"),
+          short="Greedy MI beats Top-k on average over k = 3..7"),
     Claim("G3", "all", "Sec. 6.1 'Performance saturation'",
           "Gains diminish for large k; using all m models is worse than the best subset "
-          "(MAP over 2^k patterns becomes noisy).", full_set_worse(G)),
+          "(MAP over 2ᵏ answer patterns becomes noisy).", full_set_worse(G),
+          short="using all models is worse than the best subset"),
     Claim("G4", "all", "Appendices MEDMCQA/MMLU, 'Alternative Aggregation Rules' (MV)",
           "Under majority vote, mRMR (Terms 1+2) is unstable at small budgets: worse than "
-          "Top-k at k = 2 and 3.", lower(("topk", "mv"), ("mrmr", "mv"), [2, 3])),
+          "Top-k at k = 2 and 3.", lower(("topk", "mv"), ("mrmr", "mv"), [2, 3]),
+          short="under MV, mRMR is worse than Top-k at k = 2, 3"),
     # --- MEDMCQA ---
     Claim("MED1", "medmcqa", "Sec. 6.1 'Results'",
           "Greedy MI outperforms Top-k; the improvement is most pronounced for k = 3 to 7.",
-          lower(G, T, range(3, 8))),
+          lower(G, T, range(3, 8)),
+          short="Greedy MI beats Top-k at every k = 3..7"),
     Claim("MED2", "medmcqa", "Sec. 6.1 'Results'",
           "Best performance of Greedy MI is 16.3% at k = 5, compared to 17.0% for Top-k.",
-          best_lower(G, T)),
+          best_lower(G, T),
+          short="best Greedy MI below best Top-k (16.3% vs 17.0%)"),
     Claim("MED3", "medmcqa", "Sec. 6.1 'Why does mRMR struggle?'",
           "Terms 1+2 (mRMR) plateaus around 17.3% and is beaten by Greedy MI for k = 3..8.",
-          lower(G, M, range(3, 9))),
+          lower(G, M, range(3, 9)),
+          short="Greedy MI beats mRMR at every k = 3..8"),
     Claim("MED4", "medmcqa",
           "Sec. 6.1 'Understanding the selection behavior', Table tab:medmcqa_selections",
           "Greedy MI keeps high accuracy while mRMR's aggressive diversity-seeking includes weak "
           "models: Greedy MI's set is more accurate at k = 3..5.",
-          set_more_accurate("greedy_mi", "mrmr", [3, 4, 5])),
+          set_more_accurate("greedy_mi", "mrmr", [3, 4, 5]),
+          short="Greedy MI's picks more accurate than mRMR's (k = 3..5)"),
     Claim("MED5", "medmcqa", "Sec. 6.1 'Performance saturation'",
           "Performance approaches a non-zero floor and degrades when using all 12 models.",
-          full_set_worse(G)),
+          full_set_worse(G),
+          short="all 12 models worse than the best subset"),
     Claim("MED6", "medmcqa",
           "Appendix MEDMCQA, 'Alternative Aggregation Rules'; Table tab:medmcqa_mv_vs_map",
           "mRMR is highly unstable under MV (k=2: 0.264 vs 0.181 for Top-k); it stays worse "
-          "than Top-k (MV) for k = 2..9.", lower(("topk", "mv"), ("mrmr", "mv"), range(2, 10))),
+          "than Top-k (MV) for k = 2..9.", lower(("topk", "mv"), ("mrmr", "mv"), range(2, 10)),
+          short="under MV, mRMR worse than Top-k for k = 2..9"),
     Claim("MED7", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (MV)",
           "In the mid-budget regime (k = 3..7), Greedy MI (MAP) keeps the lowest error against "
-          "all MV baselines.", lower_than_all(G, _bl("mv"), range(3, 8))),
+          "all MV baselines.", lower_than_all(G, _bl("mv"), range(3, 8)),
+          short="Greedy MI (MAP) below all MV baselines, k = 3..7"),
     Claim("MED8", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (W-MV)",
           "Under W-MV, Terms 1+2 remains substantially worse than Top-k in the mid-budget range "
-          "(k=4: 0.204; k=6: 0.197).", lower(("topk", "wmv"), ("mrmr", "wmv"), range(4, 9))),
+          "(k=4: 0.204; k=6: 0.197).", lower(("topk", "wmv"), ("mrmr", "wmv"), range(4, 9)),
+          short="under W-MV, mRMR worse than Top-k for k = 4..8"),
     Claim("MED9", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (W-MV)",
           "Top-k with W-MV performs comparably to Top-k with MAP (within 0.01 at every k).",
-          close(("topk", "wmv"), T, "all", 0.01)),
+          close(("topk", "wmv"), T, "all", 0.01),
+          short="Top-k with W-MV within 0.01 of Top-k with MAP"),
     Claim("MED10", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (W-MV)",
           "Greedy MI (MAP) remains most competitive for k = 3..7 against the W-MV baselines.",
-          lower_than_all(G, _bl("wmv"), range(3, 8))),
+          lower_than_all(G, _bl("wmv"), range(3, 8)),
+          short="Greedy MI (MAP) below all W-MV baselines, k = 3..7"),
     # --- MMLU ---
     Claim("MMLU1", "mmlu", "Sec. 6.2 'Results'",
           "Greedy MI delivers its clearest gains in the mid-range k = 3..8 and consistently "
-          "improves over Top-k there.", lower(G, T, range(3, 9))),
+          "improves over Top-k there.", lower(G, T, range(3, 9)),
+          short="Greedy MI beats Top-k at every k = 3..8"),
     Claim("MMLU2", "mmlu", "Sec. 6.2 'Results'",
           "Greedy MI reaches its best average performance around k = 4..6 (0.141 at k = 6).",
-          argmin_in(G, [4, 5, 6])),
+          argmin_in(G, [4, 5, 6]),
+          short="Greedy MI is best at k = 4..6"),
     Claim("MMLU3", "mmlu", "Sec. 6.2 'Results'",
           "Top-k and Term 1 overlap almost everywhere (within 0.002 at every k).",
-          close(T, R, "all", 0.002)),
+          close(T, R, "all", 0.002),
+          short="Top-k and Term 1 within 0.002 at every k"),
     Claim("MMLU4", "mmlu", "Sec. 6.2 'Results'",
-          "For larger k all methods degrade (all about 0.171 at k = 13).", full_set_worse(G)),
+          "For larger k all methods degrade (all about 0.171 at k = 13).", full_set_worse(G),
+          short="all 13 models worse than the best subset"),
     Claim("MMLU5", "mmlu", "Sec. 6.2, Table tab:mmlu_selections",
           "Greedy MI's picks stay accurate while mRMR adds weaker models (k = 2..5).",
-          set_more_accurate("greedy_mi", "mrmr", [2, 3, 4, 5])),
+          set_more_accurate("greedy_mi", "mrmr", [2, 3, 4, 5]),
+          short="Greedy MI's picks more accurate than mRMR's (k = 2..5)"),
     Claim("MMLU6", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (MV)",
           "At small budgets mRMR is highly unstable under MV (k=2: 0.246 vs 0.156 Top-k; "
-          "k=3: 0.219).", lower(("topk", "mv"), ("mrmr", "mv"), [2, 3])),
+          "k=3: 0.219).", lower(("topk", "mv"), ("mrmr", "mv"), [2, 3]),
+          short="under MV, mRMR worse than Top-k at k = 2, 3"),
     Claim("MMLU7", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (MV)",
           "In the mid-budget regime Greedy MI (MAP) remains consistently lower than the MV "
-          "baselines (k = 3..7).", lower_than_all(G, _bl("mv"), range(3, 8))),
+          "baselines (k = 3..7).", lower_than_all(G, _bl("mv"), range(3, 8)),
+          short="Greedy MI (MAP) below all MV baselines, k = 3..7"),
     Claim("MMLU8", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (W-MV)",
           "Under W-MV, Terms 1+2 remains substantially worse in the mid-budget range "
-          "(k=4: 0.174; k=6: 0.167).", lower(("topk", "wmv"), ("mrmr", "wmv"), range(4, 8))),
+          "(k=4: 0.174; k=6: 0.167).", lower(("topk", "wmv"), ("mrmr", "wmv"), range(4, 8)),
+          short="under W-MV, mRMR worse than Top-k for k = 4..7"),
     Claim("MMLU9", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (W-MV)",
           "At larger budgets W-MV narrows the gap: Top-k (W-MV) is comparable to Greedy MI "
-          "(MAP) at k = 10, 11 (within 0.005).", close(("topk", "wmv"), G, [10, 11], 0.005)),
+          "(MAP) at k = 10, 11 (within 0.005).", close(("topk", "wmv"), G, [10, 11], 0.005),
+          short="Top-k (W-MV) within 0.005 of Greedy MI at k = 10, 11"),
     # --- IMDB ---
     Claim("IMDB1", "imdb", "Sec. 6.3",
           "Greedy MI still consistently outperforms the baselines in the mid-budget range "
-          "(k = 4..8).", lower_than_all(G, [T, R, M], range(4, 9))),
+          "(k = 4..8).", lower_than_all(G, [T, R, M], range(4, 9)),
+          short="Greedy MI below all baselines at every k = 4..8"),
     Claim("IMDB2", "imdb", "Appendix IMDB, 'Experiments Across Temperatures and Runs'",
           "Improvements from selection are modest and often within noise margins "
           "(|Greedy MI − Top-k| at most one standard deviation for at least half of the k).",
-          within_noise([T], G, "all", 0.5)),
+          within_noise([T], G, "all", 0.5),
+          short="Greedy MI − Top-k within one std for half of the k"),
     Claim("IMDB3", "imdb", "Appendix IMDB, 'Experiments with Alternative Aggregation Rules'",
           "Under MV and W-MV all methods perform comparably: the curves largely overlap and "
           "differences fall within the variance bands (at least 80% of the comparisons with "
-          "Greedy MI within one std).", within_noise(_bl("mv") + _bl("wmv"), G, "all", 0.8)),
+          "Greedy MI within one std).", within_noise(_bl("mv") + _bl("wmv"), G, "all", 0.8),
+          short="under MV / W-MV, 80% of differences within one std"),
 ]
 
 
@@ -697,9 +941,10 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
     -------
     pandas.DataFrame
         One row per (claim, dataset checked): ``id, dataset, location, claim, paper,
-        paper_holds, ours, holds, verdict``. ``paper`` is empty for datasets the paper does not
-        have (MMLU-Pro, user data); ``verdict`` is ``"holds"``, ``"does not hold"`` or
-        ``"no results"``.
+        paper_holds, ours, holds, verdict, short``. ``paper`` is ``"—"`` (and ``paper_holds``
+        ``None``) for datasets the paper does not have (MMLU-Pro, user data); ``verdict`` is
+        ``"holds"``, ``"does not hold"`` or ``"no results"``; ``short`` is the claim in a few
+        words. :func:`verdict_table` renders it compactly.
     """
     from ensel.datasets.paper_tables import DATASETS as PAPER_DATASETS
 
@@ -714,9 +959,72 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
             o_txt, o_ok = _run(claim, ours.get(d))
             verdict = ("no results" if o_ok is None else "holds" if o_ok else "does not hold")
             rows.append((claim.id, d, claim.location, claim.text, p_txt, p_ok, o_txt, o_ok,
-                         verdict))
+                         verdict, claim.short or claim.text))
     return pd.DataFrame(rows, columns=["id", "dataset", "location", "claim", "paper",
-                                       "paper_holds", "ours", "holds", "verdict"])
+                                       "paper_holds", "ours", "holds", "verdict", "short"])
+
+
+#: How a verdict is shown to a reader.
+VERDICT_MARKS: dict[str, str] = {"holds": "✓ holds", "does not hold": "✗ does not hold",
+                                  "no results": "– no results"}
+_VERDICT_COLORS = {"holds": "#1a7f37", "does not hold": "#b42318", "no results": "#666666"}
+NO_PAPER_TABLE = "n/a (no paper table)"
+
+
+def _split_evidence(paper: str, ours: str) -> tuple[str, str, str]:
+    """Common ``"what is measured: "`` prefix of the paper's and our evidence texts, and the
+    two remainders (the prefix is empty when they do not share one)."""
+    if ": " in ours:
+        head, rest = ours.split(": ", 1)
+        if paper.startswith(head + ": ") or paper in ("", "—"):
+            p_rest = paper[len(head) + 2:] if paper.startswith(head + ": ") else paper
+            return head, p_rest, rest
+    return "", paper, ours
+
+
+def verdict_table(verdicts_df: pd.DataFrame, dataset: str, *, html: bool = True
+                  ) -> pd.DataFrame:
+    """The verdicts of one dataset, compact enough for a book page.
+
+    Columns ``claim`` (short text, plus what is measured in small print), ``paper`` (the rule
+    on the paper's numbers, ✓/✗, or ``"n/a (no paper table)"``), ``ours`` and ``verdict``
+    (✓ holds / ✗ does not hold / – no results); index ``id``. With ``html=True`` the cells
+    carry markup for :func:`to_html`; the full claim texts are in :func:`claims_markdown`.
+    """
+    import html as _html
+
+    v = verdicts_df[verdicts_df["dataset"] == dataset]
+    esc = _html.escape if html else (lambda t: t)
+    rows = []
+    for r in v.itertuples():
+        short = r.short if "short" in v.columns else r.claim
+        measured, p_txt, o_txt = _split_evidence(str(r.paper), str(r.ours))
+        claim_cell = esc(str(short))
+        if measured:
+            claim_cell += (f'<br><span style="font-size: 0.8em; color: #555">{esc(measured)}'
+                           "</span>" if html else f" [{measured}]")
+        if r.paper_holds is None or (isinstance(r.paper_holds, float)
+                                     and np.isnan(r.paper_holds)):
+            paper_cell = NO_PAPER_TABLE
+        else:
+            paper_cell = esc(p_txt) + (" ✓" if bool(r.paper_holds) else " ✗")
+        mark = VERDICT_MARKS.get(r.verdict, str(r.verdict))
+        if html:
+            mark = (f'<span style="color: {_VERDICT_COLORS.get(r.verdict, "#000")}; '
+                    f'white-space: nowrap; font-weight: bold">{mark}</span>')
+        rows.append((r.id, claim_cell, paper_cell, esc(o_txt), mark))
+    return pd.DataFrame(rows, columns=["id", "claim", "paper", "ours", "verdict"]
+                        ).set_index("id")
+
+
+def claims_markdown(claims: Sequence[Claim] = CLAIMS, ids: Iterable[str] | None = None) -> str:
+    """The full claim texts once, as a Markdown list: ``**id**`` (dataset; place in the
+    paper): text."""
+    keep = None if ids is None else set(ids)
+    names = {"all": "all datasets", "medmcqa": "MEDMCQA", "mmlu": "MMLU", "imdb": "IMDB"}
+    lines = [f"- **{c.id}** ({names.get(c.dataset, c.dataset)}; {c.location}): {c.text}"
+             for c in claims if keep is None or c.id in keep]
+    return "\n".join(lines)
 
 
 def selected_sets(results: pd.DataFrame, selector: str, k: int) -> pd.Series:

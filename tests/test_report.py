@@ -141,3 +141,85 @@ def test_pool_table_and_plots() -> None:
         plots.error_vs_k_panels(s, panel="condition")
     import matplotlib.pyplot as plt
     plt.close("all")
+
+
+def test_format_number_is_readable() -> None:
+    assert report.format_number(-0.00001, 3) == "0.000"  # no "-0.000"
+    assert report.format_number(-0.0123, 3) == "−0.012"
+    assert report.format_number(0.0123, 3, signed=True) == "+0.012"
+    assert report.format_number(float("nan")) == "n/a"
+    assert report.format_number(None, missing="—") == "—"
+    f = report.format_numbers(pd.DataFrame({"a": [1, 2], "b": [-1e-9, 0.5]}), 2, signed=["b"])
+    assert f["a"].tolist() == [1, 2] and f["b"].tolist() == ["0.00", "+0.50"]
+
+
+def test_comparison_table_is_compact_and_consistent() -> None:
+    paper = report.paper_summary("medmcqa")
+    ours = paper.assign(mean=paper["mean"] + 0.002)
+    c = report.compare_results(ours, "medmcqa", "mv")
+    t = report.comparison_table(c)
+    assert t.columns.nlevels == 2
+    assert list(t.columns.get_level_values(0).unique()) == [
+        report.column_label(s, a) for s, a in report.table_layout("mv")]
+    assert set(t.columns.get_level_values(1)) == {"paper", "ours", "Δ"}
+    assert (t.xs("Δ", axis=1, level=1) == "+0.002").all().all()
+    first = c.iloc[0]
+    assert t.loc[int(first["k"]), (report.column_label(first["selector"], first["aggregator"]),
+                                   "paper")] == f"{first['paper_mean']:.3f}"
+    with pytest.raises(ValueError, match="must have columns"):
+        report.comparison_table(c.drop(columns="diff"))
+
+
+def test_verdict_table_and_claim_texts() -> None:
+    good = _results({("greedy_mi", "map"): [0.17, 0.17, 0.16, 0.15, 0.15, 0.16, 0.17, 0.18],
+                     ("topk", "map"): [0.17, 0.17, 0.17, 0.17, 0.17, 0.17, 0.18, 0.18]})
+    v = report.verdicts({"mmlu_pro": good, "medmcqa": None},
+                        claims=[c for c in report.CLAIMS if c.id in ("G1", "G2", "MED1")])
+    t = report.verdict_table(v, "mmlu_pro")
+    assert list(t.columns) == ["claim", "paper", "ours", "verdict"]
+    assert (t["paper"] == report.NO_PAPER_TABLE).all()  # not "None" / "—"
+    assert "✓ holds" in t.loc["G1", "verdict"]
+    # the shared "what is measured" prefix moves into the claim cell
+    assert "mean over k=3..7" in t.loc["G2", "claim"] and "mean over" not in t.loc["G2", "ours"]
+    m = report.verdict_table(v, "medmcqa", html=False)
+    assert m.loc["MED1", "verdict"] == "– no results"
+    assert m.loc["MED1", "paper"].endswith("✓")  # the paper's own numbers satisfy MED1
+    text = report.claims_markdown()
+    assert all(f"**{c.id}**" in text for c in report.CLAIMS)
+    assert "$" not in text and "^" not in text  # math is not typeset in generated outputs
+    assert all(c.short and len(c.short) <= 60 for c in report.CLAIMS)
+
+
+def test_banner_follows_the_data(tmp_path) -> None:
+    X, y, _ = sample_equicorrelated([0.7, 0.8, 0.9], 0.3, 3, 200, random_state=0)
+    one = to_long(X, y, condition="5shot", models=["a", "b", "c"])
+    b1 = report.dataset_banner("mmlu_pro", one, n_splits=5, seed=0)
+    assert "One condition (`5shot`)" in b1 and "over 5 evaluations" in b1 and "real" in b1
+    two = pd.concat([one, to_long(X, y, condition="other", models=["a", "b", "c"])])
+    b2 = report.dataset_banner(str(tmp_path / "mine.csv"), two, n_splits=3, seed=1)
+    assert "2 conditions" in b2 and "2 × 3 = 6 evaluations" in b2 and "`mine.csv`" in b2
+    assert str(tmp_path) not in b2 and "$" not in b2
+    assert report.short_path(tmp_path / "x", root=tmp_path) == "x"
+    assert report.short_path("/elsewhere/deep/results", root=tmp_path) == "deep/results"
+
+
+def test_pool_comparison_and_headers() -> None:
+    paper = load_paper_pool("mmlu")
+    cmp = report.compare_pool(paper.assign(accuracy=paper["accuracy"] - 0.001), "mmlu")
+    f = report.format_pool_comparison(cmp)
+    assert f.index.name == "model" and f.index.is_unique
+    assert ("accuracy (%)", "Δ") in f.columns and ("avg. ρ", "paper") in f.columns
+    assert (f[("accuracy (%)", "Δ")] == "−0.1").all()
+    t = pd.DataFrame({"model": ["a"], "accuracy": [0.8], "accuracy_std": [0.0], "tau": [-0.84],
+                      "avg_rho": [0.5]})
+    t.attrs["n_conditions"] = 1
+    g = report.format_model_pool_table(t)
+    assert list(g.columns) == ["Model", "Accuracy", "threshold τ", "avg. ρ"]
+    assert g["Accuracy"].iloc[0] == "80.0%"  # one condition: no "± 0.0%"
+
+
+def load_paper_pool(dataset: str) -> pd.DataFrame:
+    from ensel.datasets.paper_tables import load_paper_table
+
+    return load_paper_table("model_pools", dataset=dataset)[["model", "accuracy", "tau",
+                                                              "avg_rho"]]
