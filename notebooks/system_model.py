@@ -105,11 +105,15 @@ for alpha in accuracies:
 # number of simultaneous errors is binomial; as $\rho$ grows, mass moves to the extremes:
 # many items that every model answers correctly and a heavy tail of items that most models get
 # wrong together. Those shared errors are what no aggregation rule can undo (Theorem 4.3).
+# The table after the figure gives, for each accuracy and $\rho$, the fraction of items on
+# which more than half of the $m$ models are wrong.
 
 # %%
-fig, axes = plt.subplots(1, len(accuracies), figsize=(4.2 * len(accuracies), 3.4),
-                         sharey=True)
-for ax, alpha in zip(np.atleast_1d(axes), accuracies, strict=True):
+# one panel per row, so that the book shows each one at full width with readable text
+fig, axes = plt.subplots(len(accuracies), 1, figsize=(7.5, 3.3 * len(accuracies)),
+                         sharex=True, sharey=True, squeeze=False)
+axes = axes[:, 0]
+for ax, alpha in zip(axes, accuracies, strict=True):
     for rho in rhos:
         K = samples[alpha, rho].sum(axis=1)
         freq = np.bincount(K, minlength=m + 1) / len(K)
@@ -117,22 +121,28 @@ for ax, alpha in zip(np.atleast_1d(axes), accuracies, strict=True):
         # exact law of the number of wrong models (deterministic quadrature over U)
         ax.plot(np.arange(m + 1), error_count_distribution(alpha, rho, m), ls="--", lw=1,
                 color=line.get_color())
-    ax.set_title(f"accuracy α = {alpha}  (dashed: exact law)")
-    ax.set_xlabel(f"number of models wrong (of m = {m})")
+    ax.set_title(f"accuracy α = {alpha}  (solid: simulated, dashed: exact law)",
+                 fontsize=12)
+    ax.set_ylabel("fraction of items", fontsize=11)
     ax.set_yscale("log")
-np.atleast_1d(axes)[0].set_ylabel("fraction of items")
-np.atleast_1d(axes)[0].set_ylim(0.3 / n_items, 1.0)  # shared y axis; exact law can be tinier
-np.atleast_1d(axes)[-1].legend()
+    ax.tick_params(labelsize=10)
+    ax.legend(fontsize=10, loc="lower left")
+axes[-1].set_xlabel(f"number of models wrong (of m = {m})", fontsize=11)
+axes[-1].set_xticks(np.arange(m + 1))
+axes[0].set_ylim(0.3 / n_items, 1.0)  # shared y axis; exact law can be tinier
 fig.tight_layout()
 plt.show()
 
 # %%
 # the probability that a majority of the m models is wrong grows with rho at fixed accuracy
+tail_rows = {}
 for alpha in accuracies:
     tails = [np.mean(samples[alpha, rho].sum(axis=1) > m / 2) for rho in rhos]
-    print(f"accuracy {alpha}: P(more than half wrong) = "
-          + ", ".join(f"{t:.4f} (rho={r})" for t, r in zip(tails, rhos, strict=True)))
     assert tails[-1] > tails[0], (alpha, tails)
+    tail_rows[alpha] = tails
+# rows: accuracy; columns: rho; entries: P(more than half of the m models wrong)
+pd.DataFrame.from_dict(tail_rows, orient="index",
+                       columns=[f"ρ = {r}" for r in rhos]).rename_axis("accuracy").round(4)
 
 # %% [markdown]
 # ## The exact law of the number of wrong models
@@ -163,8 +173,9 @@ law_checks.round(5)
 # %% [markdown]
 # ## The model, stated
 #
-# ```{prf:definition} Gaussian copula of model errors (Section 3)
+# ```{prf:definition} Section 3.1 of the paper: Gaussian copula of model errors
 # :label: system_model-copula
+# :nonumber:
 #
 # Let $\Sigma \in \mathbb{R}^{m \times m}$ be a correlation matrix (unit diagonal, off-diagonal
 # entries $\rho_{ij}$) and $\mathbf{Z} = (Z_1, \dots, Z_m) \sim \mathcal{N}(\mathbf{0}, \Sigma)$,
@@ -178,8 +189,9 @@ law_checks.round(5)
 # $\Sigma$ is) and $\Sigma$ alone fixes the dependence.
 # ```
 #
-# ```{prf:definition} Equicorrelated (one-factor) form
+# ```{prf:definition} Section 3.1 of the paper: equicorrelated (one-factor) form
 # :label: system_model-one-factor
+# :nonumber:
 #
 # If $\rho_{ij} = \rho \in [0, 1]$ for all $i \neq j$, then $\mathbf{Z}$ has the same law as
 #
@@ -202,8 +214,8 @@ law_checks.round(5)
 # %%
 acc_grid = np.array([0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.99])
 tau_table = pd.DataFrame({"accuracy": acc_grid, "error rate": 1 - acc_grid,
-                          "tau = Phi^-1(1 - accuracy)": ndtri(1 - acc_grid)})
-assert np.allclose(ndtr(tau_table["tau = Phi^-1(1 - accuracy)"]), 1 - acc_grid, atol=1e-14)
+                          "τ = Φ⁻¹(1 − accuracy)": ndtri(1 - acc_grid)})
+assert np.allclose(ndtr(tau_table["τ = Φ⁻¹(1 − accuracy)"]), 1 - acc_grid, atol=1e-14)
 tau_table.round(4)
 
 # %%
@@ -214,8 +226,8 @@ pools["difference"] = pools["tau"] - pools["tau (recomputed)"]
 # allow half a unit of the last printed tau digit plus the accuracy rounding mapped through
 # d tau / d eps = 1 / phi(tau)
 tol_tau = 0.005 + 0.0005 / norm.pdf(pools["tau"])
-print(f"{len(pools)} models in the paper's pools; largest |tau - Phi^-1(1 - accuracy)| = "
-      f"{pools['difference'].abs().max():.4f}")
+print(f"{len(pools)} models in the paper's pools;\n"
+      f"largest |τ − Φ⁻¹(1 − accuracy)| = {pools['difference'].abs().max():.4f}")
 assert (pools["difference"].abs() <= tol_tau).all(), pools[pools["difference"].abs() > tol_tau]
 pools.groupby("dataset")[["difference"]].agg(lambda d: d.abs().max()).rename(
     columns={"difference": "max |difference|"})
@@ -252,14 +264,18 @@ bsc = pd.DataFrame({
     "exact I(Y; X_j)": [mutual_information_xy(joint_pool, [j]) for j in range(len(pool))],
 })
 bsc["difference"] = bsc["exact I(Y; X_j)"] - bsc["capacity 1 - h(eps)"]
-print(f"pool {bsc_pool}: {len(pool)} models, equicorrelation rho = {rho_pool:.3f}; "
-      f"largest |I(Y;X_j) - (1 - h(eps_j))| = {bsc['difference'].abs().max():.2e}")
+print(f"pool {bsc_pool}: {len(pool)} models, equicorrelation ρ = {rho_pool:.3f};\n"
+      f"largest |I(Y; X) − (1 − h(ε))| over the models = "
+      f"{bsc['difference'].abs().max():.2e}")
 assert np.allclose(bsc["crossover eps"], eps_pool, atol=1e-12)
 assert bsc["difference"].abs().max() < 1e-12
 # the capacity is attained by the uniform prior only: any other prior gives less
 for e in eps_pool:
     assert mutual_information_xy(independent_joint_law([e], prior=0.3)) < bsc_capacity(e) - 1e-6
-bsc.round(5)
+# "+ 0.0" turns -0.0 into 0.0
+bsc.set_index("model").round(5).add(0.0).rename(
+    columns={"crossover eps": "crossover ε", "capacity 1 - h(eps)": "capacity 1 − h(ε)",
+             "exact I(Y; X_j)": "exact I(Y; X) of the model"})
 
 # %%
 eps_line = np.linspace(0, 1, 401)

@@ -256,7 +256,8 @@ assert np.all(np.diff(of_df["price"]) > 0)  # here it even grows with every mode
 # the discretised model reproduces the exact finite-m error of Theorem 4.3
 assert (of_df["error from X_S"] - of_df["Thm 4.3 exact error"]).abs().max() < 1e-8
 # "+ 0.0" turns -0.0 into 0.0; Xₛ in the headers because tables are not typeset as math
-(of_df.round(4) + 0.0).rename(columns=lambda c: c.replace("X_S", "Xₛ"))
+(of_df.set_index("|S|").round(4).apply(lambda c: c + 0.0 if c.dtype.kind == "f" else c)
+ .rename(columns=lambda c: c.replace("X_S", "Xₛ")))
 
 # %%
 rand_curves = []
