@@ -223,7 +223,7 @@ summary = results.groupby(["prior", "m"]).agg(
 assert (results["mi_gap"] >= -TOL).all(), results.loc[results["mi_gap"] < -TOL]
 assert (results["error_gap"] >= -TOL).all(), results.loc[results["error_gap"] < -TOL]
 print(f"{len(results)} (pool, k, prior) instances, {results['n_other'].sum()} subsets "
-      "compared with the top-k set: no violation.")
+      "compared with the top-k set:\nno violation.")
 
 # %% [markdown]
 # ## Strictness (Remark A.5)
