@@ -184,15 +184,16 @@ def caption_html(text: str) -> str:
 
 
 def to_html(table: pd.DataFrame, *, caption: str | None = None, index: bool = True,
-            note: str | None = None) -> str:
+            note: str | None = None, small: bool = False, justify: str | None = None) -> str:
     """HTML of a formatted table, without escaping the bold tags (for ``IPython.display.HTML``).
 
     ``caption`` goes *above* the table (:func:`caption_html`), ``note`` in small print below.
-    Missing values show as ``"n/a"``.
+    Missing values show as ``"n/a"``. ``small=True`` sets a smaller font (wide numeric tables);
+    ``justify`` aligns the column labels (e.g. ``"left"`` for text tables).
     """
-    html = table.to_html(escape=False, index=index, na_rep="n/a", border=0)
+    html = table.to_html(escape=False, index=index, na_rep="n/a", border=0, justify=justify)
     parts = [caption_html(caption)] if caption else []
-    parts.append(html)
+    parts.append(f'<div style="font-size: 0.82em">{html}</div>' if small else html)
     if note:
         parts.append(f'<p style="font-size: 0.85em; margin-top: 0.3em">{note}</p>')
     return "\n".join(parts)
@@ -443,6 +444,8 @@ def comparison_table(comparison: pd.DataFrame, *, decimals: int | None = None
         out.loc[int(r.k), (lab, "paper")] = format_number(r.paper_mean, dec)
         out.loc[int(r.k), (lab, "ours")] = format_number(r.ours_mean, dec)
         out.loc[int(r.k), (lab, "Δ")] = format_number(r.diff, dec, signed=True)
+    out.index.name = None  # "k" labels the second header row instead of an extra row
+    out.columns.names = [None, "k"]
     return out
 
 
@@ -461,7 +464,8 @@ def format_pool_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
     for w, col in (("paper", "paper_avg_rho"), ("ours", "ours_avg_rho"), ("Δ", "diff_avg_rho")):
         out[("avg. ρ", w)] = [format_number(x, 2, signed=(w == "Δ"))
                               for x in comparison[col].to_numpy(dtype=float)]
-    out.columns = pd.MultiIndex.from_tuples(out.columns)
+    out.columns = pd.MultiIndex.from_tuples(out.columns, names=[None, "model"])
+    out.index.name = None
     return out
 
 
@@ -632,7 +636,7 @@ def _f(x: float) -> str:
 
 
 def _d(x: float) -> str:
-    return f"{x:+.4f}"
+    return format_number(x, 4, signed=True)
 
 
 Check = Callable[[Evidence], tuple[str, bool]]

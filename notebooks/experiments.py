@@ -16,14 +16,15 @@
 # Section 6 of the paper evaluates four selectors -- Top-$k$ by accuracy, Term 1 (relevance
 # $I(Y;X_j)$), Terms 1+2 (mRMR) and Greedy MI ($\arg\max_j I(Y; X_j \mid X_S)$) -- under a
 # budget of $k$ models, with the plug-in MAP aggregator and, as ablations, majority vote (MV)
-# and log-odds weighted vote (W-MV). For every condition (temperature $\times$ run) the items
-# are split 5 times at random into 80 % (selection statistics, MAP table, vote weights) and
-# 20 % (test error); the tables report mean $\pm$ std over all evaluations.
+# and log-odds weighted vote (W-MV). In the paper the items of every condition (temperature
+# $\times$ run) are split 5 times at random into 80 % (selection statistics, MAP table, vote
+# weights) and 20 % (test error); the tables report mean $\pm$ std over all evaluations.
 #
 # This page runs that protocol with `ensel.experiment.evaluate` on the dataset chosen in the
 # parameters cell (papermill runs it once per dataset), and adds two things the paper does not
 # have: the **exhaustive optimum** at every $k$ on the same splits and **paired differences**
-# Greedy MI $-$ Top-$k$ with confidence intervals. The banner below says what the data is.
+# Greedy MI $-$ Top-$k$ with confidence intervals. The banner right below the parameters says
+# what the data is and how the protocol applies to it.
 
 # %% tags=["parameters"]
 dataset = "medmcqa"  # medmcqa | mmlu | imdb | mmlu_pro | path to a tidy CSV/Parquet file
@@ -33,24 +34,10 @@ n_items = None  # fewer items per condition (stand-ins only) for quick test runs
 exhaustive = True
 example_k = 4  # ensemble size of the Figure-2-style example
 
-# %%
-import time
-from pathlib import Path
-
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
+# %% tags=["hide-input"]
 from IPython.display import HTML, Markdown, display
 
-from ensel import datasets, experiment, plots, report
-from ensel.copula import copula_diagnostics, errors_from
-from ensel.data import to_wide
-
-PAPER_DATASETS = ("medmcqa", "mmlu", "imdb")
-is_standin = dataset in PAPER_DATASETS
-is_path = not is_standin and dataset != "mmlu_pro"
-pretty = {"medmcqa": "MEDMCQA", "mmlu": "MMLU", "imdb": "IMDB", "mmlu_pro": "MMLU-Pro"}
-label = pretty.get(dataset, Path(str(dataset)).name)
+from ensel import datasets, report
 
 df = None
 if dataset == "mmlu_pro":
@@ -67,39 +54,35 @@ if dataset == "mmlu_pro":
             "folder laid out as `<owner>/<repo>/<commit>/<path>`; then re-run this notebook "
             "with `dataset = \"mmlu_pro\"`."))
 else:
+    is_standin = dataset in ("medmcqa", "mmlu", "imdb")
     options = {"n_items": n_items} if (is_standin and n_items is not None) else {}
     df = datasets.load(dataset, **options)
 RUN = df is not None
+if RUN:
+    display(Markdown(report.dataset_banner(dataset, df, n_splits=n_splits, seed=seed)))
 
+# %% tags=["hide-input"]
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from ensel import experiment, plots
+from ensel.copula import copula_diagnostics, errors_from
+from ensel.data import to_wide
+
+is_standin = dataset in ("medmcqa", "mmlu", "imdb")
+label = report.dataset_label(dataset)
 if RUN:
     conditions = [str(c) for c in df["condition"].unique()]
     n_models = df["model"].nunique()
-    n_queries = df.groupby("condition", observed=True)["item"].nunique()
-    if is_standin:
-        banner = (
-            f"**Data: paper-calibrated stand-in for {label}.** Synthetic answers sampled from a "
-            "Gaussian copula whose accuracies and correlations are fitted to the paper's "
-            "model-pool table (appendix). It reproduces the *mechanism* the paper studies "
-            "(correlated errors, family structure), **not the paper's numbers**: the paper's raw "
-            "LLM answers are not public. Differences from the paper's tables are expected.")
-    elif dataset == "mmlu_pro":
-        banner = (
-            "**Data: real, public LLM outputs (MMLU-Pro).** The published per-question answers "
-            "of the MMLU-Pro leaderboard models, converted to binary queries with the paper's "
-            "procedure (one positive and one random negative option per question). These are "
-            "independent real data, not the paper's; there is no paper table to compare with.")
-    else:
-        banner = (f"**Data: your table `{dataset}`.** Results are computed on the answers in "
-                  "that file; there is no paper table to compare with.")
-    display(Markdown(f"## Dataset: {label}\n\n{banner}\n\n"
-                     f"{n_models} models, {len(conditions)} condition(s) "
-                     f"({', '.join(conditions)}), {int(n_queries.iloc[0])} binary queries per "
-                     f"condition; {n_splits} random 80/20 splits per condition, seed {seed}."))
 
 # %% [markdown]
 # ## Model pool
 #
-# Accuracy of each model on all queries of each condition (mean $\pm$ std over conditions),
+# Accuracy of each model on all queries of each condition (mean $\pm$ std over conditions
+# when there are several),
 # the copula threshold $\tau_j = \Phi^{-1}(\text{error rate})$ and the average latent
 # correlation $\bar\rho_j$ of model $j$ with the others in the Gaussian copula fitted to each
 # condition (averaged over conditions), as in the paper's model-pool tables.
@@ -108,13 +91,16 @@ if RUN:
 if RUN:
     pool = report.pool_statistics(df)
     pool_table = report.model_pool_table(pool)
-    display(HTML(report.to_html(report.format_model_pool_table(pool_table).set_index("Model"))))
+    display(HTML(report.to_html(report.format_model_pool_table(pool_table).set_index("Model"),
+                                caption=f"{label}: model pool")))
     assert np.all((pool.accuracy >= 0) & (pool.accuracy <= 1))
     assert np.allclose(np.diagonal(pool.sigma, axis1=1, axis2=2), 1.0)
     if is_standin:
         cmp_pool = report.compare_pool(pool_table, dataset)
-        display(Markdown("Against the paper's table (accuracy as fractions):"))
-        display(cmp_pool.round(3))
+        display(HTML(report.to_html(
+            report.format_pool_comparison(cmp_pool),
+            caption=f"{label}: model pool against the paper's table",
+            note="Δ = ours − paper; accuracy in percentage points.")))
         # the stand-ins are calibrated to these accuracies: stay close
         assert cmp_pool["ours_accuracy"].notna().all()
         tol = 0.03 if n_items is None else 0.03 + 3 * float(np.sqrt(0.25 / n_items))
@@ -138,7 +124,7 @@ if RUN:
 # (right) the distribution of the number of models that err on the same query, a higher-order
 # property the fit does not target (paper Figure 3 and the appendix copula figures).
 
-# %%
+# %% tags=["hide-input"]
 if RUN:
     fig, axes = plt.subplots(len(conditions), 2, figsize=(9, 3.1 * len(conditions)),
                              squeeze=False)
@@ -160,7 +146,8 @@ if RUN:
     fig.tight_layout()
     plt.show()
     copula_fit = pd.DataFrame(rows).set_index("condition")
-    display(copula_fit.round(4))
+    display(HTML(report.to_html(report.format_numbers(copula_fit, 4),
+                                caption="Copula fit per condition")))
     # pairwise joint errors are matched by construction (up to the PSD projection)
     assert (copula_fit["max |model − empirical| pair"] < 0.02).all(), copula_fit
 
@@ -192,7 +179,8 @@ if RUN:
     summary_c = experiment.summarise(results, by=("condition",))
     n_eval = len(conditions) * n_splits
     display(Markdown(f"{len(results):,} result rows ({n_eval} evaluations per selector, "
-                     f"aggregator and k) in {elapsed:.1f} s; saved to `{path.name}`."))
+                     f"aggregator and k) in {elapsed:.1f} s; saved to `{path.name}` for the "
+                     "reproduction report."))
 
 # %%
 if RUN:
@@ -234,19 +222,30 @@ if RUN:
     plt.show()
 
 # %% [markdown]
-# ### Per condition: MAP, MV and W-MV
+# ### MAP, MV and W-MV
 #
-# One panel per condition (mean $\pm$ std over its splits), as in the appendix figures; in the
-# MV and W-MV figures the baselines use that vote and Greedy MI keeps MAP, as in the paper.
+# In the MV and W-MV figures the baselines use that vote and Greedy MI keeps MAP, as in the
+# paper.
 
 # %%
-if RUN:
+if RUN and len(conditions) > 1:
+    display(Markdown("One panel per condition (mean ± std over its splits), as in the "
+                     "paper's appendix figures."))
     for agg in ("map", "mv", "wmv"):
         sel = ({s: agg for s in ("topk", "relevance", "mrmr")} | {"greedy_mi": "map"})
         fig = plots.error_vs_k_panels(
             summary_c, panel="condition", selectors=sel,
             suptitle=f"{label}: baselines with {experiment.AGGREGATORS[agg]}, Greedy MI with MAP")
         plt.show()
+elif RUN:
+    display(Markdown(f"One condition (`{conditions[0]}`): one panel per aggregator "
+                     f"(mean ± std over its {n_splits} splits)."))
+    fig, axes = plt.subplots(1, 3, figsize=(12.6, 3.6), sharey=True)
+    for ax, agg in zip(axes, ("map", "mv", "wmv"), strict=True):
+        sel = ({s: agg for s in ("topk", "relevance", "mrmr")} | {"greedy_mi": "map"})
+        plots.error_vs_k(summary, selectors=sel, ax=ax,
+                         title=f"baselines with {experiment.AGGREGATORS[agg]}")
+    plt.show()
 
 # %% [markdown]
 # ## Result tables
@@ -277,14 +276,16 @@ if RUN:
 if RUN and is_standin:
     comparisons = {kind: report.compare_results(summary, dataset, kind)
                    for kind in ("map", "mv", "wmv")}
-    wide = comparisons["map"].pivot(index="k", columns="selector",
-                                    values=["paper_mean", "ours_mean", "diff"])
-    wide = wide.reindex(columns=["topk", "relevance", "mrmr", "greedy_mi"], level=1)
-    display(wide.round(3))
+    display(HTML(report.to_html(
+        report.comparison_table(comparisons["map"]), small=True,
+        caption=f"{label}: test error with MAP, paper vs ours", note="Δ = ours − paper.")))
     mad = pd.DataFrame({kind: c.groupby("selector")["diff"].apply(lambda d: d.abs().mean())
                         for kind, c in comparisons.items()})
-    display(Markdown("Mean |ours − paper| per selector and table:"))
-    display(mad.round(4))
+    mad_show = mad.rename(index=report.LABELS, columns={"map": "MAP table", "mv": "MV table",
+                                                        "wmv": "W-MV table"})
+    mad_show.index.name = "selector"
+    display(HTML(report.to_html(report.format_numbers(mad_show, 4),
+                                caption="Mean |ours − paper| per selector and table")))
     for c in comparisons.values():
         assert c["ours_mean"].notna().all() and c["paper_mean"].notna().all()
 
@@ -303,15 +304,16 @@ if RUN:
     sel_ks = list(range(1, min(6 if dataset == "mmlu" else 5, n_models) + 1))
     picks = experiment.selection_table(df, condition=sel_condition, ks=sel_ks,
                                        selectors=("greedy_mi", "mrmr", "topk"))
-    display(Markdown(f"Condition `{sel_condition}`:"))
-    display(report.format_selection_table(picks))
+    display(HTML(report.to_html(report.format_selection_table(picks),
+                                caption=f"Models added at each k (condition {sel_condition}, "
+                                        "accuracy on all its queries)")))
     for s, g in picks.groupby("selector"):
         assert g["model"].is_unique, (s, g)
     top1 = picks[picks["k"] == 1]["model"]
     if dataset in ("medmcqa", "mmlu"):
         cmp_sel = report.compare_selections(picks, dataset)
-        display(Markdown("Against the paper's table:"))
-        display(cmp_sel)
+        display(HTML(report.to_html(report.format_selection_comparison(cmp_sel),
+                                    caption="Picks against the paper's table")))
 
 # %% [markdown]
 # ## A diverse ensemble beats the top-$k$ one (Figure 2 style)
@@ -340,11 +342,11 @@ if RUN:
         display(Markdown(f"**(a) Greedy MI ensemble** (MAP answer: "
                          f"{'True' if ex.greedy_prediction == 1 else 'False'}), average accuracy "
                          f"{100 * ex.greedy['accuracy'].mean():.1f}%"))
-        display(_show(ex.greedy))
+        display(HTML(report.to_html(_show(ex.greedy), index=False)))
         display(Markdown(f"**(b) Top-{k_ex} ensemble** (MAP answer: "
                          f"{'True' if ex.topk_prediction == 1 else 'False'}), average accuracy "
                          f"{100 * ex.topk['accuracy'].mean():.1f}%"))
-        display(_show(ex.topk))
+        display(HTML(report.to_html(_show(ex.topk), index=False)))
         assert ex.greedy_prediction == ex.label and ex.topk_prediction != ex.label
 
 # %% [markdown]
@@ -367,7 +369,9 @@ if RUN and do_exhaustive:
         "gap Top-k": piv["topk"] - piv["exhaustive"],
         "gap max-MI": piv["exhaustive_mi"] - piv["exhaustive"],
     })
-    display(gap.round(4))
+    display(HTML(report.to_html(report.format_numbers(gap, 4),
+                                caption=f"{label}: test error with MAP and excess over the "
+                                        "oracle")))
     assert (gap[["gap Greedy MI", "gap Top-k", "gap max-MI"]] >= -1e-12).all().all()
 
 # %% [markdown]
@@ -382,7 +386,9 @@ if RUN and do_exhaustive:
 # %%
 if RUN:
     diffs = experiment.paired_differences(results, "greedy_mi", "topk", "map", seed=seed)
-    display(diffs.round(4).set_index("k"))
+    display(HTML(report.to_html(report.format_paired_differences(diffs),
+                                caption=f"{label}: Greedy MI − Top-k (MAP), paired over "
+                                        f"{n_eval} evaluations")))
     fig = plots.paired_differences_plot(diffs, label="Greedy MI − Top-k (MAP), 95% t-CI")
     plt.show()
     assert (diffs["n"] == n_eval).all()
@@ -400,7 +406,11 @@ if RUN:
 # %%
 if RUN:
     v = report.verdicts({dataset: results})
-    v = v[v["dataset"] == dataset][["id", "location", "claim", "paper", "ours", "verdict"]]
-    with pd.option_context("display.max_colwidth", None):
-        display(v.set_index("id"))
+    v = v[v["dataset"] == dataset]
+    display(HTML(report.to_html(
+        report.verdict_table(v, dataset).reset_index(), index=False, justify="left",
+        caption=f"{label}: verdicts",
+        note="paper: the same rule on the paper's own table numbers (✓ = the paper's numbers "
+             "satisfy it). Full claim texts below.")))
+    display(Markdown(report.claims_markdown(ids=v["id"])))
     assert v["verdict"].isin(["holds", "does not hold"]).all()

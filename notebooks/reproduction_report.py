@@ -30,9 +30,9 @@
 datasets_to_report = ["medmcqa", "mmlu", "imdb", "mmlu_pro"]
 required = ["medmcqa", "mmlu", "imdb"]  # must have results (the stand-ins always run)
 
-# %%
+# %% tags=["hide-input"]
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from ensel import experiment, report
 
@@ -48,9 +48,11 @@ status = pd.DataFrame({
     "evaluations": [0 if r is None else int(r.groupby(["condition", "split"]).ngroups)
                     for r in results.values()],
     "models": [0 if r is None else int(r["k"].max()) for r in results.values()],
-}).set_index("dataset")
-display(Markdown(f"Results folder: `{experiment.results_dir()}`"))
-display(status)
+}).set_index("dataset").rename(index=report.dataset_label)
+display(HTML(report.to_html(
+    status, caption="Saved results per dataset",
+    note=f"Read from <code>{report.short_path(experiment.results_dir())}</code>, where the "
+         "experiments pages of this build saved them.")))
 missing = [d for d, r in results.items() if r is None]
 if missing:
     display(Markdown(
@@ -70,7 +72,7 @@ paper_sets = [d for d in ("medmcqa", "mmlu", "imdb") if d in summaries]
 # Greedy MI with MAP; baselines with W-MV vs Greedy MI with MAP): mean error per $k$, paper
 # and ours, and their difference (ours $-$ paper).
 
-# %%
+# %% tags=["hide-input"]
 all_cmp = []
 for d in paper_sets:
     for kind in ("map", "mv", "wmv"):
@@ -83,24 +85,26 @@ assert comparison["ours_mean"].notna().all(), comparison[comparison["ours_mean"]
 assert comparison["paper_mean"].between(0, 1).all() and comparison["ours_mean"].between(0, 1).all()
 
 for d in paper_sets:
-    for kind, title in (("map", "MAP"), ("mv", "MV vs MAP"), ("wmv", "W-MV vs MAP")):
+    for kind, title in (("map", "all selectors with MAP"),
+                        ("mv", "baselines with MV, Greedy MI with MAP"),
+                        ("wmv", "baselines with W-MV, Greedy MI with MAP")):
         c = comparison[(comparison["dataset"] == d) & (comparison["table"] == kind)]
-        c = c.assign(column=[report.column_label(s, a)
-                             for s, a in zip(c["selector"], c["aggregator"], strict=True)])
-        wide = c.pivot(index="k", columns="column", values=["paper_mean", "ours_mean", "diff"])
-        order = [report.column_label(s, a) for s, a in report.table_layout(kind)]
-        wide = wide.reindex(columns=order, level=1)
-        wide.columns = [f"{col} · {what.split('_')[0]}" for what, col in wide.columns]
-        display(Markdown(f"### {d.upper()}: {title}"))
-        display(wide.round(4))
+        display(HTML(report.to_html(report.comparison_table(c), small=True,
+                                    caption=f"{report.dataset_label(d)}: {title}")))
 
-# %%
+# %% tags=["hide-input"]
 overview = (comparison.assign(abs_diff=comparison["diff"].abs())
             .groupby(["dataset", "table"])
             .agg(cells=("diff", "size"), mean_abs_diff=("abs_diff", "mean"),
                  max_abs_diff=("abs_diff", "max"), mean_diff=("diff", "mean")))
-display(Markdown("Summary of the differences per table:"))
-display(overview.round(4))
+overview_show = overview.rename(
+    index=lambda x: {"map": "MAP", "mv": "MV vs MAP", "wmv": "W-MV vs MAP"}.get(
+        x, report.dataset_label(x)),
+).rename(columns={"cells": "cells", "mean_abs_diff": "mean |Δ|", "max_abs_diff": "max |Δ|",
+                  "mean_diff": "mean Δ"})
+display(HTML(report.to_html(
+    report.format_numbers(overview_show, 4, signed=["mean Δ"]),
+    caption="Summary of the differences (Δ = ours − paper) per table")))
 
 # %% [markdown]
 # ## Model pools and selections: paper vs stand-in
@@ -110,15 +114,15 @@ display(overview.round(4))
 # accuracies here are the mean training accuracies of each model over the saved evaluations
 # (the pool table itself is on the experiments page).
 
-# %%
+# %% tags=["hide-input"]
 for d in paper_sets:
     r = results[d]
     sel = r[(r["aggregator"] == "map") & (r["k"] == 1)]
     firsts = sel.groupby("selector")["selected"].agg(lambda s: s.value_counts().index[0])
-    display(Markdown(f"**{d.upper()}** — most frequent first pick per selector: "
+    display(Markdown(f"**{report.dataset_label(d)}** — most frequent first pick per selector: "
                      + ", ".join(f"{report.LABELS.get(s, s)}: {m}" for s, m in firsts.items())))
 
-# %%
+# %% tags=["hide-input"]
 from ensel.datasets.paper_tables import load_paper_table  # noqa: E402
 
 paper_sel = load_paper_table("selections")
@@ -139,9 +143,10 @@ for d in paper_sets:
                          "our most frequent pick": top.index[0],
                          "share of evaluations": f"{top.iloc[0]}/{len(part)}",
                          "paper pick chosen in": f"{int((kth == paper_model).sum())}/{len(part)}"})
-    display(Markdown(f"### {d.upper()}: the $k$-th model added (paper's table vs our "
-                     f"{len(part)} evaluations)"))
-    display(pd.DataFrame(rows).set_index(["selector", "k"]))
+    display(HTML(report.to_html(
+        pd.DataFrame(rows).set_index(["selector", "k"]),
+        caption=f"{report.dataset_label(d)}: the k-th model added (paper's table vs our "
+                f"{len(part)} evaluations)")))
 
 # %% [markdown]
 # ## Claims: verdicts
@@ -150,31 +155,41 @@ for d in paper_sets:
 # rule on the paper's own table numbers ("paper") and on our results ("ours"). The general
 # claims (ids `G*`) are also checked on MMLU-Pro when its results exist.
 
-# %%
+# %% tags=["hide-input"]
 v = report.verdicts({d: results[d] for d in datasets_to_report})
-with pd.option_context("display.max_colwidth", None):
-    display(v.set_index(["id", "dataset"])[["location", "claim", "paper", "paper_holds",
-                                            "ours", "verdict"]])
+for d in datasets_to_report:
+    if not (v["dataset"] == d).any():
+        continue
+    note = ("paper: the same rule on the paper's own table numbers (✓ = they satisfy it)."
+            if d in paper_sets else
+            "The paper has no table for this dataset: only our results are checked.")
+    display(HTML(report.to_html(report.verdict_table(v, d).reset_index(), index=False,
+                                justify="left",
+                                caption=f"{report.dataset_label(d)}: verdicts", note=note)))
+display(HTML(report.caption_html("The claims in full")))
+display(Markdown(report.claims_markdown()))
 have = v[v["dataset"].isin([d for d in results if results[d] is not None])]
 assert have["verdict"].isin(["holds", "does not hold"]).all()
 # the checks are faithful to the paper: its own numbers satisfy its claims
 assert v.loc[v["dataset"].isin(paper_sets), "paper_holds"].all(), v[~v["paper_holds"].astype(bool)]
 
 # %%
-grid = (v.assign(mark=v["verdict"].map({"holds": "holds", "does not hold": "does not hold",
-                                          "no results": "no results"}))
+grid = (v.assign(mark=v["verdict"].map(report.VERDICT_MARKS))
         .pivot(index="id", columns="dataset", values="mark")
         .reindex(columns=[d for d in datasets_to_report if d in set(v["dataset"])])
         .fillna(""))
 order = [c.id for c in report.CLAIMS]
 grid = grid.reindex(order)
-display(Markdown("At a glance (empty: the claim is about another dataset):"))
-display(grid)
+grid.columns = [report.dataset_label(c) for c in grid.columns]
+display(HTML(report.to_html(grid, caption="At a glance",
+                            note="Empty: the claim is about another dataset.")))
 counts = have.groupby("dataset")["verdict"].value_counts().unstack(fill_value=0)
-display(counts)
+counts_show = counts.reindex(columns=["holds", "does not hold"], fill_value=0).rename(
+    index=report.dataset_label, columns=report.VERDICT_MARKS)
+display(HTML(report.to_html(counts_show, caption="Claims checked per dataset")))
 display(Markdown(
     "On the stand-ins: "
-    + "; ".join(f"**{d.upper()}** {int(counts.loc[d].get('holds', 0))} of "
+    + "; ".join(f"**{report.dataset_label(d)}** {int(counts.loc[d].get('holds', 0))} of "
                 f"{int(counts.loc[d].sum())} claims hold" for d in paper_sets if d in counts.index)
     + ("." if results.get("mmlu_pro") is None else
        f". On real MMLU-Pro data: {int(counts.loc['mmlu_pro'].get('holds', 0))} of "
@@ -190,7 +205,7 @@ if results.get("mmlu_pro") is None:
 # $t$-interval entirely below zero, and, where the exhaustive scan ran, the mean excess test
 # error of Greedy MI and Top-$k$ over the oracle subset (averaged over $k$).
 
-# %%
+# %% tags=["hide-input"]
 rows = []
 for d, r in results.items():
     if r is None:
@@ -198,7 +213,7 @@ for d, r in results.items():
     pdiff = experiment.paired_differences(r, "greedy_mi", "topk", "map")
     s = summaries[d]
     piv = s[s["aggregator"] == "map"].pivot(index="k", columns="selector", values="mean")
-    row = {"dataset": d, "budgets": len(pdiff),
+    row = {"dataset": report.dataset_label(d), "budgets": len(pdiff),
            "Greedy MI significantly better": int((pdiff["ci_high"] < 0).sum()),
            "Top-k significantly better": int((pdiff["ci_low"] > 0).sum()),
            "mean paired diff": float(pdiff["mean_diff"].mean())}
@@ -208,5 +223,11 @@ for d, r in results.items():
         assert (piv["greedy_mi"] >= piv["exhaustive"] - 1e-12).all()
     rows.append(row)
 beyond = pd.DataFrame(rows).set_index("dataset")
-display(beyond.round(4))
+display(HTML(report.to_html(
+    report.format_numbers(beyond, 4, signed=["mean paired diff"]),
+    caption="Greedy MI vs Top-k (MAP): significance and distance to the oracle",
+    note="Significantly better: 95 % paired t-interval entirely on one side of zero. "
+         "Mean paired diff: Greedy MI − Top-k averaged over k (negative = Greedy MI better). "
+         "Excess over oracle: mean over k of the error above the best subset on the test part; "
+         "n/a where the exhaustive scan did not run.")))
 assert (beyond["budgets"] > 0).all()

@@ -207,7 +207,7 @@ def test_pool_comparison_and_headers() -> None:
     paper = load_paper_pool("mmlu")
     cmp = report.compare_pool(paper.assign(accuracy=paper["accuracy"] - 0.001), "mmlu")
     f = report.format_pool_comparison(cmp)
-    assert f.index.name == "model" and f.index.is_unique
+    assert f.columns.names[1] == "model" and f.index.is_unique
     assert ("accuracy (%)", "Δ") in f.columns and ("avg. ρ", "paper") in f.columns
     assert (f[("accuracy (%)", "Δ")] == "−0.1").all()
     t = pd.DataFrame({"model": ["a"], "accuracy": [0.8], "accuracy_std": [0.0], "tau": [-0.84],
