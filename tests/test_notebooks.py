@@ -124,7 +124,7 @@ def test_experiments_page_runs_on_a_users_own_table(tmp_path: Path,
     out = execute_run(run, out_dir=tmp_path / "out", root=ROOT)
     text = _text(out)
     assert "my_answers.csv" in text
-    assert "2 condition(s)" in text
+    assert "2 conditions" in text
 
 
 def test_mmlu_pro_pages_explain_how_to_get_missing_data(tmp_path: Path,
