@@ -198,7 +198,6 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     root = root or repo_root()
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    os.environ["ENSEL_RESULTS_DIR"] = str(out_dir / "results")
     source = root / "notebooks" / f"{run.notebook}.py"
     nb = jupytext.read(source)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
@@ -209,6 +208,8 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     params.update(extra_parameters or {})
     target = out_dir / f"{run.output}.ipynb"
     label = f"notebook {run.notebook!r} (run {run.output!r}, parameters {params})"
+    saved = os.environ.get("ENSEL_RESULTS_DIR")
+    os.environ["ENSEL_RESULTS_DIR"] = str(out_dir / "results")  # inherited by the kernel
     try:
         executed = pm.execute_notebook(
             copy.deepcopy(nb), None, parameters=params, kernel_name="python3",
@@ -221,6 +222,11 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         ) from None
     except Exception as exc:  # kernel death, bad parameters, ...
         raise NotebookRunError(f"{label} could not be executed: {exc}") from exc
+    finally:
+        if saved is None:
+            os.environ.pop("ENSEL_RESULTS_DIR", None)
+        else:
+            os.environ["ENSEL_RESULTS_DIR"] = saved
     _strip_volatile(executed)
     tmp = target.with_suffix(".ipynb.tmp")
     nbformat.write(executed, tmp)

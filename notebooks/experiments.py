@@ -62,7 +62,6 @@ if RUN:
     display(Markdown(report.dataset_banner(dataset, df, n_splits=n_splits, seed=seed)))
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -171,15 +170,13 @@ if RUN:
         display(Markdown(f"Exhaustive search skipped: {n_models} models"
                          + (" with abstentions (base-3 patterns)" if abstain else "")
                          + " exceed the exhaustive scan's limit (15 models)."))
-    t0 = time.perf_counter()
     results = experiment.evaluate(df, n_splits=n_splits, seed=seed, exhaustive=do_exhaustive)
-    elapsed = time.perf_counter() - t0
     path = experiment.save_results(results, dataset)
     summary = experiment.summarise(results)
     summary_c = experiment.summarise(results, by=("condition",))
     n_eval = len(conditions) * n_splits
     display(Markdown(f"{len(results):,} result rows ({n_eval} evaluations per selector, "
-                     f"aggregator and k) in {elapsed:.1f} s; saved to `{path.name}` for the "
+                     f"aggregator and k); saved to `{path.name}` for the "
                      "reproduction report."))
 
 # %%

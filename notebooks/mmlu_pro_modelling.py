@@ -48,7 +48,6 @@ sim_test = 100_000  # test items per simulated copula curve
 sim_reps = 2  # repetitions of each simulated copula curve
 
 # %%
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -60,7 +59,6 @@ from ensel.copula import errors_from, model_pairwise_joint_errors, pairwise_join
 from ensel.data import to_wide
 from ensel.datasets import mmlu_pro
 
-t_start = time.perf_counter()
 RUN = mmlu_pro.is_available()
 if not RUN:
     display(Markdown(
@@ -664,7 +662,6 @@ if RUN:
         display(verdict)
     assert verdict["verdict"].isin(["holds", "partly", "does not hold"]).all()
     counts_v = verdict["verdict"].value_counts()
-    elapsed = time.perf_counter() - t_start
 
     def _which(v: str) -> str:
         items = [f"*{a}*" for a in verdict.index[verdict["verdict"] == v]]
@@ -674,5 +671,4 @@ if RUN:
         f"**Summary.** Of {len(verdict)} checks, {counts_v.get('holds', 0)} hold, "
         f"{counts_v.get('partly', 0)} hold partly and {counts_v.get('does not hold', 0)} do "
         f"not.\n\n- Holds: {_which('holds')}.\n- Partly: {_which('partly')}.\n"
-        f"- Does not hold: {_which('does not hold')}.\n\n"
-        f"(Page computed in {elapsed:.0f} s.)"))
+        f"- Does not hold: {_which('does not hold')}."))

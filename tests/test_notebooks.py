@@ -7,7 +7,6 @@ warnings as errors and checked for external resources.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -28,18 +27,11 @@ pytestmark = [pytest.mark.notebooks, pytest.mark.xdist_group("notebooks")]
 def executed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | Exception]:
     out_dir = tmp_path_factory.mktemp("book") / "book" / "_generated"
     results: dict[str, Path | Exception] = {}
-    old = os.environ.get("ENSEL_RESULTS_DIR")
-    try:
-        for run in RUNS:
-            try:
-                results[run.output] = execute_run(run, out_dir=out_dir, test=True, root=ROOT)
-            except NotebookRunError as exc:
-                results[run.output] = exc
-    finally:
-        if old is None:
-            os.environ.pop("ENSEL_RESULTS_DIR", None)
-        else:
-            os.environ["ENSEL_RESULTS_DIR"] = old
+    for run in RUNS:
+        try:
+            results[run.output] = execute_run(run, out_dir=out_dir, test=True, root=ROOT)
+        except NotebookRunError as exc:
+            results[run.output] = exc
     return results
 
 
@@ -58,11 +50,12 @@ def _outputs(path: Path) -> list:
     return [c.get("outputs") for c in nb.cells if c.cell_type == "code"]
 
 
-def test_rebuild_gives_identical_outputs(executed: dict[str, Path | Exception],
+@pytest.mark.parametrize("output", ["system_model", "experiments-medmcqa"])
+def test_rebuild_gives_identical_outputs(executed: dict[str, Path | Exception], output: str,
                                          tmp_path: Path) -> None:
-    first = executed["system_model"]
+    first = executed[output]
     assert isinstance(first, Path)
-    run = next(r for r in RUNS if r.output == "system_model")
+    run = next(r for r in RUNS if r.output == output)
     second = execute_run(run, out_dir=tmp_path, test=True, root=ROOT)
     assert _outputs(first) == _outputs(second)
     assert first.read_bytes() == second.read_bytes()
