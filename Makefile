@@ -60,7 +60,7 @@ run: $(STAMP)
 	  $(if $(DATASET),-p dataset=$(DATASET)) $(foreach p,$(PARAMS),-p $(p))
 
 lint: $(STAMP)
-	$(BIN)/ruff check ensel tests benchmarks notebooks
+	$(BIN)/ruff check ensel tests benchmarks notebooks book/_ext
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -90,6 +90,10 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
     page = (html / "book" / "_generated" / "system_model.html").read_text()
     assert "_static/mathjax/tex-chtml.js" in page
+    # no dormant Thebe/Binder launcher pointing at a CDN (book/_ext/offline_only.py)
+    for path in html.rglob("*.html"):
+        text = path.read_text()
+        assert "unpkg.com" not in text and "thebe" not in text.lower(), path
 
 
 def _text(path: Path) -> str:
