@@ -212,7 +212,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     os.environ["ENSEL_RESULTS_DIR"] = str(out_dir / "results")  # inherited by the kernel
     try:
         executed = pm.execute_notebook(
-            copy.deepcopy(nb), None, parameters=params, kernel_name="python3",
+            copy.deepcopy(nb), str(target), parameters=params, kernel_name="python3",
             cwd=str(root), progress_bar=False, log_output=False,
             extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )

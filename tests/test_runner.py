@@ -127,3 +127,33 @@ def test_run_title_replaces_the_page_title(tmp_path: Path) -> None:
     assert nb.cells[1].source == "# Another"
     with pytest.raises(ValueError, match="no '# title' line"):
         _set_title(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("text")]), "T")
+
+
+def _root_with(tmp_path: Path, source: str) -> Path:
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "page.py").write_text(source)
+    (tmp_path / "notebooks" / "runs.yml").write_text("notebooks:\n  - notebook: page\n")
+    return tmp_path
+
+
+@pytest.mark.notebooks
+def test_a_failing_check_names_the_notebook_and_cell(tmp_path: Path) -> None:
+    from ensel.runner import NotebookRunError, execute_run
+
+    root = _root_with(tmp_path, "# %%\nx = 1\n\n# %%\nassert x == 2, 'x is not 2'\n")
+    (run,) = load_runs(root / "notebooks" / "runs.yml")
+    with pytest.raises(NotebookRunError, match=r"notebook 'page'.*cell 2: AssertionError: x is"):
+        execute_run(run, out_dir=tmp_path / "out", root=root)
+    assert (tmp_path / "out" / "page.ipynb").is_file()  # kept for inspection
+
+
+@pytest.mark.notebooks
+def test_a_printed_warning_fails_the_run(tmp_path: Path) -> None:
+    from ensel.runner import NotebookRunError, execute_run
+
+    root = _root_with(tmp_path, "# %%\nimport warnings\nwarnings.warn('careful', UserWarning)\n")
+    (run,) = load_runs(root / "notebooks" / "runs.yml")
+    with pytest.raises(NotebookRunError, match="(?s)printed warnings.*UserWarning: careful"):
+        execute_run(run, out_dir=tmp_path / "out", root=root)
+    path = execute_run(run, out_dir=tmp_path / "out", root=root, allow_warnings=True)
+    assert path.is_file()
