@@ -32,7 +32,7 @@ from ensel.info import (
     error_indicator_table,
     mutual_information_table,
 )
-from ensel.theory import map_error, mutual_information_xy
+from ensel.theory import _check_joint, map_error, mutual_information_xy
 
 __all__ = [
     "affine_vote_decisions",
@@ -51,14 +51,10 @@ __all__ = [
 
 
 def _check_joint_table(joint: Any) -> np.ndarray:
-    arr = np.asarray(joint, dtype=float)
-    if arr.ndim < 2 or any(s != 2 for s in arr.shape):
-        raise ValueError(
-            "joint must be the law of (Y, X_1, ..., X_m) with shape (2, 2, ..., 2); "
-            f"got shape {arr.shape}"
-        )
-    if not np.all(np.isfinite(arr)) or (arr < 0).any() or abs(arr.sum() - 1.0) > 1e-9:
-        raise ValueError("joint must be a probability table (finite, non-negative, sums to 1)")
+    """The law of (Y, X_1, ..., X_m) with at least one model (checks of ensel.theory)."""
+    arr = _check_joint(joint)
+    if arr.ndim < 2:
+        raise ValueError(f"joint must include at least one model X_1; got shape {arr.shape}")
     return arr
 
 

@@ -70,6 +70,7 @@ import pandas as pd
 from ensel import experiment, plots
 from ensel.copula import copula_diagnostics, errors_from
 from ensel.data import to_wide
+from ensel.modelcheck import total_variation
 
 is_standin = dataset in ("medmcqa", "mmlu", "imdb")
 label = report.dataset_label(dataset)
@@ -135,7 +136,7 @@ if RUN:
         plots.copula_validation(diag.pairs, diag.simultaneous, axes=axes[i])
         axes[i][0].set_title(f"{cond}: pairwise joint errors", fontsize=9)
         axes[i][1].set_title(f"{cond}: simultaneous errors", fontsize=9)
-        tv = 0.5 * float(np.abs(diag.simultaneous["empirical"] - diag.simultaneous["copula"]).sum())
+        tv = total_variation(diag.simultaneous["empirical"], diag.simultaneous["copula"])
         rows.append({"condition": cond,
                      "max |model − empirical| pair": float(
                          (diag.pairs["model"] - diag.pairs["empirical"]).abs().max()),
