@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ensel.datasets._paths import data_dir, import_pooch
+from ensel.datasets._paths import data_dir, import_pooch, package_data
 
 __all__ = [
     "MIRROR_ENV",
@@ -95,10 +95,6 @@ class RegistryEntry:
         return self.path.rsplit("/", 1)[-1]
 
 
-def _repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
 def registry_path(name: str) -> Path:
     """Path of the registry CSV of dataset ``name`` (``data/registry/<name>.csv``).
 
@@ -111,7 +107,7 @@ def registry_path(name: str) -> Path:
     -------
     pathlib.Path
     """
-    path = _repo_root() / "data" / "registry" / f"{name}.csv"
+    path = package_data("registry", f"{name}.csv")
     if not path.is_file():
         raise ValueError(f"no download registry for dataset {name!r}: expected the file {path}")
     return path

@@ -13,12 +13,13 @@ below this folder, each in its own sub-folder.
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import warnings
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["data_dir"]
+__all__ = ["data_dir", "package_data"]
 
 ENV_VAR = "ENSEL_DATA_DIR"
 
@@ -60,3 +61,33 @@ def import_pooch() -> ModuleType:
         warnings.filterwarnings("ignore", message="IProgress not found")
         import pooch
     return pooch
+
+
+def package_data(*parts: str) -> Path:
+    """Path of a file or folder shipped with ``ensel`` (the repository's top-level ``data/``).
+
+    The files live in ``data/`` at the top of the repository, where readers look for them;
+    the build backend ships that folder inside the wheel as the package ``ensel._data``
+    (``pyproject.toml``), and this function reads it with :mod:`importlib.resources`. In a
+    source checkout installed in editable mode, ``ensel._data`` is not importable and the
+    checkout's ``data/`` folder is used directly.
+
+    Parameters
+    ----------
+    *parts : str
+        Path components below ``data/`` (``package_data("paper", "datasets.csv")``).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> package_data("registry", "mmlu_pro.csv").name
+    'mmlu_pro.csv'
+    """
+    try:
+        root = Path(str(importlib.resources.files("ensel._data")))
+    except ModuleNotFoundError:
+        root = Path(__file__).resolve().parents[2] / "data"
+    return root.joinpath(*parts)

@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 
 from ensel.datasets import _fetch
-from ensel.datasets._paths import data_dir
+from ensel.datasets._paths import data_dir, package_data
 
 __all__ = [
     "CONDITION",
@@ -110,10 +110,6 @@ _VIEW_VERSION = "1"  # bump when the binary conversion changes
 
 
 # --------------------------------------------------------------------------- registry / models
-def _repo_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
 def model_entries() -> dict[str, list[_fetch.RegistryEntry]]:
     """Registry entries per model id (``"gpt4o"`` has one file per category).
 
@@ -146,7 +142,7 @@ def models_table() -> pd.DataFrame:
     missing when the name does not say), ``tuning`` (``instruct``/``base``/``unknown``, from
     the name), ``version, release, source, source_note``.
     """
-    return pd.read_csv(_repo_root() / "data" / "mmlu_pro_models.csv", dtype={"version": str})
+    return pd.read_csv(package_data("mmlu_pro_models.csv"), dtype={"version": str})
 
 
 def _resolve_models(models: str | Sequence[str]) -> list[str]:

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ensel.datasets._paths import package_data
+
 __all__ = ["PAPER_TABLES", "DATASETS", "paper_dir", "load_paper_table"]
 
 DATASETS = ("medmcqa", "mmlu", "imdb")
@@ -64,9 +66,9 @@ _FLOAT = {"accuracy_pct", "accuracy_std_pct", "tau", "avg_rho", "mean", "std"}
 
 
 def paper_dir() -> Path:
-    """Folder holding the transcribed CSV files (``$ENSEL_PAPER_DIR`` or ``<repo>/data/paper``)."""
+    """Folder of the transcribed CSV files (``$ENSEL_PAPER_DIR`` or the shipped ``data/paper``)."""
     env = os.environ.get("ENSEL_PAPER_DIR", "").strip()
-    return Path(env).expanduser() if env else Path(__file__).resolve().parents[2] / "data" / "paper"
+    return Path(env).expanduser() if env else package_data("paper")
 
 
 def _read(name: str) -> pd.DataFrame:
