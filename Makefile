@@ -39,12 +39,12 @@ notebooks: $(STAMP)
 	@$(BIN)/python -m ensel.datasets fetch mmlu_pro > /dev/null 2>&1 \
 	  && echo "MMLU-Pro data: available (mirror or cache, SHA-256 verified)" \
 	  || echo "MMLU-Pro data: not available (no network, no mirror); its pages explain how to get it"
-	$(BIN)/python -m ensel.runner all
+	$(BIN)/python -m ensel.book.runner all
 
 html: $(STAMP)
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
-	$(BIN)/python -m ensel.bookcheck _build/html
+	$(BIN)/python -m ensel.book.bookcheck _build/html
 	@echo "Book: $(CURDIR)/_build/html/index.html"
 
 book: $(STAMP)
@@ -56,7 +56,7 @@ test: $(STAMP)
 
 run: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make run NB=<notebook> [OUTPUT=..] [DATASET=..] [PARAMS='k=v ...']"; exit 2; }
-	$(BIN)/python -m ensel.runner run $(NB) $(if $(OUTPUT),--output $(OUTPUT)) \
+	$(BIN)/python -m ensel.book.runner run $(NB) $(if $(OUTPUT),--output $(OUTPUT)) \
 	  $(if $(DATASET),-p dataset=$(DATASET)) $(foreach p,$(PARAMS),-p $(p))
 
 lint: $(STAMP)

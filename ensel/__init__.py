@@ -3,20 +3,21 @@
 Reproducible companion to the paper *Don't Always Pick the Highest-Performing Model:
 An Information Theoretic View of LLM Ensemble Selection*.
 
-Submodules (imported lazily, so ``import ensel`` stays cheap):
+The library (submodules imported lazily, so ``import ensel`` stays cheap):
 
-``ensel.info``        entropies and (smoothed) mutual information
-``ensel.select``      Top-k, relevance, mRMR, Greedy MI and exhaustive selection
-``ensel.aggregate``   MAP, majority vote and log-odds weighted vote
-``ensel.copula``      Gaussian-copula fitting, sampling and diagnostics
-``ensel.theory``      closed forms and exact computations behind the theorems
-``ensel.data``        answer/label containers, tidy <-> wide conversion
-``ensel.datasets``    stand-in and real (MMLU-Pro) datasets
-``ensel.experiment``  the paper's evaluation protocol
-``ensel.report``      tables; ``ensel.plots`` figures
-``ensel.montecarlo``, ``ensel.theory_checks``, ``ensel.theory_extra``, ``ensel.modelcheck``
-                      helpers behind the book's numerical checks
-``ensel.runner``      executes the book's notebooks (papermill); ``ensel.bookcheck`` offline check
+``ensel.info``         entropies and (smoothed) mutual information
+``ensel.select``       Top-k, relevance, mRMR, Greedy MI and exhaustive selection
+``ensel.aggregate``    MAP, majority vote and log-odds weighted vote
+``ensel.copula``       Gaussian-copula fitting, sampling and diagnostics
+``ensel.theory``       exact computations behind the theorems, one module per result
+``ensel.data``         answer/label containers, tidy <-> wide conversion
+``ensel.datasets``     stand-in and real (MMLU-Pro) datasets, your own tables
+``ensel.experiment``   the paper's evaluation protocol (the one held-out loop)
+``ensel.diagnostics``  checks of the paper's modelling assumptions on real answers
+``ensel.cli``          the ``ensel`` command line
+
+``ensel.book`` (tables, claims, figures, simulations, results, the notebook runner and the
+offline check) serves the book's pages only: nothing in the library imports it.
 """
 
 from __future__ import annotations
@@ -28,22 +29,15 @@ __version__ = "0.1.0"
 
 _SUBMODULES = (
     "aggregate",
-    "bookcheck",
     "cli",
     "copula",
     "data",
     "datasets",
+    "diagnostics",
     "experiment",
     "info",
-    "modelcheck",
-    "montecarlo",
-    "plots",
-    "report",
-    "runner",
     "select",
     "theory",
-    "theory_checks",
-    "theory_extra",
 )
 
 __all__ = [*_SUBMODULES, "__version__"]

@@ -13,7 +13,9 @@ Encoding used everywhere in ``ensel``:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import sys
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,15 @@ __all__ = [
     "check_X_y",
     "check_k",
     "check_random_state",
+    "check_distribution",
+    "check_errors",
+    "check_int",
+    "check_option",
+    "check_options",
+    "check_probabilities",
+    "check_real",
+    "check_subset",
+    "constraint_error",
 ]
 
 _ABSTAIN_STRINGS = {"", "none", "null", "nan", "abstain"}
@@ -236,3 +247,251 @@ def unique_names(names: Sequence[Any], *, what: str = "model") -> list[Any]:
             raise ValueError(f"{what} name {nm!r} appears more than once")
         seen.add(nm)
     return list(names)
+
+
+# --------------------------------------------------------------------------- constraints
+# Small constraint helpers with one error format, used by every module instead of private
+# copies:  "<param> of <function> must be <constraint>; got <value>".  The function is the
+# public ``ensel`` function (or ``Class.method``) that was called; it is found on the stack
+# when the caller does not name it, so the helpers can sit behind private functions.
+
+
+class Shown(str):
+    """A description shown as is in an error's ``got ...`` part (not quoted like a value)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _public_caller() -> str | None:
+    """The outermost public ``ensel`` function on the stack (what the user called)."""
+    frame = sys._getframe(2)
+    found = None
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if not module.startswith("ensel"):
+            break  # left the package: the frames above are the user's
+        name = frame.f_code.co_name
+        if module != __name__ and not name.startswith("_") and not name.startswith("<"):
+            owner = frame.f_locals.get("self")
+            found = f"{type(owner).__name__}.{name}" if owner is not None else name
+        frame = frame.f_back  # type: ignore[assignment]
+    return found
+
+
+def constraint_error(name: str, constraint: str, value: Any, *,
+                     func: str | None = None) -> ValueError:
+    """The one error of every check: ``<name> of <func> must be <constraint>; got <value>``.
+
+    Examples
+    --------
+    >>> str(constraint_error("k", "an int in [1, 5]", 0, func="top_k"))
+    'k of top_k must be an int in [1, 5]; got 0'
+    """
+    func = func if func is not None else _public_caller()
+    where = f"{name} of {func}" if func else name
+    return ValueError(f"{where} must be {constraint}; got {_describe(value)}")
+
+
+def _interval(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    left = "(" if low_open or low is None else "["
+    right = ")" if high_open or high is None else "]"
+    return f"{left}{lo}, {hi}{right}"
+
+
+def _outside(x: float, low: float | None, high: float | None, low_open: bool,
+             high_open: bool) -> bool:
+    if low is not None and (x < low or (low_open and x == low)):
+        return True
+    return high is not None and (x > high or (high_open and x == high))
+
+
+def check_real(value: Any, name: str, *, low: float | None = None, high: float | None = None,
+               low_open: bool = False, high_open: bool = False, what: str | None = None,
+               func: str | None = None) -> float:
+    """A finite real number in an interval; returns it as ``float``.
+
+    Examples
+    --------
+    >>> check_real(0.3, "rho", low=0, high=1)
+    0.3
+    >>> check_real(1.5, "rho", low=0, high=1, func="saturation_floor")
+    Traceback (most recent call last):
+    ...
+    ValueError: rho of saturation_floor must be a real number in [0, 1]; got 1.5
+    """
+    constraint = f"a real number in {_interval(low, high, low_open, high_open)}"
+    if what:
+        constraint += f" ({what})"
+    if isinstance(value, (bool, np.bool_)):
+        raise constraint_error(name, constraint, value, func=func)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise constraint_error(name, constraint, value, func=func) from None
+    if not math.isfinite(x) or _outside(x, low, high, low_open, high_open):
+        raise constraint_error(name, constraint, x, func=func)
+    return x
+
+
+def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None,
+              integral_float: bool = False, func: str | None = None) -> int:
+    """An integer in ``[low, high]``; returns it as ``int`` (booleans are refused).
+
+    Examples
+    --------
+    >>> check_int(3, "n_splits", low=1)
+    3
+    >>> check_int(0, "n_splits", low=1, func="evaluate")
+    Traceback (most recent call last):
+    ...
+    ValueError: n_splits of evaluate must be an int in [1, inf); got 0
+    """
+    constraint = f"an int in {_interval(low, high, False, False)}"
+    if isinstance(value, (bool, np.bool_)):
+        raise constraint_error(name, constraint, value, func=func)
+    if integral_float and isinstance(value, (float, np.floating)) and float(value).is_integer():
+        value = int(value)
+    if not isinstance(value, (int, np.integer)):
+        raise constraint_error(name, constraint, value, func=func)
+    if _outside(int(value), low, high, False, False):
+        raise constraint_error(name, constraint, int(value), func=func)
+    return int(value)
+
+
+def check_probabilities(values: Any, name: str, *, open_interval: bool = False,
+                        size: int | None = None, func: str | None = None) -> np.ndarray:
+    """A non-empty 1-d array of probabilities (rates) in ``[0, 1]`` or ``(0, 1)``.
+
+    A scalar is read as one value, or broadcast to ``size`` values when ``size`` is given.
+
+    Examples
+    --------
+    >>> check_probabilities([0.1, 0.3], "eps").tolist()
+    [0.1, 0.3]
+    >>> check_probabilities([0.1, 1.2], "eps", func="product_error_law")
+    Traceback (most recent call last):
+    ...
+    ValueError: eps[1] of product_error_law must be a probability in [0, 1]; got 1.2
+    """
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim == 0:
+        arr = np.full(size, float(arr)) if size is not None else arr.reshape(1)
+    if arr.ndim != 1 or arr.size == 0:
+        raise constraint_error(name, "a non-empty 1-dimensional array", Shown(f"shape {arr.shape}"),
+                               func=func)
+    if size is not None and arr.shape[0] != size:
+        raise constraint_error(name, f"of length {size}", Shown(f"length {arr.shape[0]}"),
+                               func=func)
+    bad = ~np.isfinite(arr) | ((arr <= 0) | (arr >= 1) if open_interval else (arr < 0) | (arr > 1))
+    if bad.any():
+        i = int(np.argmax(bad))
+        interval = "(0, 1)" if open_interval else "[0, 1]"
+        raise constraint_error(f"{name}[{i}]", f"a probability in {interval}", float(arr[i]),
+                               func=func)
+    return arr
+
+
+def check_distribution(p: Any, name: str, *, tol: float = 1e-6,
+                       func: str | None = None) -> np.ndarray:
+    """A non-empty 1-d probability distribution (finite, non-negative, sums to 1).
+
+    Examples
+    --------
+    >>> check_distribution([0.25, 0.75], "p").tolist()
+    [0.25, 0.75]
+    """
+    arr = np.asarray(p, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise constraint_error(name, "a non-empty 1-dimensional array", Shown(f"shape {arr.shape}"),
+                               func=func)
+    if not np.all(np.isfinite(arr)) or (arr < 0).any():
+        i = int(np.argmax(~np.isfinite(arr) | (arr < 0)))
+        raise constraint_error(f"{name}[{i}]", "a finite non-negative probability",
+                               float(arr[i]), func=func)
+    if abs(float(arr.sum()) - 1.0) > tol:
+        raise constraint_error(name, "a distribution that sums to 1",
+                               Shown(f"a sum of {float(arr.sum()):.6g}"), func=func)
+    return arr
+
+
+def check_option(value: Any, name: str, options: Sequence[Any], *,
+                 func: str | None = None) -> Any:
+    """One of ``options``.
+
+    Examples
+    --------
+    >>> check_option("map", "aggregator", ["map", "mv", "wmv"])
+    'map'
+    """
+    if not isinstance(value, Hashable) or value not in options:
+        raise constraint_error(name, f"one of {', '.join(map(repr, options))}", value, func=func)
+    return value
+
+
+def check_options(values: Any, name: str, options: Sequence[Any], *,
+                  func: str | None = None) -> list[Any]:
+    """A non-empty list of values, each one of ``options`` (a string is one value; repeats
+    are dropped, the first order kept)."""
+    vals = list(dict.fromkeys([values] if isinstance(values, str) else list(values)))
+    if not vals:
+        raise constraint_error(name, f"a non-empty list of {', '.join(map(repr, options))}",
+                               vals, func=func)
+    for v in vals:
+        check_option(v, name, options, func=func)
+    return vals
+
+
+def check_subset(S: Iterable[Any] | None, m: int, name: str = "S", *,
+                 func: str | None = None) -> tuple[int, ...]:
+    """Distinct model indices in ``[0, m)`` (``None`` = all ``m`` models).
+
+    Examples
+    --------
+    >>> check_subset([2, 0], 3)
+    (2, 0)
+    """
+    if S is None:
+        return tuple(range(m))
+    out: list[int] = []
+    for s in S:
+        if (isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer))
+                or not 0 <= int(s) < m):
+            raise constraint_error(name, f"model indices in [0, {m - 1}] (there are only {m} "
+                                   "models)", s, func=func)
+        out.append(int(s))
+    if len(set(out)) != len(out):
+        raise constraint_error(name, "distinct model indices (no repeats)", tuple(out), func=func)
+    return tuple(out)
+
+
+def check_errors(E: Any, *, name: str = "E", ndim: int | None = None,
+                 func: str | None = None) -> np.ndarray:
+    """0/1 error indicators (a matrix, or a vector), returned as ``int8``.
+
+    Examples
+    --------
+    >>> check_errors([[1, 0], [0, 0]]).dtype
+    dtype('int8')
+    """
+    raw = np.asarray(E.to_numpy() if hasattr(E, "to_numpy") else E)
+    if raw.dtype == bool:
+        raw = raw.astype(np.int8)
+    if raw.dtype.kind not in "iuf":
+        raise constraint_error(name, "0/1 error indicators", Shown(f"dtype {raw.dtype}"), func=func)
+    if raw.ndim not in (1, 2) or (ndim is not None and raw.ndim != ndim):
+        want = f"{ndim}-dimensional" if ndim else "1- or 2-dimensional"
+        raise constraint_error(name, want, Shown(f"shape {raw.shape}"), func=func)
+    if raw.size == 0 or raw.shape[0] == 0:
+        raise constraint_error(name, "non-empty (at least one item)", Shown(f"shape {raw.shape}"),
+                               func=func)
+    bad = ~((raw == 0) | (raw == 1))
+    if bad.any():
+        pos = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} has value {raw[pos].item()!r} at position {pos}; expected 0/1 error "
+            "indicators (use errors_from(X, y) to build them from answers)"
+        )
+    return raw.astype(np.int8, copy=False)

@@ -19,10 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from ensel._validation import check_random_state, check_X, check_X_y
+from ensel._validation import check_option, check_random_state, check_X, check_X_y
 from ensel.info import pattern_codes
 
-__all__ = ["MAPAggregator", "MajorityVote", "WeightedMajorityVote"]
+__all__ = [
+    "AGGREGATORS",
+    "MAPAggregator",
+    "MajorityVote",
+    "WeightedMajorityVote",
+    "make_aggregator",
+]
 
 #: Largest pattern alphabet stored as a dense ``(size, 2)`` count table; beyond it only the
 #: observed patterns are stored (``patterns_``).
@@ -293,3 +299,27 @@ class WeightedMajorityVote:
         """``sign(V)`` with ``V == 0`` -> ``+1``; ``int8`` in ``{-1, +1}``."""
         v = self.decision_function(X)
         return np.where(v >= 0, 1, -1).astype(np.int8)
+
+
+#: The one registry of aggregators: name -> class (scikit-learn style ``fit``/``predict``).
+AGGREGATORS: dict[str, type] = {
+    "map": MAPAggregator,
+    "mv": MajorityVote,
+    "wmv": WeightedMajorityVote,
+}
+
+
+def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
+    """A fresh aggregator of :data:`AGGREGATORS` with the paper's settings.
+
+    ``random_state`` seeds the tie break of majority vote (the others are deterministic).
+
+    Examples
+    --------
+    >>> type(make_aggregator("mv", random_state=0)).__name__
+    'MajorityVote'
+    """
+    check_option(name, "name", list(AGGREGATORS))
+    if name == "mv":
+        return MajorityVote(random_state=random_state)
+    return AGGREGATORS[name]()

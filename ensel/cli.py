@@ -1,6 +1,6 @@
 """The ``ensel`` command line.
 
-``ensel notebooks ...``  execute the book's notebooks (see :mod:`ensel.runner`)
+``ensel notebooks ...``  execute the book's notebooks (see :mod:`ensel.book.runner`)
 ``ensel datasets ...``   list or fetch datasets (see :mod:`ensel.datasets`)
 """
 
@@ -28,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     args = parser.parse_args(argv[:1])
     if args.command == "notebooks":
-        from ensel.runner import main as runner_main
+        from ensel.book.runner import main as runner_main
 
         return runner_main(argv[1:])
     from ensel.datasets.__main__ import main as datasets_main

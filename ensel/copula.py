@@ -23,7 +23,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from ensel._validation import check_random_state, check_X_y
+from ensel._validation import (
+    check_errors,
+    check_int,
+    check_probabilities,
+    check_random_state,
+    check_real,
+    check_X_y,
+)
 
 __all__ = [
     "bivariate_normal_cdf",
@@ -48,33 +55,6 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _check_probability_vector(values: Any, *, name: str, m: int | None = None) -> np.ndarray:
-    """Return ``values`` as a float64 1-d array in [0, 1] (broadcast a scalar to ``m``)."""
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim == 0:
-        if m is None:
-            arr = arr.reshape(1)
-        else:
-            arr = np.full(m, float(arr))
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a scalar or a 1-dimensional array; got shape {arr.shape}")
-    if m is not None and arr.shape[0] != m:
-        raise ValueError(f"{name} has length {arr.shape[0]} but m={m} models were requested")
-    bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{name}[{i}] = {float(arr[i])!r} is not a probability in [0, 1]")
-    return arr
-
-
-def _check_count(value: Any, *, name: str, minimum: int = 1) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer; got {value!r}")
-    if int(value) < minimum:
-        raise ValueError(f"{name} must be at least {minimum}; got {int(value)}")
-    return int(value)
 
 
 def _check_tau_sigma(tau: Any, Sigma: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -149,7 +129,7 @@ def sample_errors(tau: Any, Sigma: Any, n: int, *,
     numpy.ndarray of shape (n, m), dtype int8
     """
     t, S = _check_tau_sigma(tau, Sigma)
-    n = _check_count(n, name="n")
+    n = check_int(n, "n", low=1)
     rng = check_random_state(random_state)
     # symmetric square root via eigh: works for PSD matrices with zero eigenvalues too
     w, V = np.linalg.eigh(S)
@@ -183,7 +163,7 @@ def sample(tau: Any, Sigma: Any, n: int, *, random_state: int | np.random.Genera
     E : numpy.ndarray of shape (n, m), dtype int8
     """
     t, S = _check_tau_sigma(tau, Sigma)
-    n = _check_count(n, name="n")
+    n = check_int(n, "n", low=1)
     rng = check_random_state(random_state)
     y = _labels(rng, n, balanced)
     E = sample_errors(t, S, n, random_state=rng)
@@ -221,9 +201,9 @@ def sample_equicorrelated(accuracy: Any, rho: float, m: int, n: int, *,
     y : numpy.ndarray of shape (n,), dtype int8
     E : numpy.ndarray of shape (n, m), dtype int8
     """
-    m = _check_count(m, name="m")
-    n = _check_count(n, name="n")
-    acc = _check_probability_vector(accuracy, name="accuracy", m=m)
+    m = check_int(m, "m", low=1)
+    n = check_int(n, "n", low=1)
+    acc = check_probabilities(accuracy, "accuracy", size=m)
     if isinstance(rho, (bool, np.bool_)) or not np.isscalar(rho):
         raise ValueError(f"rho must be a real number in [0, 1]; got {rho!r}")
     rho = float(rho)
@@ -398,40 +378,10 @@ def bivariate_normal_pdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
 _BOUND_RTOL = 1e-12  # relative: Phi(Phi^-1(rate)) reproduces a rate to ~1e-16
 
 
-def _check_eps(eps: Any) -> float:
-    if isinstance(eps, (bool, np.bool_)) or not np.isscalar(eps):
-        raise ValueError(f"eps must be a number in (0, 0.5); got {eps!r}")
-    eps = float(eps)
-    if not (0.0 < eps < 0.5):
-        raise ValueError(f"eps must be in (0, 0.5); got {eps!r}")
-    return eps
-
-
-def _check_errors(E: Any, *, name: str = "E") -> np.ndarray:
-    """Validate a 0/1 error matrix (or vector, returned as one column)."""
-    raw = np.asarray(E.to_numpy() if hasattr(E, "to_numpy") else E)
-    if raw.dtype == bool:
-        raw = raw.astype(np.int8)
-    if raw.dtype.kind not in "iuf":
-        raise ValueError(f"{name} must contain 0/1 error indicators; got dtype {raw.dtype}")
-    if raw.ndim not in (1, 2):
-        raise ValueError(f"{name} must be 1- or 2-dimensional; got shape {raw.shape}")
-    if raw.size == 0 or raw.shape[0] == 0:
-        raise ValueError(f"{name} must have at least one item; got shape {raw.shape}")
-    bad = ~((raw == 0) | (raw == 1))
-    if bad.any():
-        pos = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(
-            f"{name} has value {raw[pos].item()!r} at position {pos}; expected 0/1 error "
-            "indicators (use errors_from(X, y) to build them from answers)"
-        )
-    return raw.astype(np.int8, copy=False)
-
-
 def thresholds(error_rates: Any, *, eps: float = 1e-6) -> np.ndarray:
     """Latent thresholds ``tau_j = Phi^-1(clamp(eps_j, eps, 1 - eps))`` (Phase 1)."""
-    eps = _check_eps(eps)
-    rates = _check_probability_vector(error_rates, name="error_rates")
+    eps = check_real(eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
+    rates = check_probabilities(error_rates, "error_rates")
     return ndtri(np.clip(rates, eps, 1.0 - eps))
 
 
@@ -541,8 +491,8 @@ def tetrachoric(e_i: Any, e_j: Any, *, eps: float = 1e-6) -> float:
     ValueError
         If the vectors are not 0/1, not 1-d, or differ in length.
     """
-    a = _check_errors(e_i, name="e_i")
-    b = _check_errors(e_j, name="e_j")
+    a = check_errors(e_i, name="e_i")
+    b = check_errors(e_j, name="e_j")
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(
             f"e_i and e_j must be 1-dimensional; got shapes {a.shape} and {b.shape}"
@@ -570,8 +520,8 @@ def tetrachoric_matrix(E: Any, *, eps: float = 1e-6) -> np.ndarray:
         ``-1``/``+1``, pairs involving a constant column give ``0``). Not necessarily
         positive semi-definite.
     """
-    eps = _check_eps(eps)
-    Ea = _check_errors(E)
+    eps = check_real(eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
+    Ea = check_errors(E)
     if Ea.ndim != 2:
         raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
     n, m = Ea.shape
@@ -612,7 +562,7 @@ def nearest_correlation(R: Any, *, eps: float = 1e-6) -> np.ndarray:
     -------
     numpy.ndarray of shape (m, m)
     """
-    eps = _check_eps(eps)
+    eps = check_real(eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
     S = np.asarray(R, dtype=float)
     if S.ndim != 2 or S.shape[0] != S.shape[1]:
         raise ValueError(f"R must be a square matrix; got shape {S.shape}")
@@ -656,8 +606,8 @@ class GaussianCopula:
 
     def fit(self, E: Any) -> GaussianCopula:
         """Fit thresholds and latent correlations to a 0/1 error matrix ``E``."""
-        eps = _check_eps(self.eps)
-        Ea = _check_errors(E)
+        eps = check_real(self.eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
+        Ea = check_errors(E)
         if Ea.ndim != 2:
             raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
         self.error_rates_ = Ea.mean(axis=0, dtype=np.float64)
@@ -721,7 +671,7 @@ def pairwise_joint_errors(E: Any) -> np.ndarray:
     numpy.ndarray of shape (m (m - 1) / 2,)
         In ``numpy.triu_indices(m, 1)`` order: (0,1), (0,2), ..., (1,2), ...
     """
-    Ea = _check_errors(E)
+    Ea = check_errors(E)
     if Ea.ndim != 2:
         raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
     Ef = Ea.astype(np.float64)
@@ -753,7 +703,7 @@ def simultaneous_error_distribution(E: Any) -> np.ndarray:
     numpy.ndarray of shape (m + 1,)
         Entry ``c`` is the fraction of items on which exactly ``c`` models err; sums to 1.
     """
-    Ea = _check_errors(E)
+    Ea = check_errors(E)
     if Ea.ndim != 2:
         raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
     counts = np.bincount(Ea.sum(axis=1, dtype=np.int64), minlength=Ea.shape[1] + 1)
@@ -806,13 +756,13 @@ def copula_diagnostics(E: Any, *, n_samples: int | None = None,
     CopulaDiagnostics
     """
     names = list(E.columns) if isinstance(E, pd.DataFrame) else None
-    Ea = _check_errors(E)
+    Ea = check_errors(E)
     if Ea.ndim != 2:
         raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
     n, m = Ea.shape
     if names is None:
         names = list(range(m))
-    n_samples = n if n_samples is None else _check_count(n_samples, name="n_samples")
+    n_samples = n if n_samples is None else check_int(n_samples, "n_samples", low=1)
     cop = GaussianCopula(eps=eps).fit(Ea)
     E_syn = cop.sample_errors(n_samples, random_state=random_state)
     iu, ju = np.triu_indices(m, 1)

@@ -28,28 +28,34 @@ Design choices (documented here because the paper leaves them implicit):
 from __future__ import annotations
 
 import itertools
-import os
-import tempfile
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import comb
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ensel._validation import check_k, check_X_y
+from ensel._validation import (
+    check_int,
+    check_k,
+    check_options,
+    check_real,
+    check_X_y,
+    constraint_error,
+)
+from ensel.select import SELECTORS
 
 __all__ = [
-    "SELECTORS",
-    "AGGREGATORS",
+    "PAPER_SELECTORS",
+    "PAPER_AGGREGATORS",
     "EXHAUSTIVE_SELECTORS",
     "RESULT_COLUMNS",
     "evaluate",
+    "heldout_errors",
     "split_indices",
     "exhaustive_errors",
     "exhaustive_feasible",
@@ -58,22 +64,14 @@ __all__ = [
     "selection_table",
     "DiverseExample",
     "diverse_vs_topk_example",
-    "results_dir",
-    "results_path",
-    "save_results",
-    "load_results",
     "selected_models",
+    "validate_results",
 ]
 
-#: Selector codes accepted by :func:`evaluate`, with the paper's names.
-SELECTORS: dict[str, str] = {
-    "topk": "Top-k (Acc)",
-    "relevance": "Term 1 (Rel)",
-    "mrmr": "Terms 1+2 (mRMR)",
-    "greedy_mi": "Greedy MI (Ours)",
-}
-#: Aggregator codes accepted by :func:`evaluate`, with the paper's names.
-AGGREGATORS: dict[str, str] = {"map": "MAP", "mv": "MV", "wmv": "W-MV"}
+#: The paper's four selectors and three aggregators, the defaults of :func:`evaluate`. Any
+#: name of :data:`ensel.select.SELECTORS` / :data:`ensel.aggregate.AGGREGATORS` is accepted.
+PAPER_SELECTORS: tuple[str, ...] = ("topk", "relevance", "mrmr", "greedy_mi")
+PAPER_AGGREGATORS: tuple[str, ...] = ("map", "mv", "wmv")
 #: Selectors added by ``exhaustive=True`` (always aggregated with MAP).
 EXHAUSTIVE_SELECTORS: dict[str, str] = {
     "exhaustive": "Exhaustive optimum (oracle: best held-out MAP error)",
@@ -93,27 +91,6 @@ _EXHAUSTIVE_MAX_MODELS = 15
 
 
 # --------------------------------------------------------------------------- helpers
-def _selector_functions() -> dict[str, Callable[..., list[int]]]:
-    from ensel import select
-
-    return {
-        "topk": select.top_k,
-        "relevance": select.relevance,
-        "mrmr": select.mrmr,
-        "greedy_mi": select.greedy_mi,
-    }
-
-
-def _make_aggregator(name: str, random_state: int) -> Any:
-    from ensel import aggregate
-
-    if name == "map":
-        return aggregate.MAPAggregator(alpha=1.0)
-    if name == "mv":
-        return aggregate.MajorityVote(random_state=random_state)
-    return aggregate.WeightedMajorityVote()
-
-
 def _seed_sequence(seed: int, condition: Any, split: int) -> np.random.SeedSequence:
     """Stable per-(condition, split) seed: independent of the order of the conditions."""
     key = zlib.crc32(str(condition).encode("utf-8"))
@@ -143,7 +120,7 @@ def split_indices(n_items: int, *, condition: Any, split: int, seed: int = 0,
     train, test : numpy.ndarray
         Sorted, disjoint index arrays covering ``range(n_items)``.
     """
-    _check_fraction(test_fraction)
+    check_real(test_fraction, "test_fraction", low=0, high=1, low_open=True, high_open=True)
     n_test = int(round(test_fraction * n_items))
     if n_test < 1 or n_test >= n_items:
         raise ValueError(
@@ -158,27 +135,6 @@ def split_indices(n_items: int, *, condition: Any, split: int, seed: int = 0,
 def _mv_seed(seed: int, condition: Any, split: int) -> int:
     ss = _seed_sequence(seed, condition, split).spawn(1)[0]
     return int(ss.generate_state(1, dtype=np.uint32)[0])
-
-
-def _check_fraction(test_fraction: Any) -> float:
-    if isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float, np.number)):
-        raise ValueError(f"test_fraction must be a number in (0, 1); got {test_fraction!r}")
-    tf = float(test_fraction)
-    if not 0.0 < tf < 1.0:
-        raise ValueError(f"test_fraction must lie strictly between 0 and 1; got {tf}")
-    return tf
-
-
-def _check_names(values: Iterable[str], allowed: Sequence[str], what: str) -> list[str]:
-    if isinstance(values, str):
-        values = (values,)
-    out = list(dict.fromkeys(values))
-    if not out:
-        raise ValueError(f"{what}s must name at least one of {list(allowed)}")
-    for v in out:
-        if v not in allowed:
-            raise ValueError(f"unknown {what} {v!r}; expected one of {list(allowed)}")
-    return out
 
 
 def _prepare(df: pd.DataFrame) -> tuple[pd.DataFrame, list[Any]]:
@@ -209,12 +165,6 @@ def _check_ks(ks: Iterable[int] | None, m: int, condition: Any) -> list[int]:
     if not out:
         raise ValueError("ks must contain at least one budget")
     return out
-
-
-def _check_n_splits(n_splits: Any) -> int:
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
-        raise ValueError(f"n_splits must be a positive integer; got {n_splits!r}")
-    return int(n_splits)
 
 
 # --------------------------------------------------------------------------- exhaustive
@@ -426,11 +376,113 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
     return out
 
 
+# --------------------------------------------------------------------------- held-out loop
+def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits: int = 5,
+                   test_fraction: float = 0.2, seed: int = 0, condition: Any = "all",
+                   selectors: Sequence[str] = PAPER_SELECTORS,
+                   aggregators: Sequence[str] = PAPER_AGGREGATORS,
+                   names: Sequence[str] | None = None,
+                   exhaustive: bool = False) -> pd.DataFrame:
+    """Held-out errors of nested selections on seeded random splits: the one evaluation loop.
+
+    On each of ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed, condition,
+    split)``) every selector picks ``max(ks)`` models on the training part once; for each
+    ``k`` its first ``k`` picks are aggregated by every aggregator fitted on the training part
+    and scored on the test part. Majority-vote ties are broken with a seed drawn from the same
+    ``(seed, condition, split)``. :func:`evaluate` runs this per condition of a tidy table.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_items, n_models)
+        Answers in ``{-1, 0, +1}``.
+    y : array-like of shape (n_items,)
+        Labels in ``{-1, +1}``; both classes must be present.
+    ks : iterable of int, optional
+        Budgets, each in ``[1, n_models]`` (default: all).
+    n_splits : int, default=5
+    test_fraction : float, default=0.2
+    seed : int, default=0
+    condition : hashable, default="all"
+        Enters the split and tie-break seeds.
+    selectors : sequence of str, default=PAPER_SELECTORS
+        Names of :data:`ensel.select.SELECTORS`.
+    aggregators : sequence of str, default=PAPER_AGGREGATORS
+        Names of :data:`ensel.aggregate.AGGREGATORS`.
+    names : sequence of str, optional
+        Model names for the ``selected`` column (default: column indices).
+    exhaustive : bool, default=False
+        Add the ``"exhaustive"`` (oracle) and ``"exhaustive_mi"`` subsets (MAP).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``split, selector, aggregator, k, error, selected, selected_accuracy,
+        n_test`` (``selected``: model names of the first ``k`` picks joined by ``"|"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ensel.copula import sample_equicorrelated
+    >>> X, y = sample_equicorrelated(4, 0.7, 0.3, 2000, random_state=0)
+    >>> errs = heldout_errors(X, y, ks=[1, 3], n_splits=2, selectors=["topk", "greedy_mi"])
+    >>> errs.shape
+    (24, 8)
+    """
+    from ensel.aggregate import AGGREGATORS, make_aggregator
+
+    selectors = check_options(selectors, "selectors", list(SELECTORS))
+    aggregators = check_options(aggregators, "aggregators", list(AGGREGATORS))
+    n_splits = check_int(n_splits, "n_splits", low=1)
+    test_fraction = check_real(test_fraction, "test_fraction", low=0, high=1, low_open=True,
+                               high_open=True)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise constraint_error("seed", "an int", seed)
+    Xa, ya = check_X_y(X, y, require_both_classes=True)
+    n, m = Xa.shape
+    names = [str(j) for j in range(m)] if names is None else [str(v) for v in names]
+    if len(names) != m:
+        raise constraint_error("names", f"{m} model names (one per column)", len(names))
+    kk = _check_ks(ks, m, condition)
+    kmax = kk[-1]
+    if exhaustive:  # fail before the expensive part if m is too large
+        exhaustive_errors(Xa[:2], ya[:2], Xa[:1], ya[:1], [])
+    rows: list[tuple[Any, ...]] = []
+    for split in range(n_splits):
+        tr, te = split_indices(n, condition=condition, split=split, seed=seed,
+                               test_fraction=test_fraction)
+        Xtr, ytr, Xte, yte = Xa[tr], ya[tr], Xa[te], ya[te]
+        acc = (Xtr == ytr[:, None]).mean(axis=0)
+        mv_seed = _mv_seed(seed, condition, split)
+        n_te = len(te)
+        for sel in selectors:
+            picks = [int(j) for j in SELECTORS[sel](kmax).fit(Xtr, ytr).selected_]
+            for k in kk:
+                cols = picks[:k]
+                label = SEP.join(names[j] for j in cols)
+                sacc = float(acc[cols].mean())
+                for agg in aggregators:
+                    model = make_aggregator(agg, random_state=mv_seed).fit(Xtr[:, cols], ytr)
+                    err = float(np.mean(np.asarray(model.predict(Xte[:, cols])) != yte))
+                    rows.append((split, sel, agg, k, err, label, sacc, n_te))
+        if exhaustive:
+            tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
+            for k in kk:
+                t = tabs[k]
+                for name, r in (("exhaustive", int(np.argmin(t["error"]))),
+                                ("exhaustive_mi", int(np.argmax(t["mi"])))):
+                    cols = [int(j) for j in t["combos"][r]]
+                    rows.append((split, name, "map", k, float(t["error"][r]),
+                                 SEP.join(names[j] for j in cols), float(acc[cols].mean()),
+                                 n_te))
+    return pd.DataFrame(rows, columns=["split", "selector", "aggregator", "k", "error",
+                                       *_EXTRA_COLUMNS])
+
+
 # --------------------------------------------------------------------------- evaluate
 def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int = 5,
              test_fraction: float = 0.2, seed: int = 0,
-             selectors: Sequence[str] = ("topk", "relevance", "mrmr", "greedy_mi"),
-             aggregators: Sequence[str] = ("map", "mv", "wmv"),
+             selectors: Sequence[str] = PAPER_SELECTORS,
+             aggregators: Sequence[str] = PAPER_AGGREGATORS,
              exhaustive: bool = False) -> pd.DataFrame:
     """Run the paper's protocol on a tidy responses table.
 
@@ -453,9 +505,10 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
     seed : int, default=0
         Base seed (splits and majority-vote tie breaks).
     selectors : sequence of str, default=("topk", "relevance", "mrmr", "greedy_mi")
-        Any of :data:`SELECTORS`.
+        Names of :data:`ensel.select.SELECTORS` (default: the paper's four).
     aggregators : sequence of str, default=("map", "mv", "wmv")
-        Any of :data:`AGGREGATORS`; every selector is evaluated under every aggregator.
+        Names of :data:`ensel.aggregate.AGGREGATORS`; every selector is evaluated under every
+        aggregator.
     exhaustive : bool, default=False
         Add the ``"exhaustive"`` (oracle: smallest held-out MAP error) and ``"exhaustive_mi"``
         (largest training ``I(Y; X_S)``) subsets at each ``k``, both with MAP.
@@ -473,55 +526,18 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
         Bad ``ks`` (not integers, beyond ``m``), ``test_fraction`` outside ``(0, 1)``,
         ``n_splits < 1``, unknown selector or aggregator, exhaustive search on too many models.
     """
-    selectors = _check_names(selectors, list(SELECTORS), "selector")
-    aggregators = _check_names(aggregators, list(AGGREGATORS), "aggregator")
-    n_splits = _check_n_splits(n_splits)
-    test_fraction = _check_fraction(test_fraction)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an integer; got {seed!r}")
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
-    select_fns = _selector_functions()
-    rows: list[tuple[Any, ...]] = []
     df, conds = _prepare(df)
+    parts = []
     for condition in conds:
         X, y, names, _ = _wide(df, condition)
-        m = X.shape[1]
-        kk = _check_ks(ks_in, m, condition)
-        kmax = kk[-1]
-        if exhaustive:  # fail before the expensive part if m is too large
-            exhaustive_errors(X[:2], y[:2], X[:1], y[:1], [])
-        for split in range(n_splits):
-            tr, te = split_indices(len(y), condition=condition, split=split, seed=seed,
-                                   test_fraction=test_fraction)
-            Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-            acc = (Xtr == ytr[:, None]).mean(axis=0)
-            mv_seed = _mv_seed(seed, condition, split)
-            n_te = len(te)
-            for sel in selectors:
-                picks = [int(j) for j in select_fns[sel](Xtr, ytr, kmax)]
-                if len(picks) != kmax or len(set(picks)) != kmax:
-                    raise RuntimeError(f"selector {sel!r} returned {picks}; expected {kmax} "
-                                       "distinct column indices")
-                for k in kk:
-                    cols = picks[:k]
-                    label = SEP.join(names[j] for j in cols)
-                    sacc = float(acc[cols].mean())
-                    for agg in aggregators:
-                        model = _make_aggregator(agg, mv_seed).fit(Xtr[:, cols], ytr)
-                        pred = np.asarray(model.predict(Xte[:, cols]))
-                        err = float(np.mean(pred != yte))
-                        rows.append((condition, split, sel, agg, k, err, label, sacc, n_te))
-            if exhaustive:
-                tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
-                for k in kk:
-                    t = tabs[k]
-                    for name, r in (("exhaustive", int(np.argmin(t["error"]))),
-                                    ("exhaustive_mi", int(np.argmax(t["mi"])))):
-                        cols = [int(j) for j in t["combos"][r]]
-                        rows.append((condition, split, name, "map", k, float(t["error"][r]),
-                                     SEP.join(names[j] for j in cols),
-                                     float(acc[cols].mean()), n_te))
-    out = pd.DataFrame(rows, columns=RESULT_COLUMNS + _EXTRA_COLUMNS)
+        part = heldout_errors(X, y, ks=_check_ks(ks_in, X.shape[1], condition),
+                              n_splits=n_splits,
+                              test_fraction=test_fraction, seed=seed, condition=condition,
+                              selectors=selectors, aggregators=aggregators, names=names,
+                              exhaustive=exhaustive)
+        parts.append(part.assign(condition=condition))
+    out = pd.concat(parts, ignore_index=True)[RESULT_COLUMNS + _EXTRA_COLUMNS]
     out["condition"] = out["condition"].astype(str)
     for col in ("split", "k", "n_test"):
         out[col] = out[col].astype("int64")
@@ -538,7 +554,7 @@ def selected_models(selected: str) -> list[str]:
 
 
 # --------------------------------------------------------------------------- summaries
-def _check_results(results: pd.DataFrame) -> None:
+def validate_results(results: pd.DataFrame) -> None:
     if not isinstance(results, pd.DataFrame):
         raise ValueError(f"results must be a DataFrame from evaluate(); got {type(results)}")
     missing = [c for c in RESULT_COLUMNS if c not in results.columns]
@@ -564,7 +580,7 @@ def summarise(results: pd.DataFrame, *, by: Sequence[str] = (), ddof: int = 1) -
     pandas.DataFrame
         Columns ``*by, selector, aggregator, k, mean, std, n``.
     """
-    _check_results(results)
+    validate_results(results)
     keys = [*by, "selector", "aggregator", "k"]
     g = results.groupby(keys, sort=True)["error"]
     out = g.agg(mean="mean", n="size").reset_index()
@@ -606,7 +622,7 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         Columns ``k, mean_diff, std_diff, ci_low, ci_high, boot_low, boot_high, p_value, n,
         a_wins, b_wins, ties``.
     """
-    _check_results(results)
+    validate_results(results)
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1; got {confidence}")
     agg_b = aggregator if aggregator_b is None else aggregator_b
@@ -673,7 +689,7 @@ def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],
         Columns ``k, selector, model, accuracy, rank`` (accuracy as a fraction; ``rank`` of the
         model by accuracy, 1 = best).
     """
-    selectors = _check_names(selectors, list(SELECTORS), "selector")
+    selectors = check_options(selectors, "selectors", list(PAPER_SELECTORS))
     df, conds = _prepare(df)
     if condition not in conds:
         raise ValueError(f"condition {condition!r} not in the table; available: {conds}")
@@ -687,10 +703,9 @@ def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],
     order = np.argsort(-acc, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(1, len(order) + 1)
-    fns = _selector_functions()
     rows = []
     for sel in selectors:
-        picks = fns[sel](X, y, kk[-1])
+        picks = SELECTORS[sel](kk[-1]).fit(X, y).selected_
         for k in kk:
             j = int(picks[k - 1])
             rows.append((k, sel, names[j], float(acc[j]), int(rank[j])))
@@ -741,9 +756,9 @@ def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
     k = check_k(k, X.shape[1])
     tr, te = split_indices(len(y), condition=condition, split=split, seed=seed,
                            test_fraction=test_fraction)
-    fns = _selector_functions()
     acc = (X[tr] == y[tr][:, None]).mean(axis=0)
-    sets = {s: [int(j) for j in fns[s](X[tr], y[tr], k)] for s in ("greedy_mi", "topk")}
+    sets = {s: [int(j) for j in SELECTORS[s](k).fit(X[tr], y[tr]).selected_]
+            for s in ("greedy_mi", "topk")}
     preds = {s: np.asarray(MAPAggregator().fit(X[tr][:, c], y[tr]).predict(X[te][:, c]))
              for s, c in sets.items()}
     yte = y[te]
@@ -767,59 +782,3 @@ def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
         greedy_prediction=int(preds["greedy_mi"][best]),
         topk_prediction=int(preds["topk"][best]), n_candidates=int(cand.size),
         n_test=int(len(te)))
-
-
-# --------------------------------------------------------------------------- persistence
-def results_dir() -> Path:
-    """``$ENSEL_RESULTS_DIR`` if set, else ``./results`` (not created here)."""
-    env = os.environ.get("ENSEL_RESULTS_DIR", "").strip()
-    return Path(env).expanduser() if env else Path.cwd() / "results"
-
-
-def _dataset_key(dataset: str | os.PathLike[str]) -> str:
-    name = str(dataset)
-    if not name.strip():
-        raise ValueError("dataset name must be a non-empty string")
-    p = Path(name)
-    if p.suffix.lower() in (".csv", ".parquet", ".pq") or os.sep in name:
-        name = p.stem  # a user's file: key by its stem
-    key = "".join(c if (c.isalnum() or c in "-_.") else "_" for c in name)
-    return key.strip(".") or "results"
-
-
-def results_path(dataset: str | os.PathLike[str]) -> Path:
-    """Where :func:`save_results` writes a dataset's results (``<results_dir>/<name>.parquet``)."""
-    return results_dir() / f"{_dataset_key(dataset)}.parquet"
-
-
-def save_results(results: pd.DataFrame, dataset: str | os.PathLike[str]) -> Path:
-    """Write results as Parquet atomically (temporary file + rename); return the path."""
-    _check_results(results)
-    path = results_path(dataset)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".parquet.tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        results.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
-
-
-def load_results(dataset: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read the results :func:`save_results` wrote for ``dataset``.
-
-    Raises
-    ------
-    FileNotFoundError
-        Naming the expected path (run the experiments notebook for that dataset first).
-    """
-    path = results_path(dataset)
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"no saved results for {dataset!r} at {path}; run the experiments notebook with "
-            f"dataset={str(dataset)!r} first (ENSEL_RESULTS_DIR selects the folder)"
-        )
-    return pd.read_parquet(path)

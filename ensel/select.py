@@ -74,6 +74,7 @@ from ensel.info import (
 )
 
 __all__ = [
+    "SELECTORS",
     "TIE_TOL",
     "GreedyMI",
     "MRMR",
@@ -476,6 +477,18 @@ class ThreeTermGreedy(_InfoSelector):
 
     _gain = staticmethod(_gain_three_term)
     _need_errors = True
+
+
+#: The one registry of greedy selectors: name -> class (``cls(k).fit(X, y).selected_`` is the
+#: pick order). Every selector here is nested: its first ``k`` picks at a larger budget are
+#: its size-``k`` choice. ``ensel.experiment`` and the command line read names from here.
+SELECTORS: dict[str, type[_BaseSelector]] = {
+    "topk": TopK,
+    "relevance": Relevance,
+    "mrmr": MRMR,
+    "greedy_mi": GreedyMI,
+    "three_term": ThreeTermGreedy,
+}
 
 
 # ---------------------------------------------------------------------------

@@ -37,7 +37,8 @@ example_k = 4  # ensemble size of the Figure-2-style example
 # %% tags=["hide-input"]
 from IPython.display import HTML, Markdown, display
 
-from ensel import datasets, report
+from ensel import datasets
+from ensel.book import claims, tables
 
 df = None
 if dataset == "mmlu_pro":
@@ -59,7 +60,7 @@ else:
     df = datasets.load(dataset, **options)
 RUN = df is not None
 if RUN:
-    display(Markdown(report.dataset_banner(dataset, df, n_splits=n_splits, seed=seed)))
+    display(Markdown(tables.dataset_banner(dataset, df, n_splits=n_splits, seed=seed)))
 
 # %% tags=["hide-input"]
 
@@ -67,13 +68,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ensel import experiment, plots
+from ensel import experiment
+from ensel.book import figures
+from ensel.book.results import save_results
 from ensel.copula import copula_diagnostics, errors_from
 from ensel.data import to_wide
-from ensel.modelcheck import total_variation
+from ensel.diagnostics import total_variation
 
 is_standin = dataset in ("medmcqa", "mmlu", "imdb")
-label = report.dataset_label(dataset)
+label = tables.dataset_label(dataset)
 if RUN:
     conditions = [str(c) for c in df["condition"].unique()]
     n_models = df["model"].nunique()
@@ -89,16 +92,16 @@ if RUN:
 
 # %%
 if RUN:
-    pool = report.pool_statistics(df)
-    pool_table = report.model_pool_table(pool)
-    display(HTML(report.to_html(report.format_model_pool_table(pool_table).set_index("Model"),
+    pool = tables.pool_statistics(df)
+    pool_table = tables.model_pool_table(pool)
+    display(HTML(tables.to_html(tables.format_model_pool_table(pool_table).set_index("Model"),
                                 caption=f"{label}: model pool")))
     assert np.all((pool.accuracy >= 0) & (pool.accuracy <= 1))
     assert np.allclose(np.diagonal(pool.sigma, axis1=1, axis2=2), 1.0)
     if is_standin:
-        cmp_pool = report.compare_pool(pool_table, dataset)
-        display(HTML(report.to_html(
-            report.format_pool_comparison(cmp_pool),
+        cmp_pool = tables.compare_pool(pool_table, dataset)
+        display(HTML(tables.to_html(
+            tables.format_pool_comparison(cmp_pool),
             caption=f"{label}: model pool against the paper's table",
             note="Δ = ours − paper; accuracy in percentage points.")))
         # the stand-ins are calibrated to these accuracies: stay close
@@ -108,7 +111,7 @@ if RUN:
 
 # %%
 if RUN:
-    fig = plots.correlation_heatmap(
+    fig = figures.correlation_heatmap(
         pool.mean_sigma, pool.models,
         title=f"{label}: fitted copula correlations (mean over conditions), "
               f"ρ̄ = {pool.avg_rho:.2f}")
@@ -133,7 +136,7 @@ if RUN:
         Xw, yw = to_wide(df, cond, validate=False)
         E = pd.DataFrame(errors_from(Xw.to_numpy(), yw.to_numpy()), columns=Xw.columns)
         diag = copula_diagnostics(E, random_state=seed + i)
-        plots.copula_validation(diag.pairs, diag.simultaneous, axes=axes[i])
+        figures.copula_validation(diag.pairs, diag.simultaneous, axes=axes[i])
         axes[i][0].set_title(f"{cond}: pairwise joint errors", fontsize=9)
         axes[i][1].set_title(f"{cond}: simultaneous errors", fontsize=9)
         tv = total_variation(diag.simultaneous["empirical"], diag.simultaneous["copula"])
@@ -146,7 +149,7 @@ if RUN:
     fig.tight_layout()
     plt.show()
     copula_fit = pd.DataFrame(rows).set_index("condition")
-    display(HTML(report.to_html(report.format_numbers(copula_fit, 4),
+    display(HTML(tables.to_html(tables.format_numbers(copula_fit, 4),
                                 caption="Copula fit per condition")))
     # pairwise joint errors are matched by construction (up to the PSD projection)
     assert (copula_fit["max |model − empirical| pair"] < 0.02).all(), copula_fit
@@ -172,7 +175,7 @@ if RUN:
                          + (" with abstentions (base-3 patterns)" if abstain else "")
                          + " exceed the exhaustive scan's limit (15 models)."))
     results = experiment.evaluate(df, n_splits=n_splits, seed=seed, exhaustive=do_exhaustive)
-    path = experiment.save_results(results, dataset)
+    path = save_results(results, dataset)
     summary = experiment.summarise(results)
     summary_c = experiment.summarise(results, by=("condition",))
     n_eval = len(conditions) * n_splits
@@ -196,7 +199,7 @@ if RUN:
     assert (results["selected"].map(lambda s: len(experiment.selected_models(s)))
             == results["k"]).all()
     # k = m: every selector holds the same set, so MAP (and MV, W-MV) errors coincide
-    full = results[(results["k"] == m) & results["selector"].isin(list(experiment.SELECTORS))]
+    full = results[(results["k"] == m) & results["selector"].isin(list(experiment.PAPER_SELECTORS))]
     spread = full.groupby(["condition", "split", "aggregator"])["error"].agg(np.ptp)
     assert (spread == 0).all(), spread[spread != 0]
     if do_exhaustive:
@@ -215,7 +218,7 @@ if RUN:
 if RUN:
     lines = ["topk", "relevance", "mrmr", "greedy_mi"] + (
         ["exhaustive_mi", "exhaustive"] if do_exhaustive else [])
-    fig = plots.error_vs_k(summary, selectors=lines,
+    fig = figures.error_vs_k(summary, selectors=lines,
                            title=f"{label}: test error vs k (MAP), mean ± std over {n_eval}")
     plt.show()
 
@@ -231,9 +234,9 @@ if RUN and len(conditions) > 1:
                      "paper's appendix figures."))
     for agg in ("map", "mv", "wmv"):
         sel = ({s: agg for s in ("topk", "relevance", "mrmr")} | {"greedy_mi": "map"})
-        fig = plots.error_vs_k_panels(
+        fig = figures.error_vs_k_panels(
             summary_c, panel="condition", selectors=sel,
-            suptitle=f"{label}: baselines with {experiment.AGGREGATORS[agg]}, Greedy MI with MAP")
+            suptitle=f"{label}: baselines with {tables.AGGREGATOR_NAMES[agg]}, Greedy MI with MAP")
         plt.show()
 elif RUN:
     display(Markdown(f"One condition (`{conditions[0]}`): one panel per aggregator "
@@ -241,8 +244,8 @@ elif RUN:
     fig, axes = plt.subplots(1, 3, figsize=(12.6, 3.6), sharey=True)
     for ax, agg in zip(axes, ("map", "mv", "wmv"), strict=True):
         sel = ({s: agg for s in ("topk", "relevance", "mrmr")} | {"greedy_mi": "map"})
-        plots.error_vs_k(summary, selectors=sel, ax=ax,
-                         title=f"baselines with {experiment.AGGREGATORS[agg]}")
+        figures.error_vs_k(summary, selectors=sel, ax=ax,
+                         title=f"baselines with {tables.AGGREGATOR_NAMES[agg]}")
     plt.show()
 
 # %% [markdown]
@@ -257,8 +260,8 @@ if RUN:
                           ("mv", "Baselines with majority vote (MV) vs Greedy MI with MAP"),
                           ("wmv", "Baselines with weighted majority vote (W-MV) vs Greedy MI "
                                   "with MAP")):
-        table = report.results_table(summary, kind)
-        display(HTML(report.to_html(table, caption=f"{label}: {caption}")))
+        table = tables.results_table(summary, kind)
+        display(HTML(tables.to_html(table, caption=f"{label}: {caption}")))
         bold = table.attrs["bold"]
         assert not bold.all(axis=1).any() or len(bold.columns) == 1
 
@@ -272,17 +275,17 @@ if RUN:
 
 # %%
 if RUN and is_standin:
-    comparisons = {kind: report.compare_results(summary, dataset, kind)
+    comparisons = {kind: tables.compare_results(summary, dataset, kind)
                    for kind in ("map", "mv", "wmv")}
-    display(HTML(report.to_html(
-        report.comparison_table(comparisons["map"]), small=True,
+    display(HTML(tables.to_html(
+        tables.comparison_table(comparisons["map"]), small=True,
         caption=f"{label}: test error with MAP, paper vs ours", note="Δ = ours − paper.")))
     mad = pd.DataFrame({kind: c.groupby("selector")["diff"].apply(lambda d: d.abs().mean())
                         for kind, c in comparisons.items()})
-    mad_show = mad.rename(index=report.LABELS, columns={"map": "MAP table", "mv": "MV table",
+    mad_show = mad.rename(index=tables.LABELS, columns={"map": "MAP table", "mv": "MV table",
                                                         "wmv": "W-MV table"})
     mad_show.index.name = "selector"
-    display(HTML(report.to_html(report.format_numbers(mad_show, 4),
+    display(HTML(tables.to_html(tables.format_numbers(mad_show, 4),
                                 caption="Mean |ours − paper| per selector and table")))
     for c in comparisons.values():
         assert c["ours_mean"].notna().all() and c["paper_mean"].notna().all()
@@ -302,15 +305,15 @@ if RUN:
     sel_ks = list(range(1, min(6 if dataset == "mmlu" else 5, n_models) + 1))
     picks = experiment.selection_table(df, condition=sel_condition, ks=sel_ks,
                                        selectors=("greedy_mi", "mrmr", "topk"))
-    display(HTML(report.to_html(report.format_selection_table(picks),
+    display(HTML(tables.to_html(tables.format_selection_table(picks),
                                 caption=f"Models added at each k (condition {sel_condition}, "
                                         "accuracy on all its queries)")))
     for s, g in picks.groupby("selector"):
         assert g["model"].is_unique, (s, g)
     top1 = picks[picks["k"] == 1]["model"]
     if dataset in ("medmcqa", "mmlu"):
-        cmp_sel = report.compare_selections(picks, dataset)
-        display(HTML(report.to_html(report.format_selection_comparison(cmp_sel),
+        cmp_sel = tables.compare_selections(picks, dataset)
+        display(HTML(tables.to_html(tables.format_selection_comparison(cmp_sel),
                                     caption="Picks against the paper's table")))
 
 # %% [markdown]
@@ -340,11 +343,11 @@ if RUN:
         display(Markdown(f"**(a) Greedy MI ensemble** (MAP answer: "
                          f"{'True' if ex.greedy_prediction == 1 else 'False'}), average accuracy "
                          f"{100 * ex.greedy['accuracy'].mean():.1f}%"))
-        display(HTML(report.to_html(_show(ex.greedy), index=False)))
+        display(HTML(tables.to_html(_show(ex.greedy), index=False)))
         display(Markdown(f"**(b) Top-{k_ex} ensemble** (MAP answer: "
                          f"{'True' if ex.topk_prediction == 1 else 'False'}), average accuracy "
                          f"{100 * ex.topk['accuracy'].mean():.1f}%"))
-        display(HTML(report.to_html(_show(ex.topk), index=False)))
+        display(HTML(tables.to_html(_show(ex.topk), index=False)))
         assert ex.greedy_prediction == ex.label and ex.topk_prediction != ex.label
 
 # %% [markdown]
@@ -367,7 +370,7 @@ if RUN and do_exhaustive:
         "gap Top-k": piv["topk"] - piv["exhaustive"],
         "gap max-MI": piv["exhaustive_mi"] - piv["exhaustive"],
     })
-    display(HTML(report.to_html(report.format_numbers(gap, 4),
+    display(HTML(tables.to_html(tables.format_numbers(gap, 4),
                                 caption=f"{label}: test error with MAP and excess over the "
                                         "oracle")))
     assert (gap[["gap Greedy MI", "gap Top-k", "gap max-MI"]] >= -1e-12).all().all()
@@ -384,10 +387,10 @@ if RUN and do_exhaustive:
 # %%
 if RUN:
     diffs = experiment.paired_differences(results, "greedy_mi", "topk", "map", seed=seed)
-    display(HTML(report.to_html(report.format_paired_differences(diffs),
+    display(HTML(tables.to_html(tables.format_paired_differences(diffs),
                                 caption=f"{label}: Greedy MI − Top-k (MAP), paired over "
                                         f"{n_eval} evaluations")))
-    fig = plots.paired_differences_plot(diffs, label="Greedy MI − Top-k (MAP), 95% t-CI")
+    fig = figures.paired_differences_plot(diffs, label="Greedy MI − Top-k (MAP), 95% t-CI")
     plt.show()
     assert (diffs["n"] == n_eval).all()
     assert (diffs["ci_low"] <= diffs["mean_diff"] + 1e-15).all()
@@ -403,12 +406,12 @@ if RUN:
 
 # %%
 if RUN:
-    v = report.verdicts({dataset: results})
+    v = claims.verdicts({dataset: results})
     v = v[v["dataset"] == dataset]
-    display(HTML(report.to_html(
-        report.verdict_table(v, dataset).reset_index(), index=False, justify="left",
+    display(HTML(tables.to_html(
+        claims.verdict_table(v, dataset).reset_index(), index=False, justify="left",
         caption=f"{label}: verdicts",
         note="paper: the same rule on the paper's own table numbers (✓ = the paper's numbers "
              "satisfy it). Full claim texts below.")))
-    display(Markdown(report.claims_markdown(ids=v["id"])))
+    display(Markdown(claims.claims_markdown(ids=v["id"])))
     assert v["verdict"].isin(["holds", "does not hold"]).all()

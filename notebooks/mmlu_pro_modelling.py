@@ -54,7 +54,8 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from ensel import datasets, modelcheck, select
+from ensel import datasets, diagnostics, select
+from ensel.book import claims
 from ensel.copula import errors_from, model_pairwise_joint_errors, pairwise_joint_errors
 from ensel.data import to_wide
 from ensel.datasets import mmlu_pro
@@ -113,7 +114,7 @@ if RUN:
 
 # %%
 if RUN:
-    hof = modelcheck.higher_order_fit(E, n_samples=n_samples, n_reference=n_reference,
+    hof = diagnostics.higher_order_fit(E, n_samples=n_samples, n_reference=n_reference,
                                       random_state=seed)
     cnt = hof.counts
     ref_tv95 = float(np.quantile(hof.reference_tv, 0.95))
@@ -218,11 +219,11 @@ if RUN:
 
 # %%
 if RUN:
-    lab = modelcheck.label_error_table(Xw, yw, groups=question, n_boot=n_boot,
+    lab = diagnostics.label_error_table(Xw, yw, groups=question, n_boot=n_boot,
                                        random_state=seed)
     pr = view.predictions
     uniform = {
-        mdl: modelcheck.expected_negative_error_rate(
+        mdl: diagnostics.expected_negative_error_rate(
             g["pred"].notna() & (g["pred"] != g["gold"]), g["pred"].isna(), g["n_options"])
         for mdl, g in pr.groupby("model", sort=False)}
     lab["uniform distractor"] = pd.Series(uniform).reindex(lab.index)
@@ -286,7 +287,7 @@ if RUN:
 if RUN:
     Xb = np.where(X == 0, -1, X).astype(np.int8)
     path_order = select.greedy_mi(Xb, y, m)
-    path = modelcheck.decomposition_path(Xb, y, path_order, estimator="plugin", names=names)
+    path = diagnostics.decomposition_path(Xb, y, path_order, estimator="plugin", names=names)
     display(path.drop(columns="residual").set_index("step").round(4))
 
     fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -333,7 +334,7 @@ if RUN:
 
 # %%
 if RUN:
-    cmp_curves = modelcheck.heldout_curves(Xb, y, selectors=("greedy_mi", "three_term"),
+    cmp_curves = diagnostics.heldout_curves(Xb, y, selectors=("greedy_mi", "three_term"),
                                            aggregators=("map",), n_splits=n_splits,
                                            seed=seed, condition="binary")
     wide = cmp_curves.pivot_table(index=["split", "k"], columns="selector", values="error")
@@ -384,7 +385,7 @@ if RUN:
 
 # %%
 if RUN:
-    plc = modelcheck.per_label_copula_fit(E, y, n_samples=n_samples,
+    plc = diagnostics.per_label_copula_fit(E, y, n_samples=n_samples,
                                           n_reference=max(n_reference // 2, 1),
                                           random_state=seed + 1)
     display(plc.summary.round(4))
@@ -466,21 +467,21 @@ if RUN:
 
 # %%
 if RUN:
-    curves = modelcheck.heldout_curves(X, y, selectors=("topk", "greedy_mi"),
+    curves = diagnostics.heldout_curves(X, y, selectors=("topk", "greedy_mi"),
                                        aggregators=("map", "mv"), n_splits=n_splits,
                                        seed=seed, condition="5shot-cot")
-    summ = modelcheck.summarise_curves(curves)
+    summ = diagnostics.summarise_curves(curves)
     cop = hof.copula
-    one = modelcheck.one_factor_summary(cop.error_rates_, cop.Sigma_)
+    one = diagnostics.one_factor_summary(cop.error_rates_, cop.Sigma_)
     ks = list(range(1, m + 1))
-    pool_curve = modelcheck.one_factor_curves(one.accuracy, one.rho, ks)
+    pool_curve = diagnostics.one_factor_curves(one.accuracy, one.rho, ks)
     orders = {"topk": select.top_k(X, y, m), "greedy_mi": select.greedy_mi(X, y, m)}
     n_train = n - int(round(0.2 * n))
     sims = {
-        "pooled copula": modelcheck.copula_heldout_curves(
+        "pooled copula": diagnostics.copula_heldout_curves(
             plc.pooled, orders, n_train=n_train, n_test=sim_test, n_reps=sim_reps,
             random_state=seed + 2),
-        "per-label copula": modelcheck.copula_heldout_curves(
+        "per-label copula": diagnostics.copula_heldout_curves(
             plc.per_label, orders, n_train=n_train, n_test=sim_test, n_reps=sim_reps,
             random_state=seed + 3),
     }
@@ -488,8 +489,8 @@ if RUN:
                 for k, v in sims.items()}
     sub_curves = {}
     for sel_name, order in orders.items():
-        sub = modelcheck.subset_one_factor(cop.error_rates_, cop.Sigma_, order)
-        sub_curves[sel_name] = modelcheck.one_factor_curves(sub["accuracy"], sub["rho"], ks)
+        sub = diagnostics.subset_one_factor(cop.error_rates_, cop.Sigma_, order)
+        sub_curves[sel_name] = diagnostics.one_factor_curves(sub["accuracy"], sub["rho"], ks)
 
     titles = {"topk": "Top-k order", "greedy_mi": "Greedy MI order"}
     fig, axes = plt.subplots(2, 2, figsize=(10.5, 7.2), sharey=True)
@@ -600,7 +601,7 @@ if RUN:
 #
 # Each modelling assumption or claim, the statistic that measures it, and two thresholds
 # fixed in advance: **holds** if the statistic is at most the first, **partly** if at most
-# the second, otherwise **does not hold** (`ensel.modelcheck.grade`). Where a reference
+# the second, otherwise **does not hold** (`ensel.claims.grade`). Where a reference
 # (what a perfect model would show at this sample size) exists, it sets the "holds"
 # threshold.
 
@@ -656,7 +657,7 @@ if RUN:
     ]
     verdict = pd.DataFrame([
         {"assumption / claim": a, "statistic": st, "value": round(v, 4), "thresholds": th,
-         "verdict": modelcheck.grade(v, h, p)}
+         "verdict": claims.grade(v, h, p)}
         for a, st, v, h, p, th in verdict_rows]).set_index("assumption / claim")
     with pd.option_context("display.max_colwidth", None):
         display(verdict)

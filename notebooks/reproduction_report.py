@@ -14,7 +14,7 @@
 # # Reproduction report
 #
 # This page gathers the results the experiments page saved for every dataset
-# (`ensel.experiment.load_results`) and sets them against the paper's tables
+# (`ensel.book.results.load_results`) and sets them against the paper's tables
 # (`ensel.datasets.paper_tables`): for every table of the paper, the paper's value, ours and
 # the difference; then a verdict for every claim of the experiments section. Everything below
 # is generated from those two sources -- no number is typed in.
@@ -34,12 +34,14 @@ required = ["medmcqa", "mmlu", "imdb"]  # must have results (the stand-ins alway
 import pandas as pd
 from IPython.display import HTML, Markdown, display
 
-from ensel import experiment, report
+from ensel import experiment
+from ensel.book import claims, tables
+from ensel.book.results import load_results, results_dir
 
 results: dict[str, pd.DataFrame | None] = {}
 for name in datasets_to_report:
     try:
-        results[name] = experiment.load_results(name)
+        results[name] = load_results(name)
     except FileNotFoundError:
         results[name] = None
 status = pd.DataFrame({
@@ -48,10 +50,10 @@ status = pd.DataFrame({
     "evaluations": [0 if r is None else int(r.groupby(["condition", "split"]).ngroups)
                     for r in results.values()],
     "models": [0 if r is None else int(r["k"].max()) for r in results.values()],
-}).set_index("dataset").rename(index=report.dataset_label)
-display(HTML(report.to_html(
+}).set_index("dataset").rename(index=tables.dataset_label)
+display(HTML(tables.to_html(
     status, caption="Saved results per dataset",
-    note=f"Read from <code>{report.short_path(experiment.results_dir())}</code>, where the "
+    note=f"Read from <code>{tables.short_path(results_dir())}</code>, where the "
          "experiments pages of this build saved them.")))
 missing = [d for d, r in results.items() if r is None]
 if missing:
@@ -76,7 +78,7 @@ paper_sets = [d for d in ("medmcqa", "mmlu", "imdb") if d in summaries]
 all_cmp = []
 for d in paper_sets:
     for kind in ("map", "mv", "wmv"):
-        c = report.compare_results(summaries[d], d, kind)
+        c = tables.compare_results(summaries[d], d, kind)
         c.insert(0, "table", kind)
         c.insert(0, "dataset", d)
         all_cmp.append(c)
@@ -89,8 +91,8 @@ for d in paper_sets:
                         ("mv", "baselines with MV, Greedy MI with MAP"),
                         ("wmv", "baselines with W-MV, Greedy MI with MAP")):
         c = comparison[(comparison["dataset"] == d) & (comparison["table"] == kind)]
-        display(HTML(report.to_html(report.comparison_table(c), small=True,
-                                    caption=f"{report.dataset_label(d)}: {title}")))
+        display(HTML(tables.to_html(tables.comparison_table(c), small=True,
+                                    caption=f"{tables.dataset_label(d)}: {title}")))
 
 # %% tags=["hide-input"]
 overview = (comparison.assign(abs_diff=comparison["diff"].abs())
@@ -99,11 +101,11 @@ overview = (comparison.assign(abs_diff=comparison["diff"].abs())
                  max_abs_diff=("abs_diff", "max"), mean_diff=("diff", "mean")))
 overview_show = overview.rename(
     index=lambda x: {"map": "MAP", "mv": "MV vs MAP", "wmv": "W-MV vs MAP"}.get(
-        x, report.dataset_label(x)),
+        x, tables.dataset_label(x)),
 ).rename(columns={"cells": "cells", "mean_abs_diff": "mean |Δ|", "max_abs_diff": "max |Δ|",
                   "mean_diff": "mean Δ"})
-display(HTML(report.to_html(
-    report.format_numbers(overview_show, 4, signed=["mean Δ"]),
+display(HTML(tables.to_html(
+    tables.format_numbers(overview_show, 4, signed=["mean Δ"]),
     caption="Summary of the differences (Δ = ours − paper) per table")))
 
 # %% [markdown]
@@ -119,8 +121,8 @@ for d in paper_sets:
     r = results[d]
     sel = r[(r["aggregator"] == "map") & (r["k"] == 1)]
     firsts = sel.groupby("selector")["selected"].agg(lambda s: s.value_counts().index[0])
-    display(Markdown(f"**{report.dataset_label(d)}** — most frequent first pick per selector: "
-                     + ", ".join(f"{report.LABELS.get(s, s)}: {m}" for s, m in firsts.items())))
+    display(Markdown(f"**{tables.dataset_label(d)}** — most frequent first pick per selector: "
+                     + ", ".join(f"{tables.LABELS.get(s, s)}: {m}" for s, m in firsts.items())))
 
 # %% tags=["hide-input"]
 from ensel.datasets.paper_tables import load_paper_table  # noqa: E402
@@ -139,13 +141,13 @@ for d in paper_sets:
             kth = part["selected"].map(lambda s: experiment.selected_models(s)[-1])
             top = kth.value_counts()
             paper_model = ps[(ps["method"] == sel) & (ps["k"] == k)]["model"].iloc[0]
-            rows.append({"selector": report.LABELS[sel], "k": k, "paper pick": paper_model,
+            rows.append({"selector": tables.LABELS[sel], "k": k, "paper pick": paper_model,
                          "our most frequent pick": top.index[0],
                          "share of evaluations": f"{top.iloc[0]}/{len(part)}",
                          "paper pick chosen in": f"{int((kth == paper_model).sum())}/{len(part)}"})
-    display(HTML(report.to_html(
+    display(HTML(tables.to_html(
         pd.DataFrame(rows).set_index(["selector", "k"]),
-        caption=f"{report.dataset_label(d)}: the k-th model added (paper's table vs our "
+        caption=f"{tables.dataset_label(d)}: the k-th model added (paper's table vs our "
                 f"{len(part)} evaluations)")))
 
 # %% [markdown]
@@ -156,40 +158,40 @@ for d in paper_sets:
 # claims (ids `G*`) are also checked on MMLU-Pro when its results exist.
 
 # %% tags=["hide-input"]
-v = report.verdicts({d: results[d] for d in datasets_to_report})
+v = claims.verdicts({d: results[d] for d in datasets_to_report})
 for d in datasets_to_report:
     if not (v["dataset"] == d).any():
         continue
     note = ("paper: the same rule on the paper's own table numbers (✓ = they satisfy it)."
             if d in paper_sets else
             "The paper has no table for this dataset: only our results are checked.")
-    display(HTML(report.to_html(report.verdict_table(v, d).reset_index(), index=False,
+    display(HTML(tables.to_html(claims.verdict_table(v, d).reset_index(), index=False,
                                 justify="left",
-                                caption=f"{report.dataset_label(d)}: verdicts", note=note)))
-display(HTML(report.caption_html("The claims in full")))
-display(Markdown(report.claims_markdown()))
+                                caption=f"{tables.dataset_label(d)}: verdicts", note=note)))
+display(HTML(tables.caption_html("The claims in full")))
+display(Markdown(claims.claims_markdown()))
 have = v[v["dataset"].isin([d for d in results if results[d] is not None])]
 assert have["verdict"].isin(["holds", "does not hold"]).all()
 # the checks are faithful to the paper: its own numbers satisfy its claims
 assert v.loc[v["dataset"].isin(paper_sets), "paper_holds"].all(), v[~v["paper_holds"].astype(bool)]
 
 # %%
-grid = (v.assign(mark=v["verdict"].map(report.VERDICT_MARKS))
+grid = (v.assign(mark=v["verdict"].map(claims.VERDICT_MARKS))
         .pivot(index="id", columns="dataset", values="mark")
         .reindex(columns=[d for d in datasets_to_report if d in set(v["dataset"])])
         .fillna(""))
-order = [c.id for c in report.CLAIMS]
+order = [c.id for c in claims.CLAIMS]
 grid = grid.reindex(order)
-grid.columns = [report.dataset_label(c) for c in grid.columns]
-display(HTML(report.to_html(grid, caption="At a glance",
+grid.columns = [tables.dataset_label(c) for c in grid.columns]
+display(HTML(tables.to_html(grid, caption="At a glance",
                             note="Empty: the claim is about another dataset.")))
 counts = have.groupby("dataset")["verdict"].value_counts().unstack(fill_value=0)
 counts_show = counts.reindex(columns=["holds", "does not hold"], fill_value=0).rename(
-    index=report.dataset_label, columns=report.VERDICT_MARKS)
-display(HTML(report.to_html(counts_show, caption="Claims checked per dataset")))
+    index=tables.dataset_label, columns=claims.VERDICT_MARKS)
+display(HTML(tables.to_html(counts_show, caption="Claims checked per dataset")))
 display(Markdown(
     "On the stand-ins: "
-    + "; ".join(f"**{report.dataset_label(d)}** {int(counts.loc[d].get('holds', 0))} of "
+    + "; ".join(f"**{tables.dataset_label(d)}** {int(counts.loc[d].get('holds', 0))} of "
                 f"{int(counts.loc[d].sum())} claims hold" for d in paper_sets if d in counts.index)
     + ("." if results.get("mmlu_pro") is None else
        f". On real MMLU-Pro data: {int(counts.loc['mmlu_pro'].get('holds', 0))} of "
@@ -213,7 +215,7 @@ for d, r in results.items():
     pdiff = experiment.paired_differences(r, "greedy_mi", "topk", "map")
     s = summaries[d]
     piv = s[s["aggregator"] == "map"].pivot(index="k", columns="selector", values="mean")
-    row = {"dataset": report.dataset_label(d), "budgets": len(pdiff),
+    row = {"dataset": tables.dataset_label(d), "budgets": len(pdiff),
            "Greedy MI significantly better": int((pdiff["ci_high"] < 0).sum()),
            "Top-k significantly better": int((pdiff["ci_low"] > 0).sum()),
            "mean paired diff": float(pdiff["mean_diff"].mean())}
@@ -223,8 +225,8 @@ for d, r in results.items():
         assert (piv["greedy_mi"] >= piv["exhaustive"] - 1e-12).all()
     rows.append(row)
 beyond = pd.DataFrame(rows).set_index("dataset")
-display(HTML(report.to_html(
-    report.format_numbers(beyond, 4, signed=["mean paired diff"]),
+display(HTML(tables.to_html(
+    tables.format_numbers(beyond, 4, signed=["mean paired diff"]),
     caption="Greedy MI vs Top-k (MAP): significance and distance to the oracle",
     note="Significantly better: 95 % paired t-interval entirely on one side of zero. "
          "Mean paired diff: Greedy MI − Top-k averaged over k (negative = Greedy MI better). "

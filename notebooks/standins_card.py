@@ -64,11 +64,11 @@ from matplotlib.patches import Rectangle
 from scipy.special import ndtri
 from scipy.stats import norm
 
+from ensel.book.figures import correlation_heatmap
 from ensel.copula import errors_from, fit_gaussian_copula, sample_errors
 from ensel.data import to_wide
 from ensel.datasets import standins
 from ensel.datasets.paper_tables import load_paper_table, paper_dir
-from ensel.plots import correlation_heatmap
 
 NAMES = ["medmcqa", "mmlu", "imdb"]
 LABEL = {"medmcqa": "MEDMCQA", "mmlu": "MMLU", "imdb": "IMDB"}

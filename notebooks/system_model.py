@@ -47,17 +47,18 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 from scipy.stats import norm
 
+from ensel.book.simulation import compare_one_factor
 from ensel.copula import sample_equicorrelated
 from ensel.datasets.paper_tables import load_paper_table
-from ensel.montecarlo import compare_one_factor
 from ensel.theory import (
+    bsc_capacity,
+    compare_count_law,
     copula_joint_law,
     error_count_distribution,
     independent_joint_law,
     mutual_information_xy,
     subset_joint,
 )
-from ensel.theory_extra import bsc_capacity, compare_count_law
 
 samples = {}
 rows = []

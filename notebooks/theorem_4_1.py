@@ -170,9 +170,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ensel.theory import bsc_degradation_delta, independent_joint_law
-from ensel.theory_checks import (
+from ensel.theory import (
+    bsc_degradation_delta,
     flip_rate_table,
+    independent_joint_law,
     sample_degradation_chain,
     subset_table,
     top_k_dominance,

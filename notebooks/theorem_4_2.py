@@ -143,14 +143,12 @@ from scipy.special import ndtri
 from ensel.info import entropy_table
 from ensel.theory import (
     copula_joint_law,
+    decomposition_table,
+    greedy_path_exact,
     joint_law_from_error_laws,
     label_dependent_copula_joint_law,
     map_error,
     mutual_information_xy,
-)
-from ensel.theory_checks import (
-    decomposition_table,
-    greedy_path_exact,
     random_correlation,
     random_joint_law,
     search_mrmr_disagreement,

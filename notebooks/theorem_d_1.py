@@ -75,15 +75,16 @@ from ensel.info import decomposition_terms_exact, entropy_table
 from ensel.theory import (
     LatentDifficultyModel,
     copula_joint_law,
+    diminishing_returns_violation,
     ensemble_error,
     exhaustive_maximize,
     greedy_maximize,
     monotonicity_violation,
     mutual_information_xy,
+    random_latent_difficulty_model,
     saturation_floor,
     set_function_table,
 )
-from ensel.theory_extra import diminishing_returns_violation, random_latent_difficulty_model
 
 seeds = np.random.SeedSequence(seed).spawn(n_instances + price_instances)
 # even instances: label-invariant errors; odd: label-dependent (both satisfy the assumptions)
@@ -157,7 +158,7 @@ assert worst < tol
 # Submodularity (diminishing returns): $F(S \cup \{j\}) - F(S) \ge F(T \cup \{j\}) - F(T)$
 # for **every** pair $S \subseteq T$ and $j \notin T$ — we enumerate all
 # $m\,(3^{m-1} - 2^{m-1})$ triples with $S \subsetneq T$ per instance
-# (`ensel.theory_extra.diminishing_returns_violation`; $S = T$ is trivially an equality) rather
+# (`ensel.theory.diminishing_returns_violation`; $S = T$ is trivially an equality) rather
 # than only the equivalent local condition.
 
 # %%

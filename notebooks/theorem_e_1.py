@@ -94,17 +94,19 @@ from scipy.special import ndtri
 from ensel.aggregate import MAPAggregator, WeightedMajorityVote
 from ensel.copula import sample
 from ensel.theory import (
+    affine_vote_decisions,
     compare_weighted_vote_with_map,
     copula_joint_law,
     error_pattern_law,
     independent_joint_law,
+    independent_map_rule,
     joint_law_from_error_laws,
     log_odds_weights,
     map_decisions,
     map_error,
+    product_error_law,
     weighted_vote_decisions,
 )
-from ensel.theory_checks import affine_vote_decisions, independent_map_rule, product_error_law
 
 TOL = 1e-12
 

@@ -187,7 +187,7 @@ def test_tetrachoric_errors():
         tetrachoric([0, 1], [0, 2])
     with pytest.raises(ValueError, match="e_i and e_j must be 1-dimensional"):
         tetrachoric([[0, 1]], [[0, 1]])
-    with pytest.raises(ValueError, match=r"eps must be in \(0, 0.5\)"):
+    with pytest.raises(ValueError, match=r"eps of tetrachoric must be a real number in \(0, 0.5\)"):
         tetrachoric([0, 1], [1, 0], eps=0.0)
     with pytest.raises(ValueError, match="must be finite"):
         solve_tetrachoric(np.inf, 0.0, 0.1)
@@ -300,7 +300,7 @@ def test_sample_errors_input_checks():
         sample_errors([0.0, 0.0], 2 * np.eye(2), 5)
     with pytest.raises(ValueError, match="not positive semi-definite"):
         sample_errors([0.0, 0.0, 0.0], [[1, 1, -1], [1, 1, 1], [-1, 1, 1]], 5)
-    with pytest.raises(ValueError, match="n must be at least 1"):
+    with pytest.raises(ValueError, match=r"n of sample_errors must be an int in \[1, inf\); got 0"):
         sample_errors([0.0], [[1.0]], 0)
 
 
@@ -328,11 +328,13 @@ def test_sample_equicorrelated_marginals_correlation_and_seed():
 def test_sample_equicorrelated_errors():
     with pytest.raises(ValueError, match=r"rho must be in \[0, 1\]"):
         sample_equicorrelated(0.7, -0.1, 3, 10)
-    with pytest.raises(ValueError, match="accuracy has length 2 but m=3"):
+    with pytest.raises(ValueError, match="accuracy of sample_equicorrelated must be of length 3; "
+                                         "got length 2"):
         sample_equicorrelated([0.7, 0.8], 0.1, 3, 10)
-    with pytest.raises(ValueError, match=r"accuracy\[0\] = 1.2 is not a probability"):
+    with pytest.raises(ValueError,
+                       match=r"accuracy\[0\] of sample_equicorrelated must be a probability"):
         sample_equicorrelated(1.2, 0.1, 3, 10)
-    with pytest.raises(ValueError, match="m must be an integer"):
+    with pytest.raises(ValueError, match=r"m of sample_equicorrelated must be an int in \[1, inf\)"):
         sample_equicorrelated(0.7, 0.1, 2.5, 10)
 
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ensel import experiment as ex
 from ensel.aggregate import MAPAggregator
+from ensel.book import results as book_results
 from ensel.copula import sample_equicorrelated
 from ensel.data import to_long
 from ensel.info import pattern_codes, smoothed_mutual_information
@@ -40,7 +41,7 @@ def test_columns_and_dtypes(results: pd.DataFrame) -> None:
     assert results["split"].dtype == np.int64 and results["k"].dtype == np.int64
     assert results["error"].dtype == np.float64
     assert results["error"].between(0, 1).all()
-    assert set(results["selector"]) == set(ex.SELECTORS) | set(ex.EXHAUSTIVE_SELECTORS)
+    assert set(results["selector"]) == set(ex.PAPER_SELECTORS) | set(ex.EXHAUSTIVE_SELECTORS)
     assert set(results["aggregator"]) == {"map", "mv", "wmv"}
     assert sorted(results["split"].unique()) == [0, 1, 2, 3, 4]
     assert sorted(results["k"].unique()) == [1, 2, 3, 4, 5]
@@ -73,7 +74,7 @@ def test_determinism_and_order_independence(tidy: pd.DataFrame) -> None:
 
 
 def test_full_set_identical_across_selectors(results: pd.DataFrame) -> None:
-    full = results[(results["k"] == 5) & results["selector"].isin(list(ex.SELECTORS))]
+    full = results[(results["k"] == 5) & results["selector"].isin(list(ex.PAPER_SELECTORS))]
     spread = full.groupby(["condition", "split", "aggregator"])["error"].agg(np.ptp)
     assert (spread == 0).all()
     topk = full[(full["selector"] == "topk") & (full["aggregator"] == "map")]["error"].to_numpy()
@@ -162,12 +163,13 @@ def test_paired_differences_known_case() -> None:
     ({"ks": [1, 6]}, "exceeds the number of models m=5"),
     ({"ks": [0]}, "at least 1"),
     ({"ks": [1.5]}, "must be an integer"),
-    ({"test_fraction": 0.0}, "strictly between 0 and 1"),
-    ({"test_fraction": 1.2}, "strictly between 0 and 1"),
-    ({"selectors": ("topk", "best")}, "unknown selector 'best'"),
-    ({"aggregators": ("vote",)}, "unknown aggregator 'vote'"),
-    ({"n_splits": 0}, "n_splits must be a positive integer"),
-    ({"seed": "x"}, "seed must be an integer"),
+    ({"test_fraction": 0.0}, r"test_fraction of evaluate must be a real number in \(0, 1\)"),
+    ({"test_fraction": 1.2}, r"test_fraction of evaluate must be a real number in \(0, 1\)"),
+    ({"selectors": ("topk", "best")}, "selectors of evaluate must be one of 'topk'.*; got 'best'"),
+    ({"aggregators": ("vote",)}, "aggregators of evaluate must be one of 'map', 'mv', 'wmv'; "
+                                 "got 'vote'"),
+    ({"n_splits": 0}, r"n_splits of evaluate must be an int in \[1, inf\); got 0"),
+    ({"seed": "x"}, "seed of evaluate must be an int; got 'x'"),
 ])
 def test_bad_arguments(tidy: pd.DataFrame, kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
@@ -196,15 +198,15 @@ def test_selection_table_and_example(tidy: pd.DataFrame) -> None:
 
 def test_save_load_roundtrip(results: pd.DataFrame, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path / "res"))
-    assert ex.results_dir() == tmp_path / "res"
-    path = ex.save_results(results, "medmcqa")
+    assert book_results.results_dir() == tmp_path / "res"
+    path = book_results.save_results(results, "medmcqa")
     assert path == tmp_path / "res" / "medmcqa.parquet"
-    back = ex.load_results("medmcqa")
+    back = book_results.load_results("medmcqa")
     pd.testing.assert_frame_equal(back, results, check_dtype=False)
-    assert ex.results_path("/some/where/my_answers.csv").name == "my_answers.parquet"
+    assert book_results.results_path("/some/where/my_answers.csv").name == "my_answers.parquet"
     assert not list((tmp_path / "res").glob("*.tmp"))
     with pytest.raises(FileNotFoundError, match="no saved results for 'imdb'"):
-        ex.load_results("imdb")
+        book_results.load_results("imdb")
 
 
 def test_chunked_scan_equals_lattice(monkeypatch) -> None:

@@ -1,4 +1,4 @@
-"""Tests of ensel.modelcheck: closed forms, brute force, and properties."""
+"""Tests of ensel.diagnostics: closed forms, brute force, and properties."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from scipy import stats
 from scipy.special import ndtri
 
-from ensel import modelcheck as mc
+from ensel import diagnostics as mc
 from ensel import theory
+from ensel.book import claims
 from ensel.copula import GaussianCopula, sample, sample_equicorrelated
 from ensel.info import decomposition_terms
 
@@ -32,7 +33,7 @@ def test_total_variation_closed_form_and_validation():
     assert mc.total_variation([0.2, 0.3, 0.5], [0.2, 0.3, 0.5]) == 0.0
     with pytest.raises(ValueError, match="same length"):
         mc.total_variation([1.0], [0.5, 0.5])
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ValueError, match="p of total_variation must be a distribution that sums"):
         mc.total_variation([0.5, 0.4], [0.5, 0.5])
     with pytest.raises(ValueError, match="non-negative"):
         mc.total_variation([1.5, -0.5], [0.5, 0.5])
@@ -61,7 +62,7 @@ def test_triple_indices_order_and_count():
     T = mc.triple_indices(5)
     assert T.shape == (10, 3)
     assert [tuple(t) for t in T] == list(itertools.combinations(range(5), 3))
-    with pytest.raises(ValueError, match="at least 3"):
+    with pytest.raises(ValueError, match=r"m of triple_indices must be an int in \[3, inf\)"):
         mc.triple_indices(2)
 
 
@@ -226,10 +227,10 @@ def test_heldout_curves_structure_and_determinism():
     assert (full == 0).all()
     s = mc.summarise_curves(c1)
     assert (s["n"] == 2).all() and set(s.columns) >= {"mean", "std", "se"}
-    with pytest.raises(ValueError, match="unknown selector"):
+    with pytest.raises(ValueError, match="selectors of heldout_curves must be one of"):
         mc.heldout_curves(X, y, selectors=("best",))
-    with pytest.raises(ValueError, match="unknown aggregator"):
-        mc.heldout_curves(X, y, aggregators=("wmv",))
+    with pytest.raises(ValueError, match="aggregators of heldout_curves must be one of"):
+        mc.heldout_curves(X, y, aggregators=("vote",))
     with pytest.raises(ValueError, match="ks"):
         mc.heldout_curves(X, y, ks=[5])
     with pytest.raises(ValueError, match="columns"):
@@ -323,11 +324,11 @@ def test_one_factor_summary_subset_and_curves():
 
 
 def test_grade():
-    assert mc.grade(0.01, 0.02, 0.05) == "holds"
-    assert mc.grade(0.02, 0.02, 0.05) == "holds"
-    assert mc.grade(0.03, 0.02, 0.05) == "partly"
-    assert mc.grade(0.06, 0.02, 0.05) == "does not hold"
+    assert claims.grade(0.01, 0.02, 0.05) == "holds"
+    assert claims.grade(0.02, 0.02, 0.05) == "holds"
+    assert claims.grade(0.03, 0.02, 0.05) == "partly"
+    assert claims.grade(0.06, 0.02, 0.05) == "does not hold"
     with pytest.raises(ValueError, match="NaN"):
-        mc.grade(float("nan"), 0.1, 0.2)
+        claims.grade(float("nan"), 0.1, 0.2)
     with pytest.raises(ValueError, match="holds <= partly"):
-        mc.grade(0.1, 0.3, 0.2)
+        claims.grade(0.1, 0.3, 0.2)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ensel.book.simulation import batch_means, compare_one_factor, nominal_one_factor
 from ensel.copula import sample_equicorrelated
-from ensel.montecarlo import batch_means, compare_one_factor, nominal_one_factor
 
 
 def test_nominal_independent_case_is_binomial() -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ensel.bookcheck import external_resources
-from ensel.runner import NotebookRunError, execute_run, load_runs
+from ensel.book.bookcheck import external_resources
+from ensel.book.runner import NotebookRunError, execute_run, load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = load_runs(ROOT / "notebooks" / "runs.yml")
@@ -108,8 +108,8 @@ def _text(path: Path) -> str:
 
 def test_experiments_page_runs_on_a_users_own_table(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from ensel.book.runner import NotebookRun
     from ensel.datasets import load
-    from ensel.runner import NotebookRun
 
     monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path / "results"))
     df = load("imdb", n_items=400)
@@ -126,7 +126,7 @@ def test_experiments_page_runs_on_a_users_own_table(tmp_path: Path,
 
 def test_mmlu_pro_pages_explain_how_to_get_missing_data(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from ensel.runner import NotebookRun
+    from ensel.book.runner import NotebookRun
 
     (tmp_path / "empty-mirror").mkdir()
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(tmp_path / "empty-mirror"))

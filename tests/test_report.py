@@ -1,4 +1,4 @@
-"""Tests of ensel.report (tables, comparisons, claims) and a smoke test of ensel.plots."""
+"""Tests of ensel.report (tables, comparisons, claims) and a smoke test of ensel.figures."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from ensel import experiment as ex
-from ensel import plots, report
+from ensel.book import claims, figures, tables
 from ensel.copula import sample_equicorrelated
 from ensel.data import to_long
 
@@ -38,43 +38,43 @@ def _results(errors: dict[tuple[str, str], list[float]], n_eval: int = 4) -> pd.
 def test_bold_best_per_row() -> None:
     s = _summary({("topk", "map"): [0.17, 0.18, 0.20], ("greedy_mi", "map"): [0.17, 0.16, 0.20],
                   ("mrmr", "map"): [0.17, 0.16, 0.21]})
-    t = report.format_mean_std_table(s, [("topk", "map"), ("mrmr", "map"), ("greedy_mi", "map")],
+    t = tables.format_mean_std_table(s, [("topk", "map"), ("mrmr", "map"), ("greedy_mi", "map")],
                                      markup="markdown")
     assert t.loc[1, "Top-k (MAP)"] == "0.170 ± 0.010"  # all tie: no bold
     assert t.loc[2, "Greedy MI (MAP)"] == "**0.160 ± 0.010**"
     assert t.loc[2, "Terms 1+2 (MAP)"] == "**0.160 ± 0.010**"  # ties for best: both bold
     assert t.loc[2, "Top-k (MAP)"] == "0.180 ± 0.010"
     assert t.attrs["bold"].loc[3].tolist() == [True, False, True]
-    html = report.to_html(report.format_mean_std_table(
+    html = tables.to_html(tables.format_mean_std_table(
         s, [("topk", "map"), ("greedy_mi", "map")]), caption="x")
     assert "<b>0.160 ± 0.010</b>" in html and "&lt;b&gt;" not in html
 
 
 def test_decimals_for_small_errors_and_bad_markup() -> None:
     s = _summary({("topk", "map"): [0.0354], ("greedy_mi", "map"): [0.0351]}, std=0.0043)
-    t = report.format_mean_std_table(s, [("topk", "map"), ("greedy_mi", "map")], markup="none")
+    t = tables.format_mean_std_table(s, [("topk", "map"), ("greedy_mi", "map")], markup="none")
     assert t.loc[1, "Greedy MI (MAP)"] == "0.0351 ± 0.0043"
     with pytest.raises(ValueError, match="unknown markup"):
-        report.format_mean_std_table(s, [("topk", "map")], markup="rtf")
+        tables.format_mean_std_table(s, [("topk", "map")], markup="rtf")
     with pytest.raises(ValueError, match="no rows for"):
-        report.format_mean_std_table(s, [("mrmr", "mv")])
+        tables.format_mean_std_table(s, [("mrmr", "mv")])
 
 
 def test_table_layouts_match_paper() -> None:
-    assert report.table_layout("mv") == [("topk", "mv"), ("relevance", "mv"), ("mrmr", "mv"),
+    assert tables.table_layout("mv") == [("topk", "mv"), ("relevance", "mv"), ("mrmr", "mv"),
                                          ("greedy_mi", "map")]
-    paper = report.paper_summary("medmcqa")
-    t = report.results_table(paper, "map", markup="markdown")
+    paper = tables.paper_summary("medmcqa")
+    t = tables.results_table(paper, "map", markup="markdown")
     # the paper bolds Greedy MI at k = 3..8 in its MEDMCQA MAP table
     for k in range(3, 9):
         assert t.loc[k, "Greedy MI (MAP)"].startswith("**")
     with pytest.raises(ValueError, match="unknown table kind"):
-        report.table_layout("x")
+        tables.table_layout("x")
 
 
 def test_compare_results_against_paper_itself() -> None:
-    paper = report.paper_summary("mmlu")
-    c = report.compare_results(paper, "mmlu", "wmv")
+    paper = tables.paper_summary("mmlu")
+    c = tables.compare_results(paper, "mmlu", "wmv")
     assert len(c) == 4 * 13
     assert np.allclose(c["diff"], 0.0)
 
@@ -82,21 +82,21 @@ def test_compare_results_against_paper_itself() -> None:
 def test_claim_checks_on_hand_made_results() -> None:
     good = _results({("greedy_mi", "map"): [0.17, 0.17, 0.16, 0.15, 0.15, 0.16, 0.17, 0.18],
                      ("topk", "map"): [0.17, 0.17, 0.17, 0.17, 0.17, 0.17, 0.18, 0.18]})
-    ev = report.evidence_from_results(good)
-    txt, ok = report.lower(("greedy_mi", "map"), ("topk", "map"), range(3, 8))(ev)
+    ev = claims.evidence_from_results(good)
+    txt, ok = claims.lower(("greedy_mi", "map"), ("topk", "map"), range(3, 8))(ev)
     assert ok and "k=3..7" in txt
-    txt, ok = report.lower(("greedy_mi", "map"), ("topk", "map"), range(1, 3))(ev)
+    txt, ok = claims.lower(("greedy_mi", "map"), ("topk", "map"), range(1, 3))(ev)
     assert not ok  # equal at k = 1, 2: not strictly lower
-    assert report.best_lower(("greedy_mi", "map"), ("topk", "map"))(ev)[1]
-    assert report.argmin_in(("greedy_mi", "map"), [4, 5])(ev)[1]
-    assert not report.argmin_in(("greedy_mi", "map"), [6])(ev)[1]
-    assert report.full_set_worse(("greedy_mi", "map"))(ev)[1]
-    assert report.close(("greedy_mi", "map"), ("topk", "map"), [1, 2], 0.001)(ev)[1]
-    assert not report.close(("greedy_mi", "map"), ("topk", "map"), "all", 0.01)(ev)[1]
+    assert claims.best_lower(("greedy_mi", "map"), ("topk", "map"))(ev)[1]
+    assert claims.argmin_in(("greedy_mi", "map"), [4, 5])(ev)[1]
+    assert not claims.argmin_in(("greedy_mi", "map"), [6])(ev)[1]
+    assert claims.full_set_worse(("greedy_mi", "map"))(ev)[1]
+    assert claims.close(("greedy_mi", "map"), ("topk", "map"), [1, 2], 0.001)(ev)[1]
+    assert not claims.close(("greedy_mi", "map"), ("topk", "map"), "all", 0.01)(ev)[1]
     bad = _results({("greedy_mi", "map"): [0.17, 0.18, 0.19, 0.2, 0.2, 0.2, 0.2, 0.2],
                     ("topk", "map"): [0.17] * 8})
-    v = report.verdicts({"x": good, "y": bad, "z": None},
-                        claims=[c for c in report.CLAIMS if c.id in ("G1", "G2")])
+    v = claims.verdicts({"x": good, "y": bad, "z": None},
+                        claims=[c for c in claims.CLAIMS if c.id in ("G1", "G2")])
     got = v.set_index(["id", "dataset"])["verdict"]
     assert got[("G1", "x")] == "holds" and got[("G2", "x")] == "holds"
     assert got[("G1", "y")] == "does not hold" and got[("G2", "y")] == "does not hold"
@@ -105,8 +105,8 @@ def test_claim_checks_on_hand_made_results() -> None:
 
 
 def test_paper_claims_hold_on_paper_numbers() -> None:
-    v = report.verdicts({})
-    assert len(v) == sum(c.dataset != "all" for c in report.CLAIMS)
+    v = claims.verdicts({})
+    assert len(v) == sum(c.dataset != "all" for c in claims.CLAIMS)
     assert v["paper_holds"].all(), v[~v["paper_holds"].astype(bool)][["id", "paper"]]
     assert (v["verdict"] == "no results").all()
 
@@ -117,103 +117,103 @@ def test_pool_table_and_plots() -> None:
         X, y, _ = sample_equicorrelated([0.6, 0.7, 0.8, 0.9], 0.4, 4, 3000, random_state=i)
         frames.append(to_long(X, y, condition=c, models=["w", "x", "y", "z"]))
     df = pd.concat(frames, ignore_index=True)
-    pool = report.pool_statistics(df)
-    t = report.model_pool_table(pool)
+    pool = tables.pool_statistics(df)
+    t = tables.model_pool_table(pool)
     assert t["model"].tolist() == ["z", "y", "x", "w"]
     assert t["accuracy"].iloc[0] == pytest.approx(0.9, abs=0.02)
     assert pool.avg_rho == pytest.approx(0.4, abs=0.08)
     assert t["tau"].iloc[0] == pytest.approx(-1.2816, abs=0.08)
-    f = report.format_model_pool_table(t)
+    f = tables.format_model_pool_table(t)
     assert f["Model"].iloc[-1] == "Average" and "±" in f["Accuracy"].iloc[0]
     res = ex.evaluate(df, n_splits=2, aggregators=("map", "mv"))
     s, sc = ex.summarise(res), ex.summarise(res, by=("condition",))
-    figs = [plots.error_vs_k(s), plots.error_vs_k_panels(sc, panel="condition"),
-            plots.error_vs_k_panels(s, panel="aggregator"),
-            plots.correlation_heatmap(pool.mean_sigma, pool.models),
-            plots.paired_differences_plot(ex.paired_differences(res))]
+    figs = [figures.error_vs_k(s), figures.error_vs_k_panels(sc, panel="condition"),
+            figures.error_vs_k_panels(s, panel="aggregator"),
+            figures.correlation_heatmap(pool.mean_sigma, pool.models),
+            figures.paired_differences_plot(ex.paired_differences(res))]
     from ensel.copula import copula_diagnostics, errors_from
     from ensel.data import to_wide
     Xw, yw = to_wide(df, "a")
     d = copula_diagnostics(errors_from(Xw.to_numpy(), yw.to_numpy()), random_state=0)
-    figs.append(plots.copula_validation(d.pairs, d.simultaneous))
+    figs.append(figures.copula_validation(d.pairs, d.simultaneous))
     assert all(isinstance(f, matplotlib.figure.Figure) for f in figs)
     with pytest.raises(ValueError, match="no column 'condition'"):
-        plots.error_vs_k_panels(s, panel="condition")
+        figures.error_vs_k_panels(s, panel="condition")
     import matplotlib.pyplot as plt
     plt.close("all")
 
 
 def test_format_number_is_readable() -> None:
-    assert report.format_number(-0.00001, 3) == "0.000"  # no "-0.000"
-    assert report.format_number(-0.0123, 3) == "−0.012"
-    assert report.format_number(0.0123, 3, signed=True) == "+0.012"
-    assert report.format_number(float("nan")) == "n/a"
-    assert report.format_number(None, missing="—") == "—"
-    f = report.format_numbers(pd.DataFrame({"a": [1, 2], "b": [-1e-9, 0.5]}), 2, signed=["b"])
+    assert tables.format_number(-0.00001, 3) == "0.000"  # no "-0.000"
+    assert tables.format_number(-0.0123, 3) == "−0.012"
+    assert tables.format_number(0.0123, 3, signed=True) == "+0.012"
+    assert tables.format_number(float("nan")) == "n/a"
+    assert tables.format_number(None, missing="—") == "—"
+    f = tables.format_numbers(pd.DataFrame({"a": [1, 2], "b": [-1e-9, 0.5]}), 2, signed=["b"])
     assert f["a"].tolist() == [1, 2] and f["b"].tolist() == ["0.00", "+0.50"]
 
 
 def test_comparison_table_is_compact_and_consistent() -> None:
-    paper = report.paper_summary("medmcqa")
+    paper = tables.paper_summary("medmcqa")
     ours = paper.assign(mean=paper["mean"] + 0.002)
-    c = report.compare_results(ours, "medmcqa", "mv")
-    t = report.comparison_table(c)
+    c = tables.compare_results(ours, "medmcqa", "mv")
+    t = tables.comparison_table(c)
     assert t.columns.nlevels == 2
     assert list(t.columns.get_level_values(0).unique()) == [
-        report.column_label(s, a) for s, a in report.table_layout("mv")]
+        tables.column_label(s, a) for s, a in tables.table_layout("mv")]
     assert set(t.columns.get_level_values(1)) == {"paper", "ours", "Δ"}
     assert (t.xs("Δ", axis=1, level=1) == "+0.002").all().all()
     first = c.iloc[0]
-    assert t.loc[int(first["k"]), (report.column_label(first["selector"], first["aggregator"]),
+    assert t.loc[int(first["k"]), (tables.column_label(first["selector"], first["aggregator"]),
                                    "paper")] == f"{first['paper_mean']:.3f}"
     with pytest.raises(ValueError, match="must have columns"):
-        report.comparison_table(c.drop(columns="diff"))
+        tables.comparison_table(c.drop(columns="diff"))
 
 
 def test_verdict_table_and_claim_texts() -> None:
     good = _results({("greedy_mi", "map"): [0.17, 0.17, 0.16, 0.15, 0.15, 0.16, 0.17, 0.18],
                      ("topk", "map"): [0.17, 0.17, 0.17, 0.17, 0.17, 0.17, 0.18, 0.18]})
-    v = report.verdicts({"mmlu_pro": good, "medmcqa": None},
-                        claims=[c for c in report.CLAIMS if c.id in ("G1", "G2", "MED1")])
-    t = report.verdict_table(v, "mmlu_pro")
+    v = claims.verdicts({"mmlu_pro": good, "medmcqa": None},
+                        claims=[c for c in claims.CLAIMS if c.id in ("G1", "G2", "MED1")])
+    t = claims.verdict_table(v, "mmlu_pro")
     assert list(t.columns) == ["claim", "paper", "ours", "verdict"]
-    assert (t["paper"] == report.NO_PAPER_TABLE).all()  # not "None" / "—"
+    assert (t["paper"] == claims.NO_PAPER_TABLE).all()  # not "None" / "—"
     assert "✓ holds" in t.loc["G1", "verdict"]
     # the shared "what is measured" prefix moves into the claim cell
     assert "mean over k=3..7" in t.loc["G2", "claim"] and "mean over" not in t.loc["G2", "ours"]
-    m = report.verdict_table(v, "medmcqa", html=False)
+    m = claims.verdict_table(v, "medmcqa", html=False)
     assert m.loc["MED1", "verdict"] == "– no results"
     assert m.loc["MED1", "paper"].endswith("✓")  # the paper's own numbers satisfy MED1
-    text = report.claims_markdown()
-    assert all(f"**{c.id}**" in text for c in report.CLAIMS)
+    text = claims.claims_markdown()
+    assert all(f"**{c.id}**" in text for c in claims.CLAIMS)
     assert "$" not in text and "^" not in text  # math is not typeset in generated outputs
-    assert all(c.short and len(c.short) <= 60 for c in report.CLAIMS)
+    assert all(c.short and len(c.short) <= 60 for c in claims.CLAIMS)
 
 
 def test_banner_follows_the_data(tmp_path) -> None:
     X, y, _ = sample_equicorrelated([0.7, 0.8, 0.9], 0.3, 3, 200, random_state=0)
     one = to_long(X, y, condition="5shot", models=["a", "b", "c"])
-    b1 = report.dataset_banner("mmlu_pro", one, n_splits=5, seed=0)
+    b1 = tables.dataset_banner("mmlu_pro", one, n_splits=5, seed=0)
     assert "One condition (`5shot`)" in b1 and "over 5 evaluations" in b1 and "real" in b1
     two = pd.concat([one, to_long(X, y, condition="other", models=["a", "b", "c"])])
-    b2 = report.dataset_banner(str(tmp_path / "mine.csv"), two, n_splits=3, seed=1)
+    b2 = tables.dataset_banner(str(tmp_path / "mine.csv"), two, n_splits=3, seed=1)
     assert "2 conditions" in b2 and "2 × 3 = 6 evaluations" in b2 and "`mine.csv`" in b2
     assert str(tmp_path) not in b2 and "$" not in b2
-    assert report.short_path(tmp_path / "x", root=tmp_path) == "x"
-    assert report.short_path("/elsewhere/deep/results", root=tmp_path) == "deep/results"
+    assert tables.short_path(tmp_path / "x", root=tmp_path) == "x"
+    assert tables.short_path("/elsewhere/deep/results", root=tmp_path) == "deep/results"
 
 
 def test_pool_comparison_and_headers() -> None:
     paper = load_paper_pool("mmlu")
-    cmp = report.compare_pool(paper.assign(accuracy=paper["accuracy"] - 0.001), "mmlu")
-    f = report.format_pool_comparison(cmp)
+    cmp = tables.compare_pool(paper.assign(accuracy=paper["accuracy"] - 0.001), "mmlu")
+    f = tables.format_pool_comparison(cmp)
     assert f.columns.names[1] == "model" and f.index.is_unique
     assert ("accuracy (%)", "Δ") in f.columns and ("avg. ρ", "paper") in f.columns
     assert (f[("accuracy (%)", "Δ")] == "−0.1").all()
     t = pd.DataFrame({"model": ["a"], "accuracy": [0.8], "accuracy_std": [0.0], "tau": [-0.84],
                       "avg_rho": [0.5]})
     t.attrs["n_conditions"] = 1
-    g = report.format_model_pool_table(t)
+    g = tables.format_model_pool_table(t)
     assert list(g.columns) == ["Model", "Accuracy", "threshold τ", "avg. ρ"]
     assert g["Accuracy"].iloc[0] == "80.0%"  # one condition: no "± 0.0%"
 

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 import yaml
 
-from ensel.runner import (
+from ensel.book.runner import (
     NotebookRun,
     _adhoc_run,
     _strip_volatile,
@@ -113,7 +113,7 @@ def test_strip_volatile_and_warning_scan() -> None:
 
 
 def test_run_title_replaces_the_page_title(tmp_path: Path) -> None:
-    from ensel.runner import _set_title
+    from ensel.book.runner import _set_title
 
     cfg = _write(tmp_path, "notebooks:\n  - notebook: a\n    runs:\n"
                  "      - {output: a-x, title: 'Page X', parameters: {d: x}}\n")
@@ -138,7 +138,7 @@ def _root_with(tmp_path: Path, source: str) -> Path:
 
 @pytest.mark.notebooks
 def test_a_failing_check_names_the_notebook_and_cell(tmp_path: Path) -> None:
-    from ensel.runner import NotebookRunError, execute_run
+    from ensel.book.runner import NotebookRunError, execute_run
 
     root = _root_with(tmp_path, "# %%\nx = 1\n\n# %%\nassert x == 2, 'x is not 2'\n")
     (run,) = load_runs(root / "notebooks" / "runs.yml")
@@ -149,7 +149,7 @@ def test_a_failing_check_names_the_notebook_and_cell(tmp_path: Path) -> None:
 
 @pytest.mark.notebooks
 def test_a_printed_warning_fails_the_run(tmp_path: Path) -> None:
-    from ensel.runner import NotebookRunError, execute_run
+    from ensel.book.runner import NotebookRunError, execute_run
 
     root = _root_with(tmp_path, "# %%\nimport warnings\nwarnings.warn('careful', UserWarning)\n")
     (run,) = load_runs(root / "notebooks" / "runs.yml")

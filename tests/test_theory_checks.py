@@ -1,4 +1,4 @@
-"""Tests of ensel.theory_checks (helpers of the theory pages)."""
+"""Tests of ensel.theory (helpers of the theory pages)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ensel import theory
-from ensel.theory_checks import (
+from ensel.theory import (
     affine_vote_decisions,
     decomposition_table,
     flip_rate_table,
@@ -147,7 +147,8 @@ def test_decomposition_table_label_invariant_has_zero_correction():
 def test_product_error_law():
     law = product_error_law([0.1, 0.3])
     assert np.allclose(law, [[0.9 * 0.7, 0.9 * 0.3], [0.1 * 0.7, 0.1 * 0.3]])
-    with pytest.raises(ValueError, match="eps must lie in"):
+    with pytest.raises(ValueError, match=r"eps\[0\] of product_error_law must be a "
+                       r"probability in \[0, 1\]; got 1.2"):
         product_error_law([1.2])
 
 

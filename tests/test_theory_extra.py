@@ -1,4 +1,4 @@
-"""Tests for ensel.theory_extra (global diminishing-returns check, random D.1 instances, BSC)."""
+"""Tests for ensel.theory (global diminishing-returns check, random D.1 instances, BSC)."""
 
 from __future__ import annotations
 
@@ -12,16 +12,14 @@ from hypothesis import strategies as st
 
 from ensel.theory import (
     LatentDifficultyModel,
-    independent_joint_law,
-    mutual_information_xy,
-    submodularity_violation,
-)
-from ensel.theory_extra import (
     binary_entropy,
     bsc_capacity,
     compare_count_law,
     diminishing_returns_violation,
+    independent_joint_law,
+    mutual_information_xy,
     random_latent_difficulty_model,
+    submodularity_violation,
 )
 
 # ----------------------------------------------------------------- diminishing returns

@@ -10,11 +10,11 @@ removed, so rebuilding with the same seeds gives identical files.
 
 Command line (also ``ensel notebooks ...``)::
 
-    python -m ensel.runner list
-    python -m ensel.runner run system_model                  # every run of one notebook
-    python -m ensel.runner run experiments --output experiments-mmlu
-    python -m ensel.runner run experiments -p dataset=mmlu -p n_splits=3
-    python -m ensel.runner all [--test]                      # every run, in order
+    python -m ensel.book.runner list
+    python -m ensel.book.runner run system_model                  # every run of one notebook
+    python -m ensel.book.runner run experiments --output experiments-mmlu
+    python -m ensel.book.runner run experiments -p dataset=mmlu -p n_splits=3
+    python -m ensel.book.runner all [--test]                      # every run, in order
 """
 
 from __future__ import annotations

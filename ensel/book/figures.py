@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ensel.report import column_label
+from ensel.book.tables import column_label
 
 __all__ = [
     "SELECTOR_STYLE",

@@ -19,14 +19,13 @@ well they describe real answers:
 * a copula fitted per label vs the pooled one (:func:`per_label_copula_fit`);
 * the one-factor summary of Theorem 4.3 next to real curves (:func:`one_factor_summary`,
   :func:`subset_one_factor`, :func:`one_factor_curves`);
-* :func:`grade`, the explicit thresholds of a verdict.
 
 Error convention as in :mod:`ensel.copula`: an abstention counts as an error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,17 +33,22 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from ensel import select as _select
 from ensel import theory as _theory
-from ensel._validation import check_random_state, check_X_y
+from ensel._validation import (
+    check_distribution,
+    check_errors,
+    check_int,
+    check_probabilities,
+    check_random_state,
+    check_X_y,
+)
 from ensel.aggregate import MajorityVote, MAPAggregator
 from ensel.copula import (
     GaussianCopula,
-    _check_errors,
     pairwise_joint_errors,
     simultaneous_error_distribution,
 )
-from ensel.experiment import split_indices
+from ensel.experiment import heldout_errors
 from ensel.info import (
     decomposition_terms,
     decomposition_terms_exact,
@@ -56,12 +60,10 @@ __all__ = [
     "HigherOrderFit",
     "LabelCopulaFit",
     "OneFactorSummary",
-    "SELECTORS",
     "copula_heldout_curves",
     "decomposition_path",
     "empirical_joint_table",
     "expected_negative_error_rate",
-    "grade",
     "heldout_curves",
     "higher_order_fit",
     "independent_count_distribution",
@@ -77,15 +79,7 @@ __all__ = [
     "triple_joint_errors",
 ]
 
-#: Selectors accepted by :func:`heldout_curves` (name -> ``f(X, y, k)``, pick order).
-SELECTORS: dict[str, Callable[..., list[int]]] = {
-    "topk": _select.top_k,
-    "relevance": _select.relevance,
-    "mrmr": _select.mrmr,
-    "greedy_mi": _select.greedy_mi,
-    "three_term": _select.three_term_greedy,
-}
-#: Aggregators accepted by :func:`heldout_curves`.
+#: Aggregators of the held-out curves by default (plug-in MAP and majority vote).
 AGGREGATORS: tuple[str, ...] = ("map", "mv")
 
 
@@ -93,7 +87,7 @@ AGGREGATORS: tuple[str, ...] = ("map", "mv")
 
 
 def _errors_2d(E: Any, name: str = "E") -> np.ndarray:
-    Ea = _check_errors(E, name=name)
+    Ea = check_errors(E, name=name)
     if Ea.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
     return Ea
@@ -106,36 +100,6 @@ def _names(E: Any, m: int, names: Sequence[Hashable] | None) -> list[Any]:
     if len(names) != m:
         raise ValueError(f"names has {len(names)} entries but there are {m} models")
     return names
-
-
-def _check_int(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer; got {value!r}")
-    if int(value) < minimum:
-        raise ValueError(f"{name} must be at least {minimum}; got {int(value)}")
-    return int(value)
-
-
-def _check_distribution(p: Any, name: str) -> np.ndarray:
-    arr = np.asarray(p, dtype=float)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-dimensional array; got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)) or (arr < 0).any():
-        raise ValueError(f"{name} must contain finite non-negative probabilities")
-    if abs(arr.sum() - 1.0) > 1e-6:
-        raise ValueError(f"{name} must sum to 1; sums to {arr.sum():.6g}")
-    return arr
-
-
-def _check_rates(rates: Any, name: str = "error_rates") -> np.ndarray:
-    arr = np.asarray(rates, dtype=float)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-dimensional array; got shape {arr.shape}")
-    bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"{name}[{i}] = {float(arr[i])!r} is not a probability in [0, 1]")
-    return arr
 
 
 # --------------------------------------------------------------------------- distributions
@@ -154,8 +118,8 @@ def total_variation(p: Any, q: Any) -> float:
     float
         In ``[0, 1]``.
     """
-    a = _check_distribution(p, "p")
-    b = _check_distribution(q, "q")
+    a = check_distribution(p, "p")
+    b = check_distribution(q, "q")
     if a.shape != b.shape:
         raise ValueError(f"p and q must have the same length; got {a.size} and {b.size}")
     return float(0.5 * np.abs(a - b).sum())
@@ -174,7 +138,7 @@ def independent_count_distribution(error_rates: Any) -> np.ndarray:
     numpy.ndarray of shape (m + 1,)
         Entry ``c`` is ``P(sum_j E_j = c)`` when the ``E_j`` are independent.
     """
-    rates = _check_rates(error_rates)
+    rates = check_probabilities(error_rates, "error_rates")
     pmf = np.array([1.0])
     for r in rates:
         pmf = np.convolve(pmf, [1.0 - r, r])
@@ -183,7 +147,7 @@ def independent_count_distribution(error_rates: Any) -> np.ndarray:
 
 def triple_indices(m: int) -> np.ndarray:
     """All triples ``i < j < l`` of ``range(m)`` in lexicographic order, shape (C(m,3), 3)."""
-    m = _check_int(m, "m", 3)
+    m = check_int(m, "m", low=3)
     i, j, k = np.meshgrid(np.arange(m), np.arange(m), np.arange(m), indexing="ij")
     keep = (i < j) & (j < k)
     return np.column_stack([i[keep], j[keep], k[keep]])
@@ -217,7 +181,7 @@ def triple_joint_errors(E: Any) -> np.ndarray:
 
 def independent_triple_joint_errors(error_rates: Any) -> np.ndarray:
     """``eps_i eps_j eps_l`` for every triple (independent errors), :func:`triple_indices` order."""
-    rates = _check_rates(error_rates)
+    rates = check_probabilities(error_rates, "error_rates")
     T = triple_indices(rates.size)
     return rates[T].prod(axis=1)
 
@@ -313,8 +277,8 @@ def higher_order_fit(E: Any, *, n_samples: int = 200_000, n_reference: int = 20,
     if m < 3:
         raise ValueError(f"E needs at least 3 models (columns) for triples; got {m}")
     nm = _names(E, m, names)
-    n_samples = _check_int(n_samples, "n_samples", 1)
-    n_reference = _check_int(n_reference, "n_reference", 0)
+    n_samples = check_int(n_samples, "n_samples", low=1)
+    n_reference = check_int(n_reference, "n_reference", low=0)
     rng = check_random_state(random_state)
     cop = GaussianCopula(eps=eps).fit(Ea)
     Es = cop.sample_errors(n_samples, random_state=rng)
@@ -405,7 +369,7 @@ def label_error_table(X: Any, y: Any, *, groups: Any = None, n_boot: int = 1000,
     Xa, ya = check_X_y(X, y, require_both_classes=True)
     n, m = Xa.shape
     nm = _names(X, m, names)
-    n_boot = _check_int(n_boot, "n_boot", 1)
+    n_boot = check_int(n_boot, "n_boot", low=1)
     if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
         raise ValueError(f"confidence must be a float in (0, 1); got {confidence!r}")
     rng = check_random_state(random_state)
@@ -580,16 +544,15 @@ def heldout_curves(X: Any, y: Any, *, selectors: Sequence[str] = ("topk", "greed
                    condition: Hashable = "all") -> pd.DataFrame:
     """Held-out error of nested selections on seeded train/test splits.
 
-    Each selector picks on the training part once (at the largest ``k``; every selector in
-    :data:`SELECTORS` is nested, so the first ``k`` picks are its size-``k`` choice), each
-    aggregator is fitted on the training part and scored on the test part. Splits are
-    :func:`ensel.experiment.split_indices` (the paper's protocol draws).
+    A view of :func:`ensel.experiment.heldout_errors` (the one held-out loop: the same
+    splits, the same seeded majority-vote tie breaks as :func:`ensel.experiment.evaluate`)
+    with the column indices of the picks in ``selected``.
 
     Parameters
     ----------
     X, y : answers and labels (both classes present)
     selectors : sequence of str
-        Names in :data:`SELECTORS`.
+        Names in :data:`ensel.select.SELECTORS`.
     aggregators : sequence of str
         ``"map"`` (plug-in MAP, add-one) and/or ``"mv"`` (majority vote, seeded ties).
     ks : sequence of int, optional
@@ -607,34 +570,10 @@ def heldout_curves(X: Any, y: Any, *, selectors: Sequence[str] = ("topk", "greed
         ``'|'``-joined column indices of the first ``k`` picks).
     """
     Xa, ya = check_X_y(X, y, require_both_classes=True)
-    n, m = Xa.shape
-    for s in selectors:
-        if s not in SELECTORS:
-            raise ValueError(f"unknown selector {s!r}; expected one of {sorted(SELECTORS)}")
-    for a in aggregators:
-        if a not in AGGREGATORS:
-            raise ValueError(f"unknown aggregator {a!r}; expected one of {list(AGGREGATORS)}")
-    ks = list(range(1, m + 1)) if ks is None else [int(k) for k in ks]
-    if not ks or min(ks) < 1 or max(ks) > m:
-        raise ValueError(f"ks must be budgets in [1, {m}]; got {ks}")
-    n_splits = _check_int(n_splits, "n_splits", 1)
-    rows = []
-    for split in range(n_splits):
-        tr, te = split_indices(n, condition=condition, split=split, seed=seed,
-                               test_fraction=test_fraction)
-        Xtr, ytr, Xte, yte = Xa[tr], ya[tr], Xa[te], ya[te]
-        for s in selectors:
-            order = SELECTORS[s](Xtr, ytr, max(ks))
-            for k in ks:
-                cols = order[:k]
-                for a in aggregators:
-                    agg = (MAPAggregator(alpha=1.0) if a == "map"
-                           else MajorityVote(random_state=seed * 1000 + split))
-                    pred = agg.fit(Xtr[:, cols], ytr).predict(Xte[:, cols])
-                    rows.append({"split": split, "selector": s, "aggregator": a, "k": k,
-                                 "error": float(np.mean(pred != yte)),
-                                 "selected": "|".join(map(str, cols))})
-    return pd.DataFrame(rows)
+    errs = heldout_errors(Xa, ya, ks=ks, n_splits=n_splits, test_fraction=test_fraction,
+                          seed=seed, condition=condition, selectors=selectors,
+                          aggregators=aggregators)
+    return errs[["split", "selector", "aggregator", "k", "error", "selected"]]
 
 
 def summarise_curves(curves: pd.DataFrame) -> pd.DataFrame:
@@ -708,9 +647,9 @@ def copula_heldout_curves(copulas: GaussianCopula | dict[int, GaussianCopula],
         m = copulas[1].n_models_
         if copulas[-1].n_models_ != m:
             raise ValueError("the two per-label copulas have different numbers of models")
-    n_train = _check_int(n_train, "n_train", 2)
-    n_test = _check_int(n_test, "n_test", 1)
-    n_reps = _check_int(n_reps, "n_reps", 1)
+    n_train = check_int(n_train, "n_train", low=2)
+    n_test = check_int(n_test, "n_test", low=1)
+    n_reps = check_int(n_reps, "n_reps", low=1)
     for a in aggregators:
         if a not in AGGREGATORS:
             raise ValueError(f"unknown aggregator {a!r}; expected one of {list(AGGREGATORS)}")
@@ -797,8 +736,8 @@ def per_label_copula_fit(E: Any, y: Any, *, n_samples: int = 200_000, n_referenc
     if m < 3:
         raise ValueError(f"E needs at least 3 models (columns); got {m}")
     _, ya = check_X_y(np.ones((n, 1), dtype=np.int8), y, require_both_classes=True)
-    n_samples = _check_int(n_samples, "n_samples", 1)
-    n_reference = _check_int(n_reference, "n_reference", 0)
+    n_samples = check_int(n_samples, "n_samples", low=1)
+    n_reference = check_int(n_reference, "n_reference", low=0)
     rng = check_random_state(random_state)
     pooled = GaussianCopula(eps=eps).fit(Ea)
     Ep = pooled.sample_errors(n_samples, random_state=rng)
@@ -877,7 +816,7 @@ def one_factor_summary(error_rates: Any, Sigma: Any) -> OneFactorSummary:
     -------
     OneFactorSummary
     """
-    rates = _check_rates(error_rates)
+    rates = check_probabilities(error_rates, "error_rates")
     S = np.asarray(Sigma, dtype=float)
     m = rates.size
     if m < 2 or S.shape != (m, m):
@@ -898,7 +837,7 @@ def subset_one_factor(error_rates: Any, Sigma: Any, order: Sequence[int]) -> pd.
         Columns ``k``, ``accuracy`` (mean over the prefix) and ``rho`` (mean off-diagonal
         ``Sigma`` over the prefix; ``nan`` for ``k = 1``, where it does not matter).
     """
-    rates = _check_rates(error_rates)
+    rates = check_probabilities(error_rates, "error_rates")
     S = np.asarray(Sigma, dtype=float)
     m = rates.size
     if S.shape != (m, m):
@@ -953,21 +892,3 @@ def one_factor_curves(accuracy: Any, rho: Any, ks: Sequence[int], *,
 
 
 # --------------------------------------------------------------------------- verdicts
-
-
-def grade(value: float, holds: float, partly: float) -> str:
-    """Verdict of a "smaller is better" statistic against two explicit thresholds.
-
-    Returns ``"holds"`` if ``value <= holds``, ``"partly"`` if ``value <= partly``, else
-    ``"does not hold"``.
-    """
-    v = float(value)
-    if np.isnan(v):
-        raise ValueError("value is NaN; cannot grade it")
-    if not holds <= partly:
-        raise ValueError(f"thresholds must satisfy holds <= partly; got {holds} > {partly}")
-    if v <= holds:
-        return "holds"
-    if v <= partly:
-        return "partly"
-    return "does not hold"

@@ -1,0 +1,272 @@
+"""Theorem 4.1: under independent errors each model is a binary symmetric channel, and Top-k is
+MI- and error-optimal (Lemma A.3: a weaker BSC is a degraded version of a stronger one).
+
+* :func:`binary_entropy`, :func:`bsc_capacity` -- ``h(p)`` and ``1 - h(eps)`` in bits;
+* :func:`bsc_degradation_delta` -- the flip rate that turns the stronger channel into the weaker;
+* :func:`sample_degradation_chain`, :func:`flip_rate_table` -- a seeded simulation of the
+  Markov chain ``Y -> X_strong -> X_weak`` (Lemma A.3, Example A.1);
+* :func:`subset_table`, :func:`top_k_dominance` -- exact ``I(Y; X_S)`` and MAP error of every
+  subset of size ``k``, and whether the top-k subset attains the optimum.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ensel._validation import check_random_state
+from ensel.theory._common import _check_joint_table, _check_prior, _check_rates, _real
+from ensel.theory.joint import independent_joint_law, map_error, mutual_information_xy
+
+__all__ = [
+    "binary_entropy",
+    "bsc_capacity",
+    "bsc_degradation_delta",
+    "flip_rate_table",
+    "sample_degradation_chain",
+    "subset_table",
+    "top_k_dominance",
+]
+
+
+# ---------------------------------------------------------------------------
+# Theorem 4.1: BSCs, joint laws and the MAP error on tables
+# ---------------------------------------------------------------------------
+
+
+def bsc_degradation_delta(eps_strong: float, eps_weak: float) -> float:
+    """Crossover of the BSC that degrades ``BSC(eps_strong)`` into ``BSC(eps_weak)``.
+
+    Lemma C.1: cascading ``BSC(eps_strong)`` with an independent ``BSC(delta)`` gives a BSC
+    with error ``eps_strong (1 - delta) + (1 - eps_strong) delta``; setting this to
+    ``eps_weak`` gives ``delta = (eps_weak - eps_strong) / (1 - 2 eps_strong)``. Example C.1:
+    ``bsc_degradation_delta(0.2, 0.4) == 1/3``.
+
+    Parameters
+    ----------
+    eps_strong, eps_weak : float
+        Error rates with ``0 <= eps_strong <= eps_weak < 1/2``.
+
+    Returns
+    -------
+    float
+        ``delta`` in ``[0, 1/2)``.
+    """
+    e1 = _real(eps_strong, "eps_strong")
+    e2 = _real(eps_weak, "eps_weak")
+    if not 0.0 <= e1 < 0.5:
+        raise ValueError(f"eps_strong must lie in [0, 1/2); got {e1!r}")
+    if not 0.0 <= e2 < 0.5:
+        raise ValueError(f"eps_weak must lie in [0, 1/2); got {e2!r}")
+    if e2 < e1:
+        raise ValueError(
+            f"eps_weak ({e2!r}) must be >= eps_strong ({e1!r}): only a more accurate channel "
+            "can be degraded into a less accurate one"
+        )
+    return (e2 - e1) / (1.0 - 2.0 * e1)
+
+
+def binary_entropy(p: Any) -> Any:
+    """Binary entropy ``h(p) = -p log2 p - (1 - p) log2 (1 - p)`` in bits (``h(0) = h(1) = 0``).
+
+    Parameters
+    ----------
+    p : float or array-like
+        Probabilities in ``[0, 1]``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A plain float for scalar input, else an array of the input's shape.
+    """
+    arr = np.asarray(p, dtype=float)
+    if not np.all(np.isfinite(arr)) or (arr < 0).any() or (arr > 1).any():
+        raise ValueError(f"p must contain probabilities in [0, 1]; got {p!r}")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -(np.where(arr > 0, arr * np.log2(arr), 0.0)
+              + np.where(arr < 1, (1 - arr) * np.log2(1 - arr), 0.0))
+    return float(h) if h.ndim == 0 else h
+
+
+def bsc_capacity(eps: Any) -> Any:
+    """Capacity ``1 - h(eps)`` (bits per use) of a binary symmetric channel with crossover ``eps``.
+
+    It is attained by the uniform input, so for a model with error rate ``eps`` answering a
+    balanced label, ``I(Y; X_j) = 1 - h(eps)``.
+
+    Parameters
+    ----------
+    eps : float or array-like
+        Crossover probabilities in ``[0, 1]``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+    """
+    try:
+        h = binary_entropy(eps)
+    except ValueError:
+        raise ValueError(
+            f"eps must contain crossover probabilities in [0, 1]; got {eps!r}"
+        ) from None
+    return 1.0 - h
+
+
+# ---------------------------------------------------------------------------
+# Theorem 4.1
+# ---------------------------------------------------------------------------
+
+def subset_table(joint: Any, k: int) -> pd.DataFrame:
+    """Exact ``I(Y; X_S)`` (bits) and MAP error of every subset ``S`` of ``k`` models.
+
+    Parameters
+    ----------
+    joint : array-like of shape (2,) * (m + 1)
+        Joint law of ``(Y, X_1, ..., X_m)``.
+    k : int
+        Subset size, ``1 <= k <= m``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per subset in lexicographic order; columns ``subset`` (tuple of 0-based
+        model indices), ``mi`` and ``map_error``.
+    """
+    arr = _check_joint_table(joint)
+    m = arr.ndim - 1
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= m:
+        raise ValueError(f"k must be an integer in [1, {m}]; got {k!r}")
+    rows = [
+        {"subset": S, "mi": mutual_information_xy(arr, S), "map_error": map_error(arr, S)}
+        for S in itertools.combinations(range(m), int(k))
+    ]
+    return pd.DataFrame(rows)
+
+
+def top_k_dominance(eps: Any, k: int, *, prior: float = 0.5, tol: float = 1e-12) -> dict:
+    """Compare the top-``k`` set with every other ``k``-subset of independent BSCs, exactly.
+
+    ``H_k`` is the set of the ``k`` smallest error rates (a stable sort: among equal rates
+    the lower index). Gaps are taken over all subsets ``S != H_k`` of size ``k``.
+
+    Parameters
+    ----------
+    eps : array-like of shape (m,)
+        Error rates in ``[0, 1]``, ``m >= 2``.
+    k : int
+        Subset size, ``1 <= k < m``.
+    prior : float
+        ``P(Y = +1)`` in ``(0, 1)``.
+    tol : float
+        Differences within ``tol`` count as ties.
+
+    Returns
+    -------
+    dict
+        ``top_k`` (tuple), ``n_other`` (number of subsets ``S != H_k``), ``mi_gap`` =
+        ``min_S I(Y;X_H) - I(Y;X_S)``, ``error_gap`` = ``min_S P_e(S) - P_e(H)``,
+        ``n_mi_ties`` / ``n_error_ties`` (subsets within ``tol`` of ``H_k``),
+        ``n_mi_argmax`` / ``n_error_argmin`` (size of the set of optimal subsets,
+        ``H_k`` included when it is optimal), ``mi_top``, ``error_top``.
+    """
+
+    e = _check_rates(eps, "eps")
+    m = e.size
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < m:
+        raise ValueError(f"k must be an integer in [1, {m - 1}] (m = {m}); got {k!r}")
+    p = _check_prior(prior)
+    joint = independent_joint_law(e, prior=p)
+    table = subset_table(joint, int(k))
+    top = tuple(sorted(int(i) for i in np.argsort(e, kind="stable")[: int(k)]))
+    is_top = table["subset"].map(lambda S: S == top).to_numpy()
+    mi_top = float(table.loc[is_top, "mi"].iloc[0])
+    err_top = float(table.loc[is_top, "map_error"].iloc[0])
+    other = table[~is_top]
+    mi_gap = mi_top - other["mi"].to_numpy()
+    err_gap = other["map_error"].to_numpy() - err_top
+    return {
+        "top_k": top,
+        "n_other": int(len(other)),
+        "mi_top": mi_top,
+        "error_top": err_top,
+        "mi_gap": float(mi_gap.min()),
+        "error_gap": float(err_gap.min()),
+        "n_mi_ties": int((np.abs(mi_gap) <= tol).sum()),
+        "n_error_ties": int((np.abs(err_gap) <= tol).sum()),
+        "n_mi_argmax": int((table["mi"] >= table["mi"].max() - tol).sum()),
+        "n_error_argmin": int((table["map_error"] <= table["map_error"].min() + tol).sum()),
+    }
+
+
+def sample_degradation_chain(eps_strong: float, delta: float, n: int, *, prior: float = 0.5,
+                             random_state: Any = None) -> pd.DataFrame:
+    """Simulate ``Y -> X_strong -> X_weak`` (Lemma C.1): a BSC cascaded with a BSC(``delta``).
+
+    ``X_strong = Y N_1`` with ``P(N_1 = -1) = eps_strong`` and ``X_weak = X_strong N_2`` with
+    ``P(N_2 = -1) = delta``, ``Y``, ``N_1``, ``N_2`` independent.
+
+    Parameters
+    ----------
+    eps_strong : float
+        Error rate of the strong channel, in ``[0, 1]``.
+    delta : float
+        Crossover of the degrading channel, in ``[0, 1]``.
+    n : int
+        Number of draws (positive).
+    prior : float
+        ``P(Y = +1)`` in ``(0, 1)``.
+    random_state : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``y``, ``x_strong``, ``x_weak`` (int8 in ``{-1, +1}``).
+    """
+    e1 = float(eps_strong)
+    d = float(delta)
+    if not 0.0 <= e1 <= 1.0:
+        raise ValueError(f"eps_strong must lie in [0, 1]; got {eps_strong!r}")
+    if not 0.0 <= d <= 1.0:
+        raise ValueError(f"delta must lie in [0, 1]; got {delta!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    p = _check_prior(prior)
+    rng = check_random_state(random_state)
+    y = np.where(rng.random(n) < p, 1, -1).astype(np.int8)
+    n1 = np.where(rng.random(n) < e1, -1, 1).astype(np.int8)
+    n2 = np.where(rng.random(n) < d, -1, 1).astype(np.int8)
+    xs = (y * n1).astype(np.int8)
+    xw = (xs * n2).astype(np.int8)
+    return pd.DataFrame({"y": y, "x_strong": xs, "x_weak": xw})
+
+
+def flip_rate_table(draws: pd.DataFrame) -> pd.DataFrame:
+    """Empirical ``P(X_weak != X_strong | Y = y, X_strong = s)`` for the four cells.
+
+    Under the Markov chain ``Y -> X_strong -> X_weak`` with a BSC(``delta``) as second link,
+    every cell has flip probability ``delta`` (conditional independence of ``X_weak`` and
+    ``Y`` given ``X_strong``).
+
+    Parameters
+    ----------
+    draws : pandas.DataFrame
+        Columns ``y``, ``x_strong``, ``x_weak`` (e.g. from :func:`sample_degradation_chain`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``y``, ``x_strong``, ``n``, ``flip_rate``, ``std_error``
+        (binomial standard error ``sqrt(r (1 - r) / n)``).
+    """
+    missing = {"y", "x_strong", "x_weak"} - set(draws.columns)
+    if missing:
+        raise ValueError(f"draws lacks column(s) {sorted(missing)}")
+    flip = (draws["x_weak"].to_numpy() != draws["x_strong"].to_numpy()).astype(float)
+    g = pd.DataFrame({"y": draws["y"].to_numpy(), "x_strong": draws["x_strong"].to_numpy(),
+                      "flip": flip}).groupby(["y", "x_strong"], sort=True)["flip"]
+    out = g.agg(n="size", flip_rate="mean").reset_index()
+    out["std_error"] = np.sqrt(out["flip_rate"] * (1 - out["flip_rate"]) / out["n"])
+    return out
