@@ -52,7 +52,7 @@ book: $(STAMP)
 	$(MAKE) --no-print-directory html
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules tests ensel
 
 run: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make run NB=<notebook> [OUTPUT=..] [DATASET=..] [PARAMS='k=v ...']"; exit 2; }
@@ -61,6 +61,7 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check ensel tests benchmarks notebooks book/_ext
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done

@@ -87,6 +87,14 @@ class MAPAggregator:
         Number of columns (models) seen in ``fit``.
     classes_ : numpy.ndarray, ``[-1, 1]``
         Column order of :meth:`predict_proba`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1], [1, -1], [-1, -1], [1, -1]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> MAPAggregator().fit(X, y).predict(X).tolist()
+    [1, 1, -1, 1]
     """
 
     def __init__(self, alpha: float = 1.0) -> None:
@@ -207,6 +215,13 @@ class MajorityVote:
     ----------
     n_models_ : int
         Number of columns seen in ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, -1], [-1, -1, 1]])
+    >>> MajorityVote(random_state=0).fit(X, [1, -1]).predict(X).tolist()
+    [1, -1]
     """
 
     def __init__(self, random_state: int | np.random.Generator | None = None) -> None:
@@ -267,6 +282,15 @@ class WeightedMajorityVote:
     weights_ : numpy.ndarray of shape (n_models_,)
         Finite log-odds weights of the clipped accuracies.
     n_models_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, -1, -1], [1, 1, -1], [-1, -1, 1], [-1, 1, 1]])
+    >>> y = np.array([1, 1, -1, -1])
+    >>> wmv = WeightedMajorityVote().fit(X, y)
+    >>> wmv.predict(X).tolist()
+    [1, 1, -1, -1]
     """
 
     def __init__(self, eps: float | None = None) -> None:

@@ -206,7 +206,7 @@ def sample_equicorrelated(accuracy: Any, rho: float, m: int, n: int, *,
     acc = check_probabilities(accuracy, "accuracy", size=m)
     if isinstance(rho, (bool, np.bool_)) or not np.isscalar(rho):
         raise ValueError(f"rho must be a real number in [0, 1]; got {rho!r}")
-    rho = float(rho)
+    rho = float(rho)  # type: ignore[arg-type]
     if not (0.0 <= rho <= 1.0):
         raise ValueError(f"rho must be in [0, 1] for the one-factor model; got {rho!r}")
     rng = check_random_state(random_state)
@@ -490,6 +490,13 @@ def tetrachoric(e_i: Any, e_j: Any, *, eps: float = 1e-6) -> float:
     ------
     ValueError
         If the vectors are not 0/1, not 1-d, or differ in length.
+
+    Examples
+    --------
+    >>> from ensel.copula import sample_errors
+    >>> E = sample_errors([-1.0, -1.0], [[1, 0.5], [0.5, 1]], 20000, random_state=0)
+    >>> round(tetrachoric(E[:, 0], E[:, 1]), 2)
+    0.49
     """
     a = check_errors(e_i, name="e_i")
     b = check_errors(e_j, name="e_j")
@@ -599,6 +606,14 @@ class GaussianCopula:
     Sigma_ : numpy.ndarray of shape (m, m)
         The projected correlation matrix (positive definite, unit diagonal).
     n_models_ : int
+
+    Examples
+    --------
+    >>> from ensel.copula import sample_errors
+    >>> E = sample_errors([-1.0, -0.5], [[1, 0.4], [0.4, 1]], 20000, random_state=0)
+    >>> cop = GaussianCopula().fit(E)
+    >>> cop.Sigma_.round(1).tolist()
+    [[1.0, 0.4], [0.4, 1.0]]
     """
 
     def __init__(self, eps: float = 1e-6) -> None:
@@ -650,6 +665,15 @@ def fit_gaussian_copula(E: Any, *, eps: float = 1e-6) -> tuple[np.ndarray, np.nd
         Thresholds ``Phi^-1(clamped error rate)``.
     Sigma : numpy.ndarray of shape (m, m)
         Correlation matrix: symmetric, positive definite, unit diagonal.
+
+    Examples
+    --------
+    >>> from ensel.copula import sample_errors
+    >>> Sigma = [[1, .5, .3], [.5, 1, .4], [.3, .4, 1]]
+    >>> E = sample_errors([-1.0, -0.5, -1.2], Sigma, 20000, random_state=0)
+    >>> tau, Sigma = fit_gaussian_copula(E)
+    >>> tau.round(1).tolist(), Sigma.round(1)[0].tolist()
+    ([-1.0, -0.5, -1.2], [1.0, 0.5, 0.3])
     """
     cop = GaussianCopula(eps=eps).fit(E)
     return cop.tau_, cop.Sigma_

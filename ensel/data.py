@@ -29,6 +29,7 @@ and ``y`` the labels; a model with no row for an item counts as abstained there 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -276,7 +277,7 @@ def _answers_matrix(X: Any) -> np.ndarray:
     return check_X(X)
 
 
-def read_responses(path: str | Path, *, validate: bool = True) -> pd.DataFrame:
+def read_responses(path: str | os.PathLike[str], *, validate: bool = True) -> pd.DataFrame:
     """Read a tidy answer table from CSV (``.csv``, ``.csv.gz``) or Parquet (``.parquet``, ``.pq``).
 
     Parameters

@@ -156,7 +156,7 @@ def _wide(df: pd.DataFrame, condition: Any) -> tuple[np.ndarray, np.ndarray, lis
     return X, y, [str(c) for c in Xw.columns], np.asarray(Xw.index)
 
 
-def _check_ks(ks: Iterable[int] | None, m: int, condition: Any) -> list[int]:
+def _check_ks(ks: Any, m: int, condition: Any) -> list[int]:
     if ks is None:
         return list(range(1, m + 1))
     if isinstance(ks, (int, np.integer)):
@@ -423,7 +423,7 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
     --------
     >>> import numpy as np
     >>> from ensel.copula import sample_equicorrelated
-    >>> X, y = sample_equicorrelated(4, 0.7, 0.3, 2000, random_state=0)
+    >>> X, y, _ = sample_equicorrelated(0.7, 0.3, 4, 2000, random_state=0)
     >>> errs = heldout_errors(X, y, ks=[1, 3], n_splits=2, selectors=["topk", "greedy_mi"])
     >>> errs.shape
     (24, 8)
@@ -525,6 +525,16 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
     ValueError
         Bad ``ks`` (not integers, beyond ``m``), ``test_fraction`` outside ``(0, 1)``,
         ``n_splits < 1``, unknown selector or aggregator, exhaustive search on too many models.
+
+    Examples
+    --------
+    >>> from ensel.datasets import load
+    >>> df = load("medmcqa", n_items=400, cache=False)
+    >>> res = evaluate(df, ks=[1, 3], n_splits=2)
+    >>> sorted(res["selector"].unique())
+    ['greedy_mi', 'mrmr', 'relevance', 'topk']
+    >>> len(res)
+    288
     """
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     df, conds = _prepare(df)

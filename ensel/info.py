@@ -488,7 +488,7 @@ def _norm_axes(axes: int | Iterable[int], ndim: int, name: str) -> tuple[int, ..
     if isinstance(axes, (int, np.integer)) and not isinstance(axes, (bool, np.bool_)):
         axes = (int(axes),)
     out = []
-    for ax in axes:
+    for ax in axes:  # type: ignore[union-attr]
         if isinstance(ax, (bool, np.bool_)) or not isinstance(ax, (int, np.integer)):
             raise ValueError(f"{name} must contain integer axes; got {ax!r}")
         ax = int(ax)

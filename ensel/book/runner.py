@@ -39,6 +39,7 @@ __all__ = [
     "execute_run",
     "find_runs",
     "load_runs",
+    "missing_inputs",
     "main",
     "repo_root",
 ]
@@ -57,6 +58,18 @@ class NotebookRun:
     parameters: dict[str, Any] = field(default_factory=dict)
     test_parameters: dict[str, Any] = field(default_factory=dict)
     title: str | None = None
+    needs: tuple[str, ...] = ()
+    produces: tuple[str, ...] = ()
+
+    def products(self, *, test: bool = False) -> list[str]:
+        """Files this run writes, relative to the output folder (``produces`` templates
+        filled in with the run's parameters, e.g. ``results/{dataset}.parquet``)."""
+        params = self.effective_parameters(test=test)
+        try:
+            return [p.format(**params) for p in self.produces]
+        except KeyError as exc:
+            raise ValueError(f"run {self.output!r}: 'produces' names parameter {exc} that the "
+                             "run does not set") from None
 
     def effective_parameters(self, *, test: bool) -> dict[str, Any]:
         """Parameters injected by papermill (test parameters override under ``test``)."""
@@ -71,7 +84,7 @@ def repo_root() -> Path:
     env = os.environ.get("ENSEL_REPO_ROOT")
     if env:
         return Path(env).resolve()
-    for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[1]):
+    for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[2]):
         if (base / "notebooks" / "runs.yml").is_file():
             return base
     raise FileNotFoundError(
@@ -100,13 +113,15 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         if not isinstance(entry, dict) or "notebook" not in entry:
             raise ValueError(f"{config}: entry {i} must be a mapping with a 'notebook' key")
         name = str(entry["notebook"])
-        unknown = set(entry) - {"notebook", "runs", "test_parameters"}
+        unknown = set(entry) - {"notebook", "runs", "test_parameters", "needs", "produces"}
         if unknown:
             raise ValueError(f"{config}: notebook {name!r} has unknown keys {sorted(unknown)}")
         source = config.parent / f"{name}.py"
         if not source.is_file():
             raise ValueError(f"{config}: notebook {name!r} has no source file {source}")
         test_params = dict(entry.get("test_parameters") or {})
+        needs = tuple(str(n) for n in entry.get("needs") or ())
+        produces = tuple(str(p) for p in entry.get("produces") or ())
         run_specs = entry.get("runs") or [{"output": name}]
         for spec in run_specs:
             bad = set(spec) - {"output", "parameters", "title"}
@@ -118,8 +133,48 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
             seen.add(output)
             title = spec.get("title")
             runs.append(NotebookRun(name, output, dict(spec.get("parameters") or {}),
-                                    test_params, None if title is None else str(title)))
-    return runs
+                                    test_params, None if title is None else str(title),
+                                    needs, produces))
+    return _order(runs, config)
+
+
+def _order(runs: list[NotebookRun], config: Path) -> list[NotebookRun]:
+    """Runs in file order, except that a run comes after every run of the notebooks it
+    ``needs`` (a stable topological order); unknown names and cycles are errors."""
+    names = {r.notebook for r in runs}
+    for r in runs:
+        missing = [n for n in r.needs if n not in names]
+        if missing:
+            raise ValueError(f"{config}: notebook {r.notebook!r} needs {missing}, which "
+                             "runs.yml does not list")
+    ordered: list[NotebookRun] = []
+    done: set[str] = set()
+    pending = list(runs)
+    while pending:
+        ready = [r for r in pending
+                 if all(n in done or n == r.notebook for n in r.needs)]
+        if not ready:
+            raise ValueError(f"{config}: the 'needs' of {sorted({r.notebook for r in pending})} "
+                             "form a cycle")
+        first = ready[0].notebook
+        batch = [r for r in pending if r.notebook == first]
+        ordered += batch
+        pending = [r for r in pending if r.notebook != first]
+        done.add(first)
+    return ordered
+
+
+def missing_inputs(run: NotebookRun, runs: Sequence[NotebookRun], out_dir: Path, *,
+                   test: bool = False) -> list[str]:
+    """The runs that ``run`` needs and that have not run into ``out_dir`` (no executed
+    notebook there yet): ``"<output> (<output>.ipynb)"`` entries. A needed run may have
+    written no product (e.g. a dataset that is not available); the page that reads the
+    products says so itself."""
+    out = []
+    for other in runs:
+        if other.notebook in run.needs and not (out_dir / f"{other.output}.ipynb").is_file():
+            out.append(f"{other.output} ({other.output}.ipynb)")
+    return out
 
 
 def find_runs(runs: Sequence[NotebookRun], notebook: str, output: str | None = None
@@ -260,11 +315,20 @@ def _adhoc_run(base: NotebookRun, overrides: dict[str, Any]) -> NotebookRun:
                        None)
 
 
-def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace) -> int:
+def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
+                 all_runs: Sequence[NotebookRun] = ()) -> int:
     out_dir = Path(args.out_dir)
     timings = []
     failures = []
+    chosen = {r.output for r in runs}
     for run in runs:
+        upstream = [r for r in all_runs if r.output not in chosen]
+        missing = missing_inputs(run, upstream, out_dir, test=args.test)
+        if missing:
+            print(f"error: run {run.output!r} needs the runs {', '.join(missing)}, which "
+                  f"have not run into {out_dir}; run `make run NB={run.needs[0]}` (or "
+                  "`make book`) first", file=sys.stderr)
+            return 2
         t0 = time.perf_counter()
         try:
             path = execute_run(run, out_dir=out_dir, test=args.test,
@@ -325,8 +389,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.param and args.output is None:
             # an ad-hoc parameter set: one run, named after its parameters
             chosen = [_adhoc_run(chosen[0], _parse_params(args.param))]
-        return _execute_all(chosen, args)
-    return _execute_all(runs, args)
+        return _execute_all(chosen, args, runs)
+    return _execute_all(runs, args, runs)
 
 
 if __name__ == "__main__":

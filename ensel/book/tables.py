@@ -510,7 +510,7 @@ def short_path(path: str | Any, root: str | Any | None = None) -> str:
     from pathlib import Path
 
     p = Path(path).resolve()
-    r = Path(root).resolve() if root is not None else Path(__file__).resolve().parents[1]
+    r = Path(root).resolve() if root is not None else Path(__file__).resolve().parents[2]
     try:
         return p.relative_to(r).as_posix()
     except ValueError:

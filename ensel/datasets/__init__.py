@@ -82,6 +82,14 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
         Unknown name (the message lists the valid ones) or invalid options/table.
     FileNotFoundError
         A path that does not exist.
+
+    Examples
+    --------
+    >>> df = load("imdb", n_items=100, cache=False)
+    >>> list(df.columns)
+    ['item', 'model', 'condition', 'answer', 'label']
+    >>> df["model"].nunique(), df["condition"].nunique()
+    (12, 6)
     """
     if isinstance(name, str) and name in _standins.NAMES:
         return _standins.load(name, **options)

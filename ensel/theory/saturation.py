@@ -66,6 +66,11 @@ def saturation_floor(alpha: float, rho: float) -> float:
     ------
     ValueError
         If ``alpha`` is outside ``(1/2, 1)`` or ``rho`` outside ``[0, 1]``.
+
+    Examples
+    --------
+    >>> round(saturation_floor(0.7, 0.3), 4)
+    0.1692
     """
     a = _check_alpha(alpha, strict_half=True)
     r = _check_rho(rho)
@@ -277,6 +282,11 @@ def error_count_distribution(alpha: float, rho: float, m: int, *,
         ``P(K = e)`` for ``e = 0..m`` (renormalised to sum to 1; the raw deviation, below
         1e-10, is reported in ``info.total_mass_error``). With ``return_info`` a tuple
         ``(pmf, info)``.
+
+    Examples
+    --------
+    >>> error_count_distribution(0.7, 0.0, 2).round(2).tolist()
+    [0.49, 0.42, 0.09]
     """
     a = _check_alpha(alpha, strict_half=False)
     r = _check_rho(rho)
@@ -348,6 +358,15 @@ def ensemble_error(alpha: float, rho: float, m: int, rule: str = "map") -> float
     -------
     float
         Error probability; accurate to ~1e-10 (absolute) for ``m`` up to ``10^4``.
+
+    Examples
+    --------
+    >>> round(ensemble_error(0.7, 0.3, 1), 4)
+    0.3
+    >>> round(ensemble_error(0.7, 0.3, 101), 4)
+    0.1735
+    >>> round(ensemble_error(0.7, 0.3, 101, rule="majority"), 4)
+    0.1735
     """
     if not isinstance(rule, str) or rule.lower() not in ("map", "majority", "mv"):
         raise ValueError(f"rule must be 'map' or 'majority' (alias 'mv'); got {rule!r}")

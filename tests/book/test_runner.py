@@ -17,7 +17,7 @@ from ensel.book.runner import (
     load_runs,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _toc_files() -> list[str]:
@@ -157,3 +157,41 @@ def test_a_printed_warning_fails_the_run(tmp_path: Path) -> None:
         execute_run(run, out_dir=tmp_path / "out", root=root)
     path = execute_run(run, out_dir=tmp_path / "out", root=root, allow_warnings=True)
     assert path.is_file()
+
+
+def test_needs_orders_runs_and_fails_early(tmp_path: Path, capsys) -> None:
+    from ensel.book.runner import missing_inputs
+
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    for name in ("report", "exp"):
+        (nb / f"{name}.py").write_text("# # T\nx = 1\n")
+    (nb / "runs.yml").write_text(
+        "notebooks:\n"
+        "  - notebook: report\n    needs: [exp]\n"
+        "  - notebook: exp\n    produces: ['results/{d}.parquet']\n"
+        "    runs:\n      - {output: exp-a, parameters: {d: a}}\n"
+        "      - {output: exp-b, parameters: {d: b}}\n")
+    runs = load_runs(nb / "runs.yml")
+    assert [r.output for r in runs] == ["exp-a", "exp-b", "report"]
+    assert runs[1].products() == ["results/b.parquet"]
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "exp-a.ipynb").write_text("{}")
+    assert missing_inputs(runs[2], runs, out) == ["exp-b (exp-b.ipynb)"]
+    (nb / "runs.yml").write_text("notebooks:\n  - notebook: report\n    needs: [nope]\n")
+    with pytest.raises(ValueError, match=r"needs \['nope'\], which runs.yml does not list"):
+        load_runs(nb / "runs.yml")
+    (nb / "runs.yml").write_text("notebooks:\n  - notebook: report\n    needs: [exp]\n"
+                                 "  - notebook: exp\n    needs: [report]\n")
+    with pytest.raises(ValueError, match="form a cycle"):
+        load_runs(nb / "runs.yml")
+
+
+def test_report_alone_without_experiments_fails_early(tmp_path: Path, capsys) -> None:
+    from ensel.book.runner import main as runner_main
+
+    code = runner_main(["run", "reproduction_report", "--out-dir", str(tmp_path)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "needs the runs experiments-medmcqa" in err and "make run NB=experiments" in err

@@ -18,7 +18,7 @@ import pytest
 from ensel.book.bookcheck import external_resources
 from ensel.book.runner import NotebookRunError, execute_run, load_runs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RUNS = load_runs(ROOT / "notebooks" / "runs.yml")
 pytestmark = [pytest.mark.notebooks, pytest.mark.xdist_group("notebooks")]
 
