@@ -13,7 +13,7 @@ below this folder, each in its own sub-folder.
 
 from __future__ import annotations
 
-import importlib.resources
+import importlib
 import os
 import warnings
 from pathlib import Path
@@ -68,7 +68,7 @@ def package_data(*parts: str) -> Path:
 
     The files live in ``data/`` at the top of the repository, where readers look for them;
     the build backend ships that folder inside the wheel as the package ``ensel._data``
-    (``pyproject.toml``), and this function reads it with :mod:`importlib.resources`. In a
+    (``pyproject.toml``), and this function finds it through the import system. In a
     source checkout installed in editable mode, ``ensel._data`` is not importable and the
     checkout's ``data/`` folder is used directly.
 
@@ -87,7 +87,8 @@ def package_data(*parts: str) -> Path:
     'mmlu_pro.csv'
     """
     try:
-        root = Path(str(importlib.resources.files("ensel._data")))
+        # a namespace package (data/ has no __init__.py): its one folder on the path
+        root = Path(next(iter(importlib.import_module("ensel._data").__path__)))
     except ModuleNotFoundError:
         root = Path(__file__).resolve().parents[2] / "data"
     return root.joinpath(*parts)
