@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from ensel._validation import check_X_y
+from ensel._validation import check_int, check_real, check_X_y
 
 __all__ = [
     "DecompositionTerms",
@@ -267,8 +267,8 @@ def smoothed_entropy(a: Any, *, size: int, alpha: float = 1.0) -> float:
     Algorithm "Smoothed Mutual Information Estimation".
     """
     codes = _check_codes(a, "a")
-    K = _check_size(size, "size")
-    al = _check_alpha(alpha)
+    K = check_int(size, "size", low=1)
+    al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     _check_range(codes, K, "a", "size")
     counts = _sparse_counts(codes, K)
     return float(_smoothed_entropy_bits(counts[None, :], np.array([float(K)]),
@@ -332,21 +332,6 @@ def _check_codes(a: Any, name: str) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-def _check_size(size: Any, name: str) -> int:
-    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer alphabet size; got {size!r}")
-    if size < 1:
-        raise ValueError(f"{name} must be at least 1; got {size}")
-    return int(size)
-
-
-def _check_alpha(alpha: Any) -> float:
-    a = float(alpha)
-    if not np.isfinite(a) or a <= 0:
-        raise ValueError(f"alpha must be a positive number (Laplace smoothing); got {alpha!r}")
-    return a
-
-
 def _check_range(codes: np.ndarray, size: int, name: str, size_name: str) -> None:
     lo, hi = int(codes.min()), int(codes.max())
     if lo < 0 or hi >= size:
@@ -396,9 +381,9 @@ def smoothed_mutual_information(a: Any, b: Any, *, size_a: int, size_b: int,
     bc = _check_codes(b, "b")
     if ac.shape != bc.shape:
         raise ValueError(f"a and b must have the same length; got {ac.size} and {bc.size}")
-    Ka = _check_size(size_a, "size_a")
-    Kb = _check_size(size_b, "size_b")
-    al = _check_alpha(alpha)
+    Ka = check_int(size_a, "size_a", low=1)
+    Kb = check_int(size_b, "size_b", low=1)
+    al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     _check_range(ac, Ka, "a", "size_a")
     _check_range(bc, Kb, "b", "size_b")
     return _smoothed_mi_codes(ac, bc, Ka, Kb, al)
@@ -459,9 +444,9 @@ def smoothed_conditional_mutual_information(a: Any, b: Any, c: Any, *, size_a: i
         raise ValueError(
             f"a, b and c must have the same length; got {ac.size}, {bc.size} and {cc.size}"
         )
-    Ka, Kb, Kc = (_check_size(size_a, "size_a"), _check_size(size_b, "size_b"),
-                  _check_size(size_c, "size_c"))
-    al = _check_alpha(alpha)
+    Ka, Kb, Kc = (check_int(size_a, "size_a", low=1), check_int(size_b, "size_b", low=1),
+                  check_int(size_c, "size_c", low=1))
+    al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     _check_range(ac, Ka, "a", "size_a")
     _check_range(bc, Kb, "b", "size_b")
     _check_range(cc, Kc, "c", "size_c")
@@ -758,7 +743,7 @@ def decomposition_terms(X: Any, y: Any, j: int, S: Iterable[int], *,
     DecompositionTerms
     """
     Xa, ya = check_X_y(X, y)
-    al = _check_alpha(alpha)
+    al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     jj, SS = _check_j_S(j, S, Xa.shape[1])
     yc = (ya.astype(np.int64) + 1) // 2
     dX = _digits(Xa[:, [jj, *SS]])

@@ -64,9 +64,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ensel._validation import check_k, check_X, check_X_y
+from ensel._validation import check_k, check_real, check_X, check_X_y
 from ensel.info import (
-    _check_alpha,
     _check_prob,
     _smoothed_entropy_bits,
     _smoothed_mi_codes,
@@ -415,7 +414,9 @@ class _InfoSelector(_BaseSelector):
         return ["k", "alpha"]
 
     def _path(self, Xa, ya, k):
-        P = _Prepared(Xa, ya, _check_alpha(self.alpha))
+        alpha = check_real(self.alpha, "alpha", low=0, low_open=True,
+                           what="the Laplace pseudo-count")
+        P = _Prepared(Xa, ya, alpha)
         return _greedy_path(P, k, type(self)._gain, self._need_errors)
 
 
@@ -738,7 +739,7 @@ def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
             f"exhaustive search over C({m}, {k}) = {n_sub} subsets exceeds "
             f"max_subsets={max_subsets}; raise max_subsets or use a greedy selector"
         )
-    al = _check_alpha(alpha)
+    al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     if (X_val is None) != (y_val is None):
         raise ValueError("pass both X_val and y_val, or neither")
     if isinstance(objective, str):

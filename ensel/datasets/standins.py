@@ -54,6 +54,7 @@ import pandas as pd
 from scipy.optimize import least_squares
 from scipy.special import ndtri
 
+from ensel._validation import check_int
 from ensel.datasets._paths import data_dir
 from ensel.datasets.paper_tables import load_paper_table
 
@@ -267,14 +268,6 @@ def _streams(name: str, seed: int) -> list[np.random.SeedSequence]:
     return np.random.SeedSequence([int(seed), _NAME_CODE[name]]).spawn(4)
 
 
-def _check_seed(seed: int) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed}")
-    return int(seed)
-
-
 def condition_accuracies(name: str, *, seed: int = 0) -> pd.DataFrame:
     """The target accuracy drawn for each (condition, model) (independent of ``n_items``).
 
@@ -285,7 +278,7 @@ def condition_accuracies(name: str, *, seed: int = 0) -> pd.DataFrame:
         accuracies ``~ N(mean_j, std_j)``, clipped to [0.5, 0.9999].
     """
     s = spec(name)
-    rng = np.random.default_rng(_streams(name, _check_seed(seed))[0])
+    rng = np.random.default_rng(_streams(name, check_int(seed, "seed", low=0))[0])
     draws = rng.standard_normal((len(CONDITIONS), len(s.models)))
     acc = np.clip(s.accuracy + s.accuracy_std * draws, *_ACC_CLIP)
     return pd.DataFrame(acc, index=pd.Index(CONDITIONS, name="condition"),
@@ -318,7 +311,7 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
         ``int8``; rows ordered by condition, item, model.
     """
     s = spec(name)
-    seed = _check_seed(seed)
+    seed = check_int(seed, "seed", low=0)
     n = s.n_items if n_items is None else n_items
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ValueError(f"n_items must be an integer >= 2; got {n_items!r}")
@@ -397,7 +390,7 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
         See :func:`generate`.
     """
     _check_name(name)
-    seed = _check_seed(seed)
+    seed = check_int(seed, "seed", low=0)
     if not cache:
         return generate(name, seed=seed, n_items=n_items)
     path = _cache_path(name, seed, n_items)
