@@ -12,6 +12,9 @@ In the equicorrelated case ``Sigma_ij = rho`` this is the one-factor model
 
 Error convention: an abstention (answer ``0``) counts as an error, ``E = 1`` -- the model
 did not give the right answer (see :func:`errors_from`).
+
+Why one module of this size: fitting, sampling, the tetrachoric solver and the paper's two
+diagnostics share the vectorised bivariate normal CDF and the threshold conventions.
 """
 
 from __future__ import annotations

@@ -21,6 +21,10 @@ well they describe real answers:
   :func:`subset_one_factor`, :func:`one_factor_curves`);
 
 Error convention as in :mod:`ensel.copula`: an abstention counts as an error.
+
+Why one module of this size: every check here starts from the same objects (the 0/1 error
+matrix of real answers, a fitted copula, a parametric-bootstrap reference drawn from it) and
+the modelling page reads them side by side; split, the pieces would pass those around.
 """
 
 from __future__ import annotations

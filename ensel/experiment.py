@@ -16,13 +16,16 @@ Design choices (documented here because the paper leaves them implicit):
   every selector shipped here (Top-k and Term 1 are rankings, mRMR and Greedy MI are greedy).
 * **Every combination is computed.** All selectors are evaluated under every aggregator.
   The paper reports MV and W-MV only for the three baselines and keeps Greedy MI under MAP in
-  those tables; :mod:`ensel.report` reproduces that layout from the full results.
+  those tables; :mod:`ensel.book.tables` reproduces that layout from the full results.
 * **Exhaustive search** (``exhaustive=True``) adds two selectors evaluated with MAP on the
   same splits: ``"exhaustive"`` is the subset with the smallest *held-out* MAP error at each
   ``k``, an **oracle lower bound** on what any selector could achieve on that split (it looks
   at the test part); ``"exhaustive_mi"`` is the subset with the largest smoothed training
   ``I(Y; X_S)``, a legitimate (non-oracle) selector. Both are computed for all ``2^m - 1``
   subsets at once by marginalising pattern-count tables down the subset lattice.
+
+Why one module of this size: the exhaustive subset scan (a lattice of count tables, about a
+third of the file) is evaluated on the same splits inside the one held-out loop.
 """
 
 from __future__ import annotations

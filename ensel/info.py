@@ -24,6 +24,9 @@ counterpart :func:`decomposition_terms` from samples).
 
 All information quantities are in bits unless a ``base`` says otherwise, and scalars are
 returned as plain Python floats.
+
+Why one module of this size: the smoothed estimators on counts and the exact quantities on
+probability tables sit side by side, so each estimator has its population counterpart here.
 """
 
 from __future__ import annotations

@@ -50,6 +50,10 @@ Conventions:
   patterns after each pick, so the count tables have at most ``min(n, 2^|S|)`` rows; the
   nominal alphabet size (``2^|S|``) is kept for the smoothing, whose empty cells are
   summed in closed form. ``benchmarks/bench_greedy_mi.py`` times it.
+
+Why one module of this size: every selector shares one counting engine (the pattern codes
+and smoothed entropies of ``_Prepared``), which is what makes Greedy MI fast; the selectors
+themselves are a few lines each.
 """
 
 from __future__ import annotations

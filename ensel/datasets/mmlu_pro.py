@@ -43,6 +43,9 @@ Which questions are kept
    misses about 1 700 questions, the Gemini files a few);
 4. questions with at least two options (a negative query needs a wrong option).
 The counts dropped at each step are in :attr:`MMLUProView.dropped` and in ``df.attrs``.
+
+Why one module of this size: reading the upstream files (zips, per-category JSON), the
+binary conversion and the cache belong to one source and change together.
 """
 
 from __future__ import annotations
