@@ -1,4 +1,4 @@
-"""Tests of ensel.report (tables, comparisons, claims) and a smoke test of ensel.figures."""
+"""Tests of ensel.book.tables and ensel.book.claims, and a smoke test of ensel.book.figures."""
 
 from __future__ import annotations
 
