@@ -28,6 +28,7 @@ __all__ = [
     "check_X_y",
     "check_k",
     "check_random_state",
+    "check_copula_parameters",
     "check_distribution",
     "check_errors",
     "check_int",
@@ -495,3 +496,24 @@ def check_errors(E: Any, *, name: str = "E", ndim: int | None = None,
             "indicators (use errors_from(X, y) to build them from answers)"
         )
     return raw.astype(np.int8, copy=False)
+
+
+def check_copula_parameters(tau: Any, Sigma: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian-copula thresholds ``tau`` (1-d, no NaN) and a matching correlation matrix
+    ``Sigma`` (square, finite, symmetric, unit diagonal), as float arrays."""
+    t = np.asarray(tau, dtype=float)
+    if t.ndim != 1 or t.size == 0:
+        raise ValueError(f"tau must be a non-empty 1-dimensional array; got shape {t.shape}")
+    if np.isnan(t).any():
+        raise ValueError(f"tau contains NaN at position {int(np.argmax(np.isnan(t)))}")
+    S = np.asarray(Sigma, dtype=float)
+    m = t.shape[0]
+    if S.shape != (m, m):
+        raise ValueError(f"Sigma must have shape ({m}, {m}) to match tau; got {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("Sigma contains non-finite values")
+    if not np.allclose(S, S.T, atol=1e-10):
+        raise ValueError("Sigma must be symmetric")
+    if not np.allclose(np.diag(S), 1.0, atol=1e-8):
+        raise ValueError("Sigma must be a correlation matrix with unit diagonal")
+    return t, S

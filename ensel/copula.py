@@ -27,6 +27,7 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from ensel._validation import (
+    check_copula_parameters,
     check_errors,
     check_int,
     check_probabilities,
@@ -36,6 +37,7 @@ from ensel._validation import (
 )
 
 __all__ = [
+    "average_correlation",
     "bivariate_normal_cdf",
     "bivariate_normal_pdf",
     "copula_diagnostics",
@@ -58,25 +60,6 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _check_tau_sigma(tau: Any, Sigma: Any) -> tuple[np.ndarray, np.ndarray]:
-    t = np.asarray(tau, dtype=float)
-    if t.ndim != 1 or t.size == 0:
-        raise ValueError(f"tau must be a non-empty 1-dimensional array; got shape {t.shape}")
-    if np.isnan(t).any():
-        raise ValueError(f"tau contains NaN at position {int(np.argmax(np.isnan(t)))}")
-    S = np.asarray(Sigma, dtype=float)
-    m = t.shape[0]
-    if S.shape != (m, m):
-        raise ValueError(f"Sigma must have shape ({m}, {m}) to match tau; got {S.shape}")
-    if not np.all(np.isfinite(S)):
-        raise ValueError("Sigma contains non-finite values")
-    if not np.allclose(S, S.T, atol=1e-10):
-        raise ValueError("Sigma must be symmetric")
-    if not np.allclose(np.diag(S), 1.0, atol=1e-8):
-        raise ValueError("Sigma must be a correlation matrix with unit diagonal")
-    return t, S
 
 
 def _labels(rng: np.random.Generator, n: int, balanced: bool) -> np.ndarray:
@@ -131,7 +114,7 @@ def sample_errors(tau: Any, Sigma: Any, n: int, *,
     -------
     numpy.ndarray of shape (n, m), dtype int8
     """
-    t, S = _check_tau_sigma(tau, Sigma)
+    t, S = check_copula_parameters(tau, Sigma)
     n = check_int(n, "n", low=1)
     rng = check_random_state(random_state)
     # symmetric square root via eigh: works for PSD matrices with zero eigenvalues too
@@ -165,7 +148,7 @@ def sample(tau: Any, Sigma: Any, n: int, *, random_state: int | np.random.Genera
     y : numpy.ndarray of shape (n,), dtype int8
     E : numpy.ndarray of shape (n, m), dtype int8
     """
-    t, S = _check_tau_sigma(tau, Sigma)
+    t, S = check_copula_parameters(tau, Sigma)
     n = check_int(n, "n", low=1)
     rng = check_random_state(random_state)
     y = _labels(rng, n, balanced)
@@ -711,7 +694,7 @@ def model_pairwise_joint_errors(tau: Any, Sigma: Any) -> np.ndarray:
 
     Same order as :func:`pairwise_joint_errors`.
     """
-    t, S = _check_tau_sigma(tau, Sigma)
+    t, S = check_copula_parameters(tau, Sigma)
     iu, ju = np.triu_indices(t.shape[0], 1)
     return np.asarray(bivariate_normal_cdf(t[iu], t[ju], np.clip(S[iu, ju], -1.0, 1.0)),
                       dtype=float).reshape(-1)
@@ -808,3 +791,38 @@ def copula_diagnostics(E: Any, *, n_samples: int | None = None,
     })
     return CopulaDiagnostics(pairs=pairs, simultaneous=simultaneous, copula=cop,
                              n_samples=n_samples)
+
+
+def average_correlation(Sigma: Any, *, per_model: bool = False) -> Any:
+    """Average off-diagonal correlation: the paper's ``rho-bar`` (or each model's average).
+
+    Parameters
+    ----------
+    Sigma : array-like of shape (m, m)
+        A correlation matrix.
+    per_model : bool, default=False
+        Return each model's average correlation with the others (the paper's per-model
+        column) instead of the mean over all pairs.
+
+    Returns
+    -------
+    float, or numpy.ndarray of shape (m,)
+        ``nan`` when there is only one model.
+
+    Examples
+    --------
+    >>> round(average_correlation([[1, 0.2, 0.4], [0.2, 1, 0.6], [0.4, 0.6, 1]]), 6)
+    0.4
+    >>> average_correlation([[1, 0.2, 0.4], [0.2, 1, 0.6], [0.4, 0.6, 1]], per_model=True)
+    array([0.3, 0.4, 0.5])
+    """
+    S = np.asarray(Sigma, dtype=float)
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise ValueError(f"Sigma must be a square matrix; got shape {S.shape}")
+    m = S.shape[0]
+    if m < 2:
+        return np.full(m, np.nan) if per_model else float("nan")
+    off = S.sum(axis=1) - np.diag(S)
+    if per_model:
+        return off / (m - 1)
+    return float(off.sum() / (m * (m - 1)))

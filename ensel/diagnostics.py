@@ -49,6 +49,7 @@ from ensel._validation import (
 from ensel.aggregate import MajorityVote, MAPAggregator
 from ensel.copula import (
     GaussianCopula,
+    average_correlation,
     pairwise_joint_errors,
     simultaneous_error_distribution,
 )
@@ -827,7 +828,7 @@ def one_factor_summary(error_rates: Any, Sigma: Any) -> OneFactorSummary:
         raise ValueError(f"Sigma must be ({m}, {m}) with m >= 2 to match error_rates; "
                          f"got {S.shape}")
     acc = float(1.0 - rates.mean())
-    rho = float(S[np.triu_indices(m, 1)].mean())
+    rho = float(average_correlation(S))
     floor = _theory.saturation_floor(acc, max(rho, 0.0)) if acc > 0.5 else float("nan")
     return OneFactorSummary(accuracy=acc, rho=rho, floor=float(floor))
 
@@ -853,7 +854,7 @@ def subset_one_factor(error_rates: Any, Sigma: Any, order: Sequence[int]) -> pd.
     for k in range(1, len(order) + 1):
         cols = order[:k]
         sub = S[np.ix_(cols, cols)]
-        rho = float(sub[np.triu_indices(k, 1)].mean()) if k > 1 else float("nan")
+        rho = float(average_correlation(sub))
         rows.append({"k": k, "accuracy": float(1.0 - rates[cols].mean()), "rho": rho})
     return pd.DataFrame(rows)
 

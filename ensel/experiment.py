@@ -58,6 +58,8 @@ __all__ = [
     "EXHAUSTIVE_SELECTORS",
     "RESULT_COLUMNS",
     "evaluate",
+    "prepare_table",
+    "condition_arrays",
     "heldout_errors",
     "split_indices",
     "exhaustive_errors",
@@ -140,7 +142,7 @@ def _mv_seed(seed: int, condition: Any, split: int) -> int:
     return int(ss.generate_state(1, dtype=np.uint32)[0])
 
 
-def _prepare(df: pd.DataFrame) -> tuple[pd.DataFrame, list[Any]]:
+def prepare_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[Any]]:
     """Validate the tidy table once; return it with its conditions (order of appearance)."""
     from ensel.data import conditions, validate_responses
 
@@ -150,8 +152,10 @@ def _prepare(df: pd.DataFrame) -> tuple[pd.DataFrame, list[Any]]:
     return df, list(conditions(df))
 
 
-def _wide(df: pd.DataFrame, condition: Any) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
-    """(X int8, y int8, model names, item ids) of one condition of a validated table."""
+def condition_arrays(df: pd.DataFrame, condition: Any
+                     ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    """``(X, y, model names, item ids)`` of one condition of a table checked by
+    :func:`prepare_table` (``X`` and ``y`` as ``int8``)."""
     from ensel.data import to_wide
 
     Xw, yw = to_wide(df, condition, validate=False)
@@ -540,10 +544,10 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
     288
     """
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
-    df, conds = _prepare(df)
+    df, conds = prepare_table(df)
     parts = []
     for condition in conds:
-        X, y, names, _ = _wide(df, condition)
+        X, y, names, _ = condition_arrays(df, condition)
         part = heldout_errors(X, y, ks=_check_ks(ks_in, X.shape[1], condition),
                               n_splits=n_splits,
                               test_fraction=test_fraction, seed=seed, condition=condition,
@@ -703,10 +707,10 @@ def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],
         model by accuracy, 1 = best).
     """
     selectors = check_options(selectors, "selectors", list(PAPER_SELECTORS))
-    df, conds = _prepare(df)
+    df, conds = prepare_table(df)
     if condition not in conds:
         raise ValueError(f"condition {condition!r} not in the table; available: {conds}")
-    X, y, names, _ = _wide(df, condition)
+    X, y, names, _ = condition_arrays(df, condition)
     if split is not None:
         tr, _ = split_indices(len(y), condition=condition, split=int(split), seed=seed,
                               test_fraction=test_fraction)
@@ -760,12 +764,12 @@ def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
     """
     from ensel.aggregate import MAPAggregator
 
-    df, conds = _prepare(df)
+    df, conds = prepare_table(df)
     if condition is None:
         condition = conds[0]
     if condition not in conds:
         raise ValueError(f"condition {condition!r} not in the table; available: {conds}")
-    X, y, names, items = _wide(df, condition)
+    X, y, names, items = condition_arrays(df, condition)
     k = check_k(k, X.shape[1])
     tr, te = split_indices(len(y), condition=condition, split=split, seed=seed,
                            test_fraction=test_fraction)

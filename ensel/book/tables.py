@@ -247,22 +247,22 @@ class PoolStatistics:
     @property
     def avg_rho(self) -> float:
         """Mean off-diagonal entry of :attr:`mean_sigma` (the paper's ``rho-bar``)."""
-        S = self.mean_sigma
-        m = S.shape[0]
-        return float((S.sum() - np.trace(S)) / (m * (m - 1))) if m > 1 else float("nan")
+        from ensel.copula import average_correlation
+
+        return float(average_correlation(self.mean_sigma))
 
 
 def pool_statistics(df: pd.DataFrame) -> PoolStatistics:
     """Accuracies and Gaussian-copula fits (:func:`ensel.copula.fit_gaussian_copula`) on all
     items of every condition of a tidy table."""
     from ensel.copula import errors_from, fit_gaussian_copula
-    from ensel.experiment import _prepare, _wide
+    from ensel.experiment import condition_arrays, prepare_table
 
-    df, conds = _prepare(df)
+    df, conds = prepare_table(df)
     models: list[str] | None = None
     accs, taus, sigmas = [], [], []
     for c in conds:
-        X, y, names, _ = _wide(df, c)
+        X, y, names, _ = condition_arrays(df, c)
         if models is None:
             models = names
         order = [names.index(m) for m in models] if set(names) == set(models) else None

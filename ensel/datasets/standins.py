@@ -55,6 +55,7 @@ from scipy.optimize import least_squares
 from scipy.special import ndtri
 
 from ensel._validation import check_int
+from ensel.copula import average_correlation
 from ensel.datasets._paths import data_dir
 from ensel.datasets.paper_tables import load_paper_table
 
@@ -136,11 +137,6 @@ class StandinSpec:
     tolerance: float
 
 
-def _avg_rho(S: np.ndarray) -> np.ndarray:
-    m = S.shape[0]
-    return (S.sum(axis=1) - np.diag(S)) / (m - 1)
-
-
 def _build_sigma(a: np.ndarray, g2: float, same: np.ndarray) -> np.ndarray:
     S = np.outer(a, a) + g2 * same
     np.fill_diagonal(S, 1.0)
@@ -152,9 +148,12 @@ def _fit_loadings(target: np.ndarray, same: np.ndarray, g2: float) -> tuple[np.n
     member = same.any(axis=1)
     cap = np.sqrt(np.maximum(1.0 - _MIN_IDIOSYNCRATIC - g2 * member, 0.0))
     x0 = np.minimum(np.sqrt(np.clip(target, 0.0, 1.0)), cap) * 0.999
-    res = least_squares(lambda a: _avg_rho(_build_sigma(a, g2, same)) - target, x0,
-                        bounds=(np.zeros_like(cap), cap + 1e-15), xtol=1e-14, ftol=1e-14,
-                        gtol=1e-14)
+
+    def residual(a: np.ndarray) -> np.ndarray:
+        return average_correlation(_build_sigma(a, g2, same), per_model=True) - target
+
+    res = least_squares(residual, x0, bounds=(np.zeros_like(cap), cap + 1e-15), xtol=1e-14,
+                        ftol=1e-14, gtol=1e-14)
     return res.x, float(np.max(np.abs(res.fun)))
 
 
@@ -244,7 +243,7 @@ def fit_residuals(name: str) -> pd.DataFrame:
     """
     s = spec(name)
     S = np.asarray(s.Sigma)
-    fitted = _avg_rho(S)
+    fitted = average_correlation(S, per_model=True)
     fam = np.asarray(s.families)
     offdiag = ~np.eye(len(fam), dtype=bool)
     same = (fam[:, None] == fam[None, :]) & offdiag

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 from scipy.stats import multivariate_normal
 
-from ensel._validation import check_random_state
+from ensel._validation import check_copula_parameters, check_random_state
 from ensel.info import (
     mutual_information_table,
 )
@@ -221,9 +221,8 @@ def error_pattern_law(tau: Any, Sigma: Any, *, abseps: float = 1e-7,
     -------
     numpy.ndarray of shape (2,) * k
     """
-    from ensel.copula import _check_tau_sigma
 
-    t, S = _check_tau_sigma(tau, Sigma)
+    t, S = check_copula_parameters(tau, Sigma)
     k = t.size
     if k > 12:
         raise ValueError(f"error_pattern_law enumerates 2^k patterns; k={k} > 12 is too large")
