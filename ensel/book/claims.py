@@ -6,12 +6,16 @@
   :func:`claims_markdown` render them. Nothing is typed in: every number shown comes from a
   table or a results file.
 * :func:`grade` -- the explicit thresholds of a graded verdict (modelling checks).
+* :class:`PageChecks` -- a page's numerical checks as data (statement, paper reference,
+  computed value, bound, holds?), rendered out of sight as "Checks on this page: N, all
+  passed"; a failing check raises :class:`CheckFailed`, which fails the build.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +24,9 @@ from ensel.book.tables import LABELS, column_label, format_number, paper_summary
 from ensel.experiment import selected_models
 
 __all__ = [
+    "CheckFailed",
+    "PageCheck",
+    "PageChecks",
     "VERDICT_MARKS",
     "NO_PAPER_TABLE",
     "verdict_table",
@@ -514,3 +521,143 @@ def grade(value: float, holds: float, partly: float) -> str:
     if v <= partly:
         return "partly"
     return "does not hold"
+
+
+# ----------------------------------------------------------------------------- page checks
+class CheckFailed(AssertionError):
+    """At least one check of a page does not hold (the build fails on it)."""
+
+
+@dataclass(frozen=True)
+class PageCheck:
+    """One numerical check of a page.
+
+    Attributes
+    ----------
+    statement : str
+        What is checked, in words ("P_e(1) = 1 - alpha for every curve").
+    reference : str
+        Where the paper states it ("Thm 4.3", "Eq. (9)"); ``""`` for a check of the book's own.
+    value : str
+        The computed value, formatted.
+    bound : str
+        The criterion the value meets ("< 1e-9", "> 0", "= the Top-k set").
+    holds : bool
+    """
+
+    statement: str
+    reference: str
+    value: str
+    bound: str
+    holds: bool
+
+
+def _fmt_value(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if v == 0 or 1e-3 <= abs(v) < 1e5:
+            return f"{v:.4g}"
+        return f"{v:.2e}"
+    return str(value)
+
+
+class PageChecks:
+    """The checks of one page, collected as data and rendered as one compact table.
+
+    A page creates one collector in a hidden cell, adds each check right after the
+    computation it is about (in cells whose input is removed), and ends with
+    :meth:`report`, which displays "Checks on this page: N, all passed" with the table
+    folded beneath, and raises :class:`CheckFailed` naming every failing check.
+
+    Examples
+    --------
+    >>> checks = PageChecks("demo")
+    >>> checks.close("P_e(1) equals 1 - alpha", 0.3000000001, 0.3, tol=1e-9, ref="Thm 4.3")
+    True
+    >>> checks.at_most("gap to the floor", 0.002, 0.01)
+    True
+    >>> checks.summary()
+    'Checks on this page: 2, all passed.'
+    """
+
+    def __init__(self, page: str) -> None:
+        self.page = page
+        self.checks: list[PageCheck] = []
+
+    def __len__(self) -> int:
+        return len(self.checks)
+
+    def add(self, statement: str, holds: Any, *, value: Any = "", bound: str = "",
+            ref: str = "") -> bool:
+        """Record a check whose outcome the page computed itself; return ``holds``."""
+        ok = bool(holds)
+        self.checks.append(PageCheck(statement, ref, _fmt_value(value), bound, ok))
+        return ok
+
+    def close(self, statement: str, value: Any, target: Any, *, tol: float,
+              ref: str = "") -> bool:
+        """``max |value - target| <= tol`` (elementwise for arrays; the worst is shown)."""
+        diff = float(np.max(np.abs(np.asarray(value, dtype=float)
+                                   - np.asarray(target, dtype=float))))
+        return self.add(statement, diff <= tol, value=f"|Δ| = {_fmt_value(diff)}",
+                        bound=f"≤ {tol:g}", ref=ref)
+
+    def at_most(self, statement: str, value: Any, limit: float, *, ref: str = "") -> bool:
+        """``max(value) <= limit``."""
+        v = float(np.max(np.asarray(value, dtype=float)))
+        return self.add(statement, v <= limit, value=v, bound=f"≤ {limit:g}", ref=ref)
+
+    def at_least(self, statement: str, value: Any, limit: float, *, ref: str = "") -> bool:
+        """``min(value) >= limit``."""
+        v = float(np.min(np.asarray(value, dtype=float)))
+        return self.add(statement, v >= limit, value=v, bound=f"≥ {limit:g}", ref=ref)
+
+    def equal(self, statement: str, value: Any, expected: Any, *, ref: str = "") -> bool:
+        """``value == expected`` (lists, tuples, strings, integers)."""
+        return self.add(statement, value == expected, value=value, bound=f"= {expected}",
+                        ref=ref)
+
+    def table(self) -> pd.DataFrame:
+        """The checks as a table (one row each)."""
+        return pd.DataFrame(
+            [("✓" if c.holds else "✗", c.statement, c.reference, c.value, c.bound)
+             for c in self.checks],
+            columns=["", "check", "paper", "value", "criterion"])
+
+    def failures(self) -> list[PageCheck]:
+        return [c for c in self.checks if not c.holds]
+
+    def summary(self) -> str:
+        """One sentence: how many checks and whether all passed."""
+        bad = self.failures()
+        if not self.checks:
+            return "No checks on this page."
+        if not bad:
+            return f"Checks on this page: {len(self.checks)}, all passed."
+        return f"Checks on this page: {len(self.checks)}, {len(bad)} FAILED."
+
+    def html(self) -> str:
+        """The summary with the table folded beneath it (a ``<details>`` element)."""
+        rows = self.table().to_html(index=False, escape=True, border=0,
+                                    classes="ensel-checks")
+        return (f'<details class="ensel-checks"><summary>{self.summary()}</summary>'
+                f"{rows}</details>")
+
+    def report(self) -> None:
+        """Display the summary and table; raise :class:`CheckFailed` if a check failed."""
+        try:
+            from IPython.display import HTML, display
+        except ImportError:  # outside a notebook
+            print(self.summary())
+        else:
+            display(HTML(self.html()))
+        bad = self.failures()
+        if bad:
+            lines = "\n".join(f"  ✗ {c.statement} ({c.reference or 'book'}): {c.value}, "
+                              f"expected {c.bound}" for c in bad)
+            raise CheckFailed(f"{self.page}: {len(bad)} of {len(self.checks)} checks failed:"
+                              f"\n{lines}")
