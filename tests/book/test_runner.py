@@ -144,7 +144,8 @@ def test_a_failing_check_names_the_notebook_and_cell(tmp_path: Path) -> None:
     (run,) = load_runs(root / "notebooks" / "runs.yml")
     with pytest.raises(NotebookRunError, match=r"notebook 'page'.*cell 2: AssertionError: x is"):
         execute_run(run, out_dir=tmp_path / "out", root=root)
-    assert (tmp_path / "out" / "page.ipynb").is_file()  # kept for inspection
+    assert (tmp_path / "out" / "_failed" / "page.ipynb").is_file()  # kept for inspection
+    assert not (tmp_path / "out" / "page.ipynb").exists()  # never where the book reads it
 
 
 @pytest.mark.notebooks
@@ -195,3 +196,72 @@ def test_report_alone_without_experiments_fails_early(tmp_path: Path, capsys) ->
     assert code == 2
     err = capsys.readouterr().err
     assert "needs the runs experiments-medmcqa" in err and "make run NB=experiments" in err
+
+
+def _mini_book(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    nb = root / "notebooks"
+    nb.mkdir(parents=True)
+    (nb / "a.py").write_text("# # A\n\n# %% tags=['parameters']\nx = 1\n\n# %%\nprint(x)\n")
+    (nb / "b.py").write_text("# # B\n\n# %%\nprint('b')\n")
+    (nb / "report.py").write_text("# # Report\n\n# %%\nprint('report')\n")
+    (nb / "runs.yml").write_text(
+        "notebooks:\n  - notebook: report\n    needs: [a]\n  - notebook: a\n"
+        "    runs: [{output: a, parameters: {x: 3}}]\n  - notebook: b\n")
+    return root
+
+
+def _status(out: str) -> dict[str, str]:
+    found = {}
+    for line in out.splitlines():
+        if line.startswith("["):
+            status, rest = line[1:].split("]", 1)
+            found[rest.split()[0]] = status.strip()
+    return found
+
+
+@pytest.mark.notebooks
+def test_incremental_parallel_build(tmp_path: Path, monkeypatch, capsys) -> None:
+    from ensel.book.runner import main as runner_main
+
+    root = _mini_book(tmp_path)
+    out = tmp_path / "out"
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(root))
+    assert runner_main(["all", "--out-dir", str(out), "--jobs", "2"]) == 0
+    assert _status(capsys.readouterr().out) == {"a": "ok", "b": "ok", "report": "ok"}
+    pages = {p.name: p.read_bytes() for p in out.glob("*.ipynb")}
+    assert runner_main(["all", "--out-dir", str(out), "--jobs", "2"]) == 0
+    assert _status(capsys.readouterr().out) == {"a": "cached", "b": "cached",
+                                                "report": "cached"}
+    assert {p.name: p.read_bytes() for p in out.glob("*.ipynb")} == pages
+    # editing one notebook re-executes it and what needs it, nothing else
+    (root / "notebooks" / "a.py").write_text(
+        "# # A\n\n# %% tags=['parameters']\nx = 2\n\n# %%\nprint(x)\n")
+    assert runner_main(["all", "--out-dir", str(out), "--jobs", "2"]) == 0
+    assert _status(capsys.readouterr().out) == {"a": "ok", "b": "cached", "report": "ok"}
+    assert runner_main(["all", "--out-dir", str(out), "--force", "--jobs", "1"]) == 0
+    assert set(_status(capsys.readouterr().out).values()) == {"ok"}
+    # the page carries the injected parameters folded, and download links
+    nb = nbformat.read(out / "a.ipynb", as_version=4)
+    assert any("hide-cell" in c.metadata.get("tags", []) for c in nb.cells
+               if "injected-parameters" in c.metadata.get("tags", []))
+    assert "{download}`jupytext source <_sources/a.py>`" in nb.cells[-1].source
+    assert (out / "_sources" / "a.py").is_file()
+
+
+@pytest.mark.notebooks
+def test_a_failed_run_never_replaces_the_good_page(tmp_path: Path, monkeypatch,
+                                                    capsys) -> None:
+    from ensel.book.runner import main as runner_main
+
+    root = _mini_book(tmp_path)
+    out = tmp_path / "out"
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(root))
+    assert runner_main(["run", "b", "--out-dir", str(out)]) == 0
+    good = (out / "b.ipynb").read_bytes()
+    (root / "notebooks" / "b.py").write_text("# # B\n\n# %%\nraise RuntimeError('broken')\n")
+    assert runner_main(["run", "b", "--out-dir", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: broken" in err and "last good page is unchanged" in err
+    assert (out / "b.ipynb").read_bytes() == good
+    assert (out / "_failed" / "b.ipynb").is_file()
