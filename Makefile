@@ -59,7 +59,7 @@ test: $(STAMP)
 run: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make run NB=<notebook> [OUTPUT=..] [DATASET=..] [PARAMS='k=v ...']"; exit 2; }
 	$(BIN)/python -m ensel.book.runner run $(NB) $(if $(OUTPUT),--output $(OUTPUT)) $(if $(FORCE),--force) \
-	  $(if $(DATASET),-p dataset=$(DATASET)) $(foreach p,$(PARAMS),-p $(p))
+	  $(if $(DATASET),-p "dataset=$(DATASET)") $(foreach p,$(PARAMS),-p "$(p)")
 
 lint: $(STAMP)
 	$(BIN)/ruff check ensel tests benchmarks notebooks book/_ext

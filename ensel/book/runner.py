@@ -54,7 +54,10 @@ __all__ = [
     "NotebookRunError",
     "execute_run",
     "find_runs",
+    "adhoc_run",
+    "check_parameter_names",
     "load_runs",
+    "notebook_parameters",
     "run_key",
     "missing_inputs",
     "main",
@@ -283,6 +286,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         _set_title(nb, run.title)
     params = run.effective_parameters(test=test)
     params.update(extra_parameters or {})
+    check_parameter_names(run, params, root)
     target = out_dir / f"{run.output}.ipynb"
     staging = out_dir / ".staging" / f"{run.output}.ipynb"
     failed = out_dir / "_failed" / f"{run.output}.ipynb"
@@ -455,14 +459,69 @@ def _parse_params(pairs: Iterable[str]) -> dict[str, Any]:
     return params
 
 
-def _adhoc_run(base: NotebookRun, overrides: dict[str, Any]) -> NotebookRun:
+def notebook_parameters(source: Path) -> dict[str, str]:
+    """The parameters a notebook declares: name -> default (source text) of every assignment
+    in its cell tagged ``parameters``."""
+    import ast
+
+    import jupytext
+
+    nb = jupytext.read(source)
+    found: dict[str, str] = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            tree = ast.parse(cell.source)
+            for node in tree.body:
+                targets = (node.targets if isinstance(node, ast.Assign)
+                           else [node.target] if isinstance(node, ast.AnnAssign) else [])
+                for t in targets:
+                    if isinstance(t, ast.Name) and node.value is not None:
+                        found[t.id] = ast.get_source_segment(cell.source, node.value) or ""
+    return found
+
+
+def check_parameter_names(run: NotebookRun, params: dict[str, Any], root: Path) -> None:
+    """Raise :class:`NotebookRunError` at once for a parameter the notebook does not declare
+    (papermill would only print a warning and run on the defaults)."""
+    if not params:
+        return
+    declared = notebook_parameters(root / "notebooks" / f"{run.notebook}.py")
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        listing = ", ".join(f"{k}={v}" for k, v in declared.items()) or "none"
+        raise NotebookRunError(
+            f"notebook {run.notebook!r} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters (with defaults) are: {listing}")
+
+
+def _resolve_paths(params: dict[str, Any]) -> dict[str, Any]:
+    """A parameter value naming an existing file relative to the caller's folder becomes an
+    absolute path (the kernel runs in the repository root)."""
+    out = {}
+    for k, v in params.items():
+        if isinstance(v, str) and v and not os.path.isabs(v) and Path(v).expanduser().exists():
+            v = str(Path(v).expanduser().resolve())
+        out[k] = v
+    return out
+
+
+def adhoc_run(base: NotebookRun, overrides: dict[str, Any],
+              runs: Sequence[NotebookRun]) -> tuple[NotebookRun, bool]:
+    """The run for ``base`` with parameters overridden: the listed run of ``runs.yml`` with
+    exactly those parameters (``(run, False)``), else a new ad-hoc run with a unique name
+    (``(run, True)``) that must not be written where the book reads its pages."""
+    params = {**base.parameters, **overrides}
+    for r in runs:
+        if r.notebook == base.notebook and r.parameters == params:
+            return r, False
     slug = "-".join(
         re.sub(r"[^A-Za-z0-9_.]+", "_", Path(str(v)).stem if "/" in str(v) else str(v))
         for v in overrides.values()
-    )
-    params = {**base.parameters, **overrides}
-    return NotebookRun(base.notebook, f"{base.notebook}-{slug}", params, base.test_parameters,
-                       None)
+    )[:60]
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode())
+    name = f"{base.notebook}-{slug}-{digest.hexdigest()[:8]}"
+    return NotebookRun(base.notebook, name, params, base.test_parameters, None,
+                       base.needs, base.produces), True
 
 
 def _execute_in_worker(run: NotebookRun, out_dir: str, test: bool, extra: dict[str, Any],
@@ -629,6 +688,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for r in runs:
             print(f"{r.notebook:<24} {r.output:<32} {r.parameters}  test: {r.test_parameters}")
         return 0
+    explicit_out_dir = args.out_dir is not None
     if args.out_dir is None:
         args.out_dir = str(repo_root() / "book" / "_generated")
     if args.cmd == "run":
@@ -637,9 +697,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        if args.param and args.output is None:
-            # an ad-hoc parameter set: one run, named after its parameters
-            chosen = [_adhoc_run(chosen[0], _parse_params(args.param))]
+        if args.param:
+            overrides = _resolve_paths(_parse_params(args.param))
+            try:
+                check_parameter_names(chosen[0], overrides, repo_root())
+            except NotebookRunError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+            run, is_adhoc = adhoc_run(chosen[0], overrides, runs)
+            args.param = []
+            chosen = [run]
+            if is_adhoc and not explicit_out_dir:
+                args.out_dir = str(repo_root() / "_build" / "adhoc")
+                print(f"ad-hoc run (parameters not listed in notebooks/runs.yml): writing "
+                      f"{Path(args.out_dir) / (run.output + '.ipynb')}; the book's pages and "
+                      "results are not touched", flush=True)
         return _execute_all(chosen, args, runs)
     return _execute_all(runs, args, runs)
 

@@ -10,9 +10,9 @@ import yaml
 
 from ensel.book.runner import (
     NotebookRun,
-    _adhoc_run,
     _strip_volatile,
     _warnings_in,
+    adhoc_run,
     find_runs,
     load_runs,
 )
@@ -90,9 +90,34 @@ def test_find_runs_names_the_known_notebooks(tmp_path: Path) -> None:
 
 def test_adhoc_run_is_named_after_its_parameters() -> None:
     base = NotebookRun("experiments", "experiments-medmcqa", {"dataset": "medmcqa", "seed": 0})
-    run = _adhoc_run(base, {"dataset": "/home/me/answers.parquet"})
-    assert run.output == "experiments-answers"
+    imdb = NotebookRun("experiments", "experiments-imdb", {"dataset": "imdb", "seed": 0})
+    run, adhoc = adhoc_run(base, {"dataset": "/home/me/answers.parquet"}, [base, imdb])
+    assert adhoc and run.output.startswith("experiments-answers-")
     assert run.parameters == {"dataset": "/home/me/answers.parquet", "seed": 0}
+    # same stem, other container or other values: other names
+    csv, _ = adhoc_run(base, {"dataset": "/home/me/answers.csv"}, [base])
+    one, _ = adhoc_run(base, {"seed": 1}, [base])
+    abc, _ = adhoc_run(base, {"seed": "1"}, [base])
+    assert len({run.output, csv.output, one.output, abc.output}) == 4
+    # parameters of a listed run: that run (the book's page), not an ad-hoc one
+    assert adhoc_run(base, {"dataset": "imdb"}, [base, imdb]) == (imdb, False)
+
+
+def test_unknown_parameter_fails_at_once_listing_the_parameters(tmp_path: Path, capsys,
+                                                                monkeypatch) -> None:
+    from ensel.book.runner import main as runner_main
+
+    root = tmp_path / "repo"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "page.py").write_text(
+        "# # Page\n\n# %% tags=['parameters']\nn_items = 100  # size\nseed = 0\n\n"
+        "# %%\nraise SystemExit('must not run')\n")
+    (root / "notebooks" / "runs.yml").write_text("notebooks:\n  - notebook: page\n")
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(root))
+    assert runner_main(["run", "page", "-p", "k=abc", "--out-dir", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "no parameter 'k'" in err and "n_items=100, seed=0" in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_strip_volatile_and_warning_scan() -> None:
@@ -265,3 +290,19 @@ def test_a_failed_run_never_replaces_the_good_page(tmp_path: Path, monkeypatch,
     assert "RuntimeError: broken" in err and "last good page is unchanged" in err
     assert (out / "b.ipynb").read_bytes() == good
     assert (out / "_failed" / "b.ipynb").is_file()
+
+
+@pytest.mark.notebooks
+def test_an_adhoc_run_leaves_the_book_untouched(tmp_path: Path, monkeypatch, capsys) -> None:
+    from ensel.book.runner import main as runner_main
+
+    root = _mini_book(tmp_path)
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(root))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my answers.csv").write_text("x\n")
+    assert runner_main(["run", "a", "-p", "x=my answers.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "ad-hoc run" in out
+    (page,) = (root / "_build" / "adhoc").glob("a-my_answers-*.ipynb")
+    assert str(tmp_path / "my answers.csv") in page.read_text()  # resolved from the caller
+    assert not (root / "book" / "_generated").exists()
