@@ -306,3 +306,34 @@ def test_an_adhoc_run_leaves_the_book_untouched(tmp_path: Path, monkeypatch, cap
     (page,) = (root / "_build" / "adhoc").glob("a-my_answers-*.ipynb")
     assert str(tmp_path / "my answers.csv") in page.read_text()  # resolved from the caller
     assert not (root / "book" / "_generated").exists()
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
+def test_an_interrupted_run_leaves_the_previous_page(tmp_path: Path, sig: str) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = _mini_book(tmp_path)
+    out = tmp_path / "out"
+    env = {**os.environ, "ENSEL_REPO_ROOT": str(root)}
+    cmd = [sys.executable, "-m", "ensel.book.runner", "run", "b", "--out-dir", str(out)]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    good = (out / "b.ipynb").read_bytes()
+    (root / "notebooks" / "b.py").write_text(
+        "# # B\n\n# %%\nprint('started', flush=True)\n\n# %%\nimport time\ntime.sleep(60)\n")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    staged = out / ".staging" / "b.ipynb"
+    while time.monotonic() < deadline and not (staged.is_file()
+                                               and "started" in staged.read_text()):
+        time.sleep(0.2)
+    assert staged.is_file(), "the run did not start in time"
+    os.killpg(proc.pid, getattr(signal, sig))
+    proc.wait(timeout=60)
+    assert proc.returncode != 0
+    assert (out / "b.ipynb").read_bytes() == good
