@@ -38,13 +38,15 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 # Incremental: a run re-executes only when its inputs changed (FORCE=1 re-executes all);
 # independent runs execute in parallel (JOBS=n, default: up to 2).
 notebooks: $(STAMP)
-	@$(BIN)/python -m ensel.datasets fetch mmlu_pro > /dev/null 2>&1 \
-	  && echo "MMLU-Pro data: available (mirror or cache, SHA-256 verified)" \
+	@{ $(BIN)/python -c "from ensel.datasets import mmlu_pro; raise SystemExit(not mmlu_pro.is_available())" \
+	  || $(BIN)/python -m ensel.datasets fetch mmlu_pro; } > /dev/null 2>&1 \
+	  && echo "MMLU-Pro data: available (mirror or cache; each file SHA-256 checked when read)" \
 	  || echo "MMLU-Pro data: not available (no network, no mirror); its pages explain how to get it"
 	$(BIN)/python -m ensel.book.runner all $(if $(FORCE),--force) $(if $(JOBS),--jobs $(JOBS))
 
+# Sphinx rebuilds only the pages whose executed notebook changed (FORCE=1: from scratch).
 html: $(STAMP)
-	rm -rf _build/html _build/.doctrees
+	$(if $(FORCE),rm -rf _build/html _build/.doctrees)
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	$(BIN)/python -m ensel.book.bookcheck _build/html
 	@echo "Book: $(CURDIR)/_build/html/index.html"
