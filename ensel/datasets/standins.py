@@ -352,9 +352,15 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
     })
 
 
-def _cache_path(name: str, seed: int, n_items: int | None) -> Path:
+@cache
+def _pool_sha256(name: str) -> str:
+    """SHA-256 of the stand-in's pool table as shipped (read once per process)."""
     pool = load_paper_table("model_pools", dataset=name)
-    digest = hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()[:10]
+    return hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()
+
+
+def _cache_path(name: str, seed: int, n_items: int | None) -> Path:
+    digest = _pool_sha256(name)[:10]
     n = "paper" if n_items is None else str(int(n_items))
     fname = f"{name}_seed{seed}_n{n}_v{GENERATOR_VERSION}_{digest}.parquet"
     return data_dir("standins") / fname
@@ -413,8 +419,7 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
 
 def _derivation(name: str, seed: int, n_items: int | None) -> dict:
     """What a cached stand-in is derived from (checked before the cache is used)."""
-    pool = load_paper_table("model_pools", dataset=name)
     return {"kind": "stand-in", "name": name, "seed": int(seed),
             "n_items": None if n_items is None else int(n_items),
             "generator": GENERATOR_VERSION, "code": _integrity.code_version(),
-            "pool_table_sha256": hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()}
+            "pool_table_sha256": _pool_sha256(name)}
