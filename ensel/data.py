@@ -326,6 +326,11 @@ def read_responses(path: str | Path, *, validate: bool = True) -> pd.DataFrame:
         table that fails validation.
     """
     p = Path(path).expanduser()
+    if p.is_dir():
+        raise IsADirectoryError(
+            f"responses path {str(path)!r} is a directory, not a file; give the path of a "
+            ".csv, .csv.gz, .parquet or .pq file inside it"
+        )
     name = p.name.lower()
     if name.endswith((".csv", ".csv.gz")):
         kind = "csv"
@@ -335,11 +340,6 @@ def read_responses(path: str | Path, *, validate: bool = True) -> pd.DataFrame:
         raise ValueError(
             f"cannot read {str(path)!r}: unsupported file type; expected a .csv, .csv.gz, "
             ".parquet or .pq file"
-        )
-    if p.is_dir():
-        raise IsADirectoryError(
-            f"responses path {str(path)!r} is a directory, not a file; give the path of a "
-            ".csv, .csv.gz, .parquet or .pq file inside it"
         )
     if not p.is_file():
         where = "" if p.is_absolute() else f" (relative to the current folder {Path.cwd()})"

@@ -144,3 +144,18 @@ def test_console_script_lists_datasets():
                           text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "mmlu_pro" in done.stdout and "Warning" not in done.stderr
+
+
+def test_registry_names_are_plain_words():
+    for name in ("../mmlu_pro", "registry/../../x", "/etc/passwd"):
+        with pytest.raises(ValueError, match="no download registry"):
+            _fetch.registry_path(name)
+
+
+def test_a_folder_given_as_dataset_is_said_to_be_a_folder(tmp_path, monkeypatch):
+    import ensel.datasets
+
+    (tmp_path / "myanswers").mkdir()
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(IsADirectoryError, match="'myanswers' is a directory, not a file"):
+        ensel.datasets.load("myanswers")

@@ -81,7 +81,9 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
     ValueError
         Unknown name (the message lists the valid ones) or invalid options/table.
     FileNotFoundError
-        A path that does not exist.
+        A path that does not exist (a relative path is taken from the current folder).
+    IsADirectoryError
+        A path that is a folder.
     """
     if isinstance(name, str) and name in _standins.NAMES:
         return _standins.load(name, **options)
@@ -89,7 +91,7 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
         from ensel.datasets import mmlu_pro
 
         return mmlu_pro.load(**options)
-    if isinstance(name, (str, os.PathLike)) and (_looks_like_path(name) or Path(name).is_file()):
+    if isinstance(name, (str, os.PathLike)) and (_looks_like_path(name) or Path(name).exists()):
         from ensel.data import read_responses
 
         df = read_responses(name, **options)

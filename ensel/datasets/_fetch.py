@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +111,9 @@ def registry_path(name: str) -> Path:
     -------
     pathlib.Path
     """
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or ".." in name:
+        raise ValueError(f"no download registry for dataset {name!r}: a dataset name is a plain "
+                         "word such as 'mmlu_pro'")
     path = package_data("registry", f"{name}.csv")
     if not path.is_file():
         raise ValueError(f"no download registry for dataset {name!r}: expected the file {path}")

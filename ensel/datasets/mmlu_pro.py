@@ -252,7 +252,9 @@ def raw_predictions(models: str | Sequence[str] = "all", *, cache: bool = True) 
         Which models' files to parse.
     cache : bool, default=True
         Keep each model's parsed table as Parquet in the data folder (keyed by the file's
-        SHA-256), so later calls skip the zip/JSON parsing.
+        SHA-256), so later calls skip the zip/JSON parsing. The table is written atomically
+        with a checksum record and verified before use; a damaged or stale one is rebuilt
+        from the verified raw files with a one-line notice (:mod:`ensel.datasets._integrity`).
 
     Returns
     -------
@@ -571,7 +573,8 @@ def load(
         Value of the ``condition`` column (one condition: 5-shot chain-of-thought).
     cache : bool, default=True
         Read/write the converted table as Parquet in the data folder, keyed by the options and
-        the registry's SHA-256 (atomic write), so a rerun is fast.
+        the registry's SHA-256 (atomic write, checksum record, verified before use; a
+        damaged or stale file is rebuilt from the verified raw files), so a rerun is fast.
 
     Returns
     -------
