@@ -530,6 +530,10 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
         out[col] = out[col].astype("float64")
     for col in ("selector", "aggregator", "selected"):
         out[col] = out[col].astype(str)
+    out.attrs["provenance"] = _provenance(df, ks=ks_in, n_splits=n_splits,
+                                          test_fraction=test_fraction, seed=int(seed),
+                                          selectors=selectors, aggregators=aggregators,
+                                          exhaustive=bool(exhaustive))
     return out
 
 
@@ -791,6 +795,17 @@ def _dataset_key(dataset: str | os.PathLike[str]) -> str:
 def results_path(dataset: str | os.PathLike[str]) -> Path:
     """Where :func:`save_results` writes a dataset's results (``<results_dir>/<name>.parquet``)."""
     return results_dir() / f"{_dataset_key(dataset)}.parquet"
+
+
+def _provenance(df: pd.DataFrame, **params: Any) -> dict[str, Any]:
+    """What results are derived from: the input table's content hash and the parameters."""
+    import hashlib
+
+    cols = [c for c in ("item", "model", "condition", "answer", "label") if c in df.columns]
+    hashes = pd.util.hash_pandas_object(df[cols], index=False)
+    digest = hashlib.sha256(hashes.to_numpy().tobytes()).hexdigest()
+    return {"input_sha256": digest, "n_rows": int(len(df)),
+            **{k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in params.items()}}
 
 
 def _results_derivation(results: pd.DataFrame, dataset: str | os.PathLike[str]) -> dict:

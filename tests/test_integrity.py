@@ -211,3 +211,16 @@ def test_results_record_what_they_were_derived_from(data_dir):
     assert back.attrs["provenance"]["code"] == record["derived_from"]["code"]
     pd.testing.assert_frame_equal(back, results)
     assert not list(path.parent.glob(".*.tmp"))  # atomic writes leave no temporary file
+
+
+def test_evaluate_results_carry_their_derivation_into_the_record(data_dir):
+    df = standins.load("imdb", n_items=60)
+    results = ex.evaluate(df, ks=[1, 2], n_splits=1)
+    prov = results.attrs["provenance"]
+    assert prov["n_splits"] == 1 and prov["ks"] == [1, 2] and prov["seed"] == 0
+    other = ex.evaluate(df.assign(answer=-df["answer"]), ks=[1, 2], n_splits=1)
+    assert other.attrs["provenance"]["input_sha256"] != prov["input_sha256"]
+    path = ex.save_results(results, "imdb")
+    record = json.loads(_integrity.record_path(path).read_text())
+    assert record["derived_from"]["provenance"] == prov
+    assert ex.load_results("imdb").attrs["provenance"]["provenance"] == prov
