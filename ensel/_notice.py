@@ -18,7 +18,15 @@ __all__ = ["notice", "logger"]
 logger = logging.getLogger("ensel")
 
 
-def notice(message: str) -> None:
-    """Emit one line (``"ensel: <message>"``) on the ``ensel`` logger at level WARNING."""
+def notice(message: str, *, quiet: bool = False) -> None:
+    """Emit one line (``"ensel: <message>"``) on the ``ensel`` logger.
+
+    Level WARNING (printed without any logging configuration), or INFO with ``quiet=True``
+    (for routine events such as replacing a cache file written by an older ``ensel``).
+    """
     text = " ".join(str(message).split())
-    logger.warning(text if text.startswith("ensel: ") else f"ensel: {text}")
+    text = text if text.startswith("ensel: ") else f"ensel: {text}"
+    if quiet:
+        logger.info(text)
+    else:
+        logger.warning(text)

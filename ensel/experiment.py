@@ -876,7 +876,8 @@ def load_results(dataset: str | os.PathLike[str], *,
     if regenerate is not None:
         from ensel._notice import notice
 
-        notice(f"results file {path} is not usable: {reason}; recomputing it")
+        notice(f"results file {path} is not usable: {reason}; recomputing it",
+               quiet=record is None and not _integrity.record_path(path).exists())
         fresh = regenerate()
         save_results(fresh, dataset)
         return fresh

@@ -18,6 +18,8 @@ size and SHA-256; the table is parsed from those same verified bytes. Otherwise 
 in a one-line notice (:func:`ensel._notice.notice`, not a Python warning) and returns
 ``None``: the caller rebuilds the file from its verified sources. A crash between the two
 writes leaves a new file with an old record: a mismatch, hence a rebuild, never a bad load.
+A file without any record (written before records existed) is replaced too, with the notice
+at level INFO only, so that upgrading ``ensel`` does not print a line on every page.
 """
 
 from __future__ import annotations
@@ -136,7 +138,9 @@ def verify(path: str | os.PathLike[str], *,
     p = Path(path)
     rec = read_record(p)
     if rec is None:
-        return None, "its checksum record is missing or unreadable"
+        if not record_path(p).exists():
+            return None, "it has no checksum record (written by an older ensel?)"
+        return None, "its checksum record is unreadable"
     try:
         ok_record = (
             rec["format"] == _FORMAT and rec["file"] == p.name
@@ -169,6 +173,11 @@ def read_parquet(path: str | os.PathLike[str], *, derived_from: dict[str, Any] |
     """
     p = Path(path)
     if not p.exists() and not record_path(p).exists():
+        return None
+    if p.exists() and not record_path(p).exists():
+        # a file from before checksum records (an older ensel): never used, replaced quietly
+        notice(f"{what} {p} is not usable: it has no checksum record (written by an older "
+               f"ensel?); {action}", quiet=True)
         return None
     data, reason = verify(p, derived_from=derived_from)
     if data is not None:
