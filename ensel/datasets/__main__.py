@@ -60,8 +60,12 @@ def _list() -> int:
     width = max(map(len, table["name"]))
     for row in table.itertuples(index=False):
         if row.kind == "real":
+            mirror = _fetch.mirror_dir()
             where = ("available offline" if _fetch.is_available(row.name)
-                     else f"not downloaded yet: `ensel datasets fetch {row.name}`")
+                     else f"not downloaded yet: `ensel datasets fetch {row.name}`"
+                     if mirror is None else
+                     f"not in the mirror {mirror} (nor the cache); unset {_fetch.MIRROR_ENV} "
+                     f"and run `ensel datasets fetch {row.name}`")
         else:
             where = "generated locally"
         print(f"{row.name:<{width}}  {row.kind:<8}  {row.description} [{where}]")
