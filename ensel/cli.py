@@ -21,8 +21,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Information-theoretic LLM ensemble selection: companion tools.",
     )
     parser.add_argument("command", choices=["notebooks", "datasets"],
-                        help="notebooks: execute the book's notebooks; datasets: list/fetch data")
-    parser.add_argument("rest", nargs=argparse.REMAINDER)
+                        help="notebooks: execute the book's notebooks (ensel notebooks --help); "
+                             "datasets: list, fetch or check data (ensel datasets --help)")
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
         return 0
@@ -33,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return runner_main(argv[1:])
     from ensel.datasets.__main__ import main as datasets_main
 
-    return datasets_main(argv[1:])
+    return datasets_main(argv[1:], prog="ensel datasets")
 
 
 if __name__ == "__main__":

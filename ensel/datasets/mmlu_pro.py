@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import zipfile
 from collections.abc import Sequence
@@ -62,7 +61,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ensel.datasets import _fetch
+from ensel.datasets import _fetch, _integrity
 from ensel.datasets._paths import data_dir, package_data
 
 __all__ = [
@@ -232,15 +231,15 @@ def _parse_model(model: str, entries: Sequence[_fetch.RegistryEntry]) -> tuple[p
     return pd.DataFrame(rows, columns=cols), skipped
 
 
-def _atomic_write_parquet(df: pd.DataFrame, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+def _atomic_write_parquet(df: pd.DataFrame, path: Path, derived_from: dict) -> None:
+    """Atomic write plus checksum record (see :mod:`ensel.datasets._integrity`)."""
+    _integrity.write_parquet(df, path, derived_from=derived_from)
+
+
+def _raw_derivation(model: str, entries: Sequence[_fetch.RegistryEntry]) -> dict:
+    return {"kind": "mmlu_pro raw table", "model": model, "version": _RAW_VERSION,
+            "code": _integrity.code_version(),
+            "inputs": [{"path": e.path, "commit": e.commit, "sha256": e.sha256} for e in entries]}
 
 
 def _cache_dir() -> Path:
@@ -256,7 +255,9 @@ def raw_predictions(models: str | Sequence[str] = "all", *, cache: bool = True) 
         Which models' files to parse.
     cache : bool, default=True
         Keep each model's parsed table as Parquet in the data folder (keyed by the file's
-        SHA-256), so later calls skip the zip/JSON parsing.
+        SHA-256), so later calls skip the zip/JSON parsing. The table is written atomically
+        with a checksum record and verified before use; a damaged or stale one is rebuilt
+        from the verified raw files with a one-line notice (:mod:`ensel.datasets._integrity`).
 
     Returns
     -------
@@ -274,14 +275,18 @@ def raw_predictions(models: str | Sequence[str] = "all", *, cache: bool = True) 
             "|".join([_RAW_VERSION, *(e.sha256 for e in entries[model])]).encode()
         ).hexdigest()[:16]
         path = _cache_dir() / f"raw-{model}-{key}.parquet"
-        if cache and path.is_file():
-            df = pd.read_parquet(path)
+        derived = _raw_derivation(model, entries[model])
+        df = None
+        if cache:
+            df = _integrity.read_parquet(path, derived_from=derived,
+                                         action="rebuilding it from the verified raw files")
+        if df is not None:
             n_skip = int(df.attrs.get("skipped_entries", 0))
         else:
             df, n_skip = _parse_model(model, entries[model])
             df.attrs["skipped_entries"] = n_skip
             if cache:
-                _atomic_write_parquet(df, path)
+                _atomic_write_parquet(df, path, derived)
         df = df.drop_duplicates(["model", "question_id"], keep="first")
         frames.append(df)
         skipped[model] = n_skip
@@ -571,7 +576,8 @@ def load(
         Value of the ``condition`` column (one condition: 5-shot chain-of-thought).
     cache : bool, default=True
         Read/write the converted table as Parquet in the data folder, keyed by the options and
-        the registry's SHA-256 (atomic write), so a rerun is fast.
+        the registry's SHA-256 (atomic write, checksum record, verified before use; a
+        damaged or stale file is rebuilt from the verified raw files), so a rerun is fast.
 
     Returns
     -------
@@ -596,8 +602,13 @@ def load(
         "condition": condition,
     }
     path = _cache_dir() / f"binary-{_view_key(opts)}.parquet"
-    if cache and path.is_file():
-        df = pd.read_parquet(path)
+    derived = {"kind": "mmlu_pro binary view", "options": opts, "version": _VIEW_VERSION,
+               "registry": _fetch.registry_sha256(NAME), "code": _integrity.code_version()}
+    df = None
+    if cache:
+        df = _integrity.read_parquet(path, derived_from=derived,
+                                     action="rebuilding it from the verified raw files")
+    if df is not None:
         df.attrs = {"dropped": json.loads(df.attrs.get("dropped_json", "{}")), "options": opts}
         return df
     view = binary_view(
@@ -607,7 +618,7 @@ def load(
     if cache:
         to_write = df.copy()
         to_write.attrs = {"dropped_json": json.dumps(view.dropped)}
-        _atomic_write_parquet(to_write, path)
+        _atomic_write_parquet(to_write, path, derived)
     return df
 
 
