@@ -195,3 +195,16 @@ def test_report_alone_without_experiments_fails_early(tmp_path: Path, capsys) ->
     assert code == 2
     err = capsys.readouterr().err
     assert "needs the runs experiments-medmcqa" in err and "make run NB=experiments" in err
+
+
+def test_figure_labels_name_their_run() -> None:
+    from ensel.book.runner import _fill_run_labels
+
+    fig = nbformat.v4.new_code_cell("plot()", metadata={
+        "mystnb": {"figure": {"caption": "c", "name": "fig-{output}-error"}}})
+    fixed = nbformat.v4.new_code_cell("plot()", metadata={
+        "mystnb": {"figure": {"caption": "c", "name": "fig-fixed"}}})
+    nb = nbformat.v4.new_notebook(cells=[fig, fixed, nbformat.v4.new_code_cell("x = 1")])
+    _fill_run_labels(nb, "correlation_sweep-low")
+    assert fig.metadata["mystnb"]["figure"]["name"] == "fig-correlation_sweep-low-error"
+    assert fixed.metadata["mystnb"]["figure"]["name"] == "fig-fixed"
