@@ -68,7 +68,7 @@ m = 10
 n_items = 200_000
 seed = 0
 bsc_pool = "medmcqa"  # paper pool of the BSC view: medmcqa, mmlu or imdb
-bsc_models = 8  # its best models enter the exact joint law (2^bsc_models cells)
+bsc_models = 8  # its best models enter the exact joint law
 
 # %% tags=["remove-cell"]
 import itertools
@@ -81,7 +81,13 @@ from scipy.stats import norm
 
 from ensel.book.claims import PageChecks
 from ensel.book.simulation import compare_one_factor
-from ensel.book.theory_pages import bsc_table, glue, plot_bsc_capacity, plot_error_counts
+from ensel.book.theory_pages import (
+    bsc_table,
+    glue,
+    one_factor_table,
+    plot_bsc_capacity,
+    plot_error_counts,
+)
 from ensel.copula import sample_equicorrelated
 from ensel.datasets.paper_tables import load_paper_table
 from ensel.theory import (
@@ -121,13 +127,14 @@ stats = pd.concat(rows, ignore_index=True)
 # $K = \sum_j E_j$: $\mathbb E K = m\epsilon$ and
 # $\operatorname{Var} K = m\epsilon(1-\epsilon) + m(m-1)(\Phi_2(\tau,\tau;\rho) - \epsilon^2)$,
 # with their nominal values (`ensel.book.simulation.compare_one_factor`; standard errors are
-# batch means over 20 batches of items).
+# batch means over 20 batches of items). In the table the columns are $\epsilon$,
+# $\Phi_2(\tau,\tau;\rho)$, the error correlation, $\mathbb E K$ and
+# $\operatorname{Var} K$; each $(\alpha, \rho)$ has a nominal and a simulated row.
 
 # %%
-stats.pivot_table(index=["accuracy", "rho"], columns="statistic",
-                  values=["nominal", "simulated"]).round(4)
+one_factor_table(stats)  # nominal and simulated values, rounded
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.at_most("|z| of every simulated statistic (batch-means s.e.)",
                stats["z"].abs(), 4, ref="Sec. 3")
 rising, at_zero = [], []
@@ -170,7 +177,7 @@ tails = pd.DataFrame(
      for r in rhos}, index=pd.Index(accuracies, name="accuracy"))
 tails.round(4)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("P(majority wrong) grows from the smallest to the largest ρ (every accuracy)",
            (tails.iloc[:, -1] > tails.iloc[:, 0]).all(),
            value=(tails.iloc[:, -1] - tails.iloc[:, 0]).min(), bound="> 0", ref="Sec. 3")
@@ -191,14 +198,14 @@ rows = []
 for alpha, rho in itertools.product(accuracies, rhos):
     exact = error_count_distribution(alpha, rho, m)
     cmp = compare_count_law(samples[alpha, rho].sum(axis=1), exact)
+    scale = 2 * np.sqrt(exact * (1 - exact) / n_items).sum()
     rows.append({"accuracy": alpha, "rho": rho, "bins": len(cmp.table),
                  "max |z|": cmp.max_abs_z,
-                 "total variation": cmp.total_variation,
-                 "MC scale": 2 * np.sqrt(exact * (1 - exact) / n_items).sum()})
+                 "total variation": cmp.total_variation, "MC scale": scale})
 law_checks = pd.DataFrame(rows)
 law_checks.round(5)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("simulated counts within 5 s.e. of the exact law",
            (law_checks["max |z|"] < 5).all(), value=law_checks["max |z|"].max(),
            bound="< 5 s.e.")
@@ -230,7 +237,7 @@ pools["difference"] = pools["tau"] - pools["tau (recomputed)"]
 (pools.groupby("dataset")[["difference"]].agg(lambda d: d.abs().max())
  .rename(columns={"difference": "max |difference|"}))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 # the paper prints tau to 2 decimals (3 for IMDB) and accuracy to 0.1% (0.01% for IMDB):
 # allow half a unit of the last printed tau digit plus the accuracy rounding mapped through
 # d tau / d eps = 1 / phi(tau)
@@ -261,7 +268,8 @@ glue("max_tau_diff", pools["difference"].abs().max(), display=False)
 # marginalised to each model, against `bsc_capacity`.
 
 # %%
-pool = pools[pools["dataset"] == bsc_pool].sort_values("rank").head(bsc_models)
+pool = (pools[pools["dataset"] == bsc_pool].sort_values("rank")
+        .head(bsc_models))
 eps_pool = pool["error_rate"].to_numpy()
 rho_pool = float(pool["avg_rho"].mean())
 Sigma_pool = np.full((len(pool), len(pool)), rho_pool)
@@ -281,7 +289,7 @@ bsc = pd.DataFrame({
 bsc["difference"] = bsc["exact I(Y; X_j)"] - bsc["capacity 1 - h(eps)"]
 bsc_table(bsc)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("crossover probability of each model = its error rate",
            np.allclose(bsc["crossover eps"], eps_pool, atol=1e-12),
            value=np.abs(bsc["crossover eps"] - eps_pool).max(),

@@ -129,7 +129,7 @@ seed = 0
 n_laws = 150  # random joint laws for the identity
 ms = [2, 3, 4, 5]  # numbers of models of the random laws
 concentrations = [0.2, 1.0]  # Dirichlet concentration (small: peaked laws)
-n_copula = 6  # random label-invariant Gaussian-copula laws for Corollary B.5
+n_copula = 6  # random label-invariant copula laws (Corollary B.5)
 copula_m = 4
 search_m = 5  # pool size of the mRMR-vs-conditional-MI search
 search_max_tries = 40
@@ -148,6 +148,7 @@ from ensel.book.theory_pages import (
     no_negative_zero,
     plot_decomposition_terms,
     plot_mrmr_vs_delta,
+    short_terms,
 )
 from ensel.info import entropy_table
 from ensel.theory import (
@@ -172,7 +173,9 @@ TOL = 1e-10
 # Each law is a Dirichlet draw over the $2^{m+1}$ cells of $(Y, X_1, \dots, X_m)$: labels
 # need not be balanced, errors are arbitrary functions of the label, anything goes. For
 # each law we draw a random selected set $S$ (possibly empty) and decompose the gain of every
-# candidate $j \notin S$ (`ensel.theory.decomposition_table`); `residual` is
+# candidate $j \notin S$ (`ensel.theory.decomposition_table`). In the tables, the terms are
+# headed $I(Y;X_j)$ (relevance), $I(X_j;\mathbf X_S)$ (redundancy), $I(E_j;E_S)$ (error
+# correlation), $\Lambda$ (correction) and $\Delta$ (the gain); `residual` is
 # $\Delta(j\mid S)$ minus the right-hand side of the theorem.
 
 # %%
@@ -185,14 +188,16 @@ for i in range(n_laws):
     size = int(rng.integers(0, m))
     S = sorted(rng.choice(m, size=size, replace=False).tolist())
     t = decomposition_table(p, S)
-    rows.append(t.assign(law=i, m=m, S=str(tuple(S)), H_Y=entropy_table(p, 0)))
+    rows.append(t.assign(law=i, m=m, S=str(tuple(S)),
+                         H_Y=entropy_table(p, 0)))
 identity = pd.concat(rows, ignore_index=True)
 
 # %%
-identity[["law", "m", "S", "j", "relevance", "redundancy", "error_correlation",
-          "correction", "delta", "residual"]].head(8)
+short_terms(identity[["law", "m", "S", "j", "relevance", "redundancy",
+                      "error_correlation", "correction", "delta",
+                      "residual"]].head(8))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 max_res = float(identity["residual"].abs().max())
 checks.add("|Δ(j|S) − right-hand side| on random laws", max_res < TOL, value=max_res,
            bound="< 1e-10", ref="Thm 4.2")
@@ -239,7 +244,7 @@ eq9_gap = invariant["delta"] - invariant["three_term"]
 pd.Series({"largest |Λ|": invariant["correction"].abs().max(),
            "largest |Δ − Eq. (9)|": eq9_gap.abs().max()})
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 lam = invariant["correction"].abs().max()
 off9 = (invariant["delta"] - invariant["three_term"]).abs().max()
 checks.add(f"|Λ| on {len(invariant)} label-invariant copula triples", lam < TOL, value=lam,
@@ -284,11 +289,12 @@ laws = {
 # %%
 dependent = pd.concat([decomposition_table(p, [0]).assign(law=name)
                        for name, p in laws.items()], ignore_index=True)
-cols = ["relevance", "redundancy", "error_correlation", "correction", "delta",
-        "three_term", "error_label", "residual"]
-no_negative_zero(dependent.set_index(["law", "j"])[cols].round(4))
+cols = ["relevance", "redundancy", "error_correlation", "correction",
+        "delta", "three_term", "error_label", "residual"]
+short_terms(no_negative_zero(dependent.set_index(["law", "j"])[cols]
+                             .round(4)))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 res_dep = dependent["residual"].abs().max()
 checks.add("|residual| on the label-dependent laws", res_dep < TOL, value=res_dep,
            bound="< 1e-10", ref="Thm 4.2")
@@ -329,15 +335,15 @@ Sigma_w[3, 4] = Sigma_w[4, 3] = 0.3
 np.fill_diagonal(Sigma_w, 1.0)
 p_w = copula_joint_law(ndtri(eps_w), Sigma_w)
 terms = decomposition_table(p_w, [0]).set_index("j")
-cols = ["relevance", "redundancy", "error_correlation", "correction", "delta",
-        "mrmr", "three_term"]
-no_negative_zero(terms[cols].round(4))
+cols = ["relevance", "redundancy", "error_correlation", "correction",
+        "delta", "mrmr", "three_term"]
+short_terms(no_negative_zero(terms[cols].round(4)))
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The terms of Theorem 4.2 for each candidate $j$ given $S = \\{0\\}$ in the worked copula example; the star is their sum $\\Delta(j \\mid S)$.", "name": "fig-thm42-terms"}}
 plot_decomposition_terms(terms)
 plt.show()
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("worked example: |residual| and |Λ| < 1e-10",
            terms["residual"].abs().max() < TOL and terms["correction"].abs().max() < TOL,
            value=max(terms["residual"].abs().max(), terms["correction"].abs().max()),
@@ -357,14 +363,15 @@ rules = {"Top-k (relevance)": "relevance", "mRMR (Terms 1+2)": "mrmr",
          "Greedy MI (Delta)": "delta", "Eq. (9) three-term": "three_term"}
 paths = {rule: greedy_path_exact(p_w, 3, s) for rule, s in rules.items()}
 paths_table = pd.DataFrame(
-    [{"rule": rule, "picks": path, "I(Y;X_S)": mutual_information_xy(p_w, path),
+    [{"rule": rule, "picks": path,
+      "I(Y;X_S)": mutual_information_xy(p_w, path),
       "MAP error": map_error(p_w, path)} for rule, path in paths.items()]
 ).set_index("rule")
 best_err = min(map_error(p_w, S)
                for S in itertools.combinations(range(5), 3))
 paths_table.round(4)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.equal("Greedy MI (Δ) path = Eq. (9) path", paths["Greedy MI (Delta)"],
              paths["Eq. (9) three-term"], ref="Eq. (9)")
 checks.add("mRMR path ≠ Greedy MI path",
@@ -394,10 +401,10 @@ found = search_mrmr_disagreement(search_m, max_tries=search_max_tries,
 p_f = copula_joint_law(ndtri(found["eps"]), found["Sigma"])
 table_f = decomposition_table(p_f, found["S"]).set_index("j")
 table_f.insert(0, "error rate", found["eps"][table_f.index])
-table_f[["error rate", "relevance", "redundancy", "error_correlation", "mrmr",
-         "delta"]].round(4)
+short_terms(table_f[["error rate", "relevance", "redundancy",
+                     "error_correlation", "mrmr", "delta"]].round(4))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("a disagreement within the search budget", found["found"],
            value=len(found["disagreements"]), bound="≥ 1 pool")
 a_f, b_f = int(table_f["mrmr"].idxmax()), int(table_f["delta"].idxmax())
@@ -429,7 +436,7 @@ consequence = pd.DataFrame(
 ).set_index("rule")
 consequence.round(4)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("Greedy MI's pick gives the larger I(Y; X_S)",
            consequence.loc["Greedy MI", "I(Y;X_S)"] > consequence.loc["mRMR", "I(Y;X_S)"],
            value=consequence.loc["Greedy MI", "I(Y;X_S)"] - consequence.loc["mRMR", "I(Y;X_S)"],

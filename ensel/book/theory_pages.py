@@ -19,10 +19,13 @@ from matplotlib.figure import Figure
 
 __all__ = [
     "glue",
+    "ONE_FACTOR_HEADERS",
+    "TERM_HEADERS",
     "bsc_table",
     "dominance_summary",
     "entropy_form_deviation",
     "no_negative_zero",
+    "one_factor_table",
     "plot_bsc_capacity",
     "plot_decomposition_terms",
     "plot_error_counts",
@@ -37,6 +40,7 @@ __all__ = [
     "plot_sweep",
     "plot_vote_vs_map",
     "saturation_summary",
+    "short_terms",
 ]
 
 
@@ -203,6 +207,19 @@ def plot_example_a1(example: pd.DataFrame, flips: pd.DataFrame, delta: float) ->
 # --- theorem_4_2 -------------------------------------------------------------------------
 
 
+#: Compact headers for the terms of Theorem 4.2 (``ensel.theory.decomposition_table``).
+TERM_HEADERS = {"relevance": "I(Y;Xⱼ)", "redundancy": "I(Xⱼ;Xₛ)",
+                "error_correlation": "I(Eⱼ;Eₛ)", "correction": "Λ", "delta": "Δ",
+                "three_term": "Eq. (9)", "mrmr": "mRMR", "error_label": "I(Eⱼ;Y)",
+                "residual": "residual"}
+
+
+def short_terms(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with the decomposition terms under compact headers (``I(Y;Xⱼ)``, ``Λ``,
+    ``Δ``, ...), so that it fits the page without scrolling."""
+    return table.rename(columns=TERM_HEADERS)
+
+
 def plot_decomposition_terms(terms: pd.DataFrame) -> Figure:
     """Bars of relevance, minus redundancy and plus error correlation per candidate; stars:
     their sum ``delta``."""
@@ -356,6 +373,22 @@ def plot_error_counts(samples: Mapping[tuple[float, float], np.ndarray],
     axes[0].set_ylim(0.3 / n_items, 1.0)  # shared y axis; the exact law can be tinier
     fig.tight_layout()
     return fig
+
+
+#: Short headers of the one-factor statistics (``ensel.book.simulation.compare_one_factor``).
+ONE_FACTOR_HEADERS = {"error_rate": "ε", "joint_error_rate": "Φ₂(τ,τ;ρ)",
+                      "error_correlation": "error corr.", "errors_mean": "E K",
+                      "errors_var": "Var K"}
+
+
+def one_factor_table(stats: pd.DataFrame) -> pd.DataFrame:
+    """Nominal and simulated one-factor statistics on alternate rows, one column per
+    statistic (narrow enough for the page), rounded to 4 decimals."""
+    wide = stats.pivot_table(index=["accuracy", "rho"], columns="statistic",
+                             values=["nominal", "simulated"]).round(4)
+    table = wide.stack(level=0, future_stack=True).rename_axis(
+        index=["accuracy", "rho", ""], columns=None)
+    return table[list(ONE_FACTOR_HEADERS)].rename(columns=ONE_FACTOR_HEADERS)
 
 
 def bsc_table(bsc: pd.DataFrame) -> pd.DataFrame:
