@@ -18,7 +18,7 @@
 # simulates ensembles of growing size $m$ and scores majority vote and the plug-in MAP rule
 # (fitted on half of the items, scored on the other half), next to the exact error
 # (`ensel.theory.ensemble_error`) and the saturation floor
-# $\Phi(\Phi^{-1}(1-\alpha)/\sqrt{\rho})$ of {prf:ref}`theorem_4_3-saturation`.
+# $\Phi(\Phi^{-1}(1-\alpha)/\sqrt{\rho})$ of {prf:ref}`Theorem 4.3 <theorem_4_3-saturation>`.
 #
 # **Summary.** At latent correlation $\rho =$ {glue:text}`rho` and accuracy
 # $\alpha =$ {glue:text}`accuracy`, majority vote of {glue:text}`m_largest` models errs on
@@ -52,7 +52,7 @@ checks = PageChecks("correlation_sweep")
 
 # %%
 def test_errors(m):
-    """Majority vote and plug-in MAP of m models: fit on half, score on half."""
+    """Majority vote and plug-in MAP of m models: fit, score on halves."""
     X, y, _ = sample_equicorrelated(accuracy, rho, m, n_items,
                                     random_state=seed + m)
     h = n_items // 2
@@ -81,16 +81,16 @@ glue("floor", floor, display=False)
 # %% [markdown]
 # The plug-in MAP rule estimates $P(Y \mid X_S)$ pattern by pattern from the training half,
 # so it needs the $2^m$ answer patterns to be well populated. In the equicorrelated model the
-# exact MAP rule is majority vote ({prf:ref}`theorem_4_3-map-majority`); once $2^m$
+# exact MAP rule is majority vote ({prf:ref}`the lemma of Theorem 4.3 <theorem_4_3-map-majority>`); once $2^m$
 # approaches the number of training items the plug-in table is mostly empty and its error
 # climbs back towards $1/2$. This is why the paper's experiments stop at $k \le 13$, and why
 # selection matters: a few well-chosen models are both cheaper and better estimated than many.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Test error against ensemble size: simulated majority vote and plug-in MAP, the exact error (quadrature) and the saturation floor (dotted).", "name": "fig-sweep-error"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Test error against ensemble size: simulated majority vote and plug-in MAP, the exact error (quadrature) and the saturation floor (dotted).", "name": "fig-{output}-error"}}
 plot_sweep(errors, floor, rho=rho, accuracy=accuracy)
 plt.show()
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 n_test = n_items - n_items // 2
 se = np.sqrt(errors["exact"] * (1 - errors["exact"]) / n_test)
 z = np.abs(errors["majority"] - errors["exact"]) / se

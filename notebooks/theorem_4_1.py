@@ -162,8 +162,8 @@
 seed = 0
 ms = [3, 4, 5, 6, 7]  # pool sizes
 pools_per_m = 8  # random pools per pool size (every k in 1..m-1 checked)
-eps_low, eps_high = 0.02, 0.48  # error rates drawn uniformly from this interval
-priors = [0.05, 0.2, 0.5, 0.8, 0.95]  # P(Y is +1): the non-uniform prior check
+eps_low, eps_high = 0.02, 0.48  # error rates uniform on this interval
+priors = [0.05, 0.2, 0.5, 0.8, 0.95]  # P(Y is +1), Remark A.6
 n_mc = 200_000  # Monte Carlo draws for Example A.1
 
 # %% tags=["remove-cell"]
@@ -213,7 +213,7 @@ results = pd.DataFrame(
 # %%
 dominance_summary(results)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.at_least("MI gap min over S ≠ H_k of I(Y;X_H) − I(Y;X_S), every instance",
                 results["mi_gap"], -TOL, ref="Thm 4.1")
 checks.at_least("error gap min over S ≠ H_k of Pₑ(S) − Pₑ(H_k), every instance",
@@ -250,7 +250,7 @@ uniform = results[results["prior"] == 0.5]
 # instances where another subset ties with H_k on the MAP error
 n_tie = int((uniform["n_error_ties"] > 0).sum())
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("MI gap > 1e-12 on every instance (strict)", (results["mi_gap"] > TOL).all(),
            value=results["mi_gap"].min(), bound="> 1e-12", ref="Rem. A.5")
 checks.equal("instances with more than one MI-optimal subset",
@@ -273,7 +273,7 @@ glue("max_argmin", int(uniform["n_error_argmin"].max()), display=False)
 perfect = subset_table(independent_joint_law([0.0, 0.1, 0.2, 0.3]), 2)
 perfect
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 with_best = perfect[perfect["subset"].map(lambda S: 0 in S)]
 checks.add("with a perfect model: I = 1 bit and Pₑ = 0 for every S ∋ it",
            np.allclose(with_best["mi"], 1.0, atol=TOL)
@@ -306,7 +306,7 @@ results.groupby("prior").agg(
 skewed = subset_table(independent_joint_law([0.1, 0.2, 0.3], prior=0.95), 1)
 skewed
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.close("prior 0.95: every single model has Pₑ = min(p, 1 − p)", skewed["map_error"],
              0.05, tol=TOL + 1e-5 * 0.05, ref="Rem. A.6")
 checks.add("prior 0.95: MI still strictly ordered by accuracy",
@@ -331,7 +331,7 @@ example["subset (paper)"] = example["subset"].map(
 example = example.set_index("subset (paper)")[["mi", "map_error"]]
 example
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.close("δ₃ = 1/3", delta, 1 / 3, tol=1e-15, ref="Ex. A.1")
 mi_ex = example["mi"]
 checks.add("I(Y; X_{1,2}) > I(Y; X_{1,3}) > I(Y; X_{2,3})",
@@ -357,15 +357,17 @@ glue("delta", delta, display=False)
 #    cells $(y, s)$, whatever $Y$ is.
 
 # %%
-draws = sample_degradation_chain(eps_example[1], delta, n_mc, random_state=seed)
+draws = sample_degradation_chain(eps_example[1], delta, n_mc,
+                                 random_state=seed)
 err_weak = float((draws["x_weak"] != draws["y"]).mean())
-emp_pair = pd.crosstab(draws["y"], draws["x_weak"], normalize=True).to_numpy()
+emp_pair = pd.crosstab(draws["y"], draws["x_weak"], normalize=True)
+emp_pair = emp_pair.to_numpy()
 flips = flip_rate_table(draws)
 flip_se = np.sqrt(delta * (1 - delta) / flips["n"])
 flips["z"] = (flips["flip_rate"] - delta) / flip_se
 flips
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 se_weak = float(np.sqrt(0.4 * 0.6 / n_mc))
 checks.add("error of the degraded copy of X₃ within 4 s.e. of 0.4",
            abs(err_weak - eps_example[2]) < 4 * se_weak, value=err_weak,

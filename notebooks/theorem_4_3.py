@@ -26,11 +26,11 @@
 # **Summary.** Computed exactly (deterministic quadrature over $U$, no simulation), the MAP
 # error decreases strictly in $m$ and converges at rate $1/m$ to the floor: for
 # $\alpha =$ {glue:text}`q_alpha`, $\rho =$ {glue:text}`q_rho` it is
-# {glue:text}`q_pe1:.4f` for one model, {glue:text}`q_pemax:.4f` for
-# $m =$ {glue:text}`m_max` models, and the floor is {glue:text}`q_floor:.4f`. The proof's
+# {glue:text}`q_pe1:.4f` for one model, {glue:text}`q_pemax:.5f` for
+# $m =$ {glue:text}`m_max` models, and the floor is {glue:text}`q_floor:.5f`. The proof's
 # step "MAP equals majority vote" holds for every $m$ (largest difference
 # {glue:text}`mm_max_diff:.1e` over {glue:text}`mm_n` cases), but it needs a
-# monotone-likelihood-ratio argument ({prf:ref}`theorem_4_3-map-majority`), not sign
+# monotone-likelihood-ratio argument (the {prf:ref}`lemma added below <theorem_4_3-map-majority>`), not sign
 # symmetry alone. A seeded simulation agrees with the exact values.
 #
 # ```{prf:theorem} Theorem 4.3 of the paper: MAP Information Saturation
@@ -57,10 +57,10 @@ m_max = 10_001  # largest (odd) ensemble size on the curves
 floor_tol = 1e-3  # |P_e(m_max) - floor| must be below this
 heat_alphas = [0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
 heat_rhos = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
-map_alphas = [0.55, 0.65, 0.75, 0.85, 0.95]  # grid of the MAP-vs-majority check
+map_alphas = [0.55, 0.65, 0.75, 0.85, 0.95]  # MAP-vs-majority grid
 map_rhos = [0.0, 0.05, 0.2, 0.5, 0.8, 0.95]
 map_ms = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 16, 25, 40, 51]
-mc_settings = [[0.7, 0.3, 7], [0.8, 0.5, 15], [0.6, 0.1, 25]]  # (alpha, rho, m)
+mc_settings = [[0.7, 0.3, 7], [0.8, 0.5, 15], [0.6, 0.1, 25]]  # Monte Carlo
 mc_n = 200_000  # simulated items per Monte Carlo setting
 mc_map_m = 5  # models of the plug-in MAP check (2^m answer patterns)
 seed = 20240601
@@ -112,7 +112,7 @@ saturation_summary(curve_df, m_max)
 plot_saturation_curves(curve_df)
 plt.show()
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 first_err, monotone, above, last_gap = [], [], [], []
 for (alpha, _rho), g in curve_df.groupby(["alpha", "rho"], sort=False):
     err = g["error"].to_numpy()
@@ -145,7 +145,8 @@ glue("m_max", m_max, display=False)
 
 # %%
 def gap_times_m(alpha, rho, m):
-    return m * (ensemble_error(alpha, rho, m) - saturation_floor(alpha, rho))
+    floor = saturation_floor(alpha, rho)
+    return m * (ensemble_error(alpha, rho, m) - floor)
 
 
 m_mid = int(m_max // 10) | 1
@@ -156,7 +157,7 @@ rate = pd.DataFrame(
 ).set_index(["alpha", "rho"])
 rate.round(4)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 ratio = (rate.iloc[:, 1] / rate.iloc[:, 0] - 1).abs()
 checks.add(f"m × gap constant within 5 % from m = {m_mid} to {m_max}", (ratio < 0.05).all(),
            value=ratio.max(), bound="< 0.05")
@@ -179,7 +180,7 @@ floor_grid = pd.DataFrame(
 plot_floor_heatmap(floor_grid)
 plt.show()
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 F = floor_grid.to_numpy()
 eps_h = 1 - np.array(heat_alphas)[None, :]
 checks.add("0 < floor < 1 − α on the grid", np.all((F > 0) & (F < eps_h)),
@@ -215,7 +216,7 @@ mm_df = pd.DataFrame(
 wide = mm_df.pivot_table(index=["alpha", "rho"], columns="m", values="map")
 wide[[m for m in wide.columns if m <= 6 or m in (15, 16)]].round(4).head(12)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 mm_diff = (mm_df["map"] - mm_df["majority"]).abs()
 checks.add("|Pₑ(MAP) − Pₑ(majority)| on the (α, ρ, m) grid", mm_diff.max() < 1e-12,
            value=mm_diff.max(), bound="< 1e-12", ref="Eq. (map_equals_maj)")
@@ -249,7 +250,7 @@ glue("even_odd_worst", worst, display=False)
 
 # %%
 def pattern_likelihood(alpha, rho, m):
-    """q_k = P(K = k) / C(m, k): likelihood of one pattern, k models wrong."""
+    """q_k = P(K = k) / C(m, k): likelihood of a pattern, k wrong."""
     pk = np.asarray(error_count_distribution(alpha, rho, m), dtype=float)
     return pk / comb(m, np.arange(m + 1))
 
@@ -262,7 +263,7 @@ q = {(a, r): pattern_likelihood(a, r, m_q)
 plot_pattern_likelihood(q, m_q)
 plt.show()
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 q_strong = q[0.7, 0.9]
 checks.add(f"q({m_q}) > q({m_q - 1}) at α = 0.7, ρ = 0.9 (q not monotone)",
            q_strong[m_q] > q_strong[m_q - 1], value=q_strong[m_q],
@@ -309,7 +310,7 @@ for a, r, m in grid:
     k = np.arange((m + 1) // 2)
     margins.extend(qk[k] - qk[m - k])
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add(f"q(k) > q(m − k) for all {len(margins)} (α, ρ, m, k < m/2)", min(margins) > 0,
            value=min(margins), bound="> 0", ref="Lemma (this book)")
 
@@ -330,7 +331,7 @@ cx_joint = cx.joint_yx()
 # equal weights: the weighted vote is majority vote
 cx_cmp = compare_weighted_vote_with_map(cx_joint, weights=np.ones(3))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 acc_cx = 1 - cx.marginal_error_rates
 checks.add("each model's accuracy is 0.65", np.allclose(acc_cx, 0.65),
            value=np.abs(acc_cx - 0.65).max(), bound="np.allclose")
@@ -373,10 +374,12 @@ for (alpha, rho, m), ss in zip(mc_settings, child, strict=False):
 
 # %%
 alpha, rho = mc_settings[0][:2]
-X_tr, y_tr, _ = sample_equicorrelated(
-    alpha, rho, mc_map_m, mc_n, random_state=np.random.default_rng(child[-2]))
-X_te, y_te, _ = sample_equicorrelated(
-    alpha, rho, mc_map_m, mc_n, random_state=np.random.default_rng(child[-1]))
+rng_tr = np.random.default_rng(child[-2])
+rng_te = np.random.default_rng(child[-1])
+X_tr, y_tr, _ = sample_equicorrelated(alpha, rho, mc_map_m, mc_n,
+                                      random_state=rng_tr)
+X_te, y_te, _ = sample_equicorrelated(alpha, rho, mc_map_m, mc_n,
+                                      random_state=rng_te)
 pred = MAPAggregator(alpha=1.0).fit(X_tr, y_tr).predict(X_te)
 rows.append(["plug-in MAP", alpha, rho, mc_map_m, np.mean(pred != y_te),
              ensemble_error(alpha, rho, mc_map_m, rule="map")])
@@ -391,7 +394,7 @@ mc_df["floor"] = [saturation_floor(a, r)
                   for a, r in mc_df[["alpha", "rho"]].to_numpy()]
 mc_df
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("simulated errors within 4 s.e. of the exact values", (mc_df["z"].abs() < 4).all(),
            value=mc_df["z"].abs().max(), bound="|z| < 4", ref="Thm 4.3")
 

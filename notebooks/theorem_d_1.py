@@ -136,7 +136,8 @@ for i, M in enumerate(models):
     for S in subsets:
         d = M.decomposition(S)
         price = d.price_of_difficulty
-        rows.append({"instance": i, "size": len(S), "I(Y;X_S)": d.information,
+        rows.append({"instance": i, "size": len(S),
+                     "I(Y;X_S)": d.information,
                      "F(S)": d.difficulty_aware_information, "price": price,
                      "residual": d.residual,
                      "price - operational": price - d.price_operational,
@@ -151,7 +152,7 @@ first = dec[dec["instance"] == 0].groupby("size")
 (first[["I(Y;X_S)", "F(S)", "price"]].mean().round(4)
  .rename(columns={"I(Y;X_S)": "I(Y; Xₛ)"}))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 dev = dec[["residual", "price - operational", "I(Y;D)"]].abs().max()
 checks.add("|I(Y;X_S) − F(S) + I(Y;D|X_S)| on every (instance, S)", dev["residual"] < tol,
            value=dev["residual"], bound=f"< {tol:g}", ref="Thm D.1")
@@ -182,7 +183,7 @@ glue("dev_iyd", dev["I(Y;D)"], display=False)
 # %%
 worst = max(entropy_form_deviation(M, m) for M in models)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("entropy form of F: |H(X_S|Y,D) − Σ H(X_j|Y,D)| and |F − (H(X_S|D) − Σ)|",
            worst < tol, value=worst, bound=f"< {tol:g}", ref="Thm D.1 (proof)")
 glue("entropy_worst", worst, display=False)
@@ -197,7 +198,7 @@ glue("entropy_worst", worst, display=False)
 
 # %%
 def lookup(f, m):
-    """f evaluated once per subset of range(m), then looked up by bit mask."""
+    """f evaluated once per subset of range(m), looked up by bit mask."""
     table = set_function_table(f, m)
     return lambda S: table[sum(1 << j for j in S)]
 
@@ -214,7 +215,7 @@ sub = pd.DataFrame(rows)
 sub.describe().loc[["min", "max"],
                    ["monotonicity violation", "submodularity gap"]]
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.at_most("largest monotonicity violation F(S) − F(S ∪ {j})",
                sub["monotonicity violation"], tol, ref="Thm D.1")
 checks.at_most("largest submodularity gap Δ(j | T) − Δ(j | S), S ⊆ T",
@@ -251,7 +252,7 @@ for i, M in enumerate(models):
                      "ratio": g / opt, "greedy optimal": g >= opt - 1e-12})
 gr = pd.DataFrame(rows)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 bound = 1 - 1 / math.e
 checks.at_least("greedy − (1 − 1/e) × optimum", gr["greedy"] - bound * gr["optimum"], -tol,
                 ref="Thm D.1")
@@ -292,16 +293,18 @@ for s in range(price_m + 1):
                  "F(S)": d.difficulty_aware_information,
                  "price": d.price_of_difficulty, "residual": d.residual,
                  "error from X_S": one_factor.map_error(S),
-                 "error from (X_S, D)": one_factor.map_error(S, oracle=True),
+                 "error from (X_S, D)":
+                     one_factor.map_error(S, oracle=True),
                  "Thm 4.3 exact error":
                      ensemble_error(alpha_of, rho_of, s) if s else 0.5})
 of_df = pd.DataFrame(rows)
 
 # %%
+# Xₛ in the headers: tables are not typeset as math
 no_negative_zero(of_df.set_index("|S|").round(4)).rename(
-    columns=lambda c: c.replace("X_S", "Xₛ"))  # tables are not typeset as math
+    columns=lambda c: c.replace("X_S", "Xₛ"))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.at_most("|residual| along the one-factor path", of_df["residual"].abs(), tol,
                ref="Thm D.1", strict=True)
 checks.at_least("price of difficulty with |S| ≥ 1 (does not vanish)",
@@ -321,12 +324,14 @@ checks.close("discretised model = exact finite-m error of Theorem 4.3",
 rand_curves = []
 for i in range(price_instances):
     rng = np.random.default_rng(seeds[n_instances + i])
-    M = random_latent_difficulty_model(price_m, n_difficulty, random_state=rng)
-    order, _ = greedy_maximize(M.difficulty_aware_information, price_m, price_m)
+    M = random_latent_difficulty_model(price_m, n_difficulty,
+                                       random_state=rng)
+    F = M.difficulty_aware_information
+    order, _ = greedy_maximize(F, price_m, price_m)
     rand_curves.append([M.price_of_difficulty(order[:s])
                         for s in range(price_m + 1)])
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("random models: the price is not monotone in |S| on some instance",
            any(np.any(np.diff(c) < 0) for c in rand_curves),
            value=sum(bool(np.any(np.diff(c) < 0)) for c in rand_curves),
@@ -362,11 +367,12 @@ plt.show()
 rows = []
 for i, M in enumerate(models):
     dr = diminishing_returns_violation(lookup(M.information, m), m)
-    rows.append({"instance": i, "gap": dr.gap, "S": dr.S, "T": dr.T, "j": dr.j})
+    rows.append({"instance": i, "gap": dr.gap,
+                 "S": dr.S, "T": dr.T, "j": dr.j})
 plain = pd.DataFrame(rows)
 n_bad = int((plain["gap"] > tol).sum())  # violations of diminishing returns
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.at_least("instances where I(Y; X_S) violates diminishing returns", n_bad, 1,
                 ref="Thm D.1 (scope)")
 glue("n_bad", n_bad, display=False)
@@ -384,7 +390,8 @@ glue("plain_max_gap", plain["gap"].max(), display=False)
 
 # %%
 acc2, rho2 = np.array([0.9, 0.6]), 0.9
-joint2 = copula_joint_law(ndtri(1 - acc2), np.array([[1.0, rho2], [rho2, 1.0]]))
+Sigma2 = np.array([[1.0, rho2], [rho2, 1.0]])
+joint2 = copula_joint_law(ndtri(1 - acc2), Sigma2)
 I2 = {S: mutual_information_xy(joint2, S) for S in [(), (0,), (1,), (0, 1)]}
 gain_alone, gain_after = I2[(1,)] - I2[()], I2[(0, 1)] - I2[(0,)]
 # Theorem 4.2's terms of the weak model's gain next to the strong one
@@ -395,7 +402,7 @@ pd.Series({"I(Y; weak)": gain_alone, "I(Y; weak | strong)": gain_after,
            "relevance": terms.relevance, "redundancy": terms.redundancy,
            "error correlation": terms.error_correlation}).round(4)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("the weak model gains more next to the strong one (+0.01)",
            gain_after > gain_alone + 0.01, value=gain_after - gain_alone, bound="> 0.01",
            ref="Thm D.1 (scope)")
@@ -421,7 +428,7 @@ F2 = {S: two.difficulty_aware_information(S) for S in [(0,), (1,), (0, 1)]}
 pd.Series({"F(weak)": F2[(1,)],
            "F(strong, weak) − F(strong)": F2[(0, 1)] - F2[(0,)]}).round(4)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.close("150-node discretisation reproduces I(Y; X_0, X_1) of the copula",
              two.information((0, 1)), I2[(0, 1)], tol=1e-6, strict=True)
 checks.add("with D: F(weak) > F(strong, weak) − F(strong) > 0",

@@ -130,8 +130,9 @@ rows = []
 for k in ks:
     for i in range(pools_per_k):
         eps = rng.uniform(0.02, 0.98, size=k)
+        w = log_odds_weights(1 - eps)  # from the accuracies 1 - eps
         c = compare_weighted_vote_with_map(independent_joint_law(eps),
-                                           weights=log_odds_weights(1 - eps))
+                                           weights=w)
         rows.append({"k": k, "pool": i, "patterns": c.n_patterns,
                      "disagree": c.n_disagree, "map_error": c.map_error,
                      "vote_error": c.weighted_vote_error,
@@ -144,7 +145,7 @@ independent.groupby("k").agg(
     total_disagreements=("disagree", "sum"),
     max_abs_error_gap=("error_gap", lambda s: s.abs().max()))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.equal("patterns where the log-odds vote ≠ MAP (independent pools)",
              int(independent["disagree"].sum()), 0, ref="Thm E.1")
 checks.add("vote error = MAP error (np.allclose, atol 1e-12)",
@@ -163,7 +164,7 @@ glue("ind_patterns", int(independent["patterns"].sum()), display=False)
 c_tie = compare_weighted_vote_with_map(independent_joint_law([0.3] * 4))
 c_tie.n_disagree, c_tie.map_error, c_tie.weighted_vote_error
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.add("tied pool: no disagreement, equal errors",
            c_tie.n_disagree == 0 and abs(c_tie.map_error - c_tie.weighted_vote_error) < TOL,
            value=abs(c_tie.map_error - c_tie.weighted_vote_error), bound="< 1e-12",
@@ -208,18 +209,20 @@ for name, (eps_pos, eps_neg, prior) in cases.items():
     plain = compare_weighted_vote_with_map(joint)  # log-odds of P(H_i = Y)
     w, b = independent_map_rule(eps_pos, eps_neg, prior)
     affine = affine_vote_decisions(w, b)  # the corrected rule
+    n_affine_off = int((affine != map_decisions(joint)).sum())
     rows[name] = {"MAP": plain.map_error,
                   "log-odds vote": plain.weighted_vote_error,
                   "patterns ≠": plain.n_disagree,
                   "mass ≠": plain.disagreement_mass,
                   "affine rule": np.where(affine == 1, *joint).sum(),
-                  "affine ≠ MAP": int((affine != map_decisions(joint)).sum())}
+                  "affine ≠ MAP": n_affine_off}
 
 # %%
-conditions = pd.DataFrame.from_dict(rows, orient="index").rename_axis("case")
+conditions = pd.DataFrame.from_dict(rows, orient="index")
+conditions = conditions.rename_axis("case")
 conditions.round(4)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.at_least("patterns where the log-odds vote ≠ MAP (both cases)",
                 conditions["patterns ≠"], 1, ref="Thm E.1 (as stated)")
 excess_cases = conditions["log-odds vote"] - conditions["MAP"]
@@ -244,7 +247,7 @@ checks.add("affine rule error = MAP error (np.allclose, atol 1e-12)",
 
 # %%
 def family_law(rho):
-    """Joint law of (Y, X): three models correlated at rho, two independent."""
+    """Joint law of (Y, X): three correlated at rho, two independent."""
     k = len(eps_family)
     Sigma = np.full((k, k), rho) + (1 - rho) * np.eye(k)
     law = np.multiply.outer(error_pattern_law(ndtri(eps_family), Sigma),
@@ -280,7 +283,7 @@ corr.pivot(index="rho", columns="pool",
 plot_vote_vs_map(corr)
 plt.show()
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 checks.at_least("excess error of the vote over MAP (MAP never beaten)", corr["excess"], -TOL)
 at0 = corr[corr["rho"] == 0]
 checks.add("ρ = 0: no disagreement and |excess| < 1e-9",
@@ -303,7 +306,7 @@ glue("excess_family", last["one family"], display=False)
 # equicorrelated pool with unequal error rates: nearly comonotone errors make the pattern of
 # disagreements itself informative, which only the MAP rule exploits.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 # pattern (family -1,-1,-1; outsiders +1,+1) is index (0, 0, 0, 1, 1) of the (2,)*5 tables
 sides = [(map_decisions(family_law(r))[0, 0, 0, 1, 1],
           weighted_vote_decisions(compare_weighted_vote_with_map(family_law(r)).weights)
@@ -335,13 +338,14 @@ rules = {"MAP": MAPAggregator(), "log-odds vote": WeightedMajorityVote()}
 test = [np.mean(rule.fit(X_tr, y_tr).predict(X_te) != y_te)
         for rule in rules.values()]
 empirical = pd.DataFrame(
-    {"exact": [exact.map_error, exact.weighted_vote_error], "test error": test},
+    {"exact": [exact.map_error, exact.weighted_vote_error],
+     "test error": test},
     index=pd.Index(list(rules), name="rule"))
 p_exact = empirical["exact"]
 empirical["std error"] = np.sqrt(p_exact * (1 - p_exact) / n_sample)
 empirical.round(4)
 
-# %% tags=["remove-input"]
+# %% tags=["remove-cell"]
 z = (empirical["test error"] - empirical["exact"]).abs() / empirical["std error"]
 checks.add("plug-in aggregators within 4 s.e. of the exact errors", (z < 4).all(),
            value=z.max(), bound="< 4 s.e.")
