@@ -223,6 +223,16 @@ def _set_title(nb: Any, title: str) -> None:
     raise ValueError("the notebook has no '# title' line in its first markdown cell")
 
 
+def _fill_run_labels(nb: Any, output: str) -> None:
+    """Give each run its own figure labels: ``{output}`` in a cell's ``mystnb.figure.name``
+    becomes the run's output name (a notebook run several times, e.g. ``correlation_sweep``,
+    would otherwise define the same label on every page it produces)."""
+    for cell in nb.cells:
+        figure = cell.metadata.get("mystnb", {}).get("figure")
+        if figure and "{output}" in figure.get("name", ""):
+            figure["name"] = figure["name"].replace("{output}", output)
+
+
 def _strip_volatile(nb: Any) -> None:
     """Remove timestamps and durations so identical runs give identical files."""
     pm = nb.metadata.get("papermill")
@@ -284,6 +294,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                                  "name": "python3"}
     if run.title:
         _set_title(nb, run.title)
+    _fill_run_labels(nb, run.output)
     params = run.effective_parameters(test=test)
     params.update(extra_parameters or {})
     check_parameter_names(run, params, root)

@@ -337,3 +337,16 @@ def test_an_interrupted_run_leaves_the_previous_page(tmp_path: Path, sig: str) -
     proc.wait(timeout=60)
     assert proc.returncode != 0
     assert (out / "b.ipynb").read_bytes() == good
+
+
+def test_figure_labels_name_their_run() -> None:
+    from ensel.book.runner import _fill_run_labels
+
+    fig = nbformat.v4.new_code_cell("plot()", metadata={
+        "mystnb": {"figure": {"caption": "c", "name": "fig-{output}-error"}}})
+    fixed = nbformat.v4.new_code_cell("plot()", metadata={
+        "mystnb": {"figure": {"caption": "c", "name": "fig-fixed"}}})
+    nb = nbformat.v4.new_notebook(cells=[fig, fixed, nbformat.v4.new_code_cell("x = 1")])
+    _fill_run_labels(nb, "correlation_sweep-low")
+    assert fig.metadata["mystnb"]["figure"]["name"] == "fig-correlation_sweep-low-error"
+    assert fixed.metadata["mystnb"]["figure"]["name"] == "fig-fixed"
