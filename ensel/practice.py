@@ -590,8 +590,8 @@ def _evaluate_main(argv: Sequence[str]) -> int:
         df.to_parquet(data_path, index=False)
         params = {"dataset": str(data_path), "n_splits": int(args.splits),
                   "seed": int(args.seed), "ks": ks, "exhaustive": not args.no_exhaustive}
-        executed = _execute(root, params, tmpd)
         nb_path = out.with_suffix(".ipynb")
+        executed = _execute(root, params, tmpd, keep_failed=nb_path)
         import nbformat
 
         nbformat.write(executed, nb_path)
@@ -600,7 +600,7 @@ def _evaluate_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _execute(root: Path, params: dict[str, Any], tmp: Path) -> Any:
+def _execute(root: Path, params: dict[str, Any], tmp: Path, *, keep_failed: Path) -> Any:
     import jupytext
     import papermill as pm
 
@@ -619,8 +619,12 @@ def _execute(root: Path, params: dict[str, Any], tmp: Path) -> Any:
                                    log_output=False,
                                    extra_arguments=["--IPKernelApp.log_level=ERROR"])
     except pm.PapermillExecutionError as exc:
+        partial = tmp / "executed.ipynb"
+        if partial.is_file():
+            keep_failed.write_bytes(partial.read_bytes())
         raise UsageError(f"the experiments notebook failed in cell {exc.exec_count}: "
-                         f"{exc.ename}: {exc.evalue}") from None
+                         f"{exc.ename}: {exc.evalue} (the partly executed notebook is "
+                         f"{keep_failed})") from None
     finally:
         if saved is None:
             os.environ.pop("ENSEL_RESULTS_DIR", None)

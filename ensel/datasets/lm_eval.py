@@ -240,7 +240,7 @@ def read_lm_eval(paths: Sequence[str | Path], *, seed: int = 0, null_pred: str =
     questions = pd.DataFrame({
         "question_id": range(len(keys)),
         "name": [f"{t}/{d}" for t, d in keys],
-        "seed_key": [question_key(t, d) for t, d in keys],
+        "seed_key": [question_key(f"{t}/{d}") for t, d in keys],
         "answer": [option_label(gold[k][0]) for k in keys],
         "answer_index": [gold[k][0] for k in keys],
         "n_options": [gold[k][1] for k in keys],

@@ -18,9 +18,11 @@ Two kinds of task:
   (a chosen option outside it is an error) or every value seen in the gold and model
   columns (letters: ``A`` up to the last letter seen; integers: indices ``0`` up to the
   largest seen).
-* **natively binary** (the gold column holds ``True/False``, ``+1/-1``, ``yes/no``): a model
-  cell holds the model's binary answer in the same encodings (empty = abstained) or, with
-  ``correctness=True``, ``1``/``0`` for right/wrong.
+* **natively binary** (the gold column holds only ``True/False``, ``+1/-1``, ``1/0`` or
+  ``yes/no``; pass ``options=`` to read a 0/1 gold column as two-option multiple choice
+  instead): a model cell holds the model's binary answer in the same encodings (``1`` =
+  True, ``0`` = False; in a column that also holds ``-1``, ``0`` = abstained; empty =
+  abstained) or, with ``correctness=True``, ``1``/``0`` for right/wrong.
 
 Line numbers in error messages are the CSV file's lines (the header is line 1).
 """
@@ -40,7 +42,7 @@ __all__ = ["GOLD_COLUMNS", "ITEM_COLUMNS", "read_table", "read_wide", "wide_to_t
 GOLD_COLUMNS = ("gold", "label", "target", "correct_answer")
 ITEM_COLUMNS = ("item", "id", "question_id", "doc_id")
 _BINARY = {"true": 1, "false": -1, "yes": 1, "no": -1, "+1": 1, "1": 1, "-1": -1,
-           "t": 1, "f": -1}
+           "t": 1, "f": -1, "0": -1}
 
 
 class _Err(ValueError):
@@ -136,6 +138,7 @@ def _binary(df, path, kind, gcol, models, items, conds, gold_bin, correctness) -
     y = np.asarray(gold_bin, dtype=np.int8)
     X = np.zeros((len(df), len(models)), dtype=np.int8)
     for j, m in enumerate(models):
+        minus_one = any(str(v).strip() in ("-1", "-1.0") for v in df[m].tolist())
         for row, v in enumerate(df[m].tolist()):
             if correctness:
                 b = _binary_value(v)
@@ -152,12 +155,10 @@ def _binary(df, path, kind, gcol, models, items, conds, gold_bin, correctness) -
             else:
                 b = _binary_value(v)
                 if b is None:
-                    s = str(v).strip()
-                    if s in ("0", "0.0"):
-                        b = 0
-                    else:
-                        raise _Err(f"{_where(path, kind, row)}, column {m!r}: answer {v!r} is "
-                                   "not in {-1, 0, +1} (or True/False, empty = abstained)")
+                    raise _Err(f"{_where(path, kind, row)}, column {m!r}: answer {v!r} is "
+                               "not in {-1, 0, +1} (or True/False, empty = abstained)")
+                if b == -1 and minus_one and str(v).strip() in ("0", "0.0"):
+                    b = 0  # a {-1, 0, +1} column: 0 = abstained
                 X[row, j] = b
     return pd.DataFrame({
         "item": np.repeat(items.to_numpy(dtype=object), len(models)),
