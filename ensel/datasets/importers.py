@@ -114,12 +114,15 @@ def detect(paths: Sequence[str | Path]) -> str:
 
 
 def _tidy(paths: list[Path]) -> pd.DataFrame:
-    from ensel.data import validate_responses
-    from ensel.datasets.wide import read_table
+    from ensel.data import read_responses, validate_responses
 
     frames = []
     for path in paths:
-        raw, kind = read_table(path)
+        kind = "parquet" if path.name.lower().endswith((".parquet", ".pq")) else "csv"
+        try:
+            raw = read_responses(path, validate=False)  # the encodings of ensel.data
+        except pd.errors.EmptyDataError:
+            raise DataError(f"{path}: the file is empty") from None
         try:
             df = validate_responses(raw)
         except ValueError as exc:
