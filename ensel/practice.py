@@ -497,9 +497,12 @@ def _select_main(argv: Sequence[str]) -> int:
     if args.splits < 2:
         raise UsageError("--splits must be at least 2 (an interval needs two evaluations)")
     df = _read(args.data, args.format)
-    doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
-                     condition=args.condition, n_splits=args.splits, seed=args.seed,
-                     max_k=args.max_k)
+    try:
+        doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
+                         condition=args.condition, n_splits=args.splits, seed=args.seed,
+                         max_k=args.max_k)
+    except UsageError as exc:
+        raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),
            "format": args.format or _detected(args.data), **doc}
     if args.json:

@@ -42,7 +42,6 @@ FORMATS: dict[str, str] = {
     "mmlu-pro": "MMLU-Pro per-question outputs (JSON list of records, or a zip of one)",
 }
 _TABLE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
-_TIDY_COLUMNS = {"item", "model", "answer", "label"}
 
 
 class DataError(ValueError):
@@ -101,7 +100,8 @@ def detect(paths: Sequence[str | Path]) -> str:
             found.append("mmlu-pro")
         elif name.endswith(_TABLE_SUFFIXES):
             cols = {c.strip().lower() for c in _table_columns(path)}
-            found.append("tidy" if _TIDY_COLUMNS <= cols else "wide")
+            # a table with model and answer columns is tidy (validation names what it lacks)
+            found.append("tidy" if {"model", "answer"} <= cols else "wide")
         else:
             raise DataError(
                 f"{path}: unknown format; expected one of {', '.join(FORMATS)} "
