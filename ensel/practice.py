@@ -320,8 +320,8 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
 
     arms = {}
     for name, ks in (("selected", kk), ("top_k", kk), ("best_single", 1)):
-        r = interval(errs[name])
-        arms[name] = {"error": r.mean, "low": r.low, "high": r.high,
+        r = interval(errs[name])  # an error rate's interval, clipped to [0, 1]
+        arms[name] = {"error": r.mean, "low": max(r.low, 0.0), "high": min(r.high, 1.0),
                       "k": None if (auto and name != "best_single") else ks}
     comparisons = []
     for other in ("top_k", "best_single"):
