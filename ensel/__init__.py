@@ -13,6 +13,8 @@ Submodules (imported lazily, so ``import ensel`` stays cheap):
 ``ensel.data``        answer/label containers, tidy <-> wide conversion
 ``ensel.datasets``    stand-in and real (MMLU-Pro) datasets
 ``ensel.experiment``  the paper's evaluation protocol
+``ensel.stats``       paired differences over overlapping splits: corrected intervals, verdicts
+``ensel.practice``    ``ensel select|evaluate|import``: your own models
 ``ensel.report``      tables; ``ensel.plots`` figures
 ``ensel.montecarlo``, ``ensel.theory_checks``, ``ensel.theory_extra``, ``ensel.modelcheck``
                       helpers behind the book's numerical checks
@@ -38,9 +40,11 @@ _SUBMODULES = (
     "modelcheck",
     "montecarlo",
     "plots",
+    "practice",
     "report",
     "runner",
     "select",
+    "stats",
     "theory",
     "theory_checks",
     "theory_extra",
