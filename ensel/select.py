@@ -49,7 +49,11 @@ Conventions:
   vectorised over candidates. The pattern code of ``X_S`` is relabelled to the observed
   patterns after each pick, so the count tables have at most ``min(n, 2^|S|)`` rows; the
   nominal alphabet size (``2^|S|``) is kept for the smoothing, whose empty cells are
-  summed in closed form. ``benchmarks/bench_greedy_mi.py`` times it.
+  summed in closed form. For Greedy MI, patterns of ``X_S`` seen on a single item add the
+  same amount to every candidate's entropies and are added in closed form instead of
+  counted, and entropies of integer counts are read from a table of ``-q log2 q`` per count
+  value (m = 1,000 models, n = 20,000 items, k = 20: about 2 s).
+  ``benchmarks/bench_greedy_mi.py`` and ``benchmarks/bench_select_cli.py`` time it.
 """
 
 from __future__ import annotations
