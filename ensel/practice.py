@@ -464,6 +464,10 @@ def _run(fn: Any, argv: Sequence[str]) -> int:
         return _fail(str(exc))
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else 2
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 def _add_format(p: argparse.ArgumentParser) -> None:
