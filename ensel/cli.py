@@ -2,6 +2,7 @@
 
 ``ensel notebooks ...``  execute the book's notebooks (see :mod:`ensel.book.runner`)
 ``ensel datasets ...``   list or fetch datasets (see :mod:`ensel.datasets`)
+``ensel select|evaluate|import ...``  your own models (see :mod:`ensel.practice`)
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Sequence
 
 __all__ = ["main"]
 
+_PRACTICE = {"select": "select_main", "evaluate": "evaluate_main", "import": "import_main"}
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ensel`` console script."""
@@ -20,14 +23,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="ensel",
         description="Information-theoretic LLM ensemble selection: companion tools.",
     )
-    parser.add_argument("command", choices=["notebooks", "datasets"],
+    parser.add_argument("command", choices=["notebooks", "datasets", *_PRACTICE],
                         help="notebooks: execute the book's notebooks (ensel notebooks --help); "
-                             "datasets: list, fetch or check data (ensel datasets --help)")
+                             "datasets: list, fetch or check data (ensel datasets --help); "
+                             "select/evaluate/import: your own models' answers "
+                             "(ensel select --help)")
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
         return 0
     args = parser.parse_args(argv[:1])
+    if args.command in _PRACTICE:
+        from ensel import practice
+
+        return getattr(practice, _PRACTICE[args.command])(argv[1:])
     if args.command == "notebooks":
         from ensel.book.runner import main as runner_main
 
