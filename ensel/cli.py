@@ -2,6 +2,7 @@
 
 ``ensel notebooks ...``  execute the book's notebooks (see :mod:`ensel.runner`)
 ``ensel datasets ...``   list or fetch datasets (see :mod:`ensel.datasets`)
+``ensel collect ...``    regenerate the paper's raw answers (see :mod:`ensel.collect.cli`)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="ensel",
         description="Information-theoretic LLM ensemble selection: companion tools.",
     )
-    parser.add_argument("command", choices=["notebooks", "datasets"],
+    parser.add_argument("command", choices=["notebooks", "datasets", "collect"],
                         help="notebooks: execute the book's notebooks; datasets: list/fetch data")
     parser.add_argument("rest", nargs=argparse.REMAINDER)
     if not argv or argv[0] in ("-h", "--help"):
@@ -31,6 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ensel.runner import main as runner_main
 
         return runner_main(argv[1:])
+    if args.command == "collect":
+        from ensel.collect.cli import main as collect_main
+
+        return collect_main(argv[1:])
     from ensel.datasets.__main__ import main as datasets_main
 
     return datasets_main(argv[1:])
