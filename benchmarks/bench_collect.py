@@ -21,7 +21,8 @@ from ensel.collect.config import load_config
 from ensel.collect.store import Store
 from ensel.collect.testing import write_fixture
 
-N_QUESTIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 2500  # 5,000 queries x 4 models = 20,000 requests
+# 2,500 questions = 5,000 queries x 4 models = 20,000 requests (argument: fewer questions)
+N_QUESTIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 2500
 
 
 def _rss_mb() -> float:

@@ -195,7 +195,8 @@ class _Run:
         self.queries = queries
         self.summary = RunSummary()
         self.dead: set[str] = set()
-        self.limiters = {mid: AsyncLimiter(cfg.rpm(mid), 60.0)
+        # a one-second bucket: AsyncLimiter(rpm, 60) would allow a burst of a minute's worth
+        self.limiters = {mid: AsyncLimiter(max(1.0, cfg.rpm(mid) / 60.0), 1.0)
                          for d in cfg.datasets.values() for mid in d.models.values()}
         self.spent = self._spent_so_far()
         self.progress = progress

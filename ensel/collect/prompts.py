@@ -7,8 +7,10 @@ prompt versions are never mixed silently.
 Examples
 --------
 >>> t = load_template("true_false")
->>> t.render({"question": "Axonal transport is:", "candidate_answer": "Antegrade and retrograde"})[1]
-{'role': 'user', 'content': "Question: Axonal transport is: Is the answer 'Antegrade and retrograde'?\\nAnswer:"}
+>>> msgs = t.render({"question": "Axonal transport is:", "candidate_answer": "Antegrade"})
+>>> print(msgs[1]["content"])
+Question: Axonal transport is: Is the answer 'Antegrade'?
+Answer:
 >>> len(t.hash)
 16
 """
