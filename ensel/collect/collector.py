@@ -22,6 +22,7 @@ resumes where it stopped and a completed (paid) answer is never requested again.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import email.utils
 import json
 import logging
@@ -358,6 +359,16 @@ class _Run:
         return self.summary
 
 
+def _run_sync(coro: Any) -> Any:
+    """``asyncio.run``, also from inside a running loop (a Jupyter kernel): then in a thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def collect(cfg: RunConfig, *, store: Store | None = None, shard: tuple[int, int] = (1, 1),
             allow_mixed: bool = False, progress: bool = False,
             queries: dict[str, pd.DataFrame] | None = None, raise_on_stop: bool = True
@@ -392,7 +403,7 @@ def collect(cfg: RunConfig, *, store: Store | None = None, shard: tuple[int, int
     st = Store(cfg.store, prompt_hashes=prompt_hashes(cfg), allow_mixed=allow_mixed) \
         if store is None else store
     try:
-        summary = asyncio.run(_Run(cfg, st, queries, shard, progress).run(key))
+        summary = _run_sync(_Run(cfg, st, queries, shard, progress).run(key))
     finally:
         if own:
             st.close()
