@@ -9,6 +9,7 @@ resident memory after 10k and 100k stored answers (flat = the store does not gro
 from __future__ import annotations
 
 import dataclasses
+import os
 import resource
 import subprocess
 import sys
@@ -23,6 +24,13 @@ from ensel.collect.testing import write_fixture
 
 # 2,500 questions = 5,000 queries x 4 models = 20,000 requests (argument: fewer questions)
 N_QUESTIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 2500
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_mb() -> float:
@@ -51,12 +59,14 @@ def main() -> None:
         cpu0, t0 = time.process_time(), time.perf_counter()
         s = collect(cfg, queries=queries)
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        server_cpu = _cpu_s(server.pid)
     finally:
         server.terminate()
         server.wait(30)
     print(f"collector: {s.completed:,} answers in {wall:.1f} s = {s.completed / wall:,.0f} "
           f"completed requests/s; {1000 * cpu / s.completed:.2f} CPU ms per request "
-          "(collector process)")
+          f"(collector process), {1000 * server_cpu / s.completed:.2f} in the simulated server; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
     with Store(tmp / "grow.sqlite") as st:
         rss = {}
