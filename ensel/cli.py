@@ -3,6 +3,7 @@
 ``ensel notebooks ...``  execute the book's notebooks (see :mod:`ensel.book.runner`)
 ``ensel datasets ...``   list or fetch datasets (see :mod:`ensel.datasets`)
 ``ensel select|evaluate|import ...``  your own models (see :mod:`ensel.practice`)
+``ensel collect ...``    regenerate the paper's raw answers (see :mod:`ensel.collect.cli`)
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="ensel",
         description="Information-theoretic LLM ensemble selection: companion tools.",
     )
-    parser.add_argument("command", choices=["notebooks", "datasets", *_PRACTICE],
+    parser.add_argument("command", choices=["notebooks", "datasets", *_PRACTICE, "collect"],
                         help="notebooks: execute the book's notebooks (ensel notebooks --help); "
                              "datasets: list, fetch or check data (ensel datasets --help); "
                              "select/evaluate/import: your own models' answers "
-                             "(ensel select --help)")
+                             "(ensel select --help); collect: regenerate the paper's raw "
+                             "answers from LLM endpoints (ensel collect --help)")
     parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
@@ -41,6 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ensel.book.runner import main as runner_main
 
         return runner_main(argv[1:])
+    if args.command == "collect":
+        from ensel.collect.cli import main as collect_main
+
+        return collect_main(argv[1:])
     from ensel.datasets.__main__ import main as datasets_main
 
     return datasets_main(argv[1:], prog="ensel datasets")
