@@ -16,6 +16,7 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.diagnostics``  checks of the paper's modelling assumptions on real answers
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
 ``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
+``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
 ``ensel.cli``          the ``ensel`` command line
 
 ``ensel.book`` (tables, claims, figures, simulations, results, the notebook runner and the
@@ -32,6 +33,7 @@ __version__ = "0.1.0"
 _SUBMODULES = (
     "aggregate",
     "cli",
+    "collect",
     "copula",
     "data",
     "datasets",

@@ -51,12 +51,30 @@ def _at_position(pos: tuple[int, ...]) -> str:
     return f"at position {pos}"
 
 
+def _already_encoded(values: Any) -> np.ndarray | None:
+    """An ``int8`` array (or a DataFrame of ``int8`` columns) with values in ``{-1, 0, +1}``:
+    the form :func:`check_X` returns, taken as it is. Re-reading it with the table rule would
+    turn the ``0`` (abstained) of a slice that happens to hold no ``-1`` into False."""
+    if isinstance(values, pd.DataFrame):
+        if values.shape[1] == 0 or not all(dt == np.int8 for dt in values.dtypes):
+            return None
+        arr = values.to_numpy()
+    elif isinstance(values, (np.ndarray, pd.Series)) and values.dtype == np.int8:
+        arr = np.asarray(values)
+    else:
+        return None
+    return arr if bool(np.isin(arr, (-1, 0, 1)).all()) else None
+
+
 def as_pm1(values: Any, *, name: str, allow_abstain: bool,
            where: Callable[[tuple[int, ...]], str] | None = None,
            report: dict[str, str] | None = None) -> np.ndarray:
     """Normalise answers or labels to ``int8`` in ``{-1, +1}`` (and ``0`` for abstentions).
 
-    Applies the one encoding rule of :mod:`ensel._encoding` to the **whole** array: blank /
+    An ``int8`` array of answers with values in ``{-1, 0, +1}`` is already in the form this
+    function returns (``0`` = abstained) and is taken as it is, so a validated array, or any
+    slice of one, is never re-read. Everything else follows the one encoding rule of
+    :mod:`ensel._encoding`, applied to the **whole** array: blank /
     ``NaN`` / ``None`` = abstained (answers only); ``True``/``False`` and ``+1``/``-1``;
     ``0`` = abstained when the array also holds ``-1``; ``1``/``0`` = True/False only when the
     array holds nothing but ``0`` and ``1``; ambiguous mixtures (``0``/``1`` with blanks,
@@ -89,6 +107,11 @@ def as_pm1(values: Any, *, name: str, allow_abstain: bool,
     from ensel import _encoding as enc
 
     where = where or _at_position
+    encoded = _already_encoded(values) if allow_abstain else None
+    if encoded is not None:
+        if report is not None:
+            report["encoding"] = "int8 +1/0/-1 (already encoded)"
+        return encoded
     if isinstance(values, pd.DataFrame):
         raw = values.to_numpy(dtype=object)
         kinds = (np.column_stack([enc.classify(values.iloc[:, j]) for j in range(values.shape[1])])

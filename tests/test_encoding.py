@@ -223,3 +223,19 @@ def test_relative_paths_are_taken_from_the_current_folder(tmp_path, monkeypatch)
     with pytest.raises(FileNotFoundError, match=r"does not exist \(relative to the current "
                                                 r"folder .*\)"):
         read_responses("mine.csv")
+
+
+def test_validated_answers_and_their_slices_are_never_reread() -> None:
+    import numpy as np
+
+    from ensel._validation import check_X
+    from ensel.aggregate import MAPAggregator
+
+    X = check_X(np.array([[1, -1], [0, 1], [1, 0], [0, -1]]))
+    # column 0 holds only +1 and 0 (abstained): a slice must keep the abstentions
+    assert check_X(X[:, [0]]).tolist() == [[1], [0], [1], [0]]
+    assert (check_X(X) == X).all()
+    y = np.array([1, 1, -1, -1])
+    map_rule = MAPAggregator().fit(X[:, [0]], y)
+    assert map_rule.predict(X[:, [0]]).tolist() == map_rule.predict(
+        pd.DataFrame(X[:, [0]])).tolist()

@@ -132,15 +132,19 @@ def test_merge_and_export_to_the_tidy_table(tmp_path: Path,
     with Store(tmp_path / "a.sqlite", prompt_hashes={"h1"}) as a:
         a.put(_row("q1", 1))
         a.put(_row("q2", None, error_class="timeout"))
+        a.put(_row("q1", -1, model="m2"))  # a pool needs at least two models
     with Store(tmp_path / "b.sqlite", prompt_hashes={"h1"}) as b:
         b.put(_row("q2", -1))
         b.put(_row("q3", 0))
+        b.put(_row("q2", 1, model="m2"))
+        b.put(_row("q3", 1, model="m2"))
     assert main(["merge", str(tmp_path / "m.sqlite"), str(tmp_path / "a.sqlite"),
                  str(tmp_path / "b.sqlite")]) == 0
     assert main(["export", str(tmp_path / "m.sqlite"), "-o", str(tmp_path / "t.parquet")]) == 0
     df = load(tmp_path / "t.parquet")
     assert list(df.columns) == ["item", "model", "condition", "answer", "label"]
-    assert df["answer"].tolist() == [1, -1, 0] and set(df["condition"]) == {"t0.7-r1"}
+    assert df.loc[df["model"] == "m", "answer"].tolist() == [1, -1, 0]
+    assert set(df["condition"]) == {"t0.7-r1"}
     capsys.readouterr()
     assert main(["status", str(tmp_path / "nothing.sqlite")]) == 2
     assert "no store at" in capsys.readouterr().err
