@@ -39,9 +39,9 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import re
 import shutil
 import sys
-import tempfile
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -49,7 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urldefrag, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 __all__ = ["CHROMIUM_FLAGS", "Problem", "check_site", "find_chromium", "main", "pages"]
 
@@ -112,12 +112,21 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        # The browser drops connections it no longer needs (a page closed while a font or
+        # image was still streaming): not a problem of the book, and not worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextmanager
 def serve(html_dir: str | Path) -> Iterator[str]:
     """Serve ``html_dir`` over HTTP on 127.0.0.1 at a free port; yield the base URL."""
     handler = functools.partial(_QuietHandler, directory=str(Path(html_dir).resolve()))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="browsercheck-http", daemon=True)
     thread.start()
     try:
@@ -211,17 +220,36 @@ _PROBE = r"""
     }
     return el.getClientRects().length > 0;
   };
+  const cells = [...document.querySelectorAll("div.cell")];
   const describe = (el) => {
     let d = el.tagName.toLowerCase();
     if (el.id) d += "#" + el.id;
     const cls = (typeof el.className === "string" ? el.className : "").trim().split(/\s+/)
       .filter(Boolean).slice(0, 3);
     if (cls.length) d += "." + cls.join(".");
-    let text = (el.innerText || el.textContent || "").trim().split("\n")[0] || "";
-    if (text.length > 70) text = text.slice(0, 67) + "...";
+    const cell = el.closest("div.cell");
+    if (cell) {
+      d += " (code cell " + (cells.indexOf(cell) + 1) + " of " + cells.length;
+      d += el.closest(".cell_output, .output") ? ", its output)" : ", its input)";
+    }
     const section = el.closest("section[id]");
     if (section) d += " in section #" + section.id;
-    return text ? d + ' "' + text + '"' : d;
+    const clip = (t) => (t.length > 70 ? t.slice(0, 67) + "..." : t);
+    const table = el.tagName === "TABLE" ? el : el.querySelector("table");
+    if (table) {
+      const row = table.rows[0];
+      const head = row ? [...row.cells].map((c) => c.innerText.trim()).join(" | ") : "";
+      return d + ": table of " + (row ? row.cells.length : 0) + " columns \"" + clip(head) + "\"";
+    }
+    const lines = (el.innerText || el.textContent || "").split("\n");
+    if (lines.length > 1 || el.querySelector("pre") || el.tagName === "PRE") {
+      let longest = "";
+      for (const line of lines) if (line.length > longest.length) longest = line;
+      return d + ": longest line " + longest.length + " characters \""
+        + clip(longest.trim()) + "\"";
+    }
+    const text = (lines[0] || "").trim();
+    return text ? d + ' "' + clip(text) + '"' : d;
   };
 
   // links and images
@@ -294,6 +322,24 @@ async (ms) => {
 """
 
 
+_META_REFRESH = re.compile(
+    r"""<meta\s+http-equiv=["']?refresh["']?\s+content=["']\s*\d+\s*;\s*url=([^"'>]+)""",
+    re.IGNORECASE)
+
+
+def _meta_refresh(path: Path) -> str | None:
+    """The target of a ``<meta http-equiv="refresh">`` redirect page, or None."""
+    head = path.read_text(encoding="utf-8", errors="replace")[:4000]
+    match = _META_REFRESH.search(head)
+    return match.group(1).strip() if match else None
+
+
+def _screenshot(page, shots: Path, rel: str) -> None:
+    out = shots / (rel[: -len(".html")] + ".png")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(out), full_page=True, timeout=LOAD_TIMEOUT_MS)
+
+
 def _check_page(context, site: _Site, base: str, rel: str, shots: Path | None) -> list[Problem]:
     from playwright.sync_api import Error as PlaywrightError
 
@@ -348,6 +394,23 @@ def _check_page(context, site: _Site, base: str, rel: str, shots: Path | None) -
             add("broken-resource", f"the page itself answered HTTP "
                 f"{response.status if response else '(none)'}")
             return problems
+        redirect = _meta_refresh(site.root / rel)
+        if redirect is not None:
+            # A redirect page (Sphinx's index.html): its target must exist and the browser
+            # must get there; the target is checked as a page of its own.
+            target = urljoin(url, redirect)
+            why = site.link_problem(target, (site.root / rel).resolve(), set())
+            if why:
+                add("broken-link", f"redirect: {why}")
+            else:
+                try:
+                    page.wait_for_url(urldefrag(target)[0] + "*", timeout=LOAD_TIMEOUT_MS)
+                    page.wait_for_load_state("load")
+                except PlaywrightError:
+                    add("broken-link", f"the redirect to {site.page_of(target)} did not happen")
+            if shots is not None:
+                _screenshot(page, shots, rel)
+            return problems
         if page.evaluate("() => document.querySelector('.math') !== null"):
             # Scripts (also async/defer ones) have run at "load"; MathJax may still be
             # loading its components and typesetting. Without MathJax at all, the math
@@ -395,13 +458,11 @@ def _check_page(context, site: _Site, base: str, rel: str, shots: Path | None) -
             add("math", f'raw TeX in the visible text: "{raw}"')
 
         for item in info["overflow"]:
-            add("overflow", f"{item['what']} is {item['scroll']} px wide in a "
+            add("overflow", f"{item['what']}; content {item['scroll']} px wide in a "
                 f"{item['client']} px box (horizontal scrollbar at 1280 px)")
 
         if shots is not None:
-            out = shots / (rel[: -len(".html")] + ".png")
-            out.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(out), full_page=True, timeout=LOAD_TIMEOUT_MS)
+            _screenshot(page, shots, rel)
     except PlaywrightError as exc:
         add("console", f"the browser could not check the page: {str(exc).splitlines()[0]}")
     finally:
@@ -444,19 +505,25 @@ def check_site(html_dir: str | Path, *, screenshots: str | Path | None = None,
         shutil.rmtree(shots, ignore_errors=True)
         shots.mkdir(parents=True)
     problems: list[Problem] = []
-    with serve(root) as base, tempfile.TemporaryDirectory(prefix="ensel-chromium-") as profile, \
-            sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            profile, executable_path=executable, headless=True, args=list(CHROMIUM_FLAGS),
-            viewport=VIEWPORT, device_scale_factor=1, timeout=LOAD_TIMEOUT_MS,
-            service_workers="block",
+    with serve(root) as base, sync_playwright() as pw:
+        # launch() starts Chromium on a fresh temporary --user-data-dir of its own (and removes
+        # it afterwards); each page then gets a new context (empty storage, cookies, cache), so
+        # every page is checked as a first-time reader opening it sees it, whatever the order.
+        browser = pw.chromium.launch(
+            executable_path=executable, headless=True, args=list(CHROMIUM_FLAGS),
+            timeout=LOAD_TIMEOUT_MS,
         )
         try:
             site = _Site(root, base)
             for rel in checked:
-                problems += _check_page(context, site, base, rel, shots)
+                context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1,
+                                              service_workers="block")
+                try:
+                    problems += _check_page(context, site, base, rel, shots)
+                finally:
+                    context.close()
         finally:
-            context.close()
+            browser.close()
     return checked, problems
 
 

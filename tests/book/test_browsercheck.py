@@ -65,6 +65,9 @@ def _site(root: Path) -> tuple[Path, bool]:
         "<div class='highlight' style='overflow-x:auto'><pre>print('short')</pre></div>"
         "<pre>a = r'\\(kept in code\\)' + '$$'</pre>" + math, head))
     (root / "index.html").write_text(_page("<p><a href='clean.html'>clean</a></p>"))
+    refresh = '<meta http-equiv="Refresh" content="0; url={}" />'
+    (root / "redirect.html").write_text(refresh.format("clean.html"))
+    (root / "redirect-gone.html").write_text(refresh.format("gone.html"))
     (root / "console.html").write_text(_page(
         "<p>text</p><script>console.error('deliberate console error');</script>"))
     (root / "link.html").write_text(_page(
@@ -98,7 +101,8 @@ def _on(problems: list[Problem], page: str, kind: str | None = None) -> list[Pro
 def test_pages_skips_asset_folders(tmp_path: Path) -> None:
     site, _ = _site(tmp_path / "html")
     assert pages(site) == ["clean.html", "console.html", "image.html", "index.html",
-                           "link.html", "math.html", "overflow.html"]
+                           "link.html", "math.html", "overflow.html", "redirect-gone.html",
+                           "redirect.html"]
 
 
 def test_server_listens_on_loopback_only(tmp_path: Path) -> None:
@@ -113,6 +117,7 @@ def test_clean_page_passes(checked) -> None:
     _, _, _, problems, has_mathjax = checked
     assert _on(problems, "clean.html") == []
     assert _on(problems, "index.html") == []
+    assert _on(problems, "redirect.html") == []  # a redirect page whose target exists
     if not has_mathjax:
         pytest.skip("sphinx-mathjax-offline is not installed: the clean page has no math")
 
@@ -126,6 +131,12 @@ def test_broken_links_are_found(checked) -> None:
     details = [p.detail for p in _on(checked[3], "link.html", "broken-link")]
     assert any("missing.html does not exist" in d for d in details), details
     assert any("clean.html#nowhere" in d for d in details), details
+
+
+def test_broken_redirect_is_found(checked) -> None:
+    found = _on(checked[3], "redirect-gone.html")
+    assert [p.kind for p in found] == ["broken-link"]
+    assert "redirect: gone.html does not exist" in found[0].detail
 
 
 def test_broken_image_is_found(checked) -> None:
@@ -142,14 +153,14 @@ def test_unrendered_math_is_found(checked) -> None:
 
 def test_overflow_is_found(checked) -> None:
     details = [p.detail for p in _on(checked[3], "overflow.html", "overflow")]
-    assert any(d.startswith("document is") for d in details), details
+    assert any(d.startswith("document; content ") for d in details), details
     assert any(d.startswith("div.highlight") and "value_0" in d for d in details), details
 
 
 def test_every_problem_page_and_only_those(checked) -> None:
     _, _, checked_pages, problems, _ = checked
     assert {p.page for p in problems} == {"console.html", "link.html", "image.html",
-                                           "math.html", "overflow.html"}
+                                           "math.html", "overflow.html", "redirect-gone.html"}
     assert "_static/junk.html" not in checked_pages
 
 
