@@ -225,7 +225,7 @@ _PROBE = r"""
     let d = el.tagName.toLowerCase();
     if (el.id) d += "#" + el.id;
     const cls = (typeof el.className === "string" ? el.className : "").trim().split(/\s+/)
-      .filter(Boolean).slice(0, 3);
+      .filter((c) => c && !c.startsWith("CtxtMenu")).slice(0, 3);
     if (cls.length) d += "." + cls.join(".");
     const cell = el.closest("div.cell");
     if (cell) {
@@ -235,6 +235,14 @@ _PROBE = r"""
     const section = el.closest("section[id]");
     if (section) d += " in section #" + section.id;
     const clip = (t) => (t.length > 70 ? t.slice(0, 67) + "..." : t);
+    if (el.tagName === "MJX-CONTAINER") {
+      let tex = "";
+      try {
+        const items = window.MathJax.startup.document.getMathItemsWithin(el);
+        tex = items.length ? items[0].math : "";
+      } catch (e) { tex = ""; }
+      return d + ": math \"" + clip(tex.replace(/\s+/g, " ").trim()) + "\"";
+    }
     const table = el.tagName === "TABLE" ? el : el.querySelector("table");
     if (table) {
       const row = table.rows[0];
