@@ -18,12 +18,14 @@ ifeq ($(origin ENSEL_DATA_MIRROR), undefined)
   endif
 endif
 
-.PHONY: book notebooks html test run lint bench lock env clean help
+.PHONY: book notebooks html check-browser test run lint bench lock env clean help
 
 help:
 	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
 	@echo "             (FORCE=1 re-executes every notebook; JOBS=n runs n at once)"
 	@echo "make test    run the tests (unit, property, notebooks)"
+	@echo "make check-browser  open every page of _build/html in headless Chromium (after make book);"
+	@echo "             screenshots in _build/screenshots"
 	@echo "make run NB=<notebook> [OUTPUT=<run>] [DATASET=<name|path>] [PARAMS='k=v ...']"
 	@echo "make lint | bench | lock | clean"
 
@@ -54,6 +56,15 @@ html: $(STAMP)
 book: $(STAMP)
 	$(MAKE) --no-print-directory notebooks
 	$(MAKE) --no-print-directory html
+
+# The built book in a real browser: console errors, broken internal links/images, unrendered
+# math, horizontal overflow at 1280 px; a screenshot of each page. Installs Debian's chromium
+# when it is missing (as root, like CI).
+check-browser: $(STAMP)
+	@test -f _build/html/index.html || { echo "check-browser: no _build/html/index.html; run make book first"; exit 2; }
+	@command -v chromium > /dev/null || { echo "check-browser: installing chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
+	$(BIN)/python -m ensel.book.browsercheck _build/html --screenshots _build/screenshots
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules tests ensel
