@@ -172,10 +172,14 @@ checks += [
 # With a key (it is read from the environment only, never written anywhere):
 #
 # ```bash
-# ensel collect estimate data/collect/paper.yml      # requests, tokens, cost, time
-# export OPENROUTER_API_KEY=...                       # or the variable endpoint.api_key_env names
-# ensel collect run data/collect/paper.yml            # rerun after any interruption: it resumes
-# ensel collect run data/collect/paper.yml --shard 1/4 --store shard1.sqlite   # one of 4 machines
+# # requests, tokens, cost and time of the paper's full run
+# ensel collect estimate data/collect/paper.yml
+# # the key (or the variable that endpoint.api_key_env names)
+# export OPENROUTER_API_KEY=...
+# # rerun after any interruption: it resumes
+# ensel collect run data/collect/paper.yml
+# # one of 4 machines
+# ensel collect run data/collect/paper.yml --shard 1/4 --store shard1.sqlite
 # ensel collect merge paper-answers.sqlite shard*.sqlite
 # ensel collect status paper-answers.sqlite --config data/collect/paper.yml
 # ensel collect export paper-answers.sqlite --dataset mmlu -o mmlu.parquet

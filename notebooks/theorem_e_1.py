@@ -67,10 +67,12 @@
 # $\pi = \mathbb P(Y = +1)$. The MAP rule is the affine vote
 # $\operatorname{sign}(b + \sum_i w_i H_i)$ with
 #
-# $$w_i = \tfrac12\Big[\log\tfrac{1 - \epsilon_i^{+}}{\epsilon_i^{-}}
-#        + \log\tfrac{1 - \epsilon_i^{-}}{\epsilon_i^{+}}\Big], \qquad
-# b = \log\tfrac{\pi}{1 - \pi} + \tfrac12 \sum_i \Big[\log\tfrac{1 - \epsilon_i^{+}}{\epsilon_i^{-}}
-#        - \log\tfrac{1 - \epsilon_i^{-}}{\epsilon_i^{+}}\Big].$$
+# $$\begin{aligned}
+# w_i &= \tfrac12\Big[\log\tfrac{1 - \epsilon_i^{+}}{\epsilon_i^{-}}
+#        + \log\tfrac{1 - \epsilon_i^{-}}{\epsilon_i^{+}}\Big], \\
+# b &= \log\tfrac{\pi}{1 - \pi} + \tfrac12 \sum_i \Big[\log\tfrac{1 - \epsilon_i^{+}}{\epsilon_i^{-}}
+#        - \log\tfrac{1 - \epsilon_i^{-}}{\epsilon_i^{+}}\Big].
+# \end{aligned}$$
 #
 # For $\pi = 1/2$ and $\epsilon_i^{+} = \epsilon_i^{-} = 1 - p_i$ this is $b = 0$,
 # $w_i = \log(p_i/(1-p_i))$: Theorem E.1. (When $b + \sum_i w_i H_i = 0$ the posterior is
