@@ -40,6 +40,7 @@ __all__ = [
     "find_runs",
     "load_runs",
     "missing_inputs",
+    "unavailable_data",
     "main",
     "repo_root",
 ]
@@ -60,6 +61,7 @@ class NotebookRun:
     title: str | None = None
     needs: tuple[str, ...] = ()
     produces: tuple[str, ...] = ()
+    requires_data: tuple[str, ...] = ()
 
     def products(self, *, test: bool = False) -> list[str]:
         """Files this run writes, relative to the output folder (``produces`` templates
@@ -113,7 +115,8 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         if not isinstance(entry, dict) or "notebook" not in entry:
             raise ValueError(f"{config}: entry {i} must be a mapping with a 'notebook' key")
         name = str(entry["notebook"])
-        unknown = set(entry) - {"notebook", "runs", "test_parameters", "needs", "produces"}
+        unknown = set(entry) - {"notebook", "runs", "test_parameters", "needs", "produces",
+                                "requires_data"}
         if unknown:
             raise ValueError(f"{config}: notebook {name!r} has unknown keys {sorted(unknown)}")
         source = config.parent / f"{name}.py"
@@ -122,9 +125,10 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         test_params = dict(entry.get("test_parameters") or {})
         needs = tuple(str(n) for n in entry.get("needs") or ())
         produces = tuple(str(p) for p in entry.get("produces") or ())
+        requires = _as_tuple(entry.get("requires_data"))
         run_specs = entry.get("runs") or [{"output": name}]
         for spec in run_specs:
-            bad = set(spec) - {"output", "parameters", "title"}
+            bad = set(spec) - {"output", "parameters", "title", "requires_data"}
             if bad:
                 raise ValueError(f"{config}: a run of {name!r} has unknown keys {sorted(bad)}")
             output = str(spec.get("output", name))
@@ -134,8 +138,15 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
             title = spec.get("title")
             runs.append(NotebookRun(name, output, dict(spec.get("parameters") or {}),
                                     test_params, None if title is None else str(title),
-                                    needs, produces))
+                                    needs, produces,
+                                    requires + _as_tuple(spec.get("requires_data"))))
     return _order(runs, config)
+
+
+def _as_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (str(value),) if isinstance(value, str) else tuple(str(v) for v in value)
 
 
 def _order(runs: list[NotebookRun], config: Path) -> list[NotebookRun]:
@@ -186,6 +197,64 @@ def find_runs(runs: Sequence[NotebookRun], notebook: str, output: str | None = N
         what = f"notebook {notebook!r}" + (f" with output {output!r}" if output else "")
         raise ValueError(f"no run of {what} in runs.yml; notebooks: {', '.join(names)}")
     return chosen
+
+
+def _dataset_available(name: str) -> bool:
+    """Whether dataset ``name`` can be loaded here, by the dataset's own availability function
+    (``ensel.datasets.<name>.is_available``, which never probes the network). Names without
+    one (the stand-ins, which are generated, and paths to a user's table) count as
+    available: loading them reports its own errors."""
+    import importlib
+
+    if not name.isidentifier():
+        return True
+    try:
+        module = importlib.import_module(f"ensel.datasets.{name}")
+    except ImportError:
+        return True
+    check = getattr(module, "is_available", None)
+    return True if check is None else bool(check())
+
+
+def unavailable_data(run: NotebookRun, parameters: dict[str, Any]) -> list[str]:
+    """The datasets of ``run.requires_data`` (templates such as ``"{dataset}"`` filled in
+    with ``parameters``) that are not available on this machine."""
+    names = []
+    for template in run.requires_data:
+        try:
+            name = template.format(**parameters)
+        except KeyError:
+            continue  # the run does not set that parameter: nothing to require
+        if name not in names and not _dataset_available(name):
+            names.append(name)
+    return names
+
+
+def _missing_data_note(names: Sequence[str]) -> str:
+    """One Markdown note: which data is missing and how to get it."""
+    which = ", ".join(f"`{n}`" for n in names)
+    fetch = " and ".join(f"`python -m ensel.datasets fetch {n}`" for n in names)
+    label = "MMLU-Pro" if list(names) == ["mmlu_pro"] else which
+    return (
+        f"```{{note}}\n**{label} data not available on this machine**, so this page was not "
+        f"computed (dataset {which}). To get the published files (pinned by commit and checked "
+        f"by SHA-256), run {fetch} once (it downloads into the cache, `ENSEL_DATA_DIR`), or "
+        "point `ENSEL_DATA_MIRROR` at a folder laid out as "
+        "`<owner>/<repo>/<commit>/<upstream path>` that holds them; then rebuild the book "
+        "(`make book`).\n```"
+    )
+
+
+def _unavailable_page(nb: Any, names: Sequence[str]) -> Any:
+    """The page shown instead of a run whose data is missing: its title and one note."""
+    import nbformat
+
+    title = next((line for cell in nb.cells if cell.cell_type == "markdown"
+                  for line in cell.source.split("\n") if line.startswith("# ")), "# Page")
+    page = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
+    page.cells = [nbformat.v4.new_markdown_cell(title),
+                  nbformat.v4.new_markdown_cell(_missing_data_note(names))]
+    return page
 
 
 def _set_title(nb: Any, title: str) -> None:
@@ -262,6 +331,11 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     params = run.effective_parameters(test=test)
     params.update(extra_parameters or {})
     target = out_dir / f"{run.output}.ipynb"
+    missing = unavailable_data(run, params)
+    if missing:  # one clear note instead of a page that cannot compute
+        _write(_unavailable_page(nb, missing), target)
+        return target
+    _label_figures(nb, run.output)
     label = f"notebook {run.notebook!r} (run {run.output!r}, parameters {params})"
     saved = os.environ.get("ENSEL_RESULTS_DIR")
     os.environ["ENSEL_RESULTS_DIR"] = str(out_dir / "results")  # inherited by the kernel
@@ -282,10 +356,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
             os.environ.pop("ENSEL_RESULTS_DIR", None)
         else:
             os.environ["ENSEL_RESULTS_DIR"] = saved
-    _strip_volatile(executed)
-    tmp = target.with_suffix(".ipynb.tmp")
-    nbformat.write(executed, tmp)
-    tmp.replace(target)
+    _write(executed, target)
     warnings = _warnings_in(executed)
     if warnings and not allow_warnings:
         raise NotebookRunError(
@@ -293,6 +364,32 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
             + "\n  ".join(warnings)
         )
     return target
+
+
+def _write(nb: Any, target: Path) -> None:
+    import nbformat
+
+    _strip_volatile(nb)
+    tmp = target.with_suffix(".ipynb.tmp")
+    nbformat.write(nb, tmp)
+    tmp.replace(target)
+
+
+def _label_figures(nb: Any, output: str) -> None:
+    """Fill ``{output}`` in the labels of a page: figure labels and captions in the cells'
+    ``mystnb`` metadata and ``(label)=`` targets in markdown cells, so a notebook run once
+    per dataset gives each run its own labels (``fig-{output}-map`` ->
+    ``fig-experiments-mmlu-map``)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "{output}" in cell.source:
+            cell.source = re.sub(r"(?m)^\((\S*)\)=$",
+                                 lambda m: m.group(0).replace("{output}", output),
+                                 cell.source)
+        figure = cell.metadata.get("mystnb", {}).get("figure")
+        if isinstance(figure, dict):
+            for key in ("name", "caption"):
+                if isinstance(figure.get(key), str):
+                    figure[key] = figure[key].replace("{output}", output)
 
 
 def _parse_params(pairs: Iterable[str]) -> dict[str, Any]:
@@ -312,7 +409,7 @@ def _adhoc_run(base: NotebookRun, overrides: dict[str, Any]) -> NotebookRun:
     )
     params = {**base.parameters, **overrides}
     return NotebookRun(base.notebook, f"{base.notebook}-{slug}", params, base.test_parameters,
-                       None)
+                       None, requires_data=base.requires_data)
 
 
 def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
