@@ -30,10 +30,10 @@
 # {glue:text}`n_holds` of the {glue:text}`n_claims` claims checked on this dataset hold.
 
 # %% tags=["parameters"]
-dataset = "medmcqa"  # medmcqa | mmlu | imdb | mmlu_pro | path to a tidy CSV/Parquet
+dataset = "medmcqa"  # medmcqa|mmlu|imdb|mmlu_pro|path to a CSV/Parquet
 n_splits = 5
 seed = 0
-n_items = None  # fewer items per condition (stand-ins only), for quick test runs
+n_items = None  # fewer items per condition (stand-ins only), for tests
 exhaustive = True
 example_k = 4  # ensemble size of the Figure-2-style example
 
@@ -268,7 +268,8 @@ checks.add("each selector picks a model at most once",
 
 # %%
 k_ex = min(example_k, n_models)
-ex = experiment.diverse_vs_topk_example(df, k_ex, condition=sel_condition, seed=seed)
+ex = experiment.diverse_vs_topk_example(df, k_ex, condition=sel_condition,
+                                        seed=seed)
 
 # %% tags=["remove-input"]
 protocol.show_diverse_example(ex, k_ex)
@@ -301,7 +302,8 @@ else:
 # evaluations share queries, so the intervals are approximate and somewhat optimistic.
 
 # %%
-diffs = experiment.paired_differences(results, "greedy_mi", "topk", "map", seed=seed)
+diffs = experiment.paired_differences(results, "greedy_mi", "topk", "map",
+                                      seed=seed)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Paired differences Greedy MI − Top-k with MAP, mean and 95% t-interval per k.", "name": "fig-{output}-paired"}}
 display(HTML(tables.to_html(

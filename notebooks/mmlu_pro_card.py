@@ -122,7 +122,8 @@ glue("n_questions", int(n_questions), display=False)
 # answered them (intersection), and when they have at least two options.
 
 # %%
-view = mp.binary_view(subset=subset, models=models, seed=seed, null_pred=null_pred)
+view = mp.binary_view(subset=subset, models=models, seed=seed,
+                      null_pred=null_pred)
 tidy, queries = view.tidy, view.queries
 cards.binary_counts(view)
 

@@ -44,8 +44,8 @@
 # %% tags=["parameters"]
 seed = 0
 n_samples = 100_000  # Monte Carlo sample size from each fitted copula
-n_reference = 20  # parametric-bootstrap replicates of the "perfect model" distance
-n_boot = 1000  # bootstrap replicates of the per-model error-rate differences
+n_reference = 20  # bootstrap replicates of the "perfect model" distance
+n_boot = 1000  # bootstrap replicates of the error-rate differences
 n_splits = 5  # seeded 80/20 splits for held-out errors
 sim_test = 100_000  # test items per simulated copula curve
 sim_reps = 2  # repetitions of each simulated copula curve
@@ -81,7 +81,8 @@ X, y = Xw.to_numpy(), yw.to_numpy()
 n, m = X.shape
 E = pd.DataFrame(errors_from(X, y), index=Xw.index, columns=Xw.columns)
 view = mmlu_pro.binary_view()  # question-level details of the same view
-question = view.queries.set_index("item").loc[Xw.index, "question_id"].to_numpy()
+queries = view.queries.set_index("item").loc[Xw.index]
+question = queries["question_id"].to_numpy()
 
 # %% tags=["remove-cell"]
 checks.equal("queries and models of the view and of the table",
@@ -107,8 +108,8 @@ cards.glue_values("data", modelling.data_facts(E, X, question))
 # distance at the reference level is what a perfect copula model would show.
 
 # %%
-hof = diagnostics.higher_order_fit(E, n_samples=n_samples, n_reference=n_reference,
-                                   random_state=seed)
+hof = diagnostics.higher_order_fit(E, n_samples=n_samples,
+                                   n_reference=n_reference, random_state=seed)
 modelling.higher_order_table(hof).round(4)
 
 # %%
@@ -265,9 +266,9 @@ cards.glue_values("path", path_facts)
 # estimated on binary answers. A positive difference means Eq. (9) is worse.
 
 # %%
-cmp_curves = diagnostics.heldout_curves(Xb, y, selectors=("greedy_mi", "three_term"),
-                                        aggregators=("map",), n_splits=n_splits,
-                                        seed=seed, condition="binary")
+cmp_curves = diagnostics.heldout_curves(
+    Xb, y, selectors=("greedy_mi", "three_term"), aggregators=("map",),
+    n_splits=n_splits, seed=seed, condition="binary")
 per_k = modelling.eq9_cost(cmp_curves, n_splits)
 per_k.drop(columns="diff_std").round(4)
 
@@ -367,9 +368,9 @@ cards.glue_values("pl", modelling.per_label_facts(plc, m))
 # first model's abstention rate.
 
 # %%
-curves = diagnostics.heldout_curves(X, y, selectors=("topk", "greedy_mi"),
-                                    aggregators=("map", "mv"), n_splits=n_splits,
-                                    seed=seed, condition="5shot-cot")
+curves = diagnostics.heldout_curves(
+    X, y, selectors=("topk", "greedy_mi"), aggregators=("map", "mv"),
+    n_splits=n_splits, seed=seed, condition="5shot-cot")
 summ = diagnostics.summarise_curves(curves)
 one = diagnostics.one_factor_summary(hof.copula.error_rates_, hof.copula.Sigma_)
 ks = list(range(1, m + 1))

@@ -34,7 +34,7 @@
 
 # %% tags=["parameters"]
 datasets_to_report = ["medmcqa", "mmlu", "imdb", "mmlu_pro"]
-required = ["medmcqa", "mmlu", "imdb"]  # must have results (the stand-ins always run)
+required = ["medmcqa", "mmlu", "imdb"]  # stand-ins: results must exist
 
 # %% tags=["remove-cell"]
 import pandas as pd
@@ -62,7 +62,8 @@ def load_or_none(name: str) -> pd.DataFrame | None:
 
 # %%
 results = {d: load_or_none(d) for d in datasets_to_report}
-summaries = {d: experiment.summarise(r) for d, r in results.items() if r is not None}
+summaries = {d: experiment.summarise(r) for d, r in results.items()
+             if r is not None}
 paper_sets = [d for d in protocol.STANDINS if d in summaries]
 
 # %% tags=["hide-input"]
@@ -151,13 +152,13 @@ glue("mean_abs_diff", float(comparison["diff"].abs().mean()), display=False)
 
 # %%
 paper_sel = load_paper_table("selections")
-picks = {d: protocol.pick_agreement(results[d], paper_sel[paper_sel["dataset"] == d])
-         for d in paper_sets if (paper_sel["dataset"] == d).any()}
+by_dataset = dict(list(paper_sel.groupby("dataset")))
+picks = {d: protocol.pick_agreement(results[d], by_dataset[d])
+         for d in paper_sets if d in by_dataset}
 
 # %% tags=["hide-input"]
 for d in paper_sets:
-    display(Markdown(f"**{tables.dataset_label(d)}** — most frequent first pick per "
-                     f"selector: {protocol.first_picks(results[d])}"))
+    display(Markdown(protocol.first_picks(d, results[d])))
 for d, t in picks.items():
     display(HTML(tables.to_html(
         t, caption=f"{tables.dataset_label(d)}: the k-th model added (paper's table vs our "

@@ -51,11 +51,11 @@
 # transcription. Nothing is downloaded.
 
 # %% tags=["parameters"]
-seed = 0  # stand-in seed (accuracy draws, labels, latent errors)
+seed = 0  # stand-in seed: accuracy draws, labels, latent errors
 n_items = None  # binary queries per stand-in; None = as in the paper
-recovery_condition = "t0.7-r1"  # condition whose data the copula is re-fitted on
-n_reps = 60  # independent copula samples: Monte Carlo spread of the estimates
-z_max = 4.5  # largest allowed |estimate - target| / Monte Carlo standard deviation
+recovery_condition = "t0.7-r1"  # condition the copula is re-fitted on
+n_reps = 60  # copula samples giving the Monte Carlo spread
+z_max = 4.5  # largest allowed |estimate - target| / MC std
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt

@@ -242,11 +242,12 @@ def report_comparison(summaries: Mapping[str, pd.DataFrame], datasets: Sequence[
     return pd.concat(parts, ignore_index=True)
 
 
-def first_picks(results: pd.DataFrame) -> str:
+def first_picks(dataset: str, results: pd.DataFrame) -> str:
     """Markdown: the most frequent first pick of each selector."""
     sel = results[(results["aggregator"] == "map") & (results["k"] == 1)]
     firsts = sel.groupby("selector")["selected"].agg(lambda s: s.value_counts().index[0])
-    return ", ".join(f"{tables.LABELS.get(s, s)}: {m}" for s, m in firsts.items())
+    return (f"**{tables.dataset_label(dataset)}** — most frequent first pick per selector: "
+            + ", ".join(f"{tables.LABELS.get(s, s)}: {m}" for s, m in firsts.items()))
 
 
 def pick_agreement(results: pd.DataFrame, paper_sel: pd.DataFrame) -> pd.DataFrame:

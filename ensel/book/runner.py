@@ -316,7 +316,6 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         notebook is kept at the output path for inspection.
     """
     import jupytext
-    import nbformat
     import papermill as pm
 
     root = root or repo_root()
