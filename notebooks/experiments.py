@@ -305,10 +305,12 @@ else:
 diffs = experiment.paired_differences(results, "greedy_mi", "topk", "map",
                                       seed=seed)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Paired differences Greedy MI − Top-k with MAP, mean and 95% t-interval per k.", "name": "fig-{output}-paired"}}
+# %% tags=["hide-input"]
 display(HTML(tables.to_html(
     tables.format_paired_differences(diffs),
     caption=f"{label}: Greedy MI − Top-k (MAP), paired over {n_eval} evaluations")))
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Paired differences Greedy MI − Top-k with MAP, mean and 95% t-interval per k.", "name": "fig-{output}-paired"}}
 fig = figures.paired_differences_plot(diffs,
                                       label="Greedy MI − Top-k (MAP), 95% t-CI")
 plt.show()

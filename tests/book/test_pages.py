@@ -48,6 +48,8 @@ def test_no_guards_figures_labelled_and_checks_reported(name: str) -> None:
             figure = cell.metadata.get("mystnb", {}).get("figure", {})
             assert figure.get("caption") and figure.get("name", "").startswith("fig-"), \
                 cell.source
+            # one output per labelled cell, or its label is duplicated
+            assert "display(" not in cell.source, cell.source
     last = cells[-1]
     assert last.source.strip() == "checks.report()"
     assert last.metadata.get("tags") == ["remove-input"]
