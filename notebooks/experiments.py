@@ -74,7 +74,8 @@ display(Markdown(tables.dataset_banner(dataset, df, n_splits=n_splits, seed=seed
 # %%
 pool = tables.pool_statistics(df)
 pool_table = tables.model_pool_table(pool)
-pool_cmp = tables.compare_pool(pool_table, dataset) if is_standin else None
+pool_cmp = (tables.compare_pool(pool_table, dataset) if is_standin
+            else None)
 
 # %% tags=["hide-input"]
 display(HTML(tables.to_html(
@@ -239,9 +240,11 @@ for kind, c in comparisons.items():
 # temp 0.7, run 2 for MMLU).
 
 # %%
-sel_condition, sel_ks = protocol.selection_setup(dataset, conditions, n_models)
-picks = experiment.selection_table(df, condition=sel_condition, ks=sel_ks,
-                                   selectors=("greedy_mi", "mrmr", "topk"))
+sel_condition, sel_ks = protocol.selection_setup(dataset, conditions,
+                                                 n_models)
+picks = experiment.selection_table(
+    df, condition=sel_condition, ks=sel_ks,
+    selectors=("greedy_mi", "mrmr", "topk"))
 
 # %% tags=["hide-input"]
 display(HTML(tables.to_html(
@@ -268,8 +271,8 @@ checks.add("each selector picks a model at most once",
 
 # %%
 k_ex = min(example_k, n_models)
-ex = experiment.diverse_vs_topk_example(df, k_ex, condition=sel_condition,
-                                        seed=seed)
+ex = experiment.diverse_vs_topk_example(
+    df, k_ex, condition=sel_condition, seed=seed)
 
 # %% tags=["remove-input"]
 protocol.show_diverse_example(ex, k_ex)
@@ -302,8 +305,8 @@ else:
 # evaluations share queries, so the intervals are approximate and somewhat optimistic.
 
 # %%
-diffs = experiment.paired_differences(results, "greedy_mi", "topk", "map",
-                                      seed=seed)
+diffs = experiment.paired_differences(
+    results, "greedy_mi", "topk", "map", seed=seed)
 
 # %% tags=["hide-input"]
 display(HTML(tables.to_html(

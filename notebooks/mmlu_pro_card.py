@@ -62,7 +62,8 @@ checks = PageChecks("mmlu_pro_card")
 #   `ENSEL_DATA_MIRROR` set it reads a local byte-for-byte mirror instead.
 
 # %%
-registry = pd.DataFrame([e.__dict__ for e in _fetch.read_registry("mmlu_pro")])
+entries = _fetch.read_registry("mmlu_pro")
+registry = pd.DataFrame([e.__dict__ for e in entries])
 cards.registry_summary(registry)
 
 # %% tags=["remove-cell"]

@@ -108,8 +108,8 @@ cards.glue_values("data", modelling.data_facts(E, X, question))
 # distance at the reference level is what a perfect copula model would show.
 
 # %%
-hof = diagnostics.higher_order_fit(E, n_samples=n_samples,
-                                   n_reference=n_reference, random_state=seed)
+hof = diagnostics.higher_order_fit(
+    E, n_samples=n_samples, n_reference=n_reference, random_state=seed)
 modelling.higher_order_table(hof).round(4)
 
 # %%
@@ -182,8 +182,8 @@ cards.glue_values("ho", modelling.higher_order_facts(hof, m))
 # invariance.
 
 # %%
-lab = diagnostics.label_error_table(Xw, yw, groups=question, n_boot=n_boot,
-                                    random_state=seed)
+lab = diagnostics.label_error_table(
+    Xw, yw, groups=question, n_boot=n_boot, random_state=seed)
 uniform = modelling.uniform_distractor(view.predictions)
 lab["uniform distractor"] = uniform.reindex(lab.index)
 modelling.label_table(lab)
@@ -229,8 +229,8 @@ cards.glue_values("lab", label_facts)
 # %%
 Xb = np.where(X == 0, -1, X).astype(np.int8)
 path_order = select.greedy_mi(Xb, y, m)
-path = diagnostics.decomposition_path(Xb, y, path_order, estimator="plugin",
-                                      names=list(Xw.columns))
+path = diagnostics.decomposition_path(
+    Xb, y, path_order, estimator="plugin", names=list(Xw.columns))
 path.drop(columns="residual").set_index("step").round(4)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Along the Greedy MI path (plug-in law): the three-term Eq. (9), the true gain and the correction term.", "name": "fig-modelling-lambda"}}
@@ -303,9 +303,9 @@ cards.glue_values("eq9", eq9_facts)
 # even in-sample.
 
 # %%
-plc = diagnostics.per_label_copula_fit(E, y, n_samples=n_samples,
-                                       n_reference=max(n_reference // 2, 1),
-                                       random_state=seed + 1)
+plc = diagnostics.per_label_copula_fit(
+    E, y, n_samples=n_samples, n_reference=max(n_reference // 2, 1),
+    random_state=seed + 1)
 plc.summary.round(4)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Number of models wrong within each label: data, pooled copula and per-label copula.", "name": "fig-modelling-per-label"}}
@@ -372,16 +372,21 @@ curves = diagnostics.heldout_curves(
     X, y, selectors=("topk", "greedy_mi"), aggregators=("map", "mv"),
     n_splits=n_splits, seed=seed, condition="5shot-cot")
 summ = diagnostics.summarise_curves(curves)
-one = diagnostics.one_factor_summary(hof.copula.error_rates_, hof.copula.Sigma_)
+cop = hof.copula
+one = diagnostics.one_factor_summary(cop.error_rates_, cop.Sigma_)
 ks = list(range(1, m + 1))
 pool_curve = diagnostics.one_factor_curves(one.accuracy, one.rho, ks)
-orders = {"topk": select.top_k(X, y, m), "greedy_mi": select.greedy_mi(X, y, m)}
+orders = {"topk": select.top_k(X, y, m),
+          "greedy_mi": select.greedy_mi(X, y, m)}
 
 # %%
-sim_mean = modelling.copula_curves(plc, orders, n_train=n - int(round(0.2 * n)),
-                                   n_test=sim_test, n_reps=sim_reps, seed=seed)
-sub_curves = modelling.subset_curves(hof.copula, orders, ks)
-sat = modelling.saturation_table(summ, pool_curve, sub_curves, sim_mean, m)
+n_train = n - int(round(0.2 * n))
+sim_mean = modelling.copula_curves(plc, orders, n_train=n_train,
+                                   n_test=sim_test, n_reps=sim_reps,
+                                   seed=seed)
+sub_curves = modelling.subset_curves(cop, orders, ks)
+sat = modelling.saturation_table(summ, pool_curve, sub_curves, sim_mean,
+                                 m)
 sat.round(4)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out error of MAP and majority vote along the Top-k and Greedy MI orders, against the one-factor predictions (pool and subset), the saturation floor and the pooled and per-label copulas.", "name": "fig-modelling-saturation"}}

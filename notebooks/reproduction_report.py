@@ -125,8 +125,10 @@ checks.add("paper and our errors are probabilities",
 # %%
 overview = (comparison.assign(abs_diff=comparison["diff"].abs())
             .groupby(["dataset", "table"])
-            .agg(cells=("diff", "size"), mean_abs_diff=("abs_diff", "mean"),
-                 max_abs_diff=("abs_diff", "max"), mean_diff=("diff", "mean")))
+            .agg(cells=("diff", "size"),
+                 mean_abs_diff=("abs_diff", "mean"),
+                 max_abs_diff=("abs_diff", "max"),
+                 mean_diff=("diff", "mean")))
 
 # %% tags=["hide-input"]
 overview_show = overview.rename(
@@ -201,7 +203,8 @@ checks.add("the paper's own numbers satisfy every claim", on_paper.all(),
 # At a glance, and the count per dataset:
 
 # %%
-counts = have.groupby("dataset")["verdict"].value_counts().unstack(fill_value=0)
+counts = (have.groupby("dataset")["verdict"].value_counts()
+          .unstack(fill_value=0))
 
 # %% tags=["hide-input"]
 grid = (v.assign(mark=v["verdict"].map(claims.VERDICT_MARKS))

@@ -116,7 +116,8 @@ z_rec = {}  # largest |z| of the pairwise recovery, per dataset
 # balance is checked in every condition.
 
 # %%
-frames = {n: standins.load(n, seed=seed, n_items=n_items) for n in NAMES}
+frames = {n: standins.load(n, seed=seed, n_items=n_items)
+          for n in NAMES}
 specs = {n: standins.spec(n) for n in NAMES}
 cards.sizes_table(frames, specs)
 
@@ -177,7 +178,8 @@ cards.glue_values("medmcqa", cards.fit_facts("medmcqa"))
 # %%
 pools = load_paper_table("model_pools")
 singles = pools[pools["dataset"] == "medmcqa"]
-singles = singles[singles.groupby("family")["model"].transform("size") == 1]
+per_family = singles.groupby("family")["model"].transform("size")
+singles = singles[per_family == 1]
 singles[["model", "family", "avg_rho"]]
 
 # %% tags=["remove-cell"]
@@ -206,7 +208,8 @@ checks.add("MEDMCQA: correlation matrix in the paper's model order", fig.attrs["
 # {glue:text}`z_max`).
 
 # %%
-rec = cards.recovery("medmcqa", frames["medmcqa"], condition=recovery_condition,
+rec = cards.recovery("medmcqa", frames["medmcqa"],
+                     condition=recovery_condition,
                      seed=seed, n_reps=n_reps)
 rec
 
@@ -276,7 +279,8 @@ checks.add("MMLU: correlation matrix in the paper's model order", fig.attrs["sam
 # {glue:text}`z_max`).
 
 # %%
-rec = cards.recovery("mmlu", frames["mmlu"], condition=recovery_condition,
+rec = cards.recovery("mmlu", frames["mmlu"],
+                     condition=recovery_condition,
                      seed=seed, n_reps=n_reps)
 rec
 
@@ -346,7 +350,8 @@ checks.add("IMDB: correlation matrix in the paper's model order", fig.attrs["sam
 # {glue:text}`z_max`).
 
 # %%
-rec = cards.recovery("imdb", frames["imdb"], condition=recovery_condition,
+rec = cards.recovery("imdb", frames["imdb"],
+                     condition=recovery_condition,
                      seed=seed, n_reps=n_reps)
 rec
 
@@ -394,7 +399,8 @@ cards.glue_values("", {"max_res_all": fits["max |residual|"].max(), "z_max": z_m
 
 # %%
 pair = (standins.CONDITIONS[0], standins.CONDITIONS[-1])
-persist = cards.persistence(frames, seed=seed, n_reps=n_reps, conditions=pair)
+persist = cards.persistence(frames, seed=seed, n_reps=n_reps,
+                            conditions=pair)
 persist
 
 # %% tags=["remove-cell"]
