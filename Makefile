@@ -21,7 +21,8 @@ endif
 .PHONY: book notebooks html test run lint bench lock env clean help
 
 help:
-	@echo "make book    execute the notebooks (papermill) and build the HTML into _build/html"
+	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
+	@echo "             (FORCE=1 re-executes every notebook; JOBS=n runs n at once)"
 	@echo "make test    run the tests (unit, property, notebooks)"
 	@echo "make run NB=<notebook> [OUTPUT=<run>] [DATASET=<name|path>] [PARAMS='k=v ...']"
 	@echo "make lint | bench | lock | clean"
@@ -34,15 +35,18 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[book,dev]"
 	@touch $(STAMP)
 
+# Incremental: a run re-executes only when its inputs changed (FORCE=1 re-executes all);
+# independent runs execute in parallel (JOBS=n, default: up to 2).
 notebooks: $(STAMP)
-	rm -rf book/_generated
-	@$(BIN)/python -m ensel.datasets fetch mmlu_pro > /dev/null 2>&1 \
-	  && echo "MMLU-Pro data: available (mirror or cache, SHA-256 verified)" \
+	@{ $(BIN)/python -c "from ensel.datasets import mmlu_pro; raise SystemExit(not mmlu_pro.is_available())" \
+	  || $(BIN)/python -m ensel.datasets fetch mmlu_pro; } > /dev/null 2>&1 \
+	  && echo "MMLU-Pro data: available (mirror or cache; each file SHA-256 checked when read)" \
 	  || echo "MMLU-Pro data: not available (no network, no mirror); its pages explain how to get it"
-	$(BIN)/python -m ensel.book.runner all
+	$(BIN)/python -m ensel.book.runner all $(if $(FORCE),--force) $(if $(JOBS),--jobs $(JOBS))
 
+# Sphinx rebuilds only the pages whose executed notebook changed (FORCE=1: from scratch).
 html: $(STAMP)
-	rm -rf _build/html _build/.doctrees
+	$(if $(FORCE),rm -rf _build/html _build/.doctrees)
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	$(BIN)/python -m ensel.book.bookcheck _build/html
 	@echo "Book: $(CURDIR)/_build/html/index.html"
@@ -56,8 +60,8 @@ test: $(STAMP)
 
 run: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make run NB=<notebook> [OUTPUT=..] [DATASET=..] [PARAMS='k=v ...']"; exit 2; }
-	$(BIN)/python -m ensel.book.runner run $(NB) $(if $(OUTPUT),--output $(OUTPUT)) \
-	  $(if $(DATASET),-p dataset=$(DATASET)) $(foreach p,$(PARAMS),-p $(p))
+	$(BIN)/python -m ensel.book.runner run $(NB) $(if $(OUTPUT),--output $(OUTPUT)) $(if $(FORCE),--force) \
+	  $(if $(DATASET),-p "dataset=$(DATASET)") $(foreach p,$(PARAMS),-p "$(p)")
 
 lint: $(STAMP)
 	$(BIN)/ruff check ensel tests benchmarks notebooks book/_ext

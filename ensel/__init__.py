@@ -14,6 +14,8 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.datasets``     stand-in and real (MMLU-Pro) datasets, your own tables
 ``ensel.experiment``   the paper's evaluation protocol (the one held-out loop)
 ``ensel.diagnostics``  checks of the paper's modelling assumptions on real answers
+``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
+``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
 ``ensel.cli``          the ``ensel`` command line
 
 ``ensel.book`` (tables, claims, figures, simulations, results, the notebook runner and the
@@ -36,7 +38,9 @@ _SUBMODULES = (
     "diagnostics",
     "experiment",
     "info",
+    "practice",
     "select",
+    "stats",
     "theory",
 )
 

@@ -9,13 +9,16 @@ Encoding used everywhere in ``ensel``:
 * answers ``X``: ``int8`` array of shape ``(n_items, n_models)`` with values in
   ``{-1, 0, +1}``; ``0`` means the model abstained (no parsable answer);
 * labels ``y``: ``int8`` array of shape ``(n_items,)`` with values in ``{-1, +1}``.
+
+What users may pass is read by the one rule of :mod:`ensel._encoding` (the whole table at
+once, identically for numpy arrays, DataFrames, CSV and Parquet files).
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -40,28 +43,38 @@ __all__ = [
     "constraint_error",
 ]
 
-_ABSTAIN_STRINGS = {"", "none", "null", "nan", "abstain"}
-
-
 def _describe(value: Any) -> str:
     return repr(value.item() if isinstance(value, np.generic) else value)
 
 
-def as_pm1(values: Any, *, name: str, allow_abstain: bool) -> np.ndarray:
-    """Normalise binary values to ``int8`` in ``{-1, +1}`` (and ``0`` for abstentions).
+def _at_position(pos: tuple[int, ...]) -> str:
+    return f"at position {pos}"
 
-    Accepted encodings: ``{-1, +1}``; ``{0, 1}`` (0 -> -1); booleans; the strings
-    ``"True"``/``"False"`` in any case. With ``allow_abstain=True`` the value ``0`` in a
-    ``{-1, 0, +1}`` array, ``None``/``NaN`` and empty strings are abstentions (``0``).
+
+def as_pm1(values: Any, *, name: str, allow_abstain: bool,
+           where: Callable[[tuple[int, ...]], str] | None = None,
+           report: dict[str, str] | None = None) -> np.ndarray:
+    """Normalise answers or labels to ``int8`` in ``{-1, +1}`` (and ``0`` for abstentions).
+
+    Applies the one encoding rule of :mod:`ensel._encoding` to the **whole** array: blank /
+    ``NaN`` / ``None`` = abstained (answers only); ``True``/``False`` and ``+1``/``-1``;
+    ``0`` = abstained when the array also holds ``-1``; ``1``/``0`` = True/False only when the
+    array holds nothing but ``0`` and ``1``; ambiguous mixtures (``0``/``1`` with blanks,
+    ``True``/``False`` with ``0``) are refused with a message that says how to encode them.
 
     Parameters
     ----------
-    values : array-like
-        The values to convert (any shape).
+    values : array-like or pandas.DataFrame
+        The values to convert (any shape; a DataFrame is taken as a whole, column by column
+        for the cell types but with one decision for all columns).
     name : str
         Argument name used in error messages.
     allow_abstain : bool
         Whether abstentions are allowed (answers) or not (labels).
+    where : callable, optional
+        Turns a position tuple into text for messages (default ``"at position (i, j)"``).
+    report : dict, optional
+        Receives ``report["encoding"]``: the name of the encoding that was applied.
 
     Returns
     -------
@@ -73,65 +86,41 @@ def as_pm1(values: Any, *, name: str, allow_abstain: bool) -> np.ndarray:
     ValueError
         Naming the first offending value and its position.
     """
-    arr = np.asarray(values)
-    if arr.dtype == bool:
-        return np.where(arr, 1, -1).astype(np.int8)
-    if arr.dtype.kind in "iuf":
-        if arr.dtype.kind == "f":
-            nan = np.isnan(arr)
-            if nan.any():
-                if not allow_abstain:
-                    pos = tuple(int(i) for i in np.argwhere(nan)[0])
-                    raise ValueError(
-                        f"{name} contains NaN at position {pos}; expected values in {{-1, +1}} "
-                        "(missing labels are not allowed)"
-                    )
-                arr = np.where(nan, 0, arr)
-        uniq = np.unique(arr)
-        if np.all(np.isin(uniq, (-1, 1))):
-            return arr.astype(np.int8)
-        if np.all(np.isin(uniq, (-1, 0, 1))) and np.isin(-1, uniq):
-            if not allow_abstain:
-                pos = tuple(int(i) for i in np.argwhere(arr == 0)[0])
-                raise ValueError(
-                    f"{name} has value 0 at position {pos} but also -1: mixed {{-1, 0, +1}} "
-                    "values are only allowed for answers (0 = abstained), not here"
-                )
-            return arr.astype(np.int8)
-        if np.all(np.isin(uniq, (0, 1))):
-            return np.where(arr == 1, 1, -1).astype(np.int8)
-        bad = uniq[~np.isin(uniq, (-1, 0, 1))][0]
-        pos = tuple(int(i) for i in np.argwhere(arr == bad)[0])
-        expected = "{-1, 0, +1}" if allow_abstain else "{-1, +1} or {0, 1}"
+    from ensel import _encoding as enc
+
+    where = where or _at_position
+    if isinstance(values, pd.DataFrame):
+        raw = values.to_numpy(dtype=object)
+        kinds = (np.column_stack([enc.classify(values.iloc[:, j]) for j in range(values.shape[1])])
+                 if values.shape[1] else np.empty(values.shape, np.int8))
+    else:
+        raw = np.asarray(values)
+        kinds = enc.classify(raw)
+    bad = kinds == enc.BAD
+    if bad.any():
+        pos = tuple(int(i) for i in np.argwhere(bad)[0])
+        expected = ("+1/-1, True/False, 1/0 (whole table), or blank (abstained)"
+                    if allow_abstain else "+1/-1, 1/0 or True/False")
         raise ValueError(
-            f"{name} has value {_describe(bad)} at position {pos}; expected {expected}, "
-            "booleans, or the strings True/False"
+            f"{name} has value {_describe(raw[pos])} {where(pos)}; expected {expected}"
         )
-    # object / string arrays: map element-wise
-    out = np.empty(arr.shape, dtype=np.int8)
-    for pos, v in np.ndenumerate(arr):
-        if isinstance(v, (bool, np.bool_)):
-            out[pos] = 1 if v else -1
-            continue
-        if v is None or (isinstance(v, float) and np.isnan(v)):
-            if allow_abstain:
-                out[pos] = 0
-                continue
-            raise ValueError(f"{name} is missing (None/NaN) at position {pos}; expected -1 or +1")
-        if isinstance(v, (int, np.integer, float, np.floating)) and v in (-1, 1):
-            out[pos] = int(v)
-            continue
-        s = str(v).strip().lower()
-        if s in ("true", "+1", "1"):
-            out[pos] = 1
-        elif s in ("false", "-1"):
-            out[pos] = -1
-        elif allow_abstain and s in _ABSTAIN_STRINGS | {"0"}:
-            out[pos] = 0
-        else:
-            expected = ("True/False, +1/-1 or empty (abstained)" if allow_abstain
-                        else "True/False or +1/-1")
-            raise ValueError(f"{name} has value {v!r} at position {pos}; expected {expected}")
+    if not allow_abstain:
+        blank = kinds == enc.BLANK
+        if blank.any():
+            pos = tuple(int(i) for i in np.argwhere(blank)[0])
+            raise ValueError(
+                f"{name} is missing (blank, NaN or None) {where(pos)}; expected -1/+1, 1/0 "
+                "or True/False (missing labels are not allowed)"
+            )
+    try:
+        out, used = enc.decide(kinds, allow_abstain=allow_abstain)
+    except enc._Ambiguous as exc:
+        pos = tuple(int(i) for i in np.argwhere(kinds == exc.kind)[0])
+        raise ValueError(f"{name} " + exc.reason.format(at=where(pos))) from None
+    if report is not None:
+        report["encoding"] = used
+    if allow_abstain and used.startswith("1/0"):
+        enc.notice_zero_one(name)
     return out
 
 
@@ -156,14 +145,12 @@ def check_X(X: Any, *, name: str = "X", allow_abstain: bool = True) -> np.ndarra
         if len(dup):
             raise ValueError(f"{name} has model {dup[0]!r} as a column more than once")
         cols = list(X.columns)
-        converted = []
-        for col in cols:
-            try:
-                converted.append(as_pm1(X[col].to_numpy(), name=f"{name} column {col!r}",
-                                        allow_abstain=allow_abstain))
-            except ValueError as exc:
-                raise ValueError(str(exc)) from None
-        arr = np.column_stack(converted) if converted else np.empty((len(X), 0), np.int8)
+
+        def where(pos: tuple[int, ...]) -> str:
+            return f"in column {cols[pos[1]]!r}, row {pos[0]}"
+
+        # one decision for the whole table, exactly as for the same values in a numpy array
+        arr = as_pm1(X, name=name, allow_abstain=allow_abstain, where=where)
     else:
         raw = np.asarray(X)
         if raw.ndim != 2:

@@ -16,11 +16,13 @@ column        meaning
 ``label``     the ground truth of the query, ``+1`` or ``-1`` (no missing values)
 ============  =====================================================================
 
-Accepted encodings (normalised by :func:`validate_responses` through
-:func:`ensel._validation.as_pm1`): ``{-1, +1}``; ``{0, 1}`` (0 -> -1); booleans; the strings
-``True``/``False`` in any case. For answers, ``None``/``NaN``/empty strings are abstentions,
-and ``0`` is an abstention when the column also contains ``-1`` (a ``{-1, 0, +1}`` column);
-a column holding only ``0`` and ``1`` is read as ``{0, 1}`` = ``{False, True}``.
+Accepted encodings: the one rule of :mod:`ensel._encoding`, applied to all answers of the
+table at once (and to the labels): blank/``NaN``/``None`` = abstained (``0``, answers only);
+``True``/``False`` and ``+1``/``-1``; ``0`` = abstained in a table that also holds ``-1``;
+``1``/``0`` = True/False only when the whole column holds nothing but ``0`` and ``1`` (no
+blank), which :func:`validate_responses` states in a one-line notice and in
+``df.attrs["encoding"]``; ambiguous mixtures (``1``/``0`` with blanks, ``True``/``False``
+with ``0``) are refused with a message that says how to encode them.
 
 Rules: one label per (condition, item), no duplicate (condition, item, model) rows.
 Wide form (:func:`to_wide`): for one condition, ``X`` is an items x models ``int8`` matrix
@@ -30,7 +32,6 @@ and ``y`` the labels; a model with no row for an item counts as abstained there 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._encoding import zero_one_text
+from ensel._notice import notice
 from ensel._validation import as_pm1, check_X, check_y, unique_names
 
 __all__ = [
@@ -70,6 +73,10 @@ def _first_row(mask: np.ndarray | pd.Series, df: pd.DataFrame) -> Any:
     return df.index[pos]
 
 
+def _row_of_frame(i: int) -> str:
+    return f"row {i}"
+
+
 def validate_responses(df: pd.DataFrame, *,
                        default_condition: Hashable = DEFAULT_CONDITION) -> pd.DataFrame:
     """Check a tidy answer table and return a normalised copy (the input is never modified).
@@ -97,7 +104,20 @@ def validate_responses(df: pd.DataFrame, *,
         missing); an item has two different labels within a condition; a
         (condition, item, model) triple appears twice. The message names the column,
         the row and the value.
+
+    Notes
+    -----
+    ``df.attrs["encoding"]`` of the result names the encoding the rule applied to the
+    answers and to the labels (e.g. ``{"answer": "+1/-1 with blanks = abstained",
+    "label": "True/False"}``); a ``1``/``0`` answer column is also announced in a one-line
+    notice (logger ``"ensel"``).
     """
+    return _validate(df, default_condition=default_condition, row=_row_of_frame)
+
+
+def _validate(df: pd.DataFrame, *, default_condition: Hashable,
+              row: Any, source: str = "responses") -> pd.DataFrame:
+    """:func:`validate_responses` with ``row(i)`` naming data row ``i`` in messages."""
     if not isinstance(df, pd.DataFrame):
         raise ValueError(f"responses must be a pandas DataFrame; got {type(df).__name__}")
     missing = [c for c in _REQUIRED if c not in df.columns]
@@ -115,23 +135,27 @@ def validate_responses(df: pd.DataFrame, *,
     for col in ("item", "model", "condition"):
         na = out[col].isna().to_numpy()
         if na.any():
-            raise ValueError(f"column {col!r} has a missing value in row {_first_row(na, out)}")
+            raise ValueError(f"column {col!r} has a missing value in {row(_first_row(na, out))}")
+    encoding: dict[str, str] = {}
     for col, abstain in (("answer", True), ("label", False)):
         values = out[col]
         if isinstance(values.dtype, pd.CategoricalDtype):
             values = values.astype(object)
-        try:
-            arr = as_pm1(values.to_numpy(), name=f"column {col!r}", allow_abstain=abstain)
-        except ValueError as exc:
-            raise ValueError(re.sub(r"at position \((\d+),\)", r"in row \1", str(exc))) from None
-        out[col] = arr
+        report: dict[str, str] = {}
+        out[col] = as_pm1(values, name=f"column {col!r}", allow_abstain=abstain,
+                          where=lambda pos: f"in {row(pos[0])}", report=report)
+        encoding[col] = report["encoding"]
+    if encoding["answer"].startswith("1/0"):
+        notice(f"{source}: " + zero_one_text("the answers"))
     keys = ["condition", "item", "model"]
     dup = out.duplicated(keys).to_numpy()
     if dup.any():
-        row = out.iloc[int(np.argmax(dup))]
+        first = out.iloc[int(np.argmax(dup))]
         raise ValueError(
-            f"duplicate answer: condition {_py(row['condition'])!r}, item {_py(row['item'])!r}, "
-            f"model {_py(row['model'])!r} appears more than once (row {int(np.argmax(dup))})"
+            f"duplicate answer: condition {_py(first['condition'])!r}, "
+            f"item {_py(first['item'])!r}, "
+            f"model {_py(first['model'])!r} appears more than once "
+            f"({row(int(np.argmax(dup)))})"
         )
     n_labels = out.groupby(["condition", "item"], sort=False, observed=True)["label"].nunique()
     bad = n_labels[n_labels > 1]
@@ -142,7 +166,9 @@ def validate_responses(df: pd.DataFrame, *,
             "each (condition, item) needs exactly one label"
         )
     extras = [c for c in out.columns if c not in COLUMNS]
-    return out[list(COLUMNS) + extras]
+    out = out[list(COLUMNS) + extras]
+    out.attrs = {**df.attrs, "encoding": encoding}
+    return out
 
 
 def conditions(df: pd.DataFrame) -> list[Hashable]:
@@ -230,9 +256,9 @@ def to_long(X: Any, y: Any, *, condition: Hashable = DEFAULT_CONDITION,
     Parameters
     ----------
     X : array-like or pandas.DataFrame of shape (n_items, n_models)
-        Answers in ``{-1, 0, +1}`` (``0`` = abstained, as produced by :func:`to_wide`; a
-        numeric matrix is never re-read as ``{0, 1}``); booleans and True/False strings are
-        accepted too. A DataFrame's index and columns give the item and model names.
+        Answers, read by the one encoding rule like every input (``{-1, 0, +1}`` with
+        ``0`` = abstained as produced by :func:`to_wide`; a matrix holding only ``0`` and
+        ``1`` is True/False). A DataFrame's index and columns give the item and model names.
     y : array-like or pandas.Series of shape (n_items,)
         Labels in ``{-1, +1}``.
     condition : hashable, default="all"
@@ -270,10 +296,7 @@ def to_long(X: Any, y: Any, *, condition: Hashable = DEFAULT_CONDITION,
 
 
 def _answers_matrix(X: Any) -> np.ndarray:
-    """``X`` as int8 in {-1, 0, +1}; numeric input is taken literally (0 = abstained)."""
-    raw = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
-    if raw.ndim == 2 and raw.dtype.kind in "iu" and raw.size and np.isin(raw, (-1, 0, 1)).all():
-        return raw.astype(np.int8)
+    """``X`` as int8 in {-1, 0, +1}, read by the one encoding rule (:mod:`ensel._encoding`)."""
     return check_X(X)
 
 
@@ -283,8 +306,11 @@ def read_responses(path: str | os.PathLike[str], *, validate: bool = True) -> pd
     Parameters
     ----------
     path : str or pathlib.Path
+        A relative path is taken from the current working directory (the caller's folder).
     validate : bool, default=True
-        Run :func:`validate_responses` on the result.
+        Run :func:`validate_responses` on the result. Messages about a CSV file name its
+        lines as a text editor shows them (the header is line 1, data row ``i`` is line
+        ``i + 2``); about a Parquet file, its rows counted from 0.
 
     Returns
     -------
@@ -294,10 +320,18 @@ def read_responses(path: str | os.PathLike[str], *, validate: bool = True) -> pd
     ------
     FileNotFoundError
         ``path`` does not exist.
+    IsADirectoryError
+        ``path`` is a folder.
     ValueError
-        Unsupported suffix, or a table that fails validation.
+        Unsupported suffix, a ``.csv`` file that is not UTF-8 text (or is compressed), or a
+        table that fails validation.
     """
     p = Path(path).expanduser()
+    if p.is_dir():
+        raise IsADirectoryError(
+            f"responses path {str(path)!r} is a directory, not a file; give the path of a "
+            ".csv, .csv.gz, .parquet or .pq file inside it"
+        )
     name = p.name.lower()
     if name.endswith((".csv", ".csv.gz")):
         kind = "csv"
@@ -309,12 +343,53 @@ def read_responses(path: str | os.PathLike[str], *, validate: bool = True) -> pd
             ".parquet or .pq file"
         )
     if not p.is_file():
-        raise FileNotFoundError(f"responses file {str(p)!r} does not exist")
+        where = "" if p.is_absolute() else f" (relative to the current folder {Path.cwd()})"
+        raise FileNotFoundError(f"responses file {str(p)!r} does not exist{where}")
     if kind == "csv":
-        df = pd.read_csv(p, dtype={"model": str, "condition": str})
+        df = _read_csv(p, str(path))
+
+        def row(i: int) -> str:
+            return f"line {i + 2} of {p.name}"
     else:
-        df = pd.read_parquet(p)
-    return validate_responses(df) if validate else df
+        try:
+            df = pd.read_parquet(p)
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            raise ValueError(
+                f"cannot read {str(path)!r} as Parquet ({type(exc).__name__}: {exc}); "
+                "is it a complete Parquet file?"
+            ) from None
+
+        def row(i: int) -> str:
+            return f"row {i} of {p.name}"
+    if not validate:
+        return df
+    return _validate(df, default_condition=DEFAULT_CONDITION, row=row, source=p.name)
+
+
+def _read_csv(p: Path, shown: str) -> pd.DataFrame:
+    """Read a CSV file, saying plainly when it is compressed or not UTF-8."""
+    with open(p, "rb") as fh:
+        head = fh.read(4)
+    gz = head[:2] == b"\x1f\x8b"
+    if gz and not p.name.lower().endswith(".gz"):
+        raise ValueError(
+            f"{shown!r} is gzip-compressed but named .csv; rename it to .csv.gz "
+            "(or decompress it)"
+        )
+    if head[:2] == b"PK" or head == b"PAR1":
+        raise ValueError(
+            f"{shown!r} is not a text CSV file (it looks like a "
+            f"{'zip' if head[:2] == b'PK' else 'Parquet'} file); save the table as UTF-8 CSV "
+            "or give it the matching suffix"
+        )
+    try:
+        return pd.read_csv(p, dtype={"model": str, "condition": str}, encoding="utf-8",
+                           compression="gzip" if gz else "infer")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{shown!r} is not UTF-8 text (byte {exc.start} cannot be decoded); save it as "
+            "UTF-8, or if it is compressed, name it .csv.gz"
+        ) from None
 
 
 @dataclass(frozen=True)

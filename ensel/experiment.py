@@ -562,6 +562,10 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
         out[col] = out[col].astype("float64")
     for col in ("selector", "aggregator", "selected"):
         out[col] = out[col].astype(str)
+    out.attrs["provenance"] = _provenance(df, ks=ks_in, n_splits=n_splits,
+                                          test_fraction=test_fraction, seed=int(seed),
+                                          selectors=selectors, aggregators=aggregators,
+                                          exhaustive=bool(exhaustive))
     return out
 
 
@@ -799,3 +803,13 @@ def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
         greedy_prediction=int(preds["greedy_mi"][best]),
         topk_prediction=int(preds["topk"][best]), n_candidates=int(cand.size),
         n_test=int(len(te)))
+def _provenance(df: pd.DataFrame, **params: Any) -> dict[str, Any]:
+    """What results are derived from: the input table's content hash and the parameters."""
+    import hashlib
+
+    cols = [c for c in ("item", "model", "condition", "answer", "label") if c in df.columns]
+    hashes = pd.util.hash_pandas_object(df[cols], index=False)
+    digest = hashlib.sha256(hashes.to_numpy().tobytes()).hexdigest()
+    return {"input_sha256": digest, "n_rows": int(len(df)),
+            **{k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in params.items()}}
+

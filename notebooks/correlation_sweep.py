@@ -13,13 +13,17 @@
 # %% [markdown]
 # # Ensemble size at one correlation level
 #
-# A parameterised page: `make book` runs it once per entry of `notebooks/runs.yml`
-# (here for a weakly and a strongly correlated pool), each run with its own latent correlation
-# `rho`. For equal-accuracy models in the one-factor copula it simulates ensembles of growing
-# size $m$ and measures the error of majority vote and of the plug-in MAP rule (fitted on half
-# of the items, scored on the other half), next to the exact error of the ensemble
-# (`ensel.theory.ensemble_error`, deterministic quadrature) and the saturation floor
-# $\Phi(\Phi^{-1}(1-\alpha)/\sqrt{\rho})$ of Theorem 4.3.
+# A parameterised page: `make book` runs it once per entry of `notebooks/runs.yml` (a weakly
+# and a strongly correlated pool). For equal-accuracy models in the one-factor copula it
+# simulates ensembles of growing size $m$ and scores majority vote and the plug-in MAP rule
+# (fitted on half of the items, scored on the other half), next to the exact error
+# (`ensel.theory.ensemble_error`) and the saturation floor
+# $\Phi(\Phi^{-1}(1-\alpha)/\sqrt{\rho})$ of {prf:ref}`Theorem 4.3 <theorem_4_3-saturation>`.
+#
+# **Summary.** At latent correlation $\rho =$ {glue:text}`rho` and accuracy
+# $\alpha =$ {glue:text}`accuracy`, majority vote of {glue:text}`m_largest` models errs on
+# {glue:text}`mv_largest:.4f` of the test items, against {glue:text}`mv_single:.4f` for one
+# model; no ensemble goes below the floor {glue:text}`floor:.4f`.
 
 # %% tags=["parameters"]
 rho = 0.3
@@ -28,70 +32,86 @@ sizes = [1, 3, 5, 9, 15, 21]
 n_items = 100_000
 seed = 0
 
-# %%
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from ensel.aggregate import MajorityVote, MAPAggregator
+from ensel.book.claims import PageChecks
+from ensel.book.theory_pages import glue, plot_sweep
 from ensel.copula import sample_equicorrelated
 from ensel.theory import ensemble_error, saturation_floor
 
-print(f"latent correlation rho = {rho}, accuracy = {accuracy}, {n_items:,} items per size")
-floor = saturation_floor(accuracy, rho)
+checks = PageChecks("correlation_sweep")
 
-rows = []
-for m in sizes:
-    X, y, _ = sample_equicorrelated(accuracy, rho, m, n_items, random_state=seed + m)
-    half = n_items // 2
-    mv = MajorityVote(random_state=seed).fit(X[:half], y[:half])
-    mp = MAPAggregator().fit(X[:half], y[:half])
-    rows.append({
-        "m": m,
-        "majority": float(np.mean(mv.predict(X[half:]) != y[half:])),
-        "map": float(np.mean(mp.predict(X[half:]) != y[half:])),
-        "exact": ensemble_error(accuracy, rho, m, rule="majority"),
-    })
-errors = pd.DataFrame(rows).set_index("m")
-errors["floor"] = floor
+# %% [markdown]
+# For each size $m$ we draw {glue:text}`n_items:,.0f` items from the one-factor copula
+# (`ensel.copula.sample_equicorrelated`), fit both rules on the first half and score them on
+# the second.
+
+# %%
+def test_errors(m):
+    """Majority vote and plug-in MAP of m models: fit, score on halves."""
+    X, y, _ = sample_equicorrelated(accuracy, rho, m, n_items,
+                                    random_state=seed + m)
+    h = n_items // 2
+    mv = MajorityVote(random_state=seed).fit(X[:h], y[:h]).predict(X[h:])
+    mp = MAPAggregator().fit(X[:h], y[:h]).predict(X[h:])
+    return {"majority": np.mean(mv != y[h:]), "map": np.mean(mp != y[h:])}
+
+
+# %%
+errors = pd.DataFrame({m: test_errors(m) for m in sizes}).T.rename_axis("m")
+errors["exact"] = [ensemble_error(accuracy, rho, m, rule="majority")
+                   for m in sizes]
+errors["floor"] = saturation_floor(accuracy, rho)
 errors.round(4)
 
-# %%
-# %% [markdown]
-# The plug-in MAP rule estimates $P(Y \mid X_S)$ pattern by pattern from the training half, so
-# it needs the $2^m$ answer patterns to be well populated. In the equicorrelated model the exact
-# MAP rule is majority vote (Theorem 4.3's proof); once $2^m$ approaches the number of training
-# items the plug-in table is mostly empty and its error climbs back towards $1/2$. This is why
-# the paper's experiments stop at $k \le 13$, and why selection matters: a few well-chosen
-# models are both cheaper and better estimated than many.
+# %% tags=["remove-cell"]
+floor = errors["floor"].iloc[0]
+glue("rho", rho, display=False)
+glue("n_items", n_items, display=False)
+glue("accuracy", accuracy, display=False)
+glue("m_largest", sizes[-1], display=False)
+glue("mv_largest", errors["majority"].iloc[-1], display=False)
+glue("mv_single", errors["majority"].iloc[0], display=False)
+glue("floor", floor, display=False)
 
-# %%
-fig, ax = plt.subplots(figsize=(7.5, 3.5))
-ax.plot(errors.index, errors["majority"], marker="o", label="majority vote")
-ax.plot(errors.index, errors["map"], marker="s", ls="--", label="plug-in MAP")
-ax.plot(errors.index, errors["exact"], color="k", lw=1, label="exact (quadrature)")
-ax.axhline(floor, color="k", lw=1, ls=":", label="saturation floor")
-ax.set_xlabel("ensemble size m")
-ax.set_ylabel("test error")
-ax.set_title(f"ρ = {rho}, α = {accuracy}")
-ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-fig.tight_layout()
+# %% [markdown]
+# The plug-in MAP rule estimates $P(Y \mid X_S)$ pattern by pattern from the training half,
+# so it needs the $2^m$ answer patterns to be well populated. In the equicorrelated model the
+# exact MAP rule is majority vote ({prf:ref}`the lemma of Theorem 4.3 <theorem_4_3-map-majority>`); once $2^m$
+# approaches the number of training items the plug-in table is mostly empty and its error
+# climbs back towards $1/2$. This is why the paper's experiments stop at $k \le 13$, and why
+# selection matters: a few well-chosen models are both cheaper and better estimated than many.
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Test error against ensemble size: simulated majority vote and plug-in MAP, the exact error (quadrature) and the saturation floor (dotted).", "name": "fig-{output}-error"}}
+plot_sweep(errors, floor, rho=rho, accuracy=accuracy)
 plt.show()
 
-# %%
-# checks: the simulated errors agree with the exact ones within Monte Carlo error; larger
-# ensembles help but never beat the floor
-se = np.sqrt(errors["exact"] * (1 - errors["exact"]) / (n_items - n_items // 2))
-assert (np.abs(errors["majority"] - errors["exact"]) < 4 * se).all(), errors
-# the plug-in MAP table has 2^m cells: it matches the exact MAP error (= majority vote here)
-# only while the training items fill them
-n_train = n_items // 2
-filled = [m for m in sizes if 2**m <= n_train / 50]
-assert (np.abs(errors.loc[filled, "map"] - errors.loc[filled, "exact"])
-        < 4 * se[filled] + 0.002).all(), errors
-assert abs(errors.loc[1, "exact"] - (1 - accuracy)) < 1e-9
-assert (errors["exact"] >= floor).all()
-assert errors["majority"].iloc[-1] < errors["majority"].iloc[0]
-tolerance = 4 * np.sqrt(floor * (1 - floor) / (n_items // 2))
-assert (errors["majority"] > floor - tolerance).all(), errors
-assert (errors["map"] > floor - tolerance).all(), errors
+# %% tags=["remove-cell"]
+n_test = n_items - n_items // 2
+se = np.sqrt(errors["exact"] * (1 - errors["exact"]) / n_test)
+z = np.abs(errors["majority"] - errors["exact"]) / se
+checks.add("simulated majority vote within 4 s.e. of the exact error", (z < 4).all(),
+           value=z.max(), bound="< 4 s.e.")
+# the plug-in table has 2^m cells: it matches the exact MAP error only while they are filled
+filled = [m for m in sizes if 2**m <= (n_items // 2) / 50]
+gap = (np.abs(errors.loc[filled, "map"] - errors.loc[filled, "exact"])
+       - 4 * se[filled] - 0.002)
+checks.add("plug-in MAP within 4 s.e. + 0.002 of the exact error while 2^m ≤ n_train/50",
+           (gap < 0).all(), value=gap.max(), bound="< 0")
+checks.close("Pₑ(1) = 1 − α", errors.loc[1, "exact"], 1 - accuracy, tol=1e-9,
+             ref="Thm 4.3")
+checks.at_least("exact error minus the floor", errors["exact"] - floor, 0, ref="Thm 4.3")
+checks.add("majority vote of the largest ensemble beats one model",
+           errors["majority"].iloc[-1] < errors["majority"].iloc[0],
+           value=errors["majority"].iloc[-1], bound=f"< {errors['majority'].iloc[0]:.4f}")
+low = floor - 4 * np.sqrt(floor * (1 - floor) / n_test)
+sim = errors[["majority", "map"]].to_numpy()
+checks.add("simulated errors above the floor − 4 s.e.", (sim > low).all(),
+           value=sim.min(), bound=f"> {low:.4f}", ref="Thm 4.3")
+
+# %% tags=["remove-input"]
+checks.report()

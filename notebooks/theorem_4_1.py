@@ -22,14 +22,15 @@
 # $2^{|S|+1}$ probabilities, from which $I(Y; \mathbf X_S)$ and the MAP (Bayes) error
 # $\mathbb P_e(S) = \sum_{\mathbf x} \min_y \mathbb P(Y=y, \mathbf X_S=\mathbf x)$ follow.
 #
-# **Summary of the checks.** The two inequalities of Theorem 4.1 hold on every random
-# pool tried, also for non-uniform priors (Remark A.6). Two parts of the appendix are
+# **Summary.** The two inequalities of Theorem 4.1 hold on all {glue:text}`n_instances`
+# (pool, $k$, prior) instances tried ({glue:text}`n_subsets` subsets compared with the top-$k$
+# set), also for non-uniform priors (Remark A.6). Two parts of the appendix are
 # **wrong as stated** and are corrected below: Remark A.5 claims a *strict* inequality for
 # every other subset, which holds for the mutual information but **not for the MAP
 # error** — Example A.1 itself is a counterexample ($\mathbb P_e(\{1,2\}) =
-# \mathbb P_e(\{1,3\}) = 0.1$); and the mutual-information inequality is not strict either
-# when a model is perfect ($\epsilon_1 = 0$). Hence "the error-optimal subset $S^\star$
-# coincides with $H_k$" must read "$H_k$ is *an* error-optimal subset".
+# \mathbb P_e(\{1,3\}) =$ {glue:text}`ex_err_12:.1f`); and the mutual-information inequality
+# is not strict either when a model is perfect ($\epsilon_1 = 0$). Hence "the error-optimal
+# subset $S^\star$ coincides with $H_k$" must read "$H_k$ is *an* error-optimal subset".
 
 # %% [markdown]
 # ## Definitions and statements
@@ -160,16 +161,18 @@
 # %% tags=["parameters"]
 seed = 0
 ms = [3, 4, 5, 6, 7]  # pool sizes
-pools_per_m = 8  # random pools per pool size (every k in 1..m-1 is checked on each)
-eps_low, eps_high = 0.02, 0.48  # error rates drawn uniformly from this interval
-priors = [0.05, 0.2, 0.5, 0.8, 0.95]  # P(Y = +1) for the non-uniform prior check
+pools_per_m = 8  # random pools per pool size (every k in 1..m-1 checked)
+eps_low, eps_high = 0.02, 0.48  # error rates uniform on this interval
+priors = [0.05, 0.2, 0.5, 0.8, 0.95]  # P(Y is +1), Remark A.6
 n_mc = 200_000  # Monte Carlo draws for Example A.1
 
-# %%
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from ensel.book.claims import PageChecks
+from ensel.book.theory_pages import dominance_summary, glue, plot_example_a1
 from ensel.theory import (
     bsc_degradation_delta,
     flip_rate_table,
@@ -179,52 +182,44 @@ from ensel.theory import (
     top_k_dominance,
 )
 
+checks = PageChecks("theorem_4_1")
 TOL = 1e-12  # numerical tolerance of the exact computations
-rng = np.random.default_rng(seed)
-pools = [rng.uniform(eps_low, eps_high, size=m) for m in ms for _ in range(pools_per_m)]
 
 # %% [markdown]
 # ## Exhaustive search on random pools
 #
 # For every pool (error rates drawn uniformly, so all distinct with probability one), every
 # budget $k$ and every prior in `priors`, we enumerate all $\binom{m}{k}$ subsets and compare
-# them with the top-$k$ set $H_k$. Per instance (pool, $k$, prior) the MI gap is
-# $\min_{S \neq H_k} [I(Y;\mathbf X_{H_k}) - I(Y;\mathbf X_S)]$ and the error gap is
-# $\min_{S \neq H_k} [\mathbb P_e(S) - \mathbb P_e(H_k)]$ (both must be $\ge 0$ for
-# Theorem 4.1). The table groups the instances by prior and pool size $m$: number of
-# instances and of subsets compared, the smallest MI and error gaps, and the number of
-# instances in which some subset $S \neq H_k$ *ties* with $H_k$ (within $10^{-12}$) on the
-# error or on the MI.
+# them with the top-$k$ set $H_k$ (`ensel.theory.top_k_dominance`). Per instance the MI gap
+# is $\min_{S \neq H_k} [I(Y;\mathbf X_{H_k}) - I(Y;\mathbf X_S)]$ and the error gap is
+# $\min_{S \neq H_k} [\mathbb P_e(S) - \mathbb P_e(H_k)]$; Theorem 4.1 says both are
+# $\ge 0$.
 
 # %%
-rows = []
-for i, eps in enumerate(pools):
-    for k in range(1, eps.size):
-        for prior in priors:
-            d = top_k_dominance(eps, k, prior=prior, tol=TOL)
-            rows.append({"pool": i, "m": eps.size, "k": k, "prior": prior, **d})
-results = pd.DataFrame(rows)
-summary = results.groupby(["prior", "m"]).agg(
-    instances=("k", "size"),
-    subsets_compared=("n_other", "sum"),
-    min_mi_gap=("mi_gap", "min"),
-    min_error_gap=("error_gap", "min"),
-    instances_with_error_tie=("n_error_ties", lambda s: int((s > 0).sum())),
-    instances_with_mi_tie=("n_mi_ties", lambda s: int((s > 0).sum())),
-)
-# gaps of order 1e-17 are floating-point rounding of exact ties; "+ 0.0" turns -0.0 into 0.0
-(summary.round(12).apply(lambda c: c + 0.0 if c.dtype.kind == "f" else c)
- .rename(columns={"subsets_compared": "subsets", "min_mi_gap": "min MI gap",
-                  "min_error_gap": "min error gap", "instances_with_error_tie": "error ties",
-                  "instances_with_mi_tie": "MI ties"}))
+rng = np.random.default_rng(seed)
+pools = [rng.uniform(eps_low, eps_high, size=m)
+         for m in ms for _ in range(pools_per_m)]
+results = pd.DataFrame(
+    [{"pool": i, "m": eps.size, "k": k, "prior": prior,
+      **top_k_dominance(eps, k, prior=prior, tol=TOL)}
+     for i, eps in enumerate(pools)
+     for k in range(1, eps.size) for prior in priors])
+
+# %% [markdown]
+# By prior and pool size $m$: the number of instances and of subsets compared, the smallest
+# MI and error gaps, and the number of instances in which some subset $S \neq H_k$ *ties*
+# with $H_k$ (within $10^{-12}$) on the error or on the MI.
 
 # %%
-# Theorem 4.1 (and Remark A.6 for the non-uniform priors): top-k maximises the exact
-# I(Y; X_S) and minimises the exact MAP error over all subsets of size k, on every instance.
-assert (results["mi_gap"] >= -TOL).all(), results.loc[results["mi_gap"] < -TOL]
-assert (results["error_gap"] >= -TOL).all(), results.loc[results["error_gap"] < -TOL]
-print(f"{len(results)} (pool, k, prior) instances, {results['n_other'].sum()} subsets "
-      "compared with the top-k set:\nno violation.")
+dominance_summary(results)
+
+# %% tags=["remove-cell"]
+checks.at_least("MI gap min over S ≠ H_k of I(Y;X_H) − I(Y;X_S), every instance",
+                results["mi_gap"], -TOL, ref="Thm 4.1")
+checks.at_least("error gap min over S ≠ H_k of Pₑ(S) − Pₑ(H_k), every instance",
+                results["error_gap"], -TOL, ref="Thm 4.1, Rem. A.6")
+glue("n_instances", len(results), display=False)
+glue("n_subsets", int(results["n_other"].sum()), display=False)
 
 # %% [markdown]
 # ## Strictness (Remark A.5)
@@ -233,33 +228,41 @@ print(f"{len(results)} (pool, k, prior) instances, {results['n_other'].sum()} su
 # inequality against every other subset, for both criteria.
 #
 # * **Mutual information: strict, as claimed.** The smallest gap over all instances is
-#   positive (asserted below), so $S^{MI}_k = H_k$ is the *unique* maximiser.
-# * **MAP error: not strict — Remark A.5 is false here.** Many instances have another subset
-#   with exactly the error of $H_k$. The simplest case is $k = 2$: the MAP rule of two
-#   independent BSCs follows the better model when they disagree, so
-#   $\mathbb P_e(\{i, j\}) = \min(\epsilon_i, \epsilon_j)$ and *every* pair containing the
-#   best model ties with $H_2$. More generally the MAP error does not change when the added
-#   model can never overturn the others' decision (its log-odds weight is too small).
-#   The argument in the paper shows $\widetilde{\mathbf X}_S$ is strictly degraded, but a
-#   strictly degraded observation can still yield the same *minimum* error.
+#   positive, so $S^{MI}_k = H_k$ is the *unique* maximiser.
+# * **MAP error: not strict — Remark A.5 is false here.** Under the uniform prior
+#   {glue:text}`n_tie` of {glue:text}`n_uniform` instances have another subset with exactly
+#   the error of $H_k$ (up to {glue:text}`max_argmin` error-optimal subsets in one instance).
+#   The simplest case is $k = 2$: the MAP rule of two independent BSCs follows the better
+#   model when they disagree, so $\mathbb P_e(\{i, j\}) = \min(\epsilon_i, \epsilon_j)$ and
+#   *every* pair containing the best model ties with $H_2$. More generally the MAP error
+#   does not change when the added model can never overturn the others' decision (its
+#   log-odds weight is too small). The argument in the paper shows $\widetilde{\mathbf X}_S$
+#   is strictly degraded, but a strictly degraded observation can still yield the same
+#   *minimum* error.
 #
-# The corrected statement, asserted below: for $0 < \epsilon_j < 1/2$ all distinct,
+# The corrected statement, checked on this page: for $0 < \epsilon_j < 1/2$ all distinct,
 # $I(Y; \mathbf X_S) < I(Y; \mathbf X_{H_k})$ for every $S \neq H_k$, while
 # $\mathbb P_e(S) \ge \mathbb P_e(H_k)$ can hold with equality; $H_k$ is always an
 # error-optimal subset but not always the only one.
 
 # %%
 uniform = results[results["prior"] == 0.5]
-assert (results["mi_gap"] > TOL).all(), "MI strictness fails somewhere"
-assert (results["n_mi_argmax"] == 1).all()
+# instances where another subset ties with H_k on the MAP error
 n_tie = int((uniform["n_error_ties"] > 0).sum())
-print(f"uniform prior: {n_tie} of {len(uniform)} instances have another subset with\n"
-      "the same MAP error as the top-k set\n(strictness of Remark A.5 fails for the error)")
-assert n_tie > 0
-# every k = 2 instance ties (the pair {best, any} has error eps_min)
-assert (uniform.loc[uniform["k"] == 2, "n_error_ties"] > 0).all()
-print("largest number of error-optimal subsets in one instance:",
-      int(uniform["n_error_argmin"].max()))
+
+# %% tags=["remove-cell"]
+checks.add("MI gap > 1e-12 on every instance (strict)", (results["mi_gap"] > TOL).all(),
+           value=results["mi_gap"].min(), bound="> 1e-12", ref="Rem. A.5")
+checks.equal("instances with more than one MI-optimal subset",
+             int((results["n_mi_argmax"] != 1).sum()), 0, ref="Rem. A.5")
+checks.at_least("uniform prior: instances with an error tie (strictness fails)", n_tie, 1,
+                ref="Rem. A.5 (false)")
+k2 = uniform.loc[uniform["k"] == 2, "n_error_ties"]
+checks.add("every k = 2 instance has an error tie", (k2 > 0).all(), value=int((k2 > 0).sum()),
+           bound=f"= {len(k2)}")
+glue("n_tie", n_tie, display=False)
+glue("n_uniform", len(uniform), display=False)
+glue("max_argmin", int(uniform["n_error_argmin"].max()), display=False)
 
 # %% [markdown]
 # A second, separate failure of strictness: the theorem allows $\epsilon_j = 0$. With a
@@ -270,10 +273,14 @@ print("largest number of error-optimal subsets in one instance:",
 perfect = subset_table(independent_joint_law([0.0, 0.1, 0.2, 0.3]), 2)
 perfect
 
-# %%
+# %% tags=["remove-cell"]
 with_best = perfect[perfect["subset"].map(lambda S: 0 in S)]
-assert np.allclose(with_best["mi"], 1.0, atol=TOL) and np.allclose(with_best["map_error"], 0.0)
-assert len(with_best) == 3  # {0,1} = H_2 ties with {0,2} and {0,3} on both criteria
+checks.add("with a perfect model: I = 1 bit and Pₑ = 0 for every S ∋ it",
+           np.allclose(with_best["mi"], 1.0, atol=TOL)
+           and np.allclose(with_best["map_error"], 0.0),
+           value=(with_best["mi"] - 1).abs().max(), bound="np.allclose", ref="Rem. A.5")
+checks.equal("subsets containing the perfect model (H_2 ties with two others)",
+             len(with_best), 3)
 
 # %% [markdown]
 # ## Non-uniform priors (Remark A.6)
@@ -281,103 +288,102 @@ assert len(with_best) == 3  # {0,1} = H_2 ties with {0,2} and {0,3} on both crit
 # The exhaustive check above already ran for $\mathbb P(Y = +1) \in$ `priors`: the two
 # inequalities hold for every prior, as Remark A.6 says (the coupling only changes the
 # channel, not the prior). The error ties become more frequent as the prior gets more
-# skewed, because the MAP rule increasingly ignores weak models. In the extreme, when no
-# model can overturn the prior, the MAP rule always answers the majority class and every
-# subset has the same error $\min(p, 1 - p)$, while the mutual information still ranks the
-# subsets strictly:
+# skewed, because the MAP rule increasingly ignores weak models.
 
 # %%
-ties_by_prior = results.groupby("prior").agg(
+results.groupby("prior").agg(
     instances=("k", "size"),
     with_error_tie=("n_error_ties", lambda s: int((s > 0).sum())),
     min_mi_gap=("mi_gap", "min"),
 )
-ties_by_prior
+
+# %% [markdown]
+# In the extreme, when no model can overturn the prior, the MAP rule always answers the
+# majority class and every subset has the same error $\min(p, 1 - p)$, while the mutual
+# information still ranks the subsets strictly:
 
 # %%
 skewed = subset_table(independent_joint_law([0.1, 0.2, 0.3], prior=0.95), 1)
 skewed
 
-# %%
-assert np.allclose(skewed["map_error"], 0.05, atol=TOL)  # all ties at min(p, 1-p)
-assert (np.diff(skewed["mi"]) < 0).all()  # MI still strictly ordered by accuracy
+# %% tags=["remove-cell"]
+checks.close("prior 0.95: every single model has Pₑ = min(p, 1 − p)", skewed["map_error"],
+             0.05, tol=TOL + 1e-5 * 0.05, ref="Rem. A.6")
+checks.add("prior 0.95: MI still strictly ordered by accuracy",
+           (np.diff(skewed["mi"]) < 0).all(), value=np.diff(skewed["mi"]).max(), bound="< 0")
 
 # %% [markdown]
 # ## Example A.1, exactly and by simulation
 #
-# First the exact numbers: Lemma A.3's $\delta = 1/3$, and $I(Y;\mathbf X_S)$ and
-# $\mathbb P_e(S)$ for the three subsets of size 2. The mutual information ranks
-# $H_2 = \{1,2\}$ strictly first, but **the MAP error of $S = \{1,3\}$ equals that of
-# $H_2$** ($0.1$ both; the MAP rule of either pair just follows the expert), so the
-# example's "$\mathbb P_e(H_2) \le \mathbb P_e(S)$" holds with equality, a concrete
-# counterexample to the strictness claimed in Remark A.5.
+# First the exact numbers: Lemma A.3's $\delta_3 =$ {glue:text}`delta:.12f`, and
+# $I(Y;\mathbf X_S)$ and $\mathbb P_e(S)$
+# for the three subsets of size 2. The mutual information ranks $H_2 = \{1,2\}$ strictly
+# first, but **the MAP error of $S = \{1,3\}$ equals that of $H_2$** (the MAP rule of either
+# pair just follows the expert), so the example's "$\mathbb P_e(H_2) \le \mathbb P_e(S)$"
+# holds with equality, a concrete counterexample to the strictness claimed in Remark A.5.
 
 # %%
 eps_example = np.array([0.1, 0.2, 0.4])
 delta = bsc_degradation_delta(eps_example[1], eps_example[2])
-print(f"δ₃ = {delta:.12f}")
-assert abs(delta - 1 / 3) < 1e-15
-
 example = subset_table(independent_joint_law(eps_example), 2)
 example["subset (paper)"] = example["subset"].map(
     lambda S: "{" + ",".join(str(j + 1) for j in S) + "}")
 example = example.set_index("subset (paper)")[["mi", "map_error"]]
 example
 
-# %%
-assert example.loc["{1,2}", "mi"] > example.loc["{1,3}", "mi"] > example.loc["{2,3}", "mi"]
-assert abs(example.loc["{1,2}", "map_error"] - 0.1) < TOL
-assert abs(example.loc["{1,3}", "map_error"] - example.loc["{1,2}", "map_error"]) < TOL
+# %% tags=["remove-cell"]
+checks.close("δ₃ = 1/3", delta, 1 / 3, tol=1e-15, ref="Ex. A.1")
+mi_ex = example["mi"]
+checks.add("I(Y; X_{1,2}) > I(Y; X_{1,3}) > I(Y; X_{2,3})",
+           mi_ex["{1,2}"] > mi_ex["{1,3}"] > mi_ex["{2,3}"],
+           value=mi_ex["{1,2}"] - mi_ex["{1,3}"], bound="> 0", ref="Ex. A.1")
+checks.close("Pₑ({1,2}) = 0.1", example.loc["{1,2}", "map_error"], 0.1, tol=TOL,
+             ref="Ex. A.1")
+checks.close("Pₑ({1,3}) = Pₑ({1,2}) (tie)", example.loc["{1,3}", "map_error"],
+             example.loc["{1,2}", "map_error"], tol=TOL, ref="Rem. A.5 (false)")
+glue("ex_err_12", example.loc["{1,2}", "map_error"], display=False)
+glue("delta", delta, display=False)
 
 # %% [markdown]
 # Now the Markov chain $Y \to X_2 \to \widetilde X_3$ of the example, simulated: $X_2$ is
 # $Y$ through a BSC(0.2) and $\widetilde X_3$ is $X_2$ through an independent BSC(1/3). Two
 # things must hold within Monte Carlo error (4 binomial standard errors):
 #
-# 1. $\widetilde X_3$ errs with probability $\epsilon_3 = 0.4$, and the pair
+# 1. $\widetilde X_3$ errs with probability $\epsilon_3 = 0.4$ (here
+#    {glue:text}`err_weak:.4f`, standard error {glue:text}`se_weak:.4f`), and the pair
 #    $(Y, \widetilde X_3)$ has the law of $(Y, X_3)$;
 # 2. $\widetilde X_3$ is conditionally independent of $Y$ given $X_2$: the flip rate
 #    $\mathbb P(\widetilde X_3 \neq X_2 \mid Y = y, X_2 = s)$ is $\delta = 1/3$ in all four
 #    cells $(y, s)$, whatever $Y$ is.
 
 # %%
-draws = sample_degradation_chain(eps_example[1], delta, n_mc, random_state=seed)
+draws = sample_degradation_chain(eps_example[1], delta, n_mc,
+                                 random_state=seed)
 err_weak = float((draws["x_weak"] != draws["y"]).mean())
-se_weak = float(np.sqrt(0.4 * 0.6 / n_mc))
-print(f"empirical error of the degraded copy of X₃: {err_weak:.4f}\n"
-      f"(target 0.4, standard error {se_weak:.4f})")
-assert abs(err_weak - eps_example[2]) < 4 * se_weak
-
-# joint law of (Y, X3~) against the exact law of (Y, X3)
-exact_pair = independent_joint_law([eps_example[2]])
-emp_pair = pd.crosstab(draws["y"], draws["x_weak"], normalize=True).to_numpy()
-se_pair = np.sqrt(exact_pair * (1 - exact_pair) / n_mc)
-assert (np.abs(emp_pair - exact_pair) < 4 * se_pair).all()
-
+emp_pair = pd.crosstab(draws["y"], draws["x_weak"], normalize=True)
+emp_pair = emp_pair.to_numpy()
 flips = flip_rate_table(draws)
-flips["z"] = (flips["flip_rate"] - delta) / np.sqrt(delta * (1 - delta) / flips["n"])
+flip_se = np.sqrt(delta * (1 - delta) / flips["n"])
+flips["z"] = (flips["flip_rate"] - delta) / flip_se
 flips
 
-# %%
-assert (flips["z"].abs() < 4).all(), "flip rate depends on Y given X_2 (no Markov chain)"
+# %% tags=["remove-cell"]
+se_weak = float(np.sqrt(0.4 * 0.6 / n_mc))
+checks.add("error of the degraded copy of X₃ within 4 s.e. of 0.4",
+           abs(err_weak - eps_example[2]) < 4 * se_weak, value=err_weak,
+           bound=f"0.4 ± {4 * se_weak:.4f}", ref="Ex. A.1")
+exact_pair = independent_joint_law([eps_example[2]])
+z_pair = np.abs(emp_pair - exact_pair) / np.sqrt(exact_pair * (1 - exact_pair) / n_mc)
+checks.add("law of (Y, X̃₃) = law of (Y, X₃), every cell within 4 s.e.", (z_pair < 4).all(),
+           value=z_pair.max(), bound="< 4 s.e.", ref="Ex. A.1")
+checks.add("flip rate δ in all four cells (Y, X₂) within 4 s.e. (Markov chain)",
+           (flips["z"].abs() < 4).all(), value=flips["z"].abs().max(), bound="< 4 s.e.",
+           ref="Lemma A.3")
+glue("err_weak", err_weak, display=False)
+glue("se_weak", se_weak, display=False)
 
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-example[["mi"]].plot.bar(ax=axes[0], legend=False, color="tab:blue", rot=0)
-axes[0].set_ylabel(r"$I(Y; \mathbf{X}_S)$ [bits]")
-axes[0].set_title("Example A.1: mutual information")
-ax2 = axes[0].twinx()
-ax2.plot(range(3), example["map_error"], "o--", color="tab:red")
-ax2.set_ylabel("MAP error", color="tab:red")
-ax2.set_ylim(0, 0.25)
-labels = [f"$Y={y:+d}$\n$X_2={s:+d}$"
-          for y, s in zip(flips["y"], flips["x_strong"], strict=True)]
-axes[1].errorbar(range(4), flips["flip_rate"], yerr=4 * flips["std_error"], fmt="o")
-axes[1].axhline(delta, color="grey", ls=":", label=r"$\delta = 1/3$")
-axes[1].set_xticks(range(4), labels, fontsize=9)
-axes[1].set_ylabel(r"$P(\widetilde{X}_3 \neq X_2 \mid Y, X_2)$")
-axes[1].set_title("Conditional flip rates (±4 s.e.)")
-axes[1].legend()
-fig.tight_layout()
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Example A.1. Left: mutual information (bars) and MAP error (red) of the three pairs; $\\{1,3\\}$ ties with $H_2 = \\{1,2\\}$ on the error. Right: simulated flip rates $P(\\widetilde X_3 \\neq X_2 \\mid Y, X_2)$ with $\\pm 4$ standard errors, against $\\delta = 1/3$.", "name": "fig-thm41-example"}}
+plot_example_a1(example, flips, delta)
 plt.show()
 
 # %% [markdown]
@@ -393,3 +399,6 @@ plt.show()
 # * Remark A.6 is correct: nothing in the argument depends on the prior.
 # * Example A.1's degradation $\delta = 1/3$ reproduces $\epsilon_3 = 0.4$ and the
 #   Markov chain $Y \to X_2 \to \widetilde X_3$ in simulation.
+
+# %% tags=["remove-input"]
+checks.report()

@@ -19,18 +19,20 @@
 # $\Delta(j \mid S) = I(Y; X_j \mid \mathbf X_S)$ (the Greedy MI score), into a relevance
 # term, a redundancy term, an error-correlation term and a label-dependence correction.
 # This page states the theorem and the results of its proof (Appendix B), then checks them
-# exactly on joint probability tables of $(Y, X_1, \dots, X_m)$:
+# exactly on joint probability tables of $(Y, X_1, \dots, X_m)$.
 #
-# * the identity to $10^{-10}$ on many random joint laws (any law: the proof uses only the
-#   chain rule and the bijection $X_j = Y(-1)^{E_j}$), together with the bounds on the
-#   correction $\Lambda_j(S)$ of Proposition B.6 and Remark B.7;
-# * $\Lambda_j(S) = 0$ under label-invariant errors (Corollary B.5), and laws with
+# **Summary.** All statements checked here hold as stated in the paper:
+#
+# * the identity holds to {glue:text}`identity_max_res:.1e` on {glue:text}`identity_n`
+#   (law, $j$, $S$) triples of {glue:text}`n_laws_glued` random joint laws (any law: the
+#   proof uses only the chain rule and the bijection $X_j = Y(-1)^{E_j}$), together with the
+#   bounds on the correction $\Lambda_j(S)$ of Proposition B.6 and Remark B.7;
+# * $\Lambda_j(S) = 0$ under label-invariant errors (Corollary B.5), and there are laws with
 #   label-dependent errors where it is not — including one where the whole gain is
 #   $\Lambda$;
-# * the terms for a worked Gaussian-copula example, and instances where mRMR (Terms 1+2) and
-#   the full conditional mutual information pick different models.
-#
-# All statements checked here hold as stated in the paper.
+# * in a worked Gaussian-copula example, and on {glue:text}`n_disagree` of
+#   {glue:text}`n_tries` random copula pools, mRMR (Terms 1+2) and the full conditional
+#   mutual information pick different models.
 
 # %% [markdown]
 # ## Statements
@@ -126,13 +128,13 @@
 seed = 0
 n_laws = 150  # random joint laws for the identity
 ms = [2, 3, 4, 5]  # numbers of models of the random laws
-concentrations = [0.2, 1.0]  # Dirichlet concentration (small = peaked, near-deterministic laws)
-n_copula = 6  # random label-invariant Gaussian-copula laws for Corollary B.5
+concentrations = [0.2, 1.0]  # Dirichlet concentration (small: peaked laws)
+n_copula = 6  # random label-invariant copula laws (Corollary B.5)
 copula_m = 4
 search_m = 5  # pool size of the mRMR-vs-conditional-MI search
 search_max_tries = 40
 
-# %%
+# %% tags=["remove-cell"]
 import itertools
 
 import matplotlib.pyplot as plt
@@ -140,6 +142,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from ensel.book.claims import PageChecks
+from ensel.book.theory_pages import (
+    glue,
+    no_negative_zero,
+    plot_decomposition_terms,
+    plot_mrmr_vs_delta,
+    short_terms,
+)
 from ensel.info import entropy_table
 from ensel.theory import (
     copula_joint_law,
@@ -154,6 +164,7 @@ from ensel.theory import (
     search_mrmr_disagreement,
 )
 
+checks = PageChecks("theorem_4_2")
 TOL = 1e-10
 
 # %% [markdown]
@@ -161,10 +172,11 @@ TOL = 1e-10
 #
 # Each law is a Dirichlet draw over the $2^{m+1}$ cells of $(Y, X_1, \dots, X_m)$: labels
 # need not be balanced, errors are arbitrary functions of the label, anything goes. For
-# each law we draw a random selected set $S$ (possibly empty) and check every candidate
-# $j \notin S$. `residual` is $\Delta(j\mid S)$ minus the right-hand side of the theorem.
-# The bounds of Proposition B.6 (with $H(Y)$ of the law) and Remark B.7 are checked on the
-# same rows.
+# each law we draw a random selected set $S$ (possibly empty) and decompose the gain of every
+# candidate $j \notin S$ (`ensel.theory.decomposition_table`). In the tables, the terms are
+# headed $I(Y;X_j)$ (relevance), $I(X_j;\mathbf X_S)$ (redundancy), $I(E_j;E_S)$ (error
+# correlation), $\Lambda$ (correction) and $\Delta$ (the gain); `residual` is
+# $\Delta(j\mid S)$ minus the right-hand side of the theorem.
 
 # %%
 rng = np.random.default_rng(seed)
@@ -173,28 +185,41 @@ for i in range(n_laws):
     m = int(rng.choice(ms))
     conc = float(rng.choice(concentrations))
     p = random_joint_law(m, concentration=conc, random_state=rng)
-    S = sorted(rng.choice(m, size=int(rng.integers(0, m)), replace=False).tolist())
+    size = int(rng.integers(0, m))
+    S = sorted(rng.choice(m, size=size, replace=False).tolist())
     t = decomposition_table(p, S)
-    t.insert(0, "law", i)
-    t["m"], t["S"], t["H_Y"] = m, str(tuple(S)), entropy_table(p, 0)
-    rows.append(t)
+    rows.append(t.assign(law=i, m=m, S=str(tuple(S)),
+                         H_Y=entropy_table(p, 0)))
 identity = pd.concat(rows, ignore_index=True)
-identity[["law", "m", "S", "j", "relevance", "redundancy", "error_correlation",
-          "correction", "delta", "residual"]].head(8)
 
 # %%
+short_terms(identity[["law", "m", "S", "j", "relevance", "redundancy",
+                      "error_correlation", "correction", "delta",
+                      "residual"]].head(8))
+
+# %% tags=["remove-cell"]
 max_res = float(identity["residual"].abs().max())
-print(f"{len(identity)} (law, j, S) triples on {n_laws} laws; largest |residual| = {max_res:.2e}")
-assert max_res < TOL
-# Proposition B.6: -I(E_j;Y) <= Lambda <= H(Y) - I(E_j;Y)
-assert (identity["correction"] >= -identity["error_label"] - TOL).all()
-assert (identity["correction"] <= identity["H_Y"] - identity["error_label"] + TOL).all()
-# Remark B.7: |Lambda| <= I(E_j, E_S; Y)
-assert (identity["correction"].abs() <= identity["joint_error_label"] + TOL).all()
-print(f"Λ ranges over [{identity['correction'].min():.3f}, "
-      f"{identity['correction'].max():.3f}] bits on these laws")
+checks.add("|Δ(j|S) − right-hand side| on random laws", max_res < TOL, value=max_res,
+           bound="< 1e-10", ref="Thm 4.2")
+checks.at_least("Λ + I(E_j;Y) (lower bound)",
+                identity["correction"] + identity["error_label"], -TOL, ref="Prop. B.6")
+checks.at_most("Λ − (H(Y) − I(E_j;Y)) (upper bound)",
+               identity["correction"] - (identity["H_Y"] - identity["error_label"]), TOL,
+               ref="Prop. B.6")
+checks.at_most("|Λ| − I(E_j, E_S; Y)",
+               identity["correction"].abs() - identity["joint_error_label"], TOL,
+               ref="Rem. B.7")
+glue("identity_n", len(identity), display=False)
+glue("n_laws_glued", n_laws, display=False)
+glue("identity_max_res", max_res, display=False)
+glue("lambda_min", identity["correction"].min(), display=False)
+glue("lambda_max", identity["correction"].max(), display=False)
 
 # %% [markdown]
+# The residual is at round-off level on every triple, and the correction $\Lambda$ ranges
+# over [{glue:text}`lambda_min:.3f`, {glue:text}`lambda_max:.3f`] bits on these laws,
+# within the bounds of Proposition B.6 (with $H(Y)$ of the law) and Remark B.7.
+#
 # ## The correction vanishes under label-invariant errors (Corollary B.5)
 #
 # In the paper's Gaussian-copula model the latent vector $\mathbf Z$ is drawn independently
@@ -204,22 +229,28 @@ print(f"Λ ranges over [{identity['correction'].min():.3f}, "
 
 # %%
 rng = np.random.default_rng(seed + 1)
+subsets = [list(S) for r in range(copula_m)
+           for S in itertools.combinations(range(copula_m), r)]
 rows = []
 for i in range(n_copula):
     eps = rng.uniform(0.1, 0.4, size=copula_m)
-    p = copula_joint_law(ndtri(eps), random_correlation(copula_m, random_state=rng))
-    for r in range(copula_m):
-        for S in map(list, itertools.combinations(range(copula_m), r)):
-            t = decomposition_table(p, S)
-            t.insert(0, "law", i)
-            rows.append(t)
+    R = random_correlation(copula_m, random_state=rng)
+    p = copula_joint_law(ndtri(eps), R)
+    rows += [decomposition_table(p, S).assign(law=i) for S in subsets]
 invariant = pd.concat(rows, ignore_index=True)
-print(f"{len(invariant)} (law, j, S) triples:\n"
-      f"  largest |Λ|             = {invariant['correction'].abs().max():.1e}\n"
-      f"  largest |Δ − Eq. (9)|   = "
-      f"{(invariant['delta'] - invariant['three_term']).abs().max():.1e}")
-assert invariant["correction"].abs().max() < TOL
-assert (invariant["delta"] - invariant["three_term"]).abs().max() < TOL
+
+# %%
+eq9_gap = invariant["delta"] - invariant["three_term"]
+pd.Series({"largest |Λ|": invariant["correction"].abs().max(),
+           "largest |Δ − Eq. (9)|": eq9_gap.abs().max()})
+
+# %% tags=["remove-cell"]
+lam = invariant["correction"].abs().max()
+off9 = (invariant["delta"] - invariant["three_term"]).abs().max()
+checks.add(f"|Λ| on {len(invariant)} label-invariant copula triples", lam < TOL, value=lam,
+           bound="< 1e-10", ref="Cor. B.5")
+checks.add("|Δ − Eq. (9)| on the same triples", off9 < TOL, value=off9, bound="< 1e-10",
+           ref="Eq. (9)")
 
 # %% [markdown]
 # ## Label-dependent errors: $\Lambda \neq 0$
@@ -243,34 +274,47 @@ assert (invariant["delta"] - invariant["three_term"]).abs().max() < TOL
 tau_pos, tau_neg = ndtri([0.08, 0.1, 0.15]), ndtri([0.25, 0.3, 0.35])
 R_pos = np.full((3, 3), 0.2) + 0.8 * np.eye(3)
 R_neg = np.full((3, 3), 0.6) + 0.4 * np.eye(3)
+# the error laws are P(E_0, E_1 | Y = -1), then P(E_0, E_1 | Y = +1)
 laws = {
-    "label-dependent copula": label_dependent_copula_joint_law(tau_pos, R_pos, tau_neg, R_neg),
-    # error laws P(E_0, E_1 | Y = -1) and P(E_0, E_1 | Y = +1)
-    "gain only in Lambda": joint_law_from_error_laws([[0.5, 0.0], [0.0, 0.5]],
-                                                     [[0.0, 0.5], [0.5, 0.0]]),
-    "lower bound": joint_law_from_error_laws([[1.0, 0.0], [0.0, 0.0]],
-                                             [[0.0, 0.0], [0.0, 1.0]]),
+    "label-dependent copula":
+        label_dependent_copula_joint_law(tau_pos, R_pos, tau_neg, R_neg),
+    "gain only in Lambda":
+        joint_law_from_error_laws([[0.5, 0.0], [0.0, 0.5]],
+                                  [[0.0, 0.5], [0.5, 0.0]]),
+    "lower bound":
+        joint_law_from_error_laws([[1.0, 0.0], [0.0, 0.0]],
+                                  [[0.0, 0.0], [0.0, 1.0]]),
 }
-rows = []
-for name, p in laws.items():
-    t = decomposition_table(p, [0])
-    t.insert(0, "law", name)
-    rows.append(t)
-dependent = pd.concat(rows, ignore_index=True)
-dependent.set_index(["law", "j"])[
-    ["relevance", "redundancy", "error_correlation", "correction", "delta", "three_term",
-     "error_label", "residual"]].round(4) + 0.0  # "+ 0.0" turns -0.0 into 0.0
 
 # %%
-assert dependent["residual"].abs().max() < TOL
+dependent = pd.concat([decomposition_table(p, [0]).assign(law=name)
+                       for name, p in laws.items()], ignore_index=True)
+cols = ["relevance", "redundancy", "error_correlation", "correction",
+        "delta", "three_term", "error_label", "residual"]
+short_terms(no_negative_zero(dependent.set_index(["law", "j"])[cols]
+                             .round(4)))
+
+# %% tags=["remove-cell"]
+res_dep = dependent["residual"].abs().max()
+checks.add("|residual| on the label-dependent laws", res_dep < TOL, value=res_dep,
+           bound="< 1e-10", ref="Thm 4.2")
 cop = dependent[dependent["law"] == "label-dependent copula"]
-assert (cop["correction"].abs() > 1e-3).all()  # Lambda clearly non-zero
-assert (cop["delta"] - cop["three_term"]).abs().min() > 1e-3  # Eq. (9) is off by Lambda
+checks.add("label-dependent copula: |Λ| > 1e-3 for every candidate",
+           (cop["correction"].abs() > 1e-3).all(), value=cop["correction"].abs().min(),
+           bound="> 0.001")
+off = (cop["delta"] - cop["three_term"]).abs().min()
+checks.add("label-dependent copula: Eq. (9) off by more than 1e-3", off > 1e-3, value=off,
+           bound="> 0.001", ref="Eq. (9)")
 only = dependent[dependent["law"] == "gain only in Lambda"].iloc[0]
-assert abs(only["delta"] - 1) < TOL and abs(only["correction"] - 1) < TOL
-assert max(only["relevance"], only["redundancy"], only["error_correlation"]) < TOL
+checks.add("gain only in Λ: Δ = Λ = 1 bit, other terms 0",
+           abs(only["delta"] - 1) < TOL and abs(only["correction"] - 1) < TOL
+           and max(only["relevance"], only["redundancy"], only["error_correlation"]) < TOL,
+           value=only["correction"], bound="= 1 (± 1e-10)", ref="Prop. B.6 (upper)")
 low = dependent[dependent["law"] == "lower bound"].iloc[0]
-assert abs(low["correction"] + low["error_label"]) < TOL and abs(low["correction"] + 1) < TOL
+checks.add("lower bound attained: Λ = −I(E_1;Y) = −1 bit",
+           abs(low["correction"] + low["error_label"]) < TOL
+           and abs(low["correction"] + 1) < TOL,
+           value=low["correction"], bound="= −1 (± 1e-10)", ref="Prop. B.6 (lower)")
 
 # %% [markdown]
 # ## A worked Gaussian-copula example
@@ -291,51 +335,54 @@ Sigma_w[3, 4] = Sigma_w[4, 3] = 0.3
 np.fill_diagonal(Sigma_w, 1.0)
 p_w = copula_joint_law(ndtri(eps_w), Sigma_w)
 terms = decomposition_table(p_w, [0]).set_index("j")
-terms[["relevance", "redundancy", "error_correlation", "correction", "delta", "mrmr",
-       "three_term"]].round(4) + 0.0  # "+ 0.0" turns -0.0 into 0.0
+cols = ["relevance", "redundancy", "error_correlation", "correction",
+        "delta", "mrmr", "three_term"]
+short_terms(no_negative_zero(terms[cols].round(4)))
 
-# %%
-assert terms["residual"].abs().max() < TOL and terms["correction"].abs().max() < TOL
-fig, ax = plt.subplots(figsize=(8, 3.2))
-parts = pd.DataFrame({r"relevance $I(Y;X_j)$": terms["relevance"],
-                      r"$-$ redundancy $I(X_j;\mathbf{X}_S)$": -terms["redundancy"],
-                      r"$+$ error corr. $I(E_j;E_S)$": terms["error_correlation"]})
-parts.plot.bar(ax=ax, rot=0, width=0.8)
-ax.plot(range(len(terms)), terms["delta"], "k*", ms=12, label=r"$\Delta(j \mid S)$ = sum")
-ax.axhline(0, color="grey", lw=0.5)
-ax.set_xlabel(r"candidate $j$ ($S = \{0\}$)")
-ax.set_ylabel("bits")
-ax.set_title("Theorem 4.2 terms, worked copula example")
-ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
-fig.tight_layout()
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The terms of Theorem 4.2 for each candidate $j$ given $S = \\{0\\}$ in the worked copula example; the star is their sum $\\Delta(j \\mid S)$.", "name": "fig-thm42-terms"}}
+plot_decomposition_terms(terms)
 plt.show()
+
+# %% tags=["remove-cell"]
+checks.add("worked example: |residual| and |Λ| < 1e-10",
+           terms["residual"].abs().max() < TOL and terms["correction"].abs().max() < TOL,
+           value=max(terms["residual"].abs().max(), terms["correction"].abs().max()),
+           bound="< 1e-10", ref="Thm 4.2, Cor. B.5")
 
 # %% [markdown]
 # Running three greedy rules for $k = 3$ on the exact law: Top-$k$ by relevance (here the
 # same as by accuracy), mRMR (Terms 1+2) and Greedy MI ($\Delta$, equivalently Eq. (9) since
-# $\Lambda = 0$), against the best of all $\binom{5}{3}$ subsets. Top-$k$ stays inside the
-# correlated family $\{0, 1, 2\}$. mRMR, whose redundancy penalty is not offset by the
-# error-correlation term, leaves the family for both remaining picks and takes the weakest
-# model last. Greedy MI takes model 3 from the other family and then returns to model 1;
-# its subset is the error-optimal one.
+# $\Lambda = 0$), against the best of all $\binom{5}{3}$ subsets (MAP error
+# {glue:text}`best_err:.4f`). Top-$k$ stays inside the correlated family $\{0, 1, 2\}$.
+# mRMR, whose redundancy penalty is not offset by the error-correlation term, leaves the
+# family for both remaining picks and takes the weakest model last. Greedy MI takes model 3
+# from the other family and then returns to model 1; its subset is the error-optimal one.
 
 # %%
-paths = {rule: greedy_path_exact(p_w, 3, score)
-         for rule, score in [("Top-k (relevance)", "relevance"), ("mRMR (Terms 1+2)", "mrmr"),
-                             ("Greedy MI (Delta)", "delta"), ("Eq. (9) three-term", "three_term")]}
-paths_table = pd.DataFrame([
-    {"rule": rule, "picks": path, "I(Y;X_S)": mutual_information_xy(p_w, path),
-     "MAP error": map_error(p_w, path)} for rule, path in paths.items()
-]).set_index("rule")
-best_err = min(map_error(p_w, S) for S in itertools.combinations(range(5), 3))
+rules = {"Top-k (relevance)": "relevance", "mRMR (Terms 1+2)": "mrmr",
+         "Greedy MI (Delta)": "delta", "Eq. (9) three-term": "three_term"}
+paths = {rule: greedy_path_exact(p_w, 3, s) for rule, s in rules.items()}
+paths_table = pd.DataFrame(
+    [{"rule": rule, "picks": path,
+      "I(Y;X_S)": mutual_information_xy(p_w, path),
+      "MAP error": map_error(p_w, path)} for rule, path in paths.items()]
+).set_index("rule")
+best_err = min(map_error(p_w, S)
+               for S in itertools.combinations(range(5), 3))
 paths_table.round(4)
 
-# %%
-print(f"best MAP error over all 3-subsets: {best_err:.4f}")
-assert paths["Greedy MI (Delta)"] == paths["Eq. (9) three-term"]
-assert paths["mRMR (Terms 1+2)"] != paths["Greedy MI (Delta)"]
-assert abs(paths_table.loc["Greedy MI (Delta)", "MAP error"] - best_err) < 1e-9
-assert paths_table.loc["Top-k (relevance)", "MAP error"] > best_err + 1e-3
+# %% tags=["remove-cell"]
+checks.equal("Greedy MI (Δ) path = Eq. (9) path", paths["Greedy MI (Delta)"],
+             paths["Eq. (9) three-term"], ref="Eq. (9)")
+checks.add("mRMR path ≠ Greedy MI path",
+           paths["mRMR (Terms 1+2)"] != paths["Greedy MI (Delta)"],
+           value=str(paths["mRMR (Terms 1+2)"]), bound=f"≠ {paths['Greedy MI (Delta)']}")
+checks.close("Greedy MI reaches the best MAP error over all 3-subsets",
+             paths_table.loc["Greedy MI (Delta)", "MAP error"], best_err, tol=1e-9)
+topk_gap = paths_table.loc["Top-k (relevance)", "MAP error"] - best_err
+checks.add("Top-k's MAP error exceeds the best by > 1e-3", topk_gap > 1e-3, value=topk_gap,
+           bound="> 0.001")
+glue("best_err", best_err, display=False)
 
 # %% [markdown]
 # ## mRMR and the full conditional MI pick different models
@@ -346,33 +393,54 @@ assert paths_table.loc["Top-k (relevance)", "MAP error"] > best_err + 1e-3
 # correlations) for ones where, after the common first pick, mRMR's second pick differs
 # from the Greedy MI pick; all `search_max_tries` pools are examined and the first
 # disagreement is shown. The search uses a coarse tolerance for the orthant probabilities;
-# the instance shown is recomputed at the default (finer) tolerance and the disagreement
-# re-asserted there.
+# the instance shown is recomputed at the default (finer) tolerance.
 
 # %%
-found = search_mrmr_disagreement(search_m, max_tries=search_max_tries, random_state=seed,
-                                 stop_at_first=False)
-assert found["found"], "no disagreement in the search budget"
-print(f"mRMR and Greedy MI disagree at the second pick on {len(found['disagreements'])} of "
-      f"{found['tries']} random pools\n(instances {found['disagreements']}).")
-print(f"First: instance {found['instance']}, S = {found['S']}, mRMR picks "
-      f"{found['mrmr_pick']}, Greedy MI picks {found['cmi_pick']}")
+found = search_mrmr_disagreement(search_m, max_tries=search_max_tries,
+                                 random_state=seed, stop_at_first=False)
 p_f = copula_joint_law(ndtri(found["eps"]), found["Sigma"])
 table_f = decomposition_table(p_f, found["S"]).set_index("j")
 table_f.insert(0, "error rate", found["eps"][table_f.index])
-table_f[["error rate", "relevance", "redundancy", "error_correlation", "mrmr", "delta"]].round(4)
+short_terms(table_f[["error rate", "relevance", "redundancy",
+                     "error_correlation", "mrmr", "delta"]].round(4))
+
+# %% tags=["remove-cell"]
+checks.add("a disagreement within the search budget", found["found"],
+           value=len(found["disagreements"]), bound="≥ 1 pool")
+a_f, b_f = int(table_f["mrmr"].idxmax()), int(table_f["delta"].idxmax())
+checks.add("recomputed at the fine tolerance: mRMR and Greedy MI picks differ",
+           (a_f, b_f) == (found["mrmr_pick"], found["cmi_pick"]) and a_f != b_f,
+           value=f"mRMR {a_f}, Greedy MI {b_f}", bound="as found, different")
+glue("n_disagree", len(found["disagreements"]), display=False)
+glue("n_tries", found["tries"], display=False)
+glue("disagree_list", ", ".join(str(i) for i in found["disagreements"]), display=False)
+glue("first_instance", found["instance"], display=False)
+glue("first_S", str(found["S"]), display=False)
+glue("first_mrmr", found["mrmr_pick"], display=False)
+glue("first_cmi", found["cmi_pick"], display=False)
+
+# %% [markdown]
+# The picks differ on {glue:text}`n_disagree` of the {glue:text}`n_tries` random pools
+# (instances {glue:text}`disagree_list`); the table shows the first, instance {glue:text}`first_instance` with
+# $S =$ {glue:text}`first_S`, where mRMR picks model {glue:text}`first_mrmr` and Greedy MI
+# model {glue:text}`first_cmi`. What each pick gives:
 
 # %%
-a, b = int(table_f["mrmr"].idxmax()), int(table_f["delta"].idxmax())
-assert (a, b) == (found["mrmr_pick"], found["cmi_pick"]) and a != b
+a, b = int(found["mrmr_pick"]), int(found["cmi_pick"])  # the two picks
 S_f = list(found["S"])
-consequence = pd.DataFrame([
-    {"rule": "mRMR", "set": S_f + [a], "I(Y;X_S)": mutual_information_xy(p_f, S_f + [a]),
-     "MAP error": map_error(p_f, S_f + [a])},
-    {"rule": "Greedy MI", "set": S_f + [b], "I(Y;X_S)": mutual_information_xy(p_f, S_f + [b]),
-     "MAP error": map_error(p_f, S_f + [b])},
-]).set_index("rule")
+consequence = pd.DataFrame(
+    [{"rule": rule, "set": S_f + [j],
+      "I(Y;X_S)": mutual_information_xy(p_f, S_f + [j]),
+      "MAP error": map_error(p_f, S_f + [j])}
+     for rule, j in [("mRMR", a), ("Greedy MI", b)]]
+).set_index("rule")
 consequence.round(4)
+
+# %% tags=["remove-cell"]
+checks.add("Greedy MI's pick gives the larger I(Y; X_S)",
+           consequence.loc["Greedy MI", "I(Y;X_S)"] > consequence.loc["mRMR", "I(Y;X_S)"],
+           value=consequence.loc["Greedy MI", "I(Y;X_S)"] - consequence.loc["mRMR", "I(Y;X_S)"],
+           bound="> 0", ref="chain rule")
 
 # %% [markdown]
 # Greedy MI's pick gives the larger $I(Y; \mathbf X_{S \cup \{j\}})$ by construction
@@ -380,24 +448,8 @@ consequence.round(4)
 # follows its better model, as in Theorem 4.1); the worked example above shows the
 # difference in error at $k = 3$. The scatter shows every candidate of every pool examined.
 
-# %%
-assert consequence.loc["Greedy MI", "I(Y;X_S)"] > consequence.loc["mRMR", "I(Y;X_S)"]
-
-cands = found["candidates"]
-fig, ax = plt.subplots(figsize=(5.5, 3.6))
-sc = ax.scatter(cands["mrmr"], cands["delta"], c=cands["error_correlation"], cmap="viridis",
-                s=14)
-dis = cands[cands["disagree"]]
-ax.scatter(dis["mrmr"], dis["delta"], facecolors="none", edgecolors="red", s=60,
-           label="pools where the picks differ")
-lims = [cands["mrmr"].min(), cands["delta"].max()]
-ax.plot(lims, lims, ":", color="grey", lw=1, label=r"$\Delta$ = mRMR score")
-fig.colorbar(sc, ax=ax, label=r"$I(E_j; E_S)$ [bits]")
-ax.set_xlabel(r"mRMR score $I(Y;X_j) - I(X_j;\mathbf{X}_S)$")
-ax.set_ylabel(r"$\Delta(j \mid S) = I(Y; X_j \mid \mathbf{X}_S)$")
-ax.set_title(f"{len(cands)} candidates, {found['tries']} random pools")
-ax.legend(fontsize=7)
-fig.tight_layout()
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Every candidate of every random pool examined: mRMR score (horizontal) against the full conditional MI $\\Delta(j \\mid S)$ (vertical), coloured by the error-correlation term; circled: pools where the two rules pick differently.", "name": "fig-thm42-mrmr-vs-delta"}}
+plot_mrmr_vs_delta(found["candidates"], found["tries"])
 plt.show()
 
 # %% [markdown]
@@ -417,3 +469,6 @@ plt.show()
 # * The error-correlation term matters: mRMR and Greedy MI disagree on random copula pools
 #   and in the worked example, where Greedy MI reaches the error-optimal subset and
 #   Top-$k$ does not.
+
+# %% tags=["remove-input"]
+checks.report()

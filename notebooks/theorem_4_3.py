@@ -23,6 +23,16 @@
 #
 # independent of the balanced label $Y$; model $j$ answers $X_j = Y \cdot (-1)^{E_j}$.
 #
+# **Summary.** Computed exactly (deterministic quadrature over $U$, no simulation), the MAP
+# error decreases strictly in $m$ and converges at rate $1/m$ to the floor: for
+# $\alpha =$ {glue:text}`q_alpha`, $\rho =$ {glue:text}`q_rho` it is
+# {glue:text}`q_pe1:.4f` for one model, {glue:text}`q_pemax:.5f` for
+# $m =$ {glue:text}`m_max` models, and the floor is {glue:text}`q_floor:.5f`. The proof's
+# step "MAP equals majority vote" holds for every $m$ (largest difference
+# {glue:text}`mm_max_diff:.1e` over {glue:text}`mm_n` cases), but it needs a
+# monotone-likelihood-ratio argument (the {prf:ref}`lemma added below <theorem_4_3-map-majority>`), not sign
+# symmetry alone. A seeded simulation agrees with the exact values.
+#
 # ```{prf:theorem} Theorem 4.3 of the paper: MAP Information Saturation
 # :label: theorem_4_3-saturation
 # :nonumber:
@@ -40,36 +50,38 @@
 # $p(u) = \Phi\big((\tau - \sqrt{\rho}\,u)/\sqrt{1-\rho}\big)$, so the fraction of wrong models
 # tends to $p(U)$, majority vote fails exactly when $p(U) > 1/2$, i.e. when
 # $U < \tau/\sqrt{\rho}$, and MAP is claimed to coincide with majority vote for every $m$.
-#
-# This page checks every step with **exact** numbers: $\mathbb{P}_e(m)$ is computed by
-# deterministic quadrature over $U$ (`ensel.theory.ensemble_error`), not by simulation; a
-# seeded Monte Carlo run of the one-factor model closes the page as an independent cross-check.
 
 # %% tags=["parameters"]
-# (alpha, rho) pairs for the exact error curves
-curves = [[0.6, 0.1], [0.7, 0.3], [0.8, 0.5], [0.9, 0.7]]
+curves = [[0.6, 0.1], [0.7, 0.3], [0.8, 0.5], [0.9, 0.7]]  # (alpha, rho)
 m_max = 10_001  # largest (odd) ensemble size on the curves
 floor_tol = 1e-3  # |P_e(m_max) - floor| must be below this
-# grid for the floor heatmap
 heat_alphas = [0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
 heat_rhos = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
-# grid for the MAP = majority check
-map_alphas = [0.55, 0.65, 0.75, 0.85, 0.95]
+map_alphas = [0.55, 0.65, 0.75, 0.85, 0.95]  # MAP-vs-majority grid
 map_rhos = [0.0, 0.05, 0.2, 0.5, 0.8, 0.95]
 map_ms = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 16, 25, 40, 51]
-# Monte Carlo cross-check
-mc_settings = [[0.7, 0.3, 7], [0.8, 0.5, 15], [0.6, 0.1, 25]]
-mc_n = 200_000
-mc_map_m = 5  # plug-in MAP over 2^m answer patterns (fit on one sample, scored on another)
+mc_settings = [[0.7, 0.3, 7], [0.8, 0.5, 15], [0.6, 0.1, 25]]  # Monte Carlo
+mc_n = 200_000  # simulated items per Monte Carlo setting
+mc_map_m = 5  # models of the plug-in MAP check (2^m answer patterns)
 seed = 20240601
 
-# %%
+# %% tags=["remove-cell"]
+import itertools
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy.special import comb
 
 from ensel.aggregate import MajorityVote, MAPAggregator
+from ensel.book.claims import PageChecks
+from ensel.book.theory_pages import (
+    glue,
+    plot_floor_heatmap,
+    plot_pattern_likelihood,
+    plot_saturation_curves,
+    saturation_summary,
+)
 from ensel.copula import sample_equicorrelated
 from ensel.theory import (
     LatentDifficultyModel,
@@ -79,74 +91,76 @@ from ensel.theory import (
     saturation_floor,
 )
 
+checks = PageChecks("theorem_4_3")
 rng_seeds = np.random.SeedSequence(seed)
 
 # %% [markdown]
 # ## Exact error curves converge to the floor
 #
-# For each $(\alpha, \rho)$ we compute the exact MAP error $\mathbb{P}_e(m)$ for odd
-# $m$ from $1$ to $m_{\max}$ on a logarithmic grid, and draw the floor
-# $\Phi\big(\Phi^{-1}(1-\alpha)/\sqrt{\rho}\big)$ as a dashed line. Odd $m$ avoids ties; at
-# $m = 1$ the error is $1 - \alpha$.
+# For each $(\alpha, \rho)$ of `curves` we compute the exact MAP error $\mathbb{P}_e(m)$ for
+# odd $m$ from $1$ to `m_max` on a logarithmic grid (odd $m$ avoids ties).
 
 # %%
 ms = np.unique(np.r_[np.geomspace(1, m_max, 40).astype(int) | 1, m_max])
-rows = []
-for alpha, rho in curves:
-    floor = saturation_floor(alpha, rho)
-    for m in ms:
-        rows.append({"alpha": alpha, "rho": rho, "m": int(m),
-                     "error": ensemble_error(alpha, rho, int(m), rule="map"), "floor": floor})
-curve_df = pd.DataFrame(rows)
+curve_df = pd.DataFrame(
+    [{"alpha": a, "rho": r, "m": int(m),
+      "error": ensemble_error(a, r, int(m), rule="map"),
+      "floor": saturation_floor(a, r)} for a, r in curves for m in ms])
+saturation_summary(curve_df, m_max)
 
-fig, ax = plt.subplots(figsize=(6.5, 4))
-for (alpha, rho), g in curve_df.groupby(["alpha", "rho"], sort=False):
-    line, = ax.plot(g["m"], g["error"], marker=".", label=rf"$\alpha={alpha}, \rho={rho}$")
-    ax.axhline(g["floor"].iloc[0], ls="--", color=line.get_color(), lw=1)
-ax.set_xscale("log")
-ax.set_xlabel("ensemble size $m$ (odd)")
-ax.set_ylabel(r"exact $\mathbb{P}_e(m)$ of MAP")
-ax.set_title("MAP error saturates at the floor (dashed)")
-ax.legend(fontsize=8)
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Exact MAP error $\\mathbb{P}_e(m)$ against the (odd) ensemble size, one curve per $(\\alpha, \\rho)$; dashed: the floor $\\Phi(\\Phi^{-1}(1-\\alpha)/\\sqrt{\\rho})$ of Theorem 4.3.", "name": "fig-thm43-curves"}}
+plot_saturation_curves(curve_df)
 plt.show()
 
-# %%
-summary = (curve_df.groupby(["alpha", "rho"], sort=False)
-           .apply(lambda g: pd.Series({
-               "Pₑ(1)": g["error"].iloc[0],
-               f"Pₑ({m_max})": g["error"].iloc[-1],
-               "floor": g["floor"].iloc[0],
-               "gap": g["error"].iloc[-1] - g["floor"].iloc[0],
-               f"gap × {m_max}": (g["error"].iloc[-1] - g["floor"].iloc[0]) * m_max,
-           }), include_groups=False)
-           .reset_index())
-summary
-
-# %%
-for (alpha, rho), g in curve_df.groupby(["alpha", "rho"], sort=False):
+# %% tags=["remove-cell"]
+first_err, monotone, above, last_gap = [], [], [], []
+for (alpha, _rho), g in curve_df.groupby(["alpha", "rho"], sort=False):
     err = g["error"].to_numpy()
-    assert abs(err[0] - (1 - alpha)) < 1e-9, (alpha, rho, err[0])
-    assert np.all(np.diff(err) < 0), f"P_e not strictly decreasing over odd m for {alpha, rho}"
-    assert np.all(err > g["floor"].to_numpy()), f"P_e below the floor for {alpha, rho}"
-    assert abs(err[-1] - g["floor"].iloc[0]) < floor_tol, (alpha, rho, err[-1])
-print("Pₑ(1) = 1 − α, strictly decreasing over odd m, above the floor,\n"
-      f"|Pₑ({m_max}) − floor| < {floor_tol}: OK")
+    first_err.append(abs(err[0] - (1 - alpha)))
+    monotone.append(np.diff(err).max())
+    above.append((err - g["floor"].to_numpy()).min())
+    last_gap.append(abs(err[-1] - g["floor"].iloc[0]))
+checks.add("Pₑ(1) = 1 − α on every curve", max(first_err) < 1e-9,
+           value=max(first_err), bound="< 1e-09", ref="Thm 4.3")
+checks.add("Pₑ strictly decreasing over odd m (largest step)", max(monotone) < 0,
+           value=max(monotone), bound="< 0", ref="Thm 4.3")
+checks.add("Pₑ(m) above the floor at every m (smallest margin)", min(above) > 0,
+           value=min(above), bound="> 0", ref="Thm 4.3")
+checks.add(f"|Pₑ({m_max}) − floor|", max(last_gap) < floor_tol, value=max(last_gap),
+           bound=f"< {floor_tol:g}", ref="Thm 4.3")
+# the summary quotes the second curve (the first if there is one only)
+qa, qr = curves[min(1, len(curves) - 1)]
+quoted = curve_df[(curve_df["alpha"] == qa) & (curve_df["rho"] == qr)]
+glue("q_alpha", qa, display=False)
+glue("q_rho", qr, display=False)
+glue("q_pe1", quoted["error"].iloc[0], display=False)
+glue("q_pemax", quoted["error"].iloc[-1], display=False)
+glue("q_floor", quoted["floor"].iloc[0], display=False)
+glue("m_max", m_max, display=False)
 
 # %% [markdown]
-# The error decreases strictly with every two added models and stays above the floor.
-# The last column of the table shows that the gap to the floor shrinks like $1/m$: the
-# product $m \cdot (\mathbb{P}_e(m) - \text{floor})$ is nearly constant for large $m$,
-# which the next cell checks between $m \approx m_{\max}/10$ and $m_{\max}$.
+# The error decreases strictly with every two added models and stays above the floor. The
+# gap to the floor shrinks like $1/m$: $m \cdot (\mathbb{P}_e(m) - \text{floor})$ is nearly
+# constant between $m \approx m_{\max}/10$ and $m_{\max}$.
 
 # %%
+def gap_times_m(alpha, rho, m):
+    floor = saturation_floor(alpha, rho)
+    return m * (ensemble_error(alpha, rho, m) - floor)
+
+
 m_mid = int(m_max // 10) | 1
-for alpha, rho in curves:
-    fl = saturation_floor(alpha, rho)
-    c_mid = m_mid * (ensemble_error(alpha, rho, m_mid) - fl)
-    c_max = m_max * (ensemble_error(alpha, rho, m_max) - fl)
-    print(f"α = {alpha}, ρ = {rho}: m × gap = {c_mid:.4f} (m = {m_mid}), "
-          f"{c_max:.4f} (m = {m_max})")
-    assert abs(c_max / c_mid - 1) < 0.05, (alpha, rho, c_mid, c_max)
+rate = pd.DataFrame(
+    [{"alpha": a, "rho": r,
+      f"m × gap, m = {m_mid}": gap_times_m(a, r, m_mid),
+      f"m × gap, m = {m_max}": gap_times_m(a, r, m_max)} for a, r in curves]
+).set_index(["alpha", "rho"])
+rate.round(4)
+
+# %% tags=["remove-cell"]
+ratio = (rate.iloc[:, 1] / rate.iloc[:, 0] - 1).abs()
+checks.add(f"m × gap constant within 5 % from m = {m_mid} to {m_max}", (ratio < 0.05).all(),
+           value=ratio.max(), bound="< 0.05")
 
 # %% [markdown]
 # ## The floor over $(\alpha, \rho)$
@@ -159,33 +173,27 @@ for alpha, rho in curves:
 # %%
 floor_grid = pd.DataFrame(
     [[saturation_floor(a, r) for a in heat_alphas] for r in heat_rhos],
-    index=pd.Index(heat_rhos, name="rho"), columns=pd.Index(heat_alphas, name="alpha"))
+    index=pd.Index(heat_rhos, name="rho"),
+    columns=pd.Index(heat_alphas, name="alpha"))
 
-fig, ax = plt.subplots(figsize=(7, 4.5))
-im = ax.imshow(floor_grid.to_numpy(), origin="lower", aspect="auto", cmap="viridis")
-ax.set_xticks(range(len(heat_alphas)), [f"{a:g}" for a in heat_alphas])
-ax.set_yticks(range(len(heat_rhos)), [f"{r:g}" for r in heat_rhos])
-for i in range(len(heat_rhos)):
-    for j in range(len(heat_alphas)):
-        v = floor_grid.iat[i, j]
-        ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=6,
-                color="white" if v < 0.25 else "black")
-ax.set_xlabel(r"accuracy $\alpha$")
-ax.set_ylabel(r"correlation $\rho$")
-ax.set_title(r"saturation floor $\Phi(\Phi^{-1}(1-\alpha)/\sqrt{\rho})$")
-fig.colorbar(im, ax=ax, label="asymptotic error")
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The saturation floor $\\Phi(\\Phi^{-1}(1-\\alpha)/\\sqrt{\\rho})$ over accuracy $\\alpha$ and correlation $\\rho$.", "name": "fig-thm43-floor"}}
+plot_floor_heatmap(floor_grid)
 plt.show()
 
-# %%
+# %% tags=["remove-cell"]
 F = floor_grid.to_numpy()
-assert np.all((F > 0) & (F < 1 - np.array(heat_alphas)[None, :])), "floor not in (0, 1-alpha)"
-assert np.all(np.diff(F, axis=0) > 0), "floor must increase with rho"
-assert np.all(np.diff(F, axis=1) < 0), "floor must decrease with alpha"
-for a in heat_alphas:  # the remark's edge cases
-    assert abs(saturation_floor(a, 1 - 1e-12) - (1 - a)) < 1e-5
-    assert saturation_floor(a, 1e-6) < 1e-12
-print("0 < floor < 1 − α, increasing in ρ, decreasing in α,\n"
-      "→ 1 − α as ρ → 1 and → 0 as ρ → 0: OK")
+eps_h = 1 - np.array(heat_alphas)[None, :]
+checks.add("0 < floor < 1 − α on the grid", np.all((F > 0) & (F < eps_h)),
+           value=(eps_h - F).min(), bound="> 0 (margin to 1 − α)", ref="Thm 4.3")
+checks.add("floor increases with ρ", np.all(np.diff(F, axis=0) > 0),
+           value=np.diff(F, axis=0).min(), bound="> 0")
+checks.add("floor decreases with α", np.all(np.diff(F, axis=1) < 0),
+           value=np.diff(F, axis=1).max(), bound="< 0")
+checks.close("floor → 1 − α as ρ → 1 (ρ = 1 − 1e-12)",
+             [saturation_floor(a, 1 - 1e-12) for a in heat_alphas],
+             [1 - a for a in heat_alphas], tol=1e-5)
+edge0 = max(saturation_floor(a, 1e-6) for a in heat_alphas)
+checks.add("floor → 0 as ρ → 0 (ρ = 1e-6)", edge0 < 1e-12, value=edge0, bound="< 1e-12")
 
 # %% [markdown]
 # ## Does MAP equal majority vote for every $m$?
@@ -193,78 +201,82 @@ print("0 < floor < 1 − α, increasing in ρ, decreasing in α,\n"
 # The proof takes the limit for majority vote and transfers it to MAP with the step
 # "MAP equals majority vote for the equicorrelated model", Eq. (`map_equals_maj`):
 # $\mathbb{P}(\hat Y_{\mathrm{MAP}} \ne Y) = \mathbb{P}(\hat Y_{\mathrm{maj}} \ne Y)$ for each
-# $m$, justified by sign symmetry and the balanced prior. We first check the equality itself,
-# exactly, on a grid of $(\alpha, \rho, m)$ that includes even $m$ (where majority vote can tie
-# and breaks ties at random) and the independent case $\rho = 0$.
+# $m$, justified by sign symmetry and the balanced prior. We check the equality exactly on a
+# grid of $(\alpha, \rho, m)$ that includes even $m$ (where majority vote can tie and breaks
+# ties at random) and the independent case $\rho = 0$: over {glue:text}`mm_n` triples the
+# largest difference is {glue:text}`mm_max_diff:.2e`. The table shows part of the grid.
 
 # %%
-rows = []
-for alpha in map_alphas:
-    for rho in map_rhos:
-        for m in map_ms:
-            e_map = ensemble_error(alpha, rho, m, rule="map")
-            e_maj = ensemble_error(alpha, rho, m, rule="majority")
-            rows.append({"alpha": alpha, "rho": rho, "m": m, "map": e_map, "majority": e_maj,
-                         "abs_diff": abs(e_map - e_maj)})
-mm_df = pd.DataFrame(rows)
-print(f"{len(mm_df)} (α, ρ, m) triples; largest |MAP − majority| = "
-      f"{mm_df['abs_diff'].max():.2e}")
-assert mm_df["abs_diff"].max() < 1e-12, mm_df.loc[mm_df["abs_diff"].idxmax()]
-mm_df.pivot_table(index=["alpha", "rho"], columns="m", values="map").round(4).head(12)
-
-# %% [markdown]
-# The equality holds for every triple, even and odd $m$ alike. The table also shows that an
-# even ensemble is exactly as good as the odd one just below it,
-# $\mathbb{P}_e(2n) = \mathbb{P}_e(2n-1)$: by exchangeability, a tie among $2n$ models is equally
-# likely to come from the last model being right or wrong, so the extra model and the coin
-# flip on ties cancel. This is why the curves above use odd $m$.
-
-# %%
+grid = list(itertools.product(map_alphas, map_rhos, map_ms))
+mm_df = pd.DataFrame(
+    [{"alpha": a, "rho": r, "m": m,
+      "map": ensemble_error(a, r, m, rule="map"),
+      "majority": ensemble_error(a, r, m, rule="majority")}
+     for a, r, m in grid])
 wide = mm_df.pivot_table(index=["alpha", "rho"], columns="m", values="map")
+wide[[m for m in wide.columns if m <= 6 or m in (15, 16)]].round(4).head(12)
+
+# %% tags=["remove-cell"]
+mm_diff = (mm_df["map"] - mm_df["majority"]).abs()
+checks.add("|Pₑ(MAP) − Pₑ(majority)| on the (α, ρ, m) grid", mm_diff.max() < 1e-12,
+           value=mm_diff.max(), bound="< 1e-12", ref="Eq. (map_equals_maj)")
 pairs = [(m, m - 1) for m in map_ms if m % 2 == 0 and m - 1 in map_ms]
 worst = max(float((wide[m] - wide[m1]).abs().max()) for m, m1 in pairs)
-print(f"largest |Pₑ(2n) − Pₑ(2n−1)| over {len(pairs)} even m and all (α, ρ): {worst:.2e}")
-assert worst < 1e-12
+checks.add("Pₑ(2n) = Pₑ(2n − 1) (even m as good as the odd m below)", worst < 1e-12,
+           value=worst, bound="< 1e-12")
+glue("mm_n", len(mm_df), display=False)
+glue("mm_max_diff", mm_diff.max(), display=False)
+glue("even_odd_worst", worst, display=False)
 
 # %% [markdown]
-# The *reason* given in the paper,
-# however, is not sufficient on its own. Write $K$ for the number of wrong models. Because the
-# errors are exchangeable and independent of $Y$, a particular answer pattern with $k$ answers
-# against $y$ has likelihood
+# The equality holds for every triple, even and odd $m$ alike. An even ensemble is exactly as
+# good as the odd one just below it, $\mathbb{P}_e(2n) = \mathbb{P}_e(2n-1)$ (largest
+# difference {glue:text}`even_odd_worst:.1e`): by exchangeability, a tie among $2n$ models is
+# equally likely to come from the last model being right or wrong, so the extra model and the
+# coin flip on ties cancel. This is why the curves above use odd $m$.
+#
+# The *reason* given in the paper, however, is not sufficient on its own. Write $K$ for the
+# number of wrong models. Because the errors are exchangeable and independent of $Y$, a
+# particular answer pattern with $k$ answers against $y$ has likelihood
 #
 # $$\mathbb{P}(\mathbf{X} = \mathbf{x} \mid Y = y) = q_k \triangleq
-#   \frac{\mathbb{P}(K = k)}{\binom{m}{k}},$$
+#   \frac{\mathbb{P}(K = k)}{\binom{m}{k}}.$$
 #
 # If $k$ models answer $-1$ and $m - k$ answer $+1$, the likelihood is $q_k$ under $Y = +1$
 # and $q_{m-k}$ under $Y = -1$, so with a balanced prior MAP follows the majority iff
 # $q_k > q_{m-k}$ whenever $k < m/2$. Sign symmetry only says that the same $q$ serves both
 # labels; it does not give this inequality. One might hope for the stronger
-# "fewer errors are always likelier" ($q_k$ decreasing in $k$), but that is **false** here:
-# with strong correlation "everybody wrong" is likelier than "all but one wrong".
+# "fewer errors are always likelier" ($q_k$ decreasing in $k$), but that is **false** here.
 
 # %%
-m_q, rows = 20, []
-for alpha, rho in [(0.7, 0.1), (0.7, 0.5), (0.7, 0.9)]:
-    pk = np.asarray(error_count_distribution(alpha, rho, m_q), dtype=float)
-    q = pk / comb(m_q, np.arange(m_q + 1))
-    rows.append({"alpha": alpha, "rho": rho, "q": q})
-fig, ax = plt.subplots(figsize=(6.5, 3.8))
-for r in rows:
-    ax.semilogy(np.arange(m_q + 1), r["q"], marker="o", ms=3,
-                label=rf"$\alpha={r['alpha']}, \rho={r['rho']}$")
-ax.set_xlabel("number of wrong models $k$")
-ax.set_ylabel("$q_k$ = likelihood of one pattern")
-ax.set_title(f"pattern likelihood for m = {m_q}: not monotone in k")
-ax.legend(fontsize=8)
+def pattern_likelihood(alpha, rho, m):
+    """q_k = P(K = k) / C(m, k): likelihood of a pattern, k wrong."""
+    pk = np.asarray(error_count_distribution(alpha, rho, m), dtype=float)
+    return pk / comb(m, np.arange(m + 1))
+
+
+m_q = 20
+q = {(a, r): pattern_likelihood(a, r, m_q)
+     for a, r in [(0.7, 0.1), (0.7, 0.5), (0.7, 0.9)]}
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Likelihood $q_k$ of one answer pattern with $k$ wrong models out of 20: with strong correlation it is not monotone in $k$.", "name": "fig-thm43-pattern-likelihood"}}
+plot_pattern_likelihood(q, m_q)
 plt.show()
 
-q_strong = rows[-1]["q"]
-k_min = int(np.argmin(q_strong))
-print(f"α = 0.7, ρ = 0.9, m = {m_q}: q(k) is smallest at k = {k_min};\n"
-      f"q({m_q}) = {q_strong[m_q]:.3e} > q({m_q - 1}) = {q_strong[m_q - 1]:.3e}")
-assert q_strong[m_q] > q_strong[m_q - 1], "expected a non-monotone pattern likelihood"
+# %% tags=["remove-cell"]
+q_strong = q[0.7, 0.9]
+checks.add(f"q({m_q}) > q({m_q - 1}) at α = 0.7, ρ = 0.9 (q not monotone)",
+           q_strong[m_q] > q_strong[m_q - 1], value=q_strong[m_q],
+           bound=f"> {q_strong[m_q - 1]:.3e}")
+glue("q_kmin", int(np.argmin(q_strong)), display=False)
+glue("q_all", q_strong[m_q], display=False)
+glue("q_all_but_one", q_strong[m_q - 1], display=False)
 
 # %% [markdown]
+# With strong correlation ($\alpha = 0.7$, $\rho = 0.9$, $m = 20$) $q_k$ is smallest at
+# $k =$ {glue:text}`q_kmin`, and "everybody wrong" ($q_{20} =$ {glue:text}`q_all:.3e`) is
+# likelier than "all but one wrong" ($q_{19} =$ {glue:text}`q_all_but_one:.3e`).
+#
 # ```{prf:lemma} Added in this book: MAP is majority vote in the equicorrelated model
 # :label: theorem_4_3-map-majority
 # :nonumber:
@@ -288,104 +300,103 @@ assert q_strong[m_q] > q_strong[m_q - 1], "expected a non-monotone pattern likel
 # because $\varphi(v - a) > \varphi(v + a)$ for $v, a > 0$.
 # ```
 #
-# So the paper's equation holds, but it rests on this monotone-likelihood-ratio property of the
-# Gaussian factor, not on symmetry alone. The check below confirms $q_k > q_{m-k}$ on the whole
-# grid.
+# So the paper's equation holds, but it rests on this monotone-likelihood-ratio property of
+# the Gaussian factor, not on symmetry alone. We confirm $q_k > q_{m-k}$ on the whole grid:
 
 # %%
-n_checked = 0
-for alpha in map_alphas:
-    for rho in map_rhos:
-        for m in map_ms:
-            pk = np.asarray(error_count_distribution(alpha, rho, m), dtype=float)
-            q = pk / comb(m, np.arange(m + 1))
-            for k in range((m + 1) // 2):
-                if 2 * k < m:
-                    assert q[k] > q[m - k], (alpha, rho, m, k)
-                    n_checked += 1
-print(f"q(k) > q(m − k) for all {n_checked} (α, ρ, m, k < m/2): OK")
+margins = []  # q_k - q_{m-k} for every k < m/2
+for a, r, m in grid:
+    qk = pattern_likelihood(a, r, m)
+    k = np.arange((m + 1) // 2)
+    margins.extend(qk[k] - qk[m - k])
+
+# %% tags=["remove-cell"]
+checks.add(f"q(k) > q(m − k) for all {len(margins)} (α, ρ, m, k < m/2)", min(margins) > 0,
+           value=min(margins), bound="> 0", ref="Lemma (this book)")
 
 # %% [markdown]
 # Symmetry alone would not do. Here is a model with everything the paper's argument uses —
 # balanced prior, errors independent of $Y$ (so the law is invariant under
 # $(Y, \mathbf{X}) \to (-Y, -\mathbf{X})$), exchangeable models of equal accuracy
-# $0.65 > 1/2$ — in which MAP is **not** majority vote: a two-level latent difficulty $D$
-# (`ensel.theory.LatentDifficultyModel`, the model of Theorem D.1) with easy prompts
-# ($\mathbb{P}(D=\text{easy}) = 0.6$, every model wrong w.p. $0.05$) and adversarial ones
-# (every model wrong w.p. $0.8$). With $m = 3$, a 2-vs-1 split is more likely to be an
-# adversarial prompt with two wrong models than an easy prompt with one wrong model, so MAP
-# sides with the *minority*, and majority vote loses accuracy.
+# {glue:text}`cx_accuracy:.2f` $> 1/2$ — in which MAP is **not** majority vote: a two-level
+# latent difficulty $D$ (`ensel.theory.LatentDifficultyModel`, the model of Theorem D.1) with
+# easy prompts ($\mathbb{P}(D=\text{easy}) = 0.6$, every model wrong w.p. $0.05$) and
+# adversarial ones (every model wrong w.p. $0.8$). With $m = 3$, a 2-vs-1 split is more
+# likely to be an adversarial prompt with two wrong models than an easy prompt with one wrong
+# model, so MAP sides with the *minority*.
 
 # %%
 cx = LatentDifficultyModel([0.6, 0.4], [[0.05] * 3, [0.8] * 3])
 cx_joint = cx.joint_yx()
-cx_cmp = compare_weighted_vote_with_map(cx_joint, weights=np.ones(3))  # equal weights = majority
-print(f"marginal accuracy of each model: {1 - cx.marginal_error_rates}")
-print(f"patterns where MAP ≠ majority: {cx_cmp.n_disagree} of {cx_cmp.n_patterns} "
-      f"(probability {cx_cmp.disagreement_mass:.4f})")
-print(f"exact error: MAP {cx_cmp.map_error:.4f}, majority {cx_cmp.weighted_vote_error:.4f}")
-assert np.allclose(1 - cx.marginal_error_rates, 0.65)
-assert np.allclose(cx_joint, np.flip(cx_joint))  # sign symmetry (Y, X) -> (-Y, -X)
-assert cx_cmp.n_disagree > 0 and cx_cmp.weighted_vote_error > cx_cmp.map_error + 0.01
+# equal weights: the weighted vote is majority vote
+cx_cmp = compare_weighted_vote_with_map(cx_joint, weights=np.ones(3))
+
+# %% tags=["remove-cell"]
+acc_cx = 1 - cx.marginal_error_rates
+checks.add("each model's accuracy is 0.65", np.allclose(acc_cx, 0.65),
+           value=np.abs(acc_cx - 0.65).max(), bound="np.allclose")
+checks.add("sign symmetry (Y, X) → (−Y, −X) of the joint law",
+           np.allclose(cx_joint, np.flip(cx_joint)),
+           value=np.abs(cx_joint - np.flip(cx_joint)).max(), bound="np.allclose")
+checks.add("MAP ≠ majority on some pattern, and majority loses > 0.01",
+           cx_cmp.n_disagree > 0 and cx_cmp.weighted_vote_error > cx_cmp.map_error + 0.01,
+           value=cx_cmp.weighted_vote_error - cx_cmp.map_error, bound="> 0.01")
+glue("cx_accuracy", float(1 - cx.marginal_error_rates[0]), display=False)
+glue("cx_disagree", cx_cmp.n_disagree, display=False)
+glue("cx_patterns", cx_cmp.n_patterns, display=False)
+glue("cx_mass", cx_cmp.disagreement_mass, display=False)
+glue("cx_map", cx_cmp.map_error, display=False)
+glue("cx_majority", cx_cmp.weighted_vote_error, display=False)
 
 # %% [markdown]
+# MAP and majority vote differ on {glue:text}`cx_disagree` of the {glue:text}`cx_patterns`
+# patterns (probability {glue:text}`cx_mass:.4f`); the exact errors are
+# {glue:text}`cx_map:.4f` for MAP and {glue:text}`cx_majority:.4f` for majority vote.
+#
 # ## Monte Carlo cross-check
 #
 # Finally an independent check that uses neither the quadrature nor the lemma: we simulate the
-# one-factor model (`ensel.copula.sample_equicorrelated`, seeded) and score
-#
-# * majority vote (`ensel.aggregate.MajorityVote`) on odd ensembles, and
-# * the plug-in MAP rule of the paper (`ensel.aggregate.MAPAggregator`, add-one counts over the
-#   $2^m$ answer patterns) fitted on one simulated sample and scored on a second, independent one.
-#
-# Items are independent (each has its own $U$), so the standard error of an error rate
-# $\hat p$ over $n$ items is $\sqrt{\hat p(1-\hat p)/n}$. Each estimate must lie within 4
-# standard errors of the exact $\mathbb{P}_e(m)$.
+# one-factor model (`ensel.copula.sample_equicorrelated`, seeded) and score majority vote
+# (`ensel.aggregate.MajorityVote`) on odd ensembles, and the paper's plug-in MAP rule
+# (`ensel.aggregate.MAPAggregator`, add-one counts over the $2^m$ answer patterns) fitted on
+# one simulated sample and scored on a second, independent one. Items are independent, so
+# the standard error over $n$ items is $\sqrt{\hat p(1-\hat p)/n}$.
 
 # %%
 child = rng_seeds.spawn(len(mc_settings) + 2)
 rows = []
 for (alpha, rho, m), ss in zip(mc_settings, child, strict=False):
-    X, y, _ = sample_equicorrelated(alpha, rho, m, mc_n, random_state=np.random.default_rng(ss))
+    rng = np.random.default_rng(ss)
+    X, y, _ = sample_equicorrelated(alpha, rho, m, mc_n, random_state=rng)
     pred = MajorityVote(random_state=0).fit(X, y).predict(X)
-    rows.append({"rule": "majority vote", "alpha": alpha, "rho": rho, "m": m,
-                 "simulated": float(np.mean(pred != y)),
-                 "exact": ensemble_error(alpha, rho, m, rule="majority")})
-alpha, rho = mc_settings[0][:2]
-X_tr, y_tr, _ = sample_equicorrelated(alpha, rho, mc_map_m, mc_n,
-                                      random_state=np.random.default_rng(child[-2]))
-X_te, y_te, _ = sample_equicorrelated(alpha, rho, mc_map_m, mc_n,
-                                      random_state=np.random.default_rng(child[-1]))
-pred = MAPAggregator(alpha=1.0).fit(X_tr, y_tr).predict(X_te)
-rows.append({"rule": "plug-in MAP", "alpha": alpha, "rho": rho, "m": mc_map_m,
-             "simulated": float(np.mean(pred != y_te)),
-             "exact": ensemble_error(alpha, rho, mc_map_m, rule="map")})
-mc_df = pd.DataFrame(rows)
-mc_df["std_error"] = np.sqrt(mc_df["simulated"] * (1 - mc_df["simulated"]) / mc_n)
-mc_df["z"] = (mc_df["simulated"] - mc_df["exact"]) / mc_df["std_error"]
-mc_df["floor"] = [saturation_floor(a, r) for a, r in zip(mc_df["alpha"], mc_df["rho"],
-                                                         strict=True)]
-mc_df
+    rows.append(["majority vote", alpha, rho, m, np.mean(pred != y),
+                 ensemble_error(alpha, rho, m, rule="majority")])
 
 # %%
-assert np.all(np.abs(mc_df["z"]) < 4), mc_df
-print(f"all {len(mc_df)} simulated error rates within 4 standard errors of the exact\n"
-      f"values (largest |z| = {np.abs(mc_df['z']).max():.2f}): OK")
+alpha, rho = mc_settings[0][:2]
+rng_tr = np.random.default_rng(child[-2])
+rng_te = np.random.default_rng(child[-1])
+X_tr, y_tr, _ = sample_equicorrelated(alpha, rho, mc_map_m, mc_n,
+                                      random_state=rng_tr)
+X_te, y_te, _ = sample_equicorrelated(alpha, rho, mc_map_m, mc_n,
+                                      random_state=rng_te)
+pred = MAPAggregator(alpha=1.0).fit(X_tr, y_tr).predict(X_te)
+rows.append(["plug-in MAP", alpha, rho, mc_map_m, np.mean(pred != y_te),
+             ensemble_error(alpha, rho, mc_map_m, rule="map")])
 
-# %% [markdown]
-# ## Summary
-#
-# * The exact MAP error decreases strictly in $m$ (odd $m$), stays above
-#   $\Phi\big(\Phi^{-1}(1-\alpha)/\sqrt{\rho}\big)$ at every computed $m$ (the paper calls the
-#   floor a lower bound) and converges to it at rate $1/m$: Theorem 4.3 holds as stated.
-# * The floor is positive for every $\rho > 0$, grows with $\rho$ up to $1 - \alpha$, and is
-#   the quantity a selection rule can lower only by choosing less correlated models.
-# * The proof's step "MAP equals majority vote" is **true for every $m$** (odd and even), but
-#   sign symmetry does not imply it; it follows from $q_k > q_{m-k}$
-#   (the {prf:ref}`lemma added in this book <theorem_4_3-map-majority>`), which the Gaussian
-#   factor guarantees; a sign-symmetric, exchangeable two-level difficulty model shows MAP and
-#   majority can differ. The stronger
-#   statement "a pattern with fewer errors is always likelier" is false in the Gaussian model
-#   too. Even ensembles are exactly as good as the odd ensemble one model smaller.
-# * A seeded simulation of the one-factor model agrees with the exact values within
-#   4 standard errors, for majority vote and for the paper's plug-in MAP rule.
+# %%
+cols = ["rule", "alpha", "rho", "m", "simulated", "exact"]
+mc_df = pd.DataFrame(rows, columns=cols)
+p_hat = mc_df["simulated"]
+mc_df["std_error"] = np.sqrt(p_hat * (1 - p_hat) / mc_n)
+mc_df["z"] = (p_hat - mc_df["exact"]) / mc_df["std_error"]
+mc_df["floor"] = [saturation_floor(a, r)
+                  for a, r in mc_df[["alpha", "rho"]].to_numpy()]
+mc_df
+
+# %% tags=["remove-cell"]
+checks.add("simulated errors within 4 s.e. of the exact values", (mc_df["z"].abs() < 4).all(),
+           value=mc_df["z"].abs().max(), bound="|z| < 4", ref="Thm 4.3")
+
+# %% tags=["remove-input"]
+checks.report()

@@ -599,22 +599,30 @@ class PageChecks:
         return ok
 
     def close(self, statement: str, value: Any, target: Any, *, tol: float,
-              ref: str = "") -> bool:
-        """``max |value - target| <= tol`` (elementwise for arrays; the worst is shown)."""
+              ref: str = "", strict: bool = False) -> bool:
+        """``max |value - target| <= tol`` (``< tol`` when ``strict``; elementwise for arrays,
+        the worst is shown)."""
         diff = float(np.max(np.abs(np.asarray(value, dtype=float)
                                    - np.asarray(target, dtype=float))))
-        return self.add(statement, diff <= tol, value=f"|Δ| = {_fmt_value(diff)}",
-                        bound=f"≤ {tol:g}", ref=ref)
+        holds = diff < tol if strict else diff <= tol
+        return self.add(statement, holds, value=f"|Δ| = {_fmt_value(diff)}",
+                        bound=f"{'<' if strict else '≤'} {tol:g}", ref=ref)
 
-    def at_most(self, statement: str, value: Any, limit: float, *, ref: str = "") -> bool:
-        """``max(value) <= limit``."""
+    def at_most(self, statement: str, value: Any, limit: float, *, ref: str = "",
+                strict: bool = False) -> bool:
+        """``max(value) <= limit`` (``< limit`` when ``strict``)."""
         v = float(np.max(np.asarray(value, dtype=float)))
-        return self.add(statement, v <= limit, value=v, bound=f"≤ {limit:g}", ref=ref)
+        holds = v < limit if strict else v <= limit
+        return self.add(statement, holds, value=v, bound=f"{'<' if strict else '≤'} {limit:g}",
+                        ref=ref)
 
-    def at_least(self, statement: str, value: Any, limit: float, *, ref: str = "") -> bool:
-        """``min(value) >= limit``."""
+    def at_least(self, statement: str, value: Any, limit: float, *, ref: str = "",
+                 strict: bool = False) -> bool:
+        """``min(value) >= limit`` (``> limit`` when ``strict``)."""
         v = float(np.min(np.asarray(value, dtype=float)))
-        return self.add(statement, v >= limit, value=v, bound=f"≥ {limit:g}", ref=ref)
+        holds = v > limit if strict else v >= limit
+        return self.add(statement, holds, value=v, bound=f"{'>' if strict else '≥'} {limit:g}",
+                        ref=ref)
 
     def equal(self, statement: str, value: Any, expected: Any, *, ref: str = "") -> bool:
         """``value == expected`` (lists, tuples, strings, integers)."""

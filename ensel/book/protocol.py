@@ -33,6 +33,8 @@ __all__ = [
     "show_diverse_example",
     "check_pool",
     "check_protocol",
+    "page_verdicts",
+    "claims_skipped_note",
     "best_errors",
     "report_comparison",
     "first_picks",
@@ -214,7 +216,7 @@ def check_pool(checks: PageChecks, pool_cmp: pd.DataFrame | None, dataset: Any,
 
 
 def check_protocol(checks: PageChecks, results: pd.DataFrame, summary: pd.DataFrame, *,
-                   dataset: Any, n_models: int, n_conditions: int, n_splits: int) -> None:
+                   dataset: Any, k_max: int, n_conditions: int, n_splits: int) -> None:
     """The protocol's bookkeeping on this run: every curve has every evaluation, the
     stand-ins have the paper's 3 temperatures x 2 runs, the budget reaches the full pool."""
     n_eval = n_conditions * n_splits
@@ -224,8 +226,24 @@ def check_protocol(checks: PageChecks, results: pd.DataFrame, summary: pd.DataFr
         checks.add("6 conditions (3 temperatures × 2 runs); 30 evaluations with 5 splits",
                    n_conditions == 6 and (n_splits != 5 or n_eval == 30), value=n_eval,
                    bound="= 6 × splits", ref="Sec. 6 protocol")
-    checks.equal("largest budget k equals the number of models", int(results["k"].max()),
-                 n_models)
+    checks.equal("largest budget k (the number of models, or the largest k asked for)",
+                 int(results["k"].max()), k_max)
+
+
+def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any) -> pd.DataFrame:
+    """The claims checked on this dataset; none when the run evaluated only some budgets
+    (the claims are about budgets up to the full pool)."""
+    from ensel.book.claims import verdicts
+
+    if ks is not None:
+        return pd.DataFrame(columns=["id", "dataset", "verdict"])
+    v = verdicts({dataset: results})
+    return v[v["dataset"] == dataset]
+
+
+def claims_skipped_note(ks: Any) -> str:
+    return ("Claims not checked: they are about budgets up to the full pool, and this run "
+            f"evaluated k in {ks} only.")
 
 
 # ------------------------------------------------------------------- reproduction report

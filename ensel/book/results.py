@@ -3,20 +3,22 @@
 Each experiments run saves its :func:`ensel.experiment.evaluate` table with
 :func:`save_results`; the reproduction report reads every dataset's table back with
 :func:`load_results`. The folder is ``$ENSEL_RESULTS_DIR`` (the runner sets it to
-``book/_generated/results``) or ``./results``.
+``book/_generated/results``) or ``./results``. Every results file carries a checksum record
+(:mod:`ensel.datasets._integrity`) and is checked before use.
 """
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
 from ensel.experiment import validate_results
 
-__all__ = ["load_results", "results_dir", "results_path", "save_results"]
+__all__ = ["ResultsDamagedError", "load_results", "results_dir", "results_path", "save_results"]
 
 
 def results_dir() -> Path:
@@ -41,34 +43,81 @@ def results_path(dataset: str | os.PathLike[str]) -> Path:
     return results_dir() / f"{_dataset_key(dataset)}.parquet"
 
 
+
+def _results_derivation(results: pd.DataFrame, dataset: str | os.PathLike[str]) -> dict:
+    from ensel.datasets._integrity import code_version
+
+    provenance = results.attrs.get("provenance", {})
+    return {"kind": "experiment results", "dataset": str(dataset),
+            "key": _dataset_key(dataset), "code": code_version(),
+            "provenance": provenance if isinstance(provenance, dict) else str(provenance)}
+
+
+class ResultsDamagedError(RuntimeError):
+    """A saved results file failed its checksum check (or cannot be read)."""
+
+
 def save_results(results: pd.DataFrame, dataset: str | os.PathLike[str]) -> Path:
-    """Write results as Parquet atomically (temporary file + rename); return the path."""
+    """Write results as Parquet with a checksum record, both atomically; return the path.
+
+    The record (``<path>.integrity.json``, see :mod:`ensel.datasets._integrity`) holds the
+    file's SHA-256 and what the results were derived from (dataset, ``ensel`` version and
+    ``results.attrs["provenance"]`` when present); :func:`load_results` checks it.
+    """
+    from ensel.datasets import _integrity
+
     validate_results(results)
     path = results_path(dataset)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".parquet.tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        results.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return _integrity.write_parquet(results, path,
+                                    derived_from=_results_derivation(results, dataset))
 
 
-def load_results(dataset: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read the results :func:`save_results` wrote for ``dataset``.
+def load_results(dataset: str | os.PathLike[str], *,
+                 regenerate: Callable[[], pd.DataFrame] | None = None) -> pd.DataFrame:
+    """Read the results :func:`save_results` wrote for ``dataset``, after checking them.
+
+    Parameters
+    ----------
+    dataset : str or path
+        The name the results were saved under.
+    regenerate : callable, optional
+        Called (no arguments) to recompute the results when the saved file is damaged,
+        truncated or has no checksum record; its output is saved and returned, after a
+        one-line notice. Without it such a file raises :class:`ResultsDamagedError`.
 
     Raises
     ------
     FileNotFoundError
         Naming the expected path (run the experiments notebook for that dataset first).
+    ResultsDamagedError
+        The file does not match its checksum record (and no ``regenerate`` was given).
     """
+    from ensel.datasets import _integrity
+
     path = results_path(dataset)
     if not path.is_file():
         raise FileNotFoundError(
             f"no saved results for {dataset!r} at {path}; run the experiments notebook with "
             f"dataset={str(dataset)!r} first (ENSEL_RESULTS_DIR selects the folder)"
         )
-    return pd.read_parquet(path)
+    data, reason = _integrity.verify(path, derived_from=None)
+    record = _integrity.read_record(path)
+    if data is not None and record is not None:
+        try:
+            df = pd.read_parquet(io.BytesIO(data))
+            df.attrs["provenance"] = record.get("derived_from", {})
+            return df
+        except Exception as exc:  # any parse failure means "not usable"
+            reason = f"it does not parse as Parquet ({type(exc).__name__})"
+    if regenerate is not None:
+        from ensel._notice import notice
+
+        notice(f"results file {path} is not usable: {reason}; recomputing it",
+               quiet=record is None and not _integrity.record_path(path).exists())
+        fresh = regenerate()
+        save_results(fresh, dataset)
+        return fresh
+    raise ResultsDamagedError(
+        f"results file {path} is not usable: {reason}. It was not loaded; rerun the "
+        f"experiments notebook with dataset={str(dataset)!r} to recompute it"
+    )

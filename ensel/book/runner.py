@@ -6,7 +6,17 @@ Pipeline for one run: jupytext source ``notebooks/<name>.py`` -> notebook -> pap
 execution switched off, so what the reader sees is exactly what ran here.
 
 Executed notebooks are made reproducible byte for byte: papermill's timestamps and durations are
-removed, so rebuilding with the same seeds gives identical files.
+removed, and the kernel runs with one BLAS/OpenMP thread, so no printed value depends on thread
+scheduling; rebuilding with the same seeds gives identical files.
+
+Builds are incremental and parallel: each run has a key (:func:`run_key`: the hash of its
+notebook source, parameters, the ``ensel`` sources, the shipped data files, the pinned
+environment, the availability of the real data, and the keys of the runs it ``needs``). A run
+whose executed notebook already carries its key is not executed again (``--force`` re-executes
+everything); independent runs execute in parallel worker processes (``--jobs``), and a run
+waits for the runs it needs. A run is written in place only when it succeeded: a failed or
+interrupted run never replaces the last good page (the failed notebook is kept under
+``<out_dir>/_failed/``, which the book never includes).
 
 Command line (also ``ensel notebooks ...``)::
 
@@ -20,13 +30,19 @@ Command line (also ``ensel notebooks ...``)::
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import contextlib
 import copy
+import functools
+import hashlib
 import json
+import multiprocessing
 import os
 import re
+import shutil
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +54,11 @@ __all__ = [
     "NotebookRunError",
     "execute_run",
     "find_runs",
+    "adhoc_run",
+    "check_parameter_names",
     "load_runs",
+    "notebook_parameters",
+    "run_key",
     "missing_inputs",
     "unavailable_data",
     "main",
@@ -272,6 +292,22 @@ def _set_title(nb: Any, title: str) -> None:
     raise ValueError("the notebook has no '# title' line in its first markdown cell")
 
 
+def _fill_run_labels(nb: Any, output: str) -> None:
+    """Give each run its own labels: ``{output}`` in a cell's ``mystnb.figure.name`` and in a
+    markdown ``(label)=`` target becomes the run's output name (a notebook run several
+    times, e.g. ``correlation_sweep``, would otherwise define the same label on every page
+    it produces)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "{output}" in cell.source:
+            # ``(tab-{output}-pool)=`` targets of tables and sections
+            cell.source = re.sub(r"(?m)^\((\S*)\)=$",
+                                 lambda m: m.group(0).replace("{output}", output),
+                                 cell.source)
+        figure = cell.metadata.get("mystnb", {}).get("figure")
+        if figure and "{output}" in figure.get("name", ""):
+            figure["name"] = figure["name"].replace("{output}", output)
+
+
 def _strip_volatile(nb: Any) -> None:
     """Remove timestamps and durations so identical runs give identical files."""
     pm = nb.metadata.get("papermill")
@@ -302,20 +338,26 @@ def _warnings_in(nb: Any) -> list[str]:
 
 def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                 extra_parameters: dict[str, Any] | None = None,
-                allow_warnings: bool = False, root: Path | None = None) -> Path:
+                allow_warnings: bool = False, root: Path | None = None,
+                key: str | None = None) -> Path:
     """Execute one run with papermill and write ``<out_dir>/<output>.ipynb``.
 
     The kernel runs with the repository root as working directory and with
     ``ENSEL_RESULTS_DIR=<out_dir>/results`` so notebooks that save results for later pages
     (the experiments notebook) share one folder.
 
+    The notebook executes into ``<out_dir>/.staging/`` and replaces ``<output>.ipynb`` only
+    when it succeeded; ``key`` (see :func:`run_key`) is stored in its metadata.
+
     Raises
     ------
     NotebookRunError
         Naming the notebook, the run, the failing cell and the error; the partially executed
-        notebook is kept at the output path for inspection.
+        notebook is kept under ``<out_dir>/_failed/`` for inspection, and the last good page
+        is left as it was.
     """
     import jupytext
+    import nbformat
     import papermill as pm
 
     root = root or repo_root()
@@ -327,68 +369,177 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                                  "name": "python3"}
     if run.title:
         _set_title(nb, run.title)
+    _fill_run_labels(nb, run.output)
     params = run.effective_parameters(test=test)
     params.update(extra_parameters or {})
+    check_parameter_names(run, params, root)
     target = out_dir / f"{run.output}.ipynb"
+    staging = out_dir / ".staging" / f"{run.output}.ipynb"
+    failed = out_dir / "_failed" / f"{run.output}.ipynb"
+    staging.parent.mkdir(parents=True, exist_ok=True)
     missing = unavailable_data(run, params)
-    if missing:  # one clear note instead of a page that cannot compute
-        _write(_unavailable_page(nb, missing), target)
+    if missing:  # one clear note instead of a page that cannot compute (never cached)
+        page = _unavailable_page(nb, missing)
+        _strip_volatile(page)
+        nbformat.write(page, staging)
+        os.replace(staging, target)
         return target
-    _label_figures(nb, run.output)
     label = f"notebook {run.notebook!r} (run {run.output!r}, parameters {params})"
-    saved = os.environ.get("ENSEL_RESULTS_DIR")
-    os.environ["ENSEL_RESULTS_DIR"] = str(out_dir / "results")  # inherited by the kernel
     try:
-        executed = pm.execute_notebook(
-            copy.deepcopy(nb), str(target), parameters=params, kernel_name="python3",
-            cwd=str(root), progress_bar=False, log_output=False,
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],
-        )
+        with _kernel_environment(out_dir):
+            executed = pm.execute_notebook(
+                copy.deepcopy(nb), str(staging), parameters=params, kernel_name="python3",
+                cwd=str(root), progress_bar=False, log_output=False,
+                extra_arguments=["--IPKernelApp.log_level=ERROR"],
+            )
     except pm.PapermillExecutionError as exc:
+        kept = _keep_failed(staging, failed)
         raise NotebookRunError(
-            f"{label} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}"
+            f"{label} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}{kept}"
         ) from None
-    except Exception as exc:  # kernel death, bad parameters, ...
-        raise NotebookRunError(f"{label} could not be executed: {exc}") from exc
-    finally:
-        if saved is None:
-            os.environ.pop("ENSEL_RESULTS_DIR", None)
-        else:
-            os.environ["ENSEL_RESULTS_DIR"] = saved
-    _write(executed, target)
+    except BaseException as exc:  # kernel death, bad parameters, Ctrl-C, ...
+        kept = _keep_failed(staging, failed)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        raise NotebookRunError(f"{label} could not be executed: {exc}{kept}") from exc
+    _strip_volatile(executed)
+    _finish_page(executed, run, root=root, out_dir=out_dir)
+    if key is not None:
+        executed.metadata["ensel"] = {"key": key}
     warnings = _warnings_in(executed)
     if warnings and not allow_warnings:
+        nbformat.write(executed, staging)
+        kept = _keep_failed(staging, failed)
         raise NotebookRunError(
             f"{label} printed warnings (fix them, or pass --allow-warnings):\n  "
-            + "\n  ".join(warnings)
+            + "\n  ".join(warnings) + kept
         )
+    nbformat.write(executed, staging)
+    os.replace(staging, target)  # atomic: the page is replaced only by a complete run
+    failed.unlink(missing_ok=True)
     return target
 
 
-def _write(nb: Any, target: Path) -> None:
+#: Environment of every kernel: one thread for BLAS/OpenMP (no printed value may depend on
+#: thread scheduling or summation order, and parallel runs do not oversubscribe the cores).
+KERNEL_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "NUMEXPR_NUM_THREADS": "1", "VECLIB_MAXIMUM_THREADS": "1"}
+
+
+@contextlib.contextmanager
+def _kernel_environment(out_dir: Path) -> Iterator[None]:
+    """Set the variables the kernel inherits (results folder, thread pins); restore after."""
+    values = {**KERNEL_ENV, "ENSEL_RESULTS_DIR": str(out_dir / "results")}
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _keep_failed(staging: Path, failed: Path) -> str:
+    if not staging.is_file():
+        return ""
+    failed.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(staging, failed)
+    return f" (the failed notebook is kept at {failed}; the last good page is unchanged)"
+
+
+def _finish_page(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path) -> None:
+    """Fold papermill's injected-parameters cell and add the page's download links (the
+    executed notebook and its jupytext source, copied to ``<out_dir>/_sources/``)."""
     import nbformat
 
-    _strip_volatile(nb)
-    tmp = target.with_suffix(".ipynb.tmp")
-    nbformat.write(nb, tmp)
-    tmp.replace(target)
-
-
-def _label_figures(nb: Any, output: str) -> None:
-    """Fill ``{output}`` in the labels of a page: figure labels and captions in the cells'
-    ``mystnb`` metadata and ``(label)=`` targets in markdown cells, so a notebook run once
-    per dataset gives each run its own labels (``fig-{output}-map`` ->
-    ``fig-experiments-mmlu-map``)."""
     for cell in nb.cells:
-        if cell.cell_type == "markdown" and "{output}" in cell.source:
-            cell.source = re.sub(r"(?m)^\((\S*)\)=$",
-                                 lambda m: m.group(0).replace("{output}", output),
-                                 cell.source)
-        figure = cell.metadata.get("mystnb", {}).get("figure")
-        if isinstance(figure, dict):
-            for key in ("name", "caption"):
-                if isinstance(figure.get(key), str):
-                    figure[key] = figure[key].replace("{output}", output)
+        tags = cell.metadata.get("tags", [])
+        if "injected-parameters" in tags and "hide-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "hide-cell"]
+    sources = out_dir / "_sources"
+    sources.mkdir(parents=True, exist_ok=True)
+    src = root / "notebooks" / f"{run.notebook}.py"
+    dst = sources / src.name
+    if not dst.is_file() or dst.read_bytes() != src.read_bytes():
+        tmp = dst.with_suffix(".py.tmp")
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    nb.cells.append(nbformat.v4.new_markdown_cell(
+        f"---\n\nDownload this page: {{download}}`executed notebook <{run.output}.ipynb>` · "
+        f"{{download}}`jupytext source <_sources/{src.name}>` "
+        f"(`notebooks/{src.name}` in the repository)",
+        id="cell-downloads"))
+
+
+# --------------------------------------------------------------------------- keys and cache
+def _hash_files(paths: Iterable[Path], root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(paths):
+        h.update(str(p.relative_to(root)).encode())
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _environment_digest(root: Path) -> str:
+    """The inputs every run shares: the ``ensel`` sources, the shipped data files, the
+    pinned environment, and whether the real (downloaded) data is available."""
+    pkg = Path(__file__).resolve().parents[1]
+    files = [p for p in pkg.rglob("*.py") if "__pycache__" not in p.parts]
+    data_dir = root / "data"
+    data = [p for p in data_dir.rglob("*") if p.is_file()] if data_dir.is_dir() else []
+    h = hashlib.sha256()
+    h.update(_hash_files(files, pkg.parent).encode())
+    h.update(_hash_files(data, root).encode())
+    constraints = root / "requirements" / "constraints.txt"
+    if constraints.is_file():
+        h.update(constraints.read_bytes())
+    h.update(sys.version.encode())
+    try:
+        from ensel.datasets import mmlu_pro
+
+        h.update(b"mmlu_pro:" + str(bool(mmlu_pro.is_available())).encode())
+    except Exception as exc:  # an unreadable mirror is an input state too
+        h.update(f"mmlu_pro:{type(exc).__name__}".encode())
+    return h.hexdigest()
+
+
+def run_key(run: NotebookRun, *, root: Path, test: bool = False,
+            extra_parameters: dict[str, Any] | None = None,
+            upstream: Sequence[str] = ()) -> str:
+    """The cache key of a run: what its executed notebook depends on.
+
+    Parameters
+    ----------
+    upstream : sequence of str
+        Keys of the runs this run ``needs`` (a change upstream re-executes it).
+    """
+    params = run.effective_parameters(test=test)
+    params.update(extra_parameters or {})
+    source = root / "notebooks" / f"{run.notebook}.py"
+    doc = {"source": hashlib.sha256(source.read_bytes()).hexdigest(), "parameters": params,
+           "title": run.title, "test": test, "environment": _environment_digest(root),
+           "upstream": list(upstream)}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def cached(run: NotebookRun, key: str, out_dir: Path, *, test: bool = False) -> bool:
+    """Whether ``out_dir`` already holds this run executed with this key (and its products)."""
+    import nbformat
+
+    target = Path(out_dir) / f"{run.output}.ipynb"
+    if not target.is_file():
+        return False
+    try:
+        nb = nbformat.read(target, as_version=4)
+    except Exception:
+        return False
+    if nb.metadata.get("ensel", {}).get("key") != key:
+        return False
+    return all((Path(out_dir) / rel).is_file() for rel in run.products(test=test))
 
 
 def _parse_params(pairs: Iterable[str]) -> dict[str, Any]:
@@ -401,52 +552,204 @@ def _parse_params(pairs: Iterable[str]) -> dict[str, Any]:
     return params
 
 
-def _adhoc_run(base: NotebookRun, overrides: dict[str, Any]) -> NotebookRun:
+def notebook_parameters(source: Path) -> dict[str, str]:
+    """The parameters a notebook declares: name -> default (source text) of every assignment
+    in its cell tagged ``parameters``."""
+    import ast
+
+    import jupytext
+
+    nb = jupytext.read(source)
+    found: dict[str, str] = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.metadata.get("tags", []):
+            tree = ast.parse(cell.source)
+            for node in tree.body:
+                targets = (node.targets if isinstance(node, ast.Assign)
+                           else [node.target] if isinstance(node, ast.AnnAssign) else [])
+                for t in targets:
+                    if isinstance(t, ast.Name) and node.value is not None:
+                        found[t.id] = ast.get_source_segment(cell.source, node.value) or ""
+    return found
+
+
+def check_parameter_names(run: NotebookRun, params: dict[str, Any], root: Path) -> None:
+    """Raise :class:`NotebookRunError` at once for a parameter the notebook does not declare
+    (papermill would only print a warning and run on the defaults)."""
+    if not params:
+        return
+    declared = notebook_parameters(root / "notebooks" / f"{run.notebook}.py")
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        listing = ", ".join(f"{k}={v}" for k, v in declared.items()) or "none"
+        raise NotebookRunError(
+            f"notebook {run.notebook!r} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters (with defaults) are: {listing}")
+
+
+def _resolve_paths(params: dict[str, Any]) -> dict[str, Any]:
+    """A parameter value naming an existing file relative to the caller's folder becomes an
+    absolute path (the kernel runs in the repository root)."""
+    out = {}
+    for k, v in params.items():
+        if isinstance(v, str) and v and not os.path.isabs(v) and Path(v).expanduser().exists():
+            v = str(Path(v).expanduser().resolve())
+        out[k] = v
+    return out
+
+
+def adhoc_run(base: NotebookRun, overrides: dict[str, Any],
+              runs: Sequence[NotebookRun]) -> tuple[NotebookRun, bool]:
+    """The run for ``base`` with parameters overridden: the listed run of ``runs.yml`` with
+    exactly those parameters (``(run, False)``), else a new ad-hoc run with a unique name
+    (``(run, True)``) that must not be written where the book reads its pages."""
+    params = {**base.parameters, **overrides}
+    for r in runs:
+        if r.notebook == base.notebook and r.parameters == params:
+            return r, False
     slug = "-".join(
         re.sub(r"[^A-Za-z0-9_.]+", "_", Path(str(v)).stem if "/" in str(v) else str(v))
         for v in overrides.values()
-    )
-    params = {**base.parameters, **overrides}
-    return NotebookRun(base.notebook, f"{base.notebook}-{slug}", params, base.test_parameters,
-                       None, requires_data=base.requires_data)
+    )[:60]
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode())
+    name = f"{base.notebook}-{slug}-{digest.hexdigest()[:8]}"
+    return NotebookRun(base.notebook, name, params, base.test_parameters, None,
+                       base.needs, base.produces, base.requires_data), True
+
+
+def _execute_in_worker(run: NotebookRun, out_dir: str, test: bool, extra: dict[str, Any],
+                       allow_warnings: bool, root: str, key: str) -> tuple[str, str]:
+    """One run in a worker process: ``("ok", path)`` or ``("FAILED", message)``."""
+    try:
+        path = execute_run(run, out_dir=Path(out_dir), test=test, extra_parameters=extra,
+                           allow_warnings=allow_warnings, root=Path(root), key=key)
+    except NotebookRunError as exc:
+        return "FAILED", str(exc)
+    return "ok", str(path)
+
+
+def _stored_key(out_dir: Path, output: str) -> str:
+    import nbformat
+
+    try:
+        nb = nbformat.read(out_dir / f"{output}.ipynb", as_version=4)
+    except Exception:
+        return "missing"
+    return str(nb.metadata.get("ensel", {}).get("key", "missing"))
 
 
 def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
                  all_runs: Sequence[NotebookRun] = ()) -> int:
-    out_dir = Path(args.out_dir)
-    timings = []
-    failures = []
+    out_dir = Path(args.out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    root = repo_root()
+    extra = _parse_params(args.param)
     chosen = {r.output for r in runs}
+    everything = list(all_runs) or list(runs)
     for run in runs:
-        upstream = [r for r in all_runs if r.output not in chosen]
+        upstream = [r for r in everything if r.output not in chosen]
         missing = missing_inputs(run, upstream, out_dir, test=args.test)
         if missing:
             print(f"error: run {run.output!r} needs the runs {', '.join(missing)}, which "
                   f"have not run into {out_dir}; run `make run NB={run.needs[0]}` (or "
                   "`make book`) first", file=sys.stderr)
             return 2
-        t0 = time.perf_counter()
-        try:
-            path = execute_run(run, out_dir=out_dir, test=args.test,
-                               extra_parameters=_parse_params(args.param),
-                               allow_warnings=args.allow_warnings)
-            status = "ok"
-        except NotebookRunError as exc:
-            path, status = None, "FAILED"
-            failures.append(str(exc))
-            print(f"ERROR: {exc}", file=sys.stderr, flush=True)
-        dt = time.perf_counter() - t0
-        timings.append({"output": run.output, "seconds": round(dt, 1), "status": status})
-        print(f"[{status:>6}] {run.output:<32} {dt:7.1f} s  -> {path}", flush=True)
-        if failures and not args.keep_going:
-            break
-    (out_dir / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
-    total = sum(t["seconds"] for t in timings)
-    print(f"{len(timings)} run(s), {total:.1f} s in total, {len(failures)} failed", flush=True)
+    # keys in dependency order (runs are ordered so that needed runs come first)
+    keys: dict[str, str] = {}
+    for run in runs:
+        up = [keys.get(r.output) or _stored_key(out_dir, r.output)
+              for r in everything if r.notebook in run.needs]
+        keys[run.output] = run_key(run, root=root, test=args.test, extra_parameters=extra,
+                                   upstream=up)
+    jobs = max(1, int(args.jobs or min(2, os.cpu_count() or 1)))
+    timings: list[dict[str, Any]] = []
+    failures: list[str] = []
+    finished: dict[str, str] = {}  # output -> status
+    pending = list(runs)
+    t_start = time.perf_counter()
+
+    def record(run: NotebookRun, status: str, seconds: float, where: str) -> None:
+        finished[run.output] = status
+        timings.append({"output": run.output, "seconds": round(seconds, 1), "status": status})
+        print(f"[{status:>6}] {run.output:<32} {seconds:7.1f} s  -> {where}", flush=True)
+
+    def ready(run: NotebookRun) -> bool | None:
+        """True: can start; False: wait; None: blocked by a failed needed run."""
+        deps = [r.output for r in runs if r.notebook in run.needs]
+        if any(finished.get(d) in ("FAILED", "blocked") for d in deps):
+            return None
+        return all(d in finished for d in deps)
+
+    pool = None
+    if jobs > 1 and len(runs) > 1:
+        pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+    running: dict[Any, tuple[NotebookRun, float]] = {}
+    try:
+        while pending or running:
+            for run in list(pending):
+                state = ready(run)
+                if state is None:
+                    pending.remove(run)
+                    record(run, "blocked", 0.0, "a run it needs failed")
+                    continue
+                if not state or (pool is not None and len(running) >= jobs):
+                    continue
+                pending.remove(run)
+                key = keys[run.output]
+                if not args.force and cached(run, key, out_dir, test=args.test):
+                    record(run, "cached", 0.0, str(out_dir / f"{run.output}.ipynb"))
+                    continue
+                call = (run, str(out_dir), args.test, extra, args.allow_warnings, str(root), key)
+                if pool is None:
+                    t0 = time.perf_counter()
+                    status, msg = _execute_in_worker(*call)
+                    running[None] = (run, t0)
+                    _collect(None, status, msg, running, record, failures)
+                else:
+                    running[pool.submit(_execute_in_worker, *call)] = (run, time.perf_counter())
+            if failures and not args.keep_going:
+                for fut in list(running):
+                    fut.cancel()
+                break
+            if running:
+                done, _ = concurrent.futures.wait(
+                    list(running), return_when=concurrent.futures.FIRST_COMPLETED)
+                for fut in done:
+                    status, msg = fut.result()
+                    _collect(fut, status, msg, running, record, failures)
+            elif pending and all(ready(r) is False for r in pending):
+                raise RuntimeError("runner: runs wait for runs that are not scheduled")
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    _write_json_atomic(out_dir / "timings.json", timings)
+    executed = sum(1 for t in timings if t["status"] not in ("cached", "blocked"))
+    print(f"{len(timings)} run(s): {executed} executed, "
+          f"{sum(t['status'] == 'cached' for t in timings)} unchanged (cached), "
+          f"{len(failures)} failed; {time.perf_counter() - t_start:.1f} s wall time "
+          f"with {jobs} job(s)", flush=True)
     if failures:
         print("\nFailed notebooks:\n  " + "\n  ".join(failures), file=sys.stderr)
         return 1
     return 0
+
+
+def _collect(fut: Any, status: str, msg: str, running: dict[Any, tuple[NotebookRun, float]],
+             record: Any, failures: list[str]) -> None:
+    run, t0 = running.pop(fut)
+    if status != "ok":
+        failures.append(msg)
+        print(f"ERROR: {msg}", file=sys.stderr, flush=True)
+        record(run, "FAILED", time.perf_counter() - t0, "(not written)")
+    else:
+        record(run, "ok", time.perf_counter() - t0, msg)
+
+
+def _write_json_atomic(path: Path, obj: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=1) + "\n")
+    os.replace(tmp, path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -463,6 +766,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     common.add_argument("--allow-warnings", action="store_true",
                         help="do not fail on warnings printed by a notebook")
     common.add_argument("--keep-going", action="store_true", help="run the rest after a failure")
+    common.add_argument("--force", action="store_true",
+                        help="re-execute every run, even those whose inputs did not change")
+    common.add_argument("-j", "--jobs", type=int, default=None,
+                        help="runs executed in parallel (default: min(2, number of cores))")
     run_p = sub.add_parser("run", parents=[common], help="execute the runs of one notebook")
     run_p.add_argument("notebook")
     run_p.add_argument("--output", default=None, help="only the run with this output name")
@@ -474,6 +781,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for r in runs:
             print(f"{r.notebook:<24} {r.output:<32} {r.parameters}  test: {r.test_parameters}")
         return 0
+    explicit_out_dir = args.out_dir is not None
     if args.out_dir is None:
         args.out_dir = str(repo_root() / "book" / "_generated")
     if args.cmd == "run":
@@ -482,9 +790,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        if args.param and args.output is None:
-            # an ad-hoc parameter set: one run, named after its parameters
-            chosen = [_adhoc_run(chosen[0], _parse_params(args.param))]
+        if args.param:
+            overrides = _resolve_paths(_parse_params(args.param))
+            try:
+                check_parameter_names(chosen[0], overrides, repo_root())
+            except NotebookRunError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+            run, is_adhoc = adhoc_run(chosen[0], overrides, runs)
+            args.param = []
+            chosen = [run]
+            if is_adhoc and not explicit_out_dir:
+                args.out_dir = str(repo_root() / "_build" / "adhoc")
+                print(f"ad-hoc run (parameters not listed in notebooks/runs.yml): writing "
+                      f"{Path(args.out_dir) / (run.output + '.ipynb')}; the book's pages and "
+                      "results are not touched", flush=True)
         return _execute_all(chosen, args, runs)
     return _execute_all(runs, args, runs)
 

@@ -81,7 +81,9 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
     ValueError
         Unknown name (the message lists the valid ones) or invalid options/table.
     FileNotFoundError
-        A path that does not exist.
+        A path that does not exist (a relative path is taken from the current folder).
+    IsADirectoryError
+        A path that is a folder.
 
     Examples
     --------
@@ -97,14 +99,31 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
         from ensel.datasets import mmlu_pro
 
         return mmlu_pro.load(**options)
-    if isinstance(name, (str, os.PathLike)) and (_looks_like_path(name) or Path(name).is_file()):
+    if isinstance(name, (str, os.PathLike)) and (_looks_like_path(name) or Path(name).exists()):
         from ensel.data import read_responses
 
-        return read_responses(name, **options)
+        df = read_responses(name, **options)
+        if options.get("validate", True):
+            _require_two_models(df, str(name))
+        return df
     raise ValueError(
         f"unknown dataset {name!r}; expected one of {', '.join(_DESCRIPTIONS)} or the path of a "
         f"tidy table ({', '.join(_FILE_SUFFIXES)})"
     )
+
+
+def _require_two_models(df: pd.DataFrame, shown: str) -> None:
+    """A dataset for ensemble selection needs at least 2 models in every condition."""
+    per_condition = df.groupby("condition", sort=False, observed=True)["model"].nunique()
+    few = per_condition[per_condition < 2]
+    if len(few):
+        cond = few.index[0]
+        models = sorted(map(str, df.loc[df["condition"] == cond, "model"].unique()))
+        where = "" if len(per_condition) == 1 else f" (condition {cond!r})"
+        raise ValueError(
+            f"{shown!r} needs at least 2 models to select an ensemble from; it has "
+            f"{len(models)}{where}: {', '.join(map(repr, models))}"
+        )
 
 
 def model_info(name: str) -> pd.DataFrame:

@@ -1,7 +1,8 @@
-"""Command line for the downloadable datasets.
+"""Command line for the datasets: list them, fetch and check the downloadable ones.
 
-Usage::
+Usage (also as ``ensel datasets ...``)::
 
+    python -m ensel.datasets list               # every dataset name load() accepts
     python -m ensel.datasets fetch mmlu_pro     # download (or verify) every pinned file
     python -m ensel.datasets status mmlu_pro    # where each file would be read from
 
@@ -52,12 +53,32 @@ def _fetch_all(name: str) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m ensel.datasets``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m ensel.datasets", description=__doc__.split("\n")[0]
-    )
+def _list() -> int:
+    from ensel.datasets import available
+
+    table = available()
+    width = max(map(len, table["name"]))
+    for row in table.itertuples(index=False):
+        if row.kind == "real":
+            mirror = _fetch.mirror_dir()
+            where = ("available offline" if _fetch.is_available(row.name)
+                     else f"not downloaded yet: `ensel datasets fetch {row.name}`"
+                     if mirror is None else
+                     f"not in the mirror {mirror} (nor the cache); unset {_fetch.MIRROR_ENV} "
+                     f"and run `ensel datasets fetch {row.name}`")
+        else:
+            where = "generated locally"
+        print(f"{row.name:<{width}}  {row.kind:<8}  {row.description} [{where}]")
+    print("or the path of your own tidy table (.csv, .csv.gz, .parquet, .pq)")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m ensel.datasets") -> int:
+    """Entry point of ``python -m ensel.datasets`` (and of ``ensel datasets``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list every dataset name (stand-ins, real data) and whether "
+                                "it is available offline")
     for command, text in (
         ("fetch", "download (or verify in the mirror) every file of a dataset"),
         ("status", "show where each file of a dataset would be read from"),
@@ -65,6 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         p = sub.add_parser(command, help=text)
         p.add_argument("name", help="dataset with a download registry, e.g. mmlu_pro")
     args = parser.parse_args(argv)
+    if args.command == "list":
+        return _list()
     try:
         _fetch.read_registry(args.name)
     except ValueError as exc:

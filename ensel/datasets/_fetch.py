@@ -8,7 +8,9 @@ Where a file comes from, in order:
 
 1. a **mirror** folder, when the environment variable ``ENSEL_DATA_MIRROR`` is set. It is laid
    out like ``<mirror>/<owner>/<repo>/<commit>/<upstream path>``; the file is read in place
-   (never copied) after its SHA-256 is checked;
+   (never copied) after its SHA-256 is checked. A file the mirror lacks is taken from the
+   cache when a verified copy is there (with a one-line notice); the network is never used
+   while a mirror is set;
 2. the **cache** (:func:`ensel.datasets._paths.data_dir`, ``ENSEL_DATA_DIR`` overrides it), at
    ``<cache>/raw/<owner>/<repo>/<commit>/<upstream path>``;
 3. a **download** of the pinned URL with :mod:`pooch` (progress bar, SHA-256 check). Pooch writes
@@ -24,10 +26,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ensel._notice import notice
 from ensel.datasets._paths import data_dir, import_pooch, package_data
 
 __all__ = [
@@ -107,6 +111,9 @@ def registry_path(name: str) -> Path:
     -------
     pathlib.Path
     """
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or ".." in name:
+        raise ValueError(f"no download registry for dataset {name!r}: a dataset name is a plain "
+                         "word such as 'mmlu_pro'")
     path = package_data("registry", f"{name}.csv")
     if not path.is_file():
         raise ValueError(f"no download registry for dataset {name!r}: expected the file {path}")
@@ -135,20 +142,51 @@ def read_registry(registry: str | os.PathLike[str]) -> list[RegistryEntry]:
         if missing:
             raise ValueError(f"registry {path} lacks the column(s) {missing}")
         entries = [
-            RegistryEntry(
-                owner=row["owner"],
-                repo=row["repo"],
-                commit=row["commit"],
-                path=row["path"],
-                url=row["url"],
-                sha256=row["sha256"].lower(),
-                size=int(row["size"]),
+            _safe_entry(
+                RegistryEntry(
+                    owner=row["owner"],
+                    repo=row["repo"],
+                    commit=row["commit"],
+                    path=row["path"],
+                    url=row["url"],
+                    sha256=row["sha256"].lower(),
+                    size=int(row["size"]),
+                ),
+                f"registry {path} line {line}",
             )
-            for row in reader
+            for line, row in enumerate(reader, start=2)
         ]
     if not entries:
         raise ValueError(f"registry {path} lists no files")
     return entries
+
+
+def _safe_entry(entry: RegistryEntry, where: str) -> RegistryEntry:
+    """Refuse a registry row whose file would land outside the mirror or cache folder."""
+    for field_name in ("owner", "repo", "commit"):
+        value = getattr(entry, field_name)
+        if not value or value in (".", "..") or any(c in value for c in "/\\:\0"):
+            raise ValueError(
+                f"{where}: {field_name} {value!r} is not a plain folder name; registry files "
+                "must stay below <cache>/raw/<owner>/<repo>/<commit>/"
+            )
+    parts = entry.path.split("/")
+    if (not entry.path or entry.path.startswith("/") or "\\" in entry.path or "\0" in entry.path
+            or ":" in parts[0] or any(p in ("", ".", "..") for p in parts)):
+        raise ValueError(
+            f"{where}: path {entry.path!r} leaves the cache folder (absolute, '..', '.' or "
+            "empty segments are refused); registry paths are relative upstream paths such as "
+            "'eval_results/x.json'"
+        )
+    return entry
+
+
+def _inside(base: Path, path: Path) -> Path:
+    """``path``, after checking that it lies below ``base`` (lexically: a mirror may be a
+    farm of symbolic links, which is fine; what is refused is a path naming another place)."""
+    if not Path(os.path.normpath(path)).is_relative_to(os.path.normpath(base)):
+        raise ValueError(f"{path} lies outside {base}; refusing to read or write it")
+    return path
 
 
 def registry_sha256(registry: str | os.PathLike[str]) -> str:
@@ -177,12 +215,14 @@ def mirror_dir() -> Path | None:
 def mirror_path(entry: RegistryEntry) -> Path | None:
     """Where ``entry`` would be in the mirror (``None`` when no mirror is configured)."""
     mirror = mirror_dir()
-    return None if mirror is None else mirror / entry.relpath
+    return None if mirror is None else _inside(mirror, mirror / _safe_entry(entry, "entry")
+                                               .relpath)
 
 
 def cache_path(entry: RegistryEntry) -> Path:
     """Where ``entry`` is (or will be) stored in the download cache."""
-    return data_dir("raw", create=False) / entry.relpath
+    base = data_dir("raw", create=False)
+    return _inside(base, base / _safe_entry(entry, "entry").relpath)
 
 
 def _how_to_get(entry: RegistryEntry) -> str:
@@ -213,14 +253,16 @@ def _resolve(entry: RegistryEntry | tuple[str | os.PathLike[str], str]) -> Regis
 def locate(entry: RegistryEntry | tuple[str | os.PathLike[str], str]) -> Path | None:
     """Where ``entry`` can be read without the network, or ``None``.
 
-    Checks the mirror (when configured) then the cache; a file counts when it exists with the
-    registry's size (the SHA-256 is checked by :func:`fetch`).
+    Follows :func:`fetch`: the mirror's file when the mirror (if configured) holds one, else
+    the cache's; a file counts when it has the registry's size (the SHA-256 is checked by
+    :func:`fetch`). A mirror file of the wrong size is not replaced by the cache (``fetch``
+    refuses it too).
     """
     entry = _resolve(entry)
-    for candidate in (mirror_path(entry), cache_path(entry)):
-        if candidate is not None and candidate.is_file():
-            if candidate.stat().st_size == entry.size:
-                return candidate
+    mirror = mirror_path(entry)
+    candidate = mirror if mirror is not None and mirror.is_file() else cache_path(entry)
+    if candidate.is_file() and candidate.stat().st_size == entry.size:
+        return candidate
     return None
 
 
@@ -289,16 +331,29 @@ def fetch(
     """
     entry = _resolve(entry)
     mirror = mirror_path(entry)
-    if mirror is not None:
-        if not mirror.is_file():
-            raise DataUnavailableError(
-                f"{MIRROR_ENV} is set to {mirror_dir()}, but the mirror has no file {mirror} "
-                f"(expected {entry.relpath.as_posix()} below it). "
-                f"Unset {MIRROR_ENV} to download instead. " + _how_to_get(entry)
-            )
-        return _verified(mirror, entry, "mirror")
-
     target = cache_path(entry)
+    if mirror is not None:
+        if mirror.is_file():
+            return _verified(mirror, entry, "mirror")
+        if target.is_file() and target.stat().st_size == entry.size:
+            try:
+                _verified(target, entry, "cache")
+            except DataUnavailableError:
+                pass
+            else:
+                notice(f"the mirror {mirror_dir()} has no {entry.relpath.as_posix()}; "
+                       f"using the verified copy in the cache {target}")
+                return target
+        root = mirror_dir()
+        state = ("; that folder does not exist" if root is None or not root.exists()
+                 else "; that folder is empty" if root.is_dir() and not any(root.iterdir())
+                 else "")
+        raise DataUnavailableError(
+            f"{MIRROR_ENV} is set to {root}, but the mirror has no file {mirror}{state} "
+            f"(expected {entry.relpath.as_posix()} below it), and the cache has no verified "
+            f"copy. Unset {MIRROR_ENV} to download instead. " + _how_to_get(entry)
+        )
+
     if target.is_file() and target.stat().st_size == entry.size:
         try:
             return _verified(target, entry, "cache")

@@ -15,7 +15,8 @@ SciBench) and ``pred`` (the letter parsed from the model's 5-shot chain-of-thoug
 ``null`` when no letter could be parsed). Some files also hold stray non-record entries (the
 DeepSeek-Coder-V2 list contains category names and ``"total"`` strings); they are skipped.
 
-Binary view (the paper's conversion of a multiple-choice question)
+Binary view (the paper's conversion of a multiple-choice question; the code is shared with
+every multiple-choice importer in :mod:`ensel.datasets.binary`)
 ----------------------------------------------------------------------
 Each question gives two queries, "is the answer <option>?":
 
@@ -52,7 +53,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import zipfile
 from collections.abc import Sequence
@@ -62,8 +62,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ensel.datasets import _fetch
+from ensel.datasets import _fetch, _integrity
 from ensel.datasets._paths import data_dir, package_data
+from ensel.datasets.binary import negative_options, to_binary
 
 __all__ = [
     "CONDITION",
@@ -232,15 +233,15 @@ def _parse_model(model: str, entries: Sequence[_fetch.RegistryEntry]) -> tuple[p
     return pd.DataFrame(rows, columns=cols), skipped
 
 
-def _atomic_write_parquet(df: pd.DataFrame, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+def _atomic_write_parquet(df: pd.DataFrame, path: Path, derived_from: dict) -> None:
+    """Atomic write plus checksum record (see :mod:`ensel.datasets._integrity`)."""
+    _integrity.write_parquet(df, path, derived_from=derived_from)
+
+
+def _raw_derivation(model: str, entries: Sequence[_fetch.RegistryEntry]) -> dict:
+    return {"kind": "mmlu_pro raw table", "model": model, "version": _RAW_VERSION,
+            "code": _integrity.code_version(),
+            "inputs": [{"path": e.path, "commit": e.commit, "sha256": e.sha256} for e in entries]}
 
 
 def _cache_dir() -> Path:
@@ -256,7 +257,9 @@ def raw_predictions(models: str | Sequence[str] = "all", *, cache: bool = True) 
         Which models' files to parse.
     cache : bool, default=True
         Keep each model's parsed table as Parquet in the data folder (keyed by the file's
-        SHA-256), so later calls skip the zip/JSON parsing.
+        SHA-256), so later calls skip the zip/JSON parsing. The table is written atomically
+        with a checksum record and verified before use; a damaged or stale one is rebuilt
+        from the verified raw files with a one-line notice (:mod:`ensel.datasets._integrity`).
 
     Returns
     -------
@@ -274,14 +277,18 @@ def raw_predictions(models: str | Sequence[str] = "all", *, cache: bool = True) 
             "|".join([_RAW_VERSION, *(e.sha256 for e in entries[model])]).encode()
         ).hexdigest()[:16]
         path = _cache_dir() / f"raw-{model}-{key}.parquet"
-        if cache and path.is_file():
-            df = pd.read_parquet(path)
+        derived = _raw_derivation(model, entries[model])
+        df = None
+        if cache:
+            df = _integrity.read_parquet(path, derived_from=derived,
+                                         action="rebuilding it from the verified raw files")
+        if df is not None:
             n_skip = int(df.attrs.get("skipped_entries", 0))
         else:
             df, n_skip = _parse_model(model, entries[model])
             df.attrs["skipped_entries"] = n_skip
             if cache:
-                _atomic_write_parquet(df, path)
+                _atomic_write_parquet(df, path, derived)
         df = df.drop_duplicates(["model", "question_id"], keep="first")
         frames.append(df)
         skipped[model] = n_skip
@@ -337,51 +344,6 @@ def _subset_mask(questions: pd.DataFrame, subset: str | Sequence[str]) -> pd.Ser
 
 
 # --------------------------------------------------------------------------- conversion
-def negative_options(
-    question_ids: np.ndarray | Sequence[int],
-    answer_index: np.ndarray | Sequence[int],
-    n_options: np.ndarray | Sequence[int],
-    *,
-    seed: int = 0,
-) -> np.ndarray:
-    """Index of the wrong option used by each question's negative query.
-
-    Drawn uniformly among the ``n_options - 1`` wrong options by
-    ``numpy.random.default_rng([seed, question_id])``, so the draw depends on the question
-    (and the seed) only.
-
-    Parameters
-    ----------
-    question_ids, answer_index, n_options : array-like of int
-        Per question: id (non-negative), gold option index, number of options (>= 2).
-    seed : int, default=0
-        Non-negative seed.
-
-    Returns
-    -------
-    numpy.ndarray of int
-        Option indices, never equal to ``answer_index``.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    qid = np.asarray(question_ids, dtype=np.int64)
-    gold = np.asarray(answer_index, dtype=np.int64)
-    n_opt = np.asarray(n_options, dtype=np.int64)
-    if not (qid.shape == gold.shape == n_opt.shape) or qid.ndim != 1:
-        raise ValueError("question_ids, answer_index and n_options must be 1-D and equally long")
-    if np.any(qid < 0):
-        raise ValueError("question_ids must be non-negative")
-    if np.any(n_opt < 2):
-        raise ValueError("every question needs at least 2 options to draw a wrong one")
-    if np.any((gold < 0) | (gold >= n_opt)):
-        raise ValueError("answer_index must lie in [0, n_options)")
-    out = np.empty(qid.shape[0], dtype=np.int64)
-    for i, (q, g, n) in enumerate(zip(qid.tolist(), gold.tolist(), n_opt.tolist(), strict=True)):
-        k = int(np.random.default_rng([int(seed), q]).integers(n - 1))
-        out[i] = k + (k >= g)
-    return out
-
-
 @dataclass
 class MMLUProView:
     """The binary view of MMLU-Pro for one model pool and subset.
@@ -468,62 +430,9 @@ def binary_view(
     if per_q.empty:
         raise ValueError(f"no question left for subset={subset!r} and models={pool}")
 
-    neg_idx = negative_options(
-        per_q["question_id"].to_numpy(),
-        per_q["answer_index"].to_numpy(),
-        per_q["n_options"].to_numpy(),
-        seed=int(seed),
-    )
-    per_q["negative"] = [LETTERS[i] for i in neg_idx]
-
-    # queries: positive then negative per question
-    qid = per_q["question_id"].to_numpy()
-    pos = pd.DataFrame({"question_id": qid, "option": per_q["answer"].to_numpy(), "label": 1})
-    neg = pd.DataFrame({"question_id": qid, "option": per_q["negative"].to_numpy(), "label": -1})
-    queries = (
-        pd.concat([pos, neg], ignore_index=True)
-        .merge(per_q[["question_id", "category", "src", "answer"]], on="question_id")
-        .rename(columns={"answer": "gold"})
-        .sort_values(["question_id", "label"], ascending=[True, False], kind="stable")
-        .reset_index(drop=True)
-    )
-    queries["item"] = queries["question_id"].astype(str) + ":" + queries["option"]
-    queries = queries[["item", "question_id", "category", "src", "option", "gold", "label"]]
-
-    predictions = (
-        raw[["model", "question_id", "pred"]]
-        .merge(per_q[["question_id", "answer", "negative", "n_options"]], on="question_id")
-        .rename(columns={"answer": "gold"})
-    )
-    predictions["model"] = pd.Categorical(predictions["model"], categories=pool)
-    predictions = predictions.sort_values(["model", "question_id"]).reset_index(drop=True)
-    predictions["model"] = predictions["model"].astype(str)
-
-    # tidy: every query x every model
-    tidy = queries[["item", "question_id", "option", "label"]].merge(
-        predictions[["model", "question_id", "pred"]], on="question_id"
-    )
-    pred = tidy["pred"]
-    answer = np.where(pred.to_numpy(dtype=object) == tidy["option"].to_numpy(dtype=object), 1, -1)
-    if null_pred == "abstain":
-        answer = np.where(pred.isna().to_numpy(), 0, answer)
-    tidy = pd.DataFrame(
-        {
-            "item": tidy["item"].to_numpy(),
-            "model": tidy["model"].to_numpy(),
-            "condition": condition,
-            "answer": answer.astype(np.int8),
-            "label": tidy["label"].to_numpy().astype(np.int8),
-        }
-    )
-    order = {m: i for i, m in enumerate(pool)}
-    item_order = {it: i for i, it in enumerate(queries["item"])}
-    tidy = (
-        tidy.assign(_i=tidy["item"].map(item_order), _m=tidy["model"].map(order))
-        .sort_values(["_i", "_m"], kind="stable")
-        .drop(columns=["_i", "_m"])
-        .reset_index(drop=True)
-    )
+    tables = to_binary(per_q, raw, models=pool, seed=int(seed), null_pred=null_pred,
+                       condition=condition, extra_columns=("category", "src"))
+    tidy, queries, predictions = tables.tidy, tables.queries, tables.predictions
     opts = {
         "subset": subset if isinstance(subset, str) else list(subset),
         "models": pool,
@@ -571,7 +480,8 @@ def load(
         Value of the ``condition`` column (one condition: 5-shot chain-of-thought).
     cache : bool, default=True
         Read/write the converted table as Parquet in the data folder, keyed by the options and
-        the registry's SHA-256 (atomic write), so a rerun is fast.
+        the registry's SHA-256 (atomic write, checksum record, verified before use; a
+        damaged or stale file is rebuilt from the verified raw files), so a rerun is fast.
 
     Returns
     -------
@@ -596,8 +506,13 @@ def load(
         "condition": condition,
     }
     path = _cache_dir() / f"binary-{_view_key(opts)}.parquet"
-    if cache and path.is_file():
-        df = pd.read_parquet(path)
+    derived = {"kind": "mmlu_pro binary view", "options": opts, "version": _VIEW_VERSION,
+               "registry": _fetch.registry_sha256(NAME), "code": _integrity.code_version()}
+    df = None
+    if cache:
+        df = _integrity.read_parquet(path, derived_from=derived,
+                                     action="rebuilding it from the verified raw files")
+    if df is not None:
         df.attrs = {"dropped": json.loads(df.attrs.get("dropped_json", "{}")), "options": opts}
         return df
     view = binary_view(
@@ -607,7 +522,7 @@ def load(
     if cache:
         to_write = df.copy()
         to_write.attrs = {"dropped_json": json.dumps(view.dropped)}
-        _atomic_write_parquet(to_write, path)
+        _atomic_write_parquet(to_write, path, derived)
     return df
 
 

@@ -43,8 +43,6 @@ version, a hash of the pool table), so a rerun is instant.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -56,6 +54,7 @@ from scipy.special import ndtri
 
 from ensel._validation import check_int
 from ensel.copula import average_correlation
+from ensel.datasets import _integrity
 from ensel.datasets._paths import data_dir
 from ensel.datasets.paper_tables import load_paper_table
 
@@ -345,9 +344,15 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
     })
 
 
-def _cache_path(name: str, seed: int, n_items: int | None) -> Path:
+@cache
+def _pool_sha256(name: str) -> str:
+    """SHA-256 of the stand-in's pool table as shipped (read once per process)."""
     pool = load_paper_table("model_pools", dataset=name)
-    digest = hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()[:10]
+    return hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()
+
+
+def _cache_path(name: str, seed: int, n_items: int | None) -> Path:
+    digest = _pool_sha256(name)[:10]
     n = "paper" if n_items is None else str(int(n_items))
     fname = f"{name}_seed{seed}_n{n}_v{GENERATOR_VERSION}_{digest}.parquet"
     return data_dir("standins") / fname
@@ -381,7 +386,9 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
         Number of binary queries (default the paper's); small values make quick tests.
     cache : bool, default=True
         Read from / write to ``data_dir("standins")`` (``$ENSEL_DATA_DIR``). Files are
-        written atomically (temporary file + rename).
+        written atomically with a checksum record and verified before use; a damaged,
+        truncated or stale file is regenerated with a one-line notice
+        (:mod:`ensel.datasets._integrity`).
 
     Returns
     -------
@@ -393,19 +400,18 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
     if not cache:
         return generate(name, seed=seed, n_items=n_items)
     path = _cache_path(name, seed, n_items)
-    if path.is_file():
-        try:
-            return _restore_dtypes(pd.read_parquet(path), name)
-        except (OSError, ValueError):  # unreadable / truncated file: regenerate below
-            pass
+    derived = _derivation(name, seed, n_items)
+    cached = _integrity.read_parquet(path, derived_from=derived, action="regenerating it")
+    if cached is not None:
+        return _restore_dtypes(cached, name)
     df = generate(name, seed=seed, n_items=n_items)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
-    os.close(fd)
-    try:
-        df.to_parquet(tmp, index=False)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    _integrity.write_parquet(df, path, derived_from=derived)
     return df
+
+
+def _derivation(name: str, seed: int, n_items: int | None) -> dict:
+    """What a cached stand-in is derived from (checked before the cache is used)."""
+    return {"kind": "stand-in", "name": name, "seed": int(seed),
+            "n_items": None if n_items is None else int(n_items),
+            "generator": GENERATOR_VERSION, "code": _integrity.code_version(),
+            "pool_table_sha256": _pool_sha256(name)}

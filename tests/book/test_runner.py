@@ -10,9 +10,9 @@ import yaml
 
 from ensel.book.runner import (
     NotebookRun,
-    _adhoc_run,
     _strip_volatile,
     _warnings_in,
+    adhoc_run,
     find_runs,
     load_runs,
 )
@@ -90,9 +90,34 @@ def test_find_runs_names_the_known_notebooks(tmp_path: Path) -> None:
 
 def test_adhoc_run_is_named_after_its_parameters() -> None:
     base = NotebookRun("experiments", "experiments-medmcqa", {"dataset": "medmcqa", "seed": 0})
-    run = _adhoc_run(base, {"dataset": "/home/me/answers.parquet"})
-    assert run.output == "experiments-answers"
+    imdb = NotebookRun("experiments", "experiments-imdb", {"dataset": "imdb", "seed": 0})
+    run, adhoc = adhoc_run(base, {"dataset": "/home/me/answers.parquet"}, [base, imdb])
+    assert adhoc and run.output.startswith("experiments-answers-")
     assert run.parameters == {"dataset": "/home/me/answers.parquet", "seed": 0}
+    # same stem, other container or other values: other names
+    csv, _ = adhoc_run(base, {"dataset": "/home/me/answers.csv"}, [base])
+    one, _ = adhoc_run(base, {"seed": 1}, [base])
+    abc, _ = adhoc_run(base, {"seed": "1"}, [base])
+    assert len({run.output, csv.output, one.output, abc.output}) == 4
+    # parameters of a listed run: that run (the book's page), not an ad-hoc one
+    assert adhoc_run(base, {"dataset": "imdb"}, [base, imdb]) == (imdb, False)
+
+
+def test_unknown_parameter_fails_at_once_listing_the_parameters(tmp_path: Path, capsys,
+                                                                monkeypatch) -> None:
+    from ensel.book.runner import main as runner_main
+
+    root = tmp_path / "repo"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "page.py").write_text(
+        "# # Page\n\n# %% tags=['parameters']\nn_items = 100  # size\nseed = 0\n\n"
+        "# %%\nraise SystemExit('must not run')\n")
+    (root / "notebooks" / "runs.yml").write_text("notebooks:\n  - notebook: page\n")
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(root))
+    assert runner_main(["run", "page", "-p", "k=abc", "--out-dir", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "no parameter 'k'" in err and "n_items=100, seed=0" in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_strip_volatile_and_warning_scan() -> None:
@@ -144,7 +169,8 @@ def test_a_failing_check_names_the_notebook_and_cell(tmp_path: Path) -> None:
     (run,) = load_runs(root / "notebooks" / "runs.yml")
     with pytest.raises(NotebookRunError, match=r"notebook 'page'.*cell 2: AssertionError: x is"):
         execute_run(run, out_dir=tmp_path / "out", root=root)
-    assert (tmp_path / "out" / "page.ipynb").is_file()  # kept for inspection
+    assert (tmp_path / "out" / "_failed" / "page.ipynb").is_file()  # kept for inspection
+    assert not (tmp_path / "out" / "page.ipynb").exists()  # never where the book reads it
 
 
 @pytest.mark.notebooks
@@ -204,7 +230,7 @@ def test_requires_data_is_read_per_notebook_and_per_run(tmp_path: Path) -> None:
     x, y = load_runs(cfg)
     assert x.requires_data == ("{dataset}",)
     assert y.requires_data == ("{dataset}", "z")
-    assert _adhoc_run(x, {"dataset": "w"}).requires_data == ("{dataset}",)
+    assert adhoc_run(x, {"dataset": "w"}, [x])[0].requires_data == ("{dataset}",)
 
 
 def test_unavailable_data_uses_the_datasets_own_check(tmp_path: Path,
@@ -230,7 +256,8 @@ def test_a_run_without_its_data_is_one_note_and_is_not_executed(
     (tmp_path / "notebooks").mkdir()
     # a page that would fail if executed
     (tmp_path / "notebooks" / "p.py").write_text(
-        "# %% [markdown]\n# # The page\n#\n# Prose.\n\n# %%\nraise RuntimeError('ran')\n")
+        "# %% [markdown]\n# # The page\n#\n# Prose.\n\n"
+        "# %% tags=[\"parameters\"]\ndataset = 'x'\n\n# %%\nraise RuntimeError('ran')\n")
     (tmp_path / "empty-mirror").mkdir()
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(tmp_path / "empty-mirror"))
     monkeypatch.setenv("ENSEL_DATA_DIR", str(tmp_path / "empty-cache"))
@@ -248,7 +275,7 @@ def test_a_run_without_its_data_is_one_note_and_is_not_executed(
 
 
 def test_output_fills_figure_and_target_labels() -> None:
-    from ensel.book.runner import _label_figures
+    from ensel.book.runner import _fill_run_labels as _label_figures
 
     nb = nbformat.v4.new_notebook()
     md = nbformat.v4.new_markdown_cell("(tab-{output}-pool)=\n## Pool\n\nText {output} kept.")
@@ -258,3 +285,132 @@ def test_output_fills_figure_and_target_labels() -> None:
     _label_figures(nb, "experiments-mmlu")
     assert md.source == "(tab-experiments-mmlu-pool)=\n## Pool\n\nText {output} kept."
     assert code.metadata["mystnb"]["figure"]["name"] == "fig-experiments-mmlu-map"
+
+
+def _mini_book(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    nb = root / "notebooks"
+    nb.mkdir(parents=True)
+    (nb / "a.py").write_text("# # A\n\n# %% tags=['parameters']\nx = 1\n\n# %%\nprint(x)\n")
+    (nb / "b.py").write_text("# # B\n\n# %%\nprint('b')\n")
+    (nb / "report.py").write_text("# # Report\n\n# %%\nprint('report')\n")
+    (nb / "runs.yml").write_text(
+        "notebooks:\n  - notebook: report\n    needs: [a]\n  - notebook: a\n"
+        "    runs: [{output: a, parameters: {x: 3}}]\n  - notebook: b\n")
+    return root
+
+
+def _status(out: str) -> dict[str, str]:
+    found = {}
+    for line in out.splitlines():
+        if line.startswith("["):
+            status, rest = line[1:].split("]", 1)
+            found[rest.split()[0]] = status.strip()
+    return found
+
+
+@pytest.mark.notebooks
+def test_incremental_parallel_build(tmp_path: Path, monkeypatch, capsys) -> None:
+    from ensel.book.runner import main as runner_main
+
+    root = _mini_book(tmp_path)
+    out = tmp_path / "out"
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(root))
+    assert runner_main(["all", "--out-dir", str(out), "--jobs", "2"]) == 0
+    assert _status(capsys.readouterr().out) == {"a": "ok", "b": "ok", "report": "ok"}
+    pages = {p.name: p.read_bytes() for p in out.glob("*.ipynb")}
+    assert runner_main(["all", "--out-dir", str(out), "--jobs", "2"]) == 0
+    assert _status(capsys.readouterr().out) == {"a": "cached", "b": "cached",
+                                                "report": "cached"}
+    assert {p.name: p.read_bytes() for p in out.glob("*.ipynb")} == pages
+    # editing one notebook re-executes it and what needs it, nothing else
+    (root / "notebooks" / "a.py").write_text(
+        "# # A\n\n# %% tags=['parameters']\nx = 2\n\n# %%\nprint(x)\n")
+    assert runner_main(["all", "--out-dir", str(out), "--jobs", "2"]) == 0
+    assert _status(capsys.readouterr().out) == {"a": "ok", "b": "cached", "report": "ok"}
+    assert runner_main(["all", "--out-dir", str(out), "--force", "--jobs", "1"]) == 0
+    assert set(_status(capsys.readouterr().out).values()) == {"ok"}
+    # the page carries the injected parameters folded, and download links
+    nb = nbformat.read(out / "a.ipynb", as_version=4)
+    assert any("hide-cell" in c.metadata.get("tags", []) for c in nb.cells
+               if "injected-parameters" in c.metadata.get("tags", []))
+    assert "{download}`jupytext source <_sources/a.py>`" in nb.cells[-1].source
+    assert (out / "_sources" / "a.py").is_file()
+
+
+@pytest.mark.notebooks
+def test_a_failed_run_never_replaces_the_good_page(tmp_path: Path, monkeypatch,
+                                                    capsys) -> None:
+    from ensel.book.runner import main as runner_main
+
+    root = _mini_book(tmp_path)
+    out = tmp_path / "out"
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(root))
+    assert runner_main(["run", "b", "--out-dir", str(out)]) == 0
+    good = (out / "b.ipynb").read_bytes()
+    (root / "notebooks" / "b.py").write_text("# # B\n\n# %%\nraise RuntimeError('broken')\n")
+    assert runner_main(["run", "b", "--out-dir", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "RuntimeError: broken" in err and "last good page is unchanged" in err
+    assert (out / "b.ipynb").read_bytes() == good
+    assert (out / "_failed" / "b.ipynb").is_file()
+
+
+@pytest.mark.notebooks
+def test_an_adhoc_run_leaves_the_book_untouched(tmp_path: Path, monkeypatch, capsys) -> None:
+    from ensel.book.runner import main as runner_main
+
+    root = _mini_book(tmp_path)
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(root))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my answers.csv").write_text("x\n")
+    assert runner_main(["run", "a", "-p", "x=my answers.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "ad-hoc run" in out
+    (page,) = (root / "_build" / "adhoc").glob("a-my_answers-*.ipynb")
+    assert str(tmp_path / "my answers.csv") in page.read_text()  # resolved from the caller
+    assert not (root / "book" / "_generated").exists()
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGKILL"])
+def test_an_interrupted_run_leaves_the_previous_page(tmp_path: Path, sig: str) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = _mini_book(tmp_path)
+    out = tmp_path / "out"
+    env = {**os.environ, "ENSEL_REPO_ROOT": str(root)}
+    cmd = [sys.executable, "-m", "ensel.book.runner", "run", "b", "--out-dir", str(out)]
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    good = (out / "b.ipynb").read_bytes()
+    (root / "notebooks" / "b.py").write_text(
+        "# # B\n\n# %%\nprint('started', flush=True)\n\n# %%\nimport time\ntime.sleep(60)\n")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    staged = out / ".staging" / "b.ipynb"
+    while time.monotonic() < deadline and not (staged.is_file()
+                                               and "started" in staged.read_text()):
+        time.sleep(0.2)
+    assert staged.is_file(), "the run did not start in time"
+    os.killpg(proc.pid, getattr(signal, sig))
+    proc.wait(timeout=60)
+    assert proc.returncode != 0
+    assert (out / "b.ipynb").read_bytes() == good
+
+
+def test_figure_labels_name_their_run() -> None:
+    from ensel.book.runner import _fill_run_labels
+
+    fig = nbformat.v4.new_code_cell("plot()", metadata={
+        "mystnb": {"figure": {"caption": "c", "name": "fig-{output}-error"}}})
+    fixed = nbformat.v4.new_code_cell("plot()", metadata={
+        "mystnb": {"figure": {"caption": "c", "name": "fig-fixed"}}})
+    nb = nbformat.v4.new_notebook(cells=[fig, fixed, nbformat.v4.new_code_cell("x = 1")])
+    _fill_run_labels(nb, "correlation_sweep-low")
+    assert fig.metadata["mystnb"]["figure"]["name"] == "fig-correlation_sweep-low-error"
+    assert fixed.metadata["mystnb"]["figure"]["name"] == "fig-fixed"

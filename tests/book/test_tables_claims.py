@@ -244,3 +244,13 @@ def test_page_checks_summary_table_and_failure() -> None:
     with pytest.raises(claims.CheckFailed, match=r"demo: 1 of 4 checks failed:\n  ✗ small "
                                                  r"\(Eq. \(9\)\): 0.3, expected ≤ 0.1"):
         checks.report()
+
+
+def test_page_checks_strict_bounds() -> None:
+    checks = claims.PageChecks("demo")
+    assert checks.at_most("equal allowed", 0.1, 0.1)
+    assert not checks.at_most("equal refused", 0.1, 0.1, strict=True)
+    assert not checks.at_least("equal refused", 0.1, 0.1, strict=True)
+    assert not checks.close("equal refused", 0.2, 0.1, tol=0.1, strict=True)
+    assert checks.close("inside", 0.15, 0.1, tol=0.1, strict=True)
+    assert list(checks.table()["criterion"]) == ["≤ 0.1", "< 0.1", "> 0.1", "< 0.1", "< 0.1"]

@@ -1,0 +1,244 @@
+"""The paper's binary view of multiple-choice answers, shared by every multiple-choice source.
+
+Each question with options ``0..n_options-1`` and a gold option becomes two binary queries
+"is the answer <option>?":
+
+* a **positive** query with the gold option, label ``Y = +1``;
+* a **negative** query with one wrong option, label ``Y = -1``, drawn uniformly among the
+  question's wrong options by ``numpy.random.default_rng([seed, question_id])``: the draw
+  depends on the question only, so it is the same for every model and does not change when
+  the model pool or the subset changes.
+
+A model answers ``+1`` (True) iff the option it chose is the query's option, else ``-1``.
+A missing choice (nothing parsed) is an abstention (``0``) on both queries by default, or
+``-1`` with ``null_pred="false"``. Queries are named ``<question>:<option label>`` with
+option labels ``A, B, C, ...`` (:func:`option_label`).
+
+Used by :mod:`ensel.datasets.mmlu_pro` (published MMLU-Pro outputs) and the importers of
+:mod:`ensel.datasets.importers` (lm-evaluation-harness logs, wide matrices, MMLU-Pro-style
+files of your own).
+"""
+
+from __future__ import annotations
+
+import string
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "NULL_PRED",
+    "BinaryTables",
+    "negative_options",
+    "option_label",
+    "question_key",
+    "to_binary",
+]
+
+#: Accepted values of ``null_pred``.
+NULL_PRED = ("abstain", "false")
+_LETTERS = string.ascii_uppercase
+
+
+def option_label(index: int) -> str:
+    """Label of option ``index`` (0-based): ``A..Z``, then the number itself."""
+    i = int(index)
+    if i < 0:
+        raise ValueError(f"option index must be non-negative; got {i}")
+    return _LETTERS[i] if i < len(_LETTERS) else str(i)
+
+
+def question_key(*parts: object) -> int:
+    """A stable non-negative integer for a question named by strings/ints (seeds its draw).
+
+    A single non-negative integer is returned unchanged (as MMLU-Pro's question ids); other
+    names are hashed with CRC-32 (e.g. ``question_key("mmlu_anatomy", 12)`` =
+    ``crc32("mmlu_anatomy") * 2**32 + 12``).
+    """
+    if len(parts) == 1 and isinstance(parts[0], (int, np.integer)) and int(parts[0]) >= 0:
+        return int(parts[0])
+    key = 0
+    for p in parts:
+        if isinstance(p, (int, np.integer)) and int(p) >= 0:
+            key = key * (1 << 32) + int(p)
+        else:
+            key = key * (1 << 32) + zlib.crc32(str(p).encode("utf-8"))
+    return key
+
+
+def negative_options(
+    question_ids: np.ndarray | Sequence[int],
+    answer_index: np.ndarray | Sequence[int],
+    n_options: np.ndarray | Sequence[int],
+    *,
+    seed: int = 0,
+) -> np.ndarray:
+    """Index of the wrong option used by each question's negative query.
+
+    Drawn uniformly among the ``n_options - 1`` wrong options by
+    ``numpy.random.default_rng([seed, question_id])``, so the draw depends on the question
+    (and the seed) only.
+
+    Parameters
+    ----------
+    question_ids, answer_index, n_options : array-like of int
+        Per question: id (non-negative), gold option index, number of options (>= 2).
+    seed : int, default=0
+        Non-negative seed.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Option indices, never equal to ``answer_index``.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    qid = np.asarray(question_ids, dtype=object if _big(question_ids) else np.int64)
+    gold = np.asarray(answer_index, dtype=np.int64)
+    n_opt = np.asarray(n_options, dtype=np.int64)
+    if not (qid.shape == gold.shape == n_opt.shape) or qid.ndim != 1:
+        raise ValueError("question_ids, answer_index and n_options must be 1-D and equally long")
+    if any(int(q) < 0 for q in qid.tolist()):
+        raise ValueError("question_ids must be non-negative")
+    if np.any(n_opt < 2):
+        raise ValueError("every question needs at least 2 options to draw a wrong one")
+    if np.any((gold < 0) | (gold >= n_opt)):
+        raise ValueError("answer_index must lie in [0, n_options)")
+    out = np.empty(qid.shape[0], dtype=np.int64)
+    for i, (q, g, n) in enumerate(zip(qid.tolist(), gold.tolist(), n_opt.tolist(), strict=True)):
+        k = int(np.random.default_rng([int(seed), int(q)]).integers(n - 1))
+        out[i] = k + (k >= g)
+    return out
+
+
+def _big(values: object) -> bool:
+    """Whether integer ids exceed int64 (hashed keys of :func:`question_key` may)."""
+    try:
+        return any(int(v) >= 2**63 for v in list(values))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return False
+
+
+@dataclass
+class BinaryTables:
+    """Output of :func:`to_binary`.
+
+    Attributes
+    ----------
+    tidy : pandas.DataFrame
+        ``item, model, condition, answer, label`` (answer in {-1, 0, +1}, label in {-1, +1}),
+        items in question order (positive query first), models in pool order.
+    queries : pandas.DataFrame
+        One row per binary query: ``item, question_id, <extra columns>, option, gold, label``.
+    predictions : pandas.DataFrame
+        One row per (model, question): ``model, question_id, pred, gold, negative,
+        n_options``.
+    """
+
+    tidy: pd.DataFrame
+    queries: pd.DataFrame
+    predictions: pd.DataFrame
+
+
+def to_binary(questions: pd.DataFrame, answers: pd.DataFrame, *, models: Sequence[str],
+              seed: int = 0, null_pred: str = "abstain", condition: str = "all",
+              extra_columns: Sequence[str] = ()) -> BinaryTables:
+    """Turn multiple-choice answers into the paper's binary queries (see the module docstring).
+
+    Parameters
+    ----------
+    questions : pandas.DataFrame
+        One row per question, sorted as the output should be: ``question_id`` (non-negative
+        int, unique; seeds the negative option), ``answer`` (gold option label, e.g.
+        ``"C"``), ``answer_index`` (gold option index), ``n_options`` (>= 2), optionally
+        ``name`` (the query names' prefix; default ``question_id``), ``seed_key`` (a
+        non-negative int seeding the draw instead of ``question_id``, e.g. from
+        :func:`question_key`) and the
+        ``extra_columns`` to copy into ``queries``.
+    answers : pandas.DataFrame
+        One row per (model, question): ``model, question_id, pred`` (the chosen option's
+        label, or missing when nothing was parsed; a label outside the options is simply
+        wrong).
+    models : sequence of str
+        The pool, in output order.
+    seed : int, default=0
+    null_pred : {"abstain", "false"}, default="abstain"
+    condition : str, default="all"
+    extra_columns : sequence of str
+        Columns of ``questions`` kept in ``queries`` (MMLU-Pro: ``category, src``).
+
+    Returns
+    -------
+    BinaryTables
+    """
+    if null_pred not in NULL_PRED:
+        raise ValueError(f"null_pred must be one of {NULL_PRED}, got {null_pred!r}")
+    per_q = questions.reset_index(drop=True).copy()
+    pool = list(models)
+    keys = per_q["seed_key"] if "seed_key" in per_q.columns else per_q["question_id"]
+    neg_idx = negative_options(
+        keys.tolist(),
+        per_q["answer_index"].to_numpy(),
+        per_q["n_options"].to_numpy(),
+        seed=int(seed),
+    )
+    per_q["negative"] = [option_label(i) for i in neg_idx]
+
+    # queries: positive then negative per question
+    qid = per_q["question_id"].to_numpy()
+    pos = pd.DataFrame({"question_id": qid, "option": per_q["answer"].to_numpy(), "label": 1})
+    neg = pd.DataFrame({"question_id": qid, "option": per_q["negative"].to_numpy(), "label": -1})
+    extra = list(extra_columns)
+    queries = (
+        pd.concat([pos, neg], ignore_index=True)
+        .merge(per_q[["question_id", *extra, "answer"]], on="question_id")
+        .rename(columns={"answer": "gold"})
+        .sort_values(["question_id", "label"], ascending=[True, False], kind="stable")
+        .reset_index(drop=True)
+    )
+    if "name" in per_q.columns:
+        names = queries["question_id"].map(dict(zip(per_q["question_id"], per_q["name"],
+                                                    strict=True))).astype(str)
+    else:
+        names = queries["question_id"].astype(str)
+    queries["item"] = names + ":" + queries["option"]
+    queries = queries[["item", "question_id", *extra, "option", "gold", "label"]]
+
+    predictions = (
+        answers[["model", "question_id", "pred"]]
+        .merge(per_q[["question_id", "answer", "negative", "n_options"]], on="question_id")
+        .rename(columns={"answer": "gold"})
+    )
+    predictions["model"] = pd.Categorical(predictions["model"], categories=pool)
+    predictions = predictions.sort_values(["model", "question_id"]).reset_index(drop=True)
+    predictions["model"] = predictions["model"].astype(str)
+
+    # tidy: every query x every model
+    tidy = queries[["item", "question_id", "option", "label"]].merge(
+        predictions[["model", "question_id", "pred"]], on="question_id"
+    )
+    pred = tidy["pred"]
+    answer = np.where(pred.to_numpy(dtype=object) == tidy["option"].to_numpy(dtype=object), 1, -1)
+    if null_pred == "abstain":
+        answer = np.where(pred.isna().to_numpy(), 0, answer)
+    tidy = pd.DataFrame(
+        {
+            "item": tidy["item"].to_numpy(),
+            "model": tidy["model"].to_numpy(),
+            "condition": condition,
+            "answer": answer.astype(np.int8),
+            "label": tidy["label"].to_numpy().astype(np.int8),
+        }
+    )
+    order = {m: i for i, m in enumerate(pool)}
+    item_order = {it: i for i, it in enumerate(queries["item"])}
+    tidy = (
+        tidy.assign(_i=tidy["item"].map(item_order), _m=tidy["model"].map(order))
+        .sort_values(["_i", "_m"], kind="stable")
+        .drop(columns=["_i", "_m"])
+        .reset_index(drop=True)
+    )
+    return BinaryTables(tidy, queries, predictions)

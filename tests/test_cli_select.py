@@ -1,0 +1,207 @@
+"""``ensel select``, ``ensel import`` and ``ensel evaluate`` (ensel.practice)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+
+from ensel.cli import main
+from ensel.copula import sample
+from ensel.data import to_long, to_wide
+from ensel.datasets import load
+from ensel.practice import EXHAUSTIVE_LIMIT, marginal_gains, run_select
+from ensel.select import GreedyMI, greedy_mi, top_k
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def medmcqa_file(tmp_path_factory) -> Path:
+    df = load("medmcqa", n_items=600)
+    df = df[df["condition"].isin(["t0.7-r1", "t0.7-r2"])]
+    path = tmp_path_factory.mktemp("data") / "medmcqa_small.parquet"
+    df.to_parquet(path, index=False)
+    return path
+
+
+def _json(capsys, argv) -> dict:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) -> None:
+    doc = _json(capsys, ["select", str(medmcqa_file), "-k", "4", "--condition", "t0.7-r1",
+                         "--splits", "5", "--json"])
+    assert doc["schema"] == "ensel.select/1"
+    assert set(doc) == {"schema", "data", "format", "conditions", "n_items", "n_models",
+                        "method", "aggregator", "k", "k_mode", "selected", "evaluation",
+                        "auto", "ensemble_beats_best_single", "message"}
+    assert doc["format"] == "tidy" and doc["conditions"] == ["t0.7-r1"] and doc["k"] == 4
+    assert set(doc["selected"][0]) == {"rank", "model", "accuracy", "gain_bits"}
+    ev = doc["evaluation"]
+    assert set(ev) == {"n_splits", "n_evaluations", "test_fraction", "seed", "confidence",
+                       "correction", "arms", "comparisons"}
+    assert set(ev["arms"]) == {"selected", "top_k", "best_single"}
+    for arm in ev["arms"].values():
+        assert set(arm) == {"error", "low", "high", "k"} and arm["low"] <= arm["error"]
+    assert [c["against"] for c in ev["comparisons"]] == ["top_k", "best_single"]
+    for c in ev["comparisons"]:
+        assert set(c) == {"against", "difference", "low", "high", "verdict"}
+        assert c["verdict"] in ("holds", "within noise", "contradicted")
+    # the same picks as the library call on the same data
+    X, y = to_wide(load(str(medmcqa_file)), "t0.7-r1")
+    picks = greedy_mi(X, y, 4)
+    assert [s["model"] for s in doc["selected"]] == [str(X.columns[j]) for j in picks]
+    gains = GreedyMI(4).fit(X, y).gains_
+    assert [s["gain_bits"] for s in doc["selected"]] == pytest.approx(list(gains), abs=1e-9)
+    acc = (X.to_numpy() == y.to_numpy()[:, None]).mean(axis=0)
+    assert doc["selected"][0]["accuracy"] == pytest.approx(acc[picks[0]])
+
+
+def test_select_text_table_and_methods(capsys, medmcqa_file) -> None:
+    assert main(["select", str(medmcqa_file), "-k", "3", "--method", "top-k",
+                 "--aggregator", "wmv", "--splits", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "rank  model" in out and "best single model" in out and "vs top-k" not in out
+    X, y = to_wide(load(str(medmcqa_file)).query("condition == 't0.7-r1'"), "t0.7-r1")
+    doc = run_select(load(str(medmcqa_file)), k=3, method="top-k", n_splits=3,
+                     condition="t0.7-r1", progress=False)
+    assert [s["model"] for s in doc["selected"]] == [str(X.columns[j]) for j in top_k(X, y, 3)]
+
+
+def _dominant_pool(seed: int = 0) -> pd.DataFrame:
+    # one model far better than the rest, whose errors are correlated: no ensemble helps
+    acc = np.array([0.93, 0.7, 0.69, 0.68, 0.67])
+    S = np.full((5, 5), 0.6)
+    np.fill_diagonal(S, 1.0)
+    X, y, _ = sample(norm.ppf(1 - acc), S, 1500, random_state=seed)
+    return to_long(X, y)
+
+
+def test_select_auto_says_when_no_ensemble_beats_the_best_single_model(tmp_path, capsys) -> None:
+    p = tmp_path / "dominant.csv"
+    _dominant_pool().to_csv(p, index=False)
+    doc = _json(capsys, ["select", str(p), "-k", "auto", "--splits", "4", "--max-k", "4",
+                         "--json"])
+    assert doc["k_mode"] == "auto" and doc["auto"]["max_k"] == 4
+    assert len(doc["auto"]["k_per_split"]) == 4
+    assert set(doc["auto"]["inner_error"]) == {"1", "2", "3", "4"}
+    assert not doc["ensemble_beats_best_single"]
+    assert doc["message"].startswith("No ensemble beats the best single model")
+
+
+def test_select_greedy_mi_better_holds() -> None:
+    S = np.eye(5)
+    S[np.ix_([0, 1, 2], [0, 1, 2])] = 0.95
+    np.fill_diagonal(S, 1.0)
+    X, y, _ = sample(norm.ppf(1 - np.array([0.8, 0.8, 0.8, 0.75, 0.75])), S, 2000,
+                     random_state=7)
+    doc = run_select(to_long(X, y), k=3, n_splits=10, progress=False)
+    vs_topk = doc["evaluation"]["comparisons"][0]
+    assert vs_topk["against"] == "top_k" and vs_topk["verdict"] == "holds"
+    assert doc["ensemble_beats_best_single"]
+
+
+def test_marginal_gains_match_greedy_mi_with_abstentions() -> None:
+    rng = np.random.default_rng(1)
+    y = rng.choice([-1, 1], 400)
+    X = np.where(rng.random((400, 6)) < [0.85, 0.8, 0.75, 0.7, 0.65, 0.6], y[:, None],
+                 -y[:, None])
+    X[rng.random((400, 6)) < 0.05] = 0
+    g = GreedyMI(4).fit(X, y)
+    assert marginal_gains(X, y, g.selected_) == pytest.approx(list(g.gains_), abs=1e-9)
+
+
+def test_exhaustive_refuses_beyond_reach() -> None:
+    X = np.where(np.random.default_rng(0).random((50, 30)) < 0.7, 1, -1)
+    y = np.resize([1, -1], 50)
+    df = to_long(X * y[:, None], y)
+    with pytest.raises(ValueError, match=r"C\(30, 10\) = 30,045,015 subsets"):
+        run_select(df, k=10, method="exhaustive", progress=False)
+    assert EXHAUSTIVE_LIMIT < 30_045_015
+    doc = run_select(df, k=2, method="exhaustive", n_splits=2, progress=False)
+    assert doc["k"] == 2
+
+
+def test_import_command_writes_the_tidy_table(tmp_path, capsys) -> None:
+    out = tmp_path / "tidy.parquet"
+    assert main(["import", "lm-eval", *map(str, sorted((DATA / "lm_eval").glob("*/samples_*"))),
+                 "-o", str(out)]) == 0
+    assert "36 answers, 12 items x 3 models" in capsys.readouterr().err
+    df = pd.read_parquet(out)
+    assert list(df.columns) == ["item", "model", "condition", "answer", "label"]
+    assert main(["import", "wide", str(DATA / "wide_binary.csv"), "--correctness",
+                 "-o", str(tmp_path / "b.csv")]) == 0
+    assert len(pd.read_csv(tmp_path / "b.csv")) == 15
+
+
+# --------------------------------------------------------------------------- bad input
+def _tidy(tmp_path, name, rows, header="item,model,answer,label"):
+    p = tmp_path / name
+    p.write_text(header + "\n" + "\n".join(rows) + "\n")
+    return p
+
+
+def _balanced_rows(n_items, models=("a", "b")):
+    return [f"{i},{m},{1 if (i + j) % 3 else -1},{1 if i % 2 else -1}"
+            for i in range(n_items) for j, m in enumerate(models)]
+
+
+@pytest.mark.parametrize(("make", "args", "needle"), [
+    (lambda t: _tidy(t, "m.csv", ["1,a,1"], header="item,model,answer"), ["-k", "1"],
+     "missing the column 'label'"),
+    (lambda t: _tidy(t, "a.csv", ["1,a,1,1", "2,a,3,-1"]), ["-k", "1"],
+     "column 'answer' has value 3 in line 3"),
+    (lambda t: _tidy(t, "l.csv", ["1,a,1,1", "2,a,1,2"]), ["-k", "1"], "'label'"),
+    (lambda t: _tidy(t, "one.csv", [f"{i},a,1,1" for i in range(20)]), ["-k", "1"],
+     "only one label class"),
+    (lambda t: _tidy(t, "d.csv", ["1,a,1,1", "1,a,-1,1"]), ["-k", "1"],
+     "duplicate answer"),
+    (lambda t: _tidy(t, "few.csv", _balanced_rows(3)), ["-k", "1"],
+     "fewer than the 5 needed"),
+    (lambda t: _tidy(t, "k.csv", _balanced_rows(20)), ["-k", "3"],
+     "k=3 is larger than the pool: the data has 2 model(s)"),
+    (lambda t: _tidy(t, "k0.csv", _balanced_rows(20)), ["-k", "0"], "positive integer"),
+    (lambda t: (t / "empty.csv").write_text("") or t / "empty.csv", ["-k", "1"],
+     "the file is empty"),
+    (lambda t: t, ["-k", "1"], "is a directory"),
+    (lambda t: _tidy(t, "x.txt", []), ["-k", "1"], "unknown format"),
+    (lambda t: _tidy(t, "c.csv", _balanced_rows(20)), ["-k", "1", "--condition", "zz"],
+     "unknown condition 'zz'"),
+])
+def test_select_bad_input_exits_2_with_one_message(tmp_path, capsys, make, args,
+                                                   needle) -> None:
+    path = make(tmp_path)
+    rc = main(["select", str(path), *args, "--splits", "2"])
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert needle in err and "Traceback" not in err
+    if path.is_file() and "positive integer" not in needle:
+        assert str(path) in err or path.name in err
+
+
+def test_import_and_evaluate_bad_arguments_exit_2(tmp_path, capsys) -> None:
+    assert main(["import", "xml", str(DATA / "wide_mc.csv"), "-o", "x.parquet"]) == 2
+    assert main(["import", "wide", str(DATA / "wide_mc.csv"), "-o", str(tmp_path / "x.txt")]) == 2
+    assert main(["evaluate", str(DATA / "wide_mc.csv"), "-o",
+                 str(ROOT / "book" / "_generated" / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert "refusing to write into" in err and "Traceback" not in err
+    assert not (ROOT / "book" / "_generated" / "r.html").exists()
+
+
+@pytest.mark.notebooks
+def test_evaluate_writes_a_standalone_report(tmp_path, medmcqa_file) -> None:
+    out = tmp_path / "report" / "report.html"
+    assert main(["evaluate", str(medmcqa_file), "-o", str(out), "--ks", "1-3",
+                 "--splits", "2", "--no-exhaustive"]) == 0
+    html = out.read_text()
+    assert "<img" in html and "Experiments" in html
+    assert out.with_suffix(".ipynb").is_file()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.ipynb"]
