@@ -17,7 +17,14 @@
 # per-question output of about thirty LLMs that the authors of **MMLU-Pro** published with their
 # benchmark. This page says where the files come from, what is in them, how they are turned
 # into the paper's binary queries (`ensel.datasets.load("mmlu_pro")`), how accurate each model
-# is, and what to keep in mind when reading results computed on them.
+# is, and what to keep in mind when reading results computed on them. In short:
+# {glue:text}`n_files` files from {glue:text}`n_models_all` model evaluations of
+# {glue:text}`n_questions:,` questions ({glue:text}`n_records:,` records); the default view keeps {glue:text}`n_kept:,` questions
+# ({glue:text}`n_queries:,` binary queries) answered by {glue:text}`n_models` models.
+#
+# When the files are neither in a mirror nor in the cache, the book shows a note on how to
+# get them (`python -m ensel.datasets fetch mmlu_pro`, or `ENSEL_DATA_MIRROR`) instead of
+# this page.
 
 # %% tags=["parameters"]
 subset = "ori_mmlu"
@@ -25,19 +32,18 @@ models = "default"
 seed = 0
 null_pred = "abstain"
 
-# %%
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from myst_nb import glue
 
+from ensel.book import cards
+from ensel.book.claims import PageChecks
 from ensel.datasets import _fetch
 from ensel.datasets import mmlu_pro as mp
-from ensel.datasets._paths import data_dir
 
-registry = pd.DataFrame([e.__dict__ for e in _fetch.read_registry("mmlu_pro")])
-AVAILABLE = mp.is_available()
-print("data available:", AVAILABLE)
+checks = PageChecks("mmlu_pro_card")
 
 # %% [markdown]
 # ## Provenance
@@ -56,44 +62,19 @@ print("data available:", AVAILABLE)
 #   `ENSEL_DATA_MIRROR` set it reads a local byte-for-byte mirror instead.
 
 # %%
-provenance = (
-    registry.assign(
-        kind=np.where(registry["path"].str.endswith(".zip"), "model zip", "GPT-4o JSON")
-    )
-    .groupby(["commit", "kind"])
-    .agg(files=("path", "size"), megabytes=("size", lambda s: round(s.sum() / 1e6, 1)))
-    .reset_index()
-)
-display(provenance)
-print("example URL:", registry["url"].iloc[-1])
-assert len(registry) == 43 and registry["sha256"].str.fullmatch(r"[0-9a-f]{64}").all()
+entries = _fetch.read_registry("mmlu_pro")
+registry = pd.DataFrame([e.__dict__ for e in entries])
+cards.registry_summary(registry)
+
+# %% tags=["remove-cell"]
+checks.equal("files in the registry", len(registry), 43)
+checks.add("every file has a SHA-256",
+           registry["sha256"].str.fullmatch(r"[0-9a-f]{64}").all())
+glue("n_files", len(registry), display=False)
+glue("example_url", registry["url"].iloc[-1], display=False)
 
 # %% [markdown]
-# ## Getting the data
-#
-# Everything below needs the 43 files (about 130 MB). When they are neither in the mirror nor in
-# the cache, this page shows how to get them instead of failing.
-
-# %%
-if not AVAILABLE:
-    display(
-        Markdown(
-            "**The MMLU-Pro files are not available on this machine**, so the tables and figures "
-            "below are skipped. To get them, either\n\n"
-            "* run `python -m ensel.datasets fetch mmlu_pro` (downloads the 43 pinned files "
-            "from raw.githubusercontent.com into the data folder, about 130 MB, checking each "
-            "SHA-256), or\n"
-            "* set `ENSEL_DATA_MIRROR` to a folder laid out as "
-            "`<owner>/<repo>/<commit>/<upstream path>` that holds them (the project's CI uses "
-            "`../shared/mirror`), or\n"
-            "* download the URLs listed in `data/registry/mmlu_pro.csv` by hand into "
-            f"`{data_dir('raw', create=False)}`, keeping "
-            "the `<owner>/<repo>/<commit>/<path>` layout.\n\n"
-            "Then re-run this page."
-        )
-    )
-else:
-    print("files found in the", "mirror" if _fetch.mirror_dir() else "cache")
+# A file's URL, for example: {glue:text}`example_url`.
 
 # %% [markdown]
 # ## What is in the files
@@ -107,36 +88,21 @@ else:
 # letters that are not among the question's options, and stray non-record entries.
 
 # %%
-if AVAILABLE:
-    raw = mp.raw_predictions("all")
-    n_opts = raw["n_options"].to_numpy()
-    letter_ok = [
-        isinstance(p, str) and p in mp.LETTERS[:n] for p, n in zip(raw["pred"], n_opts, strict=True)
-    ]
-    files = (
-        raw.assign(
-            ori=raw["src"].str.startswith("ori_mmlu"),
-            null=raw["pred"].isna(),
-            invalid=raw["pred"].notna() & ~np.asarray(letter_ok),
-            correct=raw["pred"] == raw["answer"],
-        )
-        .groupby("model")
-        .agg(
-            records=("question_id", "size"),
-            ori_mmlu=("ori", "sum"),
-            null_pred=("null", "sum"),
-            invalid_letter=("invalid", "sum"),
-            mc_accuracy_all=("correct", "mean"),
-        )
-    )
-    files["stray_entries"] = pd.Series(raw.attrs["skipped_entries"])
-    files = files.sort_values("mc_accuracy_all", ascending=False)
-    display(files.round(3))
-    n_questions = raw["question_id"].nunique()
-    print(f"{len(files)} models, {n_questions} distinct questions, {len(raw)} records")
-    assert len(files) == 30 and n_questions == 12032
-    assert files["records"].max() == 12032 and (files["ori_mmlu"] <= 6810).all()
-    assert files["mc_accuracy_all"].between(0, 1).all()
+raw = mp.raw_predictions("all")
+files = cards.file_summary(raw)
+files.round(3)
+
+# %% tags=["remove-cell"]
+n_questions = raw["question_id"].nunique()
+checks.equal("model files", len(files), 30)
+checks.equal("distinct questions", n_questions, 12032)
+checks.add("largest file holds every question, at most 6810 from MMLU",
+           files["records"].max() == 12032 and (files["ori_mmlu"] <= 6810).all())
+checks.add("multiple-choice accuracies are probabilities",
+           files["mc_accuracy_all"].between(0, 1).all())
+glue("n_models_all", len(files), display=False)
+glue("n_records", len(raw), display=False)
+glue("n_questions", int(n_questions), display=False)
 
 # %% [markdown]
 # ## The binary view
@@ -157,33 +123,29 @@ if AVAILABLE:
 # answered them (intersection), and when they have at least two options.
 
 # %%
-if AVAILABLE:
-    view = mp.binary_view(subset=subset, models=models, seed=seed, null_pred=null_pred)
-    tidy, queries = view.tidy, view.queries
-    counts = pd.Series(
-        {
-            **{f"questions: {k.replace('_', ' ')}": v for k, v in view.dropped.items()},
-            "binary queries": tidy["item"].nunique(),
-            "models": len(view.models),
-            "rows of the tidy table": len(tidy),
-            "abstentions (answer 0)": int((tidy["answer"] == 0).sum()),
-        },
-        name="count",
-    )
-    display(counts.to_frame())
-    display(tidy.head(4))
-    d = view.dropped
-    assert (
-        d["kept"]
-        == d["in_subset"]
-        - d["inconsistent_across_files"]
-        - d["not_answered_by_all"]
-        - d["fewer_than_2_options_or_bad_key"]
-    )
-    assert tidy["item"].nunique() == 2 * d["kept"] == len(queries)
-    assert len(tidy) == 2 * d["kept"] * len(view.models)
-    assert (tidy["label"] == 1).sum() == (tidy["label"] == -1).sum()
-    assert (queries.groupby("question_id")["label"].sum() == 0).all()
+view = mp.binary_view(subset=subset, models=models, seed=seed,
+                      null_pred=null_pred)
+tidy, queries = view.tidy, view.queries
+cards.binary_counts(view)
+
+# %%
+tidy.head(4)
+
+# %% tags=["remove-cell"]
+d = view.dropped
+checks.equal("kept = in subset − inconsistent − not answered by all − too few options",
+             d["kept"], d["in_subset"] - d["inconsistent_across_files"]
+             - d["not_answered_by_all"] - d["fewer_than_2_options_or_bad_key"])
+checks.add("two binary queries per kept question",
+           tidy["item"].nunique() == 2 * d["kept"] == len(queries), value=len(queries))
+checks.equal("rows of the tidy table", len(tidy), 2 * d["kept"] * len(view.models))
+checks.add("as many Y = +1 as Y = −1 rows",
+           (tidy["label"] == 1).sum() == (tidy["label"] == -1).sum())
+checks.add("each question has one positive and one negative query",
+           (queries.groupby("question_id")["label"].sum() == 0).all())
+glue("n_kept", int(d["kept"]), display=False)
+glue("n_queries", len(queries), display=False)
+glue("n_models", len(view.models), display=False)
 
 # %% [markdown]
 # ### The model pool
@@ -193,12 +155,14 @@ if AVAILABLE:
 # the model names only (`data/mmlu_pro_models.csv`); what a name does not say is left unknown.
 
 # %%
-if AVAILABLE:
-    meta = mp.models_table().set_index("model").loc[view.models]
-    shown = meta[["display_name", "provider", "family", "params_b", "tuning"]].copy()
-    shown["params_b"] = shown["params_b"].map(lambda v: "unknown" if pd.isna(v) else f"{v:g}")
-    display(shown.rename(columns={"display_name": "model name", "params_b": "size (B params)"}))
-    print("providers:", meta["provider"].nunique())
+meta = mp.models_table().set_index("model").loc[view.models]
+cards.pool_table(meta)
+
+# %% [markdown]
+# {glue:text}`n_providers` providers.
+
+# %% tags=["remove-cell"]
+glue("n_providers", int(meta["provider"].nunique()), display=False)
 
 # %% [markdown]
 # ## Accuracy per model
@@ -213,37 +177,37 @@ if AVAILABLE:
 # + \underbrace{P(\text{pred} = \text{distractor}) + P(\text{null})}_{\text{error on } Y=-1}
 # \Big),$$
 #
-# which the checks below verify model by model.
+# which the page's checks verify model by model.
 
 # %%
-if AVAILABLE:
-    summary = mp.model_summary(view)
-    display(summary.round(3))
-    fig, ax = plt.subplots(figsize=(8, 3.8))
-    x = np.arange(len(summary))
-    ax.bar(x - 0.2, summary["mc_accuracy"], 0.4, label="multiple choice (pred = gold)")
-    ax.bar(x + 0.2, summary["binary_accuracy"], 0.4, label="binary view (both queries)")
-    ax.set_xticks(x, summary.index, rotation=60, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.15)
-    ax.set_ylabel("accuracy")
-    ax.set_title(f"MMLU-Pro, subset={subset!r}, {d['kept']} questions")
-    ax.legend(fontsize=8, loc="upper center", ncol=2, frameon=False)
-    fig.tight_layout()
-    plt.show()
+summary = mp.model_summary(view)
+summary.round(3)
 
-    for col in ["mc_accuracy", "binary_accuracy", "error_pos", "error_neg", "null_rate"]:
-        assert summary[col].between(0, 1).all(), col
-    np.testing.assert_allclose(summary["error_pos"], 1 - summary["mc_accuracy"])
-    expected_neg = summary["picked_negative"] + (
-        summary["null_rate"] if null_pred == "abstain" else 0.0
-    )
-    np.testing.assert_allclose(summary["error_neg"], expected_neg)
-    np.testing.assert_allclose(
-        summary["binary_accuracy"], 1 - (summary["error_pos"] + summary["error_neg"]) / 2
-    )
-    # recompute the binary accuracy straight from the tidy table
-    direct = (tidy["answer"] == tidy["label"]).groupby(tidy["model"]).mean()
-    np.testing.assert_allclose(direct.loc[summary.index], summary["binary_accuracy"])
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "MMLU-Pro: multiple-choice and binary accuracy per model.", "name": "fig-mmlu-pro-accuracy"}}
+fig = cards.accuracy_bars(
+    summary, f"MMLU-Pro, subset={subset!r}, {d['kept']} questions")
+plt.show()
+
+# %% tags=["remove-cell"]
+for col in ["mc_accuracy", "binary_accuracy", "error_pos", "error_neg", "null_rate"]:
+    checks.add(f"{col} is a probability", summary[col].between(0, 1).all())
+expected_neg = summary["picked_negative"] + (
+    summary["null_rate"] if null_pred == "abstain" else 0.0)
+direct = (tidy["answer"] == tidy["label"]).groupby(tidy["model"]).mean()
+for what, value, target in [
+        ("error on Y = +1 is 1 − MC accuracy", summary["error_pos"],
+         1 - summary["mc_accuracy"]),
+        ("error on Y = −1 is P(distractor) + P(null)", summary["error_neg"], expected_neg),
+        ("binary accuracy is 1 − mean of the two errors", summary["binary_accuracy"],
+         1 - (summary["error_pos"] + summary["error_neg"]) / 2),
+        ("binary accuracy recomputed from the tidy table", direct.loc[summary.index],
+         summary["binary_accuracy"])]:
+    # np.testing.assert_allclose defaults: rtol 1e-7, atol 0
+    ok = np.allclose(np.asarray(value, float), np.asarray(target, float),
+                     rtol=1e-7, atol=0)
+    checks.add(what, ok, value=float(np.max(np.abs(np.asarray(value, float)
+                                                   - np.asarray(target, float)))),
+               bound="rtol 1e-7")
 
 # %% [markdown]
 # ## Errors depend on the label
@@ -255,19 +219,20 @@ if AVAILABLE:
 # Errors on $Y=+1$ are therefore several times as frequent as errors on $Y=-1$, and a model
 # that answers False to everything would already be right on every negative query.
 
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "MMLU-Pro: error rate per model on positive (gold option) and negative (one distractor) queries.", "name": "fig-mmlu-pro-label-errors"}}
+fig = cards.error_bars(summary)
+plt.show()
+
+# %% [markdown]
+# Error on $Y=+1$ divided by error on $Y=-1$, per model:
+
 # %%
-if AVAILABLE:
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    ax.bar(x - 0.2, summary["error_pos"], 0.4, label="error rate on Y = +1 (gold option)")
-    ax.bar(x + 0.2, summary["error_neg"], 0.4, label="error rate on Y = -1 (one distractor)")
-    ax.set_xticks(x, summary.index, rotation=60, ha="right", fontsize=8)
-    ax.set_ylabel("error rate")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    plt.show()
-    ratio = (summary["error_pos"] / summary["error_neg"]).round(1)
-    print("error(+1) / error(-1) per model:", ratio.to_dict())
-    assert (summary["error_pos"] > summary["error_neg"]).all()
+ratio = (summary["error_pos"] / summary["error_neg"]).round(1)
+ratio.rename("error(+1) / error(-1)").to_frame().T
+
+# %% tags=["remove-cell"]
+checks.add("every model errs more often on Y = +1 than on Y = −1",
+           (summary["error_pos"] > summary["error_neg"]).all())
 
 # %% [markdown]
 # ## Caveats
@@ -291,3 +256,6 @@ if AVAILABLE:
 #   number with the paper's tables.
 # * One evaluation per model: a single condition (`5shot-cot`), no temperatures or repeated
 #   runs as in the paper's protocol.
+
+# %% tags=["remove-input"]
+checks.report()

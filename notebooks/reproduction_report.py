@@ -25,25 +25,48 @@
 # question for them is whether each *claim* (who beats whom, where) holds, not whether the
 # third decimal matches. MMLU-Pro, when present, is independent **real** LLM output data: the
 # last column of the verdict table says which general claims hold on it.
+#
+# **In this build**, {glue:text}`holds_medmcqa` of {glue:text}`n_medmcqa` claims hold on
+# MEDMCQA, {glue:text}`holds_mmlu` of {glue:text}`n_mmlu` on MMLU and
+# {glue:text}`holds_imdb` of {glue:text}`n_imdb` on IMDB; on real MMLU-Pro data,
+# {glue:text}`mmlu_pro_claims`. Over all cells of the paper's results tables the mean
+# absolute difference between ours and the paper's is {glue:text}`mean_abs_diff:.4f`.
 
 # %% tags=["parameters"]
 datasets_to_report = ["medmcqa", "mmlu", "imdb", "mmlu_pro"]
-required = ["medmcqa", "mmlu", "imdb"]  # must have results (the stand-ins always run)
+required = ["medmcqa", "mmlu", "imdb"]  # stand-ins: results must exist
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
 import pandas as pd
 from IPython.display import HTML, Markdown, display
+from myst_nb import glue
 
 from ensel import experiment
-from ensel.book import claims, tables
+from ensel.book import claims, protocol, tables
+from ensel.book.claims import PageChecks
 from ensel.book.results import load_results, results_dir
+from ensel.datasets.paper_tables import load_paper_table
 
-results: dict[str, pd.DataFrame | None] = {}
-for name in datasets_to_report:
+checks = PageChecks("reproduction_report")
+
+
+def load_or_none(name: str) -> pd.DataFrame | None:
     try:
-        results[name] = load_results(name)
+        return load_results(name)
     except FileNotFoundError:
-        results[name] = None
+        return None
+
+
+# %% [markdown]
+# ## Saved results
+
+# %%
+results = {d: load_or_none(d) for d in datasets_to_report}
+summaries = {d: experiment.summarise(r) for d, r in results.items()
+             if r is not None}
+paper_sets = [d for d in protocol.STANDINS if d in summaries]
+
+# %% tags=["hide-input"]
 status = pd.DataFrame({
     "dataset": list(results),
     "results": ["found" if r is not None else "missing" for r in results.values()],
@@ -58,34 +81,28 @@ display(HTML(tables.to_html(
 missing = [d for d, r in results.items() if r is None]
 if missing:
     display(Markdown(
-        "**Missing results:** " + ", ".join(f"`{d}`" for d in missing) + ". Run the experiments "
-        "notebook with `dataset=<name>` (the book's runner does it for every dataset); for "
-        "MMLU-Pro the raw files must be fetched first (`python -m ensel.datasets fetch "
-        "mmlu_pro`). The rows below cover the datasets that have results."))
+        "**Missing results:** " + ", ".join(f"`{d}`" for d in missing) + ". Run the "
+        "experiments notebook with `dataset=<name>` (the book's runner does it for every "
+        "dataset); for MMLU-Pro the raw files must be fetched first (`python -m "
+        "ensel.datasets fetch mmlu_pro`). The rows below cover the datasets that have "
+        "results."))
+
+# %% tags=["remove-cell"]
 for d in required:
-    assert results.get(d) is not None, f"stand-in results for {d!r} are missing"
-summaries = {d: experiment.summarise(r) for d, r in results.items() if r is not None}
-paper_sets = [d for d in ("medmcqa", "mmlu", "imdb") if d in summaries]
+    checks.add(f"stand-in results for {d} are present", results.get(d) is not None)
 
 # %% [markdown]
+# (tab-report-results)=
 # ## Results tables: paper vs stand-in
 #
 # For each dataset and each of the paper's three results tables (MAP; baselines with MV vs
 # Greedy MI with MAP; baselines with W-MV vs Greedy MI with MAP): mean error per $k$, paper
 # and ours, and their difference (ours $-$ paper).
 
-# %% tags=["hide-input"]
-all_cmp = []
-for d in paper_sets:
-    for kind in ("map", "mv", "wmv"):
-        c = tables.compare_results(summaries[d], d, kind)
-        c.insert(0, "table", kind)
-        c.insert(0, "dataset", d)
-        all_cmp.append(c)
-comparison = pd.concat(all_cmp, ignore_index=True)
-assert comparison["ours_mean"].notna().all(), comparison[comparison["ours_mean"].isna()]
-assert comparison["paper_mean"].between(0, 1).all() and comparison["ours_mean"].between(0, 1).all()
+# %%
+comparison = protocol.report_comparison(summaries, paper_sets)
 
+# %% tags=["hide-input"]
 for d in paper_sets:
     for kind, title in (("map", "all selectors with MAP"),
                         ("mv", "baselines with MV, Greedy MI with MAP"),
@@ -94,71 +111,73 @@ for d in paper_sets:
         display(HTML(tables.to_html(tables.comparison_table(c), small=True,
                                     caption=f"{tables.dataset_label(d)}: {title}")))
 
-# %% tags=["hide-input"]
+# %% tags=["remove-cell"]
+checks.add("every cell of the paper's tables has our value",
+           comparison["ours_mean"].notna().all(), value=len(comparison),
+           ref="Tables 4–6, 8–10, 12–14")
+checks.add("paper and our errors are probabilities",
+           comparison["paper_mean"].between(0, 1).all()
+           and comparison["ours_mean"].between(0, 1).all())
+
+# %% [markdown]
+# The differences per table:
+
+# %%
 overview = (comparison.assign(abs_diff=comparison["diff"].abs())
             .groupby(["dataset", "table"])
-            .agg(cells=("diff", "size"), mean_abs_diff=("abs_diff", "mean"),
-                 max_abs_diff=("abs_diff", "max"), mean_diff=("diff", "mean")))
+            .agg(cells=("diff", "size"),
+                 mean_abs_diff=("abs_diff", "mean"),
+                 max_abs_diff=("abs_diff", "max"),
+                 mean_diff=("diff", "mean")))
+
+# %% tags=["hide-input"]
 overview_show = overview.rename(
     index=lambda x: {"map": "MAP", "mv": "MV vs MAP", "wmv": "W-MV vs MAP"}.get(
         x, tables.dataset_label(x)),
-).rename(columns={"cells": "cells", "mean_abs_diff": "mean |Δ|", "max_abs_diff": "max |Δ|",
+).rename(columns={"mean_abs_diff": "mean |Δ|", "max_abs_diff": "max |Δ|",
                   "mean_diff": "mean Δ"})
 display(HTML(tables.to_html(
     tables.format_numbers(overview_show, 4, signed=["mean Δ"]),
     caption="Summary of the differences (Δ = ours − paper) per table")))
 
+# %% tags=["remove-cell"]
+glue("mean_abs_diff", float(comparison["diff"].abs().mean()), display=False)
+
 # %% [markdown]
+# (tab-report-selections)=
 # ## Model pools and selections: paper vs stand-in
 #
-# The model pools are what the stand-ins are calibrated to; the accuracy and average
-# correlation differences show how closely the calibration and the sampling land. Our
-# accuracies here are the mean training accuracies of each model over the saved evaluations
-# (the pool table itself is on the experiments page).
+# The model pools are what the stand-ins are calibrated to (the pool tables themselves are
+# on the experiments pages). Below: the most frequent first pick of each selector over the
+# saved evaluations, then the $k$-th model each selector adds, the paper's selection table
+# against our most frequent pick.
 
-# %% tags=["hide-input"]
-for d in paper_sets:
-    r = results[d]
-    sel = r[(r["aggregator"] == "map") & (r["k"] == 1)]
-    firsts = sel.groupby("selector")["selected"].agg(lambda s: s.value_counts().index[0])
-    display(Markdown(f"**{tables.dataset_label(d)}** — most frequent first pick per selector: "
-                     + ", ".join(f"{tables.LABELS.get(s, s)}: {m}" for s, m in firsts.items())))
-
-# %% tags=["hide-input"]
-from ensel.datasets.paper_tables import load_paper_table  # noqa: E402
-
+# %%
 paper_sel = load_paper_table("selections")
+by_dataset = dict(list(paper_sel.groupby("dataset")))
+picks = {d: protocol.pick_agreement(results[d], by_dataset[d])
+         for d in paper_sets if d in by_dataset}
+
+# %% tags=["hide-input"]
 for d in paper_sets:
-    ps = paper_sel[paper_sel["dataset"] == d]
-    if ps.empty:
-        continue
-    r = results[d]
-    kmax = int(ps["k"].max())
-    rows = []
-    for sel in ("greedy_mi", "mrmr"):
-        for k in range(1, kmax + 1):
-            part = r[(r["selector"] == sel) & (r["aggregator"] == "map") & (r["k"] == k)]
-            kth = part["selected"].map(lambda s: experiment.selected_models(s)[-1])
-            top = kth.value_counts()
-            paper_model = ps[(ps["method"] == sel) & (ps["k"] == k)]["model"].iloc[0]
-            rows.append({"selector": tables.LABELS[sel], "k": k, "paper pick": paper_model,
-                         "our most frequent pick": top.index[0],
-                         "share of evaluations": f"{top.iloc[0]}/{len(part)}",
-                         "paper pick chosen in": f"{int((kth == paper_model).sum())}/{len(part)}"})
+    display(Markdown(protocol.first_picks(d, results[d])))
+for d, t in picks.items():
     display(HTML(tables.to_html(
-        pd.DataFrame(rows).set_index(["selector", "k"]),
-        caption=f"{tables.dataset_label(d)}: the k-th model added (paper's table vs our "
-                f"{len(part)} evaluations)")))
+        t, caption=f"{tables.dataset_label(d)}: the k-th model added (paper's table vs our "
+                   f"{t.attrs['n_evaluations']} evaluations)")))
 
 # %% [markdown]
+# (tab-report-verdicts)=
 # ## Claims: verdicts
 #
 # Each claim of the experiments section with its place in the paper, checked by the same
 # rule on the paper's own table numbers ("paper") and on our results ("ours"). The general
 # claims (ids `G*`) are also checked on MMLU-Pro when its results exist.
 
-# %% tags=["hide-input"]
+# %%
 v = claims.verdicts({d: results[d] for d in datasets_to_report})
+
+# %% tags=["hide-input"]
 for d in datasets_to_report:
     if not (v["dataset"] == d).any():
         continue
@@ -170,35 +189,45 @@ for d in datasets_to_report:
                                 caption=f"{tables.dataset_label(d)}: verdicts", note=note)))
 display(HTML(tables.caption_html("The claims in full")))
 display(Markdown(claims.claims_markdown()))
+
+# %% tags=["remove-cell"]
 have = v[v["dataset"].isin([d for d in results if results[d] is not None])]
-assert have["verdict"].isin(["holds", "does not hold"]).all()
+checks.add("every claim can be checked on the datasets with results",
+           (have["verdict"] != "no results").all(), value=len(have))
 # the checks are faithful to the paper: its own numbers satisfy its claims
-assert v.loc[v["dataset"].isin(paper_sets), "paper_holds"].all(), v[~v["paper_holds"].astype(bool)]
+on_paper = v.loc[v["dataset"].isin(paper_sets), "paper_holds"]
+checks.add("the paper's own numbers satisfy every claim", on_paper.all(),
+           value=f"{int(on_paper.sum())}/{len(on_paper)}", ref="Sec. 6")
+
+# %% [markdown]
+# At a glance, and the count per dataset:
 
 # %%
+counts = (have.groupby("dataset")["verdict"].value_counts()
+          .unstack(fill_value=0))
+
+# %% tags=["hide-input"]
 grid = (v.assign(mark=v["verdict"].map(claims.VERDICT_MARKS))
         .pivot(index="id", columns="dataset", values="mark")
         .reindex(columns=[d for d in datasets_to_report if d in set(v["dataset"])])
-        .fillna(""))
-order = [c.id for c in claims.CLAIMS]
-grid = grid.reindex(order)
+        .fillna("")
+        .reindex([c.id for c in claims.CLAIMS]))
 grid.columns = [tables.dataset_label(c) for c in grid.columns]
 display(HTML(tables.to_html(grid, caption="At a glance",
                             note="Empty: the claim is about another dataset.")))
-counts = have.groupby("dataset")["verdict"].value_counts().unstack(fill_value=0)
 counts_show = counts.reindex(columns=["holds", "does not hold"], fill_value=0).rename(
     index=tables.dataset_label, columns=claims.VERDICT_MARKS)
 display(HTML(tables.to_html(counts_show, caption="Claims checked per dataset")))
-display(Markdown(
-    "On the stand-ins: "
-    + "; ".join(f"**{tables.dataset_label(d)}** {int(counts.loc[d].get('holds', 0))} of "
-                f"{int(counts.loc[d].sum())} claims hold" for d in paper_sets if d in counts.index)
-    + ("." if results.get("mmlu_pro") is None else
-       f". On real MMLU-Pro data: {int(counts.loc['mmlu_pro'].get('holds', 0))} of "
-       f"{int(counts.loc['mmlu_pro'].sum())} general claims hold.")))
-if results.get("mmlu_pro") is None:
-    display(Markdown("MMLU-Pro: no results, so no claim is checked on independent real data "
-                     "in this build."))
+
+# %% tags=["remove-cell"]
+for d in protocol.STANDINS:
+    row = counts.loc[d] if d in counts.index else pd.Series(dtype=int)
+    glue(f"holds_{d}", int(row.get("holds", 0)), display=False)
+    glue(f"n_{d}", int(row.sum()), display=False)
+glue("mmlu_pro_claims", "no results in this build, so no claim is checked on independent "
+     "real data" if "mmlu_pro" not in counts.index else
+     f"{int(counts.loc['mmlu_pro'].get('holds', 0))} of "
+     f"{int(counts.loc['mmlu_pro'].sum())} general claims hold", display=False)
 
 # %% [markdown]
 # ## Beyond the paper: significance and distance to the optimum
@@ -207,29 +236,23 @@ if results.get("mmlu_pro") is None:
 # $t$-interval entirely below zero, and, where the exhaustive scan ran, the mean excess test
 # error of Greedy MI and Top-$k$ over the oracle subset (averaged over $k$).
 
+# %%
+beyond = protocol.beyond_table(results, summaries)
+
 # %% tags=["hide-input"]
-rows = []
-for d, r in results.items():
-    if r is None:
-        continue
-    pdiff = experiment.paired_differences(r, "greedy_mi", "topk", "map")
-    s = summaries[d]
-    piv = s[s["aggregator"] == "map"].pivot(index="k", columns="selector", values="mean")
-    row = {"dataset": tables.dataset_label(d), "budgets": len(pdiff),
-           "Greedy MI significantly better": int((pdiff["ci_high"] < 0).sum()),
-           "Top-k significantly better": int((pdiff["ci_low"] > 0).sum()),
-           "mean paired diff": float(pdiff["mean_diff"].mean())}
-    if "exhaustive" in piv.columns:
-        row["excess over oracle, Greedy MI"] = float((piv["greedy_mi"] - piv["exhaustive"]).mean())
-        row["excess over oracle, Top-k"] = float((piv["topk"] - piv["exhaustive"]).mean())
-        assert (piv["greedy_mi"] >= piv["exhaustive"] - 1e-12).all()
-    rows.append(row)
-beyond = pd.DataFrame(rows).set_index("dataset")
 display(HTML(tables.to_html(
     tables.format_numbers(beyond, 4, signed=["mean paired diff"]),
     caption="Greedy MI vs Top-k (MAP): significance and distance to the oracle",
     note="Significantly better: 95 % paired t-interval entirely on one side of zero. "
-         "Mean paired diff: Greedy MI − Top-k averaged over k (negative = Greedy MI better). "
-         "Excess over oracle: mean over k of the error above the best subset on the test part; "
-         "n/a where the exhaustive scan did not run.")))
-assert (beyond["budgets"] > 0).all()
+         "Mean paired diff: Greedy MI − Top-k averaged over k (negative = Greedy MI "
+         "better). Excess over oracle: mean over k of the error above the best subset on "
+         "the test part; n/a where the exhaustive scan did not run.")))
+
+# %% tags=["remove-cell"]
+for d, gap in beyond.attrs["min_oracle_gap"].items():
+    checks.at_least(f"{tables.dataset_label(d)}: Greedy MI never below the oracle", gap,
+                    -1e-12)
+checks.add("every dataset has budgets", (beyond["budgets"] > 0).all())
+
+# %% tags=["remove-input"]
+checks.report()

@@ -19,7 +19,9 @@
 # taken from the paper's model-pool tables, sampled from the Gaussian copula of errors that the
 # paper uses as its system model. This page says how they are built, checks every calibration
 # step against the printed tables, and records what the transcription of those tables found.
-# Every number on this page is computed by the code cells below.
+# Every number on this page is computed by the code cells below: the correlation fits match
+# the printed averages to within {glue:text}`max_res_all:.4f`, and the re-fitted copulas
+# recover $\Sigma$ within {glue:text}`z_rec_all:.2f` Monte Carlo standard deviations.
 #
 # **What the stand-ins can show.** The paper's *mechanism*: with correlated errors, a
 # selector that trades accuracy for diversity (Greedy MI) can beat Top-$k$, and the ensemble
@@ -49,51 +51,25 @@
 # transcription. Nothing is downloaded.
 
 # %% tags=["parameters"]
-seed = 0  # stand-in seed (accuracy draws, labels, latent errors)
-n_items = None  # binary queries per stand-in; None = the paper's number
-recovery_condition = "t0.7-r1"  # condition whose data the copula is re-fitted on
-n_reps = 60  # independent copula samples giving the Monte Carlo spread of the estimates
-z_max = 4.5  # largest allowed |estimate - target| / Monte Carlo standard deviation
+seed = 0  # stand-in seed: accuracy draws, labels, latent errors
+n_items = None  # binary queries per stand-in; None = as in the paper
+recovery_condition = "t0.7-r1"  # condition the copula is re-fitted on
+n_reps = 60  # copula samples giving the Monte Carlo spread
+z_max = 4.5  # largest allowed |estimate - target| / MC std
 
-# %%
+# %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-from IPython.display import Markdown, display
-from matplotlib.patches import Rectangle
-from scipy.special import ndtri
-from scipy.stats import norm
 
-from ensel.book.figures import correlation_heatmap
-from ensel.copula import errors_from, fit_gaussian_copula, sample_errors
-from ensel.data import to_wide
+from ensel.book import cards
+from ensel.book.claims import PageChecks
 from ensel.datasets import standins
-from ensel.datasets.paper_tables import load_paper_table, paper_dir
+from ensel.datasets.paper_tables import load_paper_table
 
-NAMES = ["medmcqa", "mmlu", "imdb"]
-LABEL = {"medmcqa": "MEDMCQA", "mmlu": "MMLU", "imdb": "IMDB"}
-CONDITIONS = list(standins.CONDITIONS)
-assert recovery_condition in CONDITIONS, recovery_condition
-
-pools = load_paper_table("model_pools")
-paper_sizes = load_paper_table("datasets").set_index("dataset")
-
-
-def printed(table: str) -> pd.DataFrame:
-    """A transcribed CSV as the printed strings (to read how many decimals the paper gives)."""
-    return pd.read_csv(paper_dir() / f"{table}.csv", dtype=str, keep_default_na=False)
-
-
-def decimals(values: pd.Series) -> pd.Series:
-    """Number of printed decimals of each string."""
-    return values.str.split(".").str[1].str.len().fillna(0).astype(int)
-
-
-raw_pools = printed("model_pools")
-frames = {name: standins.load(name, seed=seed, n_items=n_items) for name in NAMES}
-specs = {name: standins.spec(name) for name in NAMES}
-print("loaded:", {name: f"{len(df):,} rows" for name, df in frames.items()})
-
+checks = PageChecks("standins_card")
+checks.add("the recovery condition is one of the stand-ins' conditions",
+           recovery_condition in standins.CONDITIONS, value=recovery_condition)
+NAMES = cards.NAMES
+z_rec = {}  # largest |z| of the pairwise recovery, per dataset
 
 # %% [markdown]
 # ## The generative model
@@ -136,233 +112,38 @@ print("loaded:", {name: f"{len(df):,} rows" for name, df in frames.items()})
 #
 # ## Sizes
 #
-# One row per answer (`item, model, condition, answer, label`, see `ensel.data`). The
-# label balance is checked in every condition.
+# One row per answer (`item, model, condition, answer, label`, see `ensel.data`); the label
+# balance is checked in every condition.
 
 # %%
-sizes = {}
-for name in NAMES:
-    s, df = specs[name], frames[name]
-    m, C = len(s.models), len(CONDITIONS)
-    n_run = df["item"].nunique()
-    assert m == paper_sizes.loc[name, "n_models"] and s.n_items == paper_sizes.loc[name, "n_items"]
-    assert n_run == (s.n_items if n_items is None else n_items)
-    assert len(df) == n_run * m * C and df["condition"].nunique() == C
-    assert list(df["model"].cat.categories) == s.models
-    assert set(np.unique(df["answer"])) <= {-1, 1}  # no abstentions
-    labels = df.drop_duplicates(["condition", "item"]).pivot(
-        index="item", columns="condition", values="label")
-    assert (labels.nunique(axis=1) == 1).all()  # same labels in every condition
-    n_pos = (labels == 1).sum()
-    assert (n_pos == (n_run + 1) // 2).all(), n_pos  # balanced
-    sizes[LABEL[name]] = {
-        "models (paper table)": f"{m} ({paper_sizes.loc[name, 'table']})",
-        "binary queries (paper)": f"{s.n_items:,}",
-        "binary queries (this page)": f"{n_run:,}",
-        "conditions": f"{C}: " + ", ".join(CONDITIONS),
-        "rows at the paper's size (queries x models x conditions)": f"{s.n_items * m * C:,}",
-        "rows loaded here": f"{len(df):,}",
-        "share of Y = +1 (every condition)": f"{n_pos.iloc[0] / n_run:.4f}",
-    }
-pd.DataFrame(sizes)
+frames = {n: standins.load(n, seed=seed, n_items=n_items)
+          for n in NAMES}
+specs = {n: standins.spec(n) for n in NAMES}
+cards.sizes_table(frames, specs)
 
+# %% tags=["remove-cell"]
+cards.check_sizes(checks, frames, specs, n_items)
 
 # %% [markdown]
 # ## How each dataset is checked
 #
-# Each dataset section below shows, from the functions in the next cell (they only call
-# `ensel` and assert what they show):
+# Each dataset section below shows, from the functions of `ensel.book.cards` (they call
+# `ensel` only):
 #
 # * the fitted correlation model: $g$, within- and cross-family means, and per model the
-#   printed average correlation against the fitted one (it must round to the printed value),
-#   with checks that $\Sigma$ is the two-factor model, symmetric, unit-diagonal and positive
-#   definite;
+#   printed average correlation against the fitted one (it must round to the printed value);
+#   the checks also confirm that $\Sigma$ is the two-factor model, symmetric, unit-diagonal
+#   and positive definite;
 # * a heatmap of $\Sigma$ with the models grouped by family (white squares: family blocks);
 # * a recovery check: the copula re-fitted with `ensel.copula.fit_gaussian_copula` on the
 #   generated errors of one condition, compared with the thresholds of that condition and with
 #   $\Sigma$, in units of the Monte Carlo standard deviation of the same estimator on
 #   independent samples of the target copula at the same size;
-# * the accuracies drawn per condition against the paper's mean $\pm$ std, and the accuracies
-#   in the generated data against the drawn ones (binomial standard errors).
-
-# %%
-def fit_table(name: str) -> pd.DataFrame:
-    """Per-model fit residuals, checked against the printed precision."""
-    s = specs[name]
-    res = standins.fit_residuals(name)
-    raw = raw_pools[raw_pools["dataset"] == name].reset_index(drop=True)
-    assert list(raw["model"]) == list(res["model"])
-    d = decimals(raw["avg_rho"])
-    fitted_as_printed = [f"{v:.{k}f}" for v, k in zip(res["fitted_avg_rho"], d, strict=True)]
-    table = pd.DataFrame({
-        "model": res["model"], "family": res["family"],
-        "loading a_j": np.round(s.loadings, 4),
-        "avg rho (paper)": raw["avg_rho"],
-        "avg rho (fitted)": res["fitted_avg_rho"].round(5),
-        "fitted, as printed": fitted_as_printed,
-        "residual": res["residual"].round(5),
-    })
-    a = res.attrs
-    # every fitted average rounds to the printed value, and stays within the fit tolerance
-    assert (table["fitted, as printed"] == table["avg rho (paper)"]).all(), table
-    assert a["max_abs_residual"] <= a["tolerance"] + 1e-12, a
-    assert a["tolerance"] < 0.5 * 10.0 ** (-d.max())  # tighter than half a printed unit
-    # Sigma is the two-factor model: a_i a_j (+ g^2 within a family), unit diagonal, PD
-    S = np.asarray(s.Sigma)
-    fam = np.asarray(s.families)
-    same = (fam[:, None] == fam[None, :]) & ~np.eye(len(fam), dtype=bool)
-    model = np.outer(s.loadings, s.loadings) + s.family_loading**2 * same
-    off = ~np.eye(len(fam), dtype=bool)
-    assert np.allclose(S[off], model[off], atol=1e-9)
-    assert np.allclose(S, S.T) and np.allclose(np.diag(S), 1.0)
-    assert np.linalg.eigvalsh(S).min() > 0, "Sigma must be positive definite"
-    idio = 1 - np.asarray(s.loadings) ** 2 - s.family_loading**2 * same.any(axis=1)
-    assert idio.min() > 0, idio
-    # within-family pairs are more correlated than cross-family pairs (when families repeat)
-    if same.any():
-        assert a["within_family_mean"] > a["across_family_mean"], a
-    return table
-
-
-def fit_sentence(name: str) -> str:
-    a = standins.fit_residuals(name).attrs
-    res = standins.fit_residuals(name)
-    worst = res.loc[res["residual"].abs().idxmax(), "model"]
-    rms = float(np.sqrt(np.mean(res["residual"] ** 2)))
-    S = np.asarray(specs[name].Sigma)
-    fam = np.asarray(specs[name].families)
-    same = (fam[:, None] == fam[None, :]) & ~np.eye(len(fam), dtype=bool)
-    across = fam[:, None] != fam[None, :]
-    overlap = ("; the ranges overlap: the contrast holds on average, not pair by pair"
-               if S[across].max() > S[same].min() else "")
-    return (
-        f"**Fitted correlation model ({LABEL[name]}).** Family loading $g = "
-        f"{a['family_loading']:.3f}$ ($g^2 = {a['family_loading'] ** 2:.3f}$ extra correlation "
-        f"within a family). Mean within-family $\\rho_{{ij}}$ = {a['within_family_mean']:.3f}, "
-        f"mean cross-family $\\rho_{{ij}}$ = {a['across_family_mean']:.3f} (ranges "
-        f"{S[same].min():.2f}–{S[same].max():.2f} within, {S[across].min():.2f}–"
-        f"{S[across].max():.2f} across{overlap}). Residuals of the "
-        f"per-model averages: max $|\\cdot|$ = {a['max_abs_residual']:.4f} ({worst}), RMS = "
-        f"{rms:.4f}, allowed {a['tolerance']:.4f} (0.4 units of the printed precision), so every "
-        "fitted average rounds to the printed one (column *fitted, as printed*)."
-    )
-
-
-def family_heatmap(name: str) -> None:
-    """Sigma with models grouped by family; white squares mark the family blocks."""
-    s = specs[name]
-    fams = pd.Series(s.families)
-    first = {f: i for i, f in reversed(list(enumerate(s.families)))}
-    order = sorted(range(len(s.models)), key=lambda j: (first[s.families[j]], j))
-    corr = standins.correlation_matrix(name)  # models x models, the paper's order
-    assert list(corr.index) == s.models
-    S = corr.to_numpy()[np.ix_(order, order)]
-    names = [f"{s.models[j]} [{s.families[j]}]" for j in order]
-    fig = correlation_heatmap(S, names, title=f"{LABEL[name]}: stand-in latent correlation "
-                              "Sigma (grouped by family)")
-    ax = fig.axes[0]
-    start = 0
-    for size in fams.iloc[order].groupby(fams.iloc[order], sort=False).size():
-        if size > 1:  # families with one model have no within-family pair
-            ax.add_patch(Rectangle((start, start), size, size, fill=False, edgecolor="white",
-                                   lw=2))
-        start += size
-    plt.show()
-
-
-def avg_offdiag(S: np.ndarray) -> np.ndarray:
-    """Each model's mean correlation with the others (rows of S without the diagonal)."""
-    S = np.asarray(S)
-    return (S.sum(axis=-1) - np.diagonal(S, axis1=-2, axis2=-1)) / (S.shape[-1] - 1)
-
-
-def recovery(name: str) -> pd.DataFrame:
-    """Re-fit the copula (ensel.copula) on one condition and compare with the target."""
-    s, df = specs[name], frames[name]
-    X, y = to_wide(df, recovery_condition, validate=False)
-    assert list(X.columns) == s.models
-    E = errors_from(X.to_numpy(), y.to_numpy())
-    tau_hat, Sigma_hat = fit_gaussian_copula(E)
-    acc_c = standins.condition_accuracies(name, seed=seed).loc[recovery_condition].to_numpy()
-    tau_c = ndtri(1.0 - acc_c)
-    Sigma = np.asarray(s.Sigma)
-    # Monte Carlo spread of the same estimator on independent samples of the target copula
-    rng = np.random.default_rng([seed, 8, len(s.models)])
-    reps = [fit_gaussian_copula(sample_errors(tau_c, Sigma, len(y), random_state=rng))
-            for _ in range(n_reps)]
-    tau_sd = np.std([t for t, _ in reps], axis=0, ddof=1)
-    Sig_reps = np.stack([S for _, S in reps])
-    sig_sd = Sig_reps.std(axis=0, ddof=1)
-    avg_sd = avg_offdiag(Sig_reps).std(axis=0, ddof=1)
-    iu = np.triu_indices(len(s.models), 1)
-    z_pairs = (Sigma_hat - Sigma)[iu] / sig_sd[iu]
-    z_avg = (avg_offdiag(Sigma_hat) - avg_offdiag(Sigma)) / avg_sd
-    z_tau = (tau_hat - tau_c) / tau_sd
-    mean_sd = Sig_reps[:, iu[0], iu[1]].mean(axis=1).std(ddof=1)
-    z_mean = (Sigma_hat[iu].mean() - Sigma[iu].mean()) / mean_sd
-    table = pd.DataFrame({
-        "model": s.models,
-        "avg rho (paper)": s.target_avg_rho,
-        "avg rho (Sigma)": avg_offdiag(Sigma).round(4),
-        "avg rho (re-fitted)": avg_offdiag(Sigma_hat).round(4),
-        "MC sd": avg_sd.round(4),
-        "z": z_avg.round(2),
-        "tau (condition)": tau_c.round(3),
-        "tau (re-fitted)": tau_hat.round(3),
-        "z (tau)": z_tau.round(2),
-    })
-    assert np.linalg.eigvalsh(Sigma_hat).min() > 0 and np.allclose(np.diag(Sigma_hat), 1)
-    display(Markdown(
-        f"**Recovery check ({LABEL[name]}, condition `{recovery_condition}`, {len(y):,} "
-        f"queries).** `ensel.copula.fit_gaussian_copula` on the generated errors gives a mean "
-        f"off-diagonal correlation of {Sigma_hat[iu].mean():.4f} against "
-        f"{Sigma[iu].mean():.4f} in $\\Sigma$ (z = {z_mean:.2f}); the largest entrywise "
-        f"difference is {np.abs(Sigma_hat - Sigma)[iu].max():.4f}. The Monte Carlo standard "
-        f"deviations come from re-fitting {n_reps} independent samples of the same copula at "
-        f"the same size; the largest |z| is {np.abs(z_pairs).max():.2f} over the "
-        f"{len(z_pairs)} pairs, {np.abs(z_avg).max():.2f} over the per-model averages and "
-        f"{np.abs(z_tau).max():.2f} over the thresholds (allowed: {z_max})."
-    ))
-    assert np.abs(z_pairs).max() <= z_max, z_pairs
-    assert np.abs(z_avg).max() <= z_max, z_avg
-    assert np.abs(z_tau).max() <= z_max, z_tau
-    assert abs(z_mean) <= z_max, z_mean
-    return table
-
-
-def accuracy_table(name: str) -> pd.DataFrame:
-    """Drawn per-condition accuracies vs the paper's mean +- std, and the data vs the draws."""
-    df = frames[name]
-    info = standins.model_info(name).set_index("model")
-    drawn = standins.condition_accuracies(name, seed=seed)  # conditions x models
-    z_draw = (drawn - info["accuracy"]) / info["accuracy_std"]
-    correct = (df["answer"] == df["label"]).groupby(
-        [df["condition"], df["model"]], observed=True).mean().unstack("model")
-    correct = correct.loc[CONDITIONS, list(info.index)]
-    n = df["item"].nunique()
-    z_data = (correct - drawn) / np.sqrt(drawn * (1 - drawn) / n)
-    table = (100 * drawn.T).round(2)
-    table.columns = [f"{c} (%)" for c in table.columns]
-    table.insert(0, "paper std (%)", (100 * info["accuracy_std"]).round(2))
-    table.insert(0, "paper mean (%)", (100 * info["accuracy"]).round(2))
-    table["mean of draws (%)"] = (100 * drawn.mean()).round(2)
-    table["max |z| draws"] = z_draw.abs().max().round(2)
-    table["max |z| data"] = z_data.abs().max().round(2)
-    display(Markdown(
-        f"**Accuracies ({LABEL[name]}).** Per-condition accuracies drawn around the paper's "
-        f"mean $\\pm$ std: largest |z| = {z_draw.abs().max().max():.2f} over "
-        f"{z_draw.size} draws. Accuracy in the generated data ({n:,} queries) against the "
-        f"drawn target, in binomial standard errors: largest |z| = "
-        f"{z_data.abs().max().max():.2f} (allowed: {z_max}). Columns `t…` are the drawn "
-        "accuracies per condition."
-    ))
-    assert (z_draw.abs() <= z_max).all().all(), z_draw
-    assert (z_data.abs() <= z_max).all().all(), z_data
-    assert ((drawn > 0.5) & (drawn < 0.9999)).all().all()  # the clip range is never hit
-    return table
-
+# * the accuracies drawn per condition against the paper's mean $\pm$ std, and the
+#   accuracies in the generated data against the drawn ones (binomial standard errors).
 
 # %% [markdown]
+# (tab-standins-medmcqa-fit)=
 # ## MEDMCQA
 #
 # The paper's prose describes MEDMCQA's correlation figure, for the models Greedy MI picks, as
@@ -370,165 +151,286 @@ def accuracy_table(name: str) -> pd.DataFrame:
 # within-family correlations ($\rho \approx 0.7$–$0.8$)". The printed per-model averages limit
 # how strong that contrast can be across the whole pool: a model that is the only one of its
 # vendor has only cross-family pairs, so its printed average *is* a mean of cross-family
-# correlations (next cell).
+# correlations (the table after the fit).
+#
+# **Fitted correlation model** (pool of paper Table 7). Family loading
+# $g$ = {glue:text}`medmcqa_g:.3f` ($g^2$ = {glue:text}`medmcqa_g2:.3f` extra correlation within
+# a family). Mean within-family $\rho_{ij}$ = {glue:text}`medmcqa_within:.3f` (range
+# {glue:text}`medmcqa_within_lo:.2f`–{glue:text}`medmcqa_within_hi:.2f`), mean cross-family
+# {glue:text}`medmcqa_across:.3f` (range {glue:text}`medmcqa_across_lo:.2f`–{glue:text}`medmcqa_across_hi:.2f`);
+# {glue:text}`medmcqa_overlap`. Residuals of the per-model averages: max $|\cdot|$ =
+# {glue:text}`medmcqa_max_res:.4f` ({glue:text}`medmcqa_worst`), RMS {glue:text}`medmcqa_rms:.4f`,
+# allowed {glue:text}`medmcqa_tol:.4f` (0.4 units of the printed precision), so every fitted
+# average rounds to the printed one (column *fitted, as printed*).
 
 # %%
-display(Markdown(fit_sentence("medmcqa")))
-fit_table("medmcqa")
+fit = cards.fit_table("medmcqa")
+fit
 
-# %%
-singles = pools[pools["dataset"] == "medmcqa"]
-singles = singles[singles.groupby("family")["model"].transform("size") == 1]
-display(singles[["model", "family", "avg_rho"]].rename(
-    columns={"avg_rho": "avg rho (paper) = its mean cross-family rho"}))
-# quoted prose range for cross-family correlations is 0.4-0.5: the pool as a whole cannot be
-assert singles["avg_rho"].max() > 0.5, singles
-
-# %%
-family_heatmap("medmcqa")
-
-# %%
-recovery("medmcqa")
-
-# %%
-accuracy_table("medmcqa")
+# %% tags=["remove-cell"]
+cards.check_fit(checks, "medmcqa", fit)
+cards.glue_values("medmcqa", cards.fit_facts("medmcqa"))
 
 # %% [markdown]
+# The models that are the only one of their vendor: their printed average is a mean of
+# cross-family correlations.
+
+# %%
+pools = load_paper_table("model_pools")
+singles = pools[pools["dataset"] == "medmcqa"]
+per_family = singles.groupby("family")["model"].transform("size")
+singles = singles[per_family == 1]
+singles[["model", "family", "avg_rho"]]
+
+# %% tags=["remove-cell"]
+# the quoted prose range for cross-family correlations (0.4-0.5) cannot hold pool-wide
+checks.add("MEDMCQA: a single-vendor model has average ρ above the prose's 0.5",
+           singles["avg_rho"].max() > 0.5, value=singles["avg_rho"].max(),
+           bound="> 0.5", ref="Sec. 6.1, Table 7")
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "MEDMCQA stand-in: latent correlation Σ, models grouped by family (white squares: family blocks).", "name": "fig-standins-medmcqa-sigma"}}
+fig = cards.family_heatmap("medmcqa")
+plt.show()
+
+# %% tags=["remove-cell"]
+checks.add("MEDMCQA: correlation matrix in the paper's model order", fig.attrs["same_order"])
+
+# %% [markdown]
+# **Recovery check** (condition {glue:text}`medmcqa_rec_condition`,
+# {glue:text}`medmcqa_rec_n:,` queries). `ensel.copula.fit_gaussian_copula` on the generated
+# errors gives a mean off-diagonal correlation of {glue:text}`medmcqa_rec_mean_hat:.4f` against
+# {glue:text}`medmcqa_rec_mean_sigma:.4f` in $\Sigma$ (z = {glue:text}`medmcqa_rec_z_mean:.2f`);
+# the largest entrywise difference is {glue:text}`medmcqa_rec_max_diff:.4f`. Re-fitting
+# {glue:text}`medmcqa_rec_n_reps` independent samples of the same copula at the same size gives
+# the Monte Carlo standard deviations: the largest |z| is {glue:text}`medmcqa_rec_z_pairs:.2f`
+# over the {glue:text}`medmcqa_rec_n_pairs` pairs, {glue:text}`medmcqa_rec_z_avg:.2f` over the
+# per-model averages and {glue:text}`medmcqa_rec_z_tau:.2f` over the thresholds (allowed:
+# {glue:text}`z_max`).
+
+# %%
+rec = cards.recovery("medmcqa", frames["medmcqa"],
+                     condition=recovery_condition,
+                     seed=seed, n_reps=n_reps)
+rec
+
+# %% tags=["remove-cell"]
+cards.check_recovery(checks, "medmcqa", rec, z_max)
+z_rec["medmcqa"] = rec.attrs["z_pairs"]
+cards.glue_values("medmcqa_rec", {**rec.attrs, "condition": recovery_condition,
+                              "n_reps": n_reps})
+
+# %% [markdown]
+# **Accuracies.** Per-condition accuracies drawn around the paper's mean $\pm$ std: largest
+# |z| = {glue:text}`medmcqa_acc_z_draw:.2f` over {glue:text}`medmcqa_acc_n_draws` draws. Accuracy
+# in the generated data ({glue:text}`medmcqa_acc_n:,` queries) against the drawn target, in
+# binomial standard errors: largest |z| = {glue:text}`medmcqa_acc_z_data:.2f` (allowed:
+# {glue:text}`z_max`). Columns `t…` are the drawn accuracies per condition.
+
+# %%
+acc = cards.accuracy_table("medmcqa", frames["medmcqa"], seed=seed)
+acc
+
+# %% tags=["remove-cell"]
+cards.check_accuracy(checks, "medmcqa", acc, z_max)
+cards.glue_values("medmcqa_acc", acc.attrs)
+
+# %% [markdown]
+# (tab-standins-mmlu-fit)=
 # ## MMLU
 #
 # The paper describes MMLU's correlation figure as "within-family $\approx 0.8$, cross-family
 # $\approx 0.6$–$0.7$".
+#
+# **Fitted correlation model** (pool of paper Table 11). Family loading
+# $g$ = {glue:text}`mmlu_g:.3f` ($g^2$ = {glue:text}`mmlu_g2:.3f` extra correlation within
+# a family). Mean within-family $\rho_{ij}$ = {glue:text}`mmlu_within:.3f` (range
+# {glue:text}`mmlu_within_lo:.2f`–{glue:text}`mmlu_within_hi:.2f`), mean cross-family
+# {glue:text}`mmlu_across:.3f` (range {glue:text}`mmlu_across_lo:.2f`–{glue:text}`mmlu_across_hi:.2f`);
+# {glue:text}`mmlu_overlap`. Residuals of the per-model averages: max $|\cdot|$ =
+# {glue:text}`mmlu_max_res:.4f` ({glue:text}`mmlu_worst`), RMS {glue:text}`mmlu_rms:.4f`,
+# allowed {glue:text}`mmlu_tol:.4f` (0.4 units of the printed precision), so every fitted
+# average rounds to the printed one (column *fitted, as printed*).
 
 # %%
-display(Markdown(fit_sentence("mmlu")))
-fit_table("mmlu")
+fit = cards.fit_table("mmlu")
+fit
 
-# %%
-family_heatmap("mmlu")
+# %% tags=["remove-cell"]
+cards.check_fit(checks, "mmlu", fit)
+cards.glue_values("mmlu", cards.fit_facts("mmlu"))
 
-# %%
-recovery("mmlu")
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "MMLU stand-in: latent correlation Σ, models grouped by family (white squares: family blocks).", "name": "fig-standins-mmlu-sigma"}}
+fig = cards.family_heatmap("mmlu")
+plt.show()
 
-# %%
-accuracy_table("mmlu")
+# %% tags=["remove-cell"]
+checks.add("MMLU: correlation matrix in the paper's model order", fig.attrs["same_order"])
 
 # %% [markdown]
+# **Recovery check** (condition {glue:text}`mmlu_rec_condition`,
+# {glue:text}`mmlu_rec_n:,` queries). `ensel.copula.fit_gaussian_copula` on the generated
+# errors gives a mean off-diagonal correlation of {glue:text}`mmlu_rec_mean_hat:.4f` against
+# {glue:text}`mmlu_rec_mean_sigma:.4f` in $\Sigma$ (z = {glue:text}`mmlu_rec_z_mean:.2f`);
+# the largest entrywise difference is {glue:text}`mmlu_rec_max_diff:.4f`. Re-fitting
+# {glue:text}`mmlu_rec_n_reps` independent samples of the same copula at the same size gives
+# the Monte Carlo standard deviations: the largest |z| is {glue:text}`mmlu_rec_z_pairs:.2f`
+# over the {glue:text}`mmlu_rec_n_pairs` pairs, {glue:text}`mmlu_rec_z_avg:.2f` over the
+# per-model averages and {glue:text}`mmlu_rec_z_tau:.2f` over the thresholds (allowed:
+# {glue:text}`z_max`).
+
+# %%
+rec = cards.recovery("mmlu", frames["mmlu"],
+                     condition=recovery_condition,
+                     seed=seed, n_reps=n_reps)
+rec
+
+# %% tags=["remove-cell"]
+cards.check_recovery(checks, "mmlu", rec, z_max)
+z_rec["mmlu"] = rec.attrs["z_pairs"]
+cards.glue_values("mmlu_rec", {**rec.attrs, "condition": recovery_condition,
+                              "n_reps": n_reps})
+
+# %% [markdown]
+# **Accuracies.** Per-condition accuracies drawn around the paper's mean $\pm$ std: largest
+# |z| = {glue:text}`mmlu_acc_z_draw:.2f` over {glue:text}`mmlu_acc_n_draws` draws. Accuracy
+# in the generated data ({glue:text}`mmlu_acc_n:,` queries) against the drawn target, in
+# binomial standard errors: largest |z| = {glue:text}`mmlu_acc_z_data:.2f` (allowed:
+# {glue:text}`z_max`). Columns `t…` are the drawn accuracies per condition.
+
+# %%
+acc = cards.accuracy_table("mmlu", frames["mmlu"], seed=seed)
+acc
+
+# %% tags=["remove-cell"]
+cards.check_accuracy(checks, "mmlu", acc, z_max)
+cards.glue_values("mmlu_acc", acc.attrs)
+
+# %% [markdown]
+# (tab-standins-imdb-fit)=
 # ## IMDB
 #
 # IMDB's pool is the most accurate and the most correlated of the three, and its table prints
 # most averages with three decimals, which pins the fit down more tightly.
+#
+# **Fitted correlation model** (pool of paper Table 15). Family loading
+# $g$ = {glue:text}`imdb_g:.3f` ($g^2$ = {glue:text}`imdb_g2:.3f` extra correlation within
+# a family). Mean within-family $\rho_{ij}$ = {glue:text}`imdb_within:.3f` (range
+# {glue:text}`imdb_within_lo:.2f`–{glue:text}`imdb_within_hi:.2f`), mean cross-family
+# {glue:text}`imdb_across:.3f` (range {glue:text}`imdb_across_lo:.2f`–{glue:text}`imdb_across_hi:.2f`);
+# {glue:text}`imdb_overlap`. Residuals of the per-model averages: max $|\cdot|$ =
+# {glue:text}`imdb_max_res:.4f` ({glue:text}`imdb_worst`), RMS {glue:text}`imdb_rms:.4f`,
+# allowed {glue:text}`imdb_tol:.4f` (0.4 units of the printed precision), so every fitted
+# average rounds to the printed one (column *fitted, as printed*).
 
 # %%
-display(Markdown(fit_sentence("imdb")))
-fit_table("imdb")
+fit = cards.fit_table("imdb")
+fit
+
+# %% tags=["remove-cell"]
+cards.check_fit(checks, "imdb", fit)
+cards.glue_values("imdb", cards.fit_facts("imdb"))
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "IMDB stand-in: latent correlation Σ, models grouped by family (white squares: family blocks).", "name": "fig-standins-imdb-sigma"}}
+fig = cards.family_heatmap("imdb")
+plt.show()
+
+# %% tags=["remove-cell"]
+checks.add("IMDB: correlation matrix in the paper's model order", fig.attrs["same_order"])
+
+# %% [markdown]
+# **Recovery check** (condition {glue:text}`imdb_rec_condition`,
+# {glue:text}`imdb_rec_n:,` queries). `ensel.copula.fit_gaussian_copula` on the generated
+# errors gives a mean off-diagonal correlation of {glue:text}`imdb_rec_mean_hat:.4f` against
+# {glue:text}`imdb_rec_mean_sigma:.4f` in $\Sigma$ (z = {glue:text}`imdb_rec_z_mean:.2f`);
+# the largest entrywise difference is {glue:text}`imdb_rec_max_diff:.4f`. Re-fitting
+# {glue:text}`imdb_rec_n_reps` independent samples of the same copula at the same size gives
+# the Monte Carlo standard deviations: the largest |z| is {glue:text}`imdb_rec_z_pairs:.2f`
+# over the {glue:text}`imdb_rec_n_pairs` pairs, {glue:text}`imdb_rec_z_avg:.2f` over the
+# per-model averages and {glue:text}`imdb_rec_z_tau:.2f` over the thresholds (allowed:
+# {glue:text}`z_max`).
 
 # %%
-family_heatmap("imdb")
+rec = cards.recovery("imdb", frames["imdb"],
+                     condition=recovery_condition,
+                     seed=seed, n_reps=n_reps)
+rec
+
+# %% tags=["remove-cell"]
+cards.check_recovery(checks, "imdb", rec, z_max)
+z_rec["imdb"] = rec.attrs["z_pairs"]
+cards.glue_values("imdb_rec", {**rec.attrs, "condition": recovery_condition,
+                              "n_reps": n_reps})
+
+# %% [markdown]
+# **Accuracies.** Per-condition accuracies drawn around the paper's mean $\pm$ std: largest
+# |z| = {glue:text}`imdb_acc_z_draw:.2f` over {glue:text}`imdb_acc_n_draws` draws. Accuracy
+# in the generated data ({glue:text}`imdb_acc_n:,` queries) against the drawn target, in
+# binomial standard errors: largest |z| = {glue:text}`imdb_acc_z_data:.2f` (allowed:
+# {glue:text}`z_max`). Columns `t…` are the drawn accuracies per condition.
 
 # %%
-recovery("imdb")
+acc = cards.accuracy_table("imdb", frames["imdb"], seed=seed)
+acc
 
-# %%
-accuracy_table("imdb")
+# %% tags=["remove-cell"]
+cards.check_accuracy(checks, "imdb", acc, z_max)
+cards.glue_values("imdb_acc", acc.attrs)
 
 # %% [markdown]
 # ## Summary of the correlation fits
 
 # %%
-summary = []
-for name in NAMES:
-    res = standins.fit_residuals(name)
-    a = res.attrs
-    summary.append({
-        "dataset": LABEL[name],
-        "g": round(a["family_loading"], 3),
-        "g^2": round(a["family_loading"] ** 2, 3),
-        "mean within-family rho": round(a["within_family_mean"], 3),
-        "mean cross-family rho": round(a["across_family_mean"], 3),
-        "max |residual|": round(a["max_abs_residual"], 4),
-        "worst model": res.loc[res["residual"].abs().idxmax(), "model"],
-        "RMS residual": round(float(np.sqrt(np.mean(res["residual"] ** 2))), 4),
-        "tolerance": a["tolerance"],
-    })
-pd.DataFrame(summary).set_index("dataset")
+fits = cards.fit_summary()
+fits
+
+# %% tags=["remove-cell"]
+cards.glue_values("", {"max_res_all": fits["max |residual|"].max(), "z_max": z_max,
+                      "z_rec_all": max(z_rec.values())})
 
 # %% [markdown]
 # ## Persistence across conditions
 #
 # The assumption of step 4 makes the latent vectors of the same query in two conditions
 # jointly Gaussian with cross-covariance $p\,\Sigma$: in particular the latent correlation of
-# a model with itself across conditions is $p$. Fitting the copula on the errors of two
-# conditions side by side ($2m$ columns) recovers this block; the Monte Carlo spread again
-# comes from independent samples of the joint copula at the same size.
+# a model with itself across conditions is $p$ = {glue:text}`persistence_p`. Fitting the
+# copula on the errors of the conditions {glue:text}`persistence_c1` and
+# {glue:text}`persistence_c2` side by side ($2m$ columns) recovers this block; the Monte Carlo
+# spread again comes from independent samples of the joint copula at the same size.
 
 # %%
-p = standins.DEFAULT_PERSISTENCE
-c1, c2 = CONDITIONS[0], CONDITIONS[-1]
-rows = []
-for name in NAMES:
-    s, df = specs[name], frames[name]
-    m = len(s.models)
-    Es = []
-    for c in (c1, c2):
-        X, y = to_wide(df, c, validate=False)
-        Es.append(errors_from(X.to_numpy(), y.to_numpy()))
-    _, S2 = fit_gaussian_copula(np.hstack(Es))
-    Sigma = np.asarray(s.Sigma)
-    joint = np.block([[Sigma, p * Sigma], [p * Sigma, Sigma]])
-    acc = standins.condition_accuracies(name, seed=seed)
-    tau2 = ndtri(1.0 - np.concatenate([acc.loc[c1], acc.loc[c2]]))
-    rng = np.random.default_rng([seed, 9, m])
-    reps = np.stack([fit_gaussian_copula(sample_errors(tau2, joint, len(y), random_state=rng))[1]
-                     for _ in range(n_reps)])
-    self_hat = np.diag(S2[:m, m:])
-    self_sd = np.stack([np.diag(R[:m, m:]) for R in reps]).std(axis=0, ddof=1)
-    mean_sd = np.stack([np.diag(R[:m, m:]).mean() for R in reps]).std(ddof=1)
-    z_self = (self_hat - p) / self_sd
-    z_mean = (self_hat.mean() - p) / mean_sd
-    within = S2[:m, :m]  # one condition alone is still the copula of step 3
-    rows.append({
-        "dataset": LABEL[name], "p (assumed)": p,
-        "same model across conditions: mean": round(self_hat.mean(), 4),
-        "min": round(self_hat.min(), 4), "max": round(self_hat.max(), 4),
-        "z (mean)": round(z_mean, 2), "max |z| (per model)": round(np.abs(z_self).max(), 2),
-        "cross-condition block / Sigma (median)": round(float(np.median(
-            S2[:m, m:][~np.eye(m, dtype=bool)] / Sigma[~np.eye(m, dtype=bool)])), 3),
-    })
-    assert abs(z_mean) <= z_max and np.abs(z_self).max() <= z_max, (name, z_mean, z_self)
-    assert np.allclose(np.diag(within), 1.0)
-display(Markdown(f"Conditions compared: `{c1}` and `{c2}`; $p$ = {p}."))
-pd.DataFrame(rows).set_index("dataset")
+pair = (standins.CONDITIONS[0], standins.CONDITIONS[-1])
+persist = cards.persistence(frames, seed=seed, n_reps=n_reps,
+                            conditions=pair)
+persist
+
+# %% tags=["remove-cell"]
+cards.check_persistence(checks, persist, z_max)
+cards.glue_values("persistence", {"p": persist.attrs["p"], "c1": pair[0], "c2": pair[1]})
 
 # %% [markdown]
 # ## Notes on the paper's tables
 #
 # The transcription of the paper's tables (`data/paper/README.md`) records the following
 # judgements and discrepancies; they are facts about the paper, kept as printed, not
-# corrected. Those that can be computed from the CSV files are computed and asserted here.
+# corrected. Those that can be computed from the CSV files are computed and checked here.
 #
 # **Average rows.** The pool tables end with an "Average" row (`datasets.csv`). The mean
 # of `avg_rho` over a pool is the mean off-diagonal entry of the fitted matrix.
 
 # %%
-avg_rows = []
-for name in NAMES:
-    pool = pools[pools["dataset"] == name]
-    raw = printed("datasets").set_index("dataset").loc[name]
-    avg_rows.append({
-        "dataset": LABEL[name],
-        "accuracy: printed average (%)": raw["accuracy_pct"],
-        "accuracy: mean of rows (%)": round(pool["accuracy_pct"].mean(), 2),
-        "difference": round(pool["accuracy_pct"].mean() - float(raw["accuracy_pct"]), 2),
-        "avg rho: printed average": raw["avg_rho"],
-        "avg rho: mean of rows": round(pool["avg_rho"].mean(), 4),
-    })
-    half_unit = 0.5 * 10.0 ** -decimals(pd.Series([raw["accuracy_pct"]])).iloc[0]
-    agree_acc = abs(pool["accuracy_pct"].mean() - float(raw["accuracy_pct"])) <= half_unit
-    agree_rho = f"{pool['avg_rho'].mean():.{len(raw['avg_rho'].split('.')[1])}f}" == raw["avg_rho"]
-    assert agree_rho, (name, pool["avg_rho"].mean(), raw["avg_rho"])
+averages = cards.average_rows()
+averages
+
+# %% tags=["remove-cell"]
+for name, (agree_acc, agree_rho) in averages.attrs["agree"].items():
+    L = cards.LABEL[name]
+    checks.add(f"{L}: printed average ρ̄ is the mean of the rows", agree_rho,
+               ref="Tables 7, 11, 15")
     # MEDMCQA and MMLU agree within rounding; IMDB's printed average does not
-    assert agree_acc == (name != "imdb"), (name, pool["accuracy_pct"].mean(), raw)
-pd.DataFrame(avg_rows).set_index("dataset")
+    checks.add(f"{L}: printed average accuracy "
+               + ("disagrees with" if name == "imdb" else "is")
+               + " the mean of the rows", agree_acc == (name != "imdb"),
+               ref="Tables 7, 11, 15")
 
 # %% [markdown]
 # `datasets.csv` keeps IMDB's printed average as it is. The stand-ins never use it: they use
@@ -539,20 +441,13 @@ pd.DataFrame(avg_rows).set_index("dataset")
 # rounding of the accuracy carried through $d\tau/d\alpha = -1/\varphi(\tau)$.
 
 # %%
-tau_rows = []
-for name in NAMES:
-    pool = pools[pools["dataset"] == name].reset_index(drop=True)
-    raw = raw_pools[raw_pools["dataset"] == name].reset_index(drop=True)
-    tau_from_acc = ndtri(1.0 - pool["accuracy"].to_numpy())
-    diff = np.abs(tau_from_acc - pool["tau"].to_numpy())
-    bound = (0.5 * 10.0 ** -decimals(raw["tau"]).to_numpy()
-             + 0.5 * 10.0 ** -(decimals(raw["accuracy_pct"]).to_numpy() + 2)
-             / norm.pdf(tau_from_acc))
-    tau_rows.append({"dataset": LABEL[name], "max |Phi^-1(1 - acc) - tau|": round(diff.max(), 4),
-                     "its rounding bound": round(bound[diff.argmax()], 4),
-                     "rows within bound": f"{int((diff <= bound).sum())} / {len(diff)}"})
-    assert (diff <= bound).all(), (name, diff, bound)
-pd.DataFrame(tau_rows).set_index("dataset")
+taus = cards.tau_rows()
+taus
+
+# %% tags=["remove-cell"]
+for name, ok in taus.attrs["ok"].items():
+    checks.add(f"{cards.LABEL[name]}: every printed τ_j within rounding of Φ⁻¹(1 − acc)", ok,
+               ref="Tables 7, 11, 15")
 
 # %% [markdown]
 # **Printed precision.** Within a table the paper prints a column with a fixed number of
@@ -562,49 +457,32 @@ pd.DataFrame(tau_rows).set_index("dataset")
 # model has a four-decimal std elsewhere. The fit above uses each value's own precision.
 
 # %%
-odd = []
-for table, cols, key in [("model_pools", ["accuracy_pct", "accuracy_std_pct", "tau", "avg_rho"],
-                          "model"),
-                         ("results_map", ["mean", "std"], "k"),
-                         ("results_mv_vs_map", ["mean", "std"], "k"),
-                         ("results_wmv_vs_map", ["mean", "std"], "k")]:
-    raw = printed(table)
-    for col in cols:
-        d = decimals(raw[col])
-        usual = d.groupby([raw["table"]]).transform(lambda x: x.mode().iloc[0])
-        for i in np.flatnonzero(d != usual):
-            row = raw.iloc[i]
-            odd.append({"table": row["table"], "row": f"{key} = {row[key]}"
-                        + (f", {row['method']}" if "method" in raw else ""),
-                        "column": col, "printed": row[col], "decimals": int(d.iloc[i]),
-                        "usual decimals": int(usual.iloc[i])})
-odd = pd.DataFrame(odd)
-display(odd)
-assert len(odd) == 2
-assert set(odd["table"]) == {"tab:models_imdb", "tab:imdb_wmv_vs_map"}
+odd = cards.odd_precision()
+odd
+
+# %% tags=["remove-cell"]
+checks.equal("values printed with an unusual number of decimals", len(odd), 2)
+checks.equal("tables holding them", sorted(set(odd["table"])),
+             ["tab:imdb_wmv_vs_map", "tab:models_imdb"])
 
 # %% [markdown]
 # **Ties and bold marks.** The paper bolds the "best method for each $k$", but not
-# consistently: in many rows the smallest printed error is shared by several methods and none
-# or only some of them are bold. The rows where not every method at the row's minimum is bold:
+# consistently: in {glue:text}`n_ties` of its {glue:text}`n_table_rows` result rows the
+# smallest printed error is shared by several methods and not all of them are bold:
 
 # %%
 results = load_paper_table("results")
-tie_rows = []
-for (table, k), g in results.groupby(["table", "k"], sort=False):
-    best = g[g["mean"] == g["mean"].min()]
-    if not best["bold"].all():
-        tie_rows.append({"table": table, "k": k, "minimum": best["mean"].iloc[0],
-                         "methods at the minimum": len(best),
-                         "of them bold": int(best["bold"].sum()),
-                         "bold in the row": int(g["bold"].sum())})
-ties = pd.DataFrame(tie_rows)
-display(Markdown(f"{len(ties)} of {results.groupby(['table', 'k']).ngroups} rows."))
-display(ties)
+ties = cards.tie_rows(results)
+ties
+
+# %% tags=["remove-cell"]
+cards.glue_values("", {"n_ties": len(ties), "n_table_rows": ties.attrs["n_rows"]})
 mv = ties.set_index(["table", "k"])
 for k, n_tied in [(10, 3), (12, 4)]:  # the examples data/paper/README.md gives
-    assert mv.loc[("tab:mmlu_mv_vs_map", k), "methods at the minimum"] == n_tied
-    assert mv.loc[("tab:mmlu_mv_vs_map", k), "of them bold"] == 0
+    row = mv.loc[("tab:mmlu_mv_vs_map", k)]
+    checks.add(f"MMLU MV table, k = {k}: {n_tied} methods tie at the minimum, none bold",
+               row["methods at the minimum"] == n_tied and row["of them bold"] == 0,
+               ref="Table 9")
 
 # %% [markdown]
 # **IMDB at $k = 1$.** With one model, every selector picks a single model; Top-$k$ picks the
@@ -614,36 +492,40 @@ for k, n_tied in [(10, 3), (12, 4)]:  # the examples data/paper/README.md gives
 # %%
 k1 = results[(results["dataset"] == "imdb") & (results["k"] == 1)
              & (results["table"] == "tab:imdb_results")]
-display(k1[["method", "aggregator", "mean", "std"]])
+k1[["method", "aggregator", "mean", "std"]]
+
+# %% tags=["remove-cell"]
 by = k1.set_index("method")["mean"]
-assert by["topk"] > by[["relevance", "mrmr", "greedy_mi"]].max()
-assert by[["relevance", "mrmr", "greedy_mi"]].nunique() == 1
+checks.add("IMDB, k = 1: Top-k's error above every MI selector's",
+           by["topk"] > by[["relevance", "mrmr", "greedy_mi"]].max(), ref="Table 12")
+checks.equal("IMDB, k = 1: the MI selectors share one value",
+             by[["relevance", "mrmr", "greedy_mi"]].nunique(), 1, ref="Table 12")
 
 # %% [markdown]
 # **Repeated columns.** In the majority-vote and weighted-vote tables the Greedy MI column is
-# the MAP result and repeats the MAP table's Greedy MI column:
+# the MAP result and repeats the MAP table's Greedy MI column, for all
+# {glue:text}`n_repeat_rows` (dataset, $k$) rows.
 
-# %%
-gm = results[results["method"] == "greedy_mi"]
-gm = gm.assign(kind=gm["table"].str.extract(r"_(results|mv_vs_map|wmv_vs_map)$")[0])
-wide = gm.pivot_table(index=["dataset", "k"], columns="kind", values=["mean", "std"])
-same = all((wide[(v, "results")] == wide[(v, kind)]).all()
-           for v in ("mean", "std") for kind in ("mv_vs_map", "wmv_vs_map"))
-assert same and (gm["aggregator"] == "map").all()
-print(f"Greedy MI columns identical across the three tables for all {len(wide)} (dataset, k) rows")
+# %% tags=["remove-cell"]
+same, n_rows = cards.greedy_columns_repeat(results)
+checks.add("Greedy MI column identical in the MAP, MV and W-MV tables", same, value=n_rows,
+           ref="Tables 4–6, 8–10, 12–14")
+cards.glue_values("", {"n_repeat_rows": n_rows})
 
 # %% [markdown]
-# **Selection tables.** The accuracies printed next to the selected models (one condition) equal
-# the pool tables' six-condition means for every model:
+# **Selection tables.** The accuracies printed next to the selected models (one condition)
+# equal the pool tables' six-condition means for every one of the
+# {glue:text}`n_selection_rows` selection rows.
 
-# %%
+# %% tags=["remove-cell"]
 sel = load_paper_table("selections")
-merged = sel.merge(pools[["dataset", "model", "accuracy_pct"]], on=["dataset", "model"],
-                   suffixes=("_selection", "_pool"), how="left", validate="many_to_one")
-assert merged["accuracy_pct_pool"].notna().all()
-assert (merged["accuracy_pct_selection"] == merged["accuracy_pct_pool"]).all()
-print(f"{len(merged)} selection rows, all equal to the pool means "
-      f"(conditions {sorted(sel['condition'].unique())})")
+merged = cards.selection_accuracies(sel)
+checks.add("every selected model is in its pool table",
+           merged["accuracy_pct_pool"].notna().all(), ref="Tables 1–2")
+checks.add("selection-table accuracies equal the pool means",
+           (merged["accuracy_pct_selection"] == merged["accuracy_pct_pool"]).all(),
+           value=len(merged), ref="Tables 1–2")
+cards.glue_values("", {"n_selection_rows": len(merged)})
 
 # %% [markdown]
 # **MEDMCQA selections, prose vs table.** The text says that "the methods stay aligned at
@@ -653,9 +535,12 @@ print(f"{len(merged)} selection rows, all equal to the pool means "
 
 # %%
 k2 = sel[(sel["dataset"] == "medmcqa") & (sel["k"] <= 2)]
-display(k2[["condition", "method", "k", "model", "accuracy_pct"]])
+k2[["condition", "method", "k", "model", "accuracy_pct"]]
+
+# %% tags=["remove-cell"]
 picks = k2[k2["k"] == 2].set_index("method")["model"]
-assert picks["greedy_mi"] == "GPT-4.1" and picks["mrmr"] != "GPT-4.1"
+checks.add("MEDMCQA, k = 2: Greedy MI picks GPT-4.1, mRMR another model",
+           picks["greedy_mi"] == "GPT-4.1" and picks["mrmr"] != "GPT-4.1", ref="Table 1")
 
 # %% [markdown]
 # **Not computable from the tables (recorded as text).**
@@ -681,3 +566,6 @@ assert picks["greedy_mi"] == "GPT-4.1" and picks["mrmr"] != "GPT-4.1"
 #   (default: the user cache folder, e.g. `~/.cache/ensel/standins/`), named by dataset, seed,
 #   `n_items`, generator version and a hash of the pool table, written atomically. Deleting
 #   the files is always safe; the same seed regenerates the same table.
+
+# %% tags=["remove-input"]
+checks.report()

@@ -136,6 +136,25 @@ def test_summarise(results: pd.DataFrame) -> None:
     assert (sc["n"] == 5).all() and set(sc["condition"]) == {"c1", "c2"}
 
 
+def test_picks_per_row_are_k_distinct_models(results: pd.DataFrame) -> None:
+    # moved from the experiments page: every row holds k distinct models
+    picks = results["selected"].map(ex.selected_models)
+    assert (picks.map(len) == results["k"]).all()
+    assert (picks.map(lambda p: len(set(p))) == results["k"]).all()
+    s = ex.summarise(results)
+    assert (s["n"] == results.groupby(["condition", "split"]).ngroups).all()
+
+
+def test_paired_differences_on_the_protocol(results: pd.DataFrame) -> None:
+    # moved from the experiments page: the interval holds the mean, all evaluations are
+    # paired, and with all models both selectors hold the same set
+    d = ex.paired_differences(results, "greedy_mi", "topk", "map", seed=0)
+    assert (d["n"] == results.groupby(["condition", "split"]).ngroups).all()
+    assert (d["ci_low"] <= d["mean_diff"] + 1e-15).all()
+    assert (d["mean_diff"] <= d["ci_high"] + 1e-15).all()
+    assert np.allclose(d.loc[d["k"] == d["k"].max(), "mean_diff"], 0.0)
+
+
 def test_paired_differences_known_case() -> None:
     rows = []
     d = np.array([-0.02, -0.01, 0.0, -0.03, -0.015, -0.005])

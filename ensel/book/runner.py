@@ -60,6 +60,7 @@ __all__ = [
     "notebook_parameters",
     "run_key",
     "missing_inputs",
+    "unavailable_data",
     "main",
     "repo_root",
 ]
@@ -80,6 +81,7 @@ class NotebookRun:
     title: str | None = None
     needs: tuple[str, ...] = ()
     produces: tuple[str, ...] = ()
+    requires_data: tuple[str, ...] = ()
 
     def products(self, *, test: bool = False) -> list[str]:
         """Files this run writes, relative to the output folder (``produces`` templates
@@ -133,7 +135,8 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         if not isinstance(entry, dict) or "notebook" not in entry:
             raise ValueError(f"{config}: entry {i} must be a mapping with a 'notebook' key")
         name = str(entry["notebook"])
-        unknown = set(entry) - {"notebook", "runs", "test_parameters", "needs", "produces"}
+        unknown = set(entry) - {"notebook", "runs", "test_parameters", "needs", "produces",
+                                "requires_data"}
         if unknown:
             raise ValueError(f"{config}: notebook {name!r} has unknown keys {sorted(unknown)}")
         source = config.parent / f"{name}.py"
@@ -142,9 +145,10 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         test_params = dict(entry.get("test_parameters") or {})
         needs = tuple(str(n) for n in entry.get("needs") or ())
         produces = tuple(str(p) for p in entry.get("produces") or ())
+        requires = _as_tuple(entry.get("requires_data"))
         run_specs = entry.get("runs") or [{"output": name}]
         for spec in run_specs:
-            bad = set(spec) - {"output", "parameters", "title"}
+            bad = set(spec) - {"output", "parameters", "title", "requires_data"}
             if bad:
                 raise ValueError(f"{config}: a run of {name!r} has unknown keys {sorted(bad)}")
             output = str(spec.get("output", name))
@@ -154,8 +158,15 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
             title = spec.get("title")
             runs.append(NotebookRun(name, output, dict(spec.get("parameters") or {}),
                                     test_params, None if title is None else str(title),
-                                    needs, produces))
+                                    needs, produces,
+                                    requires + _as_tuple(spec.get("requires_data"))))
     return _order(runs, config)
+
+
+def _as_tuple(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (str(value),) if isinstance(value, str) else tuple(str(v) for v in value)
 
 
 def _order(runs: list[NotebookRun], config: Path) -> list[NotebookRun]:
@@ -208,6 +219,64 @@ def find_runs(runs: Sequence[NotebookRun], notebook: str, output: str | None = N
     return chosen
 
 
+def _dataset_available(name: str) -> bool:
+    """Whether dataset ``name`` can be loaded here, by the dataset's own availability function
+    (``ensel.datasets.<name>.is_available``, which never probes the network). Names without
+    one (the stand-ins, which are generated, and paths to a user's table) count as
+    available: loading them reports its own errors."""
+    import importlib
+
+    if not name.isidentifier():
+        return True
+    try:
+        module = importlib.import_module(f"ensel.datasets.{name}")
+    except ImportError:
+        return True
+    check = getattr(module, "is_available", None)
+    return True if check is None else bool(check())
+
+
+def unavailable_data(run: NotebookRun, parameters: dict[str, Any]) -> list[str]:
+    """The datasets of ``run.requires_data`` (templates such as ``"{dataset}"`` filled in
+    with ``parameters``) that are not available on this machine."""
+    names = []
+    for template in run.requires_data:
+        try:
+            name = template.format(**parameters)
+        except KeyError:
+            continue  # the run does not set that parameter: nothing to require
+        if name not in names and not _dataset_available(name):
+            names.append(name)
+    return names
+
+
+def _missing_data_note(names: Sequence[str]) -> str:
+    """One Markdown note: which data is missing and how to get it."""
+    which = ", ".join(f"`{n}`" for n in names)
+    fetch = " and ".join(f"`python -m ensel.datasets fetch {n}`" for n in names)
+    label = "MMLU-Pro" if list(names) == ["mmlu_pro"] else which
+    return (
+        f"```{{note}}\n**{label} data not available on this machine**, so this page was not "
+        f"computed (dataset {which}). To get the published files (pinned by commit and checked "
+        f"by SHA-256), run {fetch} once (it downloads into the cache, `ENSEL_DATA_DIR`), or "
+        "point `ENSEL_DATA_MIRROR` at a folder laid out as "
+        "`<owner>/<repo>/<commit>/<upstream path>` that holds them; then rebuild the book "
+        "(`make book`).\n```"
+    )
+
+
+def _unavailable_page(nb: Any, names: Sequence[str]) -> Any:
+    """The page shown instead of a run whose data is missing: its title and one note."""
+    import nbformat
+
+    title = next((line for cell in nb.cells if cell.cell_type == "markdown"
+                  for line in cell.source.split("\n") if line.startswith("# ")), "# Page")
+    page = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
+    page.cells = [nbformat.v4.new_markdown_cell(title),
+                  nbformat.v4.new_markdown_cell(_missing_data_note(names))]
+    return page
+
+
 def _set_title(nb: Any, title: str) -> None:
     """Replace the page title (the first H1 of the first markdown cell) for one run."""
     for cell in nb.cells:
@@ -224,10 +293,16 @@ def _set_title(nb: Any, title: str) -> None:
 
 
 def _fill_run_labels(nb: Any, output: str) -> None:
-    """Give each run its own figure labels: ``{output}`` in a cell's ``mystnb.figure.name``
-    becomes the run's output name (a notebook run several times, e.g. ``correlation_sweep``,
-    would otherwise define the same label on every page it produces)."""
+    """Give each run its own labels: ``{output}`` in a cell's ``mystnb.figure.name`` and in a
+    markdown ``(label)=`` target becomes the run's output name (a notebook run several
+    times, e.g. ``correlation_sweep``, would otherwise define the same label on every page
+    it produces)."""
     for cell in nb.cells:
+        if cell.cell_type == "markdown" and "{output}" in cell.source:
+            # ``(tab-{output}-pool)=`` targets of tables and sections
+            cell.source = re.sub(r"(?m)^\((\S*)\)=$",
+                                 lambda m: m.group(0).replace("{output}", output),
+                                 cell.source)
         figure = cell.metadata.get("mystnb", {}).get("figure")
         if figure and "{output}" in figure.get("name", ""):
             figure["name"] = figure["name"].replace("{output}", output)
@@ -302,6 +377,13 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     staging = out_dir / ".staging" / f"{run.output}.ipynb"
     failed = out_dir / "_failed" / f"{run.output}.ipynb"
     staging.parent.mkdir(parents=True, exist_ok=True)
+    missing = unavailable_data(run, params)
+    if missing:  # one clear note instead of a page that cannot compute (never cached)
+        page = _unavailable_page(nb, missing)
+        _strip_volatile(page)
+        nbformat.write(page, staging)
+        os.replace(staging, target)
+        return target
     label = f"notebook {run.notebook!r} (run {run.output!r}, parameters {params})"
     try:
         with _kernel_environment(out_dir):
@@ -532,7 +614,7 @@ def adhoc_run(base: NotebookRun, overrides: dict[str, Any],
     digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode())
     name = f"{base.notebook}-{slug}-{digest.hexdigest()[:8]}"
     return NotebookRun(base.notebook, name, params, base.test_parameters, None,
-                       base.needs, base.produces), True
+                       base.needs, base.produces, base.requires_data), True
 
 
 def _execute_in_worker(run: NotebookRun, out_dir: str, test: bool, extra: dict[str, Any],

@@ -124,15 +124,22 @@ def test_experiments_page_runs_on_a_users_own_table(tmp_path: Path,
     assert "2 conditions" in text
 
 
+@pytest.mark.parametrize("output", ["experiments-mmlu_pro", "mmlu_pro_card",
+                                    "mmlu_pro_modelling"])
 def test_mmlu_pro_pages_explain_how_to_get_missing_data(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from ensel.book.runner import NotebookRun
-
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       output: str) -> None:
+    # the runs of runs.yml (requires_data), with an empty mirror and cache: each page is its
+    # title and one note, not executed
     (tmp_path / "empty-mirror").mkdir()
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(tmp_path / "empty-mirror"))
     monkeypatch.setenv("ENSEL_DATA_DIR", str(tmp_path / "empty-cache"))
     monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path / "results"))
-    run = NotebookRun("experiments", "experiments-mmlu_pro", {"dataset": "mmlu_pro"})
-    text = _text(execute_run(run, out_dir=tmp_path / "out", root=ROOT))
+    run = next(r for r in RUNS if r.output == output)
+    nb = nbformat.read(execute_run(run, out_dir=tmp_path / "out", root=ROOT), as_version=4)
+    assert [c.cell_type for c in nb.cells] == ["markdown", "markdown"]
+    assert nb.cells[0].source.startswith("# ")
+    text = nb.cells[1].source
     assert "MMLU-Pro data not available" in text
     assert "python -m ensel.datasets fetch mmlu_pro" in text
+    assert not (tmp_path / "results").exists()

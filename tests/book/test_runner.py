@@ -223,6 +223,70 @@ def test_report_alone_without_experiments_fails_early(tmp_path: Path, capsys) ->
     assert "needs the runs experiments-medmcqa" in err and "make run NB=experiments" in err
 
 
+def test_requires_data_is_read_per_notebook_and_per_run(tmp_path: Path) -> None:
+    cfg = _write(tmp_path, "notebooks:\n  - notebook: a\n    requires_data: '{dataset}'\n"
+                 "    runs:\n      - {output: a-x, parameters: {dataset: x}}\n"
+                 "      - {output: a-y, parameters: {dataset: y}, requires_data: [z]}\n")
+    x, y = load_runs(cfg)
+    assert x.requires_data == ("{dataset}",)
+    assert y.requires_data == ("{dataset}", "z")
+    assert adhoc_run(x, {"dataset": "w"}, [x])[0].requires_data == ("{dataset}",)
+
+
+def test_unavailable_data_uses_the_datasets_own_check(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from ensel.book.runner import unavailable_data
+
+    (tmp_path / "empty-mirror").mkdir()
+    monkeypatch.setenv("ENSEL_DATA_MIRROR", str(tmp_path / "empty-mirror"))
+    monkeypatch.setenv("ENSEL_DATA_DIR", str(tmp_path / "empty-cache"))
+    run = NotebookRun("experiments", "e", requires_data=("{dataset}",))
+    assert unavailable_data(run, {"dataset": "mmlu_pro"}) == ["mmlu_pro"]
+    # stand-ins are generated, a user's table reports its own errors, a missing parameter
+    # requires nothing
+    assert unavailable_data(run, {"dataset": "medmcqa"}) == []
+    assert unavailable_data(run, {"dataset": str(tmp_path / "mine.csv")}) == []
+    assert unavailable_data(run, {}) == []
+
+
+def test_a_run_without_its_data_is_one_note_and_is_not_executed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ensel.book.runner import execute_run
+
+    (tmp_path / "notebooks").mkdir()
+    # a page that would fail if executed
+    (tmp_path / "notebooks" / "p.py").write_text(
+        "# %% [markdown]\n# # The page\n#\n# Prose.\n\n"
+        "# %% tags=[\"parameters\"]\ndataset = 'x'\n\n# %%\nraise RuntimeError('ran')\n")
+    (tmp_path / "empty-mirror").mkdir()
+    monkeypatch.setenv("ENSEL_DATA_MIRROR", str(tmp_path / "empty-mirror"))
+    monkeypatch.setenv("ENSEL_DATA_DIR", str(tmp_path / "empty-cache"))
+    run = NotebookRun("p", "p-run", {"dataset": "mmlu_pro"}, title="Run title",
+                      requires_data=("{dataset}",))
+    out = execute_run(run, out_dir=tmp_path / "out", root=tmp_path)
+    nb = nbformat.read(out, as_version=4)
+    assert [c.cell_type for c in nb.cells] == ["markdown", "markdown"]
+    assert nb.cells[0].source == "# Run title"
+    note = nb.cells[1].source
+    assert note.startswith("```{note}") and "MMLU-Pro data not available" in note
+    assert "python -m ensel.datasets fetch mmlu_pro" in note and "ENSEL_DATA_MIRROR" in note
+    assert out.read_bytes() == execute_run(run, out_dir=tmp_path / "out2",
+                                           root=tmp_path).read_bytes()
+
+
+def test_output_fills_figure_and_target_labels() -> None:
+    from ensel.book.runner import _fill_run_labels as _label_figures
+
+    nb = nbformat.v4.new_notebook()
+    md = nbformat.v4.new_markdown_cell("(tab-{output}-pool)=\n## Pool\n\nText {output} kept.")
+    code = nbformat.v4.new_code_cell("1")
+    code.metadata["mystnb"] = {"figure": {"name": "fig-{output}-map", "caption": "c"}}
+    nb.cells += [md, code]
+    _label_figures(nb, "experiments-mmlu")
+    assert md.source == "(tab-experiments-mmlu-pool)=\n## Pool\n\nText {output} kept."
+    assert code.metadata["mystnb"]["figure"]["name"] == "fig-experiments-mmlu-map"
+
+
 def _mini_book(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     nb = root / "notebooks"

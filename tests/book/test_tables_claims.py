@@ -45,6 +45,8 @@ def test_bold_best_per_row() -> None:
     assert t.loc[2, "Terms 1+2 (MAP)"] == "**0.160 ± 0.010**"  # ties for best: both bold
     assert t.loc[2, "Top-k (MAP)"] == "0.180 ± 0.010"
     assert t.attrs["bold"].loc[3].tolist() == [True, False, True]
+    # moved from the experiments page: a row where every column ties has no bold
+    assert not t.attrs["bold"].all(axis=1).any()
     html = tables.to_html(tables.format_mean_std_table(
         s, [("topk", "map"), ("greedy_mi", "map")]), caption="x")
     assert "<b>0.160 ± 0.010</b>" in html and "&lt;b&gt;" not in html
@@ -118,6 +120,9 @@ def test_pool_table_and_plots() -> None:
         frames.append(to_long(X, y, condition=c, models=["w", "x", "y", "z"]))
     df = pd.concat(frames, ignore_index=True)
     pool = tables.pool_statistics(df)
+    # moved from the experiments page: accuracies are probabilities, Sigma has unit diagonal
+    assert np.all((pool.accuracy >= 0) & (pool.accuracy <= 1))
+    assert np.allclose(np.diagonal(pool.sigma, axis1=1, axis2=2), 1.0)
     t = tables.model_pool_table(pool)
     assert t["model"].tolist() == ["z", "y", "x", "w"]
     assert t["accuracy"].iloc[0] == pytest.approx(0.9, abs=0.02)

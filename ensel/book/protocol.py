@@ -1,0 +1,320 @@
+"""Page support for the experiments page (one run per dataset) and the reproduction report.
+
+The pages call the library (``ensel.datasets``, ``ensel.experiment``) in their visible cells;
+this module holds what only a page needs: the figures and tables of the protocol's results,
+the choices a page makes per dataset, and the page's checks (:class:`~ensel.book.claims.
+PageChecks`). Nothing in the library imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ensel.book import figures, tables
+from ensel.book.claims import PageChecks
+
+__all__ = [
+    "STANDINS",
+    "load_options",
+    "copula_fits",
+    "copula_fit_table",
+    "copula_figure",
+    "aggregator_figure",
+    "exhaustive_note",
+    "selection_setup",
+    "oracle_gaps",
+    "paper_differences",
+    "show_diverse_example",
+    "check_pool",
+    "check_protocol",
+    "page_verdicts",
+    "claims_skipped_note",
+    "best_errors",
+    "report_comparison",
+    "first_picks",
+    "pick_agreement",
+    "beyond_table",
+]
+
+#: The paper-calibrated stand-ins (the datasets with a paper table to compare with).
+STANDINS = ("medmcqa", "mmlu", "imdb")
+_PAPER_TABLE = {"medmcqa": "Table 7", "mmlu": "Table 11", "imdb": "Table 15"}
+
+
+def load_options(dataset: Any, n_items: int | None) -> dict[str, Any]:
+    """Loader options of an experiments run: ``n_items`` only for the stand-ins."""
+    return {"n_items": n_items} if (dataset in STANDINS and n_items is not None) else {}
+
+
+# ----------------------------------------------------------------------- copula validation
+def copula_fits(df: pd.DataFrame, *, seed: int) -> dict[str, Any]:
+    """:func:`ensel.copula.copula_diagnostics` per condition (seed ``seed + i`` for the
+    ``i``-th condition), fitted to all queries of that condition."""
+    from ensel.copula import copula_diagnostics, errors_from
+    from ensel.data import to_wide
+
+    out = {}
+    for i, cond in enumerate(str(c) for c in df["condition"].unique()):
+        Xw, yw = to_wide(df, cond, validate=False)
+        E = pd.DataFrame(errors_from(Xw.to_numpy(), yw.to_numpy()), columns=Xw.columns)
+        out[cond] = copula_diagnostics(E, random_state=seed + i)
+    return out
+
+
+def copula_fit_table(fits: Mapping[str, Any]) -> pd.DataFrame:
+    """Per condition: largest pairwise gap of the fitted model and of its sample to the
+    data, and the total variation of the number of simultaneous errors."""
+    from ensel.diagnostics import total_variation
+
+    rows = []
+    for cond, diag in fits.items():
+        pairs = diag.pairs
+        rows.append({"condition": cond,
+                     "max |model − empirical| pair": float(
+                         (pairs["model"] - pairs["empirical"]).abs().max()),
+                     "max |sample − empirical| pair": float(
+                         (pairs["sampled"] - pairs["empirical"]).abs().max()),
+                     "total variation, #errors": total_variation(
+                         diag.simultaneous["empirical"], diag.simultaneous["copula"])})
+    return pd.DataFrame(rows).set_index("condition")
+
+
+def copula_figure(fits: Mapping[str, Any]) -> Figure:
+    """Paper Figure 4 (and the appendix copula figures): one row per condition."""
+    fig, axes = plt.subplots(len(fits), 2, figsize=(9, 3.1 * len(fits)), squeeze=False)
+    for i, (cond, diag) in enumerate(fits.items()):
+        figures.copula_validation(diag.pairs, diag.simultaneous, axes=axes[i])
+        axes[i][0].set_title(f"{cond}: pairwise joint errors", fontsize=9)
+        axes[i][1].set_title(f"{cond}: simultaneous errors", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- results
+def aggregator_figure(summary: pd.DataFrame, summary_c: pd.DataFrame, agg: str,
+                      label: str) -> Figure:
+    """Baselines with aggregator ``agg``, Greedy MI with MAP: one panel per condition when
+    there are several (the paper's appendix figures), else one panel."""
+    sel = {s: agg for s in ("topk", "relevance", "mrmr")} | {"greedy_mi": "map"}
+    name = tables.AGGREGATOR_NAMES[agg]
+    if summary_c["condition"].nunique() > 1:
+        return figures.error_vs_k_panels(
+            summary_c, panel="condition", selectors=sel,
+            suptitle=f"{label}: baselines with {name}, Greedy MI with MAP")
+    return figures.error_vs_k(summary, selectors=sel,
+                              title=f"{label}: baselines with {name}, Greedy MI with MAP")
+
+
+def exhaustive_note(requested: bool, done: bool, n_models: int, abstain: bool) -> str:
+    """One sentence on the exhaustive scan of this run."""
+    if done:
+        return f"The exhaustive scan ran over all {2 ** n_models - 1:,} subsets."
+    if not requested:
+        return "The exhaustive scan is switched off for this run."
+    return (f"The exhaustive scan is skipped: {n_models} models"
+            + (" with abstentions (base-3 patterns)" if abstain else "")
+            + " exceed its limit (15 models).")
+
+
+def selection_setup(dataset: Any, conditions: Sequence[str], n_models: int
+                    ) -> tuple[str, list[int]]:
+    """Condition and budgets of the selection table (the paper's Tables 1 and 2 use temp 0.7,
+    run 1 for MEDMCQA and temp 0.7, run 2 for MMLU)."""
+    cond = {"medmcqa": "t0.7-r1", "mmlu": "t0.7-r2"}.get(str(dataset), conditions[0])
+    if cond not in conditions:
+        cond = conditions[0]
+    return cond, list(range(1, min(6 if dataset == "mmlu" else 5, n_models) + 1))
+
+
+def oracle_gaps(summary: pd.DataFrame) -> pd.DataFrame | None:
+    """Mean test error with MAP per ``k`` and the excess over the exhaustive oracle
+    (``None`` when the exhaustive scan did not run)."""
+    piv = summary[summary["aggregator"] == "map"].pivot(index="k", columns="selector",
+                                                         values="mean")
+    if "exhaustive" not in piv.columns:
+        return None
+    return pd.DataFrame({
+        "oracle": piv["exhaustive"],
+        "Greedy MI": piv["greedy_mi"], "Top-k": piv["topk"],
+        "max-MI subset": piv["exhaustive_mi"],
+        "gap Greedy MI": piv["greedy_mi"] - piv["exhaustive"],
+        "gap Top-k": piv["topk"] - piv["exhaustive"],
+        "gap max-MI": piv["exhaustive_mi"] - piv["exhaustive"],
+    })
+
+
+def paper_differences(comparisons: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Mean ``|ours − paper|`` per selector (rows) and table (columns)."""
+    mad = pd.DataFrame({kind: c.groupby("selector")["diff"].apply(lambda d: d.abs().mean())
+                        for kind, c in comparisons.items()})
+    mad = mad.rename(index=tables.LABELS, columns={"map": "MAP table", "mv": "MV table",
+                                                   "wmv": "W-MV table"})
+    mad.index.name = "selector"
+    return mad
+
+
+def show_diverse_example(ex: Any, k: int) -> None:
+    """Display the Figure-2-style example (two tables), or say why there is none."""
+    from IPython.display import HTML, Markdown, display
+
+    if ex is None:
+        display(Markdown(f"No such query at k = {k}: both ensembles agree on every test "
+                         "query of this split."))
+        return
+
+    def show(t: pd.DataFrame) -> HTML:
+        t = t.assign(accuracy=(100 * t["accuracy"]).round(1).astype(str) + "%",
+                     answer=t["answer"].map({1: "True", -1: "False", 0: "—"}),
+                     correct=t["correct"].map({True: "✓", False: "✗"}))
+        return HTML(tables.to_html(t, index=False))
+
+    def said(p: int) -> str:
+        return "True" if p == 1 else "False"
+
+    display(Markdown(
+        f"Query `{ex.item}` (condition `{ex.condition}`), ground truth **{said(ex.label)}**; "
+        f"{ex.n_candidates} of {ex.n_test} test queries have Greedy MI right and "
+        f"Top-{k} wrong."))
+    display(Markdown(f"**(a) Greedy MI ensemble** (MAP answer: {said(ex.greedy_prediction)}),"
+                     f" average accuracy {100 * ex.greedy['accuracy'].mean():.1f}%"))
+    display(show(ex.greedy))
+    display(Markdown(f"**(b) Top-{k} ensemble** (MAP answer: {said(ex.topk_prediction)}), "
+                     f"average accuracy {100 * ex.topk['accuracy'].mean():.1f}%"))
+    display(show(ex.topk))
+
+
+def best_errors(summary: pd.DataFrame, selector: str, aggregator: str = "map"
+                ) -> tuple[float, int]:
+    """Smallest mean error of one curve and the ``k`` where it is reached."""
+    c = summary[(summary["selector"] == selector) & (summary["aggregator"] == aggregator)]
+    c = c.set_index("k")["mean"]
+    return float(c.min()), int(c.idxmin())
+
+
+# ------------------------------------------------------------------------------- checks
+def check_pool(checks: PageChecks, pool_cmp: pd.DataFrame | None, dataset: Any,
+               n_items: int | None) -> None:
+    """The stand-in's pool stays close to the paper's accuracies (3 points, plus three
+    binomial standard errors when fewer queries are sampled)."""
+    if pool_cmp is None:
+        return
+    ref = _PAPER_TABLE.get(str(dataset), "")
+    checks.add("every model of the paper's pool table is in ours",
+               pool_cmp["ours_accuracy"].notna().all(), value=len(pool_cmp), ref=ref)
+    tol = 0.03 if n_items is None else 0.03 + 3 * float(np.sqrt(0.25 / n_items))
+    # strict bound, as the page has always asserted it
+    checks.add("stand-in accuracy within tolerance of the paper's",
+               float(pool_cmp["diff_accuracy"].abs().max()) < tol,
+               value=float(pool_cmp["diff_accuracy"].abs().max()), bound=f"< {tol:.4g}",
+               ref=ref)
+
+
+def check_protocol(checks: PageChecks, results: pd.DataFrame, summary: pd.DataFrame, *,
+                   dataset: Any, k_max: int, n_conditions: int, n_splits: int) -> None:
+    """The protocol's bookkeeping on this run: every curve has every evaluation, the
+    stand-ins have the paper's 3 temperatures x 2 runs, the budget reaches the full pool."""
+    n_eval = n_conditions * n_splits
+    checks.equal("evaluations behind every (selector, aggregator, k)",
+                 sorted(set(summary["n"].tolist())), [n_eval], ref="Sec. 6 protocol")
+    if dataset in STANDINS:
+        checks.add("6 conditions (3 temperatures × 2 runs); 30 evaluations with 5 splits",
+                   n_conditions == 6 and (n_splits != 5 or n_eval == 30), value=n_eval,
+                   bound="= 6 × splits", ref="Sec. 6 protocol")
+    checks.equal("largest budget k (the number of models, or the largest k asked for)",
+                 int(results["k"].max()), k_max)
+
+
+def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any) -> pd.DataFrame:
+    """The claims checked on this dataset; none when the run evaluated only some budgets
+    (the claims are about budgets up to the full pool)."""
+    from ensel.book.claims import verdicts
+
+    if ks is not None:
+        return pd.DataFrame(columns=["id", "dataset", "verdict"])
+    v = verdicts({dataset: results})
+    return v[v["dataset"] == dataset]
+
+
+def claims_skipped_note(ks: Any) -> str:
+    return ("Claims not checked: they are about budgets up to the full pool, and this run "
+            f"evaluated k in {ks} only.")
+
+
+# ------------------------------------------------------------------- reproduction report
+def report_comparison(summaries: Mapping[str, pd.DataFrame], datasets: Sequence[str]
+                      ) -> pd.DataFrame:
+    """Paper vs ours for every cell of the paper's three results tables of each dataset."""
+    parts = []
+    for d in datasets:
+        for kind in ("map", "mv", "wmv"):
+            c = tables.compare_results(summaries[d], d, kind)
+            c.insert(0, "table", kind)
+            c.insert(0, "dataset", d)
+            parts.append(c)
+    return pd.concat(parts, ignore_index=True)
+
+
+def first_picks(dataset: str, results: pd.DataFrame) -> str:
+    """Markdown: the most frequent first pick of each selector."""
+    sel = results[(results["aggregator"] == "map") & (results["k"] == 1)]
+    firsts = sel.groupby("selector")["selected"].agg(lambda s: s.value_counts().index[0])
+    return (f"**{tables.dataset_label(dataset)}** — most frequent first pick per selector: "
+            + ", ".join(f"{tables.LABELS.get(s, s)}: {m}" for s, m in firsts.items()))
+
+
+def pick_agreement(results: pd.DataFrame, paper_sel: pd.DataFrame) -> pd.DataFrame:
+    """The k-th model added: the paper's table against our most frequent pick."""
+    from ensel.experiment import selected_models
+
+    kmax = int(paper_sel["k"].max())
+    rows = []
+    for sel in ("greedy_mi", "mrmr"):
+        for k in range(1, kmax + 1):
+            part = results[(results["selector"] == sel) & (results["aggregator"] == "map")
+                           & (results["k"] == k)]
+            kth = part["selected"].map(lambda s: selected_models(s)[-1])
+            top = kth.value_counts()
+            paper_model = paper_sel[(paper_sel["method"] == sel)
+                                    & (paper_sel["k"] == k)]["model"].iloc[0]
+            rows.append({"selector": tables.LABELS[sel], "k": k, "paper pick": paper_model,
+                         "our most frequent pick": top.index[0],
+                         "share of evaluations": f"{top.iloc[0]}/{len(part)}",
+                         "paper pick chosen in":
+                             f"{int((kth == paper_model).sum())}/{len(part)}"})
+    out = pd.DataFrame(rows).set_index(["selector", "k"])
+    out.attrs["n_evaluations"] = len(part)
+    return out
+
+
+def beyond_table(results: Mapping[str, pd.DataFrame | None],
+                 summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per dataset: budgets where Greedy MI or Top-k is significantly better (95 % paired
+    t-interval), mean paired difference, and the mean excess over the exhaustive oracle."""
+    from ensel.experiment import paired_differences
+
+    rows, gaps = [], {}
+    for d, r in results.items():
+        if r is None:
+            continue
+        pdiff = paired_differences(r, "greedy_mi", "topk", "map")
+        s = summaries[d]
+        piv = s[s["aggregator"] == "map"].pivot(index="k", columns="selector", values="mean")
+        row = {"dataset": tables.dataset_label(d), "budgets": len(pdiff),
+               "Greedy MI significantly better": int((pdiff["ci_high"] < 0).sum()),
+               "Top-k significantly better": int((pdiff["ci_low"] > 0).sum()),
+               "mean paired diff": float(pdiff["mean_diff"].mean())}
+        if "exhaustive" in piv.columns:
+            row["excess over oracle, Greedy MI"] = float(
+                (piv["greedy_mi"] - piv["exhaustive"]).mean())
+            row["excess over oracle, Top-k"] = float((piv["topk"] - piv["exhaustive"]).mean())
+            gaps[d] = float((piv["greedy_mi"] - piv["exhaustive"]).min())
+        rows.append(row)
+    out = pd.DataFrame(rows).set_index("dataset")
+    out.attrs["min_oracle_gap"] = gaps  # Greedy MI minus oracle, smallest over k
+    return out
