@@ -224,12 +224,13 @@ class SimulatorServer:
 
     def stop(self) -> None:
         """Stop the server thread."""
-        if self._loop is not None and self._server is not None:
+        loop, server = self._loop, self._server
+        if loop is not None and server is not None:
             async def shutdown() -> None:
-                self._server.close()
-                self._loop.stop()
+                server.close()
+                loop.stop()
 
-            asyncio.run_coroutine_threadsafe(shutdown(), self._loop)
+            asyncio.run_coroutine_threadsafe(shutdown(), loop)
             if self._thread is not None:
                 self._thread.join(10)
 
