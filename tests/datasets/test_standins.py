@@ -238,6 +238,7 @@ def test_dataset_card_points_to_the_executed_page():
     assert not re.search(r"\b0\.\d{3}", text), "the card must not quote computed numbers"
     page = (repo / "notebooks" / "standins_card.py").read_text()
     assert "# # Dataset card: paper-calibrated stand-ins\n" in page
+    page += (repo / "ensel" / "book" / "cards.py").read_text()  # the page's helpers
     for call in ("standins.fit_residuals(", "standins.correlation_matrix(", "standins.spec(",
                  "standins.condition_accuracies(", "standins.load(", "fit_gaussian_copula(",
                  "load_paper_table("):
