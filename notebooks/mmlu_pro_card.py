@@ -172,10 +172,12 @@ glue("n_providers", int(meta["provider"].nunique()), display=False)
 # on the positive query exactly when it misses the gold letter, and wrong on the negative query
 # only when it picked that one distractor (or abstained),
 #
-# $$\text{binary accuracy} = 1 - \tfrac12\Big(
-# \underbrace{1 - \text{MC accuracy}}_{\text{error on } Y=+1}
-# + \underbrace{P(\text{pred} = \text{distractor}) + P(\text{null})}_{\text{error on } Y=-1}
-# \Big),$$
+# $$\begin{aligned}
+# \text{binary accuracy} = 1 - \tfrac12\Big(
+# &\underbrace{1 - \text{MC accuracy}}_{\text{error on } Y=+1} \\
+# &+ \underbrace{P(\text{pred} = \text{distractor}) + P(\text{null})}_{\text{error on } Y=-1}
+# \Big),
+# \end{aligned}$$
 #
 # which the page's checks verify model by model.
 

@@ -92,8 +92,11 @@ z_rec = {}  # largest |z| of the pairwise recovery, per dataset
 #    \rho_{ij}$, and describes within-family correlations as higher than cross-family ones.
 #    The stand-in uses the two-factor model
 #
-#    $$Z_j = a_j U + g V_{f(j)} + \sqrt{1 - a_j^2 - g^2 \mathbb 1[j \text{ shares its
-#    family}]}\;\xi_j, \qquad \rho_{ij} = a_i a_j + g^2\, \mathbb 1[f(i) = f(j)] \ (i \ne j),$$
+#    $$\begin{aligned}
+#    Z_j &= a_j U + g V_{f(j)} + \sqrt{1 - a_j^2 - g^2 \mathbb 1[j \text{ shares its
+#    family}]}\;\xi_j, \\
+#    \rho_{ij} &= a_i a_j + g^2\, \mathbb 1[f(i) = f(j)] \quad (i \ne j),
+#    \end{aligned}$$
 #
 #    with a common factor $U$, one factor $V_f$ per family (family = vendor) and idiosyncratic
 #    noise $\xi_j$, all independent standard normals. The loadings $a_j$ are fitted by
