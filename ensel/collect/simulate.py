@@ -213,9 +213,17 @@ class SimulatorServer:
 
         def run() -> None:
             self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
             self._loop.run_until_complete(self.start_async())
             ready.set()
             self._loop.run_forever()
+            # Stopped: finish the open connections' handlers on this loop before closing it,
+            # so none is left for the garbage collector to close on a dead loop.
+            pending = asyncio.all_tasks(self._loop)
+            for task in pending:
+                task.cancel()
+            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            self._loop.close()
 
         self._thread = threading.Thread(target=run, name="ensel-simulator", daemon=True)
         self._thread.start()

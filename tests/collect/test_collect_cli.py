@@ -53,6 +53,7 @@ def test_simulate_serves_on_loopback(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(60)
+        proc.stdout.close()
 
 
 def test_bad_shard_and_missing_dataset_file_are_one_line_errors(
