@@ -613,12 +613,17 @@ def summarise(results: pd.DataFrame, *, by: Sequence[str] = (), ddof: int = 1) -
 def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "topk",
                        aggregator: str = "map", *, aggregator_b: str | None = None,
                        confidence: float = 0.95, n_boot: int = 2000,
-                       seed: int = 0) -> pd.DataFrame:
+                       seed: int = 0, correct: bool = True,
+                       test_fraction: float | None = None) -> pd.DataFrame:
     """Per ``k``: error of ``a`` minus error of ``b`` paired on the same (condition, split).
 
-    Negative differences mean ``a`` is better. The t-interval treats the paired evaluations
-    as independent; they are not exactly (splits of one condition share items and conditions
-    share questions), so read it as an approximate, somewhat optimistic interval.
+    Negative differences mean ``a`` is better. The random splits overlap (two training
+    parts share most items), so the evaluations are positively correlated and the naive
+    t-interval ``t * s / sqrt(n)`` is too narrow. By default the interval and p-value use
+    Nadeau & Bengio's corrected resampled t (:func:`ensel.stats.paired_interval`: variance
+    ``(1/n + n_test/n_train) * s^2``), and ``verdict`` says ``"holds"`` (``a`` better beyond
+    the noise), ``"within noise"`` or ``"contradicted"`` (``b`` better beyond the noise).
+    The bootstrap interval resamples evaluations as if independent: it is naive too.
 
     Parameters
     ----------
@@ -636,16 +641,29 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         Bootstrap resamples (percentile interval of the mean difference); 0 disables it.
     seed : int, default=0
         Bootstrap seed.
+    correct : bool, default=True
+        Corrected (Nadeau & Bengio) interval and p-value; ``False`` gives the naive ones.
+    test_fraction : float, optional
+        Test share of each split, for the correction; default: the one recorded in
+        ``results.attrs["provenance"]`` by :func:`evaluate`, else 0.2.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``k, mean_diff, std_diff, ci_low, ci_high, boot_low, boot_high, p_value, n,
-        a_wins, b_wins, ties``.
+        a_wins, b_wins, ties, verdict``.
     """
+    from ensel.stats import verdict as _verdict
+
     validate_results(results)
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1; got {confidence}")
+    if test_fraction is None:
+        prov = results.attrs.get("provenance", {})
+        test_fraction = float(prov.get("test_fraction", 0.2)) if isinstance(prov, dict) else 0.2
+    if not 0.0 < float(test_fraction) < 1.0:
+        raise ValueError(f"test_fraction must lie strictly between 0 and 1; got {test_fraction}")
+    ratio = float(test_fraction) / (1.0 - float(test_fraction)) if correct else 0.0
     agg_b = aggregator if aggregator_b is None else aggregator_b
     keys = ["condition", "split", "k"]
 
@@ -668,8 +686,9 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         mean = float(d.mean())
         sd = float(d.std(ddof=1)) if n > 1 else 0.0
         if n > 1 and sd > 0:
-            half = float(stats.t.ppf(1 - q, n - 1)) * sd / np.sqrt(n)
-            pval = float(2 * stats.t.sf(abs(mean) / (sd / np.sqrt(n)), n - 1))
+            se = sd * np.sqrt(1.0 / n + ratio)
+            half = float(stats.t.ppf(1 - q, n - 1)) * se
+            pval = float(2 * stats.t.sf(abs(mean) / se, n - 1))
         else:
             half, pval = 0.0, (1.0 if mean == 0 else 0.0) if n > 1 else float("nan")
         if n_boot > 0 and n > 1:
@@ -678,10 +697,11 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         else:
             blo = bhi = mean
         rows.append((int(k), mean, sd, mean - half, mean + half, blo, bhi, pval, n,
-                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum())))
+                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()),
+                     _verdict(mean - half, mean + half)))
     return pd.DataFrame(rows, columns=["k", "mean_diff", "std_diff", "ci_low", "ci_high",
                                        "boot_low", "boot_high", "p_value", "n", "a_wins",
-                                       "b_wins", "ties"])
+                                       "b_wins", "ties", "verdict"])
 
 
 def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],

@@ -164,10 +164,19 @@ def test_paired_differences_known_case() -> None:
     res = pd.DataFrame(rows, columns=ex.RESULT_COLUMNS)
     out = ex.paired_differences(res, confidence=0.95, n_boot=500, seed=1).iloc[0]
     from scipy import stats
-    half = stats.t.ppf(0.975, 5) * d.std(ddof=1) / np.sqrt(6)
+    # corrected resampled t (Nadeau & Bengio): 80/20 splits, ratio 0.25
+    half = stats.t.ppf(0.975, 5) * d.std(ddof=1) * np.sqrt(1 / 6 + 0.25)
     assert out["mean_diff"] == pytest.approx(d.mean())
     assert out["ci_low"] == pytest.approx(d.mean() - half)
     assert out["ci_high"] == pytest.approx(d.mean() + half)
+    assert out["verdict"] == ("holds" if d.mean() + half < 0 else "within noise")
+    naive = ex.paired_differences(res, n_boot=0, correct=False).iloc[0]
+    assert naive["ci_high"] == pytest.approx(d.mean() + stats.t.ppf(0.975, 5)
+                                             * d.std(ddof=1) / np.sqrt(6))
+    assert naive["p_value"] < out["p_value"]
+    third = ex.paired_differences(res, n_boot=0, test_fraction=1 / 3).iloc[0]
+    assert third["ci_high"] - third["mean_diff"] == pytest.approx(
+        stats.t.ppf(0.975, 5) * d.std(ddof=1) * np.sqrt(1 / 6 + 0.5))
     assert (out["n"], out["a_wins"], out["b_wins"], out["ties"]) == (6, 5, 0, 1)
     assert out["boot_low"] <= d.mean() <= out["boot_high"]
     again = ex.paired_differences(res, confidence=0.95, n_boot=500, seed=1).iloc[0]
