@@ -1,20 +1,42 @@
 """The paper's claims as data, and the verdicts of checking them (book layer).
 
 * :data:`CLAIMS` -- the experiments section's claims, each with its place in the paper and a
-  check that runs on the paper's own numbers (:func:`evidence_from_paper`) and on ours
-  (:func:`evidence_from_results`); :func:`verdicts` runs them, :func:`verdict_table` and
-  :func:`claims_markdown` render them. Nothing is typed in: every number shown comes from a
-  table or a results file.
+  rule that runs on the paper's own numbers (:func:`evidence_from_paper`) and on ours
+  (:func:`evidence_from_results`); :func:`verdicts` runs them, :func:`verdict_table`,
+  :func:`effects_table` and :func:`claims_markdown` render them. Nothing is typed in: every
+  number shown comes from a table or a results file.
 * :func:`grade` -- the explicit thresholds of a graded verdict (modelling checks).
 * :class:`PageChecks` -- a page's numerical checks as data (statement, paper reference,
   computed value, bound, holds?), rendered out of sight as "Checks on this page: N, all
   passed"; a failing check raises :class:`CheckFailed`, which fails the build.
+
+How sure a verdict is
+---------------------
+Every claim is about differences of test errors (or of selected models' accuracies) between
+two arms evaluated on the same (condition, split). A rule computes, for each difference the
+claim is about, the mean over all evaluations and a 95 % interval, and gives one of three
+outcomes (:mod:`ensel.stats`):
+
+* **holds** -- every interval the claim needs excludes zero in the claimed direction;
+* **contradicted** -- at least one excludes zero in the opposite direction;
+* **within noise** -- otherwise: the point estimates may agree with the claim, but the
+  evaluation cannot tell.
+
+On our results the intervals are Nadeau & Bengio's corrected resampled t over the
+evaluations (:func:`ensel.stats.paired_interval`): the random 80/20 splits overlap, and the
+naive interval would be too narrow. On the paper's own tables only each arm's mean and std
+over its 30 evaluations are printed, so the same rule needs two stated assumptions
+(:data:`PAPER_ASSUMPTIONS`): the two arms' per-evaluation errors are uncorrelated (the
+paired differences' std is ``sqrt(std_a^2 + std_b^2)``; pairing would usually narrow it), and
+one arm's errors at different ``k`` are perfectly correlated (for averages over ``k``).
+Equivalence claims ("within 0.01") hold when the whole interval lies inside the tolerance.
+Claims that a difference is within noise (IMDB) count the intervals that contain zero.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,6 +44,15 @@ import pandas as pd
 
 from ensel.book.tables import LABELS, column_label, format_number, paper_summary
 from ensel.experiment import selected_models
+from ensel.stats import (
+    CONTRADICTED,
+    HOLDS,
+    WITHIN_NOISE,
+    PairedInterval,
+    half_width,
+    paired_interval,
+    verdict,
+)
 
 __all__ = [
     "CheckFailed",
@@ -29,9 +60,13 @@ __all__ = [
     "PageChecks",
     "VERDICT_MARKS",
     "NO_PAPER_TABLE",
+    "PAPER_EVALUATIONS",
+    "PAPER_ASSUMPTIONS",
     "verdict_table",
+    "effects_table",
     "claims_markdown",
     "Evidence",
+    "Finding",
     "Claim",
     "CLAIMS",
     "evidence_from_results",
@@ -41,14 +76,48 @@ __all__ = [
     "grade",
 ]
 
+#: The paper's tables are mean ± std over 3 temperatures x 2 runs x 5 random 80/20 splits.
+PAPER_EVALUATIONS = 30
+_PAPER_TEST_FRACTION = 0.2
+#: What judging the paper's own mean ± std needs (stated on the report page).
+PAPER_ASSUMPTIONS = (
+    "each table cell is a mean ± std over 30 evaluations (3 temperatures × 2 runs × 5 random "
+    "80/20 splits of the same items), so Nadeau & Bengio's correction applies as on our "
+    "results; the two arms' per-evaluation errors are uncorrelated (the std of their "
+    "difference is √(std_a² + std_b²); the paper does not print the pairing, which would "
+    "usually narrow the interval); an arm's errors at different k are perfectly correlated "
+    "(for averages over k); the selections tables print no spread, so claims on them are "
+    "compared as exact numbers")
+
+
+Arm = tuple[str, str]  # (selector, aggregator)
+Term = tuple[float, Arm, int, str]  # (weight, arm, k, "error" | "accuracy")
+
+
 @dataclass
 class Evidence:
-    """What a claim is checked against: a summary (``selector, aggregator, k, mean, std``) and,
-    optionally, the mean accuracy of each selector's first-``k`` set
-    (``selector, k, set_accuracy``)."""
+    """What a claim is checked against.
+
+    ``summary`` has one row per ``(selector, aggregator, k)`` with ``mean`` and ``std``.
+    ``per_eval`` (our results) has one row per evaluation (condition, split) and one column
+    per ``(quantity, selector, aggregator, k)`` (quantity ``"error"`` or ``"accuracy"``, the
+    mean training accuracy of the selected set). Without it (the paper's tables), intervals
+    come from the printed stds under :data:`PAPER_ASSUMPTIONS`; ``set_accuracy`` then holds
+    the selections table's accuracy of each selector's first ``k`` picks.
+    """
 
     summary: pd.DataFrame
     set_accuracy: pd.DataFrame | None = None
+    per_eval: pd.DataFrame | None = None
+    test_fraction: float = _PAPER_TEST_FRACTION
+    n_evaluations: int = PAPER_EVALUATIONS
+    _index: dict[tuple[str, str, int], tuple[float, float]] = field(default_factory=dict,
+                                                                    repr=False)
+
+    def __post_init__(self) -> None:
+        self._index = {(str(r.selector), str(r.aggregator), int(r.k)): (float(r.mean),
+                                                                         float(r.std))
+                       for r in self.summary.itertuples()}
 
     @property
     def m(self) -> int:
@@ -60,19 +129,72 @@ class Evidence:
             raise KeyError(f"no results for {sel}/{agg}")
         return c.set_index("k")[["mean", "std"]].sort_index()
 
+    def contrast(self, terms: Sequence[Term], *, direction: str = "less") -> PairedInterval:
+        """Mean and interval of ``sum(w * quantity(arm, k))`` over the evaluations."""
+        if not terms:
+            raise KeyError("no budget of the claim was evaluated")
+        ratio = self.test_fraction / (1.0 - self.test_fraction)
+        if self.per_eval is not None:
+            cols = [(q, a[0], a[1], int(k)) for _, a, k, q in terms]
+            missing = [c for c in cols if c not in self.per_eval.columns]
+            if missing:
+                raise KeyError(f"no results for {missing[0][1]}/{missing[0][2]} at "
+                               f"k={missing[0][3]}")
+            w = np.array([t[0] for t in terms], dtype=float)
+            d = self.per_eval.loc[:, cols].to_numpy(dtype=float) @ w
+            return paired_interval(d, n_train=1.0 - self.test_fraction,
+                                   n_test=self.test_fraction, direction=direction)
+        return self._paper_contrast(terms, ratio, direction)
+
+    def _paper_contrast(self, terms: Sequence[Term], ratio: float,
+                        direction: str) -> PairedInterval:
+        mean, by_arm = 0.0, {}
+        for w, (sel, agg), k, q in terms:
+            if q == "accuracy":
+                if self.set_accuracy is None:
+                    raise KeyError("no selection data")
+                t = self.set_accuracy.set_index(["selector", "k"])["set_accuracy"]
+                if (sel, int(k)) not in t.index:
+                    raise KeyError(f"no selection data for {sel} at k={k}")
+                mu, sd = float(t[(sel, int(k))]), 0.0  # the selections table has no spread
+            else:
+                if (sel, agg, int(k)) not in self._index:
+                    raise KeyError(f"no results for {sel}/{agg} at k={k}")
+                mu, sd = self._index[(sel, agg, int(k))]
+            mean += w * mu
+            by_arm[(q, sel, agg)] = by_arm.get((q, sel, agg), 0.0) + abs(w) * sd
+        sd_d = float(np.sqrt(sum(v * v for v in by_arm.values())))
+        n = int(self.n_evaluations)
+        h = half_width(sd_d, n, ratio) if sd_d > 0 else 0.0
+        return PairedInterval(mean, mean - h, mean + h, h, sd_d, n, n - 1, ratio, 0.95,
+                              direction, verdict(mean - h, mean + h, direction))
+
 
 def evidence_from_results(results: pd.DataFrame) -> Evidence:
-    """Evidence from :func:`ensel.experiment.evaluate` output (summary over all evaluations;
-    set accuracy = mean training accuracy of the first ``k`` picks, averaged)."""
+    """Evidence from :func:`ensel.experiment.evaluate` output: the summary over all
+    evaluations, every evaluation's errors (and selected-set accuracies, MAP rows) for the
+    intervals, and the mean selected-set accuracy of each selector's first ``k`` picks."""
     from ensel.experiment import summarise
 
     s = summarise(results)
+    keys = ["condition", "split"]
+    err = results.pivot_table(index=keys, columns=["selector", "aggregator", "k"],
+                              values="error", aggfunc="first")
+    parts = {"error": err}
     acc = None
     if "selected_accuracy" in results.columns:
         sub = results[results["aggregator"] == "map"]
         acc = (sub.groupby(["selector", "k"])["selected_accuracy"].mean()
                .rename("set_accuracy").reset_index())
-    return Evidence(summary=s, set_accuracy=acc)
+        parts["accuracy"] = sub.pivot_table(index=keys, columns=["selector", "aggregator", "k"],
+                                            values="selected_accuracy", aggfunc="first")
+    per_eval = pd.concat(parts, axis=1)
+    if per_eval.isna().any().any():
+        per_eval = per_eval.dropna(axis=1)  # an arm missing from some evaluation: unused
+    prov = results.attrs.get("provenance", {}) if hasattr(results, "attrs") else {}
+    frac = float(prov.get("test_fraction", _PAPER_TEST_FRACTION))
+    return Evidence(summary=s, set_accuracy=acc, per_eval=per_eval, test_fraction=frac,
+                    n_evaluations=len(per_eval))
 
 
 def evidence_from_paper(dataset: str) -> Evidence:
@@ -88,6 +210,32 @@ def evidence_from_paper(dataset: str) -> Evidence:
         rows += [(s, int(k), float(a)) for k, a in zip(g["k"], cum, strict=True)]
     acc = pd.DataFrame(rows, columns=["selector", "k", "set_accuracy"]) if rows else None
     return Evidence(summary=paper_summary(dataset), set_accuracy=acc)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one rule found on one body of evidence.
+
+    Attributes
+    ----------
+    text : str
+        What is measured and the numbers (``"what: numbers"``).
+    verdict : str
+        ``"holds"``, ``"within noise"`` or ``"contradicted"``.
+    point : bool
+        Whether the point estimates (means, no interval) satisfy the claim: the verdict a
+        two-valued check would give.
+    effect : PairedInterval or None
+        The claim's headline difference, oriented so that **negative supports the claim**
+        (for the forest plot): the difference itself, or for a claim about every budget the
+        least clear one (the part that decides the verdict); ``None`` for claims about
+        equivalence or noise.
+    """
+
+    text: str
+    verdict: str
+    point: bool
+    effect: PairedInterval | None = None
 
 
 def _ks(ks: Sequence[int] | str, m: int) -> list[int]:
@@ -106,131 +254,207 @@ def _d(x: float) -> str:
     return format_number(x, 4, signed=True)
 
 
-Check = Callable[[Evidence], tuple[str, bool]]
+def _pm(r: PairedInterval) -> str:
+    """``-0.0040 ± 0.0031``: a mean with its interval half-width."""
+    return f"{_d(r.mean)} ± {r.half_width:.4f}"
 
 
-def lower(a: tuple[str, str], b: tuple[str, str], ks: Sequence[int] | str) -> Check:
-    """Mean error of ``a`` below ``b`` at every ``k`` in ``ks``."""
-    def check(ev: Evidence) -> tuple[str, bool]:
-        ca, cb = ev.curve(*a), ev.curve(*b)
-        kk = [k for k in _ks(ks, ev.m) if k in ca.index and k in cb.index]
-        d = [float(ca.loc[k, "mean"] - cb.loc[k, "mean"]) for k in kk]
-        txt = (f"{column_label(*a)} − {column_label(*b)} at k={kk[0]}..{kk[-1]}: "
-               + ", ".join(_d(x) for x in d))
-        return txt, bool(kk) and all(x < 0 for x in d)
+def _combine(outcomes: Sequence[str]) -> str:
+    """Every part holds -> holds; any part contradicted -> contradicted; else within noise."""
+    if not outcomes:
+        raise KeyError("no budget of the claim was evaluated")
+    if all(o == HOLDS for o in outcomes):
+        return HOLDS
+    if any(o == CONTRADICTED for o in outcomes):
+        return CONTRADICTED
+    return WITHIN_NOISE
+
+
+def _least_clear(parts: Sequence[PairedInterval]) -> PairedInterval:
+    """The part that decides an "every part" verdict: a contradicted part if there is one,
+    else the one whose interval reaches highest (the headline effect of such a claim)."""
+    bad = [r for r in parts if r.verdict == CONTRADICTED]
+    return max(bad or parts, key=lambda r: r.high)
+
+
+def _diff(a: Arm, ka: int, b: Arm, kb: int, q: str = "error") -> list[Term]:
+    return [(1.0, a, ka, q), (-1.0, b, kb, q)]
+
+
+def _budgets(ev: Evidence, ks: Sequence[int] | str, *arms: Arm) -> list[int]:
+    curves = [ev.curve(*a) for a in arms]
+    kk = [k for k in _ks(ks, ev.m) if all(k in c.index for c in curves)]
+    if not kk:
+        raise KeyError(f"no budget in {ks!r} was evaluated")
+    return kk
+
+
+def _kr(kk: Sequence[int]) -> str:
+    return f"k={kk[0]}" if len(kk) == 1 else f"k={kk[0]}..{kk[-1]}"
+
+
+Check = Callable[[Evidence], Finding]
+
+
+def _avg(ev: Evidence, pairs: Sequence[tuple[Arm, int, Arm, int]],
+         q: str = "error") -> PairedInterval:
+    """Interval of the mean over ``pairs`` of ``quantity(a, ka) - quantity(b, kb)``."""
+    n = len(pairs)
+    return ev.contrast([(w / n, arm, k, q) for a, ka, b, kb in pairs
+                        for w, arm, k, _ in _diff(a, ka, b, kb, q)])
+
+
+def lower(a: Arm, b: Arm, ks: Sequence[int] | str) -> Check:
+    """Error of ``a`` below ``b`` at every ``k`` in ``ks``."""
+    def check(ev: Evidence) -> Finding:
+        kk = _budgets(ev, ks, a, b)
+        per_k = [ev.contrast(_diff(a, k, b, k)) for k in kk]
+        txt = (f"{column_label(*a)} − {column_label(*b)} at {_kr(kk)}: "
+               + ", ".join(_pm(r) for r in per_k))
+        return Finding(txt, _combine([r.verdict for r in per_k]),
+                       all(r.mean < 0 for r in per_k), _least_clear(per_k))
     return check
 
 
-def lower_than_all(a: tuple[str, str], bs: Sequence[tuple[str, str]],
-                   ks: Sequence[int] | str) -> Check:
-    """Mean error of ``a`` below every ``b`` at every ``k`` in ``ks``."""
-    def check(ev: Evidence) -> tuple[str, bool]:
-        ca = ev.curve(*a)
-        kk = [k for k in _ks(ks, ev.m) if k in ca.index]
-        parts, ok = [], bool(kk)
+def lower_than_all(a: Arm, bs: Sequence[Arm], ks: Sequence[int] | str) -> Check:
+    """Error of ``a`` below every ``b`` at every ``k`` in ``ks``."""
+    def check(ev: Evidence) -> Finding:
+        kk = _budgets(ev, ks, a, *bs)
+        parts, every = [], []
         for b in bs:
-            cb = ev.curve(*b)
-            d = [float(ca.loc[k, "mean"] - cb.loc[k, "mean"]) for k in kk if k in cb.index]
-            ok = ok and bool(d) and all(x < 0 for x in d)
-            parts.append(f"vs {column_label(*b)} worst {_d(max(d))}" if d else "")
-        return f"{column_label(*a)}, k={kk[0]}..{kk[-1]}: " + "; ".join(parts), ok
+            rs = [ev.contrast(_diff(a, k, b, k)) for k in kk]
+            every += rs
+            worst = _least_clear(rs)
+            parts.append(f"vs {column_label(*b)} least clear k={kk[rs.index(worst)]} "
+                         f"{_pm(worst)}")
+        return Finding(f"{column_label(*a)}, {_kr(kk)}: " + "; ".join(parts),
+                       _combine([r.verdict for r in every]), all(r.mean < 0 for r in every),
+                       _least_clear(every))
     return check
 
 
-def lower_on_average(a: tuple[str, str], b: tuple[str, str], ks: Sequence[int] | str) -> Check:
+def lower_on_average(a: Arm, b: Arm, ks: Sequence[int] | str) -> Check:
     """Mean over ``ks`` of the error difference ``a - b`` is negative."""
-    def check(ev: Evidence) -> tuple[str, bool]:
-        ca, cb = ev.curve(*a), ev.curve(*b)
-        kk = [k for k in _ks(ks, ev.m) if k in ca.index and k in cb.index]
-        d = float(np.mean([ca.loc[k, "mean"] - cb.loc[k, "mean"] for k in kk]))
-        return (f"mean over k={kk[0]}..{kk[-1]} of {column_label(*a)} − {column_label(*b)}: "
-                f"{_d(d)}"), d < 0
+    def check(ev: Evidence) -> Finding:
+        kk = _budgets(ev, ks, a, b)
+        r = _avg(ev, [(a, k, b, k) for k in kk])
+        return Finding(f"mean over {_kr(kk)} of {column_label(*a)} − {column_label(*b)}: "
+                       f"{_pm(r)}", r.verdict, r.mean < 0, r)
     return check
 
 
-def best_lower(a: tuple[str, str], b: tuple[str, str]) -> Check:
-    """The best (over ``k``) mean error of ``a`` is below the best of ``b``."""
-    def check(ev: Evidence) -> tuple[str, bool]:
+def best_lower(a: Arm, b: Arm) -> Check:
+    """The best (over ``k``) error of ``a`` is below the best of ``b`` (each arm's best ``k``
+    chosen on the mean curve, then compared evaluation by evaluation)."""
+    def check(ev: Evidence) -> Finding:
         ca, cb = ev.curve(*a)["mean"], ev.curve(*b)["mean"]
         ka, kb = int(ca.idxmin()), int(cb.idxmin())
+        r = ev.contrast(_diff(a, ka, b, kb))
         fa, fb = _f(ca[ka]), _f(cb[kb])
         if fa == fb and ca[ka] != cb[kb]:  # show the digit that decides
             fa, fb = f"{ca[ka]:.4f}", f"{cb[kb]:.4f}"
-        return (f"best {LABELS.get(a[0], a[0])} {fa} (k={ka}) vs best "
-                f"{LABELS.get(b[0], b[0])} {fb} (k={kb})"), bool(ca[ka] < cb[kb])
+        return Finding(f"best {LABELS.get(a[0], a[0])} {fa} (k={ka}) vs best "
+                       f"{LABELS.get(b[0], b[0])} {fb} (k={kb}): {_pm(r)}",
+                       r.verdict, bool(ca[ka] < cb[kb]), r)
     return check
 
 
-def argmin_in(a: tuple[str, str], ks: Sequence[int]) -> Check:
-    """The ``k`` with the smallest mean error of ``a`` lies in ``ks``."""
-    def check(ev: Evidence) -> tuple[str, bool]:
+def argmin_in(a: Arm, ks: Sequence[int]) -> Check:
+    """The ``k`` with the smallest error of ``a`` lies in ``ks``: the best ``k`` inside beats
+    the best ``k`` outside."""
+    def check(ev: Evidence) -> Finding:
         ca = ev.curve(*a)["mean"]
         kmin = int(ca.idxmin())
-        return f"{column_label(*a)} is lowest at k={kmin} ({_f(ca[kmin])})", kmin in set(ks)
+        inside = ca[ca.index.isin(list(ks))]
+        outside = ca[~ca.index.isin(list(ks))]
+        if inside.empty:
+            raise KeyError(f"no budget in {list(ks)} was evaluated")
+        kin = int(inside.idxmin())
+        if outside.empty:
+            return Finding(f"{column_label(*a)}: every budget lies in {list(ks)}", HOLDS, True)
+        kout = int(outside.idxmin())
+        r = ev.contrast(_diff(a, kin, a, kout))
+        return Finding(f"{column_label(*a)} is lowest at k={kmin} ({_f(ca[kmin])}); best inside "
+                       f"− best outside (k={kin} − k={kout}): {_pm(r)}",
+                       r.verdict, kmin in set(ks), r)
     return check
 
 
-def close(a: tuple[str, str], b: tuple[str, str], ks: Sequence[int] | str, tol: float) -> Check:
-    """``|mean_a - mean_b| <= tol`` at every ``k`` in ``ks``."""
-    def check(ev: Evidence) -> tuple[str, bool]:
-        ca, cb = ev.curve(*a), ev.curve(*b)
-        kk = [k for k in _ks(ks, ev.m) if k in ca.index and k in cb.index]
-        d = np.array([ca.loc[k, "mean"] - cb.loc[k, "mean"] for k in kk], dtype=float)
-        kw = kk[int(np.argmax(np.abs(d)))]
-        return (f"max |{column_label(*a)} − {column_label(*b)}| over k={kk[0]}..{kk[-1]}: "
-                f"{np.abs(d).max():.4f} (k={kw}; tolerance {tol})"), bool(np.abs(d).max() <= tol)
+def close(a: Arm, b: Arm, ks: Sequence[int] | str, tol: float) -> Check:
+    """``|error_a - error_b| <= tol`` at every ``k`` in ``ks`` (an equivalence claim: it holds
+    when every interval lies inside ``[-tol, tol]``, is contradicted when one lies outside)."""
+    def check(ev: Evidence) -> Finding:
+        kk = _budgets(ev, ks, a, b)
+        rs = [ev.contrast(_diff(a, k, b, k)) for k in kk]
+        outcomes = [HOLDS if (r.low >= -tol and r.high <= tol) else
+                    CONTRADICTED if (r.low > tol or r.high < -tol) else WITHIN_NOISE
+                    for r in rs]
+        i = int(np.argmax([abs(r.mean) for r in rs]))
+        far = max(max(abs(r.low), abs(r.high)) for r in rs)
+        return Finding(f"max |{column_label(*a)} − {column_label(*b)}| over {_kr(kk)}: "
+                       f"{abs(rs[i].mean):.4f} (k={kk[i]}); interval reaches {far:.4f} "
+                       f"(tolerance {tol})", _combine(outcomes),
+                       bool(max(abs(r.mean) for r in rs) <= tol))
     return check
 
 
-def within_noise(bs: Sequence[tuple[str, str]], a: tuple[str, str],
-                 ks: Sequence[int] | str, min_fraction: float = 1.0) -> Check:
-    """``|mean_b - mean_a|`` is at most the larger of the two standard deviations for at least
-    ``min_fraction`` of the (b, k) comparisons ("often": 0.5, "largely": 0.8)."""
-    def check(ev: Evidence) -> tuple[str, bool]:
+def within_noise(bs: Sequence[Arm], a: Arm, ks: Sequence[int] | str,
+                 min_fraction: float = 1.0) -> Check:
+    """At least ``min_fraction`` of the (b, k) differences ``b - a`` cannot be told from zero
+    (their interval contains 0). A claim *about* noise: it holds or is contradicted. The
+    point check is the paper's own reading: ``|mean_b - mean_a|`` at most the larger std."""
+    def check(ev: Evidence) -> Finding:
         ca = ev.curve(*a)
-        inside, total, worst, where = 0, 0, 0.0, ""
+        inside = within_sd = total = 0
         for b in bs:
             cb = ev.curve(*b)
             for k in _ks(ks, ev.m):
                 if k in ca.index and k in cb.index:
-                    d = abs(float(cb.loc[k, "mean"] - ca.loc[k, "mean"]))
-                    sd = max(float(ca.loc[k, "std"]), float(cb.loc[k, "std"]))
+                    r = ev.contrast(_diff(b, k, a, k))
                     total += 1
-                    inside += int(d <= sd)
-                    ratio = d / sd if sd > 0 else (0.0 if d == 0 else np.inf)
-                    if ratio > worst:
-                        worst = ratio
-                        where = f"{column_label(*b)} at k={k}: |Δ|={d:.4f}, std={sd:.4f}"
-        frac = inside / total if total else 0.0
-        return (f"{inside}/{total} differences within one std (need {min_fraction:.0%}); "
-                f"largest |Δ|/std = {worst:.2f} ({where or 'all equal'})"), (
-                    total > 0 and frac >= min_fraction)
+                    inside += int(r.verdict == WITHIN_NOISE)
+                    d = abs(float(cb.loc[k, "mean"] - ca.loc[k, "mean"]))
+                    within_sd += int(d <= max(float(ca.loc[k, "std"]), float(cb.loc[k, "std"])))
+        if not total:
+            raise KeyError(f"no budget in {ks!r} was evaluated")
+        ok = inside / total >= min_fraction
+        return Finding(f"{inside}/{total} differences with an interval containing 0 (need "
+                       f"{min_fraction:.0%}); {within_sd}/{total} within one std",
+                       HOLDS if ok else CONTRADICTED, within_sd / total >= min_fraction)
     return check
 
 
-def full_set_worse(a: tuple[str, str]) -> Check:
-    """Using all ``m`` models gives a higher mean error than the best ``k``."""
-    def check(ev: Evidence) -> tuple[str, bool]:
+def full_set_worse(a: Arm) -> Check:
+    """Using all ``m`` models gives a higher error than the best smaller ``k``."""
+    def check(ev: Evidence) -> Finding:
         ca = ev.curve(*a)["mean"]
-        kmin = int(ca.idxmin())
         m = int(ca.index.max())
-        return (f"{column_label(*a)}: k={m} {_f(ca[m])} vs best {_f(ca[kmin])} (k={kmin})",
-                bool(ca[m] > ca[kmin]))
+        smaller = ca[ca.index < m]
+        if smaller.empty:
+            raise KeyError("only one budget was evaluated")
+        kmin = int(smaller.idxmin())
+        r = ev.contrast(_diff(a, kmin, a, m))
+        return Finding(f"{column_label(*a)}: k={m} {_f(ca[m])} vs best {_f(ca[kmin])} "
+                       f"(k={kmin}); best − all: {_pm(r)}", r.verdict,
+                       bool(ca[m] > ca[int(ca.idxmin())]), r)
     return check
 
 
 def set_more_accurate(a: str, b: str, ks: Sequence[int]) -> Check:
     """Mean accuracy of ``a``'s first-``k`` set above ``b``'s at every ``k`` in ``ks``."""
-    def check(ev: Evidence) -> tuple[str, bool]:
+    def check(ev: Evidence) -> Finding:
         if ev.set_accuracy is None:
-            return "no selection data", False
+            raise KeyError("no selection data")
         t = ev.set_accuracy.set_index(["selector", "k"])["set_accuracy"]
         kk = [k for k in ks if (a, k) in t.index and (b, k) in t.index]
         if not kk:
-            return "no selection data", False
+            raise KeyError("no selection data")
+        A, B = (a, "map"), (b, "map")
+        rs = [ev.contrast(_diff(B, k, A, k, "accuracy")) for k in kk]
         parts = [f"k={k}: {100 * t[(a, k)]:.1f}% vs {100 * t[(b, k)]:.1f}%" for k in kk]
-        return (f"mean accuracy of the {LABELS[a]} vs {LABELS[b]} set: " + "; ".join(parts),
-                all(t[(a, k)] > t[(b, k)] for k in kk))
+        return Finding(f"mean accuracy of the {LABELS[a]} vs {LABELS[b]} set: "
+                       + "; ".join(parts), _combine([r.verdict for r in rs]),
+                       all(t[(a, k)] > t[(b, k)] for k in kk), _least_clear(rs))
     return check
 
 
@@ -250,7 +474,7 @@ class Claim:
     text : str
         The claim, quoted or closely paraphrased.
     check : callable
-        ``Evidence -> (numbers, holds)``; run on the paper's tables and on our results.
+        ``Evidence -> Finding``; run on the paper's tables and on our results.
     short : str
         A few words for compact verdict tables (default: ``text``).
     """
@@ -376,24 +600,39 @@ CLAIMS: list[Claim] = [
           short="Greedy MI below all baselines at every k = 4..8"),
     Claim("IMDB2", "imdb", "Appendix IMDB, 'Experiments Across Temperatures and Runs'",
           "Improvements from selection are modest and often within noise margins "
-          "(|Greedy MI − Top-k| at most one standard deviation for at least half of the k).",
+          "(the 95 % interval of Greedy MI − Top-k contains 0 for at least half of the k).",
           within_noise([T], G, "all", 0.5),
-          short="Greedy MI − Top-k within one std for half of the k"),
+          short="Greedy MI − Top-k within noise for half of the k"),
     Claim("IMDB3", "imdb", "Appendix IMDB, 'Experiments with Alternative Aggregation Rules'",
           "Under MV and W-MV all methods perform comparably: the curves largely overlap and "
-          "differences fall within the variance bands (at least 80% of the comparisons with "
-          "Greedy MI within one std).", within_noise(_bl("mv") + _bl("wmv"), G, "all", 0.8),
-          short="under MV / W-MV, 80% of differences within one std"),
+          "differences fall within the variance bands (the 95 % interval contains 0 for at "
+          "least 80% of the comparisons with Greedy MI).",
+          within_noise(_bl("mv") + _bl("wmv"), G, "all", 0.8),
+          short="under MV / W-MV, 80% of differences within noise"),
 ]
 
 
-def _run(claim: Claim, ev: Evidence | None) -> tuple[str, bool | None]:
+def _run(claim: Claim, ev: Evidence | None) -> Finding | None | str:
     if ev is None:
-        return "—", None
+        return None
     try:
         return claim.check(ev)
     except KeyError as exc:
-        return f"not computable ({exc.args[0]})", None
+        return f"not computable ({exc.args[0]})"
+
+
+_NAN = float("nan")
+
+
+def _cols(f: Finding | None | str, prefix: str) -> dict[str, Any]:
+    found = isinstance(f, Finding)
+    e = f.effect if found else None
+    return {f"{prefix}text": f.text if found else ("—" if f is None else f),
+            f"{prefix}point": f.point if found else None,
+            f"{prefix}verdict": f.verdict if found else None,
+            f"{prefix}effect": _NAN if e is None else e.mean,
+            f"{prefix}low": _NAN if e is None else e.low,
+            f"{prefix}high": _NAN if e is None else e.high}
 
 
 def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
@@ -411,11 +650,14 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
     Returns
     -------
     pandas.DataFrame
-        One row per (claim, dataset checked): ``id, dataset, location, claim, paper,
-        paper_holds, ours, holds, verdict, short``. ``paper`` is ``"—"`` (and ``paper_holds``
-        ``None``) for datasets the paper does not have (MMLU-Pro, user data); ``verdict`` is
-        ``"holds"``, ``"does not hold"`` or ``"no results"``; ``short`` is the claim in a few
-        words. :func:`verdict_table` renders it compactly.
+        One row per (claim, dataset checked): ``id, dataset, location, claim, short``; on our
+        results ``ours`` (what is measured, with intervals), ``holds`` (the point estimates
+        satisfy the claim), ``verdict`` (``"holds"``, ``"within noise"``, ``"contradicted"``
+        or ``"no results"``) and the headline effect ``effect, effect_low, effect_high``
+        (negative supports the claim; NaN for equivalence and noise claims); the same on the
+        paper's numbers as ``paper, paper_holds, paper_verdict, paper_effect, paper_low,
+        paper_high`` (``paper`` is ``"—"`` and the rest empty for datasets the paper does
+        not have). :func:`verdict_table` renders it compactly.
     """
     from ensel.datasets.paper_tables import DATASETS as PAPER_DATASETS
 
@@ -426,19 +668,29 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
     for claim in claims:
         targets = list(results_by_dataset) if claim.dataset == "all" else [claim.dataset]
         for d in targets:
-            p_txt, p_ok = _run(claim, paper.get(d))
-            o_txt, o_ok = _run(claim, ours.get(d))
-            verdict = ("no results" if o_ok is None else "holds" if o_ok else "does not hold")
-            rows.append((claim.id, d, claim.location, claim.text, p_txt, p_ok, o_txt, o_ok,
-                         verdict, claim.short or claim.text))
-    return pd.DataFrame(rows, columns=["id", "dataset", "location", "claim", "paper",
-                                       "paper_holds", "ours", "holds", "verdict", "short"])
+            p = _cols(_run(claim, paper.get(d)), "p_")
+            o = _cols(_run(claim, ours.get(d)), "o_")
+            rows.append({
+                "id": claim.id, "dataset": d, "location": claim.location, "claim": claim.text,
+                "paper": p["p_text"], "paper_holds": p["p_point"],
+                "paper_verdict": p["p_verdict"], "paper_effect": p["p_effect"],
+                "paper_low": p["p_low"], "paper_high": p["p_high"],
+                "ours": o["o_text"], "holds": o["o_point"],
+                "verdict": "no results" if o["o_verdict"] is None else o["o_verdict"],
+                "effect": o["o_effect"], "effect_low": o["o_low"], "effect_high": o["o_high"],
+                "short": claim.short or claim.text})
+    cols = ["id", "dataset", "location", "claim", "paper", "paper_holds", "paper_verdict",
+            "paper_effect", "paper_low", "paper_high", "ours", "holds", "verdict", "effect",
+            "effect_low", "effect_high", "short"]
+    return pd.DataFrame(rows, columns=cols)
 
 
 #: How a verdict is shown to a reader.
-VERDICT_MARKS: dict[str, str] = {"holds": "✓ holds", "does not hold": "✗ does not hold",
-                                  "no results": "– no results"}
-_VERDICT_COLORS = {"holds": "#1a7f37", "does not hold": "#b42318", "no results": "#666666"}
+VERDICT_MARKS: dict[str, str] = {HOLDS: "✓ holds", WITHIN_NOISE: "≈ within noise",
+                                  CONTRADICTED: "✗ contradicted", "no results": "– no results"}
+_SHORT_MARKS = {HOLDS: "✓", WITHIN_NOISE: "≈", CONTRADICTED: "✗"}
+_VERDICT_COLORS = {HOLDS: "#1a7f37", WITHIN_NOISE: "#9a6700", CONTRADICTED: "#b42318",
+                   "no results": "#666666"}
 NO_PAPER_TABLE = "n/a (no paper table)"
 
 
@@ -453,14 +705,19 @@ def _split_evidence(paper: str, ours: str) -> tuple[str, str, str]:
     return "", paper, ours
 
 
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and np.isnan(x))
+
+
 def verdict_table(verdicts_df: pd.DataFrame, dataset: str, *, html: bool = True
                   ) -> pd.DataFrame:
     """The verdicts of one dataset, compact enough for a book page.
 
     Columns ``claim`` (short text, plus what is measured in small print), ``paper`` (the rule
-    on the paper's numbers, ✓/✗, or ``"n/a (no paper table)"``), ``ours`` and ``verdict``
-    (✓ holds / ✗ does not hold / – no results); index ``id``. With ``html=True`` the cells
-    carry markup for :func:`to_html`; the full claim texts are in :func:`claims_markdown`.
+    on the paper's numbers with ✓ holds / ≈ within noise / ✗ contradicted, or ``"n/a (no
+    paper table)"``), ``ours`` (mean ± 95 % half-width) and ``verdict``; index ``id``. With
+    ``html=True`` the cells carry markup for :func:`to_html`; the full claim texts are in
+    :func:`claims_markdown`.
     """
     import html as _html
 
@@ -468,17 +725,15 @@ def verdict_table(verdicts_df: pd.DataFrame, dataset: str, *, html: bool = True
     esc = _html.escape if html else (lambda t: t)
     rows = []
     for r in v.itertuples():
-        short = r.short if "short" in v.columns else r.claim
         measured, p_txt, o_txt = _split_evidence(str(r.paper), str(r.ours))
-        claim_cell = esc(str(short))
+        claim_cell = esc(str(r.short))
         if measured:
             claim_cell += (f'<br><span style="font-size: 0.8em; color: #555">{esc(measured)}'
                            "</span>" if html else f" [{measured}]")
-        if r.paper_holds is None or (isinstance(r.paper_holds, float)
-                                     and np.isnan(r.paper_holds)):
-            paper_cell = NO_PAPER_TABLE
+        if _missing(r.paper_verdict):
+            paper_cell = NO_PAPER_TABLE if r.paper == "—" else esc(str(r.paper))
         else:
-            paper_cell = esc(p_txt) + (" ✓" if bool(r.paper_holds) else " ✗")
+            paper_cell = esc(p_txt) + " " + _SHORT_MARKS[str(r.paper_verdict)]
         mark = VERDICT_MARKS.get(r.verdict, str(r.verdict))
         if html:
             mark = (f'<span style="color: {_VERDICT_COLORS.get(r.verdict, "#000")}; '
@@ -486,6 +741,14 @@ def verdict_table(verdicts_df: pd.DataFrame, dataset: str, *, html: bool = True
         rows.append((r.id, claim_cell, paper_cell, esc(o_txt), mark))
     return pd.DataFrame(rows, columns=["id", "claim", "paper", "ours", "verdict"]
                         ).set_index("id")
+
+
+def effects_table(verdicts_df: pd.DataFrame) -> pd.DataFrame:
+    """The headline effects with intervals, one row per (claim, dataset) that has one, ours
+    and the paper's, oriented so that negative supports the claim (for the forest plot)."""
+    v = verdicts_df[verdicts_df["effect"].notna() | verdicts_df["paper_effect"].notna()]
+    return v[["id", "dataset", "short", "effect", "effect_low", "effect_high", "verdict",
+              "paper_effect", "paper_low", "paper_high", "paper_verdict"]].reset_index(drop=True)
 
 
 def claims_markdown(claims: Sequence[Claim] = CLAIMS, ids: Iterable[str] | None = None) -> str:
