@@ -26,23 +26,25 @@
 # third decimal matches. MMLU-Pro, when present, is independent **real** LLM output data: the
 # last column of the verdict table says which general claims hold on it.
 #
-# **In this build**, {glue:text}`holds_medmcqa` of {glue:text}`n_medmcqa` claims hold on
-# MEDMCQA, {glue:text}`holds_mmlu` of {glue:text}`n_mmlu` on MMLU and
-# {glue:text}`holds_imdb` of {glue:text}`n_imdb` on IMDB; on real MMLU-Pro data,
-# {glue:text}`mmlu_pro_claims`. Over all cells of the paper's results tables the mean
-# absolute difference between ours and the paper's is {glue:text}`mean_abs_diff:.4f`.
+# **How sure.** Every claim is about differences between arms scored on the same
+# evaluations; each difference gets a 95 % interval corrected for the overlap of the random
+# splits, and the verdict is *holds* (beyond the noise), *within noise* (the data cannot
+# tell) or *contradicted*. **In this build:** {glue:text}`report_sentence`
+# Over all cells of the paper's results tables the mean absolute difference between ours
+# and the paper's is {glue:text}`mean_abs_diff:.4f`.
 
 # %% tags=["parameters"]
 datasets_to_report = ["medmcqa", "mmlu", "imdb", "mmlu_pro"]
 required = ["medmcqa", "mmlu", "imdb"]  # stand-ins: results must exist
 
 # %% tags=["remove-cell"]
+import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import HTML, Markdown, display
 from myst_nb import glue
 
 from ensel import experiment
-from ensel.book import claims, protocol, tables
+from ensel.book import claims, figures, protocol, tables
 from ensel.book.claims import PageChecks
 from ensel.book.results import load_results, results_dir
 from ensel.datasets.paper_tables import load_paper_table
@@ -171,8 +173,10 @@ for d, t in picks.items():
 # ## Claims: verdicts
 #
 # Each claim of the experiments section with its place in the paper, checked by the same
-# rule on the paper's own table numbers ("paper") and on our results ("ours"). The general
-# claims (ids `G*`) are also checked on MMLU-Pro when its results exist.
+# rule on the paper's own table numbers ("paper") and on our results ("ours"): every
+# difference the claim is about as mean ± 95 % half-width, and the three-outcome verdict
+# (`ensel.book.claims`). The general claims (ids `G*`) are also checked on MMLU-Pro when its
+# results exist.
 
 # %%
 v = claims.verdicts({d: results[d] for d in datasets_to_report})
@@ -181,7 +185,8 @@ v = claims.verdicts({d: results[d] for d in datasets_to_report})
 for d in datasets_to_report:
     if not (v["dataset"] == d).any():
         continue
-    note = ("paper: the same rule on the paper's own table numbers (✓ = they satisfy it)."
+    note = ("paper: the same rule on the paper's own mean ± std (✓ holds, ≈ within its own "
+            "noise, ✗ contradicted; assumptions below)."
             if d in paper_sets else
             "The paper has no table for this dataset: only our results are checked.")
     display(HTML(tables.to_html(claims.verdict_table(v, d).reset_index(), index=False,
@@ -194,17 +199,26 @@ display(Markdown(claims.claims_markdown()))
 have = v[v["dataset"].isin([d for d in results if results[d] is not None])]
 checks.add("every claim can be checked on the datasets with results",
            (have["verdict"] != "no results").all(), value=len(have))
-# the checks are faithful to the paper: its own numbers satisfy its claims
-on_paper = v.loc[v["dataset"].isin(paper_sets), "paper_holds"]
-checks.add("the paper's own numbers satisfy every claim", on_paper.all(),
-           value=f"{int(on_paper.sum())}/{len(on_paper)}", ref="Sec. 6")
+# the checks are faithful to the paper: its own point estimates satisfy its claims, and
+# with intervals none of its claims is contradicted by its own numbers
+on_paper = v[v["dataset"].isin(paper_sets)]
+checks.add("the paper's own point estimates satisfy every claim",
+           on_paper["paper_holds"].astype(bool).all(),
+           value=f"{int(on_paper['paper_holds'].astype(bool).sum())}/{len(on_paper)}",
+           ref="Sec. 6")
+checks.add("no claim is contradicted by the paper's own mean ± std",
+           (on_paper["paper_verdict"] != "contradicted").all(), ref="Sec. 6")
 
 # %% [markdown]
-# At a glance, and the count per dataset:
+# (tab-report-counts)=
+# ## How sure: verdicts per dataset
+#
+# The count of each outcome per dataset; "point estimates" is how many claims the means
+# alone (no interval) would call satisfied, the two-valued verdict of earlier versions of
+# this page.
 
 # %%
-counts = (have.groupby("dataset")["verdict"].value_counts()
-          .unstack(fill_value=0))
+counts = protocol.verdict_counts(have)
 
 # %% tags=["hide-input"]
 grid = (v.assign(mark=v["verdict"].map(claims.VERDICT_MARKS))
@@ -213,28 +227,72 @@ grid = (v.assign(mark=v["verdict"].map(claims.VERDICT_MARKS))
         .fillna("")
         .reindex([c.id for c in claims.CLAIMS]))
 grid.columns = [tables.dataset_label(c) for c in grid.columns]
+display(HTML(tables.to_html(
+    counts.rename(index=tables.dataset_label,
+                  columns={**claims.VERDICT_MARKS, "point": "point estimates ✓",
+                           "claims": "claims"}),
+    caption="Claims checked per dataset",
+    note="holds: every interval the claim needs excludes zero in the claimed direction; "
+         "within noise: the data cannot tell; contradicted: an interval excludes zero the "
+         "other way.")))
 display(HTML(tables.to_html(grid, caption="At a glance",
                             note="Empty: the claim is about another dataset.")))
-counts_show = counts.reindex(columns=["holds", "does not hold"], fill_value=0).rename(
-    index=tables.dataset_label, columns=claims.VERDICT_MARKS)
-display(HTML(tables.to_html(counts_show, caption="Claims checked per dataset")))
+
+# %% [markdown]
+# (tab-report-paper-noise)=
+# ### The paper's own numbers against its own spread
+#
+# The paper reports mean $\pm$ std over 30 evaluations and never asks whether its
+# advantages exceed that spread. The same rule on its tables needs assumptions, because the
+# pairing of the evaluations is not printed: {glue:text}`paper_assumptions`.
+
+# %%
+paper_counts = protocol.verdict_counts(v[v["dataset"].isin(paper_sets)],
+                                       column="paper_verdict")
+
+# %% tags=["hide-input"]
+display(HTML(tables.to_html(
+    paper_counts.rename(index=tables.dataset_label,
+                        columns={**claims.VERDICT_MARKS, "point": "point estimates ✓",
+                                 "claims": "claims"}),
+    caption="The paper's claims judged on the paper's own mean ± std")))
+
+# %% [markdown]
+# (fig-report-forest)=
+# ### Effect sizes with intervals
+#
+# One row per claim and dataset: the difference the claim is about, oriented so that a
+# negative value supports it, with its 95 % interval. For a claim about every budget in a
+# range the row shows the least clear budget, the one that decides the verdict. Hollow
+# squares: the same difference from the paper's own mean $\pm$ std. Equivalence and
+# within-noise claims (MED9, MMLU3, MMLU9, IMDB2, IMDB3) have no direction and are only in
+# the tables.
+
+# %%
+effects = claims.effects_table(v)
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Headline effect of every directional claim on every dataset with its 95 % interval, coloured by verdict; hollow squares: the paper's own numbers.", "name": "fig-report-forest-plot"}}
+fig = figures.claims_forest(effects, dataset_label=tables.dataset_label)
+plt.show()
 
 # %% tags=["remove-cell"]
-for d in protocol.STANDINS:
-    row = counts.loc[d] if d in counts.index else pd.Series(dtype=int)
-    glue(f"holds_{d}", int(row.get("holds", 0)), display=False)
-    glue(f"n_{d}", int(row.sum()), display=False)
-glue("mmlu_pro_claims", "no results in this build, so no claim is checked on independent "
-     "real data" if "mmlu_pro" not in counts.index else
-     f"{int(counts.loc['mmlu_pro'].get('holds', 0))} of "
-     f"{int(counts.loc['mmlu_pro'].sum())} general claims hold", display=False)
+glue("paper_assumptions", claims.PAPER_ASSUMPTIONS, display=False)
+glue("report_sentence", protocol.verdict_sentence(have, counts, paper_counts), display=False)
+checks.add("every directional claim has an effect with an interval on our results",
+           bool(effects.loc[effects["verdict"] != "no results", "effect_low"].notna().all()))
+checks.add("each interval holds its mean",
+           bool(((effects["effect_low"] <= effects["effect"] + 1e-15)
+                 & (effects["effect"] <= effects["effect_high"] + 1e-15)).dropna().all()))
+checks.add("the forest plot's colours agree with the verdicts (holds: interval below 0)",
+           bool((effects.loc[effects["verdict"] == "holds", "effect_high"] < 0).all()))
 
 # %% [markdown]
 # ## Beyond the paper: significance and distance to the optimum
 #
 # Per dataset: at how many budgets Greedy MI beats Top-$k$ (MAP) with a 95 % paired
-# $t$-interval entirely below zero, and, where the exhaustive scan ran, the mean excess test
-# error of Greedy MI and Top-$k$ over the oracle subset (averaged over $k$).
+# interval (corrected for overlapping splits) entirely below zero, and, where the
+# exhaustive scan ran, the mean excess test error of Greedy MI and Top-$k$ over the oracle
+# subset (averaged over $k$).
 
 # %%
 beyond = protocol.beyond_table(results, summaries)
@@ -243,7 +301,8 @@ beyond = protocol.beyond_table(results, summaries)
 display(HTML(tables.to_html(
     tables.format_numbers(beyond, 4, signed=["mean paired diff"]),
     caption="Greedy MI vs Top-k (MAP): significance and distance to the oracle",
-    note="Significantly better: 95 % paired t-interval entirely on one side of zero. "
+    note="Better beyond noise: 95 % paired interval (Nadeau & Bengio's correction for "
+         "overlapping splits) entirely on one side of zero. "
          "Mean paired diff: Greedy MI − Top-k averaged over k (negative = Greedy MI "
          "better). Excess over oracle: mean over k of the error above the best subset on "
          "the test part; n/a where the exhaustive scan did not run.")))

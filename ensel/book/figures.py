@@ -28,6 +28,7 @@ __all__ = [
     "copula_validation",
     "correlation_heatmap",
     "paired_differences_plot",
+    "claims_forest",
 ]
 
 #: Colour and marker per selector, shared by every figure.
@@ -229,3 +230,43 @@ def paired_differences_plot(diffs: pd.DataFrame, *, label: str = "Greedy MI − 
     return fig
 
 
+
+
+_VERDICT_COLOR = {"holds": "#1a7f37", "within noise": "#9a6700", "contradicted": "#b42318"}
+
+
+def claims_forest(effects: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
+    """Forest plot of the claims' headline effects (from :func:`ensel.book.claims.
+    effects_table`): one row per (dataset, claim), ours as a filled dot with its 95 %
+    interval coloured by verdict (for a claim about every budget: the least clear budget,
+    which decides the verdict), the paper's own (from its mean ± std) as a hollow
+    square; negative supports the claim."""
+    e = effects.reset_index(drop=True)
+    n = len(e)
+    fig, ax = plt.subplots(figsize=(7.2, 0.24 * n + 1.4))
+    y = np.arange(n)[::-1].astype(float)
+    for yi, r in zip(y, e.itertuples(), strict=True):
+        if np.isfinite(r.paper_effect):
+            ax.errorbar(r.paper_effect, yi - 0.22, xerr=[[r.paper_effect - r.paper_low],
+                                                        [r.paper_high - r.paper_effect]],
+                        fmt="s", mfc="white", color="#777777", ms=4, capsize=2, lw=1)
+        if np.isfinite(r.effect):
+            c = _VERDICT_COLOR.get(str(r.verdict), "#000000")
+            ax.errorbar(r.effect, yi + 0.1, xerr=[[r.effect - r.effect_low],
+                                                 [r.effect_high - r.effect]],
+                        fmt="o", color=c, ms=4, capsize=2, lw=1.2)
+    ax.axvline(0.0, color="k", lw=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{dataset_label(r.dataset)} · {r.id}" for r in e.itertuples()],
+                       fontsize=7)
+    ax.set_ylim(-0.8, n - 0.2)
+    ax.set_xlabel("effect (difference of errors or accuracies; negative supports the claim)")
+    handles = [plt.Line2D([], [], color=c, marker="o", ls="", label=f"ours: {v}")
+               for v, c in _VERDICT_COLOR.items()]
+    handles.append(plt.Line2D([], [], color="#777777", marker="s", mfc="white", ls="",
+                              label="paper (from its mean ± std)"))
+    ax.legend(handles=handles, fontsize=7, loc="lower center", ncol=2,
+              bbox_to_anchor=(0.5, 1.0), frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
