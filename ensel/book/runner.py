@@ -386,12 +386,23 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         return target
     label = f"notebook {run.notebook!r} (run {run.output!r}, parameters {params})"
     try:
-        with _kernel_environment(out_dir):
-            executed = pm.execute_notebook(
-                copy.deepcopy(nb), str(staging), parameters=params, kernel_name="python3",
-                cwd=str(root), progress_bar=False, log_output=False,
-                extra_arguments=["--IPKernelApp.log_level=ERROR"],
-            )
+        for attempt in (1, 2):
+            try:
+                with _kernel_environment(out_dir):
+                    executed = pm.execute_notebook(
+                        copy.deepcopy(nb), str(staging), parameters=params,
+                        kernel_name="python3", cwd=str(root), progress_bar=False,
+                        log_output=False, extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                    )
+                break
+            except pm.PapermillExecutionError:
+                raise
+            except Exception as exc:
+                # two kernels starting at once can pick the same free port (jupyter_client
+                # chooses ports before binding them): the kernel dies before its first
+                # cell. That is the one failure worth a second try.
+                if attempt == 2 or not any(m in str(exc) for m in _KERNEL_START_FAILURES):
+                    raise
     except pm.PapermillExecutionError as exc:
         kept = _keep_failed(staging, failed)
         raise NotebookRunError(
@@ -419,6 +430,9 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     failed.unlink(missing_ok=True)
     return target
 
+
+_KERNEL_START_FAILURES = ("Kernel died before replying", "Kernel didn't respond",
+                          "Address already in use")
 
 #: Environment of every kernel: one thread for BLAS/OpenMP (no printed value may depend on
 #: thread scheduling or summation order, and parallel runs do not oversubscribe the cores).
