@@ -34,7 +34,7 @@
 
 # %% tags=["parameters"]
 dataset = "medmcqa"  # medmcqa|mmlu|imdb|mmlu_pro|path to a CSV/Parquet
-n_splits = None  # random splits per condition; None: 5 for the stand-ins, else chosen
+n_splits = None  # per condition; None: 5 (stand-ins) or chosen
 seed = 0
 n_items = None  # fewer items per condition (stand-ins only), for tests
 exhaustive = True
@@ -62,7 +62,8 @@ is_standin = dataset in protocol.STANDINS
 df = datasets.load(dataset, **protocol.load_options(dataset, n_items))
 conditions = [str(c) for c in df["condition"].unique()]
 n_models = df["model"].nunique()
-n_splits, splits_reason = protocol.splits_for(dataset, len(conditions), n_splits)
+n_splits, splits_reason = protocol.splits_for(
+    dataset, len(conditions), n_splits)
 
 # %% tags=["remove-input"]
 display(Markdown(tables.dataset_banner(dataset, df, n_splits=n_splits, seed=seed)
