@@ -656,7 +656,41 @@ def _to_html(nb: Any) -> str:
     exporter = HTMLExporter(config=c)
     exporter.register_preprocessor(TagRemovePreprocessor(config=c), enabled=True)
     body, _ = exporter.from_notebook_node(nb)
-    return body
+    return _offline(body)
+
+
+def _offline(html: str) -> str:
+    """The report works offline: nbconvert's template loads require.js, MathJax 2 and
+    mermaid from a CDN; the report needs none of require.js and mermaid, and gets MathJax 3
+    (SVG output, no font files) inlined from the copy the book build ships."""
+    import re
+
+    html = re.sub(r'<script src="https?://[^"]*require[^"]*"></script>\s*', "", html)
+    mathjax = _local_mathjax()
+    inline = ("<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
+              "processEscapes: true}, svg: {fontCache: 'global'}};</script>\n"
+              f"<script>{mathjax}</script>" if mathjax else "")
+    html = re.sub(r'<script src="https?://[^"]*mathjax[^"]*">\s*</script>.*?'
+                  r'<script type="text/x-mathjax-config">.*?</script>',
+                  lambda _m: inline, html, count=1, flags=re.S)
+    html = re.sub(r'<script type="module">(?:(?!</script>).)*mermaid(?:(?!</script>).)*'
+                  r"</script>", "", html, flags=re.S)
+    return html
+
+
+def _local_mathjax() -> str:
+    """MathJax 3's self-contained ``tex-svg.js`` from sphinx-mathjax-offline (a dependency of
+    the book), or ``""`` when it is not installed (the math then shows as TeX source)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sphinx-mathjax-offline") or importlib.util.find_spec(
+        "sphinx_mathjax_offline")
+    roots = list(spec.submodule_search_locations or []) if spec else []
+    for root in roots:
+        f = Path(root) / "static" / "mathjax" / "tex-svg.js"
+        if f.is_file():
+            return f.read_text(encoding="utf-8").replace("</script", "<\\/script")
+    return ""
 
 
 def import_main(argv: Sequence[str]) -> int:

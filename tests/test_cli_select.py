@@ -203,5 +203,9 @@ def test_evaluate_writes_a_standalone_report(tmp_path, medmcqa_file) -> None:
                  "--splits", "2", "--no-exhaustive"]) == 0
     html = out.read_text()
     assert "<img" in html and "Experiments" in html
+    # standalone and offline: no script or stylesheet from the network, MathJax inlined
+    import re
+    assert not re.findall(r'<(?:script|link)[^>]+(?:src|href)="https?://', html)
+    assert "window.MathJax" in html and "cdnjs" not in html
     assert out.with_suffix(".ipynb").is_file()
     assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.ipynb"]
