@@ -30,7 +30,7 @@
 # {glue:text}`best_topk:.3f` at $k$ = {glue:text}`k_topk`. Of the
 # {glue:text}`n_claims` claims checked on this dataset, {glue:text}`n_holds` hold beyond
 # the noise of the evaluation, {glue:text}`n_noise` are within noise (the data cannot tell)
-# and {glue:text}`n_contradicted` are contradicted.
+# and {glue:text}`n_contradicted` are contradicted. {glue:text}`single_model`
 
 # %% tags=["parameters"]
 dataset = "medmcqa"  # medmcqa|mmlu|imdb|mmlu_pro|path to a CSV/Parquet
@@ -366,6 +366,7 @@ glue("n_claims", len(v), display=False)
 glue("n_holds", int((v["verdict"] == "holds").sum()), display=False)
 glue("n_noise", int((v["verdict"] == "within noise").sum()), display=False)
 glue("n_contradicted", int((v["verdict"] == "contradicted").sum()), display=False)
+glue("single_model", protocol.single_model_sentence(v), display=False)
 checks.add("every claim can be checked on our results", (v["verdict"] != "no results").all(),
            value=len(v), ref="Sec. 6")
 

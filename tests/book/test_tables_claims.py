@@ -363,7 +363,7 @@ def test_counts_sentence_and_forest_plot() -> None:
     assert list(counts.columns) == ["holds", "within noise", "contradicted", "point", "claims"]
     assert (counts[["holds", "within noise", "contradicted"]].sum(axis=1)
             == counts["claims"]).all()
-    assert counts.loc["mmlu_pro", "claims"] == 3  # G1-G3; G4 needs majority-vote results
+    assert counts.loc["mmlu_pro", "claims"] == 4  # G1-G3, G5; G4 needs majority-vote results
     paper_counts = protocol.verdict_counts(v[v["dataset"] == "medmcqa"], column="paper_verdict")
     text = protocol.verdict_sentence(v, counts, paper_counts)
     assert "stand-ins" in text and "MMLU-Pro" in text and "paper's own mean ± std" in text
@@ -374,3 +374,23 @@ def test_counts_sentence_and_forest_plot() -> None:
     assert len(ours) and (ours["effect_low"] <= ours["effect_high"]).all()
     fig = figures.claims_forest(e, dataset_label=tables.dataset_label)
     assert len(fig.axes[0].get_yticklabels()) == len(e)
+
+
+def test_ensemble_against_the_single_best_model() -> None:
+    from ensel.book import protocol
+
+    g5 = next(c for c in claims.CLAIMS if c.id == "G5")
+    # every ensemble (k >= 2) 0.03 better than the best single model: holds
+    f = g5.check(claims.evidence_from_results(_noisy([0.0] + [-0.03] * 7, 0.005, 0)))
+    assert f.verdict == "holds" and "k=" in f.text
+    # Greedy MI's ensembles no better than Top-k's first model: within noise
+    res = _noisy([0.0] * 8, 0.01, 2)
+    res.loc[res["selector"] == "greedy_mi", "error"] = np.repeat(
+        res.loc[(res["selector"] == "topk") & (res["k"] == 1), "error"].to_numpy(), 8)
+    res.loc[res["selector"] == "greedy_mi", "error"] += np.random.default_rng(0).normal(
+        0, 0.01, (res["selector"] == "greedy_mi").sum())
+    v = claims.verdicts({"x": res}, claims=[g5])
+    assert v["verdict"].iloc[0] in ("within noise", "contradicted")
+    assert "single" in protocol.single_model_sentence(v)
+    worse = g5.check(claims.evidence_from_results(_noisy([0.0] + [0.03] * 7, 0.005, 0)))
+    assert worse.verdict == "contradicted"
