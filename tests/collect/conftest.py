@@ -4,6 +4,7 @@ pool server on 127.0.0.1 (a real HTTP server, started and stopped by the test)."
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from ensel.collect.config import RunConfig, load_config
 from ensel.collect.simulate import Faults, SimulatedPool, SimulatorServer
 from ensel.collect.testing import write_fixture
 
-#: A fake key: tests check it never reaches the store, the logs or the outputs.
-FAKE_KEY = "ensel-test-key-removed"
+#: A throw-away key drawn afresh for every test session (no key is written in the repository):
+#: tests check it never reaches the store, the logs or the outputs.
+FAKE_KEY = f"ensel-test-{secrets.token_hex(16)}"
 KEY_ENV = "ENSEL_TEST_API_KEY"
 
 CONFIG = """\

@@ -24,7 +24,6 @@ from ensel.collect.config import load_config
 from ensel.collect.simulate import Faults
 from ensel.collect.store import Store, StoreError
 
-FAKE_KEY = "ensel-test-key-removed"
 N = 16 * 2 * 3 * 2  # questions x (true, false) x models x temperatures: every key of a run
 
 
@@ -78,13 +77,13 @@ def test_retry_after_is_read_from_429_and_503() -> None:
     assert _retry_after(openai.InternalServerError("x", response=resp, body=None)) is None
 
 
-def test_bad_key_stops_at_once_without_retries(run_config, serve,
+def test_bad_key_stops_at_once_without_retries(run_config, serve, api_key,
                                                caplog: pytest.LogCaptureFixture) -> None:
     server, cfg = serve(run_config, Faults(unauthorized=True))
     with caplog.at_level(logging.DEBUG), pytest.raises(EndpointRefused, match="HTTP 401") as info:
         collect(cfg)
     assert server.requests <= cfg.concurrency  # each worker's first request, no retry
-    assert FAKE_KEY not in str(info.value) and FAKE_KEY not in caplog.text
+    assert api_key not in str(info.value) and api_key not in caplog.text
     with Store(cfg.store) as st:
         assert st.count() == 0
 
@@ -145,7 +144,7 @@ def test_sigkilled_run_resumes_to_the_uninterrupted_table(tmp_path, api_key, ser
     cmd = [sys.executable, "-c", "import sys; from ensel.collect.cli import main; "
            "sys.exit(main(sys.argv[1:]))", "run", str(cfg.path), "--base-url", cfg.base_url,
            "--no-progress"]
-    env = {**os.environ, "ENSEL_TEST_API_KEY": FAKE_KEY}
+    env = {**os.environ, "ENSEL_TEST_API_KEY": api_key}
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while _rows(cfg.store) < 20 and proc.poll() is None and time.monotonic() < deadline:
@@ -166,10 +165,10 @@ def test_sigkilled_run_resumes_to_the_uninterrupted_table(tmp_path, api_key, ser
     collect(fresh)
     pd.testing.assert_frame_equal(_export(cfg.store), _export(fresh.store))
     outputs = out + err + resumed.stdout + resumed.stderr
-    assert FAKE_KEY.encode() not in outputs
+    assert api_key.encode() not in outputs
 
 
-def test_the_key_is_in_no_file_log_or_output(run_config, serve, tmp_path,
+def test_the_key_is_in_no_file_log_or_output(run_config, serve, tmp_path, api_key,
                                              caplog: pytest.LogCaptureFixture,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     from ensel.collect.cli import main
@@ -186,9 +185,9 @@ def test_the_key_is_in_no_file_log_or_output(run_config, serve, tmp_path,
     captured = capsys.readouterr()
     assert "refused the API key" in captured.err
     for text in (caplog.text, captured.out, captured.err):
-        assert FAKE_KEY not in text
+        assert api_key not in text
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert any(p.name.endswith("-wal") or p.suffix == ".sqlite" for p in files)
     for p in files:
-        assert FAKE_KEY.encode() not in p.read_bytes(), p
+        assert api_key.encode() not in p.read_bytes(), p
     assert np.isin(pd.read_parquet(tmp_path / "out.parquet")["answer"], [-1, 0, 1]).all()
