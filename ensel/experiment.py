@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ensel._validation import (
     check_int,
@@ -653,7 +652,7 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         Columns ``k, mean_diff, std_diff, ci_low, ci_high, boot_low, boot_high, p_value, n,
         a_wins, b_wins, ties, verdict``.
     """
-    from ensel.stats import verdict as _verdict
+    from ensel.stats import paired_interval
 
     validate_results(results)
     if not 0.0 < float(confidence) < 1.0:
@@ -663,7 +662,6 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         test_fraction = float(prov.get("test_fraction", 0.2)) if isinstance(prov, dict) else 0.2
     if not 0.0 < float(test_fraction) < 1.0:
         raise ValueError(f"test_fraction must lie strictly between 0 and 1; got {test_fraction}")
-    ratio = float(test_fraction) / (1.0 - float(test_fraction)) if correct else 0.0
     agg_b = aggregator if aggregator_b is None else aggregator_b
     keys = ["condition", "split", "k"]
 
@@ -684,21 +682,21 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         d = (grp["a"] - grp["b"]).to_numpy(dtype=float)
         n = len(d)
         mean = float(d.mean())
-        sd = float(d.std(ddof=1)) if n > 1 else 0.0
-        if n > 1 and sd > 0:
-            se = sd * np.sqrt(1.0 / n + ratio)
-            half = float(stats.t.ppf(1 - q, n - 1)) * se
-            pval = float(2 * stats.t.sf(abs(mean) / se, n - 1))
+        if n > 1:
+            r = paired_interval(d, n_train=1.0 - float(test_fraction),
+                                n_test=float(test_fraction), confidence=float(confidence),
+                                correct=correct)
+            sd, lo, hi, pval, verdict = r.sd, r.low, r.high, r.p_value(), r.verdict
         else:
-            half, pval = 0.0, (1.0 if mean == 0 else 0.0) if n > 1 else float("nan")
+            sd, lo, hi, pval = 0.0, mean, mean, float("nan")
+            verdict = "within noise" if mean == 0 else ("holds" if mean < 0 else "contradicted")
         if n_boot > 0 and n > 1:
             boots = d[rng.integers(0, n, size=(int(n_boot), n))].mean(axis=1)
             blo, bhi = (float(v) for v in np.quantile(boots, [q, 1 - q]))
         else:
             blo = bhi = mean
-        rows.append((int(k), mean, sd, mean - half, mean + half, blo, bhi, pval, n,
-                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()),
-                     _verdict(mean - half, mean + half)))
+        rows.append((int(k), mean, sd, lo, hi, blo, bhi, pval, n,
+                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()), verdict))
     return pd.DataFrame(rows, columns=["k", "mean_diff", "std_diff", "ci_low", "ci_high",
                                        "boot_low", "boot_high", "p_value", "n", "a_wins",
                                        "b_wins", "ties", "verdict"])

@@ -145,6 +145,13 @@ class PairedInterval:
         """Plain-Python dictionary (for JSON)."""
         return asdict(self)
 
+    def p_value(self) -> float:
+        """Two-sided p-value of "the mean difference is 0" under the same (corrected) t."""
+        if self.sd == 0:
+            return 1.0 if self.mean == 0 else 0.0
+        se = self.sd * math.sqrt(1.0 / self.n_evaluations + self.ratio)
+        return float(2 * _st.t.sf(abs(self.mean) / se, self.df))
+
 
 def _check_confidence(confidence: Any) -> float:
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.number)):

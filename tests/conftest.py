@@ -29,3 +29,20 @@ def require_mirror() -> Path:
             pytest.fail(msg + " in CI")
         pytest.skip(msg)
     return mirror
+
+
+#: Cell tags that keep a cell's code out of the reader's sight.
+HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input"}
+
+
+def page_code_cells(page: str) -> list:
+    """The code cells of ``notebooks/<page>.py`` (jupytext source, not executed)."""
+    import jupytext
+
+    nb = jupytext.read(REPO / "notebooks" / f"{page}.py")
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def visible(cell) -> bool:
+    """Whether a reader sees the cell's code."""
+    return not set(cell.metadata.get("tags", [])) & HIDDEN_TAGS

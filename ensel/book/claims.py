@@ -111,8 +111,7 @@ class Evidence:
     per_eval: pd.DataFrame | None = None
     test_fraction: float = _PAPER_TEST_FRACTION
     n_evaluations: int = PAPER_EVALUATIONS
-    _index: dict[tuple[str, str, int], tuple[float, float]] = field(default_factory=dict,
-                                                                    repr=False)
+    _index: dict[tuple[str, str, int], tuple[float, float]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._index = {(str(r.selector), str(r.aggregator), int(r.k)): (float(r.mean),

@@ -244,18 +244,16 @@ def splits_for(dataset: Any, n_conditions: int, n_splits: int | None
     (:func:`ensel.stats.choose_n_splits`; the width does not shrink to zero because the
     splits overlap).
     """
-    from ensel.stats import choose_n_splits
+    from ensel.stats import choose_n_splits, half_width
 
+    if n_splits is not None:
+        return int(n_splits), f"{int(n_splits)} splits per condition, as the parameters ask"
     test = 0.2
     c = choose_n_splits(1.0, n_train=1 - test, n_test=test, n_conditions=int(n_conditions),
                         near_floor=1.2, min_splits=5, max_splits=50)
-    if n_splits is not None:
-        return int(n_splits), f"{int(n_splits)} splits per condition, as the parameters ask"
     if str(dataset) in STANDINS:
-        from ensel.stats import half_width
-
         n = 5 * int(n_conditions)
-        ratio = half_width(1.0, n, test / (1 - test)) / (c.floor or 1.0)
+        ratio = half_width(1.0, n, test / (1 - test)) / c.floor
         return 5, (f"5 splits per condition, the paper's protocol: {n} evaluations give an "
                    f"interval {ratio:.2f} times the narrowest any number of splits can give")
     return c.n_splits, (f"{c.n_splits} splits per condition: the smallest number whose 95 % "

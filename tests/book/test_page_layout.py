@@ -10,30 +10,17 @@ the project's line length. Cell markers are exempt: they carry the figure metada
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from conftest import page_code_cells, visible
 
-jupytext = pytest.importorskip("jupytext")
-
-ROOT = Path(__file__).resolve().parents[2]
+pytest.importorskip("jupytext")
 PAGES = ["system_model", "correlation_sweep", "theorem_4_1", "theorem_4_2", "theorem_4_3",
          "theorem_d_1", "theorem_e_1"]
-HIDDEN = {"remove-cell", "remove-input", "hide-input"}
-
-
-def _cells(page: str) -> list:
-    nb = jupytext.read(ROOT / "notebooks" / f"{page}.py")
-    return [c for c in nb.cells if c.cell_type == "code"]
-
-
-def _visible(cell) -> bool:
-    return not set(cell.metadata.get("tags", [])) & HIDDEN
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_visible_code_fits_76_columns_without_asserts(page: str) -> None:
-    for cell in filter(_visible, _cells(page)):
+    for cell in filter(visible, page_code_cells(page)):
         for line in cell.source.splitlines():
             assert len(line) <= 76, f"{page}: visible line of {len(line)} columns: {line}"
             assert not line.lstrip().startswith("assert "), f"{page}: visible assert: {line}"
@@ -41,21 +28,21 @@ def test_visible_code_fits_76_columns_without_asserts(page: str) -> None:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_hidden_code_within_line_length(page: str) -> None:
-    for cell in _cells(page):
+    for cell in page_code_cells(page):
         for line in cell.source.splitlines():
             assert len(line) <= 100, f"{page}: line of {len(line)} columns: {line}"
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_page_ends_with_checks_report(page: str) -> None:
-    last = _cells(page)[-1]
+    last = page_code_cells(page)[-1]
     assert last.source.strip() == "checks.report()"
     assert "remove-input" in last.metadata.get("tags", [])
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_figures_are_folded_captioned_and_labelled(page: str) -> None:
-    figures = [c for c in _cells(page) if "plt.show()" in c.source]
+    figures = [c for c in page_code_cells(page) if "plt.show()" in c.source]
     assert figures, f"{page}: no figure"
     for cell in figures:
         assert "hide-input" in cell.metadata.get("tags", []), cell.source

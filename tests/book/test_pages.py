@@ -5,29 +5,17 @@ reported by the last cell (ensel.book.claims.PageChecks)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-import jupytext
 import pytest
+from conftest import page_code_cells, visible
 
-ROOT = Path(__file__).resolve().parents[2]
-HIDDEN = {"hide-input", "remove-input", "remove-cell"}
 PAGES = ["standins_card", "mmlu_pro_card", "mmlu_pro_modelling", "experiments",
          "reproduction_report"]
 
 
-def _code_cells(name: str) -> list:
-    nb = jupytext.read(ROOT / "notebooks" / f"{name}.py")
-    return [c for c in nb.cells if c.cell_type == "code"]
-
-
-def _visible(cell) -> bool:
-    return not set(cell.metadata.get("tags", [])) & HIDDEN
-
-
 @pytest.mark.parametrize("name", PAGES)
 def test_visible_cells_are_short_and_fit_the_column(name: str) -> None:
-    for cell in filter(_visible, _code_cells(name)):
+    for cell in filter(visible, page_code_cells(name)):
         lines = [line for line in cell.source.split("\n") if line.strip()]
         if "parameters" not in cell.metadata.get("tags", []):
             assert len(lines) <= 10, cell.source
@@ -39,7 +27,7 @@ def test_visible_cells_are_short_and_fit_the_column(name: str) -> None:
 
 @pytest.mark.parametrize("name", PAGES)
 def test_no_guards_figures_labelled_and_checks_reported(name: str) -> None:
-    cells = _code_cells(name)
+    cells = page_code_cells(name)
     source = "\n".join(c.source for c in cells)
     assert "if RUN" not in source and "is_available()" not in source
     assert not re.search(r"display\(Markdown\(\s*f", source)  # numbers in prose: glue
