@@ -60,6 +60,25 @@ def main() -> None:
         s = collect(cfg, queries=queries)
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         server_cpu = _cpu_s(server.pid)
+        # the same run as two shards in two processes (one per core), then merged: how a
+        # run uses both cores (`ensel collect run --shard i/2`, `ensel collect merge`)
+        cli = [sys.executable, "-c", "import sys; from ensel.collect.cli import main; "
+               "sys.exit(main(sys.argv[1:]))"]
+        t1 = time.perf_counter()
+        shards = [subprocess.Popen(cli + ["run", str(tmp / "run.yml"), "--shard", f"{i}/2",
+                                          "--store", str(tmp / f"shard{i}.sqlite"),
+                                          "--base-url", url, "--no-progress"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                  for i in (1, 2)]
+        for p in shards:
+            _, err = p.communicate(timeout=600)
+            if p.returncode != 0:
+                raise SystemExit(f"shard failed: {err.decode()[-500:]}")
+        wall2 = time.perf_counter() - t1
+        subprocess.run(cli + ["merge", str(tmp / "merged.sqlite"), str(tmp / "shard1.sqlite"),
+                              str(tmp / "shard2.sqlite")], check=True, capture_output=True)
+        with Store(tmp / "merged.sqlite") as st:
+            n2 = st.count()
     finally:
         server.terminate()
         server.wait(30)
@@ -67,6 +86,9 @@ def main() -> None:
           f"completed requests/s; {1000 * cpu / s.completed:.2f} CPU ms per request "
           f"(collector process), {1000 * server_cpu / s.completed:.2f} in the simulated server; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"collector, two shards in two processes: {n2:,} answers in {wall2:.1f} s = "
+          f"{n2 / wall2:,.0f} completed requests/s (merged store checked: "
+          f"{'complete' if n2 == s.completed else 'INCOMPLETE'})")
 
     with Store(tmp / "grow.sqlite") as st:
         rss = {}
