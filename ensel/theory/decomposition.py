@@ -21,6 +21,7 @@ from ensel.info import (
     error_indicator_table,
     mutual_information_table,
 )
+from ensel.select import greedy_mi_exact
 from ensel.theory._common import _check_joint_table
 from ensel.theory.joint import copula_joint_law, random_correlation
 
@@ -94,7 +95,8 @@ def greedy_path_exact(joint: Any, k: int, score: str = "delta") -> list[int]:
     Returns
     -------
     list of int
-        Picks in order; ties (within 1e-12) go to the lowest index.
+        Picks in order; ties (within 1e-12) go to the lowest index. ``score="delta"`` is
+        :func:`ensel.select.greedy_mi_exact` (the same rule on any alphabet).
     """
     arr = _check_joint_table(joint)
     m = arr.ndim - 1
@@ -104,6 +106,8 @@ def greedy_path_exact(joint: Any, k: int, score: str = "delta") -> list[int]:
         )
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= m:
         raise ValueError(f"k must be an integer in [1, {m}]; got {k!r}")
+    if score == "delta":  # the exact Greedy MI is the library's
+        return greedy_mi_exact(arr, int(k))
     S: list[int] = []
     for _ in range(int(k)):
         t = decomposition_table(arr, S)
