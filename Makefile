@@ -11,10 +11,14 @@ STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
 
 # Real MMLU-Pro data: use the shared mirror beside the checkout when there is one
-# (CI and the developers' machines); otherwise the data is downloaded on demand.
+# (CI and the developers' machines), or beside the local repository this clone was made
+# from (a throw-away clone in a temporary folder); otherwise the data is downloaded on demand.
 ifeq ($(origin ENSEL_DATA_MIRROR), undefined)
-  ifneq ($(wildcard ../shared/mirror/TIGER-AI-Lab),)
-    export ENSEL_DATA_MIRROR := $(abspath ../shared/mirror)
+  ORIGIN_DIR := $(shell git config --get remote.origin.url 2>/dev/null)
+  MIRROR_DIR := $(firstword $(foreach d,../shared/mirror $(ORIGIN_DIR)/../shared/mirror,\
+                  $(if $(wildcard $(d)/TIGER-AI-Lab),$(d))))
+  ifneq ($(MIRROR_DIR),)
+    export ENSEL_DATA_MIRROR := $(abspath $(MIRROR_DIR))
   endif
 endif
 
