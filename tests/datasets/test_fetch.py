@@ -223,6 +223,7 @@ def test_damaged_cached_copy_is_replaced(monkeypatch, cache_dir):
 def test_cli_status_and_fetch(tmp_path, monkeypatch, cache_dir, capsys):
     from ensel.datasets.__main__ import main
 
+    mirror = require_mirror()  # before ENSEL_DATA_MIRROR is pointed at an empty folder
     empty = tmp_path / "empty-mirror"
     empty.mkdir()
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(empty))
@@ -233,7 +234,6 @@ def test_cli_status_and_fetch(tmp_path, monkeypatch, cache_dir, capsys):
     with pytest.raises(SystemExit):
         main(["fetch", "mmlu"])  # stand-ins have no registry
     assert "no download registry for dataset 'mmlu'" in capsys.readouterr().err
-    mirror = require_mirror()
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
     assert main(["status", "mmlu_pro"]) == 0
     assert "43/43 files available" in capsys.readouterr().out
