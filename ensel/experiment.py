@@ -60,6 +60,8 @@ __all__ = [
     "prepare_table",
     "condition_arrays",
     "heldout_errors",
+    "half_sample_errors",
+    "half_sample_means",
     "split_indices",
     "exhaustive_errors",
     "exhaustive_feasible",
@@ -568,6 +570,100 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
     return out
 
 
+#: Halvings of the items for the variance check of the intervals (see :mod:`ensel.stats`).
+N_HALVINGS = 10
+#: At least this many evaluations (conditions x splits) on each half of a halving.
+_EVALS_PER_HALF = 4
+
+
+def half_sample_errors(df: pd.DataFrame, *, n_halvings: int = N_HALVINGS,
+                       splits_per_half: int | None = None, ks: Iterable[int] | None = None,
+                       test_fraction: float = 0.2, seed: int = 0,
+                       selectors: Sequence[str] = PAPER_SELECTORS,
+                       aggregators: Sequence[str] = PAPER_AGGREGATORS) -> pd.DataFrame:
+    """The protocol of :func:`evaluate` replicated on disjoint halves of the items.
+
+    For each of ``n_halvings`` seeded halvings the items are split into two halves ``"A"``
+    and ``"B"`` (the same item falls in the same half in every condition, as the conditions
+    answer the same items), and :func:`heldout_errors` runs on each half of each condition
+    with ``splits_per_half`` random splits. The two halves are independent data sets: how
+    much their results differ measures the data-set-to-data-set variance of the evaluation,
+    which the corrected interval only assumes (:func:`ensel.stats.paired_interval`,
+    ``halves=``; :func:`half_sample_means`).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Tidy responses, as for :func:`evaluate`.
+    n_halvings : int, default=10
+        Number of halvings ``M`` (the interval then has ``M - 1`` degrees of freedom).
+    splits_per_half : int, optional
+        Random splits per condition on each half; default: enough for 4 evaluations per
+        half (4 with one condition, 1 with the stand-ins' six).
+    ks, test_fraction, seed, selectors, aggregators
+        As for :func:`evaluate` (no exhaustive scan).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :func:`evaluate` plus ``halving`` (0-based) and ``half``
+        (``"A"``/``"B"``).
+
+    Examples
+    --------
+    >>> from ensel.datasets import load
+    >>> df = load("medmcqa", n_items=400, cache=False)
+    >>> reps = half_sample_errors(df, n_halvings=2, ks=[1, 3], selectors=["topk"],
+    ...                           aggregators=["map"])
+    >>> reps.groupby(["halving", "half"]).size().tolist()  # 6 conditions x 1 split x 2 k
+    [12, 12, 12, 12]
+    """
+    n_halvings = check_int(n_halvings, "n_halvings", low=2)
+    ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
+    df, conds = prepare_table(df)
+    per_half = (-(-_EVALS_PER_HALF // len(conds)) if splits_per_half is None
+                else check_int(splits_per_half, "splits_per_half", low=1))
+    items = np.asarray(sorted(pd.unique(df["item"].astype(str))))
+    arrays = [(c, *condition_arrays(df, c)) for c in conds]
+    parts = []
+    for h in range(n_halvings):
+        rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x48414C46, h]))
+        in_a = items[rng.permutation(items.size)[: items.size // 2]]
+        for condition, X, y, names, ids in arrays:
+            mask = np.isin(ids.astype(str), in_a)
+            for half, rows in (("A", mask), ("B", ~mask)):
+                part = heldout_errors(X[rows], y[rows], ks=_check_ks(ks_in, X.shape[1],
+                                                                     condition),
+                                      n_splits=per_half, test_fraction=test_fraction,
+                                      seed=seed, condition=f"{condition}/halving{h}{half}",
+                                      selectors=selectors, aggregators=aggregators,
+                                      names=names)
+                parts.append(part.assign(condition=str(condition), halving=h, half=half))
+    out = pd.concat(parts, ignore_index=True)[["halving", "half", *RESULT_COLUMNS,
+                                               *_EXTRA_COLUMNS]]
+    out.attrs["provenance"] = _provenance(df, ks=ks_in, n_halvings=n_halvings,
+                                          splits_per_half=per_half,
+                                          test_fraction=test_fraction, seed=int(seed),
+                                          selectors=selectors, aggregators=aggregators)
+    return out
+
+
+def half_sample_means(replicates: pd.DataFrame, values: str = "error") -> pd.DataFrame:
+    """Mean of ``values`` on each half of each halving, per ``(selector, aggregator, k)``.
+
+    Returns a table indexed by ``(halving, half)`` with one column per ``(selector,
+    aggregator, k)``: a linear combination of its columns gives, per halving, the pair
+    ``(a_m, b_m)`` that :func:`ensel.stats.paired_interval` takes as ``halves``.
+    """
+    need = {"halving", "half", "selector", "aggregator", "k", values}
+    if not isinstance(replicates, pd.DataFrame) or not need <= set(replicates.columns):
+        raise ValueError(f"replicates must be the output of half_sample_errors() with "
+                         f"columns {sorted(need)}")
+    return replicates.pivot_table(index=["halving", "half"],
+                                  columns=["selector", "aggregator", "k"],
+                                  values=values, aggfunc="mean").sort_index()
+
+
 def selected_models(selected: str) -> list[str]:
     """Split a ``selected`` cell of the results back into model names (pick order)."""
     return str(selected).split(SEP) if selected else []
@@ -613,7 +709,8 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
                        aggregator: str = "map", *, aggregator_b: str | None = None,
                        confidence: float = 0.95, n_boot: int = 2000,
                        seed: int = 0, correct: bool = True,
-                       test_fraction: float | None = None) -> pd.DataFrame:
+                       test_fraction: float | None = None,
+                       replicates: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per ``k``: error of ``a`` minus error of ``b`` paired on the same (condition, split).
 
     Negative differences mean ``a`` is better. The random splits overlap (two training
@@ -645,12 +742,16 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
     test_fraction : float, optional
         Test share of each split, for the correction; default: the one recorded in
         ``results.attrs["provenance"]`` by :func:`evaluate`, else 0.2.
+    replicates : pandas.DataFrame, optional
+        Output of :func:`half_sample_errors` on the same data: the interval's variance is
+        then the larger of the corrected one and the one measured on the halves.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``k, mean_diff, std_diff, ci_low, ci_high, boot_low, boot_high, p_value, n,
-        a_wins, b_wins, ties, verdict``.
+        a_wins, b_wins, ties, verdict, interval`` (``interval``: which variance was used,
+        ``"corrected"``, ``"halves"`` or ``"naive"``).
     """
     from ensel.stats import paired_interval
 
@@ -675,6 +776,7 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
     joined = pd.concat({"a": ea, "b": eb}, axis=1, join="inner").reset_index()
     if joined.empty:
         raise ValueError(f"selectors {a!r} and {b!r} share no (condition, split, k) evaluation")
+    halves = None if replicates is None else half_sample_means(replicates)
     rng = np.random.default_rng(seed)
     rows = []
     q = (1.0 - float(confidence)) / 2.0
@@ -682,11 +784,17 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         d = (grp["a"] - grp["b"]).to_numpy(dtype=float)
         n = len(d)
         mean = float(d.mean())
+        how = "naive" if not correct else "corrected"
         if n > 1:
+            hk = None
+            if halves is not None and (a, aggregator, k) in halves and (b, agg_b, k) in halves:
+                hk = (halves[(a, aggregator, k)] - halves[(b, agg_b, k)]).unstack("half")
+                hk = hk[["A", "B"]].to_numpy(dtype=float)
             r = paired_interval(d, n_train=1.0 - float(test_fraction),
                                 n_test=float(test_fraction), confidence=float(confidence),
-                                correct=correct)
-            sd, lo, hi, pval, verdict = r.sd, r.low, r.high, r.p_value(), r.verdict
+                                correct=correct, halves=hk)
+            sd, lo, hi, pval, verdict, how = (r.sd, r.low, r.high, r.p_value(), r.verdict,
+                                              r.method)
         else:
             sd, lo, hi, pval = 0.0, mean, mean, float("nan")
             verdict = "within noise" if mean == 0 else ("holds" if mean < 0 else "contradicted")
@@ -696,10 +804,10 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         else:
             blo = bhi = mean
         rows.append((int(k), mean, sd, lo, hi, blo, bhi, pval, n,
-                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()), verdict))
+                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()), verdict, how))
     return pd.DataFrame(rows, columns=["k", "mean_diff", "std_diff", "ci_low", "ci_high",
                                        "boot_low", "boot_high", "p_value", "n", "a_wins",
-                                       "b_wins", "ties", "verdict"])
+                                       "b_wins", "ties", "verdict", "interval"])
 
 
 def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],

@@ -237,6 +237,55 @@ def test_save_load_roundtrip(results: pd.DataFrame, tmp_path, monkeypatch) -> No
         book_results.load_results("imdb")
 
 
+def test_half_sample_errors_split_the_items_the_same_way_in_every_condition(
+        tidy: pd.DataFrame) -> None:
+    opts = dict(n_halvings=3, ks=[1, 2], selectors=("topk", "greedy_mi"), aggregators=("map",))
+    reps = ex.half_sample_errors(tidy, **opts)
+    # 2 conditions -> 2 splits per half (at least 4 evaluations per half)
+    assert set(reps.groupby(["halving", "half", "condition"])["split"].nunique()) == {2}
+    for h in range(3):
+        sizes = {}
+        for (cond, half), g in reps[reps["halving"] == h].groupby(["condition", "half"]):
+            sizes[(cond, half)] = int(g["n_test"].iloc[0])
+        # both conditions have the same 400 items; each half holds 200 of them
+        assert set(sizes.values()) == {40}
+    pd.testing.assert_frame_equal(reps, ex.half_sample_errors(tidy, **opts))
+    other = ex.half_sample_errors(tidy, **opts, seed=1)
+    assert not reps["error"].equals(other["error"])
+    means = ex.half_sample_means(reps)
+    assert list(means.index) == [(h, x) for h in range(3) for x in "AB"]
+    with pytest.raises(ValueError, match="n_halvings"):
+        ex.half_sample_errors(tidy, n_halvings=1)
+
+
+def test_paired_differences_with_replicates(tidy: pd.DataFrame, results: pd.DataFrame
+                                            ) -> None:
+    reps = ex.half_sample_errors(tidy, n_halvings=4, selectors=("topk", "greedy_mi"),
+                                 aggregators=("map",))
+    plain = ex.paired_differences(results, n_boot=0)
+    checked = ex.paired_differences(results, n_boot=0, replicates=reps)
+    assert set(plain["interval"]) == {"corrected"}
+    assert set(checked["interval"]) <= {"corrected", "halves"}
+    # the replicates can only widen the interval
+    width = lambda t: (t["ci_high"] - t["ci_low"]).to_numpy()  # noqa: E731
+    assert np.all(width(checked) >= width(plain) - 1e-12)
+    pd.testing.assert_series_equal(plain["mean_diff"], checked["mean_diff"])
+
+
+def test_save_load_replicates(tidy: pd.DataFrame, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path))
+    reps = ex.half_sample_errors(tidy, n_halvings=2, ks=[1], selectors=("topk",),
+                                 aggregators=("map",))
+    path = book_results.save_results(reps, "medmcqa", kind="halves")
+    assert path.name == "medmcqa.halves.parquet"
+    back = book_results.load_results("medmcqa", kind="halves")
+    pd.testing.assert_frame_equal(back, reps, check_dtype=False)
+    with pytest.raises(FileNotFoundError):
+        book_results.load_results("medmcqa")  # the results themselves were not saved
+    with pytest.raises(ValueError, match="kind must be one of"):
+        book_results.results_path("medmcqa", kind="halfs")
+
+
 def test_chunked_scan_equals_lattice(monkeypatch) -> None:
     rng = np.random.default_rng(5)
     X, y, _ = sample_equicorrelated(rng.uniform(0.6, 0.9, 7), 0.5, 7, 500, random_state=5)

@@ -38,9 +38,17 @@ def _dataset_key(dataset: str | os.PathLike[str]) -> str:
     return key.strip(".") or "results"
 
 
-def results_path(dataset: str | os.PathLike[str]) -> Path:
-    """Where :func:`save_results` writes a dataset's results (``<results_dir>/<name>.parquet``)."""
-    return results_dir() / f"{_dataset_key(dataset)}.parquet"
+#: What a results file holds: the evaluation itself, or its half-sample replicates
+#: (:func:`ensel.experiment.half_sample_errors`), saved beside it.
+KINDS = {"results": "", "halves": ".halves"}
+
+
+def results_path(dataset: str | os.PathLike[str], kind: str = "results") -> Path:
+    """Where :func:`save_results` writes a dataset's results (``<results_dir>/<name>.parquet``;
+    ``kind="halves"``: ``<name>.halves.parquet``)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {sorted(KINDS)}; got {kind!r}")
+    return results_dir() / f"{_dataset_key(dataset)}{KINDS[kind]}.parquet"
 
 
 
@@ -57,7 +65,8 @@ class ResultsDamagedError(RuntimeError):
     """A saved results file failed its checksum check (or cannot be read)."""
 
 
-def save_results(results: pd.DataFrame, dataset: str | os.PathLike[str]) -> Path:
+def save_results(results: pd.DataFrame, dataset: str | os.PathLike[str],
+                 kind: str = "results") -> Path:
     """Write results as Parquet with a checksum record, both atomically; return the path.
 
     The record (``<path>.integrity.json``, see :mod:`ensel.datasets._integrity`) holds the
@@ -67,19 +76,22 @@ def save_results(results: pd.DataFrame, dataset: str | os.PathLike[str]) -> Path
     from ensel.datasets import _integrity
 
     validate_results(results)
-    path = results_path(dataset)
+    path = results_path(dataset, kind)
     return _integrity.write_parquet(results, path,
                                     derived_from=_results_derivation(results, dataset))
 
 
 def load_results(dataset: str | os.PathLike[str], *,
-                 regenerate: Callable[[], pd.DataFrame] | None = None) -> pd.DataFrame:
+                 regenerate: Callable[[], pd.DataFrame] | None = None,
+                 kind: str = "results") -> pd.DataFrame:
     """Read the results :func:`save_results` wrote for ``dataset``, after checking them.
 
     Parameters
     ----------
     dataset : str or path
         The name the results were saved under.
+    kind : {"results", "halves"}, default="results"
+        The evaluation, or its half-sample replicates.
     regenerate : callable, optional
         Called (no arguments) to recompute the results when the saved file is damaged,
         truncated or has no checksum record; its output is saved and returned, after a
@@ -94,7 +106,7 @@ def load_results(dataset: str | os.PathLike[str], *,
     """
     from ensel.datasets import _integrity
 
-    path = results_path(dataset)
+    path = results_path(dataset, kind)
     if not path.is_file():
         raise FileNotFoundError(
             f"no saved results for {dataset!r} at {path}; run the experiments notebook with "
@@ -115,7 +127,7 @@ def load_results(dataset: str | os.PathLike[str], *,
         notice(f"results file {path} is not usable: {reason}; recomputing it",
                quiet=record is None and not _integrity.record_path(path).exists())
         fresh = regenerate()
-        save_results(fresh, dataset)
+        save_results(fresh, dataset, kind)
         return fresh
     raise ResultsDamagedError(
         f"results file {path} is not usable: {reason}. It was not loaded; rerun the "
