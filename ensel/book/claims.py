@@ -24,7 +24,9 @@ outcomes (:mod:`ensel.stats`):
 
 On our results the intervals are Nadeau & Bengio's corrected resampled t over the
 evaluations (:func:`ensel.stats.paired_interval`): the random 80/20 splits overlap, and the
-naive interval would be too narrow. On the paper's own tables only each arm's mean and std
+naive interval would be too narrow. With half-sample replicates
+(:func:`ensel.experiment.half_sample_errors`, ``replicates=``) the variance is the larger of
+the corrected one and the one measured on disjoint halves of the items. On the paper's own tables only each arm's mean and std
 over its 30 evaluations are printed, so the same rule needs two stated assumptions
 (:data:`PAPER_ASSUMPTIONS`): the two arms' per-evaluation errors are uncorrelated (the
 paired differences' std is ``sqrt(std_a^2 + std_b^2)``; pairing would usually narrow it), and
@@ -103,12 +105,15 @@ class Evidence:
     per ``(quantity, selector, aggregator, k)`` (quantity ``"error"`` or ``"accuracy"``, the
     mean training accuracy of the selected set). Without it (the paper's tables), intervals
     come from the printed stds under :data:`PAPER_ASSUMPTIONS`; ``set_accuracy`` then holds
-    the selections table's accuracy of each selector's first ``k`` picks.
+    the selections table's accuracy of each selector's first ``k`` picks. ``halves`` (our
+    results, optional) has one row per ``(halving, half)`` of the half-sample replicates and
+    the same columns as ``per_eval``: the intervals then also check the variance on them.
     """
 
     summary: pd.DataFrame
     set_accuracy: pd.DataFrame | None = None
     per_eval: pd.DataFrame | None = None
+    halves: pd.DataFrame | None = None
     test_fraction: float = _PAPER_TEST_FRACTION
     n_evaluations: int = PAPER_EVALUATIONS
     _index: dict[tuple[str, str, int], tuple[float, float]] = field(init=False, repr=False)
@@ -141,8 +146,13 @@ class Evidence:
                                f"k={missing[0][3]}")
             w = np.array([t[0] for t in terms], dtype=float)
             d = self.per_eval.loc[:, cols].to_numpy(dtype=float) @ w
+            halves = None
+            if self.halves is not None and all(c in self.halves.columns for c in cols):
+                h = self.halves.loc[:, cols].to_numpy(dtype=float) @ w
+                halves = h.reshape(-1, 2)  # rows (halving, half) sorted: A then B
             return paired_interval(d, n_train=1.0 - self.test_fraction,
-                                   n_test=self.test_fraction, direction=direction)
+                                   n_test=self.test_fraction, direction=direction,
+                                   halves=halves)
         return self._paper_contrast(terms, ratio, direction)
 
     def _paper_contrast(self, terms: Sequence[Term], ratio: float,
@@ -169,31 +179,42 @@ class Evidence:
                               direction, verdict(mean - h, mean + h, direction))
 
 
-def evidence_from_results(results: pd.DataFrame) -> Evidence:
+def _per(results: pd.DataFrame, keys: list[str], agg: str) -> pd.DataFrame:
+    """One row per ``keys``, one column per (quantity, selector, aggregator, k)."""
+    cols = ["selector", "aggregator", "k"]
+    parts = {"error": results.pivot_table(index=keys, columns=cols, values="error",
+                                          aggfunc=agg)}
+    if "selected_accuracy" in results.columns:
+        sub = results[results["aggregator"] == "map"]
+        parts["accuracy"] = sub.pivot_table(index=keys, columns=cols,
+                                            values="selected_accuracy", aggfunc=agg)
+    table = pd.concat(parts, axis=1)
+    if table.isna().any().any():
+        table = table.dropna(axis=1)  # an arm missing from some evaluation: unused
+    return table.sort_index()
+
+
+def evidence_from_results(results: pd.DataFrame,
+                          replicates: pd.DataFrame | None = None) -> Evidence:
     """Evidence from :func:`ensel.experiment.evaluate` output: the summary over all
     evaluations, every evaluation's errors (and selected-set accuracies, MAP rows) for the
-    intervals, and the mean selected-set accuracy of each selector's first ``k`` picks."""
+    intervals, and the mean selected-set accuracy of each selector's first ``k`` picks.
+    ``replicates`` (:func:`ensel.experiment.half_sample_errors` on the same data) adds the
+    half-sample means that the intervals check their variance against."""
     from ensel.experiment import summarise
 
     s = summarise(results)
-    keys = ["condition", "split"]
-    err = results.pivot_table(index=keys, columns=["selector", "aggregator", "k"],
-                              values="error", aggfunc="first")
-    parts = {"error": err}
+    per_eval = _per(results, ["condition", "split"], "first")
     acc = None
     if "selected_accuracy" in results.columns:
         sub = results[results["aggregator"] == "map"]
         acc = (sub.groupby(["selector", "k"])["selected_accuracy"].mean()
                .rename("set_accuracy").reset_index())
-        parts["accuracy"] = sub.pivot_table(index=keys, columns=["selector", "aggregator", "k"],
-                                            values="selected_accuracy", aggfunc="first")
-    per_eval = pd.concat(parts, axis=1)
-    if per_eval.isna().any().any():
-        per_eval = per_eval.dropna(axis=1)  # an arm missing from some evaluation: unused
+    halves = None if replicates is None else _per(replicates, ["halving", "half"], "mean")
     prov = results.attrs.get("provenance", {}) if hasattr(results, "attrs") else {}
     frac = float(prov.get("test_fraction", _PAPER_TEST_FRACTION))
-    return Evidence(summary=s, set_accuracy=acc, per_eval=per_eval, test_fraction=frac,
-                    n_evaluations=len(per_eval))
+    return Evidence(summary=s, set_accuracy=acc, per_eval=per_eval, halves=halves,
+                    test_fraction=frac, n_evaluations=len(per_eval))
 
 
 def evidence_from_paper(dataset: str) -> Evidence:
@@ -656,7 +677,8 @@ def _cols(f: Finding | None | str, prefix: str) -> dict[str, Any]:
 
 
 def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
-             claims: Sequence[Claim] = CLAIMS) -> pd.DataFrame:
+             claims: Sequence[Claim] = CLAIMS,
+             replicates: Mapping[str, pd.DataFrame | None] | None = None) -> pd.DataFrame:
     """Check every claim on the paper's numbers and on our results.
 
     Parameters
@@ -666,6 +688,9 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
         for this dataset". Claims of a paper dataset are checked on that dataset; general claims
         (``dataset="all"``) on every dataset given.
     claims : sequence of Claim, default=CLAIMS
+    replicates : mapping, optional
+        ``{dataset: half_sample_errors() output}``: the intervals on that dataset then take
+        the larger of the corrected variance and the one measured on the halves.
 
     Returns
     -------
@@ -681,7 +706,8 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
     """
     from ensel.datasets.paper_tables import DATASETS as PAPER_DATASETS
 
-    ours = {d: (None if r is None else evidence_from_results(r))
+    reps = dict(replicates or {})
+    ours = {d: (None if r is None else evidence_from_results(r, reps.get(d)))
             for d, r in results_by_dataset.items()}
     paper = {d: evidence_from_paper(d) for d in PAPER_DATASETS}
     rows = []

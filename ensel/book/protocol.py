@@ -34,6 +34,7 @@ __all__ = [
     "check_pool",
     "check_protocol",
     "page_verdicts",
+    "half_samples",
     "splits_for",
     "verdict_counts",
     "verdict_sentence",
@@ -331,14 +332,29 @@ def single_model_sentence(v: pd.DataFrame) -> str:
             f"test error by {r['effect']:+.4f} ± {half:.4f} (95 % interval): {what}.")
 
 
-def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any) -> pd.DataFrame:
+def half_samples(df: pd.DataFrame, dataset: Any, n_halvings: int, *, ks: Any,
+                 seed: int) -> pd.DataFrame | None:
+    """:func:`ensel.experiment.half_sample_errors` on the page's data, saved beside its
+    results (``kind="halves"``); ``None`` when ``n_halvings`` is 0."""
+    from ensel.book.results import save_results
+    from ensel.experiment import half_sample_errors
+
+    if not n_halvings:
+        return None
+    reps = half_sample_errors(df, n_halvings=int(n_halvings), ks=ks, seed=seed)
+    save_results(reps, dataset, kind="halves")
+    return reps
+
+
+def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any,
+                  replicates: pd.DataFrame | None = None) -> pd.DataFrame:
     """The claims checked on this dataset; none when the run evaluated only some budgets
     (the claims are about budgets up to the full pool)."""
     from ensel.book.claims import verdicts
 
     if ks is not None:
         return pd.DataFrame(columns=["id", "dataset", "verdict"])
-    v = verdicts({dataset: results})
+    v = verdicts({dataset: results}, replicates={dataset: replicates})
     return v[v["dataset"] == dataset]
 
 
@@ -394,17 +410,20 @@ def pick_agreement(results: pd.DataFrame, paper_sel: pd.DataFrame) -> pd.DataFra
 
 
 def beyond_table(results: Mapping[str, pd.DataFrame | None],
-                 summaries: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per dataset: budgets where Greedy MI or Top-k is better beyond the noise (95 % paired
-    interval corrected for overlapping splits), mean paired difference, and the mean excess
-    over the exhaustive oracle."""
+                 summaries: Mapping[str, pd.DataFrame],
+                 replicates: Mapping[str, pd.DataFrame | None] | None = None) -> pd.DataFrame:
+    """Per dataset: budgets where Greedy MI or Top-k is better beyond the noise (the same 95 %
+    paired interval as the claims: overlapping splits and, when given, half-sample replicates
+    accounted for), mean paired difference, and the mean excess over the exhaustive oracle."""
     from ensel.experiment import paired_differences
 
     rows, gaps = [], {}
+    reps = dict(replicates or {})
     for d, r in results.items():
         if r is None:
             continue
-        pdiff = paired_differences(r, "greedy_mi", "topk", "map", n_boot=0)
+        pdiff = paired_differences(r, "greedy_mi", "topk", "map", n_boot=0,
+                                   replicates=reps.get(d))
         s = summaries[d]
         piv = s[s["aggregator"] == "map"].pivot(index="k", columns="selector", values="mean")
         row = {"dataset": tables.dataset_label(d), "budgets": len(pdiff),

@@ -144,6 +144,41 @@ def test_three_outcomes_follow_the_truth() -> None:
         stats_t(29) * r.sd * np.sqrt(1 / 30 + 0.25), rel=1e-12)
 
 
+def _halves(delta: list[float], spread: float, seed: int, M: int = 10) -> pd.DataFrame:
+    """Half-sample replicates of the two arms of :func:`_noisy`: on each half the mean
+    difference is delta + a shared per-halving offset of sd ``spread`` that differs between
+    the halves (data-set-to-data-set variability the splits do not show)."""
+    rng = np.random.default_rng([seed, 1])
+    rows = []
+    for h in range(M):
+        for half in "AB":
+            shift = rng.normal(0, spread)
+            for k in range(1, len(delta) + 1):
+                rows.append((h, half, "c", 0, "topk", "map", k, 0.17, "a", 0.8, 50))
+                rows.append((h, half, "c", 0, "greedy_mi", "map", k,
+                             0.17 + delta[k - 1] + shift, "a", 0.8, 50))
+    return pd.DataFrame(rows, columns=["halving", "half", *ex.RESULT_COLUMNS, "selected",
+                                       "selected_accuracy", "n_test"])
+
+
+def test_replicates_that_disagree_widen_the_interval() -> None:
+    res = _noisy([-0.02] * 8, 0.01, 0)
+    alone = G2.check(claims.evidence_from_results(res))
+    assert alone.verdict == "holds"
+    # halves that agree with each other leave the corrected interval as it is
+    calm = G2.check(claims.evidence_from_results(res, _halves([-0.02] * 8, 0.0, 0)))
+    assert calm.effect.method == "corrected" and calm.verdict == "holds"
+    assert calm.effect.half_width == alone.effect.half_width
+    # halves whose results scatter by 0.03 show the data cannot tell: within noise
+    wild = G2.check(claims.evidence_from_results(res, _halves([-0.02] * 8, 0.03, 0)))
+    assert wild.effect.method == "halves" and wild.effect.df == 9
+    assert wild.verdict == "within noise"
+    assert wild.effect.mean == alone.effect.mean
+    v = claims.verdicts({"x": res}, claims=[G2],
+                        replicates={"x": _halves([-0.02] * 8, 0.03, 0)})
+    assert list(v["verdict"]) == ["within noise"]
+
+
 def stats_t(df: int) -> float:
     from scipy import stats
     return float(stats.t.ppf(0.975, df))
