@@ -33,7 +33,10 @@ How ``select`` works
   under the same aggregator) are scored on the same splits.
 * **Intervals**: the chosen ensemble's mean error and the paired differences
   (chosen - Top-k, chosen - best single) get the corrected resampled t interval of
-  :func:`ensel.stats.paired_interval`, pooling conditions x splits.
+  :func:`ensel.stats.paired_interval`, pooling conditions x splits. For the differences the
+  same procedure also runs on both halves of ``--halvings`` (default 10) random halvings of
+  the items (at least 4 splits per half); the interval's variance is the larger of the
+  corrected one and the one measured on the halves (``interval`` says which).
 * ``-k auto``: nested cross-validation. Inside each outer split, 5 inner 80/20 splits of
   the training part give the held-out error of the method at every ``k <= --max-k``; the
   smallest ``k`` with the lowest inner error is used on the outer split. The deployed ``k``
@@ -48,12 +51,13 @@ JSON output (``--json``), schema ``ensel.select/1``::
      "selected": [{"rank": int, "model": str, "accuracy": float, "gain_bits": float}],
      "evaluation": {"n_splits": int, "n_evaluations": int, "test_fraction": float,
                     "seed": int, "confidence": float,
-                    "correction": "nadeau-bengio corrected resampled t",
+                    "correction": str, "n_halvings": int,
                     "arms": {"selected" | "top_k" | "best_single":
                              {"error": float, "low": float, "high": float, "k": int | null}},
                     "comparisons": [{"against": "top_k" | "best_single",
                                      "difference": float, "low": float, "high": float,
-                                     "verdict": "holds" | "within noise" | "contradicted"}]},
+                                     "verdict": "holds" | "within noise" | "contradicted",
+                                     "interval": "corrected" | "halves"}]},
      "auto": null | {"max_k": int, "inner_splits": int, "inner_error": {k: float},
                      "k_per_split": [int]},
      "ensemble_beats_best_single": bool,
@@ -71,7 +75,7 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -89,6 +93,11 @@ AGGREGATORS = ("map", "mv", "wmv")
 EXHAUSTIVE_LIMIT = 20_000
 _INNER_SPLITS = 5
 SCHEMA = "ensel.select/1"
+#: Half-sample replicates (see :mod:`ensel.stats`): halvings and evaluations per half.
+N_HALVINGS = 10
+_EVALS_PER_HALF = 4
+_HALF_KEY = 0x48414C46
+CORRECTION = ("larger of nadeau-bengio corrected resampled t and half-sample replicates")
 
 
 class UsageError(ValueError):
@@ -102,6 +111,7 @@ class _Pool:
     ys: list[np.ndarray]       # per condition (n_c,) int8
     conditions: list[str]
     models: list[str]
+    items: list[np.ndarray]    # per condition (n_c,) item ids as str
 
 
 def _pool(df: pd.DataFrame, condition: str | None) -> _Pool:
@@ -115,14 +125,15 @@ def _pool(df: pd.DataFrame, condition: str | None) -> _Pool:
         conds = [condition]
     df = df.assign(condition=df["condition"].astype(str))
     models = [str(m) for m in pd.unique(df["model"])]
-    Xs, ys = [], []
+    Xs, ys, items = [], [], []
     for c in conds:
         Xw, yw = to_wide(df, c, validate=False)
         Xw = Xw.set_axis([str(m) for m in Xw.columns], axis=1).reindex(columns=models,
                                                                         fill_value=0)
         Xs.append(Xw.to_numpy(dtype=np.int8))
         ys.append(yw.to_numpy(dtype=np.int8))
-    return _Pool(Xs, ys, conds, models)
+        items.append(np.asarray(Xw.index).astype(str))
+    return _Pool(Xs, ys, conds, models, items)
 
 
 def _check_pool(pool: _Pool, k: int | None, test_fraction: float) -> None:
@@ -214,10 +225,76 @@ def _auto_k(method: str, agg: str, X: np.ndarray, y: np.ndarray, max_k: int, *, 
     return int(np.argmin(errs)) + 1, errs
 
 
+def _arm_errors(run: dict[str, Any], c: str, X: np.ndarray, y: np.ndarray,
+                splits: Iterable[int], errs: dict[str, list[float]],
+                sizes: list[tuple[int, int]] | None, auto_doc: dict[str, Any] | None,
+                bar: Any) -> None:
+    """Held-out errors of the chosen, Top-k and best single arms on the given splits of one
+    condition (appended to ``errs``)."""
+    from ensel.experiment import split_indices
+
+    method, agg, seed, frac = run["method"], run["aggregator"], run["seed"], run["test_fraction"]
+    for s in splits:
+        tr, te = split_indices(len(y), condition=c, split=s, seed=seed, test_fraction=frac)
+        Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
+        if sizes is not None:
+            sizes.append((len(tr), len(te)))
+        k_s = run["k"]
+        if run["auto"]:
+            k_s = _auto_k(method, agg, Xtr, ytr, run["max_k"], key=f"{c}/{s}/auto",
+                          seed=seed, test_fraction=frac)[0]
+            if auto_doc is not None:
+                auto_doc["k_per_split"].append(k_s)
+        if len(np.unique(ytr)) < 2:
+            raise UsageError(f"condition {c!r}: a training part holds one label class "
+                             "only; the data has too few items of one label")
+        p = _select(method, Xtr, ytr, k_s)
+        t = p if method == "top-k" else _select("top-k", Xtr, ytr, k_s)
+        b = _select("top-k", Xtr, ytr, 1)
+        mv_seed = seed * 1_000_003 + s
+        errs["selected"].append(_error(agg, mv_seed, Xtr, ytr, Xte, yte, p))
+        errs["top_k"].append(_error(agg, mv_seed, Xtr, ytr, Xte, yte, t))
+        errs["best_single"].append(_error(agg, mv_seed, Xtr, ytr, Xte, yte, b))
+        bar.update(1)
+
+
+def _splits_per_half(pool: _Pool) -> int:
+    return -(-_EVALS_PER_HALF // len(pool.conditions))
+
+
+def _half_sample_means(run: dict[str, Any], pool: _Pool, halvings: int,
+                       bar: Any) -> dict[str, np.ndarray] | None:
+    """Each arm's mean error on the two halves of each halving of the items (the same
+    procedure on independent half-size data sets; :func:`ensel.stats.paired_interval`)."""
+    if not halvings:
+        return None
+    items = np.asarray(sorted(set().union(*(set(i) for i in pool.items))))
+    per_half = _splits_per_half(pool)
+    out = {arm: np.zeros((halvings, 2)) for arm in ("selected", "top_k", "best_single")}
+    for h in range(halvings):
+        rng = np.random.default_rng(np.random.SeedSequence([int(run["seed"]), _HALF_KEY, h]))
+        in_a = items[rng.permutation(items.size)[: items.size // 2]]
+        for j, half in enumerate(("A", "B")):
+            errs: dict[str, list[float]] = {arm: [] for arm in out}
+            for c, X, y, ids in zip(pool.conditions, pool.Xs, pool.ys, pool.items,
+                                    strict=True):
+                rows = np.isin(ids, in_a) == (half == "A")
+                try:
+                    _arm_errors(run, f"{c}/halving{h}{half}", X[rows], y[rows],
+                                range(per_half), errs, None, None, bar)
+                except UsageError as exc:
+                    raise UsageError(f"{exc} (in half {half} of halving {h}; use --halvings 0 "
+                                     "on data this small)") from None
+            for arm in out:
+                out[arm][h, j] = float(np.mean(errs[arm]))
+    return out
+
+
 def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
                aggregator: str = "map", condition: str | None = None, n_splits: int = 20,
                test_fraction: float = 0.2, seed: int = 0, max_k: int = 10,
-               confidence: float = 0.95, progress: bool = True) -> dict[str, Any]:
+               confidence: float = 0.95, progress: bool = True,
+               halvings: int = N_HALVINGS) -> dict[str, Any]:
     """The computation behind ``ensel select``; returns the JSON document (see the module).
 
     Parameters
@@ -235,10 +312,11 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
         As in the command line.
     progress : bool
         Show a tqdm bar on stderr when the evaluation takes more than about a second.
+    halvings : int, default=10
+        Half-sample replicates for the intervals (0: the corrected t alone).
     """
     from tqdm import tqdm
 
-    from ensel.experiment import split_indices
     from ensel.stats import paired_interval
 
     if method not in METHODS:
@@ -285,39 +363,26 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
                  "gain_bits": float(g)} for r, (j, g) in enumerate(zip(picks, gains,
                                                                           strict=True))]
 
-    errs: dict[str, list[float]] = {"selected": [], "top_k": [], "best_single": []}
-    sizes = []
-    total = len(pool.conditions) * n_splits
+    run = {"method": method, "aggregator": aggregator, "k": kk, "auto": auto,
+           "max_k": max_k, "seed": seed, "test_fraction": test_fraction}
+    total = len(pool.conditions) * (n_splits + 2 * halvings * _splits_per_half(pool))
     bar = tqdm(total=total, desc="ensel select", unit="split", file=sys.stderr, delay=1.5,
                leave=False, disable=None if progress else True)
+    errs: dict[str, list[float]] = {"selected": [], "top_k": [], "best_single": []}
+    sizes: list[tuple[int, int]] = []
     for c, X, y in zip(pool.conditions, pool.Xs, pool.ys, strict=True):
-        for s in range(n_splits):
-            tr, te = split_indices(len(y), condition=c, split=s, seed=seed,
-                                   test_fraction=test_fraction)
-            Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-            sizes.append((len(tr), len(te)))
-            k_s = kk
-            if auto:
-                k_s = _auto_k(method, aggregator, Xtr, ytr, max_k, key=f"{c}/{s}/auto",
-                              seed=seed, test_fraction=test_fraction)[0]
-                auto_doc["k_per_split"].append(k_s)  # type: ignore[index]
-            if len(np.unique(ytr)) < 2:
-                raise UsageError(f"condition {c!r}: a training part holds one label class "
-                                 "only; the data has too few items of one label")
-            p = _select(method, Xtr, ytr, k_s)
-            t = p if method == "top-k" else _select("top-k", Xtr, ytr, k_s)
-            b = _select("top-k", Xtr, ytr, 1)
-            mv_seed = seed * 1_000_003 + s
-            errs["selected"].append(_error(aggregator, mv_seed, Xtr, ytr, Xte, yte, p))
-            errs["top_k"].append(_error(aggregator, mv_seed, Xtr, ytr, Xte, yte, t))
-            errs["best_single"].append(_error(aggregator, mv_seed, Xtr, ytr, Xte, yte, b))
-            bar.update(1)
+        _arm_errors(run, c, X, y, range(n_splits), errs, sizes, auto_doc, bar)
+    halves = _half_sample_means(run, pool, halvings, bar)
     bar.close()
     n_train = float(np.mean([a for a, _ in sizes]))
     n_test = float(np.mean([b for _, b in sizes]))
 
-    def interval(values: Sequence[float]) -> Any:
-        return paired_interval(values, n_train=n_train, n_test=n_test, confidence=confidence)
+    def interval(values: Sequence[float], other: str | None = None) -> Any:
+        h = None
+        if other is not None and halves is not None:
+            h = halves["selected"] - halves[other]
+        return paired_interval(values, n_train=n_train, n_test=n_test, confidence=confidence,
+                               halves=h)
 
     arms = {}
     for name, ks in (("selected", kk), ("top_k", kk), ("best_single", 1)):
@@ -329,9 +394,9 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
         if other == "top_k" and method == "top-k":
             continue
         d = np.asarray(errs["selected"]) - np.asarray(errs[other])
-        r = interval(d)
+        r = interval(d, other)
         comparisons.append({"against": other, "difference": r.mean, "low": r.low,
-                            "high": r.high, "verdict": r.verdict})
+                            "high": r.high, "verdict": r.verdict, "interval": r.method})
     vs_single = next(c for c in comparisons if c["against"] == "best_single")
     beats = kk > 1 and vs_single["verdict"] == "holds"
     if kk == 1:
@@ -362,7 +427,8 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
             "test_fraction": float(test_fraction),
             "seed": int(seed),
             "confidence": float(confidence),
-            "correction": "nadeau-bengio corrected resampled t",
+            "correction": CORRECTION if halvings else "nadeau-bengio corrected resampled t",
+            "n_halvings": int(halvings),
             "arms": arms,
             "comparisons": comparisons,
         },
@@ -391,7 +457,9 @@ def format_select(doc: dict[str, Any]) -> str:
         "",
         f"held-out error over {ev['n_evaluations']} random "
         f"{1 - ev['test_fraction']:.0%}/{ev['test_fraction']:.0%} splits "
-        f"({ev['confidence']:.0%} intervals, corrected for overlapping splits):",
+        f"({ev['confidence']:.0%} intervals, corrected for overlapping splits"
+        + (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"] else "")
+        + "):",
     ]
     labels = {"selected": "chosen ensemble", "top_k": "top-k ensemble",
               "best_single": "best single model"}
@@ -445,6 +513,16 @@ def _k_arg(value: str) -> int | str:
     return k
 
 
+def _non_negative(value: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0; got {value!r}") from None
+    if v < 0 or v == 1:
+        raise argparse.ArgumentTypeError(f"expected 0 or a whole number >= 2; got {value!r}")
+    return v
+
+
 def _positive(value: str) -> int:
     try:
         v = int(value)
@@ -495,6 +573,8 @@ def _select_main(argv: Sequence[str]) -> int:
     p.add_argument("--splits", type=_positive, default=20,
                    help="random 80/20 splits per condition (default 20)")
     p.add_argument("--max-k", type=_positive, default=10, help="largest k tried by -k auto")
+    p.add_argument("--halvings", type=_non_negative, default=N_HALVINGS,
+                   help="half-sample replicates checking the intervals (0: corrected t only)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
     _add_format(p)
@@ -505,7 +585,7 @@ def _select_main(argv: Sequence[str]) -> int:
     try:
         doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
                          condition=args.condition, n_splits=args.splits, seed=args.seed,
-                         max_k=args.max_k)
+                         max_k=args.max_k, halvings=args.halvings)
     except UsageError as exc:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),

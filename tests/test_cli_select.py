@@ -46,14 +46,16 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
     assert set(doc["selected"][0]) == {"rank", "model", "accuracy", "gain_bits"}
     ev = doc["evaluation"]
     assert set(ev) == {"n_splits", "n_evaluations", "test_fraction", "seed", "confidence",
-                       "correction", "arms", "comparisons"}
+                       "correction", "n_halvings", "arms", "comparisons"}
+    assert ev["n_halvings"] == 10 and "half-sample" in ev["correction"]
     assert set(ev["arms"]) == {"selected", "top_k", "best_single"}
     for arm in ev["arms"].values():
         assert set(arm) == {"error", "low", "high", "k"} and arm["low"] <= arm["error"]
     assert [c["against"] for c in ev["comparisons"]] == ["top_k", "best_single"]
     for c in ev["comparisons"]:
-        assert set(c) == {"against", "difference", "low", "high", "verdict"}
+        assert set(c) == {"against", "difference", "low", "high", "verdict", "interval"}
         assert c["verdict"] in ("holds", "within noise", "contradicted")
+        assert c["interval"] in ("corrected", "halves")
     # the same picks as the library call on the same data
     X, y = to_wide(load(str(medmcqa_file)), "t0.7-r1")
     picks = greedy_mi(X, y, 4)
