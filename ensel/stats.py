@@ -72,8 +72,9 @@ when it contains zero.
 References
 ----------
 C. Nadeau and Y. Bengio (2003), "Inference for the Generalization Error", Machine Learning
-52, 239-281 (the corrected resampled t and the conservative Z). R. R. Bouckaert and E. Frank (2004), "Evaluating the Replicability of
-Significance Tests for Comparing Learning Algorithms", PAKDD (the corrected resampled t).
+52, 239-281 (the corrected resampled t and the conservative Z). R. R. Bouckaert and
+E. Frank (2004), "Evaluating the Replicability of Significance Tests for Comparing Learning
+Algorithms", PAKDD (the corrected resampled t).
 
 Examples
 --------

@@ -40,7 +40,7 @@ n_items = None  # fewer items per condition (stand-ins only), for tests
 exhaustive = True
 example_k = 4  # ensemble size of the Figure-2-style example
 ks = None  # budgets k to evaluate (None: 1..m), as ensel evaluate --ks
-n_halvings = 10  # half-sample replicates checking the intervals (0: none)
+n_halvings = 10  # halvings checking the intervals (0: none)
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -153,7 +153,8 @@ summary_c = experiment.summarise(results, by=("condition",))
 # {glue:text}`n_halvings` random halvings of the items, saved beside the results:
 
 # %%
-replicates = protocol.half_samples(df, dataset, n_halvings, ks=ks, seed=seed)
+replicates = protocol.half_samples(df, dataset, n_halvings, ks=ks,
+                                   seed=seed)
 
 # %% tags=["remove-cell"]
 n_eval = len(conditions) * n_splits
@@ -327,7 +328,7 @@ else:
 # random halvings of the items: how far the halves' differences disagree measures the
 # variance directly, and the interval uses the larger of the two variances
 # (`ensel.stats`; on simulated copula pools this covers the true difference in 96 % of
-# data sets, the corrected $t$ alone in 84 %). The last column says which was larger.
+# data sets, the corrected $t$ alone in 84 %). The column "variance" says which was larger.
 
 # %%
 diffs = experiment.paired_differences(

@@ -181,7 +181,8 @@ for d, t in picks.items():
 # results exist.
 
 # %%
-v = claims.verdicts({d: results[d] for d in datasets_to_report}, replicates=halves)
+v = claims.verdicts({d: results[d] for d in datasets_to_report},
+                    replicates=halves)
 
 # %% tags=["hide-input"]
 for d in datasets_to_report:

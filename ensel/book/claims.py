@@ -26,8 +26,9 @@ On our results the intervals are Nadeau & Bengio's corrected resampled t over th
 evaluations (:func:`ensel.stats.paired_interval`): the random 80/20 splits overlap, and the
 naive interval would be too narrow. With half-sample replicates
 (:func:`ensel.experiment.half_sample_errors`, ``replicates=``) the variance is the larger of
-the corrected one and the one measured on disjoint halves of the items. On the paper's own tables only each arm's mean and std
-over its 30 evaluations are printed, so the same rule needs two stated assumptions
+the corrected one and the one measured on disjoint halves of the items. On the paper's own
+tables only each arm's mean and std over its 30 evaluations are printed, so the same rule
+needs two stated assumptions
 (:data:`PAPER_ASSUMPTIONS`): the two arms' per-evaluation errors are uncorrelated (the
 paired differences' std is ``sqrt(std_a^2 + std_b^2)``; pairing would usually narrow it), and
 one arm's errors at different ``k`` are perfectly correlated (for averages over ``k``).

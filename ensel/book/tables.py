@@ -486,8 +486,8 @@ def format_selection_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
 def format_paired_differences(diffs: pd.DataFrame, a: str = "Greedy MI", b: str = "Top-k",
                               decimals: int = 4) -> pd.DataFrame:
     """:func:`ensel.experiment.paired_differences` output for reading: mean difference, the
-    95 % interval as ``"[lo, hi]"`` and which variance it used, the p-value, the verdict,
-    and wins/ties counts."""
+    95 % interval as ``"[lo, hi]"`` and which variance it used (``"halves"`` or
+    ``"corrected"``), the verdict, and wins/ties counts."""
     def iv(lo: float, hi: float) -> str:
         return f"[{format_number(lo, decimals)}, {format_number(hi, decimals)}]"
 
@@ -495,8 +495,7 @@ def format_paired_differences(diffs: pd.DataFrame, a: str = "Greedy MI", b: str 
         "mean Δ": [format_number(x, decimals, signed=True) for x in diffs["mean_diff"]],
         "95% interval": [iv(lo, hi) for lo, hi in
                          zip(diffs["ci_low"], diffs["ci_high"], strict=True)],
-        "variance from": (diffs["interval"].to_numpy() if "interval" in diffs else ""),
-        "p": [format_number(x, 3) for x in diffs["p_value"]],
+        "variance": (diffs["interval"].to_numpy() if "interval" in diffs else ""),
         "verdict": diffs["verdict"].to_numpy() if "verdict" in diffs else "",
         f"{a} wins": diffs["a_wins"].astype(int).to_numpy(),
         f"{b} wins": diffs["b_wins"].astype(int).to_numpy(),
