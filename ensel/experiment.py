@@ -469,7 +469,12 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
                 rows = np.flatnonzero(lev.removed == p)
                 par = table[lev.parent_rows[rows]]
                 par = par.reshape(len(rows), 4, base ** (k - p), base, base**p)
-                new[rows] = par.sum(axis=3).reshape(len(rows), 4, base**k)
+                # the digit axis summed as `base` slices (integer counts: exact), much faster
+                # than a reduction over a short strided axis
+                acc = par[:, :, :, 0, :] + par[:, :, :, 1, :]
+                for v in range(2, base):
+                    acc += par[:, :, :, v, :]
+                new[rows] = acc.reshape(len(rows), 4, base**k)
             table = new
         if k in want:
             pos_tr, neg_tr, pos_te, neg_te = (table[:, i, :] for i in range(4))
