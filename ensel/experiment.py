@@ -342,6 +342,7 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
         prefix = np.array([index[tuple(c[:-1])] for c in combos.tolist()], dtype=np.int64)
         n_sub = len(combos)
         span = base * n_groups  # group ids of one subset before renumbering
+        Dg = D * n_groups  # the new model's digit is the most significant
         chunk = int(max(1, min(n_sub, _PREFIX_CHUNK_CELLS // max(span, n_rows))))
         K = base**k
         Za, Zj = n_tr + alpha * K, n_tr + alpha * 2 * K
@@ -356,7 +357,7 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
         for start in range(0, n_sub, chunk):
             stop = min(n_sub, start + chunk)
             c = stop - start
-            raw = D[combos[start:stop, -1]] * n_groups  # (c, rows) int64
+            raw = Dg[combos[start:stop, -1]]  # (c, rows) int64
             raw += gid[prefix[start:stop]]
             raw += (np.arange(c, dtype=np.int64) * span)[:, None]
             present = np.zeros(c * span, dtype=bool)
@@ -368,20 +369,19 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
             # first cell of each subset: one before the cells of the subsets below it
             first = np.zeros(c, dtype=np.int64)
             first[1:] = ids[np.arange(1, c, dtype=np.int64) * span - 1] + 1
-            if new_gid is not None:
-                cell -= first[:, None]  # ids start at 0 in every subset
-                new_gid[start:stop] = cell
-                new_groups = max(new_groups, int(cell.max()) + 1)
-                cell += first[:, None]
+            sizes = np.diff(np.append(first, n_cells))  # cells of each subset
+            if new_gid is not None:  # ids from 0 in every subset
+                np.subtract(cell, first[:, None], out=new_gid[start:stop], casting="unsafe")
+                new_groups = max(new_groups, int(sizes.max()))
             ctr = cell[:, :n_rtr].ravel()
             dpos = np.bincount(ctr, weights=wpos[:ctr.size], minlength=n_cells)
             dneg = np.bincount(ctr, weights=wneg[:ctr.size], minlength=n_cells)
             cte = cell[:, n_rtr:]
-            predict_pos = dpos[cte] >= dneg[cte]  # unseen pattern: 0 >= 0, predicts +1
+            predict_pos = (dpos >= dneg)[cte]  # unseen pattern: 0 >= 0, predicts +1
             wrong = np.where(predict_pos, nte[None, :], pte[None, :]).sum(axis=1)
             err[start:stop] = wrong / n_te
             # smoothed MI: seen cells explicitly (in code order), unseen cells in closed form
-            owner = np.repeat(np.arange(c, dtype=np.int64), np.diff(np.append(first, n_cells)))
+            owner = np.repeat(np.arange(c, dtype=np.int64), sizes)
             cells = np.flatnonzero(dpos + dneg)
             pos, neg, sub = dpos[cells], dneg[cells], owner[cells]
             nnz = np.bincount(sub, minlength=c)
