@@ -63,7 +63,17 @@ def _already_encoded(values: Any) -> np.ndarray | None:
         arr = np.asarray(values)
     else:
         return None
-    return arr if bool(np.isin(arr, (-1, 0, 1)).all()) else None
+    # int8 values in {-1, 0, +1} are those in [-1, 1]: two reductions, no temporary array
+    # (this runs on every slice every estimator receives)
+    return arr if arr.size == 0 or (arr.min() >= -1 and arr.max() <= 1) else None
+
+
+def _encoded_labels(values: Any) -> np.ndarray | None:
+    """An ``int8`` array of labels in ``{-1, +1}``: what the rule reads it as (``+1/-1``),
+    without classifying every cell. A copy, like the rule's output."""
+    if not (isinstance(values, np.ndarray) and values.dtype == np.int8) or values.size == 0:
+        return None
+    return values.copy() if bool(((values == 1) | (values == -1)).all()) else None
 
 
 def as_pm1(values: Any, *, name: str, allow_abstain: bool,
@@ -112,6 +122,11 @@ def as_pm1(values: Any, *, name: str, allow_abstain: bool,
         if report is not None:
             report["encoding"] = "int8 +1/0/-1 (already encoded)"
         return encoded
+    labels = None if allow_abstain else _encoded_labels(values)
+    if labels is not None:
+        if report is not None:
+            report["encoding"] = "+1/-1"
+        return labels
     if isinstance(values, pd.DataFrame):
         raw = values.to_numpy(dtype=object)
         kinds = (np.column_stack([enc.classify(values.iloc[:, j]) for j in range(values.shape[1])])

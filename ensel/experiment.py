@@ -94,6 +94,11 @@ _EXHAUSTIVE_MAX_CELLS = 2**25
 #: Beyond the lattice's memory limit, subsets are scanned in chunks (one matrix product for the
 #: pattern codes of many subsets, one bincount for their tables) up to this many models.
 _EXHAUSTIVE_MAX_MODELS = 15
+#: The prefix scan (:func:`_exhaustive_prefix`) keeps one group id per (subset, distinct
+#: answer row) of a level, twice: used when that is at most this many ids (128 MB each),
+#: otherwise the chunked scan. Each chunk of its subsets holds at most this many cells.
+_PREFIX_MAX_GROUP_IDS = 2**25
+_PREFIX_CHUNK_CELLS = 2**22
 
 
 # --------------------------------------------------------------------------- helpers
@@ -306,6 +311,98 @@ def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: 
     return out
 
 
+def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: np.ndarray,
+                       ks: Sequence[int], base: int, h_y: float, alpha: float
+                       ) -> dict[int, dict[str, np.ndarray]]:
+    """Same output as :func:`_exhaustive_chunked`, bit for bit, by growing subsets one model
+    at a time (for large alphabets with few distinct answer rows).
+
+    A subset of size ``k`` is its lexicographic prefix of size ``k - 1`` plus its largest
+    model ``j``. Each distinct answer row (training and test) carries its group id under the
+    prefix (groups numbered in the order of their pattern codes); its group under the subset
+    is ``(digit of j, group under the prefix)``, renumbered through one bincount per chunk of
+    subsets. No sorting, and every step costs one pass over the rows instead of a matrix
+    product and a sort. The largest model is the most significant digit of
+    :func:`ensel.info.pattern_codes`, so the groups keep the order of the codes and the
+    smoothed entropies add their cells in the same order as :func:`_exhaustive_chunked`.
+    """
+    m = dtr.shape[1]
+    rtr, ptr, ntr = _unique_rows(dtr, ytr)
+    rte, pte, nte = _unique_rows(dte, yte)
+    n_rtr = len(rtr)
+    D = np.ascontiguousarray(np.concatenate([rtr, rte]).T, dtype=np.int64)  # (m, rows)
+    n_rows = D.shape[1]
+    n_tr, n_te = len(ytr), len(yte)
+    want = set(int(k) for k in ks)
+    kmax = max(want) if want else 0
+    gid = np.zeros((1, n_rows), dtype=np.int32)  # group of each row under the empty prefix
+    n_groups = 1  # bound on the group ids of the prefixes
+    index: dict[tuple[int, ...], int] = {(): 0}
+    out: dict[int, dict[str, np.ndarray]] = {}
+    for k in range(1, kmax + 1):
+        combos = np.array(list(itertools.combinations(range(m), k)), dtype=np.int64)
+        prefix = np.array([index[tuple(c[:-1])] for c in combos.tolist()], dtype=np.int64)
+        n_sub = len(combos)
+        span = base * n_groups  # group ids of one subset before renumbering
+        Dg = D * n_groups  # the new model's digit is the most significant
+        chunk = int(max(1, min(n_sub, _PREFIX_CHUNK_CELLS // max(span, n_rows))))
+        K = base**k
+        Za, Zj = n_tr + alpha * K, n_tr + alpha * 2 * K
+        q, r = alpha / Za, alpha / Zj
+        zero_a = float(-q * np.log2(q)) if q > 0 else 0.0
+        zero_j = float(-r * np.log2(r)) if r > 0 else 0.0
+        err = np.empty(n_sub)
+        mi = np.empty(n_sub)
+        new_gid = np.empty((n_sub, n_rows), dtype=np.int32) if k < kmax else None
+        new_groups = 1
+        wpos, wneg = np.tile(ptr, chunk), np.tile(ntr, chunk)  # row weights of a chunk
+        for start in range(0, n_sub, chunk):
+            stop = min(n_sub, start + chunk)
+            c = stop - start
+            raw = Dg[combos[start:stop, -1]]  # (c, rows) int64
+            raw += gid[prefix[start:stop]]
+            raw += (np.arange(c, dtype=np.int64) * span)[:, None]
+            present = np.zeros(c * span, dtype=bool)
+            present[raw.ravel()] = True
+            ids = np.cumsum(present, dtype=np.int64)
+            n_cells = int(ids[-1])
+            ids -= 1
+            cell = ids[raw]  # (c, rows): cell ids, ascending in (subset, pattern code)
+            # first cell of each subset: one before the cells of the subsets below it
+            first = np.zeros(c, dtype=np.int64)
+            first[1:] = ids[np.arange(1, c, dtype=np.int64) * span - 1] + 1
+            sizes = np.diff(np.append(first, n_cells))  # cells of each subset
+            if new_gid is not None:  # ids from 0 in every subset
+                np.subtract(cell, first[:, None], out=new_gid[start:stop], casting="unsafe")
+                new_groups = max(new_groups, int(sizes.max()))
+            ctr = cell[:, :n_rtr].ravel()
+            dpos = np.bincount(ctr, weights=wpos[:ctr.size], minlength=n_cells)
+            dneg = np.bincount(ctr, weights=wneg[:ctr.size], minlength=n_cells)
+            cte = cell[:, n_rtr:]
+            predict_pos = (dpos >= dneg)[cte]  # unseen pattern: 0 >= 0, predicts +1
+            wrong = np.where(predict_pos, nte[None, :], pte[None, :]).sum(axis=1)
+            err[start:stop] = wrong / n_te
+            # smoothed MI: seen cells explicitly (in code order), unseen cells in closed form
+            owner = np.repeat(np.arange(c, dtype=np.int64), sizes)
+            cells = np.flatnonzero(dpos + dneg)
+            pos, neg, sub = dpos[cells], dneg[cells], owner[cells]
+            nnz = np.bincount(sub, minlength=c)
+            pa = (pos + neg + alpha) / Za
+            h_a = np.bincount(sub, weights=-pa * np.log2(pa), minlength=c) + (K - nnz) * zero_a
+            pp, pn = (pos + alpha) / Zj, (neg + alpha) / Zj
+            with np.errstate(divide="ignore", invalid="ignore"):
+                tj = -(np.where(pp > 0, pp * np.log2(pp), 0.0)
+                       + np.where(pn > 0, pn * np.log2(pn), 0.0))
+            h_j = np.bincount(sub, weights=tj, minlength=c) + (2 * K - 2 * nnz) * zero_j
+            mi[start:stop] = np.maximum(h_a + h_y - h_j, 0.0)
+        if k in want:
+            out[k] = {"combos": combos, "error": err, "mi": mi}
+        if new_gid is not None:
+            gid, n_groups = new_gid, new_groups
+            index = {tuple(cmb): i for i, cmb in enumerate(combos.tolist())}
+    return out
+
+
 def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
                       y_test: np.ndarray, ks: Sequence[int], *, alpha: float = 1.0
                       ) -> dict[int, dict[str, np.ndarray]]:
@@ -347,8 +444,11 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
     p_y = np.array([n_pos + alpha, n_tr - n_pos + alpha]) / (n_tr + 2 * alpha)
     h_y = float(-(p_y * np.log2(p_y)).sum())
     if _exhaustive_cells(m, base) > _EXHAUSTIVE_MAX_CELLS:
-        return _exhaustive_chunked(_digits(X_train, base), y_train, _digits(X_test, base),
-                                   y_test, ks, base, h_y, alpha)
+        rows = len(X_train) + len(X_test)  # bounds the distinct answer rows
+        scan = (_exhaustive_prefix if comb(m, m // 2) * rows <= _PREFIX_MAX_GROUP_IDS
+                else _exhaustive_chunked)
+        return scan(_digits(X_train, base), y_train, _digits(X_test, base), y_test, ks, base,
+                    h_y, alpha)
     want = set(int(k) for k in ks)
     weights = base ** np.arange(m, dtype=np.int64)
     size = base**m
@@ -371,7 +471,12 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
                 rows = np.flatnonzero(lev.removed == p)
                 par = table[lev.parent_rows[rows]]
                 par = par.reshape(len(rows), 4, base ** (k - p), base, base**p)
-                new[rows] = par.sum(axis=3).reshape(len(rows), 4, base**k)
+                # the digit axis summed as `base` slices (integer counts: exact), much faster
+                # than a reduction over a short strided axis
+                acc = par[:, :, :, 0, :] + par[:, :, :, 1, :]
+                for v in range(2, base):
+                    acc += par[:, :, :, v, :]
+                new[rows] = acc.reshape(len(rows), 4, base**k)
             table = new
         if k in want:
             pos_tr, neg_tr, pos_te, neg_te = (table[:, i, :] for i in range(4))

@@ -134,9 +134,15 @@ def pattern_codes(X: Any, columns: Sequence[int] | None = None, *,
     return codes, size
 
 
+#: Digit of answer ``a`` at index ``a + 1``: -1 -> 0, 0 (abstained) -> 2, +1 -> 1.
+_DIGIT = np.array([0, 2, 1], dtype=np.int64)
+
+
 def _digits(x: np.ndarray) -> np.ndarray:
     """Digits of answers: -1 -> 0, +1 -> 1, 0 (abstained) -> 2 (int64)."""
     x = np.asarray(x)
+    if x.dtype == np.int8:  # validated answers (check_X): one table look-up
+        return _DIGIT[x + np.int8(1)]
     return np.where(x == 0, 2, (x.astype(np.int64) + 1) // 2)
 
 

@@ -294,8 +294,35 @@ def test_chunked_scan_equals_lattice(monkeypatch) -> None:
     tr, te = np.arange(400), np.arange(400, 500)
     lattice = ex.exhaustive_errors(X[tr], y[tr], X[te], y[te], [1, 3, 7])
     monkeypatch.setattr(ex, "_EXHAUSTIVE_MAX_CELLS", 0)
+    prefix = ex.exhaustive_errors(X[tr], y[tr], X[te], y[te], [1, 3, 7])
+    monkeypatch.setattr(ex, "_PREFIX_MAX_GROUP_IDS", 0)
     chunked = ex.exhaustive_errors(X[tr], y[tr], X[te], y[te], [1, 3, 7])
     for k in (1, 3, 7):
         assert np.array_equal(lattice[k]["combos"], chunked[k]["combos"])
         assert np.allclose(lattice[k]["error"], chunked[k]["error"], atol=1e-12)
         assert np.allclose(lattice[k]["mi"], chunked[k]["mi"], atol=1e-10)
+        # the prefix scan is the chunked scan's arithmetic in the same order: bit for bit
+        for key in ("combos", "error", "mi"):
+            assert np.array_equal(prefix[k][key], chunked[k][key])
+
+
+@settings(deadline=None, max_examples=20)
+@given(seed=st.integers(0, 10_000), m=st.integers(1, 8), n=st.integers(5, 300),
+       p0=st.sampled_from([0.0, 0.05, 0.3]))
+def test_prefix_scan_equals_chunked_scan(seed: int, m: int, n: int, p0: float) -> None:
+    rng = np.random.default_rng(seed)
+    X = rng.choice(np.array([-1, 1], dtype=np.int8), size=(n, m))
+    X[rng.random(X.shape) < p0] = 0
+    y = rng.choice(np.array([-1, 1], dtype=np.int8), size=n)
+    n_tr = max(1, (4 * n) // 5)
+    Xtr, ytr, Xte, yte = X[:n_tr], y[:n_tr], X[n_tr:], y[n_tr:]
+    if len(yte) == 0:
+        return
+    base, h_y = 3, 1.0
+    ks = sorted(set(rng.integers(1, m + 1, size=3).tolist()))
+    args = (ex._digits(Xtr, base), ytr, ex._digits(Xte, base), yte, ks, base, h_y, 1.0)
+    a, b = ex._exhaustive_prefix(*args), ex._exhaustive_chunked(*args)
+    assert sorted(a) == sorted(b) == ks
+    for k in ks:
+        for key in ("combos", "error", "mi"):
+            assert np.array_equal(a[k][key], b[k][key])

@@ -14,9 +14,10 @@ notebook source, parameters, the ``ensel`` sources, the shipped data files, the 
 environment, the availability of the real data, and the keys of the runs it ``needs``). A run
 whose executed notebook already carries its key is not executed again (``--force`` re-executes
 everything); independent runs execute in parallel worker processes (``--jobs``), and a run
-waits for the runs it needs. A run is written in place only when it succeeded: a failed or
-interrupted run never replaces the last good page (the failed notebook is kept under
-``<out_dir>/_failed/``, which the book never includes).
+waits for the runs it needs; the longest chains of runs start first (by the durations of
+earlier builds, ``<out_dir>/durations.json``). A run is written in place only when it
+succeeded: a failed or interrupted run never replaces the last good page (the failed notebook
+is kept under ``<out_dir>/_failed/``, which the book never includes).
 
 Command line (also ``ensel notebooks ...``)::
 
@@ -679,12 +680,18 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
     timings: list[dict[str, Any]] = []
     failures: list[str] = []
     finished: dict[str, str] = {}  # output -> status
-    pending = list(runs)
+    durations = _read_durations(out_dir)
+    # longest chain first (the runs that wait for a run count towards its length); runs
+    # without a recorded duration keep their order in runs.yml
+    priority = critical_path(runs, durations)
+    pending = sorted(runs, key=lambda r: -priority[r.output])
     t_start = time.perf_counter()
 
     def record(run: NotebookRun, status: str, seconds: float, where: str) -> None:
         finished[run.output] = status
         timings.append({"output": run.output, "seconds": round(seconds, 1), "status": status})
+        if status == "ok":
+            durations[run.output] = round(seconds, 1)
         print(f"[{status:>6}] {run.output:<32} {seconds:7.1f} s  -> {where}", flush=True)
 
     def ready(run: NotebookRun) -> bool | None:
@@ -738,6 +745,8 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     _write_json_atomic(out_dir / "timings.json", timings)
+    if not args.test:  # small test parameters would misorder the next full build
+        _write_json_atomic(out_dir / DURATIONS, dict(sorted(durations.items())))
     executed = sum(1 for t in timings if t["status"] not in ("cached", "blocked"))
     print(f"{len(timings)} run(s): {executed} executed, "
           f"{sum(t['status'] == 'cached' for t in timings)} unchanged (cached), "
@@ -747,6 +756,48 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
         print("\nFailed notebooks:\n  " + "\n  ".join(failures), file=sys.stderr)
         return 1
     return 0
+
+
+#: Seconds of the last successful execution of each run (``<out_dir>/durations.json``,
+#: kept across builds, unlike ``timings.json`` which lists the last build only): the
+#: runner starts the longest chains first.
+DURATIONS = "durations.json"
+
+
+def _read_durations(out_dir: Path) -> dict[str, float]:
+    """Last execution time of each run: ``durations.json``, completed by the executed runs of
+    the last build's ``timings.json``; unreadable files count as empty."""
+    found: dict[str, float] = {}
+    try:
+        for t in json.loads((out_dir / "timings.json").read_text()):
+            if t.get("status") == "ok":
+                found[str(t["output"])] = float(t["seconds"])
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        pass
+    try:
+        found.update({str(k): float(v)
+                      for k, v in json.loads((out_dir / DURATIONS).read_text()).items()})
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass
+    return found
+
+
+def critical_path(runs: Sequence[NotebookRun], durations: dict[str, float]
+                  ) -> dict[str, float]:
+    """Per run: its expected seconds plus the longest chain of runs that need it (in
+    ``durations``; an unknown run counts 0). Starting the runs with the largest value first
+    keeps the cores busy until the end (a run that others wait for starts early)."""
+    by_output = {r.output: r for r in runs}
+    memo: dict[str, float] = {}
+
+    def length(output: str) -> float:
+        if output not in memo:
+            run = by_output[output]
+            after = [length(r.output) for r in runs if run.notebook in r.needs]
+            memo[output] = durations.get(output, 0.0) + max(after, default=0.0)
+        return memo[output]
+
+    return {r.output: length(r.output) for r in runs}
 
 
 def _collect(fut: Any, status: str, msg: str, running: dict[Any, tuple[NotebookRun, float]],

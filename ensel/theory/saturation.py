@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -144,6 +145,16 @@ def _log_integrand_derivatives(u: np.ndarray, e: np.ndarray, m: int, mu: float,
     return d1, d2
 
 
+@lru_cache(maxsize=4)
+def _gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.polynomial.legendre.leggauss(n)``, computed once (an eigenvalue problem that
+    cost more than the integrals using it); read-only arrays."""
+    xg, wg = np.polynomial.legendre.leggauss(n)
+    xg.setflags(write=False)
+    wg.setflags(write=False)
+    return xg, wg
+
+
 def _one_factor_nodes(centers: np.ndarray, width: float) -> tuple[np.ndarray, np.ndarray]:
     """Composite Gauss-Legendre nodes/weights in ``u`` for one-factor integrals.
 
@@ -159,7 +170,7 @@ def _one_factor_nodes(centers: np.ndarray, width: float) -> tuple[np.ndarray, np
             x = c - width * zs
             breaks.update(x[(x > -12.0) & (x < 12.0)].tolist())
     b = np.array(sorted(breaks))
-    xg, wg = np.polynomial.legendre.leggauss(20)
+    xg, wg = _gauss_legendre(20)
     mid = 0.5 * (b[1:] + b[:-1])
     half = 0.5 * (b[1:] - b[:-1])
     u = (mid[:, None] + half[:, None] * xg).ravel()
@@ -176,7 +187,17 @@ def _endpoint_mass(tau: float, rho: float, m: int, e: int) -> float:
     return float(vals @ w)
 
 
-def _count_law_quadrature(alpha: float, rho: float, m: int, *, step: float = 0.1,
+@lru_cache(maxsize=512)
+def _count_law_quadrature(alpha: float, rho: float, m: int) -> tuple[np.ndarray, int]:
+    """:func:`_count_law_quadrature_raw`, remembered (the pages ask for the same law for
+    the MAP rule and majority vote, and at the same ``m`` in several figures); the array
+    is read-only, callers normalise into a new one."""
+    pmf, nodes = _count_law_quadrature_raw(alpha, rho, m)
+    pmf.setflags(write=False)
+    return pmf, nodes
+
+
+def _count_law_quadrature_raw(alpha: float, rho: float, m: int, *, step: float = 0.1,
                           drop: float = 46.0, chunk: int = 4096) -> tuple[np.ndarray, int]:
     r"""Law of ``K`` for ``0 < rho < 1`` (see :func:`error_count_distribution`).
 

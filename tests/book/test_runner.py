@@ -414,3 +414,34 @@ def test_figure_labels_name_their_run() -> None:
     _fill_run_labels(nb, "correlation_sweep-low")
     assert fig.metadata["mystnb"]["figure"]["name"] == "fig-correlation_sweep-low-error"
     assert fixed.metadata["mystnb"]["figure"]["name"] == "fig-fixed"
+
+
+def test_longest_chain_starts_first(tmp_path: Path) -> None:
+    from ensel.book.runner import DURATIONS, _read_durations, critical_path
+
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    for name in ("small", "exp", "report", "new"):
+        (nb / f"{name}.py").write_text("# # T\nx = 1\n")
+    (nb / "runs.yml").write_text(
+        "notebooks:\n  - notebook: small\n  - notebook: new\n"
+        "  - notebook: exp\n    runs:\n      - {output: exp-a}\n      - {output: exp-b}\n"
+        "  - notebook: report\n    needs: [exp]\n")
+    runs = load_runs(nb / "runs.yml")
+    out = tmp_path / "out"
+    out.mkdir()
+    assert _read_durations(out) == {}  # no history: every run counts 0, runs.yml order kept
+    (out / "timings.json").write_text(
+        '[{"output": "small", "seconds": 12.0, "status": "ok"},'
+        ' {"output": "exp-a", "seconds": 0.0, "status": "cached"},'
+        ' {"output": "exp-b", "seconds": 10.0, "status": "ok"}]')
+    (out / DURATIONS).write_text('{"exp-a": 9.0, "report": 4.0}')
+    durations = _read_durations(out)
+    assert durations == {"small": 12.0, "exp-a": 9.0, "exp-b": 10.0, "report": 4.0}
+    path = critical_path(runs, durations)
+    # the experiments run before the report, which waits for them: their chains include it
+    assert path == {"small": 12.0, "new": 0.0, "exp-a": 13.0, "exp-b": 14.0, "report": 4.0}
+    order = sorted(runs, key=lambda r: -path[r.output])
+    assert [r.output for r in order] == ["exp-b", "exp-a", "small", "report", "new"]
+    (out / DURATIONS).write_text("not json")
+    assert _read_durations(out) == {"small": 12.0, "exp-b": 10.0}

@@ -243,3 +243,22 @@ def test_dataset_card_points_to_the_executed_page():
                  "standins.condition_accuracies(", "standins.load(", "fit_gaussian_copula(",
                  "load_paper_table("):
         assert call in page, call
+
+
+def test_card_label_check_equals_nunique():
+    """The card's vectorised "same labels in every condition" check is
+    ``(labels.nunique(axis=1) == 1).all()``, missing cells included."""
+    import pandas as pd
+
+    from ensel.book.cards import _one_value_per_row
+
+    nan = float("nan")
+    tables = [pd.DataFrame({"a": [1, 1, -1], "b": [1, 1, -1]}),
+              pd.DataFrame({"a": [1, 1], "b": [1, -1]}),
+              pd.DataFrame({"a": [1, nan], "b": [1, -1]}),
+              pd.DataFrame({"a": [nan], "b": [nan]}),
+              pd.DataFrame({"a": [1.0, 2.0], "b": [nan, 2.0]}),
+              pd.DataFrame({"a": pd.Series([], dtype=float)}),
+              pd.DataFrame(index=[0, 1])]
+    for t in tables:
+        assert _one_value_per_row(t) == bool((t.nunique(axis=1) == 1).all()), t
