@@ -249,6 +249,33 @@ def _unique_rows(D: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     return rows, pos, neg
 
 
+class _SmoothedMI:
+    """Smoothed ``I(Y; X_S)`` of many subsets of one size from their *seen* cells only: the
+    ``K = base**k`` answer cells that no training item falls into contribute in closed form."""
+
+    def __init__(self, n_tr: int, K: int, h_y: float, alpha: float) -> None:
+        self.K, self.h_y = K, h_y
+        self.alpha = alpha
+        self.Za, self.Zj = n_tr + alpha * K, n_tr + alpha * 2 * K
+        q, r = alpha / self.Za, alpha / self.Zj
+        self.zero_a = float(-q * np.log2(q)) if q > 0 else 0.0
+        self.zero_j = float(-r * np.log2(r)) if r > 0 else 0.0
+
+    def __call__(self, pos: np.ndarray, neg: np.ndarray, sub: np.ndarray,
+                 c: int) -> np.ndarray:
+        """MI of ``c`` subsets; ``pos``/``neg`` count the seen cells, ``sub`` their subset."""
+        K, alpha = self.K, self.alpha
+        nnz = np.bincount(sub, minlength=c)
+        pa = (pos + neg + alpha) / self.Za
+        h_a = np.bincount(sub, weights=-pa * np.log2(pa), minlength=c) + (K - nnz) * self.zero_a
+        pp, pn = (pos + alpha) / self.Zj, (neg + alpha) / self.Zj
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tj = -(np.where(pp > 0, pp * np.log2(pp), 0.0)
+                   + np.where(pn > 0, pn * np.log2(pn), 0.0))
+        h_j = np.bincount(sub, weights=tj, minlength=c) + (2 * K - 2 * nnz) * self.zero_j
+        return np.maximum(h_a + self.h_y - h_j, 0.0)
+
+
 def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: np.ndarray,
                         ks: Sequence[int], base: int, h_y: float, alpha: float
                         ) -> dict[int, dict[str, np.ndarray]]:
@@ -269,10 +296,7 @@ def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: 
         chunk = int(max(1, min(2**23 // max(len(rtr), 1), len(combos))))
         err = np.empty(len(combos))
         mi = np.empty(len(combos))
-        Za, Zj = n_tr + alpha * K, n_tr + alpha * 2 * K
-        q, r = alpha / Za, alpha / Zj
-        zero_a = float(-q * np.log2(q)) if q > 0 else 0.0
-        zero_j = float(-r * np.log2(r)) if r > 0 else 0.0
+        smoothed_mi = _SmoothedMI(n_tr, K, h_y, alpha)
         for start in range(0, len(combos), chunk):
             cc = combos[start:start + chunk]
             c = len(cc)
@@ -298,15 +322,7 @@ def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: 
             err[start:start + c] = wrong / n_te
             # smoothed MI: seen cells explicitly, unseen cells in closed form
             sub = (cells // K).astype(np.int64)
-            nnz = np.bincount(sub, minlength=c)
-            pa = (pos + neg + alpha) / Za
-            h_a = np.bincount(sub, weights=-pa * np.log2(pa), minlength=c) + (K - nnz) * zero_a
-            pp, pn = (pos + alpha) / Zj, (neg + alpha) / Zj
-            with np.errstate(divide="ignore", invalid="ignore"):
-                tj = -(np.where(pp > 0, pp * np.log2(pp), 0.0)
-                       + np.where(pn > 0, pn * np.log2(pn), 0.0))
-            h_j = np.bincount(sub, weights=tj, minlength=c) + (2 * K - 2 * nnz) * zero_j
-            mi[start:start + c] = np.maximum(h_a + h_y - h_j, 0.0)
+            mi[start:start + c] = smoothed_mi(pos, neg, sub, c)
         out[k] = {"combos": combos, "error": err, "mi": mi}
     return out
 
@@ -347,10 +363,7 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
         Dg = D * n_groups  # the new model's digit is the most significant
         chunk = int(max(1, min(n_sub, _PREFIX_CHUNK_CELLS // max(span, n_rows))))
         K = base**k
-        Za, Zj = n_tr + alpha * K, n_tr + alpha * 2 * K
-        q, r = alpha / Za, alpha / Zj
-        zero_a = float(-q * np.log2(q)) if q > 0 else 0.0
-        zero_j = float(-r * np.log2(r)) if r > 0 else 0.0
+        smoothed_mi = _SmoothedMI(n_tr, K, h_y, alpha)
         err = np.empty(n_sub)
         mi = np.empty(n_sub)
         new_gid = np.empty((n_sub, n_rows), dtype=np.int32) if k < kmax else None
@@ -386,15 +399,7 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
             owner = np.repeat(np.arange(c, dtype=np.int64), sizes)
             cells = np.flatnonzero(dpos + dneg)
             pos, neg, sub = dpos[cells], dneg[cells], owner[cells]
-            nnz = np.bincount(sub, minlength=c)
-            pa = (pos + neg + alpha) / Za
-            h_a = np.bincount(sub, weights=-pa * np.log2(pa), minlength=c) + (K - nnz) * zero_a
-            pp, pn = (pos + alpha) / Zj, (neg + alpha) / Zj
-            with np.errstate(divide="ignore", invalid="ignore"):
-                tj = -(np.where(pp > 0, pp * np.log2(pp), 0.0)
-                       + np.where(pn > 0, pn * np.log2(pn), 0.0))
-            h_j = np.bincount(sub, weights=tj, minlength=c) + (2 * K - 2 * nnz) * zero_j
-            mi[start:stop] = np.maximum(h_a + h_y - h_j, 0.0)
+            mi[start:stop] = smoothed_mi(pos, neg, sub, c)
         if k in want:
             out[k] = {"combos": combos, "error": err, "mi": mi}
         if new_gid is not None:
