@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from ensel.experiment import PAPER_SELECTORS
 
@@ -294,7 +294,7 @@ def model_pool_table(pool: PoolStatistics) -> pd.DataFrame:
         "model": pool.models,
         "accuracy": acc.mean(axis=0),
         "accuracy_std": acc.std(axis=0, ddof=1) if acc.shape[0] > 1 else np.zeros(m),
-        "tau": norm.ppf(np.clip(1.0 - acc.mean(axis=0), 1e-12, 1 - 1e-12)),
+        "tau": ndtri(np.clip(1.0 - acc.mean(axis=0), 1e-12, 1 - 1e-12)),
         "avg_rho": avg_rho,
     })
     out = out.sort_values("accuracy", ascending=False, kind="stable").reset_index(drop=True)
