@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import comb
@@ -62,6 +62,9 @@ __all__ = [
     "heldout_errors",
     "half_sample_errors",
     "half_sample_means",
+    "halvings",
+    "half_splits",
+    "N_HALVINGS",
     "split_indices",
     "exhaustive_errors",
     "exhaustive_feasible",
@@ -684,6 +687,29 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
 N_HALVINGS = 10
 #: At least this many evaluations (conditions x splits) on each half of a halving.
 _EVALS_PER_HALF = 4
+_HALVING_KEY = 0x48414C46  # "HALF": keeps the halvings' seeds apart from the splits'
+
+
+def half_splits(n_conditions: int) -> int:
+    """Random splits per condition on each half of a halving: enough for 4 evaluations per
+    half (the default of :func:`half_sample_errors`)."""
+    return -(-_EVALS_PER_HALF // int(n_conditions))
+
+
+def halvings(item_ids: Sequence[Any], n_halvings: int, *,
+             seed: int = 0) -> Iterator[list[np.ndarray]]:
+    """Seeded halvings of the items: for each, one mask per condition of its items in half A.
+
+    ``item_ids`` holds each condition's item ids (compared as strings). The items of all
+    conditions are halved together, so the same item falls in the same half in every
+    condition (the conditions answer the same items).
+    """
+    ids = [np.asarray(i).astype(str) for i in item_ids]
+    items = np.unique(np.concatenate(ids)) if ids else np.array([], dtype=str)
+    for h in range(int(n_halvings)):
+        rng = np.random.default_rng(np.random.SeedSequence([int(seed), _HALVING_KEY, h]))
+        in_a = items[rng.permutation(items.size)[: items.size // 2]]
+        yield [np.isin(i, in_a) for i in ids]
 
 
 def half_sample_errors(df: pd.DataFrame, *, n_halvings: int = N_HALVINGS,
@@ -693,13 +719,13 @@ def half_sample_errors(df: pd.DataFrame, *, n_halvings: int = N_HALVINGS,
                        aggregators: Sequence[str] = PAPER_AGGREGATORS) -> pd.DataFrame:
     """The protocol of :func:`evaluate` replicated on disjoint halves of the items.
 
-    For each of ``n_halvings`` seeded halvings the items are split into two halves ``"A"``
-    and ``"B"`` (the same item falls in the same half in every condition, as the conditions
-    answer the same items), and :func:`heldout_errors` runs on each half of each condition
-    with ``splits_per_half`` random splits. The two halves are independent data sets: how
-    much their results differ measures the data-set-to-data-set variance of the evaluation,
-    which the corrected interval only assumes (:func:`ensel.stats.paired_interval`,
-    ``halves=``; :func:`half_sample_means`).
+    For each of ``n_halvings`` seeded halvings (:func:`halvings`) the items are split into
+    two halves ``"A"`` and ``"B"`` (the same item falls in the same half in every condition,
+    as the conditions answer the same items), and :func:`heldout_errors` runs on each half of
+    each condition with ``splits_per_half`` random splits. The two halves are independent data
+    sets: how much their results differ measures the data-set-to-data-set variance of the
+    evaluation, which the corrected interval only assumes
+    (:func:`ensel.stats.paired_interval`, ``halves=``; :func:`half_sample_means`).
 
     Parameters
     ----------
@@ -731,21 +757,19 @@ def half_sample_errors(df: pd.DataFrame, *, n_halvings: int = N_HALVINGS,
     n_halvings = check_int(n_halvings, "n_halvings", low=2)
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     df, conds = prepare_table(df)
-    per_half = (-(-_EVALS_PER_HALF // len(conds)) if splits_per_half is None
+    per_half = (half_splits(len(conds)) if splits_per_half is None
                 else check_int(splits_per_half, "splits_per_half", low=1))
-    items = np.asarray(sorted(pd.unique(df["item"].astype(str))))
-    arrays = [(c, *condition_arrays(df, c)) for c in conds]
+    arrays = []
+    for c in conds:
+        X, y, names, ids = condition_arrays(df, c)
+        arrays.append((c, X, y, names, ids, _check_ks(ks_in, X.shape[1], c)))
     parts = []
-    for h in range(n_halvings):
-        rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0x48414C46, h]))
-        in_a = items[rng.permutation(items.size)[: items.size // 2]]
-        for condition, X, y, names, ids in arrays:
-            mask = np.isin(ids.astype(str), in_a)
+    for h, masks in enumerate(halvings([a[4] for a in arrays], n_halvings, seed=seed)):
+        for (condition, X, y, names, _, kk), mask in zip(arrays, masks, strict=True):
             for half, rows in (("A", mask), ("B", ~mask)):
-                part = heldout_errors(X[rows], y[rows], ks=_check_ks(ks_in, X.shape[1],
-                                                                     condition),
-                                      n_splits=per_half, test_fraction=test_fraction,
-                                      seed=seed, condition=f"{condition}/halving{h}{half}",
+                part = heldout_errors(X[rows], y[rows], ks=kk, n_splits=per_half,
+                                      test_fraction=test_fraction, seed=seed,
+                                      condition=f"{condition}/halving{h}{half}",
                                       selectors=selectors, aggregators=aggregators,
                                       names=names)
                 parts.append(part.assign(condition=str(condition), halving=h, half=half))

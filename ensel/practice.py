@@ -83,6 +83,9 @@ from typing import Any, NoReturn
 import numpy as np
 import pandas as pd
 
+from ensel.experiment import N_HALVINGS, half_splits
+from ensel.experiment import halvings as halve
+
 __all__ = ["METHODS", "EXHAUSTIVE_LIMIT", "evaluate_main", "import_main", "select_main",
            "run_select"]
 
@@ -93,10 +96,6 @@ AGGREGATORS = ("map", "mv", "wmv")
 EXHAUSTIVE_LIMIT = 20_000
 _INNER_SPLITS = 5
 SCHEMA = "ensel.select/1"
-#: Half-sample replicates (see :mod:`ensel.stats`): halvings and evaluations per half.
-N_HALVINGS = 10
-_EVALS_PER_HALF = 4
-_HALF_KEY = 0x48414C46
 CORRECTION = ("larger of nadeau-bengio corrected resampled t and half-sample replicates")
 
 
@@ -258,27 +257,19 @@ def _arm_errors(run: dict[str, Any], c: str, X: np.ndarray, y: np.ndarray,
         bar.update(1)
 
 
-def _splits_per_half(pool: _Pool) -> int:
-    return -(-_EVALS_PER_HALF // len(pool.conditions))
-
-
 def _half_sample_means(run: dict[str, Any], pool: _Pool, halvings: int,
                        bar: Any) -> dict[str, np.ndarray] | None:
     """Each arm's mean error on the two halves of each halving of the items (the same
     procedure on independent half-size data sets; :func:`ensel.stats.paired_interval`)."""
     if not halvings:
         return None
-    items = np.asarray(sorted(set().union(*(set(i) for i in pool.items))))
-    per_half = _splits_per_half(pool)
+    per_half = half_splits(len(pool.conditions))
     out = {arm: np.zeros((halvings, 2)) for arm in ("selected", "top_k", "best_single")}
-    for h in range(halvings):
-        rng = np.random.default_rng(np.random.SeedSequence([int(run["seed"]), _HALF_KEY, h]))
-        in_a = items[rng.permutation(items.size)[: items.size // 2]]
+    for h, masks in enumerate(halve(pool.items, halvings, seed=int(run["seed"]))):
         for j, half in enumerate(("A", "B")):
             errs: dict[str, list[float]] = {arm: [] for arm in out}
-            for c, X, y, ids in zip(pool.conditions, pool.Xs, pool.ys, pool.items,
-                                    strict=True):
-                rows = np.isin(ids, in_a) == (half == "A")
+            for c, X, y, in_a in zip(pool.conditions, pool.Xs, pool.ys, masks, strict=True):
+                rows = in_a if half == "A" else ~in_a
                 try:
                     _arm_errors(run, f"{c}/halving{h}{half}", X[rows], y[rows],
                                 range(per_half), errs, None, None, bar)
@@ -365,7 +356,8 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
 
     run = {"method": method, "aggregator": aggregator, "k": kk, "auto": auto,
            "max_k": max_k, "seed": seed, "test_fraction": test_fraction}
-    total = len(pool.conditions) * (n_splits + 2 * halvings * _splits_per_half(pool))
+    n_cond = len(pool.conditions)
+    total = n_cond * (n_splits + 2 * halvings * half_splits(n_cond))
     bar = tqdm(total=total, desc="ensel select", unit="split", file=sys.stderr, delay=1.5,
                leave=False, disable=None if progress else True)
     errs: dict[str, list[float]] = {"selected": [], "top_k": [], "best_single": []}
