@@ -59,6 +59,9 @@ __all__ = [
     "evaluate",
     "prepare_table",
     "condition_arrays",
+    "ConditionData",
+    "condition_data",
+    "one_se_k",
     "heldout_errors",
     "half_sample_errors",
     "half_sample_means",
@@ -111,9 +114,53 @@ def _seed_sequence(seed: int, condition: Any, split: int) -> np.random.SeedSeque
     return np.random.SeedSequence([int(seed), key, int(split)])
 
 
+def _item_keys(item_ids: Any, n_items: int) -> np.ndarray:
+    """One 64-bit key per item from the text of its id (row numbers when ``None``)."""
+    if item_ids is None:
+        ids = np.arange(int(n_items)).astype(str)
+    else:
+        ids = np.asarray(item_ids).astype(str)
+        if ids.shape != (int(n_items),):
+            raise constraint_error("item_ids", f"{n_items} item ids (one per row)",
+                                   f"{ids.size} ids")
+    return pd.util.hash_array(ids.astype(object), categorize=False).astype(np.uint64)
+
+
+def _mix(keys: np.ndarray, salt: int) -> np.ndarray:
+    """SplitMix64's finaliser of ``keys ^ salt``: a keyed hash, uniform over 64 bits."""
+    z = keys ^ np.uint64(salt)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _split_from_keys(keys: np.ndarray, *, condition: Any, split: int, seed: int,
+                     test_fraction: float) -> tuple[np.ndarray, np.ndarray]:
+    n_items = len(keys)
+    n_test = int(round(test_fraction * n_items))
+    if n_test < 1 or n_test >= n_items:
+        raise ValueError(
+            f"test_fraction={test_fraction} leaves {n_test} test and {n_items - n_test} training "
+            f"items out of {n_items}; both parts need at least one item"
+        )
+    salt = int(_seed_sequence(seed, condition, split).generate_state(1, dtype=np.uint64)[0])
+    order = np.argsort(_mix(keys, salt), kind="stable")
+    test = np.zeros(n_items, dtype=bool)
+    test[order[:n_test]] = True
+    return np.flatnonzero(~test), np.flatnonzero(test)
+
+
 def split_indices(n_items: int, *, condition: Any, split: int, seed: int = 0,
-                  test_fraction: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+                  test_fraction: float = 0.2,
+                  item_ids: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Train and test row indices of one split, exactly as :func:`evaluate` draws them.
+
+    Which items fall in the test part depends on the items' ids, the condition, the split
+    number and the seed, never on the rows' positions: every item gets the key
+    ``SplitMix64(hash(item id text) ^ salt)`` with the salt drawn from
+    ``SeedSequence([seed, crc32(condition), split])``, and the test part is the
+    ``round(test_fraction * n_items)`` items with the smallest keys.
 
     Parameters
     ----------
@@ -128,22 +175,26 @@ def split_indices(n_items: int, *, condition: Any, split: int, seed: int = 0,
     test_fraction : float, default=0.2
         Fraction of items in the test part; the test part has
         ``round(test_fraction * n_items)`` items.
+    item_ids : array-like of shape (n_items,), optional
+        The rows' item ids (compared as text); default: the row numbers ``0..n_items-1``.
 
     Returns
     -------
     train, test : numpy.ndarray
         Sorted, disjoint index arrays covering ``range(n_items)``.
+
+    Examples
+    --------
+    >>> tr, te = split_indices(10, condition="a", split=0, item_ids=list("abcdefghij"))
+    >>> len(tr), len(te)
+    (8, 2)
+    >>> tr2, te2 = split_indices(10, condition="a", split=0, item_ids=list("jihgfedcba"))
+    >>> sorted("abcdefghij"[i] for i in te) == sorted("jihgfedcba"[i] for i in te2)
+    True
     """
     check_real(test_fraction, "test_fraction", low=0, high=1, low_open=True, high_open=True)
-    n_test = int(round(test_fraction * n_items))
-    if n_test < 1 or n_test >= n_items:
-        raise ValueError(
-            f"test_fraction={test_fraction} leaves {n_test} test and {n_items - n_test} training "
-            f"items out of {n_items}; both parts need at least one item"
-        )
-    rng = np.random.default_rng(_seed_sequence(seed, condition, split))
-    perm = rng.permutation(n_items)
-    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+    return _split_from_keys(_item_keys(item_ids, n_items), condition=condition, split=split,
+                            seed=seed, test_fraction=test_fraction)
 
 
 def _mv_seed(seed: int, condition: Any, split: int) -> int:
@@ -152,24 +203,36 @@ def _mv_seed(seed: int, condition: Any, split: int) -> int:
 
 
 def prepare_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[Any]]:
-    """Validate the tidy table once; return it with its conditions (order of appearance)."""
+    """Validate the tidy table once; return it with its conditions (sorted by their text, so
+    that nothing depends on the order of the rows)."""
     from ensel.data import conditions, validate_responses
 
     if not isinstance(df, pd.DataFrame):
         raise ValueError(f"df must be a pandas DataFrame (tidy responses); got {type(df).__name__}")
     df = validate_responses(df)
-    return df, list(conditions(df))
+    return df, sorted(conditions(df), key=str)
 
 
 def condition_arrays(df: pd.DataFrame, condition: Any
                      ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """``(X, y, model names, item ids)`` of one condition of a table checked by
-    :func:`prepare_table` (``X`` and ``y`` as ``int8``)."""
+    :func:`prepare_table` (``X`` and ``y`` as ``int8``).
+
+    The order is canonical: items sorted by the text of their ids, models by their names, so
+    that selection ties (lowest column) and the protocol's output never depend on the order
+    of the table's rows.
+    """
     from ensel.data import to_wide
 
     Xw, yw = to_wide(df, condition, validate=False)
     X, y = check_X_y(Xw, yw)
-    return X, y, [str(c) for c in Xw.columns], np.asarray(Xw.index)
+    items = np.asarray(Xw.index).astype(str)
+    models = np.asarray([str(c) for c in Xw.columns])
+    ri = np.argsort(items, kind="stable")
+    ci = np.argsort(models, kind="stable")
+    if not (np.all(ri[1:] > ri[:-1]) and np.all(ci[1:] > ci[:-1])):
+        X, y = np.ascontiguousarray(X[np.ix_(ri, ci)]), y[ri]
+    return X, y, [str(v) for v in models[ci]], np.asarray(Xw.index)[ri]
 
 
 def _check_ks(ks: Any, m: int, condition: Any) -> list[int]:
@@ -503,7 +566,7 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
                    selectors: Sequence[str] = PAPER_SELECTORS,
                    aggregators: Sequence[str] = PAPER_AGGREGATORS,
                    names: Sequence[str] | None = None,
-                   exhaustive: bool = False) -> pd.DataFrame:
+                   exhaustive: bool = False, item_ids: Any = None) -> pd.DataFrame:
     """Held-out errors of nested selections on seeded random splits: the one evaluation loop.
 
     On each of ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed, condition,
@@ -533,6 +596,9 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
         Model names for the ``selected`` column (default: column indices).
     exhaustive : bool, default=False
         Add the ``"exhaustive"`` (oracle) and ``"exhaustive_mi"`` subsets (MAP).
+    item_ids : array-like of shape (n_items,), optional
+        The rows' item ids: the splits depend on them, not on the rows' positions
+        (:func:`split_indices`; default: the row numbers).
 
     Returns
     -------
@@ -567,10 +633,11 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
     kmax = kk[-1]
     if exhaustive:  # fail before the expensive part if m is too large
         exhaustive_errors(Xa[:2], ya[:2], Xa[:1], ya[:1], [])
+    keys = _item_keys(item_ids, n)
     rows: list[tuple[Any, ...]] = []
     for split in range(n_splits):
-        tr, te = split_indices(n, condition=condition, split=split, seed=seed,
-                               test_fraction=test_fraction)
+        tr, te = _split_from_keys(keys, condition=condition, split=split, seed=seed,
+                                  test_fraction=test_fraction)
         Xtr, ytr, Xte, yte = Xa[tr], ya[tr], Xa[te], ya[te]
         acc = (Xtr == ytr[:, None]).mean(axis=0)
         mv_seed = _mv_seed(seed, condition, split)
@@ -600,7 +667,70 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
 
 
 # --------------------------------------------------------------------------- evaluate
-def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int = 5,
+@dataclass(frozen=True)
+class ConditionData:
+    """One condition of a tidy table as arrays, in the canonical order of
+    :func:`condition_arrays` (items and models sorted by their text)."""
+
+    condition: str
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    models: list[str] = field(repr=False)
+    items: np.ndarray = field(repr=False)
+
+
+def condition_data(df: pd.DataFrame,
+                   conditions: Sequence[Any] | None = None) -> list[ConditionData]:
+    """Validate a tidy table once and pivot each condition once (:func:`condition_arrays`).
+
+    :func:`evaluate` and :func:`half_sample_errors` accept the result in place of the table,
+    so several protocol runs on one table share one validation and one pivot.
+
+    Examples
+    --------
+    >>> from ensel.datasets import load
+    >>> data = condition_data(load("medmcqa", n_items=200, cache=False))
+    >>> [d.condition for d in data][:2], data[0].X.shape
+    (['t0.01-r1', 't0.01-r2'], (200, 12))
+    """
+    df, conds = prepare_table(df)
+    if conditions is not None:
+        unknown = [c for c in conditions if c not in conds]
+        if unknown:
+            raise ValueError(f"condition {unknown[0]!r} not in the table; available: {conds}")
+        conds = sorted(conditions, key=str)
+    out = []
+    for c in conds:
+        X, y, names, ids = condition_arrays(df, c)
+        out.append(ConditionData(str(c), X, y, names, ids))
+    return out
+
+
+def _as_data(df: Any) -> tuple[list[ConditionData], dict[str, Any]]:
+    """The conditions' arrays and the input's provenance (both independent of row order)."""
+    if isinstance(df, pd.DataFrame):
+        df, _ = prepare_table(df)
+        prov = _provenance(df)
+        return condition_data(df), prov
+    data = list(df) if isinstance(df, (list, tuple)) else None
+    if not data or not all(isinstance(d, ConditionData) for d in data):
+        raise constraint_error("df", "a tidy pandas DataFrame or the list of condition_data()",
+                               type(df).__name__)
+    import hashlib
+
+    h = hashlib.sha256()
+    for d in data:
+        h.update(str(d.condition).encode())
+        h.update(np.ascontiguousarray(d.X).tobytes())
+        h.update(np.ascontiguousarray(d.y).tobytes())
+        h.update("\x00".join(d.models).encode())
+        h.update("\x00".join(np.asarray(d.items).astype(str)).encode())
+    return data, {"input_sha256": h.hexdigest(),
+                  "n_rows": int(sum(d.X.shape[0] * d.X.shape[1] for d in data))}
+
+
+def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | None = None,
+             n_splits: int = 5,
              test_fraction: float = 0.2, seed: int = 0,
              selectors: Sequence[str] = PAPER_SELECTORS,
              aggregators: Sequence[str] = PAPER_AGGREGATORS,
@@ -616,7 +746,9 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
     ----------
     df : pandas.DataFrame
         Tidy responses (``item, model, condition, answer, label``), e.g. from
-        :func:`ensel.datasets.load`.
+        :func:`ensel.datasets.load`, or its :func:`condition_data`. Conditions are
+        evaluated in the order of their text and the output does not depend on the order of
+        the table's rows.
     ks : iterable of int, optional
         Budgets; default ``1..m`` (per condition). Each must satisfy ``1 <= k <= m``.
     n_splits : int, default=5
@@ -658,16 +790,15 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
     288
     """
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
-    df, conds = prepare_table(df)
+    data, prov = _as_data(df)
     parts = []
-    for condition in conds:
-        X, y, names, _ = condition_arrays(df, condition)
-        part = heldout_errors(X, y, ks=_check_ks(ks_in, X.shape[1], condition),
-                              n_splits=n_splits,
-                              test_fraction=test_fraction, seed=seed, condition=condition,
-                              selectors=selectors, aggregators=aggregators, names=names,
-                              exhaustive=exhaustive)
-        parts.append(part.assign(condition=condition))
+    for d in data:
+        part = heldout_errors(d.X, d.y, ks=_check_ks(ks_in, d.X.shape[1], d.condition),
+                              n_splits=n_splits, test_fraction=test_fraction, seed=seed,
+                              condition=d.condition, selectors=selectors,
+                              aggregators=aggregators, names=d.models, exhaustive=exhaustive,
+                              item_ids=d.items)
+        parts.append(part.assign(condition=d.condition))
     out = pd.concat(parts, ignore_index=True)[RESULT_COLUMNS + _EXTRA_COLUMNS]
     out["condition"] = out["condition"].astype(str)
     for col in ("split", "k", "n_test"):
@@ -676,7 +807,7 @@ def evaluate(df: pd.DataFrame, *, ks: Iterable[int] | None = None, n_splits: int
         out[col] = out[col].astype("float64")
     for col in ("selector", "aggregator", "selected"):
         out[col] = out[col].astype(str)
-    out.attrs["provenance"] = _provenance(df, ks=ks_in, n_splits=n_splits,
+    out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_splits=n_splits,
                                           test_fraction=test_fraction, seed=int(seed),
                                           selectors=selectors, aggregators=aggregators,
                                           exhaustive=bool(exhaustive))
@@ -712,7 +843,7 @@ def halvings(item_ids: Sequence[Any], n_halvings: int, *,
         yield [np.isin(i, in_a) for i in ids]
 
 
-def half_sample_errors(df: pd.DataFrame, *, n_halvings: int = N_HALVINGS,
+def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *, n_halvings: int = N_HALVINGS,
                        splits_per_half: int | None = None, ks: Iterable[int] | None = None,
                        test_fraction: float = 0.2, seed: int = 0,
                        selectors: Sequence[str] = PAPER_SELECTORS,
@@ -756,26 +887,25 @@ def half_sample_errors(df: pd.DataFrame, *, n_halvings: int = N_HALVINGS,
     """
     n_halvings = check_int(n_halvings, "n_halvings", low=2)
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
-    df, conds = prepare_table(df)
-    per_half = (half_splits(len(conds)) if splits_per_half is None
+    data, prov = _as_data(df)
+    per_half = (half_splits(len(data)) if splits_per_half is None
                 else check_int(splits_per_half, "splits_per_half", low=1))
-    arrays = []
-    for c in conds:
-        X, y, names, ids = condition_arrays(df, c)
-        arrays.append((c, X, y, names, ids, _check_ks(ks_in, X.shape[1], c)))
+    arrays = [(d.condition, d.X, d.y, d.models, d.items, _check_ks(ks_in, d.X.shape[1],
+                                                                     d.condition))
+              for d in data]
     parts = []
     for h, masks in enumerate(halvings([a[4] for a in arrays], n_halvings, seed=seed)):
-        for (condition, X, y, names, _, kk), mask in zip(arrays, masks, strict=True):
+        for (condition, X, y, names, ids, kk), mask in zip(arrays, masks, strict=True):
             for half, rows in (("A", mask), ("B", ~mask)):
                 part = heldout_errors(X[rows], y[rows], ks=kk, n_splits=per_half,
                                       test_fraction=test_fraction, seed=seed,
                                       condition=f"{condition}/halving{h}{half}",
                                       selectors=selectors, aggregators=aggregators,
-                                      names=names)
+                                      names=names, item_ids=ids[rows])
                 parts.append(part.assign(condition=str(condition), halving=h, half=half))
     out = pd.concat(parts, ignore_index=True)[["halving", "half", *RESULT_COLUMNS,
                                                *_EXTRA_COLUMNS]]
-    out.attrs["provenance"] = _provenance(df, ks=ks_in, n_halvings=n_halvings,
+    out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_halvings=n_halvings,
                                           splits_per_half=per_half,
                                           test_fraction=test_fraction, seed=int(seed),
                                           selectors=selectors, aggregators=aggregators)
@@ -841,7 +971,7 @@ def summarise(results: pd.DataFrame, *, by: Sequence[str] = (), ddof: int = 1) -
 
 def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "topk",
                        aggregator: str = "map", *, aggregator_b: str | None = None,
-                       confidence: float = 0.95, n_boot: int = 2000,
+                       k_b: int | None = None, confidence: float = 0.95, n_boot: int = 2000,
                        seed: int = 0, correct: bool = True,
                        test_fraction: float | None = None,
                        replicates: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -865,6 +995,9 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         Aggregator of ``a`` (and of ``b`` unless ``aggregator_b`` is given).
     aggregator_b : str, optional
         Aggregator of ``b`` (e.g. compare Greedy MI with MAP to Top-k with W-MV).
+    k_b : int, optional
+        Compare ``a`` at every ``k`` with ``b`` at this one budget (e.g. ``b="topk", k_b=1``:
+        the best single model on each split); default: ``b`` at the same ``k``.
     confidence : float, default=0.95
         Confidence level of the intervals, in (0, 1).
     n_boot : int, default=2000
@@ -907,7 +1040,12 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         return part.set_index(keys)["error"]
 
     ea, eb = pick(a, aggregator), pick(b, agg_b)
-    joined = pd.concat({"a": ea, "b": eb}, axis=1, join="inner").reset_index()
+    if k_b is None:
+        joined = pd.concat({"a": ea, "b": eb}, axis=1, join="inner").reset_index()
+    else:
+        eb = eb.xs(int(k_b), level="k").rename("b")
+        joined = ea.rename("a").reset_index().join(eb, on=["condition", "split"], how="inner")
+        joined = joined.dropna(subset=["b"])
     if joined.empty:
         raise ValueError(f"selectors {a!r} and {b!r} share no (condition, split, k) evaluation")
     halves = None if replicates is None else half_sample_means(replicates)
@@ -921,8 +1059,9 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         how = "naive" if not correct else "corrected"
         if n > 1:
             hk = None
-            if halves is not None and (a, aggregator, k) in halves and (b, agg_b, k) in halves:
-                hk = (halves[(a, aggregator, k)] - halves[(b, agg_b, k)]).unstack("half")
+            kb = k if k_b is None else int(k_b)
+            if halves is not None and (a, aggregator, k) in halves and (b, agg_b, kb) in halves:
+                hk = (halves[(a, aggregator, k)] - halves[(b, agg_b, kb)]).unstack("half")
                 hk = hk[["A", "B"]].to_numpy(dtype=float)
             r = paired_interval(d, n_train=1.0 - float(test_fraction),
                                 n_test=float(test_fraction), confidence=float(confidence),
@@ -942,6 +1081,53 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
     return pd.DataFrame(rows, columns=["k", "mean_diff", "std_diff", "ci_low", "ci_high",
                                        "boot_low", "boot_high", "p_value", "n", "a_wins",
                                        "b_wins", "ties", "verdict", "interval"])
+
+
+def one_se_k(errors: pd.DataFrame, *, test_fraction: float = 0.2
+             ) -> tuple[int, pd.DataFrame]:
+    """The smallest budget whose mean held-out error is within one standard error of the
+    best (the one-standard-error rule), with the table it was read from.
+
+    The standard error of each budget's mean error is Nadeau & Bengio's corrected one,
+    ``sd * sqrt(1/J + n_test/n_train)`` over its ``J`` evaluations (the random splits
+    overlap, so the naive ``sd / sqrt(J)`` is too small and would favour larger ensembles).
+
+    Parameters
+    ----------
+    errors : pandas.DataFrame
+        Columns ``k`` and ``error``, one row per evaluation (e.g. :func:`heldout_errors` of
+        one selector and one aggregator, or :func:`evaluate` filtered to them).
+    test_fraction : float, default=0.2
+        Test share of each split (for the correction).
+
+    Returns
+    -------
+    k : int
+    table : pandas.DataFrame
+        Columns ``k, mean, se, n`` (one row per budget).
+
+    Examples
+    --------
+    >>> errs = pd.DataFrame({"k": [1, 1, 2, 2, 3, 3],
+    ...                      "error": [0.20, 0.22, 0.19, 0.21, 0.15, 0.16]})
+    >>> one_se_k(errs)[0]
+    3
+    >>> one_se_k(errs.assign(error=[0.20, 0.22, 0.19, 0.21, 0.20, 0.21]))[0]
+    1
+    """
+    if not isinstance(errors, pd.DataFrame) or not {"k", "error"} <= set(errors.columns):
+        raise constraint_error("errors", "a DataFrame with columns 'k' and 'error'",
+                               type(errors).__name__)
+    tf = check_real(test_fraction, "test_fraction", low=0, high=1, low_open=True,
+                    high_open=True)
+    g = errors.groupby("k", sort=True)["error"]
+    table = g.agg(mean="mean", n="size").reset_index()
+    sd = g.std(ddof=1).fillna(0.0).to_numpy()
+    table["se"] = sd * np.sqrt(1.0 / table["n"].to_numpy() + tf / (1.0 - tf))
+    best = int(np.argmin(table["mean"].to_numpy()))
+    bar = float(table["mean"].iloc[best] + table["se"].iloc[best])
+    k = int(table["k"][table["mean"] <= bar + 1e-12].min())
+    return k, table[["k", "mean", "se", "n"]]
 
 
 def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],
@@ -974,10 +1160,10 @@ def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],
     df, conds = prepare_table(df)
     if condition not in conds:
         raise ValueError(f"condition {condition!r} not in the table; available: {conds}")
-    X, y, names, _ = condition_arrays(df, condition)
+    X, y, names, ids = condition_arrays(df, condition)
     if split is not None:
         tr, _ = split_indices(len(y), condition=condition, split=int(split), seed=seed,
-                              test_fraction=test_fraction)
+                              test_fraction=test_fraction, item_ids=ids)
         X, y = X[tr], y[tr]
     kk = _check_ks(ks, X.shape[1], condition)
     acc = (X == y[:, None]).mean(axis=0)
@@ -1036,7 +1222,7 @@ def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
     X, y, names, items = condition_arrays(df, condition)
     k = check_k(k, X.shape[1])
     tr, te = split_indices(len(y), condition=condition, split=split, seed=seed,
-                           test_fraction=test_fraction)
+                           test_fraction=test_fraction, item_ids=items)
     acc = (X[tr] == y[tr][:, None]).mean(axis=0)
     sets = {s: [int(j) for j in SELECTORS[s](k).fit(X[tr], y[tr]).selected_]
             for s in ("greedy_mi", "topk")}
@@ -1063,13 +1249,17 @@ def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
         greedy_prediction=int(preds["greedy_mi"][best]),
         topk_prediction=int(preds["topk"][best]), n_candidates=int(cand.size),
         n_test=int(len(te)))
-def _provenance(df: pd.DataFrame, **params: Any) -> dict[str, Any]:
-    """What results are derived from: the input table's content hash and the parameters."""
+def _provenance(df: pd.DataFrame | None, *, base: dict[str, Any] | None = None,
+                **params: Any) -> dict[str, Any]:
+    """What results are derived from: the input table's content hash (independent of the
+    order of its rows) and the parameters."""
     import hashlib
 
-    cols = [c for c in ("item", "model", "condition", "answer", "label") if c in df.columns]
-    hashes = pd.util.hash_pandas_object(df[cols], index=False)
-    digest = hashlib.sha256(hashes.to_numpy().tobytes()).hexdigest()
-    return {"input_sha256": digest, "n_rows": int(len(df)),
+    if df is not None:
+        cols = [c for c in ("item", "model", "condition", "answer", "label") if c in df.columns]
+        hashes = np.sort(pd.util.hash_pandas_object(df[cols], index=False).to_numpy())
+        base = {"input_sha256": hashlib.sha256(hashes.tobytes()).hexdigest(),
+                "n_rows": int(len(df))}
+    return {**(base or {}),
             **{k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in params.items()}}
 
