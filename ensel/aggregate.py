@@ -24,6 +24,7 @@ from ensel.info import pattern_codes
 
 __all__ = [
     "AGGREGATORS",
+    "DEFAULT_AGGREGATOR",
     "MAPAggregator",
     "MajorityVote",
     "WeightedMajorityVote",
@@ -331,6 +332,8 @@ AGGREGATORS: dict[str, type] = {
     "mv": MajorityVote,
     "wmv": WeightedMajorityVote,
 }
+#: The aggregator ``ensel select`` uses when ``--aggregator`` is not given.
+DEFAULT_AGGREGATOR = "map"
 
 
 def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
