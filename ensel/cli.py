@@ -1,55 +1,275 @@
-"""The ``ensel`` command line.
+"""The ``ensel`` command line: one argparse tree.
 
+``ensel select|evaluate|import ...``  your own models (see :mod:`ensel.practice`)
 ``ensel notebooks ...``  execute the book's notebooks (see :mod:`ensel.book.runner`)
 ``ensel datasets ...``   list or fetch datasets (see :mod:`ensel.datasets`)
-``ensel select|evaluate|import ...``  your own models (see :mod:`ensel.practice`)
 ``ensel collect ...``    regenerate the paper's raw answers (see :mod:`ensel.collect.cli`)
+``ensel --version``      the installed version (package metadata)
+
+Also ``python -m ensel``. Every bad input ends in exit code 2 and one line
+``ensel <command>: error: <what, where, what was expected>`` on stderr, never a traceback:
+argument errors (argparse), and the errors of the files, formats, data and library raised
+while a command runs (filesystem, compression, encodings, YAML, ``ValueError``/``TypeError``
+of the library's validation) are turned into that line at this one boundary.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser", "version"]
 
-_PRACTICE = {"select": "select_main", "evaluate": "evaluate_main", "import": "import_main"}
+_COMMANDS = ("select", "evaluate", "import", "notebooks", "datasets", "collect")
+
+
+def version() -> str:
+    """The installed version of ``ensel`` (package metadata).
+
+    Examples
+    --------
+    >>> version() == __import__("importlib.metadata").metadata.version("ensel")
+    True
+    """
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _version
+
+    try:
+        return _version("ensel")
+    except PackageNotFoundError:  # a source checkout that was never installed
+        return "unknown (not installed)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one error line: ``ensel <command>: error: <option> <message>``."""
+
+    def error(self, message: str) -> NoReturn:
+        message = re.sub(r"^argument ([^:]+): (must |is |expected )", r"\1 \2", message)
+        self.print_usage(sys.stderr)
+        prog = _command_prog(self.prog)
+        self.exit(2, f"{prog}: error: {' '.join(message.split())}\n")
+
+
+def _command_prog(prog: str) -> str:
+    """``ensel select`` for the parser of ``ensel select`` (and of its subcommands)."""
+    words = prog.split()
+    return " ".join(words[:2]) if len(words) > 1 and words[1] in _COMMANDS else "ensel"
+
+
+# --------------------------------------------------------------------------- argument types
+def _k_arg(value: str) -> int | str:
+    if value == "auto":
+        return value
+    try:
+        k = int(value)
+    except ValueError:
+        k = 0
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer or 'auto'; got {value!r}")
+    return k
+
+
+def _int_at_least(low: int, what: str) -> Any:
+    def parse(value: str) -> int:
+        try:
+            v = int(value)
+        except ValueError:
+            v = low - 1
+        if v < low:
+            raise argparse.ArgumentTypeError(f"must be {what}; got {value}")
+        return v
+
+    parse.__name__ = what
+    return parse
+
+
+def _halvings(value: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        v = -1
+    if v < 0 or v == 1:
+        raise argparse.ArgumentTypeError(f"must be 0 or an integer >= 2; got {value}")
+    return v
+
+
+def _add_format(p: argparse.ArgumentParser) -> None:
+    from ensel.datasets.importers import FORMATS
+
+    p.add_argument("--format", choices=list(FORMATS), default=None,
+                   help="input format (default: detected from the file)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``ensel`` command tree."""
+    from ensel.aggregate import AGGREGATORS, DEFAULT_AGGREGATOR
+    from ensel.book import runner
+    from ensel.collect import cli as collect_cli
+    from ensel.datasets import __main__ as datasets_cli
+    from ensel.datasets.importers import FORMATS
+    from ensel.experiment import N_HALVINGS
+    from ensel.select import DEFAULT_SELECTOR, SELECTORS
+
+    seed = _int_at_least(0, "a non-negative integer")
+    positive = _int_at_least(1, "a positive integer")
+    parser = _Parser(prog="ensel", description="Information-theoretic LLM ensemble "
+                     "selection: companion tools.")
+    parser.add_argument("--version", action="version", version=f"ensel {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=_Parser)
+
+    p = sub.add_parser("select", help="pick an ensemble of your models, with held-out evidence",
+                       description="Pick an ensemble of your models and show held-out "
+                       "evidence against Top-k and the best single model.")
+    p.add_argument("data", nargs="+", metavar="DATA",
+                   help="answers file(s) or a dataset name (ensel datasets list)")
+    p.add_argument("-k", required=True, type=_k_arg, help="ensemble size, or 'auto'")
+    methods = [*SELECTORS, "exhaustive"]
+    p.add_argument("--method", default=None, metavar="METHOD",
+                   help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
+                        f"default {DEFAULT_SELECTOR} (ensel.select.DEFAULT_SELECTOR)")
+    p.add_argument("--aggregator", default=None, choices=list(AGGREGATORS),
+                   help=f"default {DEFAULT_AGGREGATOR} (ensel.aggregate.DEFAULT_AGGREGATOR)")
+    p.add_argument("--condition", default=None, help="use one condition only")
+    p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
+                   help="random 80/20 splits per condition (default 20; 10 for large pools)")
+    p.add_argument("--max-k", type=positive, default=10, help="largest k tried by -k auto")
+    p.add_argument("--halvings", type=_halvings, default=None,
+                   help=f"half-sample replicates checking the intervals (default {N_HALVINGS};"
+                        " 0: corrected t only)")
+    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
+    _add_format(p)
+
+    p = sub.add_parser("evaluate", help="the experiments page on your data, as an HTML report",
+                       description="Run the book's experiments notebook on DATA and write a "
+                       "standalone HTML report and the executed notebook beside it.")
+    p.add_argument("data", nargs="+", metavar="DATA")
+    p.add_argument("-o", "--output", required=True, help="the HTML report to write")
+    p.add_argument("--ks", default=None,
+                   help="budgets, e.g. 1-10 or 1,3,5 (default 1..min(m, 20, log2 n_train))")
+    p.add_argument("--splits", type=positive, default=None,
+                   help="random splits per condition (default: chosen by the page, the "
+                        "smallest number whose interval is within 20%% of the narrowest "
+                        "possible)")
+    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--no-exhaustive", action="store_true",
+                   help="skip the exhaustive optimum (faster; skipped beyond 15 models)")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    _add_format(p)
+
+    p = sub.add_parser("import", help="convert answers to the tidy table",
+                       description="Convert your models' answers to the tidy table.")
+    p.add_argument("format", choices=[*FORMATS, "auto"], metavar="FORMAT",
+                   help=f"one of {', '.join(FORMATS)}, or auto")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("-o", "--output", required=True, help="tidy table to write (.parquet/.csv)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    p.add_argument("--seed", type=seed, default=0,
+                   help="seed of each question's negative option (multiple choice)")
+    p.add_argument("--condition", default=None, help="condition written on every row")
+    p.add_argument("--gold", default=None, help="wide: name of the gold column")
+    p.add_argument("--item", default=None, help="wide: name of the item column")
+    p.add_argument("--options", default=None, help="wide: the option set, e.g. A,B,C,D")
+    p.add_argument("--correctness", action="store_true",
+                   help="wide, binary task: model columns hold 1/0 = right/wrong")
+    p.add_argument("--null-pred", choices=["abstain", "false"], default="abstain",
+                   help="a choice that could not be parsed (default: abstain)")
+
+    for name, module, text in (
+        ("notebooks", runner, "execute the book's notebooks (papermill)"),
+        ("datasets", datasets_cli, "list, fetch or check datasets"),
+        ("collect", collect_cli, "regenerate the paper's raw answers from LLM endpoints"),
+    ):
+        module.add_arguments(sub.add_parser(name, help=text, description=text))
+    return parser
+
+
+def _check_environment() -> None:
+    from ensel.practice import UsageError
+
+    for var in ("ENSEL_DATA_DIR", "ENSEL_DATA_MIRROR"):
+        value = os.environ.get(var, "").strip()
+        if value and os.path.exists(value) and not os.path.isdir(value):
+            raise UsageError(f"{var}={value} is a file; it must name a folder")
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from ensel import practice
+
+    _check_environment()
+    if args.command == "select":
+        return practice.select_command(args)
+    if args.command == "evaluate":
+        return practice.evaluate_command(args)
+    if args.command == "import":
+        return practice.import_command(args)
+    if args.command == "notebooks":
+        from ensel.book.runner import run_command
+
+        return run_command(args)
+    if args.command == "datasets":
+        from ensel.datasets.__main__ import run_command as datasets_command
+
+        return datasets_command(args)
+    from ensel.collect.cli import run_command as collect_command
+
+    return collect_command(args)
+
+
+def _message(exc: BaseException) -> str:
+    """One line for an error raised while a command runs."""
+    import zlib
+
+    if isinstance(exc, UnicodeDecodeError):
+        where = getattr(exc, "filename", None)
+        return (f"{where + ': ' if where else ''}the file is not UTF-8 text (byte "
+                f"{exc.start}: {exc.reason}); give a UTF-8 CSV, a Parquet file or --format")
+    if isinstance(exc, (EOFError, zlib.error)):
+        return f"a compressed file is truncated or damaged ({exc})"
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f"{exc.filename}: {exc.strerror.lower()}"
+    text = str(exc).strip() or type(exc).__name__
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(lines[:3]) if len(lines) > 1 and len(" ".join(lines[:3])) < 300 \
+        else lines[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``ensel`` console script."""
+    """Entry point of the ``ensel`` console script and of ``python -m ensel``."""
+    import zlib
+
+    import yaml
+
+    from ensel.book.runner import NotebookRunError
+    from ensel.datasets._fetch import DataUnavailableError
+
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(
-        prog="ensel",
-        description="Information-theoretic LLM ensemble selection: companion tools.",
-    )
-    parser.add_argument("command", choices=["notebooks", "datasets", *_PRACTICE, "collect"],
-                        help="notebooks: execute the book's notebooks (ensel notebooks --help); "
-                             "datasets: list, fetch or check data (ensel datasets --help); "
-                             "select/evaluate/import: your own models' answers "
-                             "(ensel select --help); collect: regenerate the paper's raw "
-                             "answers from LLM endpoints (ensel collect --help)")
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    if not argv or argv[0] in ("-h", "--help"):
+    parser = build_parser()
+    if not argv:
         parser.print_help()
         return 0
-    args = parser.parse_args(argv[:1])
-    if args.command in _PRACTICE:
-        from ensel import practice
-
-        return getattr(practice, _PRACTICE[args.command])(argv[1:])
-    if args.command == "notebooks":
-        from ensel.book.runner import main as runner_main
-
-        return runner_main(argv[1:])
-    if args.command == "collect":
-        from ensel.collect.cli import main as collect_main
-
-        return collect_main(argv[1:])
-    from ensel.datasets.__main__ import main as datasets_main
-
-    return datasets_main(argv[1:], prog="ensel datasets")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    prog = f"ensel {args.command}"
+    try:
+        return _dispatch(args)
+    except (ValueError, TypeError, KeyError, OSError, EOFError, zlib.error, yaml.YAMLError,
+            DataUnavailableError, NotebookRunError) as exc:
+        if isinstance(exc, BrokenPipeError):  # output piped into e.g. `head`: stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 0
+        print(f"{prog}: error: {_message(exc)}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else (0 if exc.code is None else 2)
 
 
 if __name__ == "__main__":

@@ -1,53 +1,50 @@
-"""Use it on your own models: ``ensel select``, ``ensel evaluate`` and ``ensel import``.
+"""The commands on your own models: ``ensel select``, ``ensel evaluate`` and ``ensel import``.
+
+A thin layer: every number comes from the library's protocol (:mod:`ensel.experiment`:
+:func:`~ensel.experiment.evaluate`, :func:`~ensel.experiment.half_sample_errors`,
+:func:`~ensel.experiment.paired_differences`, :func:`~ensel.experiment.one_se_k`;
+:data:`ensel.select.SELECTORS`, :func:`ensel.aggregate.make_aggregator`), with its one seed
+scheme, so the command line and the library give the same numbers for the same seed,
+whatever the order of the input's rows. The argument parsing lives in :mod:`ensel.cli`.
 
 ``ensel select DATA -k K|auto [--method M] [--aggregator A] [--condition C] [--json]``
-    Picks an ensemble of ``K`` models (or chooses ``K`` by nested cross-validation) on all
-    the data, and reports its held-out error over repeated random 80/20 splits (the paper's
-    protocol, :func:`ensel.experiment.split_indices`) next to the Top-k ensemble and the best
-    single model on the same splits. Each comparison is a paired difference with a 95 %
-    interval corrected for the overlap of the splits (:mod:`ensel.stats`, Nadeau & Bengio)
-    and a verdict: *holds* (the chosen ensemble is better), *within noise*, *contradicted*.
+    Picks an ensemble of ``K`` models on all the data (conditions stacked) and reports the
+    held-out error of the method over repeated random 80/20 splits
+    (:func:`ensel.experiment.evaluate`) next to the Top-k ensemble of the same size and the
+    best single model on the same splits (selector ``topk`` at ``K`` and at 1). Each
+    comparison is :func:`ensel.experiment.paired_differences` (95 % interval corrected for
+    the overlap of the splits, checked on half-sample replicates) with a verdict: *holds*
+    (the chosen ensemble is better), *within noise*, *contradicted*. ``--method`` is any name
+    of :data:`ensel.select.SELECTORS` (hyphenated spellings such as ``greedy-mi`` and
+    ``top-k`` are aliases) or ``exhaustive`` (the subset of largest training ``I(Y; X_S)``,
+    the ``exhaustive_mi`` selector of :func:`~ensel.experiment.evaluate`; at most 15
+    models); ``--aggregator`` any name of :data:`ensel.aggregate.AGGREGATORS`. The defaults
+    are :data:`ensel.select.DEFAULT_SELECTOR` and :data:`ensel.aggregate.DEFAULT_AGGREGATOR`.
 
-``ensel evaluate DATA -o report.html [--ks 1-10]``
-    Runs the book's experiments notebook on DATA (jupytext + papermill) and writes a
-    standalone HTML report (nbconvert) and the executed notebook beside it.
+``-k auto``
+    Nested cross-validation with the one-standard-error rule
+    (:func:`ensel.experiment.one_se_k`): inside each outer split, 5 inner splits of its
+    training part give the method's held-out error at every ``k <= --max-k``, and the
+    smallest ``k`` whose mean inner error is within one (overlap-corrected) standard error of
+    the best is used on that outer split, so the reported errors are those of the whole
+    procedure. The deployed ``k`` is the same rule on all the data, capped at the median of
+    the per-split choices (never larger than what most nested splits chose), so it is
+    consistent with its nested evidence; with ``k = 1`` the command says plainly that one
+    model is enough. The half-sample replicates of ``-k auto`` evaluate the deployed ``k``.
 
-``ensel import FORMAT PATH... -o tidy.parquet``
-    Converts lm-evaluation-harness logs, a wide matrix, MMLU-Pro outputs or a tidy table
-    (:mod:`ensel.datasets.importers`) to the tidy table.
-
-DATA is a file (format detected, or ``--format``), several files (lm-evaluation-harness
-logs of several models), or a dataset name of :func:`ensel.datasets.load`. Bad input exits
-with code 2 and one message naming the file, the line or column and the problem.
-
-How ``select`` works
---------------------
-* **Picks** are made on every item of the chosen condition(s) (conditions stacked), with
-  each pick's training accuracy and its marginal information gain
-  ``I(Y; X_S+j) - I(Y; X_S)`` in bits (smoothed, the paper's estimator; for Greedy MI this
-  is its criterion).
-* **Held-out error**: for each condition and split ``s = 0..J-1`` the items are split
-  80/20 as :func:`ensel.experiment.split_indices` does (seeded per condition and split);
-  the method picks on the 80 %, the aggregator is fitted there and scored on the 20 %. The
-  Top-k ensemble of the same size and the best single model (the most accurate on the 80 %,
-  under the same aggregator) are scored on the same splits.
-* **Intervals**: the chosen ensemble's mean error and the paired differences
-  (chosen - Top-k, chosen - best single) get the corrected resampled t interval of
-  :func:`ensel.stats.paired_interval`, pooling conditions x splits. For the differences the
-  same procedure also runs on both halves of ``--halvings`` (default 10) random halvings of
-  the items (at least 4 splits per half); the interval's variance is the larger of the
-  corrected one and the one measured on the halves (``interval`` says which).
-* ``-k auto``: nested cross-validation. Inside each outer split, 5 inner 80/20 splits of
-  the training part give the held-out error of the method at every ``k <= --max-k``; the
-  smallest ``k`` with the lowest inner error is used on the outer split. The deployed ``k``
-  is chosen the same way on all the data. The command says plainly when no ensemble beats
-  the best single model.
+Large pools
+    When ``n_items x n_models`` exceeds :data:`LARGE_POOL` cells, the default number of
+    splits is 10 (the corrected interval is then within 8 % of the 20-split one) and of
+    halvings 5 with one split per half (one split per half overstates the half-sample
+    variance: conservative); the output says so under ``defaults``. ``--splits`` and
+    ``--halvings`` override.
 
 JSON output (``--json``), schema ``ensel.select/1``::
 
     {"schema": "ensel.select/1",
      "data": [str], "format": str, "conditions": [str], "n_items": int, "n_models": int,
-     "method": str, "aggregator": str, "k": int, "k_mode": "fixed" | "auto",
+     "method": str, "aggregator": str, "defaults": [str], "dropped_models": [str],
+     "k": int, "k_mode": "fixed" | "auto",
      "selected": [{"rank": int, "model": str, "accuracy": float, "gain_bits": float}],
      "evaluation": {"n_splits": int, "n_evaluations": int, "test_fraction": float,
                     "seed": int, "confidence": float,
@@ -58,342 +55,333 @@ JSON output (``--json``), schema ``ensel.select/1``::
                                      "difference": float, "low": float, "high": float,
                                      "verdict": "holds" | "within noise" | "contradicted",
                                      "interval": "corrected" | "halves"}]},
-     "auto": null | {"max_k": int, "inner_splits": int, "inner_error": {k: float},
-                     "k_per_split": [int]},
+     "auto": null | {"max_k": int, "inner_splits": int, "rule": str,
+                     "inner_error": {k: float}, "inner_se": {k: float},
+                     "k_all_data": int, "k_per_split": [int]},
      "ensemble_beats_best_single": bool,
      "message": str}
 
+``method`` is the registry name that ran (``exhaustive`` for the exhaustive scan);
+``defaults`` says which settings were defaults and why (e.g. the default method).
 ``comparisons`` omits ``top_k`` when the method is Top-k itself. ``difference`` is the
 chosen ensemble's error minus the other arm's (negative = the chosen one is better).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import math
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ensel.experiment import N_HALVINGS, half_splits
-from ensel.experiment import halvings as halve
+__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "UsageError", "resolve_method",
+           "run_select", "format_select", "select_command", "evaluate_command",
+           "import_command", "check_output"]
 
-__all__ = ["METHODS", "EXHAUSTIVE_LIMIT", "evaluate_main", "import_main", "select_main",
-           "run_select"]
-
-#: Methods of ``ensel select`` and the library function behind each.
-METHODS = ("greedy-mi", "top-k", "relevance", "mrmr", "exhaustive")
-AGGREGATORS = ("map", "mv", "wmv")
-#: Largest number of subsets ``--method exhaustive`` enumerates (per split).
-EXHAUSTIVE_LIMIT = 20_000
-_INNER_SPLITS = 5
 SCHEMA = "ensel.select/1"
-CORRECTION = ("larger of nadeau-bengio corrected resampled t and half-sample replicates")
+#: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).
+EXHAUSTIVE_LIMIT = 15
+#: Above this many answer cells (items x models) the evaluation defaults are lighter.
+LARGE_POOL = 4_000_000
+#: Inner splits of ``-k auto``.
+INNER_SPLITS = 5
+_ALIASES = {"top_k": "topk", "three_term_greedy": "three_term"}
 
 
 class UsageError(ValueError):
     """Bad input or arguments: reported as one line, exit code 2."""
 
 
-# --------------------------------------------------------------------------- data
-@dataclass
-class _Pool:
-    Xs: list[np.ndarray]       # per condition (n_c, m) int8, common model order
-    ys: list[np.ndarray]       # per condition (n_c,) int8
-    conditions: list[str]
-    models: list[str]
-    items: list[np.ndarray]    # per condition (n_c,) item ids as str
+def resolve_method(name: str) -> str:
+    """The registry name of a ``--method`` value (``greedy-mi`` -> ``greedy_mi``).
 
-
-def _pool(df: pd.DataFrame, condition: str | None) -> _Pool:
-    from ensel.data import conditions as list_conditions
-    from ensel.data import to_wide
-
-    conds = [str(c) for c in list_conditions(df)]
-    if condition is not None:
-        if condition not in conds:
-            raise UsageError(f"unknown condition {condition!r}; the data has {conds}")
-        conds = [condition]
-    df = df.assign(condition=df["condition"].astype(str))
-    models = [str(m) for m in pd.unique(df["model"])]
-    Xs, ys, items = [], [], []
-    for c in conds:
-        Xw, yw = to_wide(df, c, validate=False)
-        Xw = Xw.set_axis([str(m) for m in Xw.columns], axis=1).reindex(columns=models,
-                                                                        fill_value=0)
-        Xs.append(Xw.to_numpy(dtype=np.int8))
-        ys.append(yw.to_numpy(dtype=np.int8))
-        items.append(np.asarray(Xw.index).astype(str))
-    return _Pool(Xs, ys, conds, models, items)
-
-
-def _check_pool(pool: _Pool, k: int | None, test_fraction: float) -> None:
-    m = len(pool.models)
-    if k is not None and k > m:
-        raise UsageError(f"k={k} is larger than the pool: the data has {m} model(s)")
-    need = max(3, int(math.ceil(1.0 / test_fraction)))
-    for c, y in zip(pool.conditions, pool.ys, strict=True):
-        if len(y) < need:
-            raise UsageError(f"condition {c!r} has {len(y)} item(s), fewer than the {need} "
-                             f"needed for {1 - test_fraction:.0%}/{test_fraction:.0%} splits")
-        if len(np.unique(y)) < 2:
-            raise UsageError(f"condition {c!r} has only one label class ({int(y[0]):+d}); "
-                             "selection needs items with both labels +1 and -1")
-
-
-# --------------------------------------------------------------------------- selection
-def _select(method: str, X: np.ndarray, y: np.ndarray, k: int) -> list[int]:
-    from ensel import select
-
-    if method == "greedy-mi":
-        return select.greedy_mi(X, y, k)
-    if method == "top-k":
-        return select.top_k(X, y, k)
-    if method == "relevance":
-        return select.relevance(X, y, k)
-    if method == "mrmr":
-        return select.mrmr(X, y, k)
-    return list(select.exhaustive_search(X, y, k, objective="mi",
-                                         max_subsets=EXHAUSTIVE_LIMIT))  # type: ignore[arg-type]
-
-
-def _aggregator(name: str, seed: int) -> Any:
-    from ensel import aggregate
-
-    if name == "map":
-        return aggregate.MAPAggregator(alpha=1.0)
-    if name == "mv":
-        return aggregate.MajorityVote(random_state=seed)
-    return aggregate.WeightedMajorityVote()
-
-
-def _error(agg: str, seed: int, Xtr, ytr, Xte, yte, cols: Sequence[int]) -> float:
-    model = _aggregator(agg, seed).fit(Xtr[:, list(cols)], ytr)
-    return float(np.mean(np.asarray(model.predict(Xte[:, list(cols)])) != yte))
-
-
-def marginal_gains(X: np.ndarray, y: np.ndarray, picks: Sequence[int]) -> list[float]:
-    """``I(Y; X_{S_t}) - I(Y; X_{S_{t-1}})`` in bits along ``picks`` (smoothed estimator).
-
-    The pattern alphabet has radix 2 per column (3 for a column with an abstention), as in
-    :func:`ensel.select.greedy_mi`, whose gains these are for its own picks.
+    Examples
+    --------
+    >>> resolve_method("top-k"), resolve_method("greedy_mi"), resolve_method("exhaustive")
+    ('topk', 'greedy_mi', 'exhaustive')
     """
-    from ensel.info import smoothed_mutual_information
+    from ensel.select import SELECTORS
 
-    yc = ((y.astype(np.int64) + 1) // 2)
-    codes = np.zeros(len(y), dtype=np.int64)
-    size, prev, out = 1, 0.0, []
-    for j in picks:
-        col = X[:, j]
-        d = np.where(col == 0, 2, (col.astype(np.int64) + 1) // 2)
-        radix = 3 if (col == 0).any() else 2
-        _, codes = np.unique(codes * 3 + d, return_inverse=True)  # relabel (size stays nominal)
-        codes = codes.reshape(-1)
-        size *= radix
-        mi = smoothed_mutual_information(yc, codes, size_a=2, size_b=size)
-        out.append(mi - prev)
-        prev = mi
-    return out
+    key = str(name).strip().lower().replace("-", "_")
+    key = _ALIASES.get(key, key)
+    if key in SELECTORS or key == "exhaustive":
+        return key
+    raise UsageError(f"--method must be one of {', '.join([*SELECTORS, 'exhaustive'])} "
+                     f"(hyphens allowed); got {name!r}")
 
 
-def _auto_k(method: str, agg: str, X: np.ndarray, y: np.ndarray, max_k: int, *, key: str,
-            seed: int, test_fraction: float) -> tuple[int, np.ndarray]:
-    """Smallest k with the lowest mean inner held-out error; the errors per k."""
-    from ensel.experiment import split_indices
+def _resolve_aggregator(name: str) -> str:
+    from ensel.aggregate import AGGREGATORS
 
-    errs = np.zeros(max_k)
-    for s in range(_INNER_SPLITS):
-        tr, te = split_indices(len(y), condition=key, split=s, seed=seed,
-                               test_fraction=test_fraction)
-        Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-        if len(np.unique(ytr)) < 2:
-            picks = list(range(max_k))
-        else:
-            picks = _select(method, Xtr, ytr, max_k)
-        for k in range(1, max_k + 1):
-            errs[k - 1] += _error(agg, seed + s, Xtr, ytr, Xte, yte, picks[:k])
-    errs /= _INNER_SPLITS
-    return int(np.argmin(errs)) + 1, errs
+    key = str(name).strip().lower()
+    if key in AGGREGATORS:
+        return key
+    raise UsageError(f"--aggregator must be one of {', '.join(AGGREGATORS)}; got {name!r}")
 
 
-def _arm_errors(run: dict[str, Any], c: str, X: np.ndarray, y: np.ndarray,
-                splits: Iterable[int], errs: dict[str, list[float]],
-                sizes: list[tuple[int, int]] | None, auto_doc: dict[str, Any] | None,
-                bar: Any) -> None:
-    """Held-out errors of the chosen, Top-k and best single arms on the given splits of one
-    condition (appended to ``errs``)."""
-    from ensel.experiment import split_indices
+# --------------------------------------------------------------------------- data
+def _pickable(data: list[Any]) -> tuple[list[Any], list[str]]:
+    """Keep the models that answered (not all blank) in every used condition."""
+    from ensel.experiment import ConditionData
 
-    method, agg, seed, frac = run["method"], run["aggregator"], run["seed"], run["test_fraction"]
-    for s in splits:
-        tr, te = split_indices(len(y), condition=c, split=s, seed=seed, test_fraction=frac)
-        Xtr, ytr, Xte, yte = X[tr], y[tr], X[te], y[te]
-        if sizes is not None:
-            sizes.append((len(tr), len(te)))
-        k_s = run["k"]
-        if run["auto"]:
-            k_s = _auto_k(method, agg, Xtr, ytr, run["max_k"], key=f"{c}/{s}/auto",
-                          seed=seed, test_fraction=frac)[0]
-            if auto_doc is not None:
-                auto_doc["k_per_split"].append(k_s)
-        if len(np.unique(ytr)) < 2:
-            raise UsageError(f"condition {c!r}: a training part holds one label class "
-                             "only; the data has too few items of one label")
-        p = _select(method, Xtr, ytr, k_s)
-        t = p if method == "top-k" else _select("top-k", Xtr, ytr, k_s)
-        b = _select("top-k", Xtr, ytr, 1)
-        mv_seed = seed * 1_000_003 + s
-        errs["selected"].append(_error(agg, mv_seed, Xtr, ytr, Xte, yte, p))
-        errs["top_k"].append(_error(agg, mv_seed, Xtr, ytr, Xte, yte, t))
-        errs["best_single"].append(_error(agg, mv_seed, Xtr, ytr, Xte, yte, b))
-        bar.update(1)
+    answered = None
+    for d in data:
+        has = {m for m, j in zip(d.models, np.any(d.X != 0, axis=0), strict=True) if j}
+        answered = has if answered is None else answered & has
+    every = sorted({m for d in data for m in d.models})
+    keep = sorted(answered or set())
+    if not keep:
+        raise UsageError("every answer in the data is blank (abstained): no model can be "
+                         "picked")
+    dropped = [m for m in every if m not in set(keep)]
+    if dropped:
+        out = []
+        for d in data:
+            cols = [d.models.index(m) for m in keep]
+            out.append(ConditionData(d.condition, np.ascontiguousarray(d.X[:, cols]), d.y,
+                                     keep, d.items))
+        data = out
+    return data, dropped
 
 
-def _half_sample_means(run: dict[str, Any], pool: _Pool, halvings: int,
-                       bar: Any) -> dict[str, np.ndarray] | None:
-    """Each arm's mean error on the two halves of each halving of the items (the same
-    procedure on independent half-size data sets; :func:`ensel.stats.paired_interval`)."""
-    if not halvings:
-        return None
-    per_half = half_splits(len(pool.conditions))
-    out = {arm: np.zeros((halvings, 2)) for arm in ("selected", "top_k", "best_single")}
-    for h, masks in enumerate(halve(pool.items, halvings, seed=int(run["seed"]))):
-        for j, half in enumerate(("A", "B")):
-            errs: dict[str, list[float]] = {arm: [] for arm in out}
-            for c, X, y, in_a in zip(pool.conditions, pool.Xs, pool.ys, masks, strict=True):
-                rows = in_a if half == "A" else ~in_a
-                try:
-                    _arm_errors(run, f"{c}/halving{h}{half}", X[rows], y[rows],
-                                range(per_half), errs, None, None, bar)
-                except UsageError as exc:
-                    raise UsageError(f"{exc} (in half {half} of halving {h}; use --halvings 0 "
-                                     "on data this small)") from None
-            for arm in out:
-                out[arm][h, j] = float(np.mean(errs[arm]))
-    return out
+def _check_pool(data: list[Any], k: int | None, max_k: int, test_fraction: float) -> None:
+    m = len(data[0].models)
+    if k is not None and k > m:
+        raise UsageError(f"-k {k} is larger than the pool: the data has {m} model(s)")
+    need = max(3, int(np.ceil(1.0 / test_fraction)))
+    for d in data:
+        if len(d.y) < need:
+            raise UsageError(f"condition {d.condition!r} has {len(d.y)} item(s), fewer than "
+                             f"the {need} needed for {1 - test_fraction:.0%}/"
+                             f"{test_fraction:.0%} splits")
+        if len(np.unique(d.y)) < 2:
+            raise UsageError(f"condition {d.condition!r} has only one label class "
+                             f"({int(d.y[0]):+d}); selection needs items with both labels "
+                             "+1 and -1")
 
 
-def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
-               aggregator: str = "map", condition: str | None = None, n_splits: int = 20,
-               test_fraction: float = 0.2, seed: int = 0, max_k: int = 10,
-               confidence: float = 0.95, progress: bool = True,
-               halvings: int = N_HALVINGS) -> dict[str, Any]:
-    """The computation behind ``ensel select``; returns the JSON document (see the module).
+# --------------------------------------------------------------------------- select
+def _picks(method: str, X: np.ndarray, y: np.ndarray, k: int) -> list[int]:
+    """The method's picks on all the data (the same code path as the held-out loop)."""
+    from ensel.experiment import exhaustive_errors
+    from ensel.select import SELECTORS
+
+    if method == "exhaustive":
+        t = exhaustive_errors(X, y, X[:1], y[:1], [k])[k]
+        return [int(j) for j in t["combos"][int(np.argmax(t["mi"]))]]
+    return [int(j) for j in SELECTORS[method](k).fit(X, y).selected_]
+
+
+def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: int,
+            test_fraction: float, key: str, rows: dict[str, np.ndarray] | None = None
+            ) -> tuple[int, pd.DataFrame]:
+    """One-SE choice of k from ``INNER_SPLITS`` inner splits of each condition's items
+    (``rows``: the training rows of an outer split, per condition)."""
+    from ensel.experiment import heldout_errors, one_se_k
+
+    parts = []
+    for d in data:
+        r = slice(None) if rows is None else rows[d.condition]
+        ex = method == "exhaustive"
+        e = heldout_errors(
+            d.X[r], d.y[r], ks=range(1, max_k + 1), n_splits=INNER_SPLITS,
+            test_fraction=test_fraction, seed=seed, condition=f"{d.condition}/{key}",
+            selectors=["topk"] if ex else [method], aggregators=[aggregator],
+            item_ids=d.items[r], exhaustive=ex)
+        parts.append(e[e["selector"] == ("exhaustive_mi" if ex else method)])
+    return one_se_k(pd.concat(parts, ignore_index=True), test_fraction=test_fraction)
+
+
+def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
+               aggregator: str | None = None, condition: str | None = None,
+               n_splits: int | None = None, test_fraction: float = 0.2, seed: int = 0,
+               max_k: int = 10, confidence: float = 0.95,
+               halvings: int | None = None) -> dict[str, Any]:
+    """``ensel select`` on a tidy table: the JSON document (see the module docstring).
 
     Parameters
     ----------
     df : pandas.DataFrame
-        Validated tidy table.
+        Tidy table (validated by :func:`ensel.experiment.condition_data`).
     k : int or "auto"
-    method : one of :data:`METHODS`
-    aggregator : {"map", "mv", "wmv"}
+    method : str, optional
+        A name of :data:`ensel.select.SELECTORS` (or an alias), or ``"exhaustive"``;
+        default :data:`ensel.select.DEFAULT_SELECTOR`.
+    aggregator : str, optional
+        A name of :data:`ensel.aggregate.AGGREGATORS`; default
+        :data:`ensel.aggregate.DEFAULT_AGGREGATOR`.
     condition : str, optional
-        Use one condition only (default: all, pooled).
-    n_splits : int, default=20
-        Random 80/20 splits per condition.
+        Use one condition only (default: all, stacked for the picks).
+    n_splits : int, optional
+        Random 80/20 splits per condition (default 20; 10 for a large pool).
     test_fraction, seed, max_k, confidence
         As in the command line.
-    progress : bool
-        Show a tqdm bar on stderr when the evaluation takes more than about a second.
-    halvings : int, default=10
-        Half-sample replicates for the intervals (0: the corrected t alone).
+    halvings : int, optional
+        Half-sample replicates for the intervals (0: the corrected t alone; default 10, or 5
+        with one split per half for a large pool).
     """
-    from tqdm import tqdm
-
+    from ensel.aggregate import DEFAULT_AGGREGATOR
+    from ensel.experiment import (
+        N_HALVINGS,
+        condition_data,
+        evaluate,
+        half_sample_errors,
+        half_splits,
+        paired_differences,
+        split_indices,
+    )
+    from ensel.select import DEFAULT_SELECTOR, marginal_gains
     from ensel.stats import paired_interval
 
-    if method not in METHODS:
-        raise UsageError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
-    if aggregator not in AGGREGATORS:
-        raise UsageError(f"unknown aggregator {aggregator!r}; expected one of "
-                         f"{', '.join(AGGREGATORS)}")
+    defaults: list[str] = []
+    if method is None:
+        method = DEFAULT_SELECTOR
+        defaults.append(f"method {method} (ensel.select.DEFAULT_SELECTOR)")
+    if aggregator is None:
+        aggregator = DEFAULT_AGGREGATOR
+        defaults.append(f"aggregator {aggregator} (ensel.aggregate.DEFAULT_AGGREGATOR)")
+    method, aggregator = resolve_method(method), _resolve_aggregator(aggregator)
     auto = k == "auto"
-    pool = _pool(df, condition)
-    m = len(pool.models)
     kk = None if auto else int(k)
     if kk is not None and kk < 1:
-        raise UsageError(f"k must be a positive integer or 'auto'; got {k}")
-    _check_pool(pool, kk, test_fraction)
-    max_k = min(int(max_k), m)
-    if method == "exhaustive":
-        worst = (max(math.comb(m, j) for j in range(1, max_k + 1)) if auto
-                 else math.comb(m, int(kk or 0)))
-        if worst > EXHAUSTIVE_LIMIT:
-            kdesc = f"k up to {max_k}" if auto else f"k={kk}"
-            raise UsageError(
-                f"--method exhaustive with {m} models and {kdesc} means C({m}, "
-                f"{max_k if auto else kk}) = {worst:,} subsets per split, beyond the limit of "
-                f"{EXHAUSTIVE_LIMIT:,}; use --method greedy-mi (or fewer models / a smaller k)")
+        raise UsageError(f"-k must be a positive integer or 'auto'; got {k}")
+    try:
+        data = condition_data(df, None if condition is None else [condition])
+    except ValueError as exc:
+        if condition is not None and "not in the table" in str(exc):
+            known = sorted({str(c) for c in df["condition"].unique()}) \
+                if "condition" in df.columns else ["all"]
+            raise UsageError(f"--condition: unknown condition {condition!r}; the data has "
+                             f"{', '.join(known)}") from None
+        raise
+    data, dropped = _pickable(data)
+    if dropped:
+        from ensel._notice import notice
 
-    X_all = np.concatenate(pool.Xs)
-    y_all = np.concatenate(pool.ys)
+        shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5
+                                          else "")
+        notice(f"{len(dropped)} model(s) dropped: no answer in condition(s) "
+               f"{', '.join(d.condition for d in data)} ({shown}); they cannot be picked")
+    m = len(data[0].models)
+    max_k = min(int(max_k), m)
+    _check_pool(data, kk, max_k, test_fraction)
+    if method == "exhaustive" and m > EXHAUSTIVE_LIMIT:
+        raise UsageError(f"--method exhaustive scans every subset and accepts at most "
+                         f"{EXHAUSTIVE_LIMIT} models; the data has {m} (use --method "
+                         "greedy_mi)")
+    cells = sum(d.X.size for d in data)
+    large = cells > LARGE_POOL
+    splits_per_half = None
+    if n_splits is None:
+        n_splits = 10 if large else 20
+        defaults.append(f"{n_splits} splits" + (f" (large pool: {cells:,} answer cells > "
+                                                f"{LARGE_POOL:,})" if large else ""))
+    if halvings is None:
+        halvings = 5 if large else N_HALVINGS
+        if large:
+            splits_per_half = 1
+        defaults.append(f"{halvings} halvings" + (" with one split per half (large pool)"
+                                                  if large else ""))
+
+    X_all = np.concatenate([d.X for d in data])
+    y_all = np.concatenate([d.y for d in data])
+    code = "exhaustive_mi" if method == "exhaustive" else method
+    base_sels = ["topk"] if method in ("topk", "exhaustive") else [method, "topk"]
+    exhaustive = method == "exhaustive"
+    opts = {"test_fraction": test_fraction, "seed": seed, "aggregators": [aggregator]}
+
     auto_doc: dict[str, Any] | None = None
     if auto:
-        inner = np.zeros(max_k)
-        for c, X, y in zip(pool.conditions, pool.Xs, pool.ys, strict=True):
-            inner += _auto_k(method, aggregator, X, y, max_k, key=f"{c}/auto", seed=seed,
-                             test_fraction=test_fraction)[1]
-        inner /= len(pool.conditions)
-        kk = int(np.argmin(inner)) + 1
-        auto_doc = {"max_k": max_k, "inner_splits": _INNER_SPLITS,
-                    "inner_error": {str(j + 1): float(e) for j, e in enumerate(inner)},
-                    "k_per_split": []}
+        k_all, table = _k_auto(method, aggregator, data, max_k, seed=seed,
+                               test_fraction=test_fraction, key="auto")
+        res = evaluate(data, ks=range(1, max_k + 1), n_splits=n_splits, selectors=base_sels,
+                       exhaustive=exhaustive, **opts)
+        per_split: list[int] = []
+        chosen, topk_at = [], []
+        for s in range(n_splits):
+            rows = {d.condition: split_indices(len(d.y), condition=d.condition, split=s,
+                                               seed=seed, test_fraction=test_fraction,
+                                               item_ids=d.items)[0] for d in data}
+            k_s = _k_auto(method, aggregator, data, max_k, seed=seed,
+                          test_fraction=test_fraction, key=f"split{s}/auto", rows=rows)[0]
+            per_split.append(k_s)
+            at = res[(res["split"] == s) & (res["k"] == k_s)]
+            chosen.append(at[at["selector"] == code])
+            topk_at.append(at[at["selector"] == "topk"])
+        kk = int(min(k_all, sorted(per_split)[(len(per_split) - 1) // 2]))
+        # the procedure's errors (k chosen per split), relabelled at the deployed k
+        results = pd.concat([
+            pd.concat(chosen).assign(selector="auto", k=kk),
+            pd.concat(topk_at).assign(selector="topk_auto", k=kk),
+            res[(res["selector"] == "topk") & (res["k"] == 1)],
+        ], ignore_index=True)
+        results.attrs = res.attrs
+        a = "auto"
+        auto_doc = {"max_k": max_k, "inner_splits": INNER_SPLITS,
+                    "rule": "one standard error (corrected) of the best inner error; "
+                            "deployed k = min(choice on all data, lower median of the "
+                            "per-split choices)",
+                    "inner_error": {str(int(r.k)): float(r.mean) for r in table.itertuples()},
+                    "inner_se": {str(int(r.k)): float(r.se) for r in table.itertuples()},
+                    "k_all_data": int(k_all), "k_per_split": per_split}
+    else:
+        results = evaluate(data, ks=sorted({1, kk}), n_splits=n_splits, selectors=base_sels,
+                           exhaustive=exhaustive, **opts)
+        a = code
     assert kk is not None
-    picks = _select(method, X_all, y_all, kk)
+    reps = None
+    if halvings and not exhaustive:
+        reps = half_sample_errors(data, n_halvings=halvings, ks=sorted({1, kk}),
+                                  splits_per_half=splits_per_half,
+                                  selectors=["topk"] if method == "topk" else [method, "topk"],
+                                  **opts)
+        if auto:
+            reps = pd.concat([reps, reps[reps["selector"] == method].assign(selector="auto"),
+                              reps[reps["selector"] == "topk"].assign(selector="topk_auto")],
+                             ignore_index=True)
+
+    picks = _picks(method, X_all, y_all, kk)
     acc = (X_all == y_all[:, None]).mean(axis=0)
     gains = marginal_gains(X_all, y_all, picks)
-    selected = [{"rank": r + 1, "model": pool.models[j], "accuracy": float(acc[j]),
+    models = data[0].models
+    selected = [{"rank": r + 1, "model": models[j], "accuracy": float(acc[j]),
                  "gain_bits": float(g)} for r, (j, g) in enumerate(zip(picks, gains,
                                                                           strict=True))]
 
-    run = {"method": method, "aggregator": aggregator, "k": kk, "auto": auto,
-           "max_k": max_k, "seed": seed, "test_fraction": test_fraction}
-    n_cond = len(pool.conditions)
-    total = n_cond * (n_splits + 2 * halvings * half_splits(n_cond))
-    bar = tqdm(total=total, desc="ensel select", unit="split", file=sys.stderr, delay=1.5,
-               leave=False, disable=None if progress else True)
-    errs: dict[str, list[float]] = {"selected": [], "top_k": [], "best_single": []}
-    sizes: list[tuple[int, int]] = []
-    for c, X, y in zip(pool.conditions, pool.Xs, pool.ys, strict=True):
-        _arm_errors(run, c, X, y, range(n_splits), errs, sizes, auto_doc, bar)
-    halves = _half_sample_means(run, pool, halvings, bar)
-    bar.close()
-    n_train = float(np.mean([a for a, _ in sizes]))
-    n_test = float(np.mean([b for _, b in sizes]))
+    def arm(sel: str, kb: int) -> dict[str, Any]:
+        e = results[(results["selector"] == sel) & (results["k"] == kb)]
+        e = e.sort_values(["condition", "split"])["error"].to_numpy(dtype=float)
+        r = paired_interval(e, n_train=1 - test_fraction, n_test=test_fraction,
+                            confidence=confidence)
+        return {"error": r.mean, "low": max(r.low, 0.0), "high": min(r.high, 1.0)}
 
-    def interval(values: Sequence[float], other: str | None = None) -> Any:
-        h = None
-        if other is not None and halves is not None:
-            h = halves["selected"] - halves[other]
-        return paired_interval(values, n_train=n_train, n_test=n_test, confidence=confidence,
-                               halves=h)
-
-    arms = {}
-    for name, ks in (("selected", kk), ("top_k", kk), ("best_single", 1)):
-        r = interval(errs[name])  # an error rate's interval, clipped to [0, 1]
-        arms[name] = {"error": r.mean, "low": max(r.low, 0.0), "high": min(r.high, 1.0),
-                      "k": None if (auto and name != "best_single") else ks}
+    a_top = "topk_auto" if auto else "topk"
+    arms = {"selected": {**arm(a, kk), "k": None if auto else kk},
+            "top_k": {**arm(a_top, kk), "k": None if auto else kk},
+            "best_single": {**arm("topk", 1), "k": 1}}
     comparisons = []
-    for other in ("top_k", "best_single"):
-        if other == "top_k" and method == "top-k":
+    pd_opts = {"aggregator": aggregator, "confidence": confidence, "n_boot": 0,
+               "replicates": reps}
+    for other, sel_b, k_b in (("top_k", a_top, None), ("best_single", "topk", 1)):
+        if other == "top_k" and method == "topk":
             continue
-        d = np.asarray(errs["selected"]) - np.asarray(errs[other])
-        r = interval(d, other)
-        comparisons.append({"against": other, "difference": r.mean, "low": r.low,
-                            "high": r.high, "verdict": r.verdict, "interval": r.method})
+        row = paired_differences(results, a, sel_b, k_b=k_b, **pd_opts)
+        row = row[row["k"] == kk].iloc[0]
+        comparisons.append({"against": other, "difference": float(row["mean_diff"]),
+                            "low": float(row["ci_low"]), "high": float(row["ci_high"]),
+                            "verdict": str(row["verdict"]), "interval": str(row["interval"])})
     vs_single = next(c for c in comparisons if c["against"] == "best_single")
     beats = kk > 1 and vs_single["verdict"] == "holds"
     if kk == 1:
-        message = ("No ensemble beats the best single model here: the cross-validated choice "
-                   "of k is 1." if auto else "k=1: a single model, no ensemble.")
+        message = ("One model is enough: the cross-validated choice of k is 1"
+                   + (f" ({auto_doc['k_per_split'].count(1)} of {n_splits} nested splits "
+                      "chose k = 1)." if auto_doc else ".")
+                   if auto else "k = 1: a single model, no ensemble.")
     elif not beats:
         message = (f"No ensemble beats the best single model here: the {kk}-model ensemble's "
                    f"error differs from the best single model's by "
@@ -403,24 +391,31 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str = "greedy-mi",
         message = (f"The {kk}-model ensemble beats the best single model by "
                    f"{-vs_single['difference']:.4f} error "
                    f"[{-vs_single['high']:.4f}, {-vs_single['low']:.4f}].")
+    n_eval = int(((results["selector"] == a) & (results["k"] == kk)).sum())
     return {
         "schema": SCHEMA,
-        "conditions": pool.conditions,
-        "n_items": int(sum(len(y) for y in pool.ys)),
+        "conditions": [d.condition for d in data],
+        "n_items": int(sum(len(d.y) for d in data)),
         "n_models": m,
         "method": method,
         "aggregator": aggregator,
+        "defaults": defaults,
+        "dropped_models": dropped,
         "k": int(kk),
         "k_mode": "auto" if auto else "fixed",
         "selected": selected,
         "evaluation": {
             "n_splits": int(n_splits),
-            "n_evaluations": len(errs["selected"]),
+            "n_evaluations": n_eval,
             "test_fraction": float(test_fraction),
             "seed": int(seed),
             "confidence": float(confidence),
-            "correction": CORRECTION if halvings else "nadeau-bengio corrected resampled t",
-            "n_halvings": int(halvings),
+            "correction": ("larger of nadeau-bengio corrected resampled t and half-sample "
+                           "replicates" if reps is not None
+                           else "nadeau-bengio corrected resampled t"),
+            "n_halvings": int(halvings) if reps is not None else 0,
+            "splits_per_half": (int(splits_per_half or half_splits(len(data)))
+                                if reps is not None else 0),
             "arms": arms,
             "comparisons": comparisons,
         },
@@ -438,25 +433,30 @@ def format_select(doc: dict[str, Any]) -> str:
         f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
         f"{', '.join(doc['conditions'])}",
         f"method {doc['method']}, aggregator {doc['aggregator']}, k = {doc['k']}"
-        + (" (chosen by nested cross-validation)" if doc["k_mode"] == "auto" else ""),
-        "",
-        f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}",
+        + (" (chosen by nested cross-validation, one-standard-error rule)"
+           if doc["k_mode"] == "auto" else ""),
     ]
+    if doc.get("defaults"):
+        lines.append(f"defaults: {'; '.join(doc['defaults'])}")
+    if doc.get("dropped_models"):
+        lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
+                     + (" ..." if len(doc["dropped_models"]) > 10 else ""))
+    lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"]
     for s in doc["selected"]:
         name = s["model"] if len(s["model"]) <= 40 else s["model"][:37] + "..."
         lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}")
+    halves = (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"]
+              else "")
     lines += [
         "",
         f"held-out error over {ev['n_evaluations']} random "
         f"{1 - ev['test_fraction']:.0%}/{ev['test_fraction']:.0%} splits "
-        f"({ev['confidence']:.0%} intervals, corrected for overlapping splits"
-        + (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"] else "")
-        + "):",
+        f"({ev['confidence']:.0%} intervals, corrected for overlapping splits{halves}):",
     ]
     labels = {"selected": "chosen ensemble", "top_k": "top-k ensemble",
               "best_single": "best single model"}
     for name, arm in ev["arms"].items():
-        if name == "top_k" and doc["method"] == "top-k":
+        if name == "top_k" and doc["method"] == "topk":
             continue
         lines.append(f"  {labels[name]:<18} {arm['error']:.4f}  "
                      f"[{arm['low']:.4f}, {arm['high']:.4f}]")
@@ -466,127 +466,66 @@ def format_select(doc: dict[str, Any]) -> str:
                      f"[{c['low']:+.4f}, {c['high']:+.4f}]  {c['verdict']}")
     if doc["auto"]:
         ks = doc["auto"]["k_per_split"]
-        lines.append(f"k chosen inside the splits: {', '.join(map(str, ks[:20]))}"
-                     + (" ..." if len(ks) > 20 else ""))
+        counts = ", ".join(f"k={v}: {ks.count(v)}" for v in sorted(set(ks)))
+        lines.append(f"k chosen inside the {len(ks)} outer splits: {counts}; on all the "
+                     f"data: {doc['auto']['k_all_data']}; deployed: {doc['k']}")
     lines += ["", doc["message"]]
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- outputs
+def _book_folders() -> list[Path]:
+    from ensel.book.runner import repo_root
+
+    roots = [Path(__file__).resolve().parents[1]]
+    try:
+        roots.append(repo_root())
+    except (FileNotFoundError, OSError):
+        pass
+    out = [r / sub for r in roots for sub in ("book", "_build", "notebooks")
+           if (r / "notebooks").is_dir()]
+    if os.environ.get("ENSEL_RESULTS_DIR", "").strip():
+        out.append(Path(os.environ["ENSEL_RESULTS_DIR"]).expanduser())
+    return [f.resolve() for f in out]
+
+
+def check_output(path: str | Path, *, inputs: Sequence[str | Path] = (),
+                 force: bool = False, option: str = "-o") -> Path:
+    """The resolved output path, or :class:`UsageError` when writing it would replace an
+    input, an existing file without ``force``, or land in the book's folders."""
+    out = Path(path).expanduser().resolve()
+    for folder in _book_folders():
+        if out == folder or folder in out.parents:
+            raise UsageError(f"{option} {path}: refusing to write into {folder} (the book's "
+                             "folders); choose another output path")
+    for i in inputs:
+        try:
+            same = Path(i).exists() and out.exists() and os.path.samefile(out, i)
+        except OSError:
+            same = False
+        if same or out == Path(i).expanduser().resolve():
+            raise UsageError(f"{option} {path}: is also an input; write to another file")
+    if out.is_dir():
+        raise UsageError(f"{option} {path}: is a directory; give a file name")
+    if out.exists() and not force:
+        raise UsageError(f"{option} {path}: the file exists; pass --force to overwrite it")
+    return out
+
+
 # --------------------------------------------------------------------------- commands
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # exit code 2, one line, no traceback
-        self.print_usage(sys.stderr)
-        raise SystemExit(_fail(f"{self.prog}: {message}"))
-
-
-def _fail(message: str) -> int:
-    print(f"ensel: error: {message}", file=sys.stderr)
-    return 2
-
-
 def _read(data: Sequence[str], fmt: str | None, **options: Any) -> pd.DataFrame:
+    from ensel.datasets import _DESCRIPTIONS, _looks_like_path
     from ensel.datasets.importers import read_data
 
+    if len(data) == 1 and fmt is None:
+        name = data[0]
+        if not Path(name).exists() and not _looks_like_path(name) \
+                and name not in _DESCRIPTIONS:
+            raise UsageError(f"unknown dataset {name!r}; known: {', '.join(_DESCRIPTIONS)} "
+                             "(or the path of an existing file)")
     if len(data) == 1:
         return read_data(data[0], format=fmt, **options)
     return read_data(list(data), format=fmt, **options)
-
-
-def _k_arg(value: str) -> int | str:
-    if value == "auto":
-        return value
-    try:
-        k = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or 'auto', got {value!r}"
-                                         ) from None
-    if k < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or 'auto', got {value!r}")
-    return k
-
-
-def _non_negative(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0; got {value!r}") from None
-    if v < 0 or v == 1:
-        raise argparse.ArgumentTypeError(f"expected 0 or a whole number >= 2; got {value!r}")
-    return v
-
-
-def _positive(value: str) -> int:
-    try:
-        v = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value!r}")
-    return v
-
-
-def _run(fn: Any, argv: Sequence[str]) -> int:
-    from ensel.datasets._fetch import DataUnavailableError
-
-    try:
-        return fn(argv)
-    except (UsageError, ValueError, FileNotFoundError, IsADirectoryError,
-            DataUnavailableError) as exc:
-        return _fail(str(exc))
-    except SystemExit as exc:
-        return int(exc.code) if isinstance(exc.code, int) else 2
-    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
-
-
-def _add_format(p: argparse.ArgumentParser) -> None:
-    from ensel.datasets.importers import FORMATS
-
-    p.add_argument("--format", choices=list(FORMATS), default=None,
-                   help="input format (default: detected from the file)")
-
-
-def select_main(argv: Sequence[str]) -> int:
-    """``ensel select`` (see the module docstring)."""
-    return _run(_select_main, argv)
-
-
-def _select_main(argv: Sequence[str]) -> int:
-    p = _Parser(prog="ensel select",
-                description="Pick an ensemble of your models and show held-out evidence.")
-    p.add_argument("data", nargs="+", metavar="DATA",
-                   help="answers file(s) or a dataset name (medmcqa, mmlu, imdb, mmlu_pro)")
-    p.add_argument("-k", required=True, type=_k_arg, help="ensemble size, or 'auto'")
-    p.add_argument("--method", choices=METHODS, default="greedy-mi")
-    p.add_argument("--aggregator", choices=AGGREGATORS, default="map")
-    p.add_argument("--condition", default=None, help="use one condition only")
-    p.add_argument("--splits", type=_positive, default=20,
-                   help="random 80/20 splits per condition (default 20)")
-    p.add_argument("--max-k", type=_positive, default=10, help="largest k tried by -k auto")
-    p.add_argument("--halvings", type=_non_negative, default=N_HALVINGS,
-                   help="half-sample replicates checking the intervals (0: corrected t only)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
-    _add_format(p)
-    args = p.parse_args(list(argv))
-    if args.splits < 2:
-        raise UsageError("--splits must be at least 2 (an interval needs two evaluations)")
-    df = _read(args.data, args.format)
-    try:
-        doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
-                         condition=args.condition, n_splits=args.splits, seed=args.seed,
-                         max_k=args.max_k, halvings=args.halvings)
-    except UsageError as exc:
-        raise UsageError(f"{', '.join(args.data)}: {exc}") from None
-    doc = {"schema": doc.pop("schema"), "data": list(args.data),
-           "format": args.format or _detected(args.data), **doc}
-    if args.json:
-        print(json.dumps(doc, indent=2))
-    else:
-        print(format_select(doc))
-    return 0
 
 
 def _detected(data: Sequence[str]) -> str:
@@ -596,6 +535,23 @@ def _detected(data: Sequence[str]) -> str:
     if len(data) == 1 and data[0] in _DESCRIPTIONS and not Path(data[0]).exists():
         return "dataset"
     return detect(list(data))
+
+
+def select_command(args: Any) -> int:
+    """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
+    import json
+
+    df = _read(args.data, args.format)
+    try:
+        doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
+                         condition=args.condition, n_splits=args.splits, seed=args.seed,
+                         max_k=args.max_k, halvings=args.halvings)
+    except ValueError as exc:
+        raise UsageError(f"{', '.join(args.data)}: {exc}") from None
+    doc = {"schema": doc.pop("schema"), "data": list(args.data),
+           "format": args.format or _detected(args.data), **doc}
+    print(json.dumps(doc, indent=2) if args.json else format_select(doc))
+    return 0
 
 
 def _parse_ks(text: str) -> list[int]:
@@ -609,61 +565,61 @@ def _parse_ks(text: str) -> list[int]:
             elif part:
                 out.add(int(part))
         except ValueError:
-            raise UsageError(f"--ks {text!r}: expected budgets like 1-10 or 1,3,5") from None
+            raise UsageError(f"--ks must be budgets like 1-10 or 1,3,5; got {text!r}") from None
     if not out or min(out) < 1:
-        raise UsageError(f"--ks {text!r}: expected positive budgets like 1-10 or 1,3,5")
+        raise UsageError(f"--ks must be positive budgets like 1-10 or 1,3,5; got {text!r}")
     return sorted(out)
 
 
-def _repo_root() -> Path:
-    for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[1]):
-        if (base / "notebooks" / "experiments.py").is_file():
-            return base
-    raise UsageError("cannot find notebooks/experiments.py (ensel evaluate runs the book's "
-                     "experiments notebook): run it from the ensel repository")
+#: Largest budget ``ensel evaluate`` evaluates by default: MAP's table has ``2^k`` answer
+#: patterns, meaningful only while it is small beside the training items.
+EVALUATE_MAX_K = 20
 
 
-def _refuse_book_folders(out: Path, root: Path) -> None:
-    forbidden = [root / "book" / "_generated"]
-    if os.environ.get("ENSEL_RESULTS_DIR", "").strip():  # the folder the book's runs use
-        forbidden.append(Path(os.environ["ENSEL_RESULTS_DIR"]).expanduser())
-    for folder in forbidden:
-        f = folder.resolve()
-        if out == f or f in out.parents:
-            raise UsageError(f"{out}: refusing to write into {f} (the book's folders); choose "
-                             "another output path")
+def default_ks(m: int, n_train: int) -> list[int]:
+    """The budgets ``ensel evaluate`` uses without ``--ks``: ``1..min(m, 20, k_n)`` where
+    ``2^k_n <= n_train`` (MAP's ``2^k`` pattern table holds at most one training item per
+    pattern on average beyond that).
+
+    Examples
+    --------
+    >>> default_ks(5, 1000)
+    [1, 2, 3, 4, 5]
+    >>> default_ks(1000, 8000)[-1]
+    12
+    """
+    k_n = max(1, int(np.floor(np.log2(max(int(n_train), 2)))))
+    return list(range(1, max(1, min(int(m), EVALUATE_MAX_K, k_n)) + 1))
 
 
-def evaluate_main(argv: Sequence[str]) -> int:
-    """``ensel evaluate`` (see the module docstring)."""
-    return _run(_evaluate_main, argv)
+def evaluate_command(args: Any) -> int:
+    """``ensel evaluate``: the book's experiments notebook on DATA through the book runner's
+    one papermill path (:func:`ensel.book.runner.execute_notebook`), written as a standalone
+    HTML report and the executed notebook beside it."""
+    import nbformat
 
+    from ensel.book.runner import execute_notebook
 
-def _evaluate_main(argv: Sequence[str]) -> int:
-    p = _Parser(prog="ensel evaluate",
-                description="Run the experiments notebook on DATA and write an HTML report.")
-    p.add_argument("data", nargs="+", metavar="DATA")
-    p.add_argument("-o", "--output", required=True, help="the HTML report to write")
-    p.add_argument("--ks", default=None, help="budgets, e.g. 1-10 or 1,3,5 (default 1..m)")
-    p.add_argument("--splits", type=_positive, default=None,
-                   help="random splits per condition (default: chosen by the page, the "
-                        "smallest number whose interval is within 20%% of the narrowest "
-                        "possible)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-exhaustive", action="store_true",
-                   help="skip the exhaustive optimum (faster)")
-    _add_format(p)
-    args = p.parse_args(list(argv))
-    out = Path(args.output).expanduser().resolve()
+    out = Path(args.output).expanduser()
     if out.suffix.lower() not in (".html", ".htm"):
-        raise UsageError(f"{args.output}: the report must be an .html file")
-    root = _repo_root()
-    _refuse_book_folders(out, root)
+        raise UsageError(f"-o {args.output}: the report must be an .html file")
+    out = check_output(out, inputs=args.data, force=args.force)
+    nb_path = check_output(out.with_suffix(".ipynb"), inputs=args.data, force=args.force)
     ks = _parse_ks(args.ks) if args.ks else None
     df = _read(args.data, args.format)
-    m = df["model"].nunique()
+    m = int(df["model"].nunique())
     if ks and ks[-1] > m:
         raise UsageError(f"--ks asks for k={ks[-1]} but the data has {m} model(s)")
+    note = ""
+    if ks is None:
+        n_min = int(df.groupby("condition", observed=True)["item"].nunique().min())
+        ks = default_ks(m, int(n_min * 0.8))
+        if ks[-1] < m:
+            note = (f"budgets k = 1..{ks[-1]} (MAP's 2^k pattern table is capped at k <= "
+                    f"{EVALUATE_MAX_K} and 2^k <= {int(n_min * 0.8)} training items; --ks "
+                    "overrides)")
+            print(f"ensel evaluate: {note}", file=sys.stderr)
+    exhaustive = not args.no_exhaustive and m <= EXHAUSTIVE_LIMIT
     stem = Path(args.data[0]).name.split(".")[0] or "data"
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ensel-evaluate-") as tmp:
@@ -672,47 +628,16 @@ def _evaluate_main(argv: Sequence[str]) -> int:
         df.to_parquet(data_path, index=False)
         params = {"dataset": str(data_path),
                   "n_splits": None if args.splits is None else int(args.splits),
-                  "seed": int(args.seed), "ks": ks, "exhaustive": not args.no_exhaustive}
-        nb_path = out.with_suffix(".ipynb")
-        executed = _execute(root, params, tmpd, keep_failed=nb_path)
-        import nbformat
-
+                  "seed": int(args.seed), "ks": ks, "exhaustive": exhaustive}
+        try:
+            executed = execute_notebook("experiments", params, out_dir=tmpd / "out",
+                                        keep_failed=nb_path)
+        except Exception as exc:  # the runner's one-line NotebookRunError
+            raise UsageError(str(exc).splitlines()[0]) from None
         nbformat.write(executed, nb_path)
         out.write_text(_to_html(executed), encoding="utf-8")
     print(f"wrote {out} and {nb_path}", file=sys.stderr)
     return 0
-
-
-def _execute(root: Path, params: dict[str, Any], tmp: Path, *, keep_failed: Path) -> Any:
-    import jupytext
-    import papermill as pm
-
-    nb = jupytext.read(root / "notebooks" / "experiments.py")
-    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
-                                 "name": "python3"}
-    src = tmp / "experiments.ipynb"
-    import nbformat
-
-    nbformat.write(nb, src)
-    saved = os.environ.get("ENSEL_RESULTS_DIR")
-    os.environ["ENSEL_RESULTS_DIR"] = str(tmp / "results")  # inherited by the kernel
-    try:
-        return pm.execute_notebook(str(src), str(tmp / "executed.ipynb"), parameters=params,
-                                   kernel_name="python3", cwd=str(root), progress_bar=False,
-                                   log_output=False,
-                                   extra_arguments=["--IPKernelApp.log_level=ERROR"])
-    except pm.PapermillExecutionError as exc:
-        partial = tmp / "executed.ipynb"
-        if partial.is_file():
-            keep_failed.write_bytes(partial.read_bytes())
-        raise UsageError(f"the experiments notebook failed in cell {exc.exec_count}: "
-                         f"{exc.ename}: {exc.evalue} (the partly executed notebook is "
-                         f"{keep_failed})") from None
-    finally:
-        if saved is None:
-            os.environ.pop("ENSEL_RESULTS_DIR", None)
-        else:
-            os.environ["ENSEL_RESULTS_DIR"] = saved
 
 
 def _to_html(nb: Any) -> str:
@@ -765,34 +690,14 @@ def _local_mathjax() -> str:
     return ""
 
 
-def import_main(argv: Sequence[str]) -> int:
-    """``ensel import`` (see the module docstring)."""
-    return _run(_import_main, argv)
 
+def import_command(args: Any) -> int:
+    """``ensel import`` on parsed arguments (see :mod:`ensel.cli`)."""
+    from ensel.datasets.importers import read
 
-def _import_main(argv: Sequence[str]) -> int:
-    from ensel.datasets.importers import FORMATS, read
-
-    p = _Parser(prog="ensel import",
-                description="Convert your models' answers to the tidy table.")
-    p.add_argument("format", choices=[*FORMATS, "auto"], metavar="FORMAT",
-                   help=f"one of {', '.join(FORMATS)}, or auto")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("-o", "--output", required=True, help="tidy table to write (.parquet/.csv)")
-    p.add_argument("--seed", type=int, default=0,
-                   help="seed of each question's negative option (multiple choice)")
-    p.add_argument("--condition", default=None, help="condition written on every row")
-    p.add_argument("--gold", default=None, help="wide: name of the gold column")
-    p.add_argument("--item", default=None, help="wide: name of the item column")
-    p.add_argument("--options", default=None, help="wide: the option set, e.g. A,B,C,D")
-    p.add_argument("--correctness", action="store_true",
-                   help="wide, binary task: model columns hold 1/0 = right/wrong")
-    p.add_argument("--null-pred", choices=["abstain", "false"], default="abstain",
-                   help="a choice that could not be parsed (default: abstain)")
-    args = p.parse_args(list(argv))
-    out = Path(args.output)
-    if not out.name.lower().endswith((".parquet", ".pq", ".csv")):
-        raise UsageError(f"{args.output}: the output must be a .parquet, .pq or .csv file")
+    if not args.output.lower().endswith((".parquet", ".pq", ".csv")):
+        raise UsageError(f"-o {args.output}: the output must be a .parquet, .pq or .csv file")
+    out = check_output(args.output, inputs=args.paths, force=args.force)
     fmt = None if args.format == "auto" else args.format
     options: dict[str, Any] = {}
     if fmt != "tidy":
@@ -810,10 +715,12 @@ def _import_main(argv: Sequence[str]) -> int:
     if args.condition and fmt == "tidy":
         df = df.assign(condition=args.condition)
     out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
     if out.name.lower().endswith(".csv"):
-        df.to_csv(out, index=False)
+        df.to_csv(tmp, index=False)
     else:
-        df.to_parquet(out, index=False)
+        df.to_parquet(tmp, index=False)
+    os.replace(tmp, out)
     print(f"wrote {out}: {len(df):,} answers, {df['item'].nunique():,} items x "
           f"{df['model'].nunique()} models x {df['condition'].nunique()} condition(s)",
           file=sys.stderr)

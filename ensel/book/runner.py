@@ -54,6 +54,9 @@ __all__ = [
     "NotebookRun",
     "NotebookRunError",
     "execute_run",
+    "execute_notebook",
+    "add_arguments",
+    "run_command",
     "find_runs",
     "adhoc_run",
     "check_parameter_names",
@@ -432,6 +435,37 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     return target
 
 
+def execute_notebook(notebook: str, parameters: dict[str, Any], *, out_dir: Path,
+                     keep_failed: Path | None = None, allow_warnings: bool = True) -> Any:
+    """Execute a notebook of the book on ad-hoc parameters through :func:`execute_run` (the
+    one papermill path) into ``out_dir`` and return the executed notebook (``ensel
+    evaluate`` uses it on the user's data).
+
+    Raises
+    ------
+    NotebookRunError
+        As :func:`execute_run`; with ``keep_failed`` the partly executed notebook is copied
+        there and the message names it.
+    """
+    import nbformat
+
+    root = repo_root()
+    runs = load_runs(root / "notebooks" / "runs.yml")
+    base = find_runs(runs, notebook)[0]
+    run, _ = adhoc_run(base, dict(parameters), runs)
+    try:
+        path = execute_run(run, out_dir=Path(out_dir), extra_parameters=dict(parameters),
+                           allow_warnings=allow_warnings, root=root)
+    except NotebookRunError as exc:
+        failed = Path(out_dir) / "_failed" / f"{run.output}.ipynb"
+        if keep_failed is not None and failed.is_file():
+            Path(keep_failed).write_bytes(failed.read_bytes())
+            raise NotebookRunError(f"{str(exc).split(' (the failed notebook')[0]} (the partly "
+                                   f"executed notebook is {keep_failed})") from None
+        raise
+    return nbformat.read(path, as_version=4)
+
+
 _KERNEL_START_FAILURES = ("Kernel died before replying", "Kernel didn't respond",
                           "Address already in use")
 
@@ -561,9 +595,14 @@ def _parse_params(pairs: Iterable[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise SystemExit(f"parameter {pair!r} must look like name=value")
+            raise NotebookRunError(f"-p {pair!r} must look like name=value")
         key, value = pair.split("=", 1)
-        params[key.strip()] = yaml.safe_load(value)
+        try:
+            params[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            reason = str(getattr(exc, "problem", None) or exc).splitlines()[0]
+            raise NotebookRunError(f"-p {pair!r}: the value is not valid YAML ({reason})"
+                                   ) from None
     return params
 
 
@@ -818,8 +857,20 @@ def _write_json_atomic(path: Path, obj: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point (see the module docstring)."""
+    """Command-line entry point (see the module docstring); ``ensel notebooks`` is the same
+    command in :mod:`ensel.cli`'s tree."""
     parser = argparse.ArgumentParser(prog="ensel notebooks", description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run_command(args)
+    except NotebookRunError as exc:
+        print(f"ensel notebooks: error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``ensel notebooks`` (``list``, ``run``, ``all``)."""
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the runs of runs.yml")
     common = argparse.ArgumentParser(add_help=False)
@@ -839,8 +890,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("notebook")
     run_p.add_argument("--output", default=None, help="only the run with this output name")
     sub.add_parser("all", parents=[common], help="execute every run in order")
-    args = parser.parse_args(argv)
 
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``ensel notebooks`` on parsed arguments; bad input raises
+    :class:`NotebookRunError` (one line)."""
     runs = load_runs()
     if args.cmd == "list":
         for r in runs:
@@ -853,15 +907,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             chosen = find_runs(runs, args.notebook, args.output)
         except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            raise NotebookRunError(str(exc)) from None
         if args.param:
             overrides = _resolve_paths(_parse_params(args.param))
-            try:
-                check_parameter_names(chosen[0], overrides, repo_root())
-            except NotebookRunError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 2
+            check_parameter_names(chosen[0], overrides, repo_root())
             run, is_adhoc = adhoc_run(chosen[0], overrides, runs)
             args.param = []
             chosen = [run]

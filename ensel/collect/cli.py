@@ -23,12 +23,18 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["main"]
+__all__ = ["main", "add_arguments", "run_command"]
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ensel collect",
                                 description="Regenerate the paper's raw LLM answers.")
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``ensel collect`` (shared by :mod:`ensel.cli`'s tree)."""
     sub = p.add_subparsers(dest="action", required=True)
     e = sub.add_parser("estimate", help="requests, tokens, cost and time of a run (no network)")
     e.add_argument("config")
@@ -46,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     x = sub.add_parser("export", help="the tidy table (item, model, condition, answer, label)")
     x.add_argument("store")
     x.add_argument("-o", "--output", required=True)
+    x.add_argument("--force", action="store_true", help="overwrite an existing output file")
     x.add_argument("--dataset")
     m = sub.add_parser("merge", help="combine stores")
     m.add_argument("output")
@@ -58,7 +65,6 @@ def _parser() -> argparse.ArgumentParser:
                      help="rate of each fault kind (429, 500, 502, 503, drop, malformed, ...)")
     sim.add_argument("--unauthorized", action="store_true", help="answer every request 401")
     sim.add_argument("--seconds", type=float, default=0.0, help="stop after this many seconds")
-    return p
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -107,12 +113,16 @@ def _simulate(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``ensel collect``; returns the exit code."""
+    return run_command(_parser().parse_args(list(sys.argv[1:] if argv is None else argv)))
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``ensel collect`` on parsed arguments; bad input: one line, exit code 2."""
     from ensel.collect.config import ConfigError
     from ensel.collect.queries import DatasetFileError
     from ensel.collect.store import Store, StoreError
     from ensel.datasets._fetch import DataUnavailableError
 
-    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(level=logging.WARNING, format="ensel collect: %(message)s")
     try:
         if args.action == "run":
@@ -143,6 +153,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(st.status(prices).to_string(index=False))
             return 0
         if args.action == "export":
+            from ensel.practice import check_output
+
+            check_output(args.output, inputs=[args.store], force=args.force)
             with Store(args.store) as st:
                 df = st.export(args.dataset)
             df.to_parquet(args.output, index=False)
@@ -154,5 +167,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (ConfigError, StoreError, DatasetFileError, DataUnavailableError, ValueError,
             OSError) as exc:
-        print(f"ensel collect: {exc}".splitlines()[0], file=sys.stderr)
+        print(f"ensel collect: error: {exc}".splitlines()[0], file=sys.stderr)
         return 2

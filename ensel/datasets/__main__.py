@@ -47,7 +47,7 @@ def _fetch_all(name: str) -> int:
             path = _fetch.fetch(entry, progressbar=True)
             print(f"[{i}/{len(entries)}] {entry.path}: {path}")
     except _fetch.DataUnavailableError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"ensel datasets: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 1
     print(f"all {len(entries)} files of {name!r} are available and verified (SHA-256)")
     return 0
@@ -74,8 +74,19 @@ def _list() -> int:
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "python -m ensel.datasets") -> int:
-    """Entry point of ``python -m ensel.datasets`` (and of ``ensel datasets``)."""
+    """Entry point of ``python -m ensel.datasets`` (``ensel datasets`` is the same command in
+    :mod:`ensel.cli`'s tree)."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run_command(args)
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``ensel datasets`` (``list``, ``fetch``, ``status``)."""
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list every dataset name (stand-ins, real data) and whether "
                                 "it is available offline")
@@ -85,16 +96,19 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m ensel.data
     ):
         p = sub.add_parser(command, help=text)
         p.add_argument("name", help="dataset with a download registry, e.g. mmlu_pro")
-    args = parser.parse_args(argv)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``ensel datasets`` on parsed arguments; an unknown name raises ``ValueError``."""
     if args.command == "list":
         return _list()
     try:
         _fetch.read_registry(args.name)
     except ValueError as exc:
-        parser.error(
+        raise ValueError(
             f"{exc} (only real datasets such as 'mmlu_pro' are downloaded; the "
             "paper-calibrated stand-ins are generated locally)"
-        )
+        ) from None
     return _fetch_all(args.name) if args.command == "fetch" else _status(args.name)
 
 
