@@ -14,8 +14,9 @@ from ensel.cli import main
 from ensel.copula import sample
 from ensel.data import to_long, to_wide
 from ensel.datasets import load
-from ensel.practice import EXHAUSTIVE_LIMIT, marginal_gains, run_select
-from ensel.select import GreedyMI, greedy_mi, top_k
+from ensel.experiment import condition_arrays, prepare_table
+from ensel.practice import EXHAUSTIVE_LIMIT, run_select
+from ensel.select import GreedyMI, greedy_mi, marginal_gains, top_k
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,13 +41,17 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
                          "--splits", "5", "--json"])
     assert doc["schema"] == "ensel.select/1"
     assert set(doc) == {"schema", "data", "format", "conditions", "n_items", "n_models",
-                        "method", "aggregator", "k", "k_mode", "selected", "evaluation",
-                        "auto", "ensemble_beats_best_single", "message"}
+                        "method", "aggregator", "defaults", "dropped_models", "k", "k_mode",
+                        "selected", "evaluation", "auto", "ensemble_beats_best_single",
+                        "message"}
+    # the defaults come from the library's constants and the output says so
+    assert doc["method"] == "greedy_mi" and doc["aggregator"] == "map"
+    assert any("DEFAULT_SELECTOR" in d for d in doc["defaults"])
     assert doc["format"] == "tidy" and doc["conditions"] == ["t0.7-r1"] and doc["k"] == 4
     assert set(doc["selected"][0]) == {"rank", "model", "accuracy", "gain_bits"}
     ev = doc["evaluation"]
     assert set(ev) == {"n_splits", "n_evaluations", "test_fraction", "seed", "confidence",
-                       "correction", "n_halvings", "arms", "comparisons"}
+                       "correction", "n_halvings", "splits_per_half", "arms", "comparisons"}
     assert ev["n_halvings"] == 10 and "half-sample" in ev["correction"]
     assert set(ev["arms"]) == {"selected", "top_k", "best_single"}
     for arm in ev["arms"].values():
@@ -56,13 +61,13 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
         assert set(c) == {"against", "difference", "low", "high", "verdict", "interval"}
         assert c["verdict"] in ("holds", "within noise", "contradicted")
         assert c["interval"] in ("corrected", "halves")
-    # the same picks as the library call on the same data
-    X, y = to_wide(load(str(medmcqa_file)), "t0.7-r1")
+    # the same picks as the library call on the same data (canonical order: models by name)
+    X, y, names, _ = condition_arrays(prepare_table(load(str(medmcqa_file)))[0], "t0.7-r1")
     picks = greedy_mi(X, y, 4)
-    assert [s["model"] for s in doc["selected"]] == [str(X.columns[j]) for j in picks]
+    assert [s["model"] for s in doc["selected"]] == [names[j] for j in picks]
     gains = GreedyMI(4).fit(X, y).gains_
     assert [s["gain_bits"] for s in doc["selected"]] == pytest.approx(list(gains), abs=1e-9)
-    acc = (X.to_numpy() == y.to_numpy()[:, None]).mean(axis=0)
+    acc = (X == y[:, None]).mean(axis=0)
     assert doc["selected"][0]["accuracy"] == pytest.approx(acc[picks[0]])
 
 
@@ -73,7 +78,7 @@ def test_select_text_table_and_methods(capsys, medmcqa_file) -> None:
     assert "rank  model" in out and "best single model" in out and "vs top-k" not in out
     X, y = to_wide(load(str(medmcqa_file)).query("condition == 't0.7-r1'"), "t0.7-r1")
     doc = run_select(load(str(medmcqa_file)), k=3, method="top-k", n_splits=3,
-                     condition="t0.7-r1", progress=False)
+                     condition="t0.7-r1")
     assert [s["model"] for s in doc["selected"]] == [str(X.columns[j]) for j in top_k(X, y, 3)]
 
 
@@ -95,7 +100,11 @@ def test_select_auto_says_when_no_ensemble_beats_the_best_single_model(tmp_path,
     assert len(doc["auto"]["k_per_split"]) == 4
     assert set(doc["auto"]["inner_error"]) == {"1", "2", "3", "4"}
     assert not doc["ensemble_beats_best_single"]
-    assert doc["message"].startswith("No ensemble beats the best single model")
+    # one model dominates: the one-SE rule deploys k = 1 and says one model is enough
+    # (the argmin rule printed k = 5 on such pools while its nested splits chose 1)
+    assert doc["k"] == 1 and doc["auto"]["k_all_data"] >= 1
+    assert doc["k"] <= sorted(doc["auto"]["k_per_split"])[1]
+    assert doc["message"].startswith("One model is enough")
 
 
 def test_select_greedy_mi_better_holds() -> None:
@@ -104,7 +113,7 @@ def test_select_greedy_mi_better_holds() -> None:
     np.fill_diagonal(S, 1.0)
     X, y, _ = sample(norm.ppf(1 - np.array([0.8, 0.8, 0.8, 0.75, 0.75])), S, 2000,
                      random_state=7)
-    doc = run_select(to_long(X, y), k=3, n_splits=10, progress=False)
+    doc = run_select(to_long(X, y), k=3, n_splits=10)
     vs_topk = doc["evaluation"]["comparisons"][0]
     assert vs_topk["against"] == "top_k" and vs_topk["verdict"] == "holds"
     assert doc["ensemble_beats_best_single"]
@@ -121,14 +130,17 @@ def test_marginal_gains_match_greedy_mi_with_abstentions() -> None:
 
 
 def test_exhaustive_refuses_beyond_reach() -> None:
+    # the exhaustive method is the library's exhaustive_mi selector (every subset scanned per
+    # split, experiment.exhaustive_errors): at most 15 models, whatever k
     X = np.where(np.random.default_rng(0).random((50, 30)) < 0.7, 1, -1)
     y = np.resize([1, -1], 50)
     df = to_long(X * y[:, None], y)
-    with pytest.raises(ValueError, match=r"C\(30, 10\) = 30,045,015 subsets"):
-        run_select(df, k=10, method="exhaustive", progress=False)
-    assert EXHAUSTIVE_LIMIT < 30_045_015
-    doc = run_select(df, k=2, method="exhaustive", n_splits=2, progress=False)
-    assert doc["k"] == 2
+    with pytest.raises(ValueError, match=r"at most 15 models; the data has 30"):
+        run_select(df, k=2, method="exhaustive")
+    assert EXHAUSTIVE_LIMIT == 15
+    small = to_long(X[:, :6] * y[:, None], y)
+    doc = run_select(small, k=2, method="exhaustive", n_splits=2)
+    assert doc["k"] == 2 and doc["method"] == "exhaustive"
 
 
 def test_import_command_writes_the_tidy_table(tmp_path, capsys) -> None:
@@ -168,7 +180,7 @@ def _balanced_rows(n_items, models=("a", "b")):
     (lambda t: _tidy(t, "few.csv", _balanced_rows(3)), ["-k", "1"],
      "fewer than the 5 needed"),
     (lambda t: _tidy(t, "k.csv", _balanced_rows(20)), ["-k", "3"],
-     "k=3 is larger than the pool: the data has 2 model(s)"),
+     "-k 3 is larger than the pool: the data has 2 model(s)"),
     (lambda t: _tidy(t, "k0.csv", _balanced_rows(20)), ["-k", "0"], "positive integer"),
     (lambda t: (t / "empty.csv").write_text("") or t / "empty.csv", ["-k", "1"],
      "the file is empty"),
@@ -211,3 +223,89 @@ def test_evaluate_writes_a_standalone_report(tmp_path, medmcqa_file) -> None:
     assert "window.MathJax" in html and "cdnjs" not in html
     assert out.with_suffix(".ipynb").is_file()
     assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.ipynb"]
+
+
+# --------------------------------------------------------------------------- = the library
+@pytest.mark.parametrize("aggregator", ["map", "mv", "wmv"])
+def test_select_json_equals_the_library_calls_of_the_readme(capsys, medmcqa_file,
+                                                            aggregator) -> None:
+    """``ensel select --json`` gives exactly the numbers of evaluate, half_sample_errors,
+    paired_differences and stats.paired_interval (the README's library example)."""
+    from ensel.aggregate import AGGREGATORS
+    from ensel.experiment import evaluate, half_sample_errors, paired_differences
+    from ensel.stats import paired_interval
+
+    assert aggregator in AGGREGATORS
+    doc = _json(capsys, ["select", str(medmcqa_file), "-k", "3", "--condition", "t0.7-r1",
+                         "--splits", "4", "--halvings", "2", "--aggregator", aggregator,
+                         "--json"])
+    df = load(str(medmcqa_file))
+    df = df[df["condition"] == "t0.7-r1"]
+    opts = {"ks": [1, 3], "selectors": ["greedy_mi", "topk"], "aggregators": [aggregator],
+            "seed": 0}
+    results = evaluate(df, n_splits=4, **opts)
+    halves = half_sample_errors(df, n_halvings=2, **opts)
+    X, y, names, _ = condition_arrays(prepare_table(df)[0], "t0.7-r1")
+    assert [s["model"] for s in doc["selected"]] == [names[j] for j in greedy_mi(X, y, 3)]
+    arms = doc["evaluation"]["arms"]
+    for arm, sel, k in (("selected", "greedy_mi", 3), ("top_k", "topk", 3),
+                        ("best_single", "topk", 1)):
+        e = results[(results["selector"] == sel) & (results["k"] == k)]["error"]
+        r = paired_interval(e.to_numpy(), n_train=0.8, n_test=0.2)
+        assert arms[arm]["error"] == pytest.approx(e.mean(), abs=1e-12)
+        assert arms[arm]["low"] == pytest.approx(max(r.low, 0.0), abs=1e-12)
+        assert arms[arm]["high"] == pytest.approx(min(r.high, 1.0), abs=1e-12)
+    comps = {c["against"]: c for c in doc["evaluation"]["comparisons"]}
+    for against, k_b in (("top_k", None), ("best_single", 1)):
+        lib = paired_differences(results, "greedy_mi", "topk", aggregator=aggregator,
+                                 k_b=k_b, replicates=halves)
+        row = lib[lib["k"] == 3].iloc[0]
+        c = comps[against]
+        assert c["difference"] == pytest.approx(row["mean_diff"], abs=1e-12)
+        assert (c["low"], c["high"]) == pytest.approx((row["ci_low"], row["ci_high"]),
+                                                      abs=1e-12)
+        assert (c["verdict"], c["interval"]) == (row["verdict"], row["interval"])
+
+
+@pytest.mark.parametrize("name", ["greedy_mi", "greedy-mi", "topk", "top-k", "relevance",
+                                  "mrmr", "three_term"])
+def test_every_registered_selector_is_reachable(capsys, medmcqa_file, name) -> None:
+    from ensel.select import SELECTORS
+
+    doc = _json(capsys, ["select", str(medmcqa_file), "-k", "2", "--condition", "t0.7-r1",
+                         "--splits", "2", "--halvings", "0", "--method", name, "--json"])
+    code = name.replace("-", "_").replace("top_k", "topk")
+    assert doc["method"] == code and code in SELECTORS
+    X, y, names, _ = condition_arrays(prepare_table(load(str(medmcqa_file)))[0], "t0.7-r1")
+    picks = SELECTORS[code](2).fit(X, y).selected_
+    assert [s["model"] for s in doc["selected"]] == [names[j] for j in picks]
+    assert not any("DEFAULT_SELECTOR" in d for d in doc["defaults"])
+
+
+def test_condition_with_absent_models_drops_them_with_a_notice(tmp_path, capsys,
+                                                                caplog) -> None:
+    rng = np.random.default_rng(3)
+    y = rng.choice([-1, 1], 200)
+    X = np.where(rng.random((200, 4)) < [0.9, 0.7, 0.65, 0.6], y[:, None], -y[:, None])
+    df = pd.concat([to_long(X, y, condition="a"),
+                    to_long(X[:, 1:], y, condition="b", models=["m1", "m2", "m3"])])
+    assert set(df[df["condition"] == "a"]["model"]) == {"m0", "m1", "m2", "m3"}
+    doc = run_select(df, k=2, condition="b", n_splits=2, halvings=0)
+    assert doc["dropped_models"] == [] and doc["n_models"] == 3
+    # pooled over both conditions, m0 (the best) has no answer in b: dropped, not picked
+    with caplog.at_level("WARNING", logger="ensel"):
+        doc = run_select(df, k=2, n_splits=2, halvings=0)
+    assert doc["dropped_models"] == ["m0"]
+    assert "m0" not in [s["model"] for s in doc["selected"]]
+    assert "1 model(s) dropped" in caplog.text
+
+
+def test_select_json_does_not_depend_on_row_order(tmp_path, capsys) -> None:
+    df = _dominant_pool(seed=2)
+    df.to_csv(tmp_path / "a.csv", index=False)
+    df.sample(frac=1.0, random_state=1).to_csv(tmp_path / "b.csv", index=False)
+    argv = ["-k", "3", "--splits", "3", "--halvings", "2", "--aggregator", "mv", "--json"]
+    a = _json(capsys, ["select", str(tmp_path / "a.csv"), *argv])
+    b = _json(capsys, ["select", str(tmp_path / "b.csv"), *argv])
+    assert a.pop("data") != b.pop("data")
+    assert a == b
