@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ensel", description="Information-theoretic LLM ensemble "
                      "selection: companion tools.")
     parser.add_argument("--version", action="version", version=f"ensel {version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+    sub = parser.add_subparsers(dest="ensel_command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
 
     p = sub.add_parser("select", help="pick an ensemble of your models, with held-out evidence",
@@ -202,17 +202,18 @@ def _dispatch(args: argparse.Namespace) -> int:
     from ensel import practice
 
     _check_environment()
-    if args.command == "select":
+    command = args.ensel_command
+    if command == "select":
         return practice.select_command(args)
-    if args.command == "evaluate":
+    if command == "evaluate":
         return practice.evaluate_command(args)
-    if args.command == "import":
+    if command == "import":
         return practice.import_command(args)
-    if args.command == "notebooks":
+    if command == "notebooks":
         from ensel.book.runner import run_command
 
         return run_command(args)
-    if args.command == "datasets":
+    if command == "datasets":
         from ensel.datasets.__main__ import run_command as datasets_command
 
         return datasets_command(args)
@@ -221,8 +222,17 @@ def _dispatch(args: argparse.Namespace) -> int:
     return collect_command(args)
 
 
-def _message(exc: BaseException) -> str:
-    """One line for an error raised while a command runs."""
+def _message(exc: BaseException, inputs: Sequence[str] = ()) -> str:
+    """One line for an error raised while a command runs (``inputs``: the command's input
+    files, named when the error itself does not say which file it is about)."""
+
+    text = _bare_message(exc)
+    if inputs and not any(str(i) in text or os.path.basename(str(i)) in text for i in inputs):
+        text = f"{', '.join(map(str, inputs))}: {text}"
+    return text
+
+
+def _bare_message(exc: BaseException) -> str:
     import zlib
 
     if isinstance(exc, UnicodeDecodeError):
@@ -257,7 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    prog = f"ensel {args.command}"
+    prog = f"ensel {args.ensel_command}"
+    inputs = [*(getattr(args, "data", None) or ()), *(getattr(args, "paths", None) or ())]
     try:
         return _dispatch(args)
     except (ValueError, TypeError, KeyError, OSError, EOFError, zlib.error, yaml.YAMLError,
@@ -266,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             return 0
-        print(f"{prog}: error: {_message(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {_message(exc, inputs)}", file=sys.stderr)
         return 2
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else (0 if exc.code is None else 2)
