@@ -111,7 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
         real = [str(n) for n in table[table["kind"] == "real"]["name"]]
         if args.name in set(table["name"]):
             raise ValueError(f"{args.name!r} is a paper-calibrated stand-in, generated "
-                             f"locally: nothing to {args.command}; real datasets: "
+                             f"locally: nothing to download; real datasets: "
                              f"{', '.join(real)}") from None
         raise ValueError(f"unknown dataset {args.name!r}; known: {', '.join(real)} (only "
                          "real datasets are downloaded)") from None
