@@ -202,14 +202,17 @@ def _mv_seed(seed: int, condition: Any, split: int) -> int:
     return int(ss.generate_state(1, dtype=np.uint32)[0])
 
 
-def prepare_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[Any]]:
+def prepare_table(df: pd.DataFrame, *,
+                  validate: bool = True) -> tuple[pd.DataFrame, list[Any]]:
     """Validate the tidy table once; return it with its conditions (sorted by their text, so
-    that nothing depends on the order of the rows)."""
+    that nothing depends on the order of the rows). ``validate=False`` trusts a table that
+    :func:`ensel.data.validate_responses` (or a reader of :mod:`ensel.datasets`) returned."""
     from ensel.data import conditions, validate_responses
 
     if not isinstance(df, pd.DataFrame):
         raise ValueError(f"df must be a pandas DataFrame (tidy responses); got {type(df).__name__}")
-    df = validate_responses(df)
+    if validate:
+        df = validate_responses(df)
     return df, sorted(conditions(df), key=str)
 
 
@@ -679,8 +682,8 @@ class ConditionData:
     items: np.ndarray = field(repr=False)
 
 
-def condition_data(df: pd.DataFrame,
-                   conditions: Sequence[Any] | None = None) -> list[ConditionData]:
+def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
+                   validate: bool = True) -> list[ConditionData]:
     """Validate a tidy table once and pivot each condition once (:func:`condition_arrays`).
 
     :func:`evaluate` and :func:`half_sample_errors` accept the result in place of the table,
@@ -693,7 +696,7 @@ def condition_data(df: pd.DataFrame,
     >>> [d.condition for d in data][:2], data[0].X.shape
     (['t0.01-r1', 't0.01-r2'], (200, 12))
     """
-    df, conds = prepare_table(df)
+    df, conds = prepare_table(df, validate=validate)
     if conditions is not None:
         unknown = [c for c in conditions if c not in conds]
         if unknown:

@@ -201,13 +201,14 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                aggregator: str | None = None, condition: str | None = None,
                n_splits: int | None = None, test_fraction: float = 0.2, seed: int = 0,
                max_k: int = 10, confidence: float = 0.95,
-               halvings: int | None = None) -> dict[str, Any]:
+               halvings: int | None = None, validated: bool = False) -> dict[str, Any]:
     """``ensel select`` on a tidy table: the JSON document (see the module docstring).
 
     Parameters
     ----------
-    df : pandas.DataFrame
-        Tidy table (validated by :func:`ensel.experiment.condition_data`).
+    df : pandas.DataFrame or list of ConditionData
+        Tidy table (validated by :func:`ensel.experiment.condition_data`), or its
+        :func:`~ensel.experiment.condition_data` (pivoted once already).
     k : int or "auto"
     method : str, optional
         A name of :data:`ensel.select.SELECTORS` (or an alias), or ``"exhaustive"``;
@@ -224,6 +225,9 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     halvings : int, optional
         Half-sample replicates for the intervals (0: the corrected t alone; default 10, or 5
         with one split per half for a large pool).
+    validated : bool, default=False
+        ``df`` comes from a reader of :mod:`ensel.datasets` (already validated): skip the
+        second validation.
     """
     from ensel.aggregate import DEFAULT_AGGREGATOR
     from ensel.experiment import (
@@ -251,11 +255,19 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     if kk is not None and kk < 1:
         raise UsageError(f"-k must be a positive integer or 'auto'; got {k}")
     try:
-        data = condition_data(df, None if condition is None else [condition])
+        if isinstance(df, pd.DataFrame):
+            data = condition_data(df, None if condition is None else [condition],
+                                  validate=not validated)
+        else:
+            data = [d for d in df if condition is None or d.condition == str(condition)]
+            if not data:
+                raise ValueError(f"condition {condition!r} not in the table")
     except ValueError as exc:
         if condition is not None and "not in the table" in str(exc):
-            known = sorted({str(c) for c in df["condition"].unique()}) \
-                if "condition" in df.columns else ["all"]
+            known = (sorted({str(c) for c in df["condition"].unique()})
+                     if isinstance(df, pd.DataFrame) and "condition" in df.columns
+                     else sorted(d.condition for d in df)
+                     if not isinstance(df, pd.DataFrame) else ["all"])
             raise UsageError(f"--condition: unknown condition {condition!r}; the data has "
                              f"{', '.join(known)}") from None
         raise
@@ -545,7 +557,7 @@ def select_command(args: Any) -> int:
     try:
         doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
                          condition=args.condition, n_splits=args.splits, seed=args.seed,
-                         max_k=args.max_k, halvings=args.halvings)
+                         max_k=args.max_k, halvings=args.halvings, validated=True)
     except ValueError as exc:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),
