@@ -151,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("data", nargs="+", metavar="DATA")
     p.add_argument("-o", "--output", required=True, help="the HTML report to write")
     p.add_argument("--ks", default=None,
-                   help="budgets, e.g. 1-10 or 1,3,5 (default 1..min(m, 20, log2 n_train))")
+                   help="budgets, e.g. 1-10 or 1,3,5 (default 1..m; beyond 20 models "
+                        "1..min(20, log2 n_train))")
     p.add_argument("--splits", type=positive, default=None,
                    help="random splits per condition (default: chosen by the page, the "
                         "smallest number whose interval is within 20%% of the narrowest "

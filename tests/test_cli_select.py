@@ -309,3 +309,25 @@ def test_select_json_does_not_depend_on_row_order(tmp_path, capsys) -> None:
     b = _json(capsys, ["select", str(tmp_path / "b.csv"), *argv])
     assert a.pop("data") != b.pop("data")
     assert a == b
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("m", [2, 3, 70])
+def test_evaluate_works_on_small_and_large_pools(tmp_path, capsys, m) -> None:
+    """2 and 3 models: the claims that need larger budgets are "not applicable" instead of
+    failing the page; 70 models: the default budgets are capped (MAP's 2^k table)."""
+    from ensel.copula import sample_equicorrelated
+
+    acc = np.random.default_rng(m).uniform(0.6, 0.85, m)
+    X, y, _ = sample_equicorrelated(acc, 0.3, m, 300, random_state=m)
+    data = tmp_path / f"pool{m}.parquet"
+    to_long(X, y).to_parquet(data, index=False)
+    out = tmp_path / "r" / "report.html"
+    assert main(["evaluate", str(data), "-o", str(out), "--splits", "2"]) == 0
+    err = capsys.readouterr().err
+    html = out.read_text()
+    assert "all passed" in html
+    if m <= 3:
+        assert "not applicable" in html
+    else:
+        assert "budgets k = 1..7" in err

@@ -355,7 +355,27 @@ def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any,
     if ks is not None:
         return pd.DataFrame(columns=["id", "dataset", "verdict"])
     v = verdicts({dataset: results}, replicates={dataset: replicates})
-    return v[v["dataset"] == dataset]
+    return not_applicable(v[v["dataset"] == dataset], results)
+
+
+#: Verdict of a claim that needs a larger pool than the data has (``ensel evaluate`` on a
+#: 2- or 3-model table): not a failure of the run.
+NOT_APPLICABLE = "not applicable"
+
+
+def not_applicable(v: pd.DataFrame, results: pd.DataFrame | None) -> pd.DataFrame:
+    """Claims without evidence in results that cover every budget ``1..m`` need more models
+    than the data has: their verdict becomes ``"not applicable"`` (was ``"no results"``)."""
+    if results is None or v.empty or "verdict" not in v:
+        return v
+    missing = v["verdict"] == "no results"
+    if not missing.any():
+        return v
+    m = int(results["k"].max())
+    out = v.copy()
+    out.loc[missing, "verdict"] = NOT_APPLICABLE
+    out.loc[missing, "ours"] = f"not applicable: needs more than the {m} models of the data"
+    return out
 
 
 def claims_skipped_note(ks: Any) -> str:
