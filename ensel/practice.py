@@ -71,7 +71,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -80,8 +79,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "UsageError", "resolve_method",
-           "run_select", "format_select", "select_command", "evaluate_command",
-           "import_command", "check_output"]
+           "run_select", "format_select", "select_command", "import_command",
+           "check_output", "repository_root", "default_ks", "to_html"]
 
 SCHEMA = "ensel.select/1"
 #: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).
@@ -486,16 +485,23 @@ def format_select(doc: dict[str, Any]) -> str:
 
 
 # --------------------------------------------------------------------------- outputs
-def _book_folders() -> list[Path]:
-    from ensel.book.runner import repo_root
+def repository_root() -> Path | None:
+    """The repository holding the book (``$ENSEL_REPO_ROOT``, else the first folder from the
+    current one upwards, then this package's parent, that holds ``notebooks/runs.yml``), or
+    ``None`` (an installed package used elsewhere)."""
+    env = os.environ.get("ENSEL_REPO_ROOT")
+    if env:
+        return Path(env).resolve()
+    for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[1]):
+        if (base / "notebooks" / "runs.yml").is_file():
+            return base
+    return None
 
-    roots = [Path(__file__).resolve().parents[1]]
-    try:
-        roots.append(repo_root())
-    except (FileNotFoundError, OSError):
-        pass
-    out = [r / sub for r in roots for sub in ("book", "_build", "notebooks")
-           if (r / "notebooks").is_dir()]
+
+def _book_folders() -> list[Path]:
+    roots = {r for r in (repository_root(), Path(__file__).resolve().parents[1])
+             if r is not None and (r / "notebooks" / "runs.yml").is_file()}
+    out = [r / sub for r in sorted(roots) for sub in ("book", "_build", "notebooks")]
     if os.environ.get("ENSEL_RESULTS_DIR", "").strip():
         out.append(Path(os.environ["ENSEL_RESULTS_DIR"]).expanduser())
     return [f.resolve() for f in out]
@@ -607,56 +613,8 @@ def default_ks(m: int, n_train: int) -> list[int]:
     return list(range(1, min(EVALUATE_MAX_K, k_n) + 1))
 
 
-def evaluate_command(args: Any) -> int:
-    """``ensel evaluate``: the book's experiments notebook on DATA through the book runner's
-    one papermill path (:func:`ensel.book.runner.execute_notebook`), written as a standalone
-    HTML report and the executed notebook beside it."""
-    import nbformat
-
-    from ensel.book.runner import execute_notebook
-
-    out = Path(args.output).expanduser()
-    if out.suffix.lower() not in (".html", ".htm"):
-        raise UsageError(f"-o {args.output}: the report must be an .html file")
-    out = check_output(out, inputs=args.data, force=args.force)
-    nb_path = check_output(out.with_suffix(".ipynb"), inputs=args.data, force=args.force)
-    ks = _parse_ks(args.ks) if args.ks else None
-    df = _read(args.data, args.format)
-    m = int(df["model"].nunique())
-    if ks and ks[-1] > m:
-        raise UsageError(f"--ks asks for k={ks[-1]} but the data has {m} model(s)")
-    if ks is None:
-        n_min = int(df.groupby("condition", observed=True)["item"].nunique().min())
-        ks = default_ks(m, int(n_min * 0.8))
-        if ks[-1] == m:
-            ks = None  # every budget 1..m: the page also checks the paper's claims
-        else:
-            print(f"ensel evaluate: {m} models: budgets k = 1..{ks[-1]} (MAP's 2^k pattern "
-                  f"table is capped at k <= {EVALUATE_MAX_K} and 2^k <= {int(n_min * 0.8)} "
-                  "training items; the claims about budgets up to the full pool are not "
-                  "checked; --ks overrides)", file=sys.stderr)
-    exhaustive = not args.no_exhaustive and m <= EXHAUSTIVE_LIMIT
-    stem = Path(args.data[0]).name.split(".")[0] or "data"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="ensel-evaluate-") as tmp:
-        tmpd = Path(tmp)
-        data_path = tmpd / f"{stem}.parquet"
-        df.to_parquet(data_path, index=False)
-        params = {"dataset": str(data_path),
-                  "n_splits": None if args.splits is None else int(args.splits),
-                  "seed": int(args.seed), "ks": ks, "exhaustive": exhaustive}
-        try:
-            executed = execute_notebook("experiments", params, out_dir=tmpd / "out",
-                                        keep_failed=nb_path)
-        except Exception as exc:  # the runner's one-line NotebookRunError
-            raise UsageError(str(exc).splitlines()[0]) from None
-        nbformat.write(executed, nb_path)
-        out.write_text(_to_html(executed), encoding="utf-8")
-    print(f"wrote {out} and {nb_path}", file=sys.stderr)
-    return 0
-
-
-def _to_html(nb: Any) -> str:
+def to_html(nb: Any) -> str:
+    """An executed notebook as one standalone, offline HTML page (``ensel evaluate``)."""
     from nbconvert import HTMLExporter
     from nbconvert.preprocessors import TagRemovePreprocessor
     from traitlets.config import Config

@@ -107,12 +107,11 @@ class NotebookRun:
 
 def repo_root() -> Path:
     """The repository root: ``$ENSEL_REPO_ROOT``, else the folder holding ``notebooks/runs.yml``."""
-    env = os.environ.get("ENSEL_REPO_ROOT")
-    if env:
-        return Path(env).resolve()
-    for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[2]):
-        if (base / "notebooks" / "runs.yml").is_file():
-            return base
+    from ensel.practice import repository_root
+
+    root = repository_root()
+    if root is not None:
+        return root
     raise FileNotFoundError(
         "cannot find notebooks/runs.yml from the current folder; run from the repository "
         "or set ENSEL_REPO_ROOT"

@@ -104,15 +104,15 @@ def run_command(args: argparse.Namespace) -> int:
         return _list()
     try:
         _fetch.read_registry(args.name)
-    except ValueError:
+    except ValueError as exc:
         from ensel.datasets import available
 
         table = available()
         real = [str(n) for n in table[table["kind"] == "real"]["name"]]
         if args.name in set(table["name"]):
-            raise ValueError(f"{args.name!r} is a paper-calibrated stand-in, generated "
+            raise ValueError(f"{exc} ({args.name!r} is a paper-calibrated stand-in, generated "
                              f"locally: nothing to download; real datasets: "
-                             f"{', '.join(real)}") from None
+                             f"{', '.join(real)})") from None
         raise ValueError(f"unknown dataset {args.name!r}; known: {', '.join(real)} (only "
                          "real datasets are downloaded)") from None
     return _fetch_all(args.name) if args.command == "fetch" else _status(args.name)

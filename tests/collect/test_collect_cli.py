@@ -60,7 +60,7 @@ def test_bad_shard_and_missing_dataset_file_are_one_line_errors(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
     config = demo_config(tmp_path, models=["GPT-4.1"], n_queries=4, source="mmlu")
     assert main(["run", str(config), "--shard", "3/2"]) == 2
-    assert capsys.readouterr().err.strip() == "ensel collect: --shard 3/2: need 1 <= i <= n"
+    assert capsys.readouterr().err.strip() == "ensel collect: error: --shard 3/2: need 1 <= i <= n"
     (tmp_path / "mmlu.parquet").write_text("garbage")
     assert main(["run", str(config)]) == 2
     err = capsys.readouterr().err
