@@ -106,12 +106,10 @@ def _add_format(p: argparse.ArgumentParser) -> None:
                    help="input format (default: detected from the file)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole ``ensel`` command tree."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``ensel`` command tree; with ``command``, the other commands' own arguments are
+    left out (so ``ensel select`` does not import the collector's HTTP client)."""
     from ensel.aggregate import AGGREGATORS, DEFAULT_AGGREGATOR
-    from ensel.book import runner
-    from ensel.collect import cli as collect_cli
-    from ensel.datasets import __main__ as datasets_cli
     from ensel.datasets.importers import FORMATS
     from ensel.experiment import N_HALVINGS
     from ensel.select import DEFAULT_SELECTOR, SELECTORS
@@ -184,11 +182,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a choice that could not be parsed (default: abstain)")
 
     for name, module, text in (
-        ("notebooks", runner, "execute the book's notebooks (papermill)"),
-        ("datasets", datasets_cli, "list, fetch or check datasets"),
-        ("collect", collect_cli, "regenerate the paper's raw answers from LLM endpoints"),
+        ("notebooks", "ensel.book.runner", "execute the book's notebooks (papermill)"),
+        ("datasets", "ensel.datasets.__main__", "list, fetch or check datasets"),
+        ("collect", "ensel.collect.cli", "regenerate the paper's raw answers from LLM endpoints"),
     ):
-        module.add_arguments(sub.add_parser(name, help=text, description=text))
+        p = sub.add_parser(name, help=text, description=text)
+        if command in (None, name):
+            import importlib
+
+            importlib.import_module(module).add_arguments(p)
     return parser
 
 
@@ -321,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ensel.datasets._fetch import DataUnavailableError
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(next((a for a in argv if a in _COMMANDS), None))
     if not argv or argv in (["-h"], ["--help"]):
         parser.print_help()
         return 0
