@@ -698,10 +698,12 @@ def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
     """
     df, conds = prepare_table(df, validate=validate)
     if conditions is not None:
-        unknown = [c for c in conditions if c not in conds]
+        by_text = {str(c): c for c in conds}
+        unknown = [c for c in conditions if str(c) not in by_text]
         if unknown:
-            raise ValueError(f"condition {unknown[0]!r} not in the table; available: {conds}")
-        conds = sorted(conditions, key=str)
+            raise ValueError(f"condition {unknown[0]!r} not in the table; available: "
+                             f"{[str(c) for c in conds]}")
+        conds = sorted({by_text[str(c)] for c in conditions}, key=str)
     out = []
     for c in conds:
         X, y, names, ids = condition_arrays(df, c)
