@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ensel.book import figures, tables
+from ensel.book import figures, profiles, tables
 from ensel.book.claims import PageChecks
 
 __all__ = [
     "STANDINS",
+    "REAL",
     "load_options",
     "copula_fits",
     "copula_fit_table",
@@ -48,8 +49,9 @@ __all__ = [
 ]
 
 #: The paper-calibrated stand-ins (the datasets with a paper table to compare with).
-STANDINS = ("medmcqa", "mmlu", "imdb")
-_PAPER_TABLE = {"medmcqa": "Table 7", "mmlu": "Table 11", "imdb": "Table 15"}
+STANDINS = tuple(profiles.names("stand-in"))
+#: The sources of real published LLM answers.
+REAL = tuple(profiles.names("real"))
 
 
 def load_options(dataset: Any, n_items: int | None) -> dict[str, Any]:
@@ -131,10 +133,11 @@ def selection_setup(dataset: Any, conditions: Sequence[str], n_models: int
                     ) -> tuple[str, list[int]]:
     """Condition and budgets of the selection table (the paper's Tables 1 and 2 use temp 0.7,
     run 1 for MEDMCQA and temp 0.7, run 2 for MMLU)."""
-    cond = {"medmcqa": "t0.7-r1", "mmlu": "t0.7-r2"}.get(str(dataset), conditions[0])
+    prof = profiles.profile(dataset)
+    cond = str(prof.get("selection_condition", conditions[0]))
     if cond not in conditions:
         cond = conditions[0]
-    return cond, list(range(1, min(6 if dataset == "mmlu" else 5, n_models) + 1))
+    return cond, list(range(1, min(int(prof.get("selection_k", 5)), n_models) + 1))
 
 
 def oracle_gaps(summary: pd.DataFrame) -> pd.DataFrame | None:
@@ -209,7 +212,7 @@ def check_pool(checks: PageChecks, pool_cmp: pd.DataFrame | None, dataset: Any,
     binomial standard errors when fewer queries are sampled)."""
     if pool_cmp is None:
         return
-    ref = _PAPER_TABLE.get(str(dataset), "")
+    ref = str(profiles.profile(dataset).get("paper_table", ""))
     checks.add("every model of the paper's pool table is in ours",
                pool_cmp["ours_accuracy"].notna().all(), value=len(pool_cmp), ref=ref)
     tol = 0.03 if n_items is None else 0.03 + 3 * float(np.sqrt(0.25 / n_items))
