@@ -36,6 +36,8 @@ __all__ = [
     "check_protocol",
     "page_verdicts",
     "half_samples",
+    "save_conclusions",
+    "paired_se",
     "splits_for",
     "verdict_counts",
     "verdict_sentence",
@@ -347,6 +349,32 @@ def half_samples(df: pd.DataFrame, dataset: Any, n_halvings: int, *, ks: Any,
     reps = half_sample_errors(df, n_halvings=int(n_halvings), ks=ks, seed=seed)
     save_results(reps, dataset, kind="halves")
     return reps
+
+
+def paired_se(diffs: pd.DataFrame, n_halvings: int) -> pd.Series:
+    """Standard error of each paired difference of
+    :func:`ensel.experiment.paired_differences`: the 95 % half-width over the t quantile it
+    used (``n - 1`` degrees of freedom for the corrected variance, ``n_halvings - 1`` when the
+    half-sample variance was larger)."""
+    from scipy import special as sp
+
+    df = np.where(diffs["interval"] == "halves", max(int(n_halvings), 2) - 1,
+                  diffs["n"].astype(int) - 1)
+    t = sp.stdtrit(df.astype(float), 0.975)
+    return pd.Series((diffs["ci_high"] - diffs["ci_low"]).to_numpy() / 2 / t, index=diffs.index,
+                     name="se")
+
+
+def save_conclusions(dataset: Any, verdicts_df: pd.DataFrame, diffs: pd.DataFrame,
+                     copula_fit: pd.DataFrame, n_halvings: int) -> None:
+    """Save what an experiments run concluded beside its results (kinds ``verdicts``,
+    ``paired`` with a standard error per k, ``copula``), for the reproduction report."""
+    from ensel.book.results import save_results
+
+    save_results(verdicts_df.reset_index(drop=True), dataset, kind="verdicts")
+    save_results(diffs.assign(se=paired_se(diffs, n_halvings)).reset_index(drop=True),
+                 dataset, kind="paired")
+    save_results(copula_fit.reset_index(), dataset, kind="copula")
 
 
 def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any,
