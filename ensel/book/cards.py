@@ -9,7 +9,7 @@ a table whose ``attrs`` carry the statistics the page quotes and checks, and the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -50,6 +50,11 @@ __all__ = [
     "pool_table",
     "accuracy_bars",
     "error_bars",
+    "source_registry",
+    "model_families",
+    "source_accuracy",
+    "agreement_pairs",
+    "source_accuracy_bars",
 ]
 
 NAMES = ["medmcqa", "mmlu", "imdb"]
@@ -634,5 +639,74 @@ def error_bars(summary: pd.DataFrame) -> Figure:
     ax.set_xticks(x, summary.index, rotation=60, ha="right", fontsize=8)
     ax.set_ylabel("error rate")
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------- real sources (one card)
+def source_registry(name: str) -> pd.DataFrame:
+    """Files and megabytes of a real source's pinned registry, per commit and top folder."""
+    from ensel.datasets import _fetch
+
+    reg = pd.DataFrame([e.__dict__ for e in _fetch.read_registry(name)])
+    top = reg["path"].map(lambda p: "/".join(p.split("/")[:2]) if p.startswith("Dataset/")
+                          else p.split("/")[0] + "/…")
+    return (reg.assign(folder=top).groupby(["commit", "folder"])
+            .agg(files=("path", "size"), megabytes=("size", lambda s: round(s.sum() / 1e6, 2)))
+            .reset_index())
+
+
+def model_families(name: str, models: Sequence[str]) -> pd.DataFrame:
+    """Each model of a real source with its family (the loader's ``family`` function)."""
+    import importlib
+
+    fam = importlib.import_module(f"ensel.datasets.{name}").family
+    out = pd.DataFrame({"model": list(models), "family": [fam(m) for m in models]})
+    return out.set_index("model")
+
+
+def source_accuracy(df: pd.DataFrame) -> pd.DataFrame:
+    """Per model (rows) and condition: accuracy over all queries, error on ``Y = +1`` and on
+    ``Y = -1``, and the abstention rate (an abstention counts as an error)."""
+    t = df.assign(err=df["answer"] != df["label"], abst=df["answer"] == 0)
+    g = t.groupby(["model", "condition"], sort=False)
+    out = pd.DataFrame({"accuracy": 1 - g["err"].mean(), "abstained": g["abst"].mean()})
+    by_label = t.groupby(["model", "condition", "label"], sort=False)["err"].mean().unstack(
+        "label")
+    out["error on Y=+1"] = by_label[1]
+    out["error on Y=−1"] = by_label[-1]
+    return out
+
+
+def agreement_pairs(df: pd.DataFrame, top: int = 5) -> pd.DataFrame:
+    """The ``top`` model pairs that give the same answer most often (over every query and
+    condition): near-duplicates a selector should not pay for twice."""
+    w = df.pivot_table(index=["condition", "item"], columns="model", values="answer",
+                       aggfunc="first", observed=True)
+    a = w.to_numpy()
+    cols = list(w.columns)
+    rows = []
+    for i in range(len(cols)):
+        same = (a[:, i:i + 1] == a[:, i + 1:]).mean(axis=0)
+        rows += [(cols[i], cols[i + 1 + j], float(s)) for j, s in enumerate(same)]
+    out = pd.DataFrame(rows, columns=["model a", "model b", "same answer"])
+    return out.sort_values("same answer", ascending=False, kind="stable").head(top).reset_index(
+        drop=True)
+
+
+def source_accuracy_bars(acc: pd.DataFrame, title: str) -> Figure:
+    """Accuracy per model, one bar per condition; the 0.5 line is chance on balanced labels."""
+    piv = acc["accuracy"].unstack("condition")
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    x = np.arange(len(piv))
+    width = 0.8 / max(1, piv.shape[1])
+    for i, cond in enumerate(piv.columns):
+        ax.bar(x + (i - (piv.shape[1] - 1) / 2) * width, piv[cond], width, label=str(cond))
+    ax.axhline(0.5, color="k", lw=0.8, ls=":")
+    ax.set_xticks(x, piv.index, rotation=60, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.1)
+    ax.set_ylabel("accuracy (binary queries)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper center", ncol=max(1, piv.shape[1]), frameon=False)
     fig.tight_layout()
     return fig
