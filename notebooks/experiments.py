@@ -33,7 +33,7 @@
 # and {glue:text}`n_contradicted` are contradicted. {glue:text}`single_model`
 
 # %% tags=["parameters"]
-dataset = "medmcqa"  # medmcqa|mmlu|imdb|mmlu_pro|mmlu_redux|llmbar|path to a CSV/Parquet
+dataset = "medmcqa"  # see data/datasets.yml, or a CSV/Parquet path
 n_splits = None  # per condition; None: 5 (stand-ins) or chosen
 seed = 0
 n_items = None  # fewer items per condition (stand-ins only), for tests

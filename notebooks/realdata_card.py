@@ -31,7 +31,6 @@ dataset = "mmlu_redux"  # mmlu_redux|llmbar
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import HTML, Markdown, display
 from myst_nb import glue
 
@@ -41,18 +40,12 @@ from ensel.book.claims import PageChecks
 
 checks = PageChecks(f"realdata_card-{dataset}")
 prof = profiles.profile(dataset)
+glue("provenance", Markdown(cards.provenance_markdown(dataset)), display=False)
 
 # %% [markdown]
 # ## Provenance
-
-# %% tags=["remove-input"]
-display(Markdown(
-    f"* Upstream: [{prof['url']}]({prof['url']}), licence **{prof['licence']}**; "
-    f"{prof['citation']}.\n"
-    f"* Files pinned by commit and SHA-256 in `data/registry/{dataset}.csv`, downloaded from "
-    "`https://raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>` once into the data "
-    "folder (`ENSEL_DATA_DIR`) and checked, or read from a byte-for-byte mirror "
-    "(`ENSEL_DATA_MIRROR`); never stored in this repository."))
+#
+# {glue:md}`provenance`
 
 # %%
 registry = cards.source_registry(dataset)
@@ -76,7 +69,7 @@ display(Markdown("\n".join(f"* {c}" for c in prof["choices"])))
 
 # %%
 df = datasets.load(dataset)
-counts = pd.Series(df.attrs.get("dropped") or df.attrs.get("records"), name="count")
+counts = cards.source_counts(df)
 
 # %% tags=["hide-input"]
 display(HTML(tables.to_html(

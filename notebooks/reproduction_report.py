@@ -37,7 +37,8 @@
 # {glue:text}`pooled_sentence`
 
 # %% tags=["parameters"]
-datasets_to_report = ["medmcqa", "mmlu", "imdb", "mmlu_pro", "mmlu_redux", "llmbar"]
+datasets_to_report = ["medmcqa", "mmlu", "imdb", "mmlu_pro",
+                      "mmlu_redux", "llmbar"]
 required = ["medmcqa", "mmlu", "imdb"]  # stand-ins: results must exist
 
 # %% tags=["remove-cell"]
@@ -335,20 +336,16 @@ checks.add("every dataset has budgets", (beyond["budgets"] > 0).all())
 # at all (both arms always identical) is shown hollow and not pooled.
 
 # %%
-real = [d for d in datasets_to_report if profiles.is_real(d) and results.get(d) is not None]
+real = [d for d in datasets_to_report
+        if profiles.is_real(d) and results.get(d) is not None]
 pooled = protocol.pool_claims(v, real)
-paired = {d: load_or_none(d, "paired") for d in real}
-per_k = (protocol.pool_paired({d: p for d, p in paired.items() if p is not None})
-         if len(real) >= 2 and all(p is not None for p in paired.values()) else None)
-copula_fit = {d: c for d in real if (c := load_or_none(d, "copula")) is not None}
+per_k = protocol.pool_paired(
+    {d: load_or_none(d, "paired") for d in real})
+copula_fit = {d: load_or_none(d, "copula") for d in real}
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Every general claim on each real source (dot: its effect and 95 % interval, coloured by verdict) and pooled over the sources (diamond: DerSimonian-Laird random effects); negative supports the claim.", "name": "fig-report-pooled-forest"}}
-if pooled.empty:
-    display(Markdown("No real source has results in this build: nothing to pool. Fetch the "
-                     "data (`python -m ensel.datasets fetch mmlu_redux`, ...) and rebuild."))
-else:
-    fig = figures.pooled_forest(pooled, dataset_label=tables.dataset_label)
-    plt.show()
+fig = figures.pooled_forest(pooled, dataset_label=tables.dataset_label)
+plt.show()
 
 # %% tags=["hide-input"]
 if not pooled.empty:
@@ -369,7 +366,7 @@ if per_k is not None:
         caption="Greedy MI − Top-k (MAP) per budget k, per source and pooled",
         note="Budgets every source has; a budget where a source's difference has no spread "
              "(both selectors always pick the same models) is not pooled.")))
-if copula_fit:
+if any(c is not None for c in copula_fit.values()):
     display(HTML(tables.to_html(
         tables.format_numbers(protocol.copula_side_by_side(copula_fit), 4),
         caption="The Gaussian copula's fit per real source",

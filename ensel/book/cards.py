@@ -55,6 +55,8 @@ __all__ = [
     "source_accuracy",
     "agreement_pairs",
     "source_accuracy_bars",
+    "provenance_markdown",
+    "source_counts",
 ]
 
 NAMES = ["medmcqa", "mmlu", "imdb"]
@@ -710,3 +712,24 @@ def source_accuracy_bars(acc: pd.DataFrame, title: str) -> Figure:
     ax.legend(fontsize=8, loc="upper center", ncol=max(1, piv.shape[1]), frameon=False)
     fig.tight_layout()
     return fig
+
+
+def provenance_markdown(name: str) -> str:
+    """Markdown bullets: a real source's upstream, licence, citation and how the files are
+    pinned and fetched (from its profile)."""
+    from ensel.book.profiles import profile
+
+    p = profile(name)
+    return (f"* Upstream: [{p['url']}]({p['url']}), licence **{p['licence']}**; "
+            f"{p['citation']}.\n"
+            f"* Files pinned by commit and SHA-256 in `data/registry/{name}.csv`, downloaded "
+            "from `https://raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>` once "
+            "into the data folder (`ENSEL_DATA_DIR`) and checked, or read from a "
+            "byte-for-byte mirror (`ENSEL_DATA_MIRROR`); never stored in this repository.")
+
+
+def source_counts(df: pd.DataFrame) -> pd.Series:
+    """What the loader counted: questions at each step (``attrs["dropped"]``) or records per
+    subset (``attrs["records"]``)."""
+    counts = df.attrs.get("dropped") or df.attrs.get("records") or {}
+    return pd.Series(counts, name="count", dtype="int64")

@@ -280,6 +280,13 @@ def pooled_forest(pooled: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
     (diamond); negative supports the claim."""
     e = pooled.reset_index(drop=True)
     n = len(e)
+    if n == 0:
+        fig, ax = plt.subplots(figsize=(7.2, 1.2))
+        ax.text(0.5, 0.5, "No real source has results in this build: nothing to pool.\n"
+                "Fetch the data (python -m ensel.datasets fetch <name>) and rebuild.",
+                ha="center", va="center", fontsize=9)
+        ax.set_axis_off()
+        return fig
     fig, ax = plt.subplots(figsize=(7.2, 0.3 * n + 1.5))
     y = np.arange(n)[::-1].astype(float)
     labels = []

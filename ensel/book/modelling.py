@@ -280,6 +280,10 @@ def per_label_facts(plc: Any, m: int) -> dict[str, Any]:
         "rel_pos": s.loc[1, "tv_per_label"] / s.loc[1, "reference_tv"],
         "rel_neg": s.loc[-1, "tv_per_label"] / s.loc[-1, "reference_tv"],
         "mix": plc.tv_overall_mixture, "pooled": plc.tv_overall_pooled,
+        "mix_explains": _md(
+            "This also explains much of the pooled misfit of Section 1"
+            if plc.tv_overall_mixture < plc.tv_overall_pooled else
+            "This does **not** explain the pooled misfit of Section 1 on this source"),
         "neg_worst": neg_worst, "neg_worst_emp": neg.loc[neg_worst, "empirical"],
         "neg_worst_pl": neg.loc[neg_worst, "per_label"], "m": m,
         "tail_emp": neg.loc[m, "empirical"], "tail_pl": neg.loc[m, "per_label"]})

@@ -515,12 +515,16 @@ def pool_claims(verdicts_df: pd.DataFrame, sources: Sequence[str]) -> pd.DataFra
     return pd.DataFrame(rows).reindex(columns=cols)
 
 
-def pool_paired(paired: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+def pool_paired(paired: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None:
     """Greedy MI − Top-k (MAP) per budget ``k`` on every real source side by side, and pooled
-    (DerSimonian-Laird) over the budgets every source has with a non-zero spread."""
+    (DerSimonian-Laird) over the budgets every source has with a non-zero spread; ``None``
+    when fewer than two sources saved their paired differences."""
     from ensel.meta import random_effects
     from ensel.stats import verdict
 
+    paired = {d: p for d, p in paired.items() if p is not None and len(p)}
+    if len(paired) < 2:
+        return None
     common = sorted(set.intersection(*(set(p["k"].astype(int)) for p in paired.values())))
     rows = []
     for k in common:
@@ -539,12 +543,14 @@ def pool_paired(paired: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("k")
 
 
-def copula_side_by_side(copula: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+def copula_side_by_side(copula: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:
     """The copula's fit on every real source (worst over conditions): the pairwise joint
     errors (matched by construction) and the distribution of simultaneous errors (not
     targeted by the fit, the real test)."""
     rows = []
     for d, c in copula.items():
+        if c is None:
+            continue
         rows.append({"dataset": tables.dataset_label(d), "conditions": len(c),
                      "max |model − empirical| pair": float(
                          c["max |model − empirical| pair"].max()),

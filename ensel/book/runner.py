@@ -255,7 +255,9 @@ def _missing_data_note(names: Sequence[str]) -> str:
     """One Markdown note: which data is missing and how to get it."""
     which = ", ".join(f"`{n}`" for n in names)
     fetch = " and ".join(f"`python -m ensel.datasets fetch {n}`" for n in names)
-    label = "MMLU-Pro" if list(names) == ["mmlu_pro"] else which
+    from ensel.book.profiles import label as profile_label
+
+    label = profile_label(names[0]) if len(names) == 1 else which
     return (
         f"```{{note}}\n**{label} data not available on this machine**, so this page was not "
         f"computed (dataset {which}). To get the published files (pinned by commit and checked "
