@@ -48,7 +48,7 @@ from IPython.display import HTML, Markdown, display
 from myst_nb import glue
 
 from ensel import datasets, experiment
-from ensel.book import claims, figures, protocol, tables
+from ensel.book import claims, figures, profiles, protocol, tables
 from ensel.book.claims import PageChecks
 from ensel.book.results import save_results
 
@@ -269,7 +269,7 @@ display(HTML(tables.to_html(
     tables.format_selection_table(picks),
     caption=f"Models added at each k (condition {sel_condition}, accuracy on all its "
             "queries)")))
-if dataset in ("medmcqa", "mmlu"):
+if profiles.profile(dataset).get("paper_selection"):
     display(HTML(tables.to_html(
         tables.format_selection_comparison(tables.compare_selections(picks, dataset)),
         caption="Picks against the paper's table")))

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ensel.book import profiles
 from ensel.book.claims import PageChecks
 
 __all__ = [
@@ -59,9 +60,10 @@ __all__ = [
     "source_counts",
 ]
 
-NAMES = ["medmcqa", "mmlu", "imdb"]
-LABEL = {"medmcqa": "MEDMCQA", "mmlu": "MMLU", "imdb": "IMDB"}
-_POOL_REF = {"medmcqa": "Table 7", "mmlu": "Table 11", "imdb": "Table 15"}
+#: The stand-ins, their display names and the paper's pool tables (from data/datasets.yml).
+NAMES = profiles.names("stand-in")
+LABEL = {n: profiles.label(n) for n in NAMES}
+_POOL_REF = {n: str(profiles.profile(n)["paper_table"]) for n in NAMES}
 
 
 def glue_values(prefix: str, values: Mapping[str, Any]) -> None:
