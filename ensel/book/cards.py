@@ -58,6 +58,8 @@ __all__ = [
     "source_accuracy_bars",
     "provenance_markdown",
     "source_counts",
+    "single_vendor_models",
+    "check_prose_range",
 ]
 
 #: The stand-ins, their display names and the paper's pool tables (from data/datasets.yml).
@@ -735,3 +737,27 @@ def source_counts(df: pd.DataFrame) -> pd.Series:
     subset (``attrs["records"]``)."""
     counts = df.attrs.get("dropped") or df.attrs.get("records") or {}
     return pd.Series(counts, name="count", dtype="int64")
+
+
+def single_vendor_models(name: str) -> pd.DataFrame:
+    """The models of a stand-in's pool that are the only one of their vendor, with their
+    printed average correlation (a mean of cross-family correlations only)."""
+    from ensel.datasets.paper_tables import load_paper_table
+
+    pools = load_paper_table("model_pools")
+    pool = pools[pools["dataset"] == name]
+    per_family = pool.groupby("family")["model"].transform("size")
+    return pool.loc[per_family == 1, ["model", "family", "avg_rho"]].reset_index(drop=True)
+
+
+def check_prose_range(checks: PageChecks, name: str, singles: pd.DataFrame) -> None:
+    """Where the paper's prose quotes a cross-family correlation range for the models Greedy MI
+    picks (profile ``prose_cross_family_max``), show that it cannot hold pool-wide: a
+    single-vendor model's printed average (all cross-family pairs) exceeds it."""
+    p = profiles.profile(name)
+    bound = p.get("prose_cross_family_max")
+    if bound is None or singles.empty:
+        return
+    checks.add(f"{p['label']}: a single-vendor model has average ρ above the prose's {bound}",
+               singles["avg_rho"].max() > float(bound), value=singles["avg_rho"].max(),
+               bound=f"> {bound}", ref=f"Sec. 6.1, {p['paper_table']}")
