@@ -137,6 +137,19 @@ def _read(path: str | Path) -> list:
     return data
 
 
+def _check_options(orders: object, null_pred: object) -> list[str]:
+    if null_pred not in NULL_PRED:
+        raise ValueError(f"null_pred of llmbar.load must be one of {NULL_PRED}; "
+                         f"got {null_pred!r}")
+    order_list = ([orders] if isinstance(orders, str)
+                  else list(orders) if isinstance(orders, Sequence) else [orders])
+    bad = [o for o in order_list if o not in ORDERS]
+    if bad or not order_list or len(set(order_list)) != len(order_list):
+        raise ValueError(f"orders of llmbar.load must be distinct values from {sorted(ORDERS)}; "
+                         f"got {orders!r}")
+    return order_list
+
+
 def convert(files: Mapping[tuple[str, str], str | Path], *,
             orders: Sequence[str] = ("original", "swapped"),
             null_pred: str = "abstain") -> pd.DataFrame:
@@ -155,14 +168,7 @@ def convert(files: Mapping[tuple[str, str], str | Path], *,
         ``item, model, condition, answer, label``, items in subset then record order, models
         sorted. ``attrs["records"]`` counts the items per subset.
     """
-    if null_pred not in NULL_PRED:
-        raise ValueError(f"null_pred of llmbar.load must be one of {NULL_PRED}; "
-                         f"got {null_pred!r}")
-    order_list = [orders] if isinstance(orders, str) else list(orders)
-    bad = [o for o in order_list if o not in ORDERS]
-    if bad or not order_list or len(set(order_list)) != len(order_list):
-        raise ValueError(f"orders of llmbar.load must be distinct values from {sorted(ORDERS)}; "
-                         f"got {orders!r}")
+    order_list = _check_options(orders, null_pred)
     subsets = sorted({s for s, _ in files}, key=lambda s: (s not in BENCHMARK, s))
     models = sorted({m for _, m in files})
     missing = [(s, m) for s in subsets for m in models if (s, m) not in files]
@@ -240,6 +246,7 @@ def load(*, subset: str | Sequence[str] = "llmbar",
     ensel.datasets._fetch.DataUnavailableError
         The files are neither in the mirror/cache nor downloadable.
     """
+    _check_options(orders, null_pred)
     entries = file_entries()
     chosen = _subsets(subset, sorted({s for s, _ in entries}))
     files = {(s, m): _fetch.fetch(e) for (s, m), e in entries.items() if s in chosen}

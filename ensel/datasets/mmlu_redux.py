@@ -199,6 +199,16 @@ def _subject_questions(subject: str, helm_path: str | Path, redux_path: str | Pa
     return merged, models
 
 
+def _check_options(seed: object, null_pred: object, keep: object) -> None:
+    if keep not in KEEP:
+        raise ValueError(f"keep of mmlu_redux.load must be one of {KEEP}; got {keep!r}")
+    if null_pred not in NULL_PRED:
+        raise ValueError(f"null_pred of mmlu_redux.load must be one of {NULL_PRED}; "
+                         f"got {null_pred!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed of mmlu_redux.load must be a non-negative integer; got {seed!r}")
+
+
 def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0,
             null_pred: str = "abstain", keep: str = "ok",
             condition: str = CONDITION) -> pd.DataFrame:
@@ -218,13 +228,7 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
         each step, ``attrs["questions"]`` is the per-question table (``subject, row, gold,
         error``) and ``attrs["predictions"]`` the letters chosen (``model, item, pred``).
     """
-    if keep not in KEEP:
-        raise ValueError(f"keep of mmlu_redux.load must be one of {KEEP}; got {keep!r}")
-    if null_pred not in NULL_PRED:
-        raise ValueError(f"null_pred of mmlu_redux.load must be one of {NULL_PRED}; "
-                         f"got {null_pred!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed of mmlu_redux.load must be a non-negative integer; got {seed!r}")
+    _check_options(seed, null_pred, keep)
     counts = {"annotated": 0, "annotated_twice_differently": 0, "annotated_twice_same": 0,
               "not_in_helm": 0,
               "gold_not_verified": 0, "kept": 0}
@@ -307,6 +311,7 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
     ensel.datasets._fetch.DataUnavailableError
         The files are neither in the mirror/cache nor downloadable.
     """
+    _check_options(seed, null_pred, keep)
     pairs = subject_files()
     if subjects is not None:
         chosen = [subjects] if isinstance(subjects, str) else list(subjects)
