@@ -22,7 +22,7 @@
 # %% tags=["parameters"]
 dataset = "medmcqa"  # a stand-in of data/datasets.yml
 seed = 0  # stand-in seed: accuracy draws, labels, latent errors
-n_items = None  # binary queries; None = as in the paper
+n_items = None  # binary queries per stand-in (None: as in the paper)
 recovery_condition = "t0.7-r1"  # condition the copula is re-fitted on
 n_reps = 60  # copula samples giving the Monte Carlo spread
 z_max = 4.5  # largest allowed |estimate - target| / MC std
