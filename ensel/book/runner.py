@@ -515,12 +515,13 @@ def _environment_digest(root: Path) -> str:
     if constraints.is_file():
         h.update(constraints.read_bytes())
     h.update(sys.version.encode())
-    try:
-        from ensel.datasets import mmlu_pro
+    from ensel.book.profiles import names
 
-        h.update(b"mmlu_pro:" + str(bool(mmlu_pro.is_available())).encode())
-    except Exception as exc:  # an unreadable mirror is an input state too
-        h.update(f"mmlu_pro:{type(exc).__name__}".encode())
+    for real in names("real"):  # whether each real source's files are here is an input
+        try:
+            h.update(f"{real}:{_dataset_available(real)}".encode())
+        except Exception as exc:  # an unreadable mirror is an input state too
+            h.update(f"{real}:{type(exc).__name__}".encode())
     return h.hexdigest()
 
 
