@@ -52,7 +52,7 @@
 
 # %% tags=["parameters"]
 seed = 0  # stand-in seed: accuracy draws, labels, latent errors
-n_items = None  # binary queries per stand-in; None = as in the paper
+n_items = None  # binary queries per stand-in (None: as in the paper)
 n_reps = 60  # copula samples giving the Monte Carlo spread
 z_max = 4.5  # largest allowed |estimate - target| / MC std
 
