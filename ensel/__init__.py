@@ -14,6 +14,9 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.datasets``     stand-in and real (MMLU-Pro) datasets, your own tables
 ``ensel.experiment``   the paper's evaluation protocol (the one held-out loop)
 ``ensel.diagnostics``  checks of the paper's modelling assumptions on real answers
+``ensel.score_mi``     ensel's selector for large pools (binned weighted-vote score)
+``ensel.stacking``     ensel's aggregator for large ensembles (L2 logistic stacking)
+``ensel.pools``        seeded simulated family-structured pools of many models
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
 ``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
 ``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
@@ -40,8 +43,11 @@ _SUBMODULES = (
     "diagnostics",
     "experiment",
     "info",
+    "pools",
     "practice",
+    "score_mi",
     "select",
+    "stacking",
     "stats",
     "theory",
 )
