@@ -41,9 +41,12 @@ __all__ = [
     "ARMS",
     "BASELINES",
     "NEW",
+    "available",
     "compare",
     "gain_breakdown",
     "pick_path",
+    "plot_errors",
+    "plot_gains",
     "verdict_summary",
 ]
 
@@ -221,3 +224,52 @@ def verdict_summary(table: pd.DataFrame) -> pd.DataFrame:
         v = table[table["baseline"] == name].set_index("k")["verdict"]
         out[f"vs {name}"] = v.map(lambda s: marks.get(s, "≈"))
     return out
+
+
+def available(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split dataset names into (loadable here, missing), by each dataset's own check."""
+    from ensel.book.runner import _dataset_available
+
+    have = [n for n in names if _dataset_available(n)]
+    return have, [n for n in names if n not in have]
+
+
+def plot_gains(breakdown: pd.DataFrame) -> Any:
+    """Estimated (solid) and exact (dashed) gain of each Greedy MI pick, one colour per ``n``."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for i, (n, g) in enumerate(breakdown.groupby("n", sort=True)):
+        c = f"C{i}"
+        ax.plot(g["step"], g["estimated"], "o-", color=c, label=f"estimated, n = {n:,}")
+        ax.plot(g["step"], g["exact"], "s--", color=c, alpha=0.7, label=f"exact, n = {n:,}")
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_xlabel("models already picked |S|")
+    ax.set_ylabel("gain I(Y; X_j | X_S) of the pick (bits)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def plot_errors(tables: dict[str, pd.DataFrame]) -> Any:
+    """Held-out error against the budget, the four arms, one panel per data set."""
+    import matplotlib.pyplot as plt
+
+    names = list(tables)
+    cols = min(4, len(names))
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.8 * rows), squeeze=False)
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        s = verdict_summary(tables[name])
+        for i, arm in enumerate(ARMS.values()):
+            ax.plot(s.index, s[arm], "o-" if i == 0 else ".--", lw=2 if i == 0 else 1,
+                    label=arm, color=f"C{i}")
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("budget k")
+        ax.set_yscale("log")
+    for ax in axes.ravel()[len(names):]:
+        ax.axis("off")
+    axes[0, 0].set_ylabel("held-out error")
+    axes[0, 0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
