@@ -959,9 +959,10 @@ import ensel.score_mi  # noqa: E402,F401  (registers "score_mi" in SELECTORS)
 DEFAULT_SELECTOR = "score_mi"
 #: Why the defaults of `ensel select` are what they are (printed and recorded by the CLI).
 DEFAULT_REASON = (
-    "score_mi + logistic (ensel's own, beyond the paper): the paper's Greedy MI and MAP "
+    "score_mi + backoff (ensel's own, beyond the paper): the paper's Greedy MI and MAP "
     "count answer patterns of the whole ensemble (2^k cells), which the data cannot fill "
-    "beyond about 8 models; conditioning on the binned weighted-vote score and stacking with "
-    "an L2 logistic regression stay estimable at any k. Measured on the book page 'Beyond "
-    "the paper: selection and aggregation for large pools'."
+    "beyond about 8 models; score_mi conditions on the binned weighted-vote score instead, "
+    "and backoff answers frequent patterns from their counts (as MAP) and rare ones with an "
+    "L2 logistic regression on the answers. Measured on the book page 'Beyond the paper: "
+    "selection and aggregation for large pools'."
 )

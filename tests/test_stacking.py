@@ -95,3 +95,68 @@ def test_properties(data):
     other = LogisticStacking().fit(X[:, perm], y)  # columns permuted -> weights permuted
     assert other.coef_ == pytest.approx(agg.coef_[perm], abs=1e-6)
     assert np.array_equal(pred == 1, agg.decision_function(X) >= 0)
+
+
+# --------------------------------------------------------------------------- BackoffMAP
+
+def _family_data(n=3000, seed=0):
+    from ensel.copula import sample
+
+    Sigma = np.full((5, 5), 0.4)
+    np.fill_diagonal(Sigma, 1.0)
+    X, y, _ = sample([-1.0, -0.9, -0.8, -0.7, -0.6], Sigma, n, random_state=seed)
+    return X, y
+
+
+def test_backoff_limits_are_map_and_logistic():
+    from ensel.aggregate import MAPAggregator
+    from ensel.stacking import BackoffMAP
+
+    X, y = _family_data()
+    Xt, _ = _family_data(seed=1)
+    tiny = BackoffMAP(strength=1e-9).fit(X, y)
+    table = MAPAggregator(alpha=0).fit(X, y)
+    counts = table._smoothed_counts(Xt)
+    seen = (counts.sum(axis=1) > 0) & (counts[:, 0] != counts[:, 1])
+    assert np.array_equal(tiny.predict(Xt)[seen], table.predict(Xt)[seen])
+    huge = BackoffMAP(strength=1e12).fit(X, y)
+    assert np.array_equal(huge.predict(Xt), LogisticStacking().fit(X, y).predict(Xt))
+
+
+def test_backoff_unseen_patterns_follow_the_logistic_model():
+    from ensel.stacking import BackoffMAP
+
+    X, y = _family_data(n=200)
+    agg = BackoffMAP().fit(X, y)
+    grid = np.array(np.meshgrid(*[[-1, 1]] * 5)).reshape(5, -1).T
+    counts = agg.table_._smoothed_counts(grid)
+    unseen = counts.sum(axis=1) == 0
+    assert unseen.any()
+    assert np.allclose(agg.predict_proba(grid)[unseen], agg.logistic_.predict_proba(grid)[unseen])
+
+
+def test_backoff_registered_and_errors():
+    from ensel.aggregate import DEFAULT_AGGREGATOR
+    from ensel.stacking import BackoffMAP
+
+    assert AGGREGATORS["backoff"] is BackoffMAP and DEFAULT_AGGREGATOR == "backoff"
+    X, y = _family_data(n=100)
+    with pytest.raises(ValueError, match="not fitted yet"):
+        BackoffMAP().predict(X)
+    with pytest.raises(ValueError, match="strength of BackoffMAP.fit must be a real number"):
+        BackoffMAP(strength=-1).fit(X, y)
+
+
+@given(answer_data())
+@settings(deadline=None, max_examples=40)
+def test_backoff_properties(data):
+    from ensel.stacking import BackoffMAP
+
+    X, y, _ = data
+    agg = BackoffMAP().fit(X, y)
+    p = agg.predict_proba(X)
+    assert np.all((p >= 0) & (p <= 1)) and np.allclose(p.sum(axis=1), 1.0)
+    pred = agg.predict(X)
+    assert set(pred.tolist()) <= {-1, 1}
+    assert np.array_equal(pred, BackoffMAP().fit(X, y).predict(X))
+    assert np.array_equal(pred == 1, p[:, 1] >= 0.5)
