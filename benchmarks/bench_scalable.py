@@ -21,6 +21,7 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -29,14 +30,16 @@ from ensel.copula import sample_equicorrelated
 from ensel.score_mi import score_mi
 from ensel.select import greedy_mi
 
+T = TypeVar("T")
 
-def median_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
-    times, out = [], None
+
+def median_time(fn: Callable[[], T], repeats: int) -> tuple[float, T]:
+    times: list[float] = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+    return statistics.median(times), out  # repeats >= 1
 
 
 def main() -> int:
@@ -53,9 +56,9 @@ def main() -> int:
     ratio = t_s / t_g
     print(f"m = {a.m}, n = {a.n}, k = {a.k}; load average {os.getloadavg()[0]:.2f}")
     print(f"{'selector':<12}{'median s':>10}  first picks")
-    print(f"{'greedy_mi':<12}{t_g:>10.2f}  {list(p_g)[:6]}")  # type: ignore[call-overload]
-    print(f"{'score_mi':<12}{t_s:>10.2f}  {list(p_s)[:6]}")  # type: ignore[call-overload]
-    cols = list(p_s)  # type: ignore[call-overload]
+    print(f"{'greedy_mi':<12}{t_g:>10.2f}  {p_g[:6]}")
+    print(f"{'score_mi':<12}{t_s:>10.2f}  {p_s[:6]}")
+    cols = p_s
     for name in ("backoff", "logistic", "wmv", "map"):
         agg = make_aggregator(name)
         t_a, _ = median_time(lambda agg=agg: agg.fit(X[:, cols], y).predict(X[:, cols]),

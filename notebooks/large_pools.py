@@ -42,18 +42,18 @@
 
 # %% tags=["parameters"]
 seed = 0
-gain_ns = [1000, 5000, 20000]  # items of the estimated-vs-exact comparison
-gain_models = 10  # equicorrelated copula (exact by quadrature)
+# estimated vs exact gain: items, models and rho of the copula law
+gain_ns = [1000, 5000, 20000]
+gain_models = 10
 gain_rho = 0.3
 standins = ["medmcqa", "mmlu", "imdb"]
 standin_items = None  # None: the paper's numbers of items
-real_sources = ["mmlu_pro"]  # used when available (mirror or download cache)
+real_sources = ["mmlu_pro"]  # used when available here
 pool_models = [50, 300, 1000]
 pool_items = 4000
-# budgets: those <= m on each data set
-ks = [2, 3, 4, 6, 8, 10, 12, 15, 20]
-n_splits = 3  # per condition of a tidy data set (the stand-ins have 6 conditions)
-pool_splits = 8  # the simulated pools have one condition
+ks = [2, 3, 4, 6, 8, 10, 12, 15, 20]  # those <= m on each data set
+n_splits = 3  # per condition of a tidy data set (6 conditions)
+pool_splits = 8  # the pools have one condition
 n_halvings = 5
 
 # %% tags=["remove-cell"]
@@ -66,16 +66,15 @@ from ensel.book.large_pools import (
     ARMS,
     BASELINES,
     NEW,
-    available,
-    compare,
+    compare_all,
     gain_breakdown,
+    page_data,
     pick_path,
     plot_errors,
     plot_gains,
     verdict_summary,
 )
 from ensel.book.theory_pages import glue
-from ensel.datasets import load
 from ensel.pools import family_pool
 from ensel.select import DEFAULT_REASON
 from ensel.stats import CONTRADICTED, HOLDS
@@ -92,9 +91,11 @@ checks = PageChecks("large_pools")
 # estimate of the gain with the exact gain.
 
 # %%
-breakdown = gain_breakdown(gain_ns, accuracy=np.linspace(0.62, 0.84, gain_models),
-                           rho=gain_rho, seed=seed)
-breakdown.pivot(index="step", columns="n", values=["estimated", "exact"]).round(4)
+accuracy = np.linspace(0.62, 0.84, gain_models)
+breakdown = gain_breakdown(gain_ns, accuracy=accuracy, rho=gain_rho,
+                           seed=seed)
+breakdown.pivot(index="step", columns="n",
+                values=["estimated", "exact"]).round(4)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Greedy MI's estimated gain of each pick (solid) against its exact gain (dashed) on an equicorrelated copula law, for three numbers of items. The add-one estimate over 2^|S| patterns falls below the exact value and turns negative as |S| grows, earlier for fewer items.", "name": "fig-large-pools-gains"}}
 plot_gains(breakdown)
@@ -123,7 +124,8 @@ checks.at_most(f"late picks at n = {min(gain_ns)}: estimated minus exact gain",
 # largest pool; its picks' training accuracies and its own gain estimates:
 
 # %%
-big = family_pool(max(pool_models), pool_items, random_state=seed + max(pool_models))
+m_big = max(pool_models)
+big = family_pool(m_big, pool_items, random_state=seed + m_big)
 path = pick_path(big.X, big.y, 20)
 path.round(3).T
 
@@ -148,29 +150,19 @@ checks.at_least("score_mi's gains stay non-negative", path[(NEW[0], "gain")], 0.
 # largest part).
 
 # %%
-have, missing = available(real_sources)
-data = {name: load(name, n_items=standin_items) for name in standins}
-data |= {name: load(name) for name in have}
-for m in pool_models:
-    pool = family_pool(m, pool_items, random_state=seed + m)
-    data[f"pool of {m}"] = (pool.X, pool.y)
-
-
-def budgets(d):
-    m = d.shape[1] if isinstance(d, np.ndarray) else d["model"].nunique()
-    return [k for k in ks if k <= m]
-
-
-tables = {name: compare(d, ks=budgets(d[0] if isinstance(d, tuple) else d),
-                        n_splits=pool_splits if isinstance(d, tuple) else n_splits,
-                        n_halvings=n_halvings, seed=seed)
-          for name, d in data.items()}
+data, missing = page_data(standins, real_sources, pool_models,
+                          pool_items=pool_items,
+                          standin_items=standin_items, seed=seed)
+tables = compare_all(data, ks=ks, n_splits=n_splits,
+                     pool_splits=pool_splits, n_halvings=n_halvings,
+                     seed=seed)
 
 # %% [markdown]
 # Held-out errors of the four arms and the verdicts of the defaults against each baseline:
 
 # %%
-summary = pd.concat({name: verdict_summary(t) for name, t in tables.items()}, names=["data"])
+summary = pd.concat({name: verdict_summary(t)
+                     for name, t in tables.items()}, names=["data"])
 summary.round(4)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out error against the budget on every data set of this page (log scale): ensel's defaults (score_mi + backoff, thick) against Greedy MI + MAP, Top-k + MAP and Top-k + W-MV.", "name": "fig-large-pools-errors"}}

@@ -43,7 +43,9 @@ __all__ = [
     "NEW",
     "available",
     "compare",
+    "compare_all",
     "gain_breakdown",
+    "page_data",
     "pick_path",
     "plot_errors",
     "plot_gains",
@@ -273,3 +275,35 @@ def plot_errors(tables: dict[str, pd.DataFrame]) -> Any:
     axes[0, 0].legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def page_data(standins: Sequence[str], real_sources: Sequence[str], pool_models: Sequence[int],
+              *, pool_items: int, standin_items: int | None = None,
+              seed: int = 0) -> tuple[dict[str, Any], list[str]]:
+    """The page's data sets: stand-ins (tidy), the real sources available here (tidy) and
+    seeded family pools (``(X, y)``, pool of ``m`` seeded ``seed + m``); and the missing
+    real sources."""
+    from ensel.datasets import load
+    from ensel.pools import family_pool
+
+    have, missing = available(real_sources)
+    data: dict[str, Any] = {name: load(name, n_items=standin_items) for name in standins}
+    data |= {name: load(name) for name in have}
+    for m in pool_models:
+        pool = family_pool(m, pool_items, random_state=seed + m)
+        data[f"pool of {m}"] = (pool.X, pool.y)
+    return data, missing
+
+
+def compare_all(data: dict[str, Any], *, ks: Sequence[int], n_splits: int, pool_splits: int,
+                n_halvings: int, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """:func:`compare` on every data set of :func:`page_data`, at the budgets ``<= m``
+    (``n_splits`` per condition of a tidy table, ``pool_splits`` on a pool)."""
+    out = {}
+    for name, d in data.items():
+        pool = isinstance(d, tuple)
+        m = d[0].shape[1] if pool else d["model"].nunique()
+        out[name] = compare(d, ks=[k for k in ks if k <= m],
+                            n_splits=pool_splits if pool else n_splits,
+                            n_halvings=n_halvings, seed=seed)
+    return out
