@@ -51,7 +51,8 @@ standin_items = None  # None: the paper's numbers of items
 real_sources = ["mmlu_pro"]  # used when available here
 pool_models = [50, 300, 1000]
 pool_items = 4000
-ks = [2, 3, 4, 6, 8, 10, 12, 15, 20]  # those <= m on each data set
+# budgets: those up to m on each data set
+ks = [2, 3, 4, 6, 8, 10, 12, 15, 20]
 n_splits = 3  # per condition of a tidy data set (6 conditions)
 pool_splits = 8  # the pools have one condition
 n_halvings = 5
