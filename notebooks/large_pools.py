@@ -122,7 +122,8 @@ checks.at_most(f"late picks at n = {min(gain_ns)}: estimated minus exact gain",
 # On a large simulated pool the same collapse decides the picks. The pool below (seeded,
 # {mod}`ensel.pools`) has families of ten models that share their mistakes (latent
 # correlation 0.6 within a family, 0.1 across); each selector picks 20 models from the
-# largest pool; its picks' training accuracies and its own gain estimates:
+# largest pool; its picks' training accuracies and its own gain estimates (`fallback`:
+# `score_mi` found no gain the data support and took the most accurate remaining model):
 
 # %%
 m_big = max(pool_models)
@@ -136,6 +137,15 @@ glue("gmi_first_negative", int(path.index[neg][0]) if neg.any() else 0, display=
 checks.add("Greedy MI's estimated gains turn negative on the largest pool", neg.any(),
            value=int(neg.sum()), bound="≥ 1 negative gain")
 checks.at_least("score_mi's gains stay non-negative", path[(NEW[0], "gain")], 0.0)
+glue("gmi_min_acc", path[("greedy_mi", "accuracy")].min(), display=False)
+glue("smi_min_acc", path[(NEW[0], "accuracy")].min(), display=False)
+glue("n_fallback", int(path[(NEW[0], "fallback")].sum()), display=False)
+
+# %% [markdown]
+# Greedy MI's estimated gain is negative from pick {glue:text}`gmi_first_negative` on, and
+# its picks go down to a model of {glue:text}`gmi_min_acc:.3f` training accuracy;
+# `score_mi`'s least accurate pick has {glue:text}`smi_min_acc:.3f`, and
+# {glue:text}`n_fallback` of its 20 picks came from the fallback.
 
 # %% [markdown]
 # ## The defaults against the paper's algorithms and Top-k

@@ -110,8 +110,9 @@ def pick_path(X: np.ndarray, y: np.ndarray, k: int,
     Returns
     -------
     pandas.DataFrame
-        Indexed by pick (1-based), columns ``(selector, "accuracy")`` and
-        ``(selector, "gain")`` (the selector's own estimate, bits).
+        Indexed by pick (1-based), columns ``(selector, "accuracy")``,
+        ``(selector, "gain")`` (the selector's own estimate, bits) and, for a selector with a
+        fallback rule, ``(selector, "fallback")``.
     """
     acc = (X == y[:, None]).mean(axis=0)
     out = {}
@@ -119,6 +120,8 @@ def pick_path(X: np.ndarray, y: np.ndarray, k: int,
         sel = SELECTORS[name](k).fit(X, y)
         out[(name, "accuracy")] = acc[sel.selected_]
         out[(name, "gain")] = sel.gains_
+        if hasattr(sel, "fallback_"):  # score_mi: picks made in accuracy order (no gain)
+            out[(name, "fallback")] = sel.fallback_
     df = pd.DataFrame(out, index=pd.RangeIndex(1, k + 1, name="pick"))
     df.columns = pd.MultiIndex.from_tuples(df.columns)
     return df

@@ -36,4 +36,4 @@ def test_compare_pairs_the_four_arms(tidy):
 def test_pick_path_columns():
     pool = family_pool(40, 800, random_state=2)
     p = pick_path(pool.X, pool.y, 5)
-    assert p.shape == (5, 4) and list(p.index) == [1, 2, 3, 4, 5]
+    assert p.shape == (5, 5) and list(p.index) == [1, 2, 3, 4, 5]
