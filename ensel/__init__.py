@@ -14,6 +14,9 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.datasets``     stand-in and real (MMLU-Pro, MMLU-Redux, LLMBar) datasets, your tables
 ``ensel.experiment``   the paper's evaluation protocol (the one held-out loop)
 ``ensel.diagnostics``  checks of the paper's modelling assumptions on real answers
+``ensel.score_mi``     ensel's selector for large pools (binned weighted-vote score)
+``ensel.stacking``     ensel's aggregator for large ensembles (L2 logistic stacking)
+``ensel.pools``        seeded simulated family-structured pools of many models
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
 ``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
 ``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
@@ -42,8 +45,11 @@ _SUBMODULES = (
     "experiment",
     "info",
     "meta",
+    "pools",
     "practice",
+    "score_mi",
     "select",
+    "stacking",
     "stats",
     "theory",
 )
