@@ -283,9 +283,9 @@ class WeightedMajorityVote(AggregatorMixin):
 
     Attributes
     ----------
-    accuracies_ : numpy.ndarray of shape (n_models_,)
+    accuracies_ : numpy.ndarray of shape (n_models,)
         Raw training accuracies (before clipping).
-    weights_ : numpy.ndarray of shape (n_models_,)
+    weights_ : numpy.ndarray of shape (n_models,)
         Finite log-odds weights of the clipped accuracies.
     n_models_ : int
     classes_ : numpy.ndarray, ``[-1, 1]``

@@ -12,7 +12,7 @@ module                      what
 :mod:`.parse`               strict reply parsing (abstention = 0)
 :mod:`.estimate`            dry-run requests, tokens, cost and time
 :mod:`.simulate`            a simulated model pool behind a loopback chat-completions server
-:mod:`.cli`                 ``ensel collect run|estimate|status|export|merge|simulate``
+:mod:`ensel.collect.cli`    ``ensel collect run|estimate|status|export|merge|simulate``
 ==========================  ===================================================================
 """
 
