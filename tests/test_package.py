@@ -176,6 +176,14 @@ def test_citation_cff_is_valid_cff_1_2_0() -> None:
     assert cff["url"] == project["urls"]["Documentation"]
     assert pref["url"] == project["urls"]["Paper"]
     assert (PKG.parent / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    # the book's front page cites the same paper, with the same authors in the same order
+    intro = (PKG.parent / "book" / "intro.md").read_text(encoding="utf-8")
+    box = intro[intro.index(":::{admonition} How to cite"):]
+    box = " ".join(box[:box.index("\n:::")].split())
+    assert " ".join(pref["title"].split()) in box.replace("*", "").replace("> ", "")
+    assert ", ".join(names[:-1]) + " and " + names[-1] in box
+    assert "author = {" + " and ".join(
+        f"{a['family-names']}, {a['given-names']}" for a in pref["authors"]) + "}" in box
 
 
 def test_the_pages_sources_are_package_data() -> None:

@@ -1,9 +1,10 @@
 """Write the API reference pages (``book/api/<module>.md``) and their part of ``_toc.yml``.
 
 One page per public library module: every module of ``ensel`` except the private ones
-(``_name``), the book layer (``ensel.book``) and the command line (``cli``, ``practice``,
-``__main__``). A page has an autosummary table of the module's ``__all__`` and the module's
-documentation (``automodule``); a package that re-exports its modules' names
+(``_name``), the book layer (``ensel.book``: only the modules the map of the paper names,
+``BOOK_MODULES``) and the command line (``cli``, ``practice``, ``__main__``). A page has an
+autosummary table of the module's ``__all__`` and the module's documentation
+(``automodule``); a package that re-exports its modules' names
 (``ensel.theory``, ``ensel.collect``) lists them under the module that defines them, where
 they are documented once. ``tests/test_api_reference.py`` checks that the committed pages and
 the table of contents are what this script writes, so after adding a module run::
@@ -30,7 +31,9 @@ TOC_CAPTION = "  - caption: API reference\n"
 INHERIT = "object, BaseException, Exception, ValueError, RuntimeError, tuple, dict, str, int, float"
 # the order of the library's layers (ARCHITECTURE.md); other modules follow alphabetically
 ORDER = ["info", "select", "aggregate", "copula", "theory", "data", "experiment", "stats",
-         "diagnostics", "datasets", "collect"]
+         "diagnostics", "datasets", "collect", "book"]
+# the book layer's modules that the map of the paper names (the pages' tables and claims)
+BOOK_MODULES = ["ensel.book.simulation", "ensel.book.tables", "ensel.book.claims"]
 
 
 def public_modules() -> list[str]:
@@ -44,6 +47,7 @@ def public_modules() -> list[str]:
                 or parts[-1] == "cli"):
             continue
         names.append(info.name)
+    names += BOOK_MODULES
 
     def key(name: str) -> tuple[int, str]:
         top = name.split(".")[1]
@@ -124,8 +128,9 @@ def toc_part(modules: list[str]) -> str:
     """The API reference part of ``_toc.yml`` (the last part of the book)."""
     lines = [TOC_CAPTION, "    chapters:\n", "      - file: book/api/index\n"]
     for module in modules:
-        depth = module.count(".")
-        if depth == 1:
+        if module in BOOK_MODULES:
+            lines.append(f"      - file: book/api/{page_name(module)}\n")
+        elif module.count(".") == 1:
             lines.append(f"      - file: book/api/{page_name(module)}\n")
             subs = [m for m in modules if m.startswith(module + ".")]
             if subs:

@@ -72,7 +72,7 @@ def _resolve(app: Sphinx, env: BuildEnvironment, node: pending_xref,
     if node.get("py:module") and node.get("py:class"):
         candidates.insert(0, f"{node['py:module']}.{node['py:class']}.{target}")
     candidates += [f"{node['py:module']}.{target}"] if node.get("py:module") else []
-    if not target.startswith("ensel") and not context:
+    if not target.startswith("ensel") and not context and "." not in target:
         return None
     domain = env.get_domain("py")
     for name in candidates:
@@ -81,22 +81,21 @@ def _resolve(app: Sphinx, env: BuildEnvironment, node: pending_xref,
         home = _canonical(name)
         if home is None:
             continue
-        if _UNDOCUMENTED.fullmatch(home):
-            return contnode  # a private module's or the command line's name: plain text
-        if home == target:
-            continue
-        found = domain.resolve_any_xref(env, node["refdoc"], app.builder, home, node, contnode)
-        if found:
-            return found[0][1]
-    # a class member written with its class only (``PromptTemplate.answers``): when exactly
-    # one documented object of ensel ends with it
-    if "." in target:
-        ends = [n for n in domain.objects if n.startswith("ensel.") and n.endswith("." + target)]
-        if len(ends) == 1:
-            found = domain.resolve_any_xref(env, node["refdoc"], app.builder, ends[0], node,
+        if home != target:
+            found = domain.resolve_any_xref(env, node["refdoc"], app.builder, home, node,
                                             contnode)
             if found:
                 return found[0][1]
+        if _UNDOCUMENTED.fullmatch(home) and home not in domain.objects:
+            return contnode  # a private module's or the command line's name: plain text
+    # a name written without its module (``PromptTemplate.answers``, ``to_html``): when
+    # exactly one documented object of ensel ends with it
+    ends = [n for n in domain.objects if n.startswith("ensel.") and n.endswith("." + target)]
+    if len(ends) == 1:
+        found = domain.resolve_any_xref(env, node["refdoc"], app.builder, ends[0], node,
+                                        contnode)
+        if found:
+            return found[0][1]
     return None
 
 
