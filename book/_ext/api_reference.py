@@ -104,14 +104,25 @@ _UNDOCUMENTED = re.compile(r"ensel\.(book|cli|practice|([a-z_]+\.)*_[a-z]\w*|([a
                            r"(\..*)?")
 
 
-def _constant_doc_is_prose(app: Sphinx, what: str, name: str, obj: Any, options: Any,
-                           lines: list[str]) -> None:
+_PROSE: dict[str, list[str]] = {}
+
+
+def _keep_constant_doc(app: Sphinx, what: str, name: str, obj: Any, options: Any,
+                       lines: list[str]) -> None:
+    # napoleon reads "<type>: <text>" from the first line of a constant's doc comment
     if what in ("data", "attribute") and lines and ":" in lines[0]:
-        lines.insert(0, "")
+        _PROSE[name] = list(lines)
+
+
+def _restore_constant_doc(app: Sphinx, what: str, name: str, obj: Any, options: Any,
+                          lines: list[str]) -> None:
+    if name in _PROSE:
+        lines[:] = _PROSE.pop(name)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    # before napoleon's own autodoc-process-docstring handler (priority 500)
-    app.connect("autodoc-process-docstring", _constant_doc_is_prose, priority=400)
+    # around napoleon's own autodoc-process-docstring handler (priority 500)
+    app.connect("autodoc-process-docstring", _keep_constant_doc, priority=400)
+    app.connect("autodoc-process-docstring", _restore_constant_doc, priority=600)
     app.connect("missing-reference", _resolve)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
