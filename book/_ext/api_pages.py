@@ -11,7 +11,9 @@ the table of contents are what this script writes, so after adding a module run:
 
     .venv/bin/python book/_ext/api_pages.py
 
-Run from the repository root; ``--check`` only reports pages that differ (exit code 1).
+Run from the repository root; ``--check`` only reports pages that differ (exit code 1);
+``--link-map`` turns the code names written on the map of the paper (``book/figure_map.md``)
+into links to these pages.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -139,6 +142,49 @@ def toc_part(modules: list[str]) -> str:
     return "".join(lines)
 
 
+def link_code_names(text: str) -> str:
+    """Turn the code names of the map of the paper (```ensel.theory.ensemble_error```,
+    ```copula.copula_diagnostics```, a bare ```mrmr``` after a name of its module in the same
+    table cell) into ``{py:...}`` roles that link to the API reference. Names that do not
+    import (paths, parameters) are left as they are; names already linked are untouched.
+    """
+
+    def resolve(name: str) -> tuple[str, str] | None:
+        full = name if name == "ensel" or name.startswith("ensel.") else "ensel." + name
+        parts = full.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj: object = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr, None)
+                if obj is None:
+                    return None
+            kind = ("mod" if inspect.ismodule(obj) else "class" if inspect.isclass(obj)
+                    else "func" if callable(obj) else "data")
+            return full, kind
+        return None
+
+    def cell(text: str) -> str:
+        last: list[str] = []
+
+        def repl(m: re.Match[str]) -> str:
+            name = m.group(1)
+            if name == "book.":
+                return "{py:mod}`book <ensel.book>`"
+            found = resolve(name) or (resolve(f"{last[-1]}.{name}") if last else None)
+            if found is None:
+                return m.group(0)
+            full, kind = found
+            last.append(full if kind == "mod" else full.rsplit(".", 1)[0])
+            return f"{{py:{kind}}}`{full}`" if name == full else f"{{py:{kind}}}`{name} <{full}>`"
+
+        return re.sub(r"(?<![\w>}])`([A-Za-z_][\w.]*)`", repl, text)
+
+    return "\n".join("|".join(cell(c) for c in line.split("|")) for line in text.split("\n"))
+
+
 def expected() -> dict[Path, str]:
     """Every generated file and its content (the pages and ``_toc.yml``)."""
     modules = public_modules()
@@ -150,6 +196,10 @@ def expected() -> dict[Path, str]:
 
 
 def main(argv: list[str]) -> int:
+    if "--link-map" in argv:  # after editing the map of the paper: link its code names
+        path = ROOT / "book" / "figure_map.md"
+        path.write_text(link_code_names(path.read_text(encoding="utf-8")), encoding="utf-8")
+        return 0
     files = expected()
     stale = [p for p, text in files.items()
              if not p.is_file() or p.read_text(encoding="utf-8") != text]
