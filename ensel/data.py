@@ -3,9 +3,9 @@
 Every dataset ``ensel`` works with -- the paper-calibrated stand-ins, MMLU-Pro, or your own
 model outputs -- is a **tidy table** with one row per (condition, item, model) answer:
 
-============  =====================================================================
+============= =====================================================================
 column        meaning
-============  =====================================================================
+============= =====================================================================
 ``item``      query identifier (any hashable: int or str)
 ``model``     model name
 ``condition`` experimental condition, e.g. ``"t0.7-r1"`` (temperature 0.7, run 1).
@@ -14,7 +14,7 @@ column        meaning
 ``answer``    the model's binary answer: ``+1`` (True / positive), ``-1`` (False /
               negative), ``0`` = abstained (no parsable answer)
 ``label``     the ground truth of the query, ``+1`` or ``-1`` (no missing values)
-============  =====================================================================
+============= =====================================================================
 
 Accepted encodings: the one rule of :mod:`ensel._encoding`, applied to all answers of the
 table at once (and to the labels): blank/``NaN``/``None`` = abstained (``0``, answers only);

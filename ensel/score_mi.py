@@ -160,7 +160,7 @@ class ScoreMI(_BaseSelector):
     [0.279, 0.121, 0.022]
     """
 
-    def __init__(self, k: int, n_bins: int = 16, level: float = 0.01) -> None:
+    def __init__(self, k: int = 3, n_bins: int = 16, level: float = 0.01) -> None:
         self.k = k
         self.n_bins = n_bins
         self.level = level

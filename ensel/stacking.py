@@ -63,12 +63,13 @@ from typing import Any
 import numpy as np
 from scipy.special import expit, log_expit
 
+from ensel._estimator import AggregatorMixin
 from ensel._validation import check_int, check_real, check_X, check_X_y
 
 __all__ = ["BackoffMAP", "LogisticStacking"]
 
 
-class LogisticStacking:
+class LogisticStacking(AggregatorMixin):
     """L2-penalised logistic regression of the label on the models' answers.
 
     Parameters
@@ -84,7 +85,7 @@ class LogisticStacking:
 
     Attributes
     ----------
-    coef_ : numpy.ndarray of shape (n_models_,)
+    coef_ : numpy.ndarray of shape (n_models,)
         Weights ``beta_j`` of the answers.
     intercept_ : float
         The intercept ``b``.
@@ -205,7 +206,7 @@ class LogisticStacking:
         return np.where(self.decision_function(X) >= 0, 1, -1).astype(np.int8)
 
 
-class BackoffMAP:
+class BackoffMAP(AggregatorMixin):
     """The MAP pattern table where patterns are frequent, logistic stacking where they are rare.
 
     Each answer pattern ``x`` gets the posterior mean of a Beta prior centred on the

@@ -75,7 +75,10 @@ def package_data(*parts: str) -> Path:
     Parameters
     ----------
     *parts : str
-        Path components below ``data/`` (``package_data("paper", "datasets.csv")``).
+        Path components below ``data/`` (``package_data("paper", "datasets.csv")``);
+        ``package_data("notebooks", ...)`` is the repository's top-level ``notebooks/``
+        folder (the pages' jupytext sources and ``runs.yml``, shipped in the wheel as
+        ``ensel._data.notebooks``).
 
     Returns
     -------
@@ -85,10 +88,14 @@ def package_data(*parts: str) -> Path:
     --------
     >>> package_data("registry", "mmlu_pro.csv").name
     'mmlu_pro.csv'
+    >>> package_data("notebooks", "experiments.py").is_file()
+    True
     """
     try:
         # a namespace package (data/ has no __init__.py): its one folder on the path
         root = Path(next(iter(importlib.import_module("ensel._data").__path__)))
     except ModuleNotFoundError:
         root = Path(__file__).resolve().parents[2] / "data"
+        if parts[:1] == ("notebooks",):  # top-level notebooks/, ensel._data.notebooks in a wheel
+            root = root.parent
     return root.joinpath(*parts)

@@ -43,6 +43,7 @@ Which questions are kept
 3. questions answered by **every** model of the pool (intersection; DeepSeek-Coder-V2's file
    misses about 1 700 questions, the Gemini files a few);
 4. questions with at least two options (a negative query needs a wrong option).
+
 The counts dropped at each step are in :attr:`MMLUProView.dropped` and in ``df.attrs``.
 
 Why one module of this size: reading the upstream files (zips, per-category JSON), the

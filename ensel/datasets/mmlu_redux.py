@@ -18,7 +18,7 @@ by commit and SHA-256 in ``data/registry/mmlu_redux.csv`` (57 MMLU subjects, two
   (lower case, spaces and underscores alike).
 
 HELM's files have no gold answer; the gold comes from MMLU-Redux. Which questions are kept
---------------------------------------------------------------------------------------
+-------------------------------------------------------------------------------------------
 1. a MMLU-Redux question is matched to the HELM row of its subject with the same question text
    **and** the same options (whitespace normalised). Matching on the text alone would be wrong:
    some questions share their text, and MMLU-Redux rewrote or reordered the options of a few,
@@ -27,6 +27,7 @@ HELM's files have no gold answer; the gold comes from MMLU-Redux. Which question
    annotation twice is kept once; ``annotated_twice_same`` counts the extra copies);
 3. only questions whose gold is verified (``error_type`` ``ok``, the default ``keep="ok"``);
    ``keep="all"`` keeps every matched question with MMLU's original gold, as HELM graded it.
+
 The counts at each step are in ``df.attrs["dropped"]``.
 
 Binary view: the paper's conversion (:mod:`ensel.datasets.binary`): a positive query with the

@@ -90,6 +90,10 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
     page = (html / "book" / "_generated" / "system_model.html").read_text()
     assert "_static/mathjax/tex-chtml.js" in page
+    # the API reference (book/api/) puts the library's objects in the inventory
+    from test_api_reference import python_objects
+
+    assert len(python_objects(html / "objects.inv")) >= 150
     # no dormant Thebe/Binder launcher pointing at a CDN (book/_ext/offline_only.py)
     for path in html.rglob("*.html"):
         text = path.read_text()
