@@ -211,8 +211,7 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
     """One decision of the encoding rule on a whole column, on its distinct values."""
     raw = col.to_numpy() if not isinstance(col.dtype, pd.api.extensions.ExtensionDtype) else None
     if trust_int8 and raw is not None and raw.dtype == np.int8 and raw.size \
-            and raw.min() >= (-1 if abstain else -1) and raw.max() <= 1 \
-            and (abstain or not (raw == 0).any()):
+            and raw.min() >= -1 and raw.max() <= 1 and (abstain or not (raw == 0).any()):
         return raw.copy(), "int8 +1/0/-1 (already encoded)" if abstain else "+1/-1"
     codes, uniques = _codes(col)
     ukinds = enc.classify(np.asarray(uniques, dtype=object)) if len(uniques) else \
@@ -270,9 +269,11 @@ def _missing_column(df: pd.DataFrame, origin: _Origin) -> None:
 
 
 def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
-              from_file: bool = False) -> pd.DataFrame:
-    """:func:`validate_responses` naming rows with ``origin``; ``from_file``: categoricals out,
-    the int8 shortcut off (a file is always read by the rule)."""
+              from_file: bool = False, encoded: bool | None = None) -> pd.DataFrame:
+    """:func:`validate_responses` naming rows with ``origin``. ``from_file``: names as text
+    categoricals; ``encoded`` (default ``not from_file``): an int8 answer column in
+    {-1, 0, +1} is taken as encoded (a file's own column never is: the rule reads it)."""
+    encoded = (not from_file) if encoded is None else encoded
     if not isinstance(df, pd.DataFrame):
         raise DataError(f"df of validate_responses must be a pandas DataFrame; got "
                         f"{type(df).__name__}")
@@ -297,9 +298,9 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
                             f"{origin(int(np.argmax(missing)))}")
         codes[col], names[col] = c, u
     answer, enc_answer = _encode(df["answer"], "answer", abstain=True, origin=origin,
-                                 trust_int8=not from_file)
+                                 trust_int8=encoded)
     label, enc_label = _encode(df["label"], "label", abstain=False, origin=origin,
-                               trust_int8=not from_file)
+                               trust_int8=encoded)
     if not answer.any():
         raise DataError(f"{src}: every answer is blank (abstained) in all {n:,} rows; there "
                         "is nothing to learn from (is the answer column the right one?)")
