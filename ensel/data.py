@@ -189,15 +189,32 @@ def validate_responses(df: pd.DataFrame, *,
 
 
 def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
-    """Integer codes (``-1`` = missing) and the distinct values, in category/appearance order."""
+    """Integer codes (``-1`` = missing) and the distinct values, in category/appearance order
+    (small integer and boolean columns: the value range, without hashing)."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         return col.cat.codes.to_numpy(), col.cat.categories
+    arr = None if isinstance(col.dtype, pd.api.extensions.ExtensionDtype) else col.to_numpy()
+    if arr is not None and arr.size and arr.dtype == bool:
+        return arr.view(np.uint8), pd.Index([False, True], dtype=object)
+    if arr is not None and arr.dtype == np.int8:  # codes = the bytes themselves, no copy
+        return arr.view(np.uint8), pd.Index(np.arange(256, dtype=np.uint8).view(np.int8))
+    if arr is not None and arr.size and arr.dtype.kind in "iu" and arr.dtype.itemsize <= 2:
+        lo, hi = int(arr.min()), int(arr.max())
+        return arr.astype(np.int32) - lo, pd.Index(np.arange(lo, hi + 1))
     codes, uniques = pd.factorize(col, use_na_sentinel=True)
     return codes, pd.Index(uniques)
 
 
+def _rows_of(codes: np.ndarray, wanted: np.ndarray, missing: bool) -> np.ndarray:
+    """Rows whose code is in ``wanted`` (or missing, code ``-1``)."""
+    mask = np.isin(codes, wanted)
+    return mask | (codes < 0) if missing else mask
+
+
 def _blank_text(uniques: pd.Index) -> np.ndarray:
     """Which distinct values are empty (or white-space) text."""
+    if pd.api.types.is_string_dtype(uniques.dtype) and uniques.dtype != object:
+        return np.asarray(uniques.str.strip() == "", dtype=bool)
     return np.array([isinstance(u, str) and not u.strip() for u in uniques], dtype=bool)
 
 
@@ -208,7 +225,8 @@ def _expected(abstain: bool) -> str:
 
 def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
             trust_int8: bool) -> tuple[np.ndarray, str]:
-    """One decision of the encoding rule on a whole column, on its distinct values."""
+    """One decision of the encoding rule on a whole column, made on its distinct values (the
+    kinds present), then one gather of their values."""
     raw = col.to_numpy() if not isinstance(col.dtype, pd.api.extensions.ExtensionDtype) else None
     if trust_int8 and raw is not None and raw.dtype == np.int8 and raw.size \
             and raw.min() >= -1 and raw.max() <= 1 and (abstain or not (raw == 0).any()):
@@ -216,32 +234,64 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
     codes, uniques = _codes(col)
     ukinds = enc.classify(np.asarray(uniques, dtype=object)) if len(uniques) else \
         np.empty(0, np.int8)
-    kinds = np.append(ukinds, np.int8(enc.BLANK))[codes]  # code -1 (missing) -> blank
-    bad = kinds == enc.BAD
-    if bad.any():
-        pos = int(np.argmax(bad))
+    kinds = np.append(ukinds, np.int8(enc.BLANK))  # indexed by code; code -1 -> blank
+    present = _present(codes, len(uniques))
+
+    def first(kind: int) -> int:
+        wanted = np.flatnonzero(ukinds == kind)
+        return int(np.argmax(_rows_of(codes, wanted, kind == enc.BLANK)))
+
+    if (kinds[present] == enc.BAD).any():
+        pos = first(enc.BAD)
         raise DataError(f"column {name!r} has value {_py(col.iloc[pos])!r} in {origin(pos)}; "
                         f"expected {_expected(abstain)}")
-    if not abstain:
-        blank = kinds == enc.BLANK
-        if blank.any():
-            pos = int(np.argmax(blank))
-            raise DataError(f"column {name!r} is missing (blank, NaN or None) in "
-                            f"{origin(pos)}; expected -1/+1, 1/0 or True/False (missing "
-                            "labels are not allowed)")
+    if not abstain and (kinds[present] == enc.BLANK).any():
+        pos = first(enc.BLANK)
+        raise DataError(f"column {name!r} is missing (blank, NaN or None) in "
+                        f"{origin(pos)}; expected -1/+1, 1/0 or True/False (missing "
+                        "labels are not allowed)")
     try:
-        values, used = enc.decide(kinds, allow_abstain=abstain)
+        values, used = enc.decide(kinds[present], allow_abstain=abstain)
     except enc._Ambiguous as exc:
-        pos = int(np.argmax(kinds == exc.kind))
+        pos = first(exc.kind)
         raise DataError(f"column {name!r} " + exc.reason.format(at=f"in {origin(pos)}")
                         ) from None
-    return values.astype(np.int8, copy=False), used
+    table = np.zeros(len(kinds), dtype=np.int8)
+    table[present] = values
+    if raw is not None and raw.dtype == np.int8 and \
+            (table[:-1][present[:-1]] == np.asarray(uniques)[present[:-1]]).all():
+        return raw.copy(), used  # every value is already its own code (e.g. +1/0/-1)
+    return _gather(table, codes), used
+
+
+_STEP = 1 << 20  # rows per chunk of the passes over a table: small temporaries, no page faults
+
+
+def _chunks(n: int) -> list[slice]:
+    return [slice(s, min(s + _STEP, n)) for s in range(0, n, _STEP)]
+
+
+def _present(codes: np.ndarray, n: int) -> np.ndarray:
+    """Which of the ``n`` codes occur, plus (last entry) whether code ``-1`` (missing) does;
+    counted chunk by chunk."""
+    counts = np.zeros(n + 1, dtype=np.int64)
+    for sl in _chunks(codes.size):
+        counts += np.bincount(codes[sl].astype(np.intp) + 1, minlength=n + 1)
+    return np.append(counts[1:] > 0, counts[0] > 0)
+
+
+def _gather(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[codes]`` chunk by chunk (code ``-1`` = the table's last entry)."""
+    out = np.empty(codes.size, dtype=table.dtype)
+    for sl in _chunks(codes.size):
+        out[sl] = table[codes[sl]]
+    return out
 
 
 def _first_repeat(key: np.ndarray, size: int) -> tuple[int, int] | None:
     """Rows ``(first, second)`` of the earliest repeated value of ``key`` (in ``[0, size)``)."""
     n = key.size
-    if size <= 4 * n + (1 << 22):  # dense: one counting pass
+    if size <= 4 * n + (1 << 22):  # dense: counting
         counts = np.bincount(key, minlength=size)
         if counts.max(initial=0) < 2:
             return None
@@ -305,37 +355,61 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
         raise DataError(f"{src}: every answer is blank (abstained) in all {n:,} rows; there "
                         "is nothing to learn from (is the answer column the right one?)")
     n_i, n_m, n_c = (len(names[c]) for c in ("item", "model", "condition"))
-    ii = codes["item"].astype(np.int64)
-    ci = codes["condition"].astype(np.int64)
-    key = (ci * n_i + ii) * n_m + codes["model"]
-    rep = _first_repeat(key, n_c * n_i * n_m)
+    ic, mc, cc = codes["item"], codes["model"], codes["condition"]
+    wide = np.int32 if n_c * n_i * n_m < 2**31 else np.int64
+
+    def qkey(sl: slice) -> np.ndarray:  # (condition, item) of rows sl
+        q = ic[sl].astype(wide)
+        if n_c > 1:
+            q += cc[sl].astype(wide) * n_i
+        return q
+
+    def key(sl: slice) -> np.ndarray:  # (condition, item, model) of rows sl
+        k = qkey(sl) * n_m
+        k += mc[sl]
+        return k
+
+    def where(b: int) -> str:
+        return (f"condition {_py(names['condition'][cc[b]])!r}, item "
+                f"{_py(names['item'][ic[b]])!r}")
+
+    everything = slice(0, n)
+    size = n_c * n_i * n_m
+    dense = size <= 4 * n + (1 << 22)
+    if dense:  # one scatter says whether any (condition, item, model) repeats
+        seen = np.zeros(size, dtype=bool)
+        for sl in _chunks(n):
+            seen[key(sl)] = True
+        repeats = int(np.count_nonzero(seen)) != n
+        del seen
+    rep = _first_repeat(key(everything), size) if not dense or repeats else None
     if rep is not None:
         a, b = rep
         raise DataError(
-            f"duplicate answer: condition {_py(names['condition'][ci[b]])!r}, "
-            f"item {_py(names['item'][ii[b]])!r}, "
-            f"model {_py(names['model'][codes['model'][b]])!r} appears more than once "
-            f"({origin(a)} and {origin(b)})"
+            f"duplicate answer: {where(b)}, model {_py(names['model'][mc[b]])!r} appears more "
+            f"than once ({origin(a)} and {origin(b)})"
         )
-    del key
-    qkey = ci * n_i + ii
-    size = n_c * n_i
-    if size <= 4 * n + (1 << 22):
-        pos = np.zeros(size, bool)
-        neg = np.zeros(size, bool)
-        pos[qkey[label == 1]] = True
-        neg[qkey[label == -1]] = True
-        clash = pos & neg
-        rows = np.flatnonzero(clash[qkey]) if clash.any() else np.empty(0, np.int64)
+    rows = np.empty(0, np.int64)
+    if n_c * n_i <= 4 * n + (1 << 22):
+        one = np.zeros(n_c * n_i, np.int8)
+        for sl in _chunks(n):
+            one[qkey(sl)] = label[sl]  # one of each (condition, item)'s labels
+        for sl in _chunks(n):
+            rows = sl.start + np.flatnonzero(one[qkey(sl)] != label[sl])
+            if rows.size:
+                break
     else:
-        nl = pd.DataFrame({"k": qkey, "l": label}).groupby("k")["l"].transform("nunique")
+        q = qkey(everything)
+        nl = pd.DataFrame({"k": q, "l": label}).groupby("k")["l"].transform("nunique")
         rows = np.flatnonzero(nl.to_numpy() > 1)
     if rows.size:
         a = int(rows[0])
-        b = int(rows[np.flatnonzero((qkey[rows] == qkey[a]) & (label[rows] != label[a]))[0]])
+        q = qkey(everything)
+        b = int(np.flatnonzero((q == q[a]) & (label != label[a]))[0])
+        a, b = min(a, b), max(a, b)
         raise DataError(
-            f"item {_py(names['item'][ii[a]])!r} has conflicting labels (+1 and -1) in "
-            f"condition {_py(names['condition'][ci[a]])!r}: {int(label[a]):+d} in {origin(a)}, "
+            f"item {_py(names['item'][ic[a]])!r} has conflicting labels (+1 and -1) in "
+            f"condition {_py(names['condition'][cc[a]])!r}: {int(label[a]):+d} in {origin(a)}, "
             f"{int(label[b]):+d} in {origin(b)}; each (condition, item) needs exactly one label"
         )
     if enc_answer.startswith("1/0"):
@@ -343,8 +417,13 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
     out: dict[str, Any] = {}
     for col in ("item", "model", "condition"):
         if from_file:
-            out[col] = pd.Categorical.from_codes(codes[col], categories=_as_text(names[col],
-                                                                                 col, src))
+            text = _as_text(names[col], col, src)
+            given = df[col] if col in df.columns else None
+            if given is not None and isinstance(given.dtype, pd.CategoricalDtype) \
+                    and text is names[col]:
+                out[col] = given.array  # already text categories, no missing value
+            else:
+                out[col] = pd.Categorical.from_codes(codes[col], categories=text)
         elif col in df.columns:
             out[col] = df[col].to_numpy(copy=True) if not isinstance(
                 df[col].dtype, pd.api.extensions.ExtensionDtype) else df[col].array.copy()
@@ -364,9 +443,10 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
 
 def _as_text(values: pd.Index, col: str, src: str) -> pd.Index:
     """Names kept as text (a file's ids are text: ``01`` and ``1`` are two items)."""
-    if values.dtype == object or pd.api.types.is_string_dtype(values.dtype):
-        if all(isinstance(v, str) for v in values):
-            return values
+    if values.dtype != object and pd.api.types.is_string_dtype(values.dtype):
+        return values  # a text dtype (categories hold no missing value)
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return values
     text = pd.Index([v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
                      for v in values])
     if text.has_duplicates:
@@ -431,7 +511,7 @@ def _present_codes(col: pd.Series, rows: np.ndarray | None) -> tuple[np.ndarray,
         codes = col.cat.codes.to_numpy()
         if rows is not None:
             codes = codes[rows]
-        present = np.bincount(codes, minlength=len(col.cat.categories)) > 0
+        present = _present(codes, len(col.cat.categories))[:-1]
         if present.all():
             return codes, col.cat.categories
         new = np.cumsum(present, dtype=np.int64) - 1
@@ -506,9 +586,14 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
     if rows is not None:
         answer, label = answer[rows], label[rows]
     X = np.zeros((len(items), len(models)), dtype=np.int8)
-    X[ic, mc] = answer
     y = np.zeros(len(items), dtype=np.int8)
-    y[ic] = label
+    flat_X = X.reshape(-1)
+    wide = np.int64 if X.size >= 2**31 else np.int32
+    for sl in _chunks(len(ic)):  # flat scatters, chunk by chunk (small temporaries)
+        flat = ic[sl].astype(wide) * len(models)
+        flat += mc[sl]
+        flat_X[flat] = answer[sl]
+        y[ic[sl]] = label[sl]
     index = pd.Index(items, name="item")
     Xdf = pd.DataFrame(X, index=index, columns=pd.Index(models, name="model"), copy=False)
     return Xdf, pd.Series(y, index=index, name="label")
@@ -831,8 +916,9 @@ def _read_parquet(p: Path, shown: str) -> pd.DataFrame:
             df[col] = pd.Categorical.from_codes(codes, categories=_as_text(
                 pd.Index(uniques), col, shown))
         elif col in df.columns:
-            df[col] = df[col].cat.set_categories(_as_text(df[col].cat.categories, col, shown),
-                                                 rename=True)
+            text = _as_text(df[col].cat.categories, col, shown)
+            if text is not df[col].cat.categories:
+                df[col] = df[col].cat.rename_categories(text)
     return df
 
 
