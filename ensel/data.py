@@ -827,6 +827,26 @@ def _header(p: Path, shown: str, gz: bool) -> str:
                         ) from None
 
 
+def _csv_names(p: Path, shown: str, gz: bool) -> list[str]:
+    """Column names of a CSV file's header; a separator other than ``,`` and a column named
+    twice are refused (naming line 1)."""
+    header = _header(p, shown, gz)
+    names = next(csv.reader([header]), [])
+    if len(names) <= 1:
+        for sep in (";", "\t", "|"):
+            if sep in header:
+                raise DataError(
+                    f"{shown}, line 1: the columns are separated by {sep!r}, not by commas "
+                    f"(header {header[:60]!r}); save the table as comma-separated CSV"
+                )
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise DataError(f"{shown}, line 1: the header names the column {name!r} twice")
+        seen.add(name)
+    return names
+
+
 def _find_line(p: Path, gz: bool, test: Callable[[bytes], bool]) -> int | None:
     """Number of the first line of the file for which ``test(raw bytes)`` is true."""
     try:
@@ -852,20 +872,7 @@ def _read_csv(p: Path, shown: str, *, gz: bool) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    header = _header(p, shown, gz)
-    names = next(csv.reader([header]), [])
-    if len(names) <= 1:
-        for sep in (";", "\t", "|"):
-            if sep in header:
-                raise DataError(
-                    f"{shown}, line 1: the columns are separated by {sep!r}, not by commas "
-                    f"(header {header[:60]!r}); save the table as comma-separated CSV"
-                )
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise DataError(f"{shown}, line 1: the header names the column {name!r} twice")
-        seen.add(name)
+    names = _csv_names(p, shown, gz)
     text = pa.dictionary(pa.int32(), pa.string())
     types = {n: (text if n in COLUMNS else pa.string()) for n in names}
     try:

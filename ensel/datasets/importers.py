@@ -76,7 +76,7 @@ def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
 
 def _table_columns(path: Path) -> list[str]:
     """Column names of a CSV/Parquet file, read by its content."""
-    from ensel.data import _header
+    from ensel.data import _csv_names
 
     kind = sniff(path)
     if kind == "parquet":
@@ -89,10 +89,7 @@ def _table_columns(path: Path) -> list[str]:
     if kind in ("zip", "json", "binary"):
         raise DataError(f"{path}: the file holds {'JSON' if kind == 'json' else kind} data, "
                         "not a CSV or Parquet table; name the format with --format")
-    import csv
-
-    header = _header(path, str(path), kind == "gzip")
-    return next(csv.reader([header]), [])
+    return _csv_names(path, str(path), kind == "gzip")
 
 
 def detect(paths: Sequence[str | Path]) -> str:
@@ -329,8 +326,10 @@ def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
     if fmt not in FORMATS:
         raise DataError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if fmt == "tidy":
-        if options:
-            raise DataError(f"option(s) {sorted(options)} do not apply to the tidy format")
+        # seed/null_pred/condition concern multiple-choice conversions: nothing to do here
+        extra = sorted(set(options) - {"seed", "null_pred", "condition"})
+        if extra:
+            raise DataError(f"option(s) {extra} do not apply to the tidy format")
         return _tidy(files)
     try:
         if fmt == "wide":

@@ -58,7 +58,7 @@ _Err = DataError
 def read_table(path: Path) -> tuple[pd.DataFrame, str]:
     """Read a CSV/Parquet file (by its content) as text, or native Parquet values; return it
     and its kind (``"csv"`` or ``"parquet"``)."""
-    from ensel.data import _header
+    from ensel.data import _csv_names
 
     kind = sniff(path)
     if kind == "parquet":
@@ -71,13 +71,7 @@ def read_table(path: Path) -> tuple[pd.DataFrame, str]:
         raise _Err(f"{path}: the file holds {'JSON' if kind == 'json' else kind} data, not a "
                    "CSV or Parquet matrix")
     gz = kind == "gzip"
-    header = _header(path, str(path), gz)
-    if "," not in header:
-        for sep in (";", "\t", "|"):
-            if sep in header:
-                raise _Err(f"{path}, line 1: the columns are separated by {sep!r}, not by "
-                           f"commas (header {header[:60]!r}); save the matrix as "
-                           "comma-separated CSV")
+    _csv_names(path, str(path), gz)  # separator and repeated names, said on line 1
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""],
                          compression="gzip" if gz else None, encoding="utf-8")
@@ -90,11 +84,6 @@ def read_table(path: Path) -> tuple[pd.DataFrame, str]:
     except (OSError, EOFError) as exc:
         raise _Err(f"{path}: cannot read the compressed data ({exc}); is the .gz file "
                    "complete?") from None
-    dup = [c for c in df.columns if "." in str(c) and str(c).rsplit(".", 1)[0] in df.columns
-           and str(c).rsplit(".", 1)[1].isdigit()]
-    if dup:
-        raise _Err(f"{path}, line 1: the header names the column "
-                   f"{str(dup[0]).rsplit('.', 1)[0]!r} twice")
     return df, "csv"
 
 
