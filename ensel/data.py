@@ -192,7 +192,7 @@ def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """Integer codes (``-1`` = missing) and the distinct values, in category/appearance order
     (small integer and boolean columns: the value range, without hashing)."""
     if isinstance(col.dtype, pd.CategoricalDtype):
-        return col.cat.codes.to_numpy(), col.cat.categories
+        return col.array.codes, col.array.categories
     arr = None if isinstance(col.dtype, pd.api.extensions.ExtensionDtype) else col.to_numpy()
     if arr is not None and arr.size and arr.dtype == bool:
         return arr.view(np.uint8), pd.Index([False, True], dtype=object)
@@ -231,6 +231,8 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
     if trust_int8 and raw is not None and raw.dtype == np.int8 and raw.size \
             and raw.min() >= -1 and raw.max() <= 1 and (abstain or not (raw == 0).any()):
         return raw.copy(), "int8 +1/0/-1 (already encoded)" if abstain else "+1/-1"
+    if raw is not None and raw.dtype == np.int8 and raw.size:
+        return _encode_int8(raw, col, name, abstain=abstain, origin=origin)
     codes, uniques = _codes(col)
     ukinds = enc.classify(np.asarray(uniques, dtype=object)) if len(uniques) else \
         np.empty(0, np.int8)
@@ -271,13 +273,46 @@ def _chunks(n: int) -> list[slice]:
     return [slice(s, min(s + _STEP, n)) for s in range(0, n, _STEP)]
 
 
+def _encode_int8(raw: np.ndarray, col: pd.Series, name: str, *, abstain: bool,
+                 origin: _Origin) -> tuple[np.ndarray, str]:
+    """:func:`_encode` of an int8 column (a file's 0/1, +1/-1 ...): the values present are
+    found by a few comparison passes (no missing value exists in int8)."""
+    lo, hi = int(raw.min()), int(raw.max())
+    if hi - lo <= 8:
+        values = [v for v in range(lo, hi + 1) if v in (lo, hi) or bool((raw == v).any())]
+    else:
+        seen = np.zeros(256, dtype=bool)
+        seen[raw.view(np.uint8)] = True
+        values = sorted(int(v) for v in np.flatnonzero(seen).astype(np.uint8).view(np.int8))
+    kinds = enc.classify(np.array(values, dtype=np.int64))
+
+    def first(kind: int) -> int:
+        v = values[int(np.argmax(kinds == kind))]
+        return int(np.argmax(raw == v))
+
+    if (kinds == enc.BAD).any():
+        pos = first(enc.BAD)
+        raise DataError(f"column {name!r} has value {_py(col.iloc[pos])!r} in {origin(pos)}; "
+                        f"expected {_expected(abstain)}")
+    try:
+        decided, used = enc.decide(kinds, allow_abstain=abstain)
+    except enc._Ambiguous as exc:
+        pos = first(exc.kind)
+        raise DataError(f"column {name!r} " + exc.reason.format(at=f"in {origin(pos)}")
+                        ) from None
+    if all(int(d) == v for d, v in zip(decided, values, strict=True)):
+        return raw.copy(), used  # every value is its own code (+1/0/-1, +1/-1)
+    table = np.zeros(256, dtype=np.int8)
+    table[np.array(values, dtype=np.int8).view(np.uint8)] = decided
+    return _gather(table, raw.view(np.uint8)), used
+
+
 def _present(codes: np.ndarray, n: int) -> np.ndarray:
-    """Which of the ``n`` codes occur, plus (last entry) whether code ``-1`` (missing) does;
-    counted chunk by chunk."""
-    counts = np.zeros(n + 1, dtype=np.int64)
-    for sl in _chunks(codes.size):
-        counts += np.bincount(codes[sl].astype(np.intp) + 1, minlength=n + 1)
-    return np.append(counts[1:] > 0, counts[0] > 0)
+    """Which of the ``n`` codes occur, plus (last entry) whether code ``-1`` (missing) does:
+    one boolean scatter (numpy casts the index in small buffers, no temporary array)."""
+    seen = np.zeros(n + 1, dtype=bool)
+    seen[codes] = True  # code -1 lands on the last entry
+    return seen
 
 
 def _gather(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -339,13 +374,12 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
             codes[col], names[col] = np.zeros(n, np.int8), pd.Index([default_condition])
             continue
         c, u = _codes(df[col])
-        missing = c < 0
         blank = _blank_text(u)
-        if blank.any():
-            missing |= blank[c]
-        if missing.any():
-            raise DataError(f"column {col!r} has a missing value in "
-                            f"{origin(int(np.argmax(missing)))}")
+        if (c.size and int(c.min()) < 0) or blank.any():
+            missing = (c < 0) | np.append(blank, False)[c]
+            if missing.any():
+                raise DataError(f"column {col!r} has a missing value in "
+                                f"{origin(int(np.argmax(missing)))}")
         codes[col], names[col] = c, u
     answer, enc_answer = _encode(df["answer"], "answer", abstain=True, origin=origin,
                                  trust_int8=encoded)
@@ -435,7 +469,7 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
         if extra not in COLUMNS:
             out[extra] = df[extra].to_numpy(copy=True) if not isinstance(
                 df[extra].dtype, pd.api.extensions.ExtensionDtype) else df[extra].array.copy()
-    result = pd.DataFrame(out)
+    result = pd.DataFrame(out, copy=False)  # the arrays are this function's own
     attrs = {} if from_file else dict(df.attrs)
     result.attrs = {**attrs, "encoding": {"answer": enc_answer, "label": enc_label}}
     return result
@@ -471,9 +505,8 @@ def conditions(df: pd.DataFrame) -> list[Hashable]:
         return [DEFAULT_CONDITION]
     col = df["condition"]
     if isinstance(col.dtype, pd.CategoricalDtype):
-        present = np.bincount(col.cat.codes.to_numpy()[col.cat.codes.to_numpy() >= 0],
-                              minlength=len(col.cat.categories)) > 0
-        return list(col.cat.categories[present])
+        present = _present(col.array.codes, len(col.array.categories))[:-1]
+        return list(col.array.categories[present])
     return list(pd.unique(col))
 
 
@@ -492,7 +525,7 @@ def _condition_rows(df: pd.DataFrame, condition: Hashable | None) -> np.ndarray 
         return None
     col = df["condition"]
     if isinstance(col.dtype, pd.CategoricalDtype):
-        return col.cat.codes.to_numpy() == col.cat.categories.get_loc(condition)
+        return col.array.codes == col.array.categories.get_loc(condition)
     return (col == condition).to_numpy()
 
 
@@ -508,14 +541,14 @@ def _present_codes(col: pd.Series, rows: np.ndarray | None) -> tuple[np.ndarray,
     """Codes ``0..k-1`` of the values present in ``rows`` and those values (category or
     appearance order)."""
     if isinstance(col.dtype, pd.CategoricalDtype):
-        codes = col.cat.codes.to_numpy()
+        codes = col.array.codes
         if rows is not None:
             codes = codes[rows]
-        present = _present(codes, len(col.cat.categories))[:-1]
+        present = _present(codes, len(col.array.categories))[:-1]
         if present.all():
-            return codes, col.cat.categories
+            return codes, col.array.categories
         new = np.cumsum(present, dtype=np.int64) - 1
-        return new[codes], col.cat.categories[present]
+        return new[codes], col.array.categories[present]
     values = col.to_numpy() if rows is None else col.to_numpy()[rows]
     codes, uniques = pd.factorize(values)
     return codes, pd.Index(uniques)
@@ -899,7 +932,7 @@ def _read_csv(p: Path, shown: str, *, gz: bool) -> pd.DataFrame:
     except (OSError, EOFError, zlib.error) as exc:
         raise DataError(f"{shown}: cannot read the compressed data ({exc}); is the .gz "
                         "file complete?") from None
-    return table.to_pandas()
+    return table.to_pandas(split_blocks=True, self_destruct=True)
 
 
 def _read_parquet(p: Path, shown: str) -> pd.DataFrame:
@@ -913,7 +946,7 @@ def _read_parquet(p: Path, shown: str) -> pd.DataFrame:
             pa.types.is_string(schema.field(n).type)
             or pa.types.is_large_string(schema.field(n).type))]
         table = pq.read_table(p, read_dictionary=textual)
-        df = table.to_pandas()
+        df = table.to_pandas(split_blocks=True, self_destruct=True)
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise DataError(f"{shown}: cannot read as Parquet ({type(exc).__name__}: "
                         f"{str(exc)[:120]}); is it a complete Parquet file?") from None
