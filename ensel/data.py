@@ -218,6 +218,18 @@ def _blank_text(uniques: pd.Index) -> np.ndarray:
     return np.array([isinstance(u, str) and not u.strip() for u in uniques], dtype=bool)
 
 
+def _shown(value: Any) -> str:
+    """A bad cell as the file shows it: a number written as text unquoted, else its repr."""
+    value = _py(value)
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return repr(value)
+        return value.strip()
+    return repr(value)
+
+
 def _expected(abstain: bool) -> str:
     return ("+1/-1, True/False, 1/0 (whole table), or blank (abstained)" if abstain
             else "+1/-1, 1/0 or True/False")
@@ -245,7 +257,7 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
 
     if (kinds[present] == enc.BAD).any():
         pos = first(enc.BAD)
-        raise DataError(f"column {name!r} has value {_py(col.iloc[pos])!r} in {origin(pos)}; "
+        raise DataError(f"column {name!r} has value {_shown(col.iloc[pos])} in {origin(pos)}; "
                         f"expected {_expected(abstain)}")
     if not abstain and (kinds[present] == enc.BLANK).any():
         pos = first(enc.BLANK)
@@ -292,7 +304,7 @@ def _encode_int8(raw: np.ndarray, col: pd.Series, name: str, *, abstain: bool,
 
     if (kinds == enc.BAD).any():
         pos = first(enc.BAD)
-        raise DataError(f"column {name!r} has value {_py(col.iloc[pos])!r} in {origin(pos)}; "
+        raise DataError(f"column {name!r} has value {_shown(col.iloc[pos])} in {origin(pos)}; "
                         f"expected {_expected(abstain)}")
     try:
         decided, used = enc.decide(kinds, allow_abstain=abstain)

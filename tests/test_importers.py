@@ -165,7 +165,7 @@ def test_lm_eval_bad_lines_name_file_and_line(tmp_path, lines, match) -> None:
     ("w.csv", "id,label,m1\n1,True,1\n2,False,2\n", {"correctness": True},
      r"line 3, column 'm1': correctness '2' is not 0 or 1"),
     ("t.csv", "item,model,answer,label\n1,a,1,1\n1,b,1,1\n2,a,2,-1\n", {},
-     r"column 'answer' has value '2' in line 4 of"),
+     r"column 'answer' has value 2 in line 4 of"),
     ("t.csv", "item,model,answer,label\n1,a,1,1\n1,a,-1,1\n", {},
      r"duplicate answer.*line 2 of .*t.csv and line 3 of"),
     ("t.csv", "item,model,answer,label\n1,a,1,1\n2,a,1,5\n", {}, r"'label'.*5"),
