@@ -187,5 +187,5 @@ def test_empty_directory_and_unknown_inputs(tmp_path) -> None:
         read(_write(tmp_path, "x.txt", "hello"))
     with pytest.raises(DataError, match="no such file"):
         read(tmp_path / "missing.csv")
-    with pytest.raises(DataError, match="unknown format 'xml'"):
+    with pytest.raises(DataError, match="format of read must be one of 'tidy', .*; got 'xml'"):
         read(_write(tmp_path, "y.csv", "a\n1\n"), format="xml")

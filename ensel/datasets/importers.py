@@ -324,7 +324,10 @@ def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
     files = _check_paths([paths] if isinstance(paths, (str, Path)) else list(paths))
     fmt = format or detect(files)
     if fmt not in FORMATS:
-        raise DataError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        from ensel._validation import constraint_error
+
+        raise DataError(str(constraint_error("format", f"one of {', '.join(map(repr, FORMATS))}",
+                                             fmt, func="read")))
     if fmt == "tidy":
         # seed/null_pred/condition concern multiple-choice conversions: nothing to do here
         extra = sorted(set(options) - {"seed", "null_pred", "condition"})
@@ -373,7 +376,15 @@ def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = N
     """
     from ensel.datasets import _DESCRIPTIONS, load
 
-    if isinstance(data, str) and format is None and data in _DESCRIPTIONS \
-            and not Path(data).exists():
-        return load(data)
+    if isinstance(data, str) and format is None and not Path(data).exists():
+        if data in _DESCRIPTIONS:
+            return load(data)
+        if not Path(data).suffix and "/" not in data and "\\" not in data:  # a name, no file
+            import difflib
+
+            close = difflib.get_close_matches(data, list(_DESCRIPTIONS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise DataError(f"unknown dataset {data!r}{hint}; expected a dataset name "
+                            f"({', '.join(_DESCRIPTIONS)}) or the path of a data file, and no "
+                            f"file {data!r} exists in {Path.cwd()}")
     return read(data, format=format, **options)

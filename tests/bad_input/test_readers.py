@@ -479,3 +479,47 @@ def test_errors_are_one_class():
     with pytest.raises(DataError) as info:
         validate_responses(tidy().drop(columns="label"))
     assert "missing the column 'label'" in str(info.value)
+
+
+# --------------------------------------------------------------------------- names, parameters
+def test_dataset_name_typo_suggests_the_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = run_cli(["select", "medmcq", "-k", "1"], capsys)
+    assert_cli_error(r, "select", "unknown dataset 'medmcq' (did you mean 'medmcqa'?)")
+
+
+def test_data_dir_that_is_a_file_is_one_line(tmp_path, monkeypatch):
+    from ensel.datasets import load
+
+    f = tmp_path / "not_a_folder"
+    f.write_text("x")
+    monkeypatch.setenv("ENSEL_DATA_DIR", str(f))
+    with pytest.raises(DataError, match=r"cannot use ENSEL_DATA_DIR='.*not_a_folder' as the "
+                                        r"data folder: .*a file is in the way"):
+        load("imdb", n_items=50)
+
+
+def test_negative_seed_names_the_parameter(tmp_path):
+    p = _mmlu_file(tmp_path, "m1", [_mmlu_record(1)])
+    with pytest.raises(ValueError, match=r"seed of .* must be an int in \[0, inf\); got -5"):
+        read_data(p, seed=-5)
+
+
+def test_unknown_null_pred_names_the_parameter(tmp_path):
+    p = _mmlu_file(tmp_path, "m1", [_mmlu_record(1)])
+    with pytest.raises(ValueError, match=r"null_pred of .* must be one of 'abstain', 'false'; "
+                                         r"got 'skip'"):
+        read_data(p, null_pred="skip")
+
+
+def test_unknown_format_names_the_parameter(tmp_path):
+    a = write_csv(tidy(), tmp_path / "a.csv")
+    with pytest.raises(DataError, match=r"format of read must be one of 'tidy', 'wide', "
+                                        r"'lm-eval', 'mmlu-pro'; got 'xml'"):
+        read(a, format="xml")
+
+
+def test_wide_option_on_a_tidy_table_is_refused(tmp_path):
+    a = write_csv(tidy(), tmp_path / "a.csv")
+    with pytest.raises(DataError, match=r"option\(s\) \['gold'\] do not apply to the tidy"):
+        read(a, format="tidy", gold="label")
