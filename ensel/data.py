@@ -541,14 +541,6 @@ def _condition_rows(df: pd.DataFrame, condition: Hashable | None) -> np.ndarray 
     return (col == condition).to_numpy()
 
 
-def _select_condition(df: pd.DataFrame, condition: Hashable | None) -> tuple[pd.DataFrame, Any]:
-    conds = conditions(df)
-    if condition is None and len(conds) == 1:
-        condition = conds[0]
-    rows = _condition_rows(df, condition)
-    return (df if rows is None else df[rows]), condition
-
-
 def _present_codes(col: pd.Series, rows: np.ndarray | None) -> tuple[np.ndarray, pd.Index]:
     """Codes ``0..k-1`` of the values present in ``rows`` and those values (category or
     appearance order)."""
