@@ -116,6 +116,7 @@ class _Part:
     unit: str = "row"  # "line" (CSV, JSON lines), "row" (Parquet, frames), "record"
     first: int = 0  # number of the part's first row: 2 for CSV (the header is line 1)
     numbers: np.ndarray | None = None  # explicit number per row (wide, lm-eval, MMLU-Pro)
+    lines: Callable[[int], int] | None = None  # CSV: the line where data row j starts
 
 
 class _Origin:
@@ -129,7 +130,12 @@ class _Origin:
         k = int(np.searchsorted(self._starts, i, side="right") - 1)
         part = self.parts[max(k, 0)]
         j = int(i) - part.start
-        number = int(part.numbers[j]) if part.numbers is not None else part.first + j
+        if part.numbers is not None:
+            number = int(part.numbers[j])
+        elif part.lines is not None:
+            number = part.lines(j)
+        else:
+            number = part.first + j
         return f"{part.unit} {number}" + (f" of {part.name}" if part.name else "")
 
     def source(self) -> str:
@@ -805,7 +811,8 @@ def read_responses(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str
         df, unit, first = _read_table(p, shown)
         if validate:
             _missing_column(df, _Origin([_Part(0, shown)]))
-        parts.append(_Part(start, shown, unit, first))
+        lines = _line_counter(p, sniff(p) == "gzip") if unit == "line" else None
+        parts.append(_Part(start, shown, unit, first, lines=lines))
         frames.append(df)
         start += len(df)
     raw = frames[0] if len(frames) == 1 else _concat(frames)
@@ -884,6 +891,27 @@ def _csv_names(p: Path, shown: str, gz: bool) -> list[str]:
     return names
 
 
+def _line_counter(p: Path, gz: bool) -> Callable[[int], int]:
+    """``j -> `` the line of a CSV file where data row ``j`` is (the header is line 1; blank
+    lines, which the reader skips, are counted): only called to name a row in a message."""
+
+    def line_of(j: int) -> int:
+        row = -1
+        try:
+            with (gzip.open(p, "rb") if gz else open(p, "rb")) as fh:
+                for number, line in enumerate(fh, start=1):
+                    if number == 1 or not line.strip(b"\r\n"):
+                        continue
+                    row += 1
+                    if row == j:
+                        return number
+        except (OSError, EOFError, zlib.error):
+            pass
+        return j + 2  # one line per row
+
+    return line_of
+
+
 def _find_line(p: Path, gz: bool, test: Callable[[bytes], bool]) -> int | None:
     """Number of the first line of the file for which ``test(raw bytes)`` is true."""
     try:
@@ -912,13 +940,21 @@ def _read_csv(p: Path, shown: str, *, gz: bool) -> pd.DataFrame:
     names = _csv_names(p, shown, gz)
     text = pa.dictionary(pa.int32(), pa.string())
     types = {n: (text if n in COLUMNS else pa.string()) for n in names}
-    try:
+    convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                                   quoted_strings_can_be_null=False)
+
+    def parse(newlines_in_values: bool) -> pa.Table:
         source = pa.input_stream(str(p), compression="gzip" if gz else None)
-        table = pacsv.read_csv(
-            source,
-            convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
-                                                 quoted_strings_can_be_null=False),
-        )
+        return pacsv.read_csv(source, convert_options=convert, parse_options=pacsv.ParseOptions(
+            newlines_in_values=newlines_in_values))
+
+    try:
+        try:
+            table = parse(False)  # the fast, parallel parse
+        except pa.ArrowInvalid as exc:
+            if "Expected" not in str(exc):
+                raise
+            table = parse(True)  # a quoted cell may hold a line break
     except pa.ArrowInvalid as exc:
         msg = str(exc)
         if "UTF8" in msg:

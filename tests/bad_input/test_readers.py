@@ -523,3 +523,17 @@ def test_wide_option_on_a_tidy_table_is_refused(tmp_path):
     a = write_csv(tidy(), tmp_path / "a.csv")
     with pytest.raises(DataError, match=r"option\(s\) \['gold'\] do not apply to the tidy"):
         read(a, format="tidy", gold="label")
+
+
+def test_blank_lines_do_not_shift_the_line_numbers(tmp_path):
+    csv = tmp_path / "t.csv"
+    csv.write_text("item,model,answer,label\n\nq1,a,1,1\n\nq1,b,maybe,1\n")
+    with pytest.raises(DataError, match=r"has value 'maybe' in line 5 of"):
+        read_data(csv)
+
+
+def test_quoted_line_break_in_a_cell_is_read(tmp_path):
+    csv = tmp_path / "t.csv"
+    csv.write_text('item,model,answer,label,question\nq1,a,1,1,"two\nlines"\nq1,b,-1,1,one\n')
+    out = read_data(csv)
+    assert out["answer"].tolist() == [1, -1] and out["question"].tolist()[0] == "two\nlines"
