@@ -328,11 +328,15 @@ def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
 
         raise DataError(str(constraint_error("format", f"one of {', '.join(map(repr, FORMATS))}",
                                              fmt, func="read")))
+    # seed/null_pred/condition concern multiple-choice conversions: nothing to do for tidy
+    mc = {"seed", "null_pred", "condition"}
+    takes = {"tidy": set(), "wide": mc | {"gold", "item", "options", "correctness"},
+             "lm-eval": mc, "mmlu-pro": mc}[fmt]
+    extra = sorted(set(options) - takes - mc)
+    if extra:
+        raise DataError(f"option(s) {extra} do not apply to the {fmt} format"
+                        + (f"; it takes {sorted(takes)}" if takes else ""))
     if fmt == "tidy":
-        # seed/null_pred/condition concern multiple-choice conversions: nothing to do here
-        extra = sorted(set(options) - {"seed", "null_pred", "condition"})
-        if extra:
-            raise DataError(f"option(s) {extra} do not apply to the tidy format")
         return _tidy(files)
     try:
         if fmt == "wide":

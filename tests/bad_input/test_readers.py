@@ -537,3 +537,10 @@ def test_quoted_line_break_in_a_cell_is_read(tmp_path):
     csv.write_text('item,model,answer,label,question\nq1,a,1,1,"two\nlines"\nq1,b,-1,1,one\n')
     out = read_data(csv)
     assert out["answer"].tolist() == [1, -1] and out["question"].tolist()[0] == "two\nlines"
+
+
+def test_option_of_another_format_is_named(tmp_path):
+    p = _mmlu_file(tmp_path, "m1", [_mmlu_record(1)])
+    with pytest.raises(DataError, match=r"option\(s\) \['gold'\] do not apply to the mmlu-pro "
+                                        r"format; it takes \['condition', 'null_pred', 'seed'\]"):
+        read(p, gold="x")
