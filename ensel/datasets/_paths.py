@@ -46,7 +46,18 @@ def data_dir(*parts: str, create: bool = True) -> Path:
         base = Path(import_pooch().os_cache("ensel"))
     path = base.joinpath(*parts).resolve()
     if create:
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            from ensel.data import DataError
+
+            where = f"{ENV_VAR}={env!r}" if env else f"the cache folder {str(base)!r}"
+            why = ("a file is in the way" if isinstance(exc, (FileExistsError,
+                                                              NotADirectoryError))
+                   else exc.strerror or type(exc).__name__)
+            raise DataError(f"cannot use {where} as the data folder: cannot create "
+                            f"{str(path)!r} ({why}); point {ENV_VAR} at a folder you can "
+                            "write to") from None
     return path
 
 
