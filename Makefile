@@ -91,7 +91,8 @@ lock:
 	/tmp/ensel-lock/bin/python -m pip install --quiet -e ".[book,dev]"
 	{ echo "# Exact versions of everything make installs into .venv (Python 3.11)."; \
 	  echo "# Regenerate with make lock after changing dependencies in pyproject.toml."; \
-	  /tmp/ensel-lock/bin/python -m pip freeze --exclude-editable; } > $(CONSTRAINTS)
+	  /tmp/ensel-lock/bin/python -m pip freeze --all --exclude-editable | grep -v '^pip=='; \
+	} > $(CONSTRAINTS)
 
 clean:
 	rm -rf _build book/_generated .pytest_cache .ruff_cache .hypothesis

@@ -11,10 +11,14 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.copula``       Gaussian-copula fitting, sampling and diagnostics
 ``ensel.theory``       exact computations behind the theorems, one module per result
 ``ensel.data``         answer/label containers, tidy <-> wide conversion
-``ensel.datasets``     stand-in and real (MMLU-Pro) datasets, your own tables
+``ensel.datasets``     stand-in and real (MMLU-Pro, MMLU-Redux, LLMBar) datasets, your tables
 ``ensel.experiment``   the paper's evaluation protocol (the one held-out loop)
 ``ensel.diagnostics``  checks of the paper's modelling assumptions on real answers
+``ensel.score_mi``     ensel's selector for large pools (binned weighted-vote score)
+``ensel.stacking``     ensel's aggregator for large ensembles (L2 logistic stacking)
+``ensel.pools``        seeded simulated family-structured pools of many models
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
+``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
 ``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
 ``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
 ``ensel.cli``          the ``ensel`` command line
@@ -40,8 +44,12 @@ _SUBMODULES = (
     "diagnostics",
     "experiment",
     "info",
+    "meta",
+    "pools",
     "practice",
+    "score_mi",
     "select",
+    "stacking",
     "stats",
     "theory",
 )

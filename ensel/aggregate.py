@@ -8,8 +8,10 @@
   ``sum_j log(p_j / (1 - p_j)) x_j`` (Algorithm "W-MV", optimal under independence,
   Theorem E.1).
 
-All three follow scikit-learn conventions: ``fit(X, y)`` returns ``self``, fitted
-attributes end in ``_``, ``predict(X)`` returns labels in ``{-1, +1}`` (``int8``).
+All three are scikit-learn binary classifiers (:class:`ensel._estimator.AggregatorMixin`:
+``get_params``, ``set_params``, ``score``, ``classes_``, tags): ``fit(X, y)`` returns
+``self``, fitted attributes end in ``_``, ``predict(X)`` returns labels in ``{-1, +1}``
+(``int8``).
 Answers ``X`` are ``{-1, +1}`` with ``0`` for an abstention (see :mod:`ensel._validation`).
 """
 
@@ -19,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from ensel._estimator import AggregatorMixin
 from ensel._validation import check_option, check_random_state, check_X, check_X_y
 from ensel.info import pattern_codes
+from ensel.stacking import BackoffMAP, LogisticStacking
 
 __all__ = [
     "AGGREGATORS",
@@ -48,7 +52,7 @@ def _check_n_models(estimator: Any, Xa: np.ndarray) -> None:
         )
 
 
-class MAPAggregator:
+class MAPAggregator(AggregatorMixin):
     """Plug-in MAP aggregation over answer patterns (the paper's Algorithm MAP).
 
     For every answer pattern ``x_S`` seen in training, count the items with ``Y = +1``
@@ -198,7 +202,7 @@ class MAPAggregator:
         return p
 
 
-class MajorityVote:
+class MajorityVote(AggregatorMixin):
     """Majority vote (the paper's Algorithm MV).
 
     Predict the sign of ``V = sum_j x_j``; abstentions (``0``) add nothing. A tie
@@ -216,6 +220,8 @@ class MajorityVote:
     ----------
     n_models_ : int
         Number of columns seen in ``fit``.
+    classes_ : numpy.ndarray, ``[-1, 1]``
+        The labels (scikit-learn's classifier convention).
 
     Examples
     --------
@@ -236,6 +242,7 @@ class MajorityVote:
         else:
             Xa, _ = check_X_y(X, y)
         self.n_models_ = Xa.shape[1]
+        self.classes_ = np.array([-1, 1], dtype=np.int8)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -255,7 +262,7 @@ class MajorityVote:
         return out
 
 
-class WeightedMajorityVote:
+class WeightedMajorityVote(AggregatorMixin):
     """Log-odds weighted majority vote (the paper's Algorithm W-MV, Theorem E.1).
 
     ``w_j = log(p_j / (1 - p_j))`` with ``p_j`` model ``j``'s training accuracy
@@ -278,11 +285,13 @@ class WeightedMajorityVote:
 
     Attributes
     ----------
-    accuracies_ : numpy.ndarray of shape (n_models_,)
+    accuracies_ : numpy.ndarray of shape (n_models,)
         Raw training accuracies (before clipping).
-    weights_ : numpy.ndarray of shape (n_models_,)
+    weights_ : numpy.ndarray of shape (n_models,)
         Finite log-odds weights of the clipped accuracies.
     n_models_ : int
+    classes_ : numpy.ndarray, ``[-1, 1]``
+        The labels (scikit-learn's classifier convention).
 
     Examples
     --------
@@ -312,6 +321,7 @@ class WeightedMajorityVote:
         self.accuracies_ = acc
         self.weights_ = np.log(p) - np.log1p(-p)
         self.n_models_ = Xa.shape[1]
+        self.classes_ = np.array([-1, 1], dtype=np.int8)
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -331,9 +341,14 @@ AGGREGATORS: dict[str, type] = {
     "map": MAPAggregator,
     "mv": MajorityVote,
     "wmv": WeightedMajorityVote,
+    # ensel's own, beyond the paper (ensel.stacking)
+    "logistic": LogisticStacking,
+    "backoff": BackoffMAP,
 }
-#: The aggregator ``ensel select`` uses when ``--aggregator`` is not given.
-DEFAULT_AGGREGATOR = "map"
+
+#: The aggregator `ensel select` uses unless told otherwise (the paper's MAP stays available
+#: as "map"); the evidence is :data:`ensel.select.DEFAULT_REASON`.
+DEFAULT_AGGREGATOR = "backoff"
 
 
 def make_aggregator(name: str, *, random_state: int | None = None) -> Any:

@@ -3,9 +3,9 @@
 Every dataset ``ensel`` works with -- the paper-calibrated stand-ins, MMLU-Pro, or your own
 model outputs -- is a **tidy table** with one row per (condition, item, model) answer:
 
-============  =====================================================================
+============= =====================================================================
 column        meaning
-============  =====================================================================
+============= =====================================================================
 ``item``      query identifier (any hashable: int or str)
 ``model``     model name
 ``condition`` experimental condition, e.g. ``"t0.7-r1"`` (temperature 0.7, run 1).
@@ -14,7 +14,7 @@ column        meaning
 ``answer``    the model's binary answer: ``+1`` (True / positive), ``-1`` (False /
               negative), ``0`` = abstained (no parsable answer)
 ``label``     the ground truth of the query, ``+1`` or ``-1`` (no missing values)
-============  =====================================================================
+============= =====================================================================
 
 Accepted encodings: the one rule of :mod:`ensel._encoding`, applied to all answers of the
 table at once (and to the labels): blank/``NaN``/``None`` = abstained (``0``, answers only);
@@ -24,15 +24,27 @@ blank), which :func:`validate_responses` states in a one-line notice and in
 ``df.attrs["encoding"]``; ambiguous mixtures (``1``/``0`` with blanks, ``True``/``False``
 with ``0``) are refused with a message that says how to encode them.
 
-Rules: one label per (condition, item), no duplicate (condition, item, model) rows.
-Wide form (:func:`to_wide`): for one condition, ``X`` is an items x models ``int8`` matrix
-and ``y`` the labels; a model with no row for an item counts as abstained there (``0``).
+Rules: one label per (condition, item), no duplicate (condition, item, model) rows, at least
+one answer that is not blank. Wide form (:func:`to_wide`): for one condition, ``X`` is an
+items x models ``int8`` matrix and ``y`` the labels; a model with no row for an item counts as
+abstained there (``0``).
+
+Files (:func:`read_responses`) are recognised by their content, not their name (gzip, Parquet,
+zip, JSON or text), read with pyarrow into dictionary-encoded columns, and validated on integer
+codes: ``item``, ``model`` and ``condition`` are kept as text (``01`` and ``1`` are two items)
+and come back as pandas categoricals; the answer rule is decided once on the whole table,
+whatever the column's type in the file (an ``int8`` 0/1 column in Parquet is read exactly as
+the same column in CSV). Every problem raises :class:`DataError` (a ``ValueError``) naming the
+file, the line (CSV: the header is line 1) or row (Parquet: counted from 0) and the column.
 """
 
 from __future__ import annotations
 
+import csv
+import gzip
 import os
-from collections.abc import Hashable, Sequence
+import zlib
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,16 +52,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel import _encoding as enc
 from ensel._encoding import zero_one_text
 from ensel._notice import notice
-from ensel._validation import as_pm1, check_X, check_y, unique_names
+from ensel._validation import check_X, check_y, unique_names
 
 __all__ = [
     "COLUMNS",
     "DEFAULT_CONDITION",
+    "DataError",
     "Responses",
     "conditions",
     "read_responses",
+    "sniff",
     "to_long",
     "to_wide",
     "validate_responses",
@@ -62,21 +77,76 @@ DEFAULT_CONDITION = "all"
 _REQUIRED = ("item", "model", "answer", "label")
 
 
+class DataError(ValueError):
+    """Bad input data: the message names the file, the line/row or column and the problem.
+
+    The one exception of every reader (:func:`read_responses`, :func:`validate_responses`,
+    :mod:`ensel.datasets.importers`); the command line prints its message as one line and
+    exits with code 2. A missing file and a folder given as a file raise the subclasses
+    ``MissingFileError`` (also a :class:`FileNotFoundError`) and ``DirectoryGivenError``
+    (also an :class:`IsADirectoryError`).
+
+    Examples
+    --------
+    >>> issubclass(DataError, ValueError)
+    True
+    """
+
+
+class MissingFileError(DataError, FileNotFoundError):
+    """An input file that does not exist."""
+
+
+class DirectoryGivenError(DataError, IsADirectoryError):
+    """A folder where an input file was expected."""
+
+
 def _py(value: Any) -> Any:
     """Plain Python scalar for messages (``np.int64(3)`` -> ``3``)."""
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _first_row(mask: np.ndarray | pd.Series, df: pd.DataFrame) -> Any:
-    """Index label of the first True position of ``mask``."""
-    pos = int(np.argmax(np.asarray(mask)))
-    return df.index[pos]
+# --------------------------------------------------------------------------- where rows are
+@dataclass
+class _Part:
+    """Rows ``start..`` of a table come from one file (or an in-memory table: ``name=None``)."""
+
+    start: int
+    name: str | None
+    unit: str = "row"  # "line" (CSV, JSON lines), "row" (Parquet, frames), "record"
+    first: int = 0  # number of the part's first row: 2 for CSV (the header is line 1)
+    numbers: np.ndarray | None = None  # explicit number per row (wide, lm-eval, MMLU-Pro)
+    lines: Callable[[int], int] | None = None  # CSV: the line where data row j starts
 
 
-def _row_of_frame(i: int) -> str:
-    return f"row {i}"
+class _Origin:
+    """Names data row ``i`` of a (possibly concatenated) table: ``"line 5 of a.csv"``."""
+
+    def __init__(self, parts: Sequence[_Part]) -> None:
+        self.parts = list(parts)
+        self._starts = np.array([p.start for p in self.parts], dtype=np.int64)
+
+    def __call__(self, i: int) -> str:
+        k = int(np.searchsorted(self._starts, i, side="right") - 1)
+        part = self.parts[max(k, 0)]
+        j = int(i) - part.start
+        if part.numbers is not None:
+            number = int(part.numbers[j])
+        elif part.lines is not None:
+            number = part.lines(j)
+        else:
+            number = part.first + j
+        return f"{part.unit} {number}" + (f" of {part.name}" if part.name else "")
+
+    def source(self) -> str:
+        names = list(dict.fromkeys(p.name for p in self.parts if p.name))
+        return ", ".join(names) if names else "responses"
 
 
+_FRAME = _Origin([_Part(0, None)])
+
+
+# --------------------------------------------------------------------------- validation
 def validate_responses(df: pd.DataFrame, *,
                        default_condition: Hashable = DEFAULT_CONDITION) -> pd.DataFrame:
     """Check a tidy answer table and return a normalised copy (the input is never modified).
@@ -94,124 +164,420 @@ def validate_responses(df: pd.DataFrame, *,
     pandas.DataFrame
         Columns ``item, model, condition, answer, label`` (+ extras), ``answer`` and
         ``label`` as ``int8`` (answers in ``{-1, 0, +1}``, labels in ``{-1, +1}``),
-        a fresh ``RangeIndex``.
+        a fresh ``RangeIndex``. ``item``, ``model`` and ``condition`` keep their type.
 
     Raises
     ------
-    ValueError
+    DataError
         A required column is missing; ``item``/``model``/``condition`` has a missing value;
         an answer or label has a value outside the accepted encodings (or a label is
-        missing); an item has two different labels within a condition; a
-        (condition, item, model) triple appears twice. The message names the column,
-        the row and the value.
+        missing); every answer is blank; an item has two different labels within a
+        condition; a (condition, item, model) triple appears twice. The message names the
+        column, the rows and the value.
 
     Notes
     -----
     ``df.attrs["encoding"]`` of the result names the encoding the rule applied to the
     answers and to the labels (e.g. ``{"answer": "+1/-1 with blanks = abstained",
     "label": "True/False"}``); a ``1``/``0`` answer column is also announced in a one-line
-    notice (logger ``"ensel"``).
+    notice (logger ``"ensel"``). An ``int8`` answer column with values in ``{-1, 0, +1}``
+    is the encoded form ``ensel`` itself returns and is taken as it is (``0`` =
+    abstained); files are always read by the rule (:func:`read_responses`).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": ["q1", "q1", "q2", "q2"], "model": ["a", "b"] * 2,
+    ...                    "answer": ["True", "", "False", "True"], "label": [1, 1, -1, -1]})
+    >>> validate_responses(df)["answer"].tolist()
+    [1, 0, -1, 1]
     """
-    return _validate(df, default_condition=default_condition, row=_row_of_frame)
+    return _validate(df, default_condition=default_condition, origin=_FRAME)
 
 
-def _validate(df: pd.DataFrame, *, default_condition: Hashable,
-              row: Any, source: str = "responses") -> pd.DataFrame:
-    """:func:`validate_responses` with ``row(i)`` naming data row ``i`` in messages."""
-    if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"responses must be a pandas DataFrame; got {type(df).__name__}")
-    missing = [c for c in _REQUIRED if c not in df.columns]
-    if missing:
-        raise ValueError(
-            f"responses are missing the column {missing[0]!r}; a tidy table needs the columns "
-            f"{', '.join(COLUMNS)} ('condition' is optional); got {list(map(str, df.columns))}"
-        )
-    out = df.copy()
-    if "condition" not in out.columns:
-        out["condition"] = default_condition
-    out = out.reset_index(drop=True)
-    if len(out) == 0:
-        raise ValueError("responses have no rows")
-    for col in ("item", "model", "condition"):
-        na = out[col].isna().to_numpy()
-        if na.any():
-            raise ValueError(f"column {col!r} has a missing value in {row(_first_row(na, out))}")
-    encoding: dict[str, str] = {}
-    for col, abstain in (("answer", True), ("label", False)):
-        values = out[col]
-        if isinstance(values.dtype, pd.CategoricalDtype):
-            values = values.astype(object)
-        report: dict[str, str] = {}
-        out[col] = as_pm1(values, name=f"column {col!r}", allow_abstain=abstain,
-                          where=lambda pos: f"in {row(pos[0])}", report=report)
-        encoding[col] = report["encoding"]
-    if encoding["answer"].startswith("1/0"):
-        notice(f"{source}: " + zero_one_text("the answers"))
-    keys = ["condition", "item", "model"]
-    dup = out.duplicated(keys).to_numpy()
-    if dup.any():
-        first = out.iloc[int(np.argmax(dup))]
-        raise ValueError(
-            f"duplicate answer: condition {_py(first['condition'])!r}, "
-            f"item {_py(first['item'])!r}, "
-            f"model {_py(first['model'])!r} appears more than once "
-            f"({row(int(np.argmax(dup)))})"
-        )
-    n_labels = out.groupby(["condition", "item"], sort=False, observed=True)["label"].nunique()
-    bad = n_labels[n_labels > 1]
-    if len(bad):
-        cond, item = bad.index[0]
-        raise ValueError(
-            f"item {_py(item)!r} has conflicting labels (+1 and -1) in condition {_py(cond)!r}; "
-            "each (condition, item) needs exactly one label"
-        )
-    extras = [c for c in out.columns if c not in COLUMNS]
-    out = out[list(COLUMNS) + extras]
-    out.attrs = {**df.attrs, "encoding": encoding}
+def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes (``-1`` = missing) and the distinct values, in category/appearance order
+    (small integer and boolean columns: the value range, without hashing)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return col.array.codes, col.array.categories
+    arr = None if isinstance(col.dtype, pd.api.extensions.ExtensionDtype) else col.to_numpy()
+    if arr is not None and arr.size and arr.dtype == bool:
+        return arr.view(np.uint8), pd.Index([False, True], dtype=object)
+    if arr is not None and arr.dtype == np.int8:  # codes = the bytes themselves, no copy
+        return arr.view(np.uint8), pd.Index(np.arange(256, dtype=np.uint8).view(np.int8))
+    if arr is not None and arr.size and arr.dtype.kind in "iu" and arr.dtype.itemsize <= 2:
+        lo, hi = int(arr.min()), int(arr.max())
+        return arr.astype(np.int32) - lo, pd.Index(np.arange(lo, hi + 1))
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    return codes, pd.Index(uniques)
+
+
+def _rows_of(codes: np.ndarray, wanted: np.ndarray, missing: bool) -> np.ndarray:
+    """Rows whose code is in ``wanted`` (or missing, code ``-1``)."""
+    mask = np.isin(codes, wanted)
+    return mask | (codes < 0) if missing else mask
+
+
+def _blank_text(uniques: pd.Index) -> np.ndarray:
+    """Which distinct values are empty (or white-space) text."""
+    if pd.api.types.is_string_dtype(uniques.dtype) and uniques.dtype != object:
+        return np.asarray(uniques.str.strip() == "", dtype=bool)
+    return np.array([isinstance(u, str) and not u.strip() for u in uniques], dtype=bool)
+
+
+def _shown(value: Any) -> str:
+    """A bad cell as the file shows it: a number written as text unquoted, else its repr."""
+    value = _py(value)
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return repr(value)
+        return value.strip()
+    return repr(value)
+
+
+def _expected(abstain: bool) -> str:
+    return ("+1/-1, True/False, 1/0 (whole table), or blank (abstained)" if abstain
+            else "+1/-1, 1/0 or True/False")
+
+
+def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
+            trust_int8: bool) -> tuple[np.ndarray, str]:
+    """One decision of the encoding rule on a whole column, made on its distinct values (the
+    kinds present), then one gather of their values."""
+    raw = col.to_numpy() if not isinstance(col.dtype, pd.api.extensions.ExtensionDtype) else None
+    if trust_int8 and raw is not None and raw.dtype == np.int8 and raw.size \
+            and raw.min() >= -1 and raw.max() <= 1 and (abstain or not (raw == 0).any()):
+        return raw.copy(), "int8 +1/0/-1 (already encoded)" if abstain else "+1/-1"
+    if raw is not None and raw.dtype == np.int8 and raw.size:
+        return _encode_int8(raw, col, name, abstain=abstain, origin=origin)
+    codes, uniques = _codes(col)
+    ukinds = enc.classify(np.asarray(uniques, dtype=object)) if len(uniques) else \
+        np.empty(0, np.int8)
+    kinds = np.append(ukinds, np.int8(enc.BLANK))  # indexed by code; code -1 -> blank
+    present = _present(codes, len(uniques))
+
+    def first(kind: int) -> int:
+        wanted = np.flatnonzero(ukinds == kind)
+        return int(np.argmax(_rows_of(codes, wanted, kind == enc.BLANK)))
+
+    if (kinds[present] == enc.BAD).any():
+        pos = first(enc.BAD)
+        raise DataError(f"column {name!r} has value {_shown(col.iloc[pos])} in {origin(pos)}; "
+                        f"expected {_expected(abstain)}")
+    if not abstain and (kinds[present] == enc.BLANK).any():
+        pos = first(enc.BLANK)
+        raise DataError(f"column {name!r} is missing (blank, NaN or None) in "
+                        f"{origin(pos)}; expected -1/+1, 1/0 or True/False (missing "
+                        "labels are not allowed)")
+    try:
+        values, used = enc.decide(kinds[present], allow_abstain=abstain)
+    except enc._Ambiguous as exc:
+        pos = first(exc.kind)
+        raise DataError(f"column {name!r} " + exc.reason.format(at=f"in {origin(pos)}")
+                        ) from None
+    table = np.zeros(len(kinds), dtype=np.int8)
+    table[present] = values
+    if raw is not None and raw.dtype == np.int8 and \
+            (table[:-1][present[:-1]] == np.asarray(uniques)[present[:-1]]).all():
+        return raw.copy(), used  # every value is already its own code (e.g. +1/0/-1)
+    return _gather(table, codes), used
+
+
+_STEP = 1 << 20  # rows per chunk of the passes over a table: small temporaries, no page faults
+
+
+def _chunks(n: int) -> list[slice]:
+    return [slice(s, min(s + _STEP, n)) for s in range(0, n, _STEP)]
+
+
+def _encode_int8(raw: np.ndarray, col: pd.Series, name: str, *, abstain: bool,
+                 origin: _Origin) -> tuple[np.ndarray, str]:
+    """:func:`_encode` of an int8 column (a file's 0/1, +1/-1 ...): the values present are
+    found by a few comparison passes (no missing value exists in int8)."""
+    lo, hi = int(raw.min()), int(raw.max())
+    if hi - lo <= 8:
+        values = [v for v in range(lo, hi + 1) if v in (lo, hi) or bool((raw == v).any())]
+    else:
+        seen = np.zeros(256, dtype=bool)
+        seen[raw.view(np.uint8)] = True
+        values = sorted(int(v) for v in np.flatnonzero(seen).astype(np.uint8).view(np.int8))
+    kinds = enc.classify(np.array(values, dtype=np.int64))
+
+    def first(kind: int) -> int:
+        v = values[int(np.argmax(kinds == kind))]
+        return int(np.argmax(raw == v))
+
+    if (kinds == enc.BAD).any():
+        pos = first(enc.BAD)
+        raise DataError(f"column {name!r} has value {_shown(col.iloc[pos])} in {origin(pos)}; "
+                        f"expected {_expected(abstain)}")
+    try:
+        decided, used = enc.decide(kinds, allow_abstain=abstain)
+    except enc._Ambiguous as exc:
+        pos = first(exc.kind)
+        raise DataError(f"column {name!r} " + exc.reason.format(at=f"in {origin(pos)}")
+                        ) from None
+    if all(int(d) == v for d, v in zip(decided, values, strict=True)):
+        return raw.copy(), used  # every value is its own code (+1/0/-1, +1/-1)
+    table = np.zeros(256, dtype=np.int8)
+    table[np.array(values, dtype=np.int8).view(np.uint8)] = decided
+    return _gather(table, raw.view(np.uint8)), used
+
+
+def _present(codes: np.ndarray, n: int) -> np.ndarray:
+    """Which of the ``n`` codes occur, plus (last entry) whether code ``-1`` (missing) does:
+    one boolean scatter (numpy casts the index in small buffers, no temporary array)."""
+    seen = np.zeros(n + 1, dtype=bool)
+    seen[codes] = True  # code -1 lands on the last entry
+    return seen
+
+
+def _gather(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[codes]`` chunk by chunk (code ``-1`` = the table's last entry)."""
+    out = np.empty(codes.size, dtype=table.dtype)
+    for sl in _chunks(codes.size):
+        out[sl] = table[codes[sl]]
     return out
 
 
+def _first_repeat(key: np.ndarray, size: int) -> tuple[int, int] | None:
+    """Rows ``(first, second)`` of the earliest repeated value of ``key`` (in ``[0, size)``)."""
+    n = key.size
+    if size <= 4 * n + (1 << 22):  # dense: counting
+        counts = np.bincount(key, minlength=size)
+        if counts.max(initial=0) < 2:
+            return None
+        rows = np.flatnonzero(counts[key] > 1)
+    else:  # sparse keys: hashing
+        dup = pd.Series(key).duplicated(keep=False).to_numpy()
+        if not dup.any():
+            return None
+        rows = np.flatnonzero(dup)
+    sub = key[rows]
+    second = rows[int(np.argmax(pd.Series(sub).duplicated().to_numpy()))]
+    first = rows[int(np.argmax(sub == key[second]))]
+    return int(first), int(second)
+
+
+def _missing_column(df: pd.DataFrame, origin: _Origin) -> None:
+    missing = [c for c in _REQUIRED if c not in df.columns]
+    if missing:
+        src = origin.source()
+        what = "responses are" if src == "responses" else f"{src}: the table is"
+        raise DataError(
+            f"{what} missing the column {missing[0]!r}; a tidy table needs the columns "
+            f"{', '.join(COLUMNS)} ('condition' is optional); got {list(map(str, df.columns))}"
+        )
+
+
+def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
+              from_file: bool = False, encoded: bool | None = None) -> pd.DataFrame:
+    """:func:`validate_responses` naming rows with ``origin``. ``from_file``: names as text
+    categoricals; ``encoded`` (default ``not from_file``): an int8 answer column in
+    {-1, 0, +1} is taken as encoded (a file's own column never is: the rule reads it)."""
+    encoded = (not from_file) if encoded is None else encoded
+    if not isinstance(df, pd.DataFrame):
+        raise DataError(f"df of validate_responses must be a pandas DataFrame; got "
+                        f"{type(df).__name__}")
+    _missing_column(df, origin)
+    n = len(df)
+    src = origin.source()
+    if n == 0:
+        raise DataError(f"{src}: the table has no rows")
+    codes: dict[str, np.ndarray] = {}
+    names: dict[str, pd.Index] = {}
+    for col in ("item", "model", "condition"):
+        if col not in df.columns:
+            codes[col], names[col] = np.zeros(n, np.int8), pd.Index([default_condition])
+            continue
+        c, u = _codes(df[col])
+        blank = _blank_text(u)
+        if (c.size and int(c.min()) < 0) or blank.any():
+            missing = (c < 0) | np.append(blank, False)[c]
+            if missing.any():
+                raise DataError(f"column {col!r} has a missing value in "
+                                f"{origin(int(np.argmax(missing)))}")
+        codes[col], names[col] = c, u
+    answer, enc_answer = _encode(df["answer"], "answer", abstain=True, origin=origin,
+                                 trust_int8=encoded)
+    label, enc_label = _encode(df["label"], "label", abstain=False, origin=origin,
+                               trust_int8=encoded)
+    if not answer.any():
+        raise DataError(f"{src}: every answer is blank (abstained) in all {n:,} rows; there "
+                        "is nothing to learn from (is the answer column the right one?)")
+    n_i, n_m, n_c = (len(names[c]) for c in ("item", "model", "condition"))
+    ic, mc, cc = codes["item"], codes["model"], codes["condition"]
+    wide = np.int32 if n_c * n_i * n_m < 2**31 else np.int64
+
+    def qkey(sl: slice) -> np.ndarray:  # (condition, item) of rows sl
+        q = ic[sl].astype(wide)
+        if n_c > 1:
+            q += cc[sl].astype(wide) * n_i
+        return q
+
+    def key(sl: slice) -> np.ndarray:  # (condition, item, model) of rows sl
+        k = qkey(sl) * n_m
+        k += mc[sl]
+        return k
+
+    def where(b: int) -> str:
+        return (f"condition {_py(names['condition'][cc[b]])!r}, item "
+                f"{_py(names['item'][ic[b]])!r}")
+
+    everything = slice(0, n)
+    size = n_c * n_i * n_m
+    dense = size <= 4 * n + (1 << 22)
+    if dense:  # one scatter says whether any (condition, item, model) repeats
+        seen = np.zeros(size, dtype=bool)
+        for sl in _chunks(n):
+            seen[key(sl)] = True
+        repeats = int(np.count_nonzero(seen)) != n
+        del seen
+    rep = _first_repeat(key(everything), size) if not dense or repeats else None
+    if rep is not None:
+        a, b = rep
+        raise DataError(
+            f"duplicate answer: {where(b)}, model {_py(names['model'][mc[b]])!r} appears more "
+            f"than once ({origin(a)} and {origin(b)})"
+        )
+    rows = np.empty(0, np.int64)
+    if n_c * n_i <= 4 * n + (1 << 22):
+        one = np.zeros(n_c * n_i, np.int8)
+        for sl in _chunks(n):
+            one[qkey(sl)] = label[sl]  # one of each (condition, item)'s labels
+        for sl in _chunks(n):
+            rows = sl.start + np.flatnonzero(one[qkey(sl)] != label[sl])
+            if rows.size:
+                break
+    else:
+        q = qkey(everything)
+        nl = pd.DataFrame({"k": q, "l": label}).groupby("k")["l"].transform("nunique")
+        rows = np.flatnonzero(nl.to_numpy() > 1)
+    if rows.size:
+        a = int(rows[0])
+        q = qkey(everything)
+        b = int(np.flatnonzero((q == q[a]) & (label != label[a]))[0])
+        a, b = min(a, b), max(a, b)
+        raise DataError(
+            f"item {_py(names['item'][ic[a]])!r} has conflicting labels (+1 and -1) in "
+            f"condition {_py(names['condition'][cc[a]])!r}: {int(label[a]):+d} in {origin(a)}, "
+            f"{int(label[b]):+d} in {origin(b)}; each (condition, item) needs exactly one label"
+        )
+    if enc_answer.startswith("1/0"):
+        notice(f"{src}: " + zero_one_text("the answers"))
+    out: dict[str, Any] = {}
+    for col in ("item", "model", "condition"):
+        if from_file:
+            text = _as_text(names[col], col, src)
+            given = df[col] if col in df.columns else None
+            if given is not None and isinstance(given.dtype, pd.CategoricalDtype) \
+                    and text is names[col]:
+                out[col] = given.array  # already text categories, no missing value
+            else:
+                out[col] = pd.Categorical.from_codes(codes[col], categories=text)
+        elif col in df.columns:
+            out[col] = df[col].to_numpy(copy=True) if not isinstance(
+                df[col].dtype, pd.api.extensions.ExtensionDtype) else df[col].array.copy()
+        else:
+            out[col] = np.full(n, default_condition, dtype=object)
+    out["answer"] = answer
+    out["label"] = label
+    for extra in df.columns:
+        if extra not in COLUMNS:
+            out[extra] = df[extra].to_numpy(copy=True) if not isinstance(
+                df[extra].dtype, pd.api.extensions.ExtensionDtype) else df[extra].array.copy()
+    result = pd.DataFrame(out, copy=False)  # the arrays are this function's own
+    attrs = {} if from_file else dict(df.attrs)
+    result.attrs = {**attrs, "encoding": {"answer": enc_answer, "label": enc_label}}
+    return result
+
+
+def _as_text(values: pd.Index, col: str, src: str) -> pd.Index:
+    """Names kept as text (a file's ids are text: ``01`` and ``1`` are two items)."""
+    if values.dtype != object and pd.api.types.is_string_dtype(values.dtype):
+        return values  # a text dtype (categories hold no missing value)
+    if values.dtype == object and pd.api.types.infer_dtype(values, skipna=False) == "string":
+        return values
+    text = pd.Index([v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+                     for v in values])
+    if text.has_duplicates:
+        same = text[text.duplicated()][0]
+        raise DataError(f"{src}: column {col!r} holds two values written {same!r}; give each "
+                        f"{col} one spelling")
+    return text
+
+
+# --------------------------------------------------------------------------- wide form
 def conditions(df: pd.DataFrame) -> list[Hashable]:
     """Conditions of a tidy table, in order of first appearance (categorical: category order).
 
     A table without a ``condition`` column has the single condition ``"all"``.
+
+    Examples
+    --------
+    >>> conditions(pd.DataFrame({"condition": ["t1", "t0", "t1"]}))
+    ['t1', 't0']
     """
     if "condition" not in df.columns:
         return [DEFAULT_CONDITION]
     col = df["condition"]
     if isinstance(col.dtype, pd.CategoricalDtype):
-        present = set(col.unique())
-        return [c for c in col.cat.categories if c in present]
+        present = _present(col.array.codes, len(col.array.categories))[:-1]
+        return list(col.array.categories[present])
     return list(pd.unique(col))
 
 
-def _select_condition(df: pd.DataFrame, condition: Hashable | None) -> tuple[pd.DataFrame, Any]:
+def _condition_rows(df: pd.DataFrame, condition: Hashable | None) -> np.ndarray | None:
+    """Boolean mask of the condition's rows (``None``: every row)."""
     conds = conditions(df)
     if condition is None:
         if len(conds) != 1:
-            raise ValueError(
+            raise DataError(
                 f"the table has {len(conds)} conditions {conds}; pass condition=... to pick one"
             )
         condition = conds[0]
-    if "condition" not in df.columns:
-        if condition != DEFAULT_CONDITION:
-            raise ValueError(f"unknown condition {condition!r}; the table has {conds}")
-        return df, condition
     if condition not in conds:
-        raise ValueError(f"unknown condition {condition!r}; the table has {conds}")
-    return df[df["condition"] == condition], condition
-
-
-def _ordered_unique(col: pd.Series) -> list[Any]:
+        raise DataError(f"unknown condition {condition!r}; the table has {conds}")
+    if "condition" not in df.columns or len(conds) == 1:
+        return None
+    col = df["condition"]
     if isinstance(col.dtype, pd.CategoricalDtype):
-        present = set(col.unique())
-        return [c for c in col.cat.categories if c in present]
-    return list(pd.unique(col))
+        return col.array.codes == col.array.categories.get_loc(condition)
+    return (col == condition).to_numpy()
+
+
+def _present_codes(col: pd.Series, rows: np.ndarray | None) -> tuple[np.ndarray, pd.Index]:
+    """Codes ``0..k-1`` of the values present in ``rows`` and those values (category or
+    appearance order)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.array.codes
+        if rows is not None:
+            codes = codes[rows]
+        present = _present(codes, len(col.array.categories))[:-1]
+        if present.all():
+            return codes, col.array.categories
+        new = np.cumsum(present, dtype=np.int64) - 1
+        return new[codes], col.array.categories[present]
+    values = col.to_numpy() if rows is None else col.to_numpy()[rows]
+    codes, uniques = pd.factorize(values)
+    return codes, pd.Index(uniques)
+
+
+def _canonical(names: pd.Index) -> np.ndarray:
+    """Positions that sort ``names`` (by value; by text when the values do not compare)."""
+    try:
+        return np.asarray(names.argsort(kind="stable"))
+    except TypeError:
+        return np.argsort(np.asarray([str(v) for v in names]), kind="stable")
 
 
 def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
-            validate: bool = True) -> tuple[pd.DataFrame, pd.Series]:
+            validate: bool = True, sort: bool = False) -> tuple[pd.DataFrame, pd.Series]:
     """Answer matrix and labels of one condition.
+
+    Works on integer codes (categorical columns as :func:`read_responses` returns them, or
+    factorized) and one numpy scatter into an ``int8`` matrix.
 
     Parameters
     ----------
@@ -222,6 +588,9 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
     validate : bool, default=True
         Validate ``df`` first (set ``False`` for a table that already went through
         :func:`validate_responses`, e.g. from :func:`ensel.datasets.load`).
+    sort : bool, default=False
+        Order items and models by their names (a canonical order, the same whatever the
+        order of the table's rows) instead of the order below.
 
     Returns
     -------
@@ -231,20 +600,45 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
         models with no answer at all in the condition do not appear.
     y : pandas.Series of shape (n_items,), dtype int8
         Labels, same index as ``X``, named ``label``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": ["q2", "q2", "q1"], "model": ["b", "a", "a"],
+    ...                    "answer": [1, -1, 1], "label": [1, 1, -1]})
+    >>> X, y = to_wide(df, sort=True)
+    >>> X.to_numpy().tolist(), list(X.columns), y.tolist()
+    ([[1, 0], [-1, 1]], ['a', 'b'], [-1, 1])
     """
     if validate:
         df = validate_responses(df)
-    sub, _ = _select_condition(df, condition)
-    items = _ordered_unique(sub["item"])
-    models = _ordered_unique(sub["model"])
-    item_pos = pd.Index(items).get_indexer(sub["item"])
-    model_pos = pd.Index(models).get_indexer(sub["model"])
+    rows = _condition_rows(df, condition)
+    ic, items = _present_codes(df["item"], rows)
+    mc, models = _present_codes(df["model"], rows)
+    if sort:
+        for which in ("item", "model"):
+            names = items if which == "item" else models
+            order = _canonical(names)
+            inverse = np.empty(len(order), dtype=np.int64)
+            inverse[order] = np.arange(len(order))
+            if which == "item":
+                ic, items = inverse[ic], items[order]
+            else:
+                mc, models = inverse[mc], models[order]
+    answer = df["answer"].to_numpy()
+    label = df["label"].to_numpy()
+    if rows is not None:
+        answer, label = answer[rows], label[rows]
     X = np.zeros((len(items), len(models)), dtype=np.int8)
-    X[item_pos, model_pos] = sub["answer"].to_numpy(dtype=np.int8)
     y = np.zeros(len(items), dtype=np.int8)
-    y[item_pos] = sub["label"].to_numpy(dtype=np.int8)
+    flat_X = X.reshape(-1)
+    wide = np.int64 if X.size >= 2**31 else np.int32
+    for sl in _chunks(len(ic)):  # flat scatters, chunk by chunk (small temporaries)
+        flat = ic[sl].astype(wide) * len(models)
+        flat += mc[sl]
+        flat_X[flat] = answer[sl]
+        y[ic[sl]] = label[sl]
     index = pd.Index(items, name="item")
-    Xdf = pd.DataFrame(X, index=index, columns=pd.Index(models, name="model"))
+    Xdf = pd.DataFrame(X, index=index, columns=pd.Index(models, name="model"), copy=False)
     return Xdf, pd.Series(y, index=index, name="label")
 
 
@@ -272,6 +666,11 @@ def to_long(X: Any, y: Any, *, condition: Hashable = DEFAULT_CONDITION,
     pandas.DataFrame
         Columns ``item, model, condition, answer, label``, one row per (item, model) cell
         (abstentions included as ``answer = 0``), item-major order.
+
+    Examples
+    --------
+    >>> to_long([[1, -1]], [1])["model"].tolist()
+    ['m0', 'm1']
     """
     Xa = _answers_matrix(X)
     ya = check_y(y, n_items=Xa.shape[0])
@@ -300,96 +699,307 @@ def _answers_matrix(X: Any) -> np.ndarray:
     return check_X(X)
 
 
-def read_responses(path: str | os.PathLike[str], *, validate: bool = True) -> pd.DataFrame:
-    """Read a tidy answer table from CSV (``.csv``, ``.csv.gz``) or Parquet (``.parquet``, ``.pq``).
+# --------------------------------------------------------------------------- files
+_TABLE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
+
+
+def sniff(path: str | os.PathLike[str]) -> str:
+    """What a file holds, from its first bytes (never its name).
+
+    Returns ``"gzip"`` (``1f 8b``), ``"parquet"`` (``PAR1``), ``"zip"`` (``PK``),
+    ``"json"`` (text starting with ``{`` or ``[``), ``"binary"`` (a NUL byte in the first
+    KiB) or ``"text"``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.csv"
+    >>> _ = p.write_bytes(b"PAR1....")
+    >>> sniff(p)
+    'parquet'
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(1024)
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    if head[:4] == b"PAR1":
+        return "parquet"
+    if head[:2] == b"PK":
+        return "zip"
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if text[:1] in (b"{", b"["):
+        return "json"
+    if b"\x00" in head:
+        return "binary"
+    return "text"
+
+
+def _check_file(path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """The path of a table file (existence, folder, suffix, emptiness checked) and its name
+    as shown in messages (as given)."""
+    shown = str(path)
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise DirectoryGivenError(
+            f"responses path {shown!r} is a directory, not a file; give the path of a "
+            ".csv, .csv.gz, .parquet or .pq file inside it"
+        )
+    if not p.name.lower().endswith(_TABLE_SUFFIXES):
+        raise DataError(
+            f"cannot read {shown!r}: unsupported file type; expected a .csv, .csv.gz, "
+            ".parquet or .pq file"
+        )
+    if not p.is_file():
+        where = "" if p.is_absolute() else f" (relative to the current folder {Path.cwd()})"
+        raise MissingFileError(f"responses file {str(p)!r} does not exist{where}")
+    if p.stat().st_size == 0:
+        raise DataError(f"{shown}: the file is empty")
+    return p, shown
+
+
+def read_responses(path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+                   validate: bool = True) -> pd.DataFrame:
+    """Read a tidy answer table from CSV or Parquet files (one, or several into one table).
+
+    The content decides how a file is read (:func:`sniff`): a gzip-compressed or Parquet
+    file named ``.csv`` is read as what it is. Columns ``item``, ``model`` and
+    ``condition`` are read as text into pandas categoricals (integer codes: a 20-million-row
+    table takes about 150 MB); the answer rule is decided once on the answers of all files.
 
     Parameters
     ----------
-    path : str or pathlib.Path
-        A relative path is taken from the current working directory (the caller's folder).
+    path : str or pathlib.Path, or a sequence of them
+        ``.csv``, ``.csv.gz``, ``.parquet`` or ``.pq`` files. A relative path is taken from
+        the current working directory (the caller's folder). Several files are one table: a
+        (condition, item, model) answer in two files is refused naming both places.
     validate : bool, default=True
-        Run :func:`validate_responses` on the result. Messages about a CSV file name its
+        Run the checks of :func:`validate_responses`. Messages about a CSV file name its
         lines as a text editor shows them (the header is line 1, data row ``i`` is line
         ``i + 2``); about a Parquet file, its rows counted from 0.
 
     Returns
     -------
     pandas.DataFrame
+        ``item, model, condition`` (categorical, text), ``answer, label`` (``int8``) and
+        any extra columns; ``attrs["encoding"]`` as for :func:`validate_responses`.
 
     Raises
     ------
-    FileNotFoundError
-        ``path`` does not exist.
-    IsADirectoryError
-        ``path`` is a folder.
-    ValueError
-        Unsupported suffix, a ``.csv`` file that is not UTF-8 text (or is compressed), or a
+    DataError
+        Naming the file (and line or row, and column): unsupported suffix, a folder
+        (``DirectoryGivenError``), a missing file (``MissingFileError``), an empty,
+        truncated or non-UTF-8 file, a zip/JSON file, a separator other than ``,``, or a
         table that fails validation.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "answers.csv"
+    >>> _ = p.write_text("item,model,answer,label\\n01,a,True,1\\n1,a,,-1\\n01,b,False,1\\n")
+    >>> df = read_responses(p)
+    >>> df["item"].tolist(), df["answer"].tolist()
+    (['01', '1', '01'], [1, 0, -1])
     """
-    p = Path(path).expanduser()
-    if p.is_dir():
-        raise IsADirectoryError(
-            f"responses path {str(path)!r} is a directory, not a file; give the path of a "
-            ".csv, .csv.gz, .parquet or .pq file inside it"
-        )
-    name = p.name.lower()
-    if name.endswith((".csv", ".csv.gz")):
-        kind = "csv"
-    elif name.endswith((".parquet", ".pq")):
-        kind = "parquet"
-    else:
-        raise ValueError(
-            f"cannot read {str(path)!r}: unsupported file type; expected a .csv, .csv.gz, "
-            ".parquet or .pq file"
-        )
-    if not p.is_file():
-        where = "" if p.is_absolute() else f" (relative to the current folder {Path.cwd()})"
-        raise FileNotFoundError(f"responses file {str(p)!r} does not exist{where}")
-    if kind == "csv":
-        df = _read_csv(p, str(path))
-
-        def row(i: int) -> str:
-            return f"line {i + 2} of {p.name}"
-    else:
-        try:
-            df = pd.read_parquet(p)
-        except Exception as exc:  # pyarrow raises several types for a damaged file
-            raise ValueError(
-                f"cannot read {str(path)!r} as Parquet ({type(exc).__name__}: {exc}); "
-                "is it a complete Parquet file?"
-            ) from None
-
-        def row(i: int) -> str:
-            return f"row {i} of {p.name}"
+    given = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    if not given:
+        raise DataError("no input file given")
+    frames: list[pd.DataFrame] = []
+    parts: list[_Part] = []
+    start = 0
+    for item in given:
+        p, shown = _check_file(item)
+        df, unit, first = _read_table(p, shown)
+        if validate:
+            _missing_column(df, _Origin([_Part(0, shown)]))
+        lines = _line_counter(p, sniff(p) == "gzip") if unit == "line" else None
+        parts.append(_Part(start, shown, unit, first, lines=lines))
+        frames.append(df)
+        start += len(df)
+    raw = frames[0] if len(frames) == 1 else _concat(frames)
     if not validate:
-        return df
-    return _validate(df, default_condition=DEFAULT_CONDITION, row=row, source=p.name)
+        return raw
+    return _validate(raw, default_condition=DEFAULT_CONDITION, origin=_Origin(parts),
+                     from_file=True)
 
 
-def _read_csv(p: Path, shown: str) -> pd.DataFrame:
-    """Read a CSV file, saying plainly when it is compressed or not UTF-8."""
-    with open(p, "rb") as fh:
-        head = fh.read(4)
-    gz = head[:2] == b"\x1f\x8b"
-    if gz and not p.name.lower().endswith(".gz"):
-        raise ValueError(
-            f"{shown!r} is gzip-compressed but named .csv; rename it to .csv.gz "
-            "(or decompress it)"
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """One table from several files' tables (categoricals unioned, first file's order)."""
+    from pandas.api.types import union_categoricals
+
+    frames = [f if "condition" in f.columns else f.assign(
+        condition=pd.Categorical([DEFAULT_CONDITION] * len(f))) for f in frames]
+    columns = list(dict.fromkeys(c for f in frames for c in f.columns))
+    out: dict[str, Any] = {}
+    for col in columns:
+        parts = [f[col] if col in f.columns else pd.Series([None] * len(f), dtype=object)
+                 for f in frames]
+        if all(isinstance(s.dtype, pd.CategoricalDtype) for s in parts):
+            try:
+                out[col] = union_categoricals([s.array for s in parts], ignore_order=True)
+                continue
+            except TypeError:
+                pass
+        out[col] = pd.concat([s.astype(object) if isinstance(s.dtype, pd.CategoricalDtype)
+                              else s for s in parts], ignore_index=True).to_numpy()
+    return pd.DataFrame(out)
+
+
+def _read_table(p: Path, shown: str) -> tuple[pd.DataFrame, str, int]:
+    """A table file by its content: the frame, how its rows are numbered, the first number."""
+    kind = sniff(p)
+    if kind == "parquet":
+        return _read_parquet(p, shown), "row", 0
+    if kind in ("zip", "json", "binary"):
+        what = {"zip": "a zip archive", "json": "JSON", "binary": "binary data"}[kind]
+        raise DataError(
+            f"{shown}: the file holds {what}, not a CSV or Parquet table"
+            + (" (MMLU-Pro outputs: ensel import mmlu-pro)" if kind != "binary" else "")
         )
-    if head[:2] == b"PK" or head == b"PAR1":
-        raise ValueError(
-            f"{shown!r} is not a text CSV file (it looks like a "
-            f"{'zip' if head[:2] == b'PK' else 'Parquet'} file); save the table as UTF-8 CSV "
-            "or give it the matching suffix"
-        )
+    return _read_csv(p, shown, gz=kind == "gzip"), "line", 2
+
+
+def _header(p: Path, shown: str, gz: bool) -> str:
     try:
-        return pd.read_csv(p, dtype={"model": str, "condition": str}, encoding="utf-8",
-                           compression="gzip" if gz else "infer")
-    except UnicodeDecodeError as exc:
-        raise ValueError(
-            f"{shown!r} is not UTF-8 text (byte {exc.start} cannot be decoded); save it as "
-            "UTF-8, or if it is compressed, name it .csv.gz"
-        ) from None
+        with (gzip.open(p, "rb") if gz else open(p, "rb")) as fh:
+            first = fh.readline()
+        return first.removeprefix(b"\xef\xbb\xbf").decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise DataError(f"{shown}, line 1: the header is not UTF-8 text; save the file as "
+                        "UTF-8") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataError(f"{shown}: cannot decompress ({exc}); is the .gz file complete?"
+                        ) from None
+
+
+def _csv_names(p: Path, shown: str, gz: bool) -> list[str]:
+    """Column names of a CSV file's header; a separator other than ``,`` and a column named
+    twice are refused (naming line 1)."""
+    header = _header(p, shown, gz)
+    names = next(csv.reader([header]), [])
+    if len(names) <= 1:
+        for sep in (";", "\t", "|"):
+            if sep in header:
+                raise DataError(
+                    f"{shown}, line 1: the columns are separated by {sep!r}, not by commas "
+                    f"(header {header[:60]!r}); save the table as comma-separated CSV"
+                )
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise DataError(f"{shown}, line 1: the header names the column {name!r} twice")
+        seen.add(name)
+    return names
+
+
+def _line_counter(p: Path, gz: bool) -> Callable[[int], int]:
+    """``j -> `` the line of a CSV file where data row ``j`` is (the header is line 1; blank
+    lines, which the reader skips, are counted): only called to name a row in a message."""
+
+    def line_of(j: int) -> int:
+        row = -1
+        try:
+            with (gzip.open(p, "rb") if gz else open(p, "rb")) as fh:
+                for number, line in enumerate(fh, start=1):
+                    if number == 1 or not line.strip(b"\r\n"):
+                        continue
+                    row += 1
+                    if row == j:
+                        return number
+        except (OSError, EOFError, zlib.error):
+            pass
+        return j + 2  # one line per row
+
+    return line_of
+
+
+def _find_line(p: Path, gz: bool, test: Callable[[bytes], bool]) -> int | None:
+    """Number of the first line of the file for which ``test(raw bytes)`` is true."""
+    try:
+        with (gzip.open(p, "rb") if gz else open(p, "rb")) as fh:
+            for number, line in enumerate(fh, start=1):
+                if test(line):
+                    return number
+    except (OSError, EOFError, zlib.error):
+        return None
+    return None
+
+
+def _not_utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _read_csv(p: Path, shown: str, *, gz: bool) -> pd.DataFrame:
+    """A CSV file (plain or gzip) with pyarrow: every column as text, ids dictionary-coded."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names = _csv_names(p, shown, gz)
+    text = pa.dictionary(pa.int32(), pa.string())
+    types = {n: (text if n in COLUMNS else pa.string()) for n in names}
+    convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
+                                   quoted_strings_can_be_null=False)
+
+    def parse(newlines_in_values: bool) -> pa.Table:
+        source = pa.input_stream(str(p), compression="gzip" if gz else None)
+        return pacsv.read_csv(source, convert_options=convert, parse_options=pacsv.ParseOptions(
+            newlines_in_values=newlines_in_values))
+
+    try:
+        try:
+            table = parse(False)  # the fast, parallel parse
+        except pa.ArrowInvalid as exc:
+            if "Expected" not in str(exc):
+                raise
+            table = parse(True)  # a quoted cell may hold a line break
+    except pa.ArrowInvalid as exc:
+        msg = str(exc)
+        if "UTF8" in msg:
+            line = _find_line(p, gz, _not_utf8)
+            at = f", line {line}" if line else ""
+            raise DataError(f"{shown}{at}: not UTF-8 text; save it as UTF-8") from None
+        if "Expected" in msg and "columns" in msg:
+            width = len(names)
+            line = _find_line(p, gz, lambda b: len(next(csv.reader(
+                [b.decode("utf-8", "replace")]), [])) not in (width, 0))
+            at = f", line {line}" if line else ""
+            raise DataError(f"{shown}{at}: expected {width} comma-separated fields like the "
+                            f"header; {msg.split(':', 1)[-1].strip()[:80]}") from None
+        raise DataError(f"{shown}: not a readable CSV file ({msg[:120]})") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        raise DataError(f"{shown}: cannot read the compressed data ({exc}); is the .gz "
+                        "file complete?") from None
+    return table.to_pandas(split_blocks=True, self_destruct=True)
+
+
+def _read_parquet(p: Path, shown: str) -> pd.DataFrame:
+    """A Parquet file with pyarrow; text columns as dictionaries, ids as text categoricals."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(p)
+        textual = [n for n in schema.names if n in COLUMNS and (
+            pa.types.is_string(schema.field(n).type)
+            or pa.types.is_large_string(schema.field(n).type))]
+        table = pq.read_table(p, read_dictionary=textual)
+        df = table.to_pandas(split_blocks=True, self_destruct=True)
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        raise DataError(f"{shown}: cannot read as Parquet ({type(exc).__name__}: "
+                        f"{str(exc)[:120]}); is it a complete Parquet file?") from None
+    for col in ("item", "model", "condition"):
+        if col in df.columns and not isinstance(df[col].dtype, pd.CategoricalDtype):
+            codes, uniques = pd.factorize(df[col], use_na_sentinel=True)
+            df[col] = pd.Categorical.from_codes(codes, categories=_as_text(
+                pd.Index(uniques), col, shown))
+        elif col in df.columns:
+            text = _as_text(df[col].cat.categories, col, shown)
+            if text is not df[col].cat.categories:
+                df[col] = df[col].cat.rename_categories(text)
+    return df
 
 
 @dataclass(frozen=True)

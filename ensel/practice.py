@@ -228,6 +228,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
         ``df`` comes from a reader of :mod:`ensel.datasets` (already validated): skip the
         second validation.
     """
+    from ensel import select
     from ensel.aggregate import DEFAULT_AGGREGATOR
     from ensel.experiment import (
         N_HALVINGS,
@@ -245,9 +246,20 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     if method is None:
         method = DEFAULT_SELECTOR
         defaults.append(f"method {method} (ensel.select.DEFAULT_SELECTOR)")
+    if method == "exhaustive":  # the exhaustive scan of experiment is scored with MAP only
+        if aggregator not in (None, "map"):
+            raise UsageError(f"--method exhaustive is evaluated with --aggregator map only; "
+                             f"got {aggregator!r}")
+        if aggregator is None:
+            aggregator = "map"
+            defaults.append("aggregator map (the exhaustive scan's)")
     if aggregator is None:
         aggregator = DEFAULT_AGGREGATOR
         defaults.append(f"aggregator {aggregator} (ensel.aggregate.DEFAULT_AGGREGATOR)")
+    reason = getattr(select, "DEFAULT_REASON", None)
+    if reason and (method == DEFAULT_SELECTOR or aggregator == DEFAULT_AGGREGATOR) and \
+            len(defaults):
+        defaults.append(f"why: {reason}")
     method, aggregator = resolve_method(method), _resolve_aggregator(aggregator)
     auto = k == "auto"
     kk = None if auto else int(k)
@@ -448,7 +460,11 @@ def format_select(doc: dict[str, Any]) -> str:
            if doc["k_mode"] == "auto" else ""),
     ]
     if doc.get("defaults"):
-        lines.append(f"defaults: {'; '.join(doc['defaults'])}")
+        import textwrap
+
+        why = [d for d in doc["defaults"] if d.startswith("why: ")]
+        lines.append("defaults: " + "; ".join(d for d in doc["defaults"] if d not in why))
+        lines += [textwrap.fill(d, width=100, subsequent_indent="  ") for d in why]
     if doc.get("dropped_models"):
         lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
                      + (" ..." if len(doc["dropped_models"]) > 10 else ""))

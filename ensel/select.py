@@ -72,6 +72,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ensel._estimator import SelectorMixin
 from ensel._validation import check_k, check_real, check_X, check_X_y
 from ensel.info import (
     _check_prob,
@@ -81,8 +82,9 @@ from ensel.info import (
 )
 
 __all__ = [
-    "SELECTORS",
+    "DEFAULT_REASON",
     "DEFAULT_SELECTOR",
+    "SELECTORS",
     "marginal_gains",
     "TIE_TOL",
     "GreedyMI",
@@ -440,24 +442,17 @@ def _greedy_path(P: _Prepared, k: int, gain: Callable[..., np.ndarray],
 # scikit-learn style selectors
 # ---------------------------------------------------------------------------
 
-class _BaseSelector:
-    """Common ``fit``/``transform`` logic; subclasses implement ``_path``."""
+class _BaseSelector(SelectorMixin):
+    """Common ``fit``/``transform`` logic; subclasses implement ``_path``.
+
+    The scikit-learn protocol (``get_params``, ``set_params``, ``get_support``, tags) comes
+    from :class:`ensel._estimator.SelectorMixin`.
+    """
 
     _needs_both_classes = True
 
-    def __init__(self, k: int) -> None:
+    def __init__(self, k: int = 3) -> None:
         self.k = k
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._param_names())
-        return f"{type(self).__name__}({params})"
-
-    def _param_names(self) -> list[str]:
-        return ["k"]
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Constructor parameters (scikit-learn convention)."""
-        return {name: getattr(self, name) for name in self._param_names()}
 
     def fit(self, X: Any, y: Any) -> _BaseSelector:
         """Select ``k`` columns of ``X`` using labels ``y``.
@@ -546,12 +541,9 @@ class _InfoSelector(_BaseSelector):
     _gain: Callable[..., np.ndarray]
     _need_errors = False
 
-    def __init__(self, k: int, alpha: float = 1.0) -> None:
+    def __init__(self, k: int = 3, alpha: float = 1.0) -> None:
         self.k = k
         self.alpha = alpha
-
-    def _param_names(self) -> list[str]:
-        return ["k", "alpha"]
 
     def _path(self, Xa, ya, k):
         alpha = check_real(self.alpha, "alpha", low=0, low_open=True,
@@ -565,7 +557,7 @@ class Relevance(_InfoSelector):
 
     Parameters
     ----------
-    k : int
+    k : int, default=3
         Budget, ``1 <= k <= n_models``.
     alpha : float, default=1.0
         Laplace pseudo-count of the smoothed MI estimator.
@@ -593,7 +585,7 @@ class MRMR(_InfoSelector):
 
     Parameters
     ----------
-    k : int
+    k : int, default=3
         Budget, ``1 <= k <= n_models``.
     alpha : float, default=1.0
         Laplace pseudo-count of the smoothed MI estimator.
@@ -622,7 +614,7 @@ class GreedyMI(_InfoSelector):
 
     Parameters
     ----------
-    k : int
+    k : int, default=3
         Budget, ``1 <= k <= n_models``.
     alpha : float, default=1.0
         Laplace pseudo-count (1.0 = add-one, as in the paper).
@@ -653,7 +645,7 @@ class ThreeTermGreedy(_InfoSelector):
 
     Parameters
     ----------
-    k : int
+    k : int, default=3
         Budget, ``1 <= k <= n_models``.
     alpha : float, default=1.0
         Laplace pseudo-count.
@@ -673,8 +665,6 @@ SELECTORS: dict[str, type[_BaseSelector]] = {
     "greedy_mi": GreedyMI,
     "three_term": ThreeTermGreedy,
 }
-#: The selector ``ensel select`` runs when ``--method`` is not given.
-DEFAULT_SELECTOR = "greedy_mi"
 
 
 # ---------------------------------------------------------------------------
@@ -741,7 +731,7 @@ def greedy_mi(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
         Answers in ``{-1, +1}`` (``0`` = abstained).
     y : array-like of shape (n_items,)
         Labels in ``{-1, +1}``; both classes must be present.
-    k : int
+    k : int, default=3
         Budget, ``1 <= k <= n_models``.
     alpha : float, default=1.0
         Laplace pseudo-count of the smoothed MI estimator.
@@ -981,3 +971,23 @@ def marginal_gains(X: Any, y: Any, picks: Any, alpha: float = 1.0) -> list[float
         out.append(mi - prev)
         prev = mi
     return out
+
+
+# ---------------------------------------------------------------------------
+# Beyond the paper: ensel's selector for large pools and the default of `ensel select`
+# ---------------------------------------------------------------------------
+
+import ensel.score_mi  # noqa: E402,F401  (registers "score_mi" in SELECTORS)
+
+#: The selector `ensel select` runs unless told otherwise (the paper's stays available as
+#: "greedy_mi"); :data:`DEFAULT_REASON` says why.
+DEFAULT_SELECTOR = "score_mi"
+#: Why the defaults of `ensel select` are what they are (printed and recorded by the CLI).
+DEFAULT_REASON = (
+    "score_mi + backoff (ensel's own, beyond the paper): the paper's Greedy MI and MAP "
+    "count answer patterns of the whole ensemble (2^k cells), which the data cannot fill "
+    "beyond about 8 models; score_mi conditions on the binned weighted-vote score instead, "
+    "and backoff answers frequent patterns from their counts (as MAP) and rare ones with an "
+    "L2 logistic regression on the answers. Measured on the book page 'Beyond the paper: "
+    "selection and aggregation for large pools'."
+)

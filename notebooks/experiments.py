@@ -33,7 +33,7 @@
 # and {glue:text}`n_contradicted` are contradicted. {glue:text}`single_model`
 
 # %% tags=["parameters"]
-dataset = "medmcqa"  # medmcqa|mmlu|imdb|mmlu_pro|path to a CSV/Parquet
+dataset = "medmcqa"  # see data/datasets.yml, or a CSV/Parquet path
 n_splits = None  # per condition; None: 5 (stand-ins) or chosen
 seed = 0
 n_items = None  # fewer items per condition (stand-ins only), for tests
@@ -48,7 +48,7 @@ from IPython.display import HTML, Markdown, display
 from myst_nb import glue
 
 from ensel import datasets, experiment
-from ensel.book import claims, figures, protocol, tables
+from ensel.book import claims, figures, profiles, protocol, tables
 from ensel.book.claims import PageChecks
 from ensel.book.results import save_results
 
@@ -269,7 +269,7 @@ display(HTML(tables.to_html(
     tables.format_selection_table(picks),
     caption=f"Models added at each k (condition {sel_condition}, accuracy on all its "
             "queries)")))
-if dataset in ("medmcqa", "mmlu"):
+if profiles.profile(dataset).get("paper_selection"):
     display(HTML(tables.to_html(
         tables.format_selection_comparison(tables.compare_selections(picks, dataset)),
         caption="Picks against the paper's table")))
@@ -358,7 +358,8 @@ checks.equal("every budget has all paired evaluations", sorted(set(diffs["n"])),
 # in the claimed direction, **contradicted** when one excludes it in the other direction,
 # and **within noise** otherwise. On the paper's numbers only each arm's mean $\pm$ std is
 # printed, so the rule assumes uncorrelated arms there (the reproduction report states the
-# assumptions). The reproduction report gathers all datasets.
+# assumptions). The verdicts, the paired differences per $k$ and the copula fit are saved
+# beside the results; the reproduction report reads them for every dataset.
 
 # %%
 v = protocol.page_verdicts(results, dataset, ks, replicates)
@@ -381,6 +382,7 @@ glue("n_holds", int((v["verdict"] == "holds").sum()), display=False)
 glue("n_noise", int((v["verdict"] == "within noise").sum()), display=False)
 glue("n_contradicted", int((v["verdict"] == "contradicted").sum()), display=False)
 glue("single_model", protocol.single_model_sentence(v), display=False)
+protocol.save_conclusions(dataset, v, diffs, copula_fit, n_halvings)
 checks.add("every claim can be checked on our results", (v["verdict"] != "no results").all(),
            value=len(v), ref="Sec. 6")
 

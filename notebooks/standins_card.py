@@ -20,8 +20,8 @@
 # paper uses as its system model. This page says how they are built, checks every calibration
 # step against the printed tables, and records what the transcription of those tables found.
 # Every number on this page is computed by the code cells below: the correlation fits match
-# the printed averages to within {glue:text}`max_res_all:.4f`, and the re-fitted copulas
-# recover $\Sigma$ within {glue:text}`z_rec_all:.2f` Monte Carlo standard deviations.
+# the printed averages to within {glue:text}`max_res_all:.4f`; each stand-in's own page
+# re-fits the copula to its generated errors and checks the recovery.
 #
 # **What the stand-ins can show.** The paper's *mechanism*: with correlated errors, a
 # selector that trades accuracy for diversity (Greedy MI) can beat Top-$k$, and the ensemble
@@ -52,13 +52,11 @@
 
 # %% tags=["parameters"]
 seed = 0  # stand-in seed: accuracy draws, labels, latent errors
-n_items = None  # binary queries per stand-in; None = as in the paper
-recovery_condition = "t0.7-r1"  # condition the copula is re-fitted on
+n_items = None  # binary queries per stand-in (None: as in the paper)
 n_reps = 60  # copula samples giving the Monte Carlo spread
 z_max = 4.5  # largest allowed |estimate - target| / MC std
 
 # %% tags=["remove-cell"]
-import matplotlib.pyplot as plt
 
 from ensel.book import cards
 from ensel.book.claims import PageChecks
@@ -66,10 +64,7 @@ from ensel.datasets import standins
 from ensel.datasets.paper_tables import load_paper_table
 
 checks = PageChecks("standins_card")
-checks.add("the recovery condition is one of the stand-ins' conditions",
-           recovery_condition in standins.CONDITIONS, value=recovery_condition)
 NAMES = cards.NAMES
-z_rec = {}  # largest |z| of the pairwise recovery, per dataset
 
 # %% [markdown]
 # ## The generative model
@@ -130,8 +125,10 @@ cards.check_sizes(checks, frames, specs, n_items)
 # %% [markdown]
 # ## How each dataset is checked
 #
-# Each dataset section below shows, from the functions of `ensel.book.cards` (they call
-# `ensel` only):
+# Each stand-in has its own page, the same notebook run once per dataset
+# (`notebooks/standins_dataset.py`; {doc}`MEDMCQA <standins_card-medmcqa>`,
+# {doc}`MMLU <standins_card-mmlu>`, {doc}`IMDB <standins_card-imdb>`), showing, from the
+# functions of `ensel.book.cards` (they call `ensel` only):
 #
 # * the fitted correlation model: $g$, within- and cross-family means, and per model the
 #   printed average correlation against the fitted one (it must round to the printed value);
@@ -146,240 +143,6 @@ cards.check_sizes(checks, frames, specs, n_items)
 #   accuracies in the generated data against the drawn ones (binomial standard errors).
 
 # %% [markdown]
-# (tab-standins-medmcqa-fit)=
-# ## MEDMCQA
-#
-# The paper's prose describes MEDMCQA's correlation figure, for the models Greedy MI picks, as
-# "moderate cross-family correlations ($\rho \approx 0.4$–$0.5$) compared to higher
-# within-family correlations ($\rho \approx 0.7$–$0.8$)". The printed per-model averages limit
-# how strong that contrast can be across the whole pool: a model that is the only one of its
-# vendor has only cross-family pairs, so its printed average *is* a mean of cross-family
-# correlations (the table after the fit).
-#
-# **Fitted correlation model** (pool of paper Table 7). Family loading
-# $g$ = {glue:text}`medmcqa_g:.3f` ($g^2$ = {glue:text}`medmcqa_g2:.3f` extra correlation within
-# a family). Mean within-family $\rho_{ij}$ = {glue:text}`medmcqa_within:.3f` (range
-# {glue:text}`medmcqa_within_lo:.2f`–{glue:text}`medmcqa_within_hi:.2f`), mean cross-family
-# {glue:text}`medmcqa_across:.3f` (range {glue:text}`medmcqa_across_lo:.2f`–{glue:text}`medmcqa_across_hi:.2f`);
-# {glue:text}`medmcqa_overlap`. Residuals of the per-model averages: max $|\cdot|$ =
-# {glue:text}`medmcqa_max_res:.4f` ({glue:text}`medmcqa_worst`), RMS {glue:text}`medmcqa_rms:.4f`,
-# allowed {glue:text}`medmcqa_tol:.4f` (0.4 units of the printed precision), so every fitted
-# average rounds to the printed one (column *fitted, as printed*).
-
-# %%
-fit = cards.fit_table("medmcqa")
-fit
-
-# %% tags=["remove-cell"]
-cards.check_fit(checks, "medmcqa", fit)
-cards.glue_values("medmcqa", cards.fit_facts("medmcqa"))
-
-# %% [markdown]
-# The models that are the only one of their vendor: their printed average is a mean of
-# cross-family correlations.
-
-# %%
-pools = load_paper_table("model_pools")
-singles = pools[pools["dataset"] == "medmcqa"]
-per_family = singles.groupby("family")["model"].transform("size")
-singles = singles[per_family == 1]
-singles[["model", "family", "avg_rho"]]
-
-# %% tags=["remove-cell"]
-# the quoted prose range for cross-family correlations (0.4-0.5) cannot hold pool-wide
-checks.add("MEDMCQA: a single-vendor model has average ρ above the prose's 0.5",
-           singles["avg_rho"].max() > 0.5, value=singles["avg_rho"].max(),
-           bound="> 0.5", ref="Sec. 6.1, Table 7")
-
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "MEDMCQA stand-in: latent correlation Σ, models grouped by family (white squares: family blocks).", "name": "fig-standins-medmcqa-sigma"}}
-fig = cards.family_heatmap("medmcqa")
-plt.show()
-
-# %% tags=["remove-cell"]
-checks.add("MEDMCQA: correlation matrix in the paper's model order", fig.attrs["same_order"])
-
-# %% [markdown]
-# **Recovery check** (condition {glue:text}`medmcqa_rec_condition`,
-# {glue:text}`medmcqa_rec_n:,` queries). `ensel.copula.fit_gaussian_copula` on the generated
-# errors gives a mean off-diagonal correlation of {glue:text}`medmcqa_rec_mean_hat:.4f` against
-# {glue:text}`medmcqa_rec_mean_sigma:.4f` in $\Sigma$ (z = {glue:text}`medmcqa_rec_z_mean:.2f`);
-# the largest entrywise difference is {glue:text}`medmcqa_rec_max_diff:.4f`. Re-fitting
-# {glue:text}`medmcqa_rec_n_reps` independent samples of the same copula at the same size gives
-# the Monte Carlo standard deviations: the largest |z| is {glue:text}`medmcqa_rec_z_pairs:.2f`
-# over the {glue:text}`medmcqa_rec_n_pairs` pairs, {glue:text}`medmcqa_rec_z_avg:.2f` over the
-# per-model averages and {glue:text}`medmcqa_rec_z_tau:.2f` over the thresholds (allowed:
-# {glue:text}`z_max`).
-
-# %%
-rec = cards.recovery("medmcqa", frames["medmcqa"],
-                     condition=recovery_condition,
-                     seed=seed, n_reps=n_reps)
-rec
-
-# %% tags=["remove-cell"]
-cards.check_recovery(checks, "medmcqa", rec, z_max)
-z_rec["medmcqa"] = rec.attrs["z_pairs"]
-cards.glue_values("medmcqa_rec", {**rec.attrs, "condition": recovery_condition,
-                              "n_reps": n_reps})
-
-# %% [markdown]
-# **Accuracies.** Per-condition accuracies drawn around the paper's mean $\pm$ std: largest
-# |z| = {glue:text}`medmcqa_acc_z_draw:.2f` over {glue:text}`medmcqa_acc_n_draws` draws. Accuracy
-# in the generated data ({glue:text}`medmcqa_acc_n:,` queries) against the drawn target, in
-# binomial standard errors: largest |z| = {glue:text}`medmcqa_acc_z_data:.2f` (allowed:
-# {glue:text}`z_max`). Columns `t…` are the drawn accuracies per condition.
-
-# %%
-acc = cards.accuracy_table("medmcqa", frames["medmcqa"], seed=seed)
-acc
-
-# %% tags=["remove-cell"]
-cards.check_accuracy(checks, "medmcqa", acc, z_max)
-cards.glue_values("medmcqa_acc", acc.attrs)
-
-# %% [markdown]
-# (tab-standins-mmlu-fit)=
-# ## MMLU
-#
-# The paper describes MMLU's correlation figure as "within-family $\approx 0.8$, cross-family
-# $\approx 0.6$–$0.7$".
-#
-# **Fitted correlation model** (pool of paper Table 11). Family loading
-# $g$ = {glue:text}`mmlu_g:.3f` ($g^2$ = {glue:text}`mmlu_g2:.3f` extra correlation within
-# a family). Mean within-family $\rho_{ij}$ = {glue:text}`mmlu_within:.3f` (range
-# {glue:text}`mmlu_within_lo:.2f`–{glue:text}`mmlu_within_hi:.2f`), mean cross-family
-# {glue:text}`mmlu_across:.3f` (range {glue:text}`mmlu_across_lo:.2f`–{glue:text}`mmlu_across_hi:.2f`);
-# {glue:text}`mmlu_overlap`. Residuals of the per-model averages: max $|\cdot|$ =
-# {glue:text}`mmlu_max_res:.4f` ({glue:text}`mmlu_worst`), RMS {glue:text}`mmlu_rms:.4f`,
-# allowed {glue:text}`mmlu_tol:.4f` (0.4 units of the printed precision), so every fitted
-# average rounds to the printed one (column *fitted, as printed*).
-
-# %%
-fit = cards.fit_table("mmlu")
-fit
-
-# %% tags=["remove-cell"]
-cards.check_fit(checks, "mmlu", fit)
-cards.glue_values("mmlu", cards.fit_facts("mmlu"))
-
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "MMLU stand-in: latent correlation Σ, models grouped by family (white squares: family blocks).", "name": "fig-standins-mmlu-sigma"}}
-fig = cards.family_heatmap("mmlu")
-plt.show()
-
-# %% tags=["remove-cell"]
-checks.add("MMLU: correlation matrix in the paper's model order", fig.attrs["same_order"])
-
-# %% [markdown]
-# **Recovery check** (condition {glue:text}`mmlu_rec_condition`,
-# {glue:text}`mmlu_rec_n:,` queries). `ensel.copula.fit_gaussian_copula` on the generated
-# errors gives a mean off-diagonal correlation of {glue:text}`mmlu_rec_mean_hat:.4f` against
-# {glue:text}`mmlu_rec_mean_sigma:.4f` in $\Sigma$ (z = {glue:text}`mmlu_rec_z_mean:.2f`);
-# the largest entrywise difference is {glue:text}`mmlu_rec_max_diff:.4f`. Re-fitting
-# {glue:text}`mmlu_rec_n_reps` independent samples of the same copula at the same size gives
-# the Monte Carlo standard deviations: the largest |z| is {glue:text}`mmlu_rec_z_pairs:.2f`
-# over the {glue:text}`mmlu_rec_n_pairs` pairs, {glue:text}`mmlu_rec_z_avg:.2f` over the
-# per-model averages and {glue:text}`mmlu_rec_z_tau:.2f` over the thresholds (allowed:
-# {glue:text}`z_max`).
-
-# %%
-rec = cards.recovery("mmlu", frames["mmlu"],
-                     condition=recovery_condition,
-                     seed=seed, n_reps=n_reps)
-rec
-
-# %% tags=["remove-cell"]
-cards.check_recovery(checks, "mmlu", rec, z_max)
-z_rec["mmlu"] = rec.attrs["z_pairs"]
-cards.glue_values("mmlu_rec", {**rec.attrs, "condition": recovery_condition,
-                              "n_reps": n_reps})
-
-# %% [markdown]
-# **Accuracies.** Per-condition accuracies drawn around the paper's mean $\pm$ std: largest
-# |z| = {glue:text}`mmlu_acc_z_draw:.2f` over {glue:text}`mmlu_acc_n_draws` draws. Accuracy
-# in the generated data ({glue:text}`mmlu_acc_n:,` queries) against the drawn target, in
-# binomial standard errors: largest |z| = {glue:text}`mmlu_acc_z_data:.2f` (allowed:
-# {glue:text}`z_max`). Columns `t…` are the drawn accuracies per condition.
-
-# %%
-acc = cards.accuracy_table("mmlu", frames["mmlu"], seed=seed)
-acc
-
-# %% tags=["remove-cell"]
-cards.check_accuracy(checks, "mmlu", acc, z_max)
-cards.glue_values("mmlu_acc", acc.attrs)
-
-# %% [markdown]
-# (tab-standins-imdb-fit)=
-# ## IMDB
-#
-# IMDB's pool is the most accurate and the most correlated of the three, and its table prints
-# most averages with three decimals, which pins the fit down more tightly.
-#
-# **Fitted correlation model** (pool of paper Table 15). Family loading
-# $g$ = {glue:text}`imdb_g:.3f` ($g^2$ = {glue:text}`imdb_g2:.3f` extra correlation within
-# a family). Mean within-family $\rho_{ij}$ = {glue:text}`imdb_within:.3f` (range
-# {glue:text}`imdb_within_lo:.2f`–{glue:text}`imdb_within_hi:.2f`), mean cross-family
-# {glue:text}`imdb_across:.3f` (range {glue:text}`imdb_across_lo:.2f`–{glue:text}`imdb_across_hi:.2f`);
-# {glue:text}`imdb_overlap`. Residuals of the per-model averages: max $|\cdot|$ =
-# {glue:text}`imdb_max_res:.4f` ({glue:text}`imdb_worst`), RMS {glue:text}`imdb_rms:.4f`,
-# allowed {glue:text}`imdb_tol:.4f` (0.4 units of the printed precision), so every fitted
-# average rounds to the printed one (column *fitted, as printed*).
-
-# %%
-fit = cards.fit_table("imdb")
-fit
-
-# %% tags=["remove-cell"]
-cards.check_fit(checks, "imdb", fit)
-cards.glue_values("imdb", cards.fit_facts("imdb"))
-
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "IMDB stand-in: latent correlation Σ, models grouped by family (white squares: family blocks).", "name": "fig-standins-imdb-sigma"}}
-fig = cards.family_heatmap("imdb")
-plt.show()
-
-# %% tags=["remove-cell"]
-checks.add("IMDB: correlation matrix in the paper's model order", fig.attrs["same_order"])
-
-# %% [markdown]
-# **Recovery check** (condition {glue:text}`imdb_rec_condition`,
-# {glue:text}`imdb_rec_n:,` queries). `ensel.copula.fit_gaussian_copula` on the generated
-# errors gives a mean off-diagonal correlation of {glue:text}`imdb_rec_mean_hat:.4f` against
-# {glue:text}`imdb_rec_mean_sigma:.4f` in $\Sigma$ (z = {glue:text}`imdb_rec_z_mean:.2f`);
-# the largest entrywise difference is {glue:text}`imdb_rec_max_diff:.4f`. Re-fitting
-# {glue:text}`imdb_rec_n_reps` independent samples of the same copula at the same size gives
-# the Monte Carlo standard deviations: the largest |z| is {glue:text}`imdb_rec_z_pairs:.2f`
-# over the {glue:text}`imdb_rec_n_pairs` pairs, {glue:text}`imdb_rec_z_avg:.2f` over the
-# per-model averages and {glue:text}`imdb_rec_z_tau:.2f` over the thresholds (allowed:
-# {glue:text}`z_max`).
-
-# %%
-rec = cards.recovery("imdb", frames["imdb"],
-                     condition=recovery_condition,
-                     seed=seed, n_reps=n_reps)
-rec
-
-# %% tags=["remove-cell"]
-cards.check_recovery(checks, "imdb", rec, z_max)
-z_rec["imdb"] = rec.attrs["z_pairs"]
-cards.glue_values("imdb_rec", {**rec.attrs, "condition": recovery_condition,
-                              "n_reps": n_reps})
-
-# %% [markdown]
-# **Accuracies.** Per-condition accuracies drawn around the paper's mean $\pm$ std: largest
-# |z| = {glue:text}`imdb_acc_z_draw:.2f` over {glue:text}`imdb_acc_n_draws` draws. Accuracy
-# in the generated data ({glue:text}`imdb_acc_n:,` queries) against the drawn target, in
-# binomial standard errors: largest |z| = {glue:text}`imdb_acc_z_data:.2f` (allowed:
-# {glue:text}`z_max`). Columns `t…` are the drawn accuracies per condition.
-
-# %%
-acc = cards.accuracy_table("imdb", frames["imdb"], seed=seed)
-acc
-
-# %% tags=["remove-cell"]
-cards.check_accuracy(checks, "imdb", acc, z_max)
-cards.glue_values("imdb_acc", acc.attrs)
-
-# %% [markdown]
 # ## Summary of the correlation fits
 
 # %%
@@ -387,8 +150,7 @@ fits = cards.fit_summary()
 fits
 
 # %% tags=["remove-cell"]
-cards.glue_values("", {"max_res_all": fits["max |residual|"].max(), "z_max": z_max,
-                      "z_rec_all": max(z_rec.values())})
+cards.glue_values("", {"max_res_all": fits["max |residual|"].max(), "z_max": z_max})
 
 # %% [markdown]
 # ## Persistence across conditions

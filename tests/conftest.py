@@ -1,4 +1,4 @@
-"""Shared test helpers: where the mirrored MMLU-Pro files are."""
+"""Shared test helpers: where the mirrored upstream files (MMLU-Pro, MMLU-Redux, LLMBar) are."""
 
 from __future__ import annotations
 
@@ -9,22 +9,27 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = "TIGER-AI-Lab/MMLU-Pro"
+#: The mirrored upstream repository of each real dataset.
+UPSTREAMS = {"mmlu_pro": UPSTREAM, "mmlu_redux": "aryopg/mmlu-redux",
+             "llmbar": "princeton-nlp/LLMBar"}
 
 
-def shared_mirror() -> Path | None:
-    """The MMLU-Pro mirror: ``$ENSEL_DATA_MIRROR`` or ``<repo>/../shared/mirror``, if present."""
+def shared_mirror(upstream: str = UPSTREAM) -> Path | None:
+    """The mirror holding ``upstream`` (``owner/repo``): ``$ENSEL_DATA_MIRROR`` or
+    ``<repo>/../shared/mirror``, if present."""
     env = os.environ.get("ENSEL_DATA_MIRROR", "").strip()
     for candidate in ([Path(env)] if env else []) + [REPO.parent / "shared" / "mirror"]:
-        if (candidate / UPSTREAM / "SHA256SUMS").is_file():
+        if (candidate / upstream / "SHA256SUMS").is_file():
             return candidate.resolve()
     return None
 
 
-def require_mirror() -> Path:
-    """Return the mirror; fail in CI (``CI=true``) and skip elsewhere when it is missing."""
-    mirror = shared_mirror()
+def require_mirror(upstream: str = UPSTREAM) -> Path:
+    """Return the mirror of ``upstream`` (``owner/repo``, default MMLU-Pro); fail in CI
+    (``CI=true``) and skip elsewhere when it is missing."""
+    mirror = shared_mirror(upstream)
     if mirror is None:
-        msg = "the MMLU-Pro mirror (../shared/mirror or ENSEL_DATA_MIRROR) is missing"
+        msg = f"the {upstream} mirror (../shared/mirror or ENSEL_DATA_MIRROR) is missing"
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(msg + " in CI")
         pytest.skip(msg)

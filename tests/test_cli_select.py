@@ -37,16 +37,20 @@ def _json(capsys, argv) -> dict:
 
 
 def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) -> None:
+    from ensel.aggregate import DEFAULT_AGGREGATOR
+
     doc = _json(capsys, ["select", str(medmcqa_file), "-k", "4", "--condition", "t0.7-r1",
-                         "--splits", "5", "--json"])
+                         "--splits", "5", "--method", "greedy-mi", "--json"])
     assert doc["schema"] == "ensel.select/1"
     assert set(doc) == {"schema", "data", "format", "conditions", "n_items", "n_models",
                         "method", "aggregator", "defaults", "dropped_models", "k", "k_mode",
                         "selected", "evaluation", "auto", "ensemble_beats_best_single",
                         "message"}
-    # the defaults come from the library's constants and the output says so
-    assert doc["method"] == "greedy_mi" and doc["aggregator"] == "map"
-    assert any("DEFAULT_SELECTOR" in d for d in doc["defaults"])
+    # the default aggregator comes from the library's constant and the output says so; the
+    # method was given (by its alias), so it is not among the defaults
+    assert doc["method"] == "greedy_mi" and doc["aggregator"] == DEFAULT_AGGREGATOR
+    assert any("DEFAULT_AGGREGATOR" in d for d in doc["defaults"])
+    assert not any("DEFAULT_SELECTOR" in d for d in doc["defaults"])
     assert doc["format"] == "tidy" and doc["conditions"] == ["t0.7-r1"] and doc["k"] == 4
     assert set(doc["selected"][0]) == {"rank", "model", "accuracy", "gain_bits"}
     ev = doc["evaluation"]
@@ -91,11 +95,13 @@ def _dominant_pool(seed: int = 0) -> pd.DataFrame:
     return to_long(X, y)
 
 
-def test_select_auto_says_when_no_ensemble_beats_the_best_single_model(tmp_path, capsys) -> None:
+@pytest.mark.parametrize("method", [None, "greedy_mi"])
+def test_select_auto_says_when_no_ensemble_beats_the_best_single_model(tmp_path, capsys,
+                                                                       method) -> None:
     p = tmp_path / "dominant.csv"
     _dominant_pool().to_csv(p, index=False)
     doc = _json(capsys, ["select", str(p), "-k", "auto", "--splits", "4", "--max-k", "4",
-                         "--json"])
+                         "--json", *(["--method", method] if method else [])])
     assert doc["k_mode"] == "auto" and doc["auto"]["max_k"] == 4
     assert len(doc["auto"]["k_per_split"]) == 4
     assert set(doc["auto"]["inner_error"]) == {"1", "2", "3", "4"}
@@ -113,7 +119,7 @@ def test_select_greedy_mi_better_holds() -> None:
     np.fill_diagonal(S, 1.0)
     X, y, _ = sample(norm.ppf(1 - np.array([0.8, 0.8, 0.8, 0.75, 0.75])), S, 2000,
                      random_state=7)
-    doc = run_select(to_long(X, y), k=3, n_splits=10)
+    doc = run_select(to_long(X, y), k=3, n_splits=10, method="greedy_mi", aggregator="map")
     vs_topk = doc["evaluation"]["comparisons"][0]
     assert vs_topk["against"] == "top_k" and vs_topk["verdict"] == "holds"
     assert doc["ensemble_beats_best_single"]
@@ -226,7 +232,13 @@ def test_evaluate_writes_a_standalone_report(tmp_path, medmcqa_file) -> None:
 
 
 # --------------------------------------------------------------------------- = the library
-@pytest.mark.parametrize("aggregator", ["map", "mv", "wmv"])
+def _aggregators() -> list[str]:
+    from ensel.aggregate import AGGREGATORS
+
+    return list(AGGREGATORS)
+
+
+@pytest.mark.parametrize("aggregator", _aggregators())
 def test_select_json_equals_the_library_calls_of_the_readme(capsys, medmcqa_file,
                                                             aggregator) -> None:
     """``ensel select --json`` gives exactly the numbers of evaluate, half_sample_errors,
@@ -238,7 +250,7 @@ def test_select_json_equals_the_library_calls_of_the_readme(capsys, medmcqa_file
     assert aggregator in AGGREGATORS
     doc = _json(capsys, ["select", str(medmcqa_file), "-k", "3", "--condition", "t0.7-r1",
                          "--splits", "4", "--halvings", "2", "--aggregator", aggregator,
-                         "--json"])
+                         "--method", "greedy_mi", "--json"])
     df = load(str(medmcqa_file))
     df = df[df["condition"] == "t0.7-r1"]
     opts = {"ks": [1, 3], "selectors": ["greedy_mi", "topk"], "aggregators": [aggregator],
@@ -267,8 +279,13 @@ def test_select_json_equals_the_library_calls_of_the_readme(capsys, medmcqa_file
         assert (c["verdict"], c["interval"]) == (row["verdict"], row["interval"])
 
 
-@pytest.mark.parametrize("name", ["greedy_mi", "greedy-mi", "topk", "top-k", "relevance",
-                                  "mrmr", "three_term"])
+def _selector_names() -> list[str]:
+    from ensel.select import SELECTORS
+
+    return [*SELECTORS, "greedy-mi", "top-k"]
+
+
+@pytest.mark.parametrize("name", _selector_names())
 def test_every_registered_selector_is_reachable(capsys, medmcqa_file, name) -> None:
     from ensel.select import SELECTORS
 
@@ -280,6 +297,17 @@ def test_every_registered_selector_is_reachable(capsys, medmcqa_file, name) -> N
     picks = SELECTORS[code](2).fit(X, y).selected_
     assert [s["model"] for s in doc["selected"]] == [names[j] for j in picks]
     assert not any("DEFAULT_SELECTOR" in d for d in doc["defaults"])
+
+
+def test_default_method_and_aggregator_come_from_the_library(capsys, medmcqa_file) -> None:
+    from ensel.aggregate import DEFAULT_AGGREGATOR
+    from ensel.select import DEFAULT_SELECTOR
+
+    doc = _json(capsys, ["select", str(medmcqa_file), "-k", "2", "--condition", "t0.7-r1",
+                         "--splits", "2", "--halvings", "0", "--json"])
+    assert (doc["method"], doc["aggregator"]) == (DEFAULT_SELECTOR, DEFAULT_AGGREGATOR)
+    assert any("DEFAULT_SELECTOR" in d for d in doc["defaults"])
+    assert any("DEFAULT_AGGREGATOR" in d for d in doc["defaults"])
 
 
 def test_condition_with_absent_models_drops_them_with_a_notice(tmp_path, capsys,

@@ -136,6 +136,10 @@ def test_wide_long_round_trip(X, data):
     np.testing.assert_array_equal(Xw.to_numpy(), expected)
     np.testing.assert_array_equal(yw.to_numpy(), y)
     pd.testing.assert_frame_equal(to_long(Xw, yw, condition="c"), long)
+    if not X.any():  # every answer blank: refused, nothing to select from
+        with pytest.raises(ValueError, match="every answer is blank"):
+            to_wide(long, "c")
+        return
     Xv, yv = to_wide(long, "c")
     np.testing.assert_array_equal(Xv.to_numpy(), expected)
     np.testing.assert_array_equal(yv.to_numpy(), y)
@@ -173,7 +177,10 @@ def test_read_responses_round_trip(tmp_path, suffix):
     else:
         df.to_csv(path, index=False)
     out = read_responses(path)
-    pd.testing.assert_frame_equal(out, validate_responses(df), check_dtype=False)
+    assert all(out[c].dtype == "category" for c in ("item", "model", "condition"))
+    names = {c: str for c in ("item", "model", "condition")}
+    pd.testing.assert_frame_equal(out.astype(names), validate_responses(df).astype(names),
+                                  check_dtype=False)
     via_load = ensel.datasets.load(str(path))
     pd.testing.assert_frame_equal(via_load, out)
 
@@ -195,3 +202,35 @@ def test_read_responses_errors(tmp_path):
     bad.write_text("item,model,answer\n1,a,1\n")
     with pytest.raises(ValueError, match="missing the column 'label'"):
         read_responses(bad)
+
+
+@settings(deadline=None, max_examples=25)
+@given(seed=st.integers(0, 2**16), n=st.integers(2, 9), m=st.integers(2, 5))
+def test_sorted_wide_form_does_not_depend_on_row_order(seed, n, m):
+    rng = np.random.default_rng(seed)
+    X = rng.choice(np.array([-1, 0, 1], dtype=np.int8), size=(n, m))
+    X[0, 0] = 1  # never all blank
+    y = rng.choice(np.array([-1, 1], dtype=np.int8), size=n)
+    long = to_long(X, y, items=[f"i{v}" for v in rng.permutation(n)],
+                   models=[f"m{v}" for v in rng.permutation(m)])
+    shuffled = long.iloc[rng.permutation(len(long))].reset_index(drop=True)
+    a, ya = to_wide(long, sort=True)
+    b, yb = to_wide(shuffled, sort=True)
+    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_series_equal(ya, yb)
+    assert list(a.index) == sorted(a.index) and list(a.columns) == sorted(a.columns)
+    # the same through a file: categorical codes, same matrix
+    c, yc = to_wide(validate_responses(shuffled.astype({"item": "category"})), sort=True)
+    np.testing.assert_array_equal(c.to_numpy(), a.to_numpy())
+    np.testing.assert_array_equal(yc.to_numpy(), ya.to_numpy())
+
+
+def test_file_reader_returns_codes_not_strings(tmp_path):
+    df = _table()
+    path = tmp_path / "t.parquet"
+    df.to_parquet(path, index=False)
+    out = read_responses(path)
+    for col in ("item", "model", "condition"):
+        assert isinstance(out[col].dtype, pd.CategoricalDtype)
+        assert all(isinstance(v, str) for v in out[col].cat.categories)
+    assert out["answer"].dtype == np.int8 and out["label"].dtype == np.int8

@@ -50,6 +50,11 @@ def _write(df: pd.DataFrame, path) -> None:
         df.to_csv(path, index=False)
 
 
+def _plain(df: pd.DataFrame) -> pd.DataFrame:
+    """Names as plain text (files give categoricals of text, frames keep their type)."""
+    return df.astype({c: str for c in ("item", "model", "condition")})
+
+
 def _picks(X, y) -> tuple[list[int], list[int]]:
     return top_k(X, y, 2), greedy_mi(X, y, 3)
 
@@ -78,7 +83,7 @@ def test_every_encoding_and_container_gives_the_same_table_and_picks(tmp_path, X
             tables[f"load {suffix}"] = ensel.datasets.load(path)
         for where, table in tables.items():
             pd.testing.assert_frame_equal(
-                table[list(reference.columns)], reference, check_dtype=False,
+                _plain(table[list(reference.columns)]), _plain(reference), check_dtype=False,
                 obj=f"{enc_name} via {where}")
             assert _picks(*to_wide(table)) == ref_picks, (enc_name, where)
             seen += 1
@@ -110,7 +115,7 @@ def test_zero_one_table_is_read_as_false_true_with_a_notice(tmp_path, caplog):
     assert (df["answer"] == 0).sum() == 0
     assert df.attrs["encoding"]["answer"] == "1/0 (read as True/False)"
     lines = [r.getMessage() for r in caplog.records if r.name == "ensel"]
-    assert lines == ["ensel: zero_one.csv: the answers hold only 0 and 1 (no blank, no -1): "
+    assert lines == [f"ensel: {path}: the answers hold only 0 and 1 (no blank, no -1): "
                      "read 1 as True (+1), 0 as False (-1)"]
     assert "Warning" not in lines[0]  # the book's runner fails on printed "Warning"
     # a {-1, +1} table makes no notice
@@ -131,7 +136,7 @@ def test_zero_one_with_blanks_is_refused_everywhere(tmp_path):
     raw.to_csv(path, index=False)
     with pytest.raises(ValueError, match=msg) as e:
         read_responses(path)
-    assert f"line {first_blank + 2} of blanks.csv" in str(e.value)  # header = line 1
+    assert f"line {first_blank + 2} of {path}" in str(e.value)  # header = line 1
     pq = tmp_path / "blanks.parquet"
     raw.assign(answer=raw["answer"].astype("Int8")).to_parquet(pq, index=False)
     with pytest.raises(ValueError, match=msg):
@@ -164,11 +169,13 @@ def test_labels_follow_the_rule_without_abstentions():
 def test_csv_line_numbers_match_the_file(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("item,model,answer,label\n1,a,1,1\n1,b,-1,1\n2,a,maybe,-1\n2,b,1,-1\n")
-    with pytest.raises(ValueError, match=r"column 'answer' has value 'maybe' in line 4 of bad"):
+    with pytest.raises(ValueError,
+                       match=r"column 'answer' has value 'maybe' in line 4 of .*bad.csv"):
         read_responses(path)
     dup = tmp_path / "dup.csv"
     dup.write_text("item,model,answer,label\n1,a,1,1\n1,b,-1,1\n1,a,1,1\n")
-    with pytest.raises(ValueError, match=r"appears more than once \(line 4 of dup.csv\)"):
+    with pytest.raises(ValueError, match=r"appears more than once \(line 2 of .*dup.csv "
+                                         r"and line 4 of .*dup.csv\)"):
         read_responses(dup)
     miss = tmp_path / "miss.csv"
     miss.write_text("item,model,answer,label\n1,a,1,1\n1,,-1,1\n")
@@ -189,16 +196,13 @@ def test_directory_is_said_to_be_a_directory(tmp_path):
 def test_not_utf8_and_gzip_named_csv(tmp_path):
     latin = tmp_path / "latin.csv"
     latin.write_bytes("item,model,answer,label\nq\xe9,a,1,1\nq\xe9,b,1,1\n".encode("latin-1"))
-    with pytest.raises(ValueError, match=r"'.*latin.csv' is not UTF-8 text .*save it as UTF-8, "
-                                         r"or if it is compressed, name it .csv.gz"):
+    with pytest.raises(ValueError, match=r"latin.csv, line 2: not UTF-8 text; save it as UTF-8"):
         read_responses(latin)
     import gzip
 
     gz = tmp_path / "packed.csv"
     gz.write_bytes(gzip.compress(b"item,model,answer,label\n1,a,1,1\n1,b,1,1\n"))
-    with pytest.raises(ValueError, match=r"is gzip-compressed but named .csv; rename it to "
-                                         r"\.csv\.gz"):
-        read_responses(gz)
+    assert len(read_responses(gz)) == 2  # the content decides: read as gzip
     good = tmp_path / "packed.csv.gz"
     good.write_bytes(gz.read_bytes())
     assert len(read_responses(good)) == 2

@@ -1,49 +1,168 @@
-"""A wheel built from the checkout works outside the repository (data shipped as package data)."""
+"""The sdist and the wheel are complete: a fresh environment outside the checkout runs ensel.
+
+The test builds both distributions from the checkout, checks their metadata with
+``twine check --strict``, installs the wheel with its core dependencies into a new virtual
+environment (no system site-packages, versions from ``requirements/constraints.txt``; pip
+downloads what its cache lacks) in a temporary folder, and runs the library, the shipped
+data and the command line from there; then it adds the ``notebooks`` extra and executes a
+page of the book as a reader who downloaded it would.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import tarfile
+import textwrap
+import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+CONSTRAINTS = ROOT / "requirements" / "constraints.txt"
 
-CODE = """
-import ensel, ensel.datasets
-from pathlib import Path
-assert Path(ensel.__file__).resolve().is_relative_to(Path({target!r}).resolve()), ensel.__file__
-from ensel.datasets import load
-from ensel.datasets._paths import package_data
-from ensel.datasets.paper_tables import load_paper_table
-from ensel.experiment import evaluate
-assert "_data" in str(package_data()), package_data()
-df = load("medmcqa", n_items=300, cache=False)
-pools = load_paper_table("model_pools")
-res = evaluate(df, ks=[1, 2], n_splits=1)
-print(len(df), len(pools), len(res))
-"""
+pytestmark = pytest.mark.xdist_group("wheel")
 
 
-@pytest.mark.xdist_group("wheel")
-def test_wheel_installed_outside_the_checkout(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(dist), str(ROOT)], check=True, capture_output=True)
+def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
+         timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                         timeout=timeout)
+    assert out.returncode == 0, f"{cmd}\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    dist = tmp_path_factory.mktemp("dist")
+    # the wheel is built from the sdist (build's default), so a file missing from the sdist
+    # is missing from the wheel too, and nothing is written into the checkout but egg-info
+    _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+         cwd=dist)
     (wheel,) = dist.glob("ensel-*.whl")
-    names = zipfile.ZipFile(wheel).namelist()
-    assert "ensel/_data/paper/model_pools.csv" in names
-    assert "ensel/_data/registry/mmlu_pro.csv" in names
-    target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
-                    str(target), str(wheel)], check=True, capture_output=True)
-    env = {**os.environ, "PYTHONPATH": str(target), "ENSEL_DATA_DIR": str(tmp_path / "cache")}
-    env.pop("ENSEL_PAPER_DIR", None)
-    out = subprocess.run([sys.executable, "-c", CODE.format(target=str(target))],
-                         cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr[-2000:]
-    n_rows, n_pools, n_res = map(int, out.stdout.split())
-    assert n_rows > 0 and n_pools > 0 and n_res > 0
+    (sdist,) = dist.glob("ensel-*.tar.gz")
+    return {"wheel": wheel, "sdist": sdist}
+
+
+@pytest.fixture(scope="module")
+def fresh(dists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A new virtual environment with the wheel and its core dependencies only."""
+    home = tmp_path_factory.mktemp("user")
+    venv.EnvBuilder(with_pip=True, system_site_packages=False).create(home / "venv")
+    python = home / "venv" / "bin" / "python"
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "ENSEL_PAPER_DIR", "ENSEL_REPO_ROOT")}
+    env.update(ENSEL_DATA_DIR=str(home / "cache"), PIP_DISABLE_PIP_VERSION_CHECK="1",
+               PATH=f"{python.parent}{os.pathsep}{env.get('PATH', '')}")
+    _run([str(python), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS),
+          str(dists["wheel"])], cwd=home, env=env)
+    return {"python": python, "home": home, "env": env}
+
+
+def test_twine_check_strict_and_contents(dists: dict[str, Path]) -> None:
+    out = _run([sys.executable, "-m", "twine", "check", "--strict", str(dists["wheel"]),
+                str(dists["sdist"])], cwd=ROOT)
+    assert out.stdout.count("PASSED") == 2, out.stdout
+    names = zipfile.ZipFile(dists["wheel"]).namelist()
+    for shipped in ("ensel/_data/paper/model_pools.csv", "ensel/_data/registry/mmlu_pro.csv",
+                    "ensel/_data/collect/paper.yml", "ensel/_data/collect/prompts.yml",
+                    "ensel/_data/notebooks/experiments.py", "ensel/_data/notebooks/runs.yml",
+                    "ensel/py.typed", "ensel-0.1.0.dist-info/licenses/LICENSE"):
+        assert shipped.replace("0.1.0", _version()) in names, shipped
+    meta = zipfile.ZipFile(dists["wheel"]).read(
+        f"ensel-{_version()}.dist-info/METADATA").decode()
+    for field in ("License-Expression: MIT", "License-File: LICENSE",
+                  "Author-email: Yigit Turkmen", "Project-URL: Paper,",
+                  "Project-URL: Documentation,", "Classifier: Typing :: Typed",
+                  "Keywords: large language models", "Provides-Extra: collect",
+                  "Provides-Extra: notebooks", 'Requires-Dist: openai<4,>=3.0; extra == "collect"'):
+        assert field in meta, field
+    core = [line for line in meta.splitlines()
+            if line.startswith("Requires-Dist:") and "extra ==" not in line]
+    assert not [r for r in core if any(p in r for p in ("matplotlib", "seaborn", "openai",
+                                                        "tenacity", "aiolimiter"))], core
+    with tarfile.open(dists["sdist"]) as tar:
+        members = {m.name.split("/", 1)[1] for m in tar.getmembers() if "/" in m.name}
+    assert {"LICENSE", "CITATION.cff", "CHANGELOG.md", "pyproject.toml",
+            "notebooks/experiments.py", "data/collect/paper.yml"} <= members
+
+
+def _version() -> str:
+    import ensel
+
+    return ensel.__version__
+
+
+CORE = textwrap.dedent("""
+    import importlib.util, json, sys
+    from pathlib import Path
+    import ensel
+    assert Path(ensel.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), ensel.__file__
+    from ensel.datasets import load
+    from ensel.datasets._paths import package_data
+    from ensel.datasets.paper_tables import load_paper_table
+    from ensel.experiment import evaluate
+    from ensel.collect.config import load_config
+    from ensel.collect.estimate import estimate
+    df = load("medmcqa", n_items=100)
+    res = evaluate(df, ks=[1, 2], n_splits=1)
+    est = estimate(load_config(package_data("collect", "paper.yml")))
+    print(json.dumps({
+        "version": ensel.__version__,
+        "rows": len(df), "models": int(df["model"].nunique()), "results": len(res),
+        "pools": len(load_paper_table("model_pools")),
+        "experiments_page": package_data("notebooks", "experiments.py").is_file(),
+        "paper_requests": int(est["requests"].sum()),
+        "extras_absent": [m for m in ("matplotlib", "seaborn", "openai", "tenacity",
+                                      "aiolimiter", "sklearn") if importlib.util.find_spec(m)],
+    }))
+""")
+
+
+def test_the_wheel_runs_outside_the_checkout(fresh: dict) -> None:
+    import json
+
+    out = _run([str(fresh["python"]), "-c", CORE], cwd=fresh["home"], env=fresh["env"])
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["version"] == _version()
+    assert got["rows"] == 100 * got["models"] * 6  # 100 items x 12 models x 6 conditions
+    assert got["results"] > 0 and got["pools"] == 37 and got["experiments_page"]
+    assert got["paper_requests"] == 2_102_352  # the README's estimate of the paper's run
+    assert got["extras_absent"] == []  # the core install pulls none of the extras
+    ensel_cmd = str(fresh["python"].parent / "ensel")
+    assert "collect" in _run([ensel_cmd, "--help"], cwd=fresh["home"], env=fresh["env"]).stdout
+    if "--version" in (ROOT / "ensel" / "cli.py").read_text(encoding="utf-8"):
+        version = _run([ensel_cmd, "--version"], cwd=fresh["home"], env=fresh["env"]).stdout
+        assert _version() in version
+
+
+def test_a_downloaded_page_runs_with_the_notebooks_extra(fresh: dict, dists: dict[str, Path]
+                                                         ) -> None:
+    """The reader's path: pip install "ensel[notebooks]", then run a page's notebook."""
+    import jupytext
+    import nbformat
+
+    _run([str(fresh["python"]), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS),
+          f"{dists['wheel']}[notebooks]"], cwd=fresh["home"], env=fresh["env"])
+    nb = jupytext.read(ROOT / "notebooks" / "theorem_e_1.py")
+    at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    nb.cells.insert(at + 1, nbformat.v4.new_code_cell(
+        "pools_per_k = 2\nn_sample = 50000", metadata={"tags": ["injected-parameters"]}))
+    page = fresh["home"] / "theorem_e_1.ipynb"
+    nbformat.write(nb, page)
+    code = textwrap.dedent(f"""
+        import nbclient, nbformat
+        nb = nbformat.read({str(page)!r}, as_version=4)
+        nbclient.NotebookClient(nb, timeout=600, kernel_name="python3").execute()
+        nbformat.write(nb, {str(page)!r})
+    """)
+    _run([str(fresh["python"]), "-c", code], cwd=fresh["home"], env=fresh["env"])
+    done = nbformat.read(page, as_version=4)
+    outputs = [o for c in done.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    glued = [o for o in outputs if "application/papermill.record/text/plain" in o.get("data", {})
+             or o.get("metadata", {}).get("scrapbook")]
+    assert len(glued) >= 5, "the page glues its numbers with myst_nb"

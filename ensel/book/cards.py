@@ -9,7 +9,7 @@ a table whose ``attrs`` carry the statistics the page quotes and checks, and the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib.pyplot as plt
@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ensel.book import profiles
 from ensel.book.claims import PageChecks
 
 __all__ = [
@@ -50,11 +51,21 @@ __all__ = [
     "pool_table",
     "accuracy_bars",
     "error_bars",
+    "source_registry",
+    "model_families",
+    "source_accuracy",
+    "agreement_pairs",
+    "source_accuracy_bars",
+    "provenance_markdown",
+    "source_counts",
+    "single_vendor_models",
+    "check_prose_range",
 ]
 
-NAMES = ["medmcqa", "mmlu", "imdb"]
-LABEL = {"medmcqa": "MEDMCQA", "mmlu": "MMLU", "imdb": "IMDB"}
-_POOL_REF = {"medmcqa": "Table 7", "mmlu": "Table 11", "imdb": "Table 15"}
+#: The stand-ins, their display names and the paper's pool tables (from data/datasets.yml).
+NAMES = profiles.names("stand-in")
+LABEL = {n: profiles.label(n) for n in NAMES}
+_POOL_REF = {n: str(profiles.profile(n)["paper_table"]) for n in NAMES}
 
 
 def glue_values(prefix: str, values: Mapping[str, Any]) -> None:
@@ -636,3 +647,117 @@ def error_bars(summary: pd.DataFrame) -> Figure:
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------- real sources (one card)
+def source_registry(name: str) -> pd.DataFrame:
+    """Files and megabytes of a real source's pinned registry, per commit and top folder."""
+    from ensel.datasets import _fetch
+
+    reg = pd.DataFrame([e.__dict__ for e in _fetch.read_registry(name)])
+    top = reg["path"].map(lambda p: "/".join(p.split("/")[:2]) if p.startswith("Dataset/")
+                          else p.split("/")[0] + "/…")
+    return (reg.assign(folder=top).groupby(["commit", "folder"])
+            .agg(files=("path", "size"), megabytes=("size", lambda s: round(s.sum() / 1e6, 2)))
+            .reset_index())
+
+
+def model_families(name: str, models: Sequence[str]) -> pd.DataFrame:
+    """Each model of a real source with its family (the loader's ``family`` function)."""
+    import importlib
+
+    fam = importlib.import_module(f"ensel.datasets.{name}").family
+    out = pd.DataFrame({"model": list(models), "family": [fam(m) for m in models]})
+    return out.set_index("model")
+
+
+def source_accuracy(df: pd.DataFrame) -> pd.DataFrame:
+    """Per model (rows) and condition: accuracy over all queries, error on ``Y = +1`` and on
+    ``Y = -1``, and the abstention rate (an abstention counts as an error)."""
+    t = df.assign(err=df["answer"] != df["label"], abst=df["answer"] == 0)
+    g = t.groupby(["model", "condition"], sort=False)
+    out = pd.DataFrame({"accuracy": 1 - g["err"].mean(), "abstained": g["abst"].mean()})
+    by_label = t.groupby(["model", "condition", "label"], sort=False)["err"].mean().unstack(
+        "label")
+    out["error on Y=+1"] = by_label[1]
+    out["error on Y=−1"] = by_label[-1]
+    return out
+
+
+def agreement_pairs(df: pd.DataFrame, top: int = 5) -> pd.DataFrame:
+    """The ``top`` model pairs that give the same answer most often (over every query and
+    condition): near-duplicates a selector should not pay for twice."""
+    w = df.pivot_table(index=["condition", "item"], columns="model", values="answer",
+                       aggfunc="first", observed=True)
+    a = w.to_numpy()
+    cols = list(w.columns)
+    rows = []
+    for i in range(len(cols)):
+        same = (a[:, i:i + 1] == a[:, i + 1:]).mean(axis=0)
+        rows += [(cols[i], cols[i + 1 + j], float(s)) for j, s in enumerate(same)]
+    out = pd.DataFrame(rows, columns=["model a", "model b", "same answer"])
+    return out.sort_values("same answer", ascending=False, kind="stable").head(top).reset_index(
+        drop=True)
+
+
+def source_accuracy_bars(acc: pd.DataFrame, title: str) -> Figure:
+    """Accuracy per model, one bar per condition; the 0.5 line is chance on balanced labels."""
+    piv = acc["accuracy"].unstack("condition")
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    x = np.arange(len(piv))
+    width = 0.8 / max(1, piv.shape[1])
+    for i, cond in enumerate(piv.columns):
+        ax.bar(x + (i - (piv.shape[1] - 1) / 2) * width, piv[cond], width, label=str(cond))
+    ax.axhline(0.5, color="k", lw=0.8, ls=":")
+    ax.set_xticks(x, piv.index, rotation=60, ha="right", fontsize=8)
+    ax.set_ylim(0, 1.1)
+    ax.set_ylabel("accuracy (binary queries)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper center", ncol=max(1, piv.shape[1]), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def provenance_markdown(name: str) -> str:
+    """Markdown bullets: a real source's upstream, licence, citation and how the files are
+    pinned and fetched (from its profile)."""
+    from ensel.book.profiles import profile
+
+    p = profile(name)
+    return (f"* Upstream: [{p['url']}]({p['url']}), licence **{p['licence']}**; "
+            f"{p['citation']}.\n"
+            f"* Files pinned by commit and SHA-256 in `data/registry/{name}.csv`, downloaded "
+            "from `https://raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>` once "
+            "into the data folder (`ENSEL_DATA_DIR`) and checked, or read from a "
+            "byte-for-byte mirror (`ENSEL_DATA_MIRROR`); never stored in this repository.")
+
+
+def source_counts(df: pd.DataFrame) -> pd.Series:
+    """What the loader counted: questions at each step (``attrs["dropped"]``) or records per
+    subset (``attrs["records"]``)."""
+    counts = df.attrs.get("dropped") or df.attrs.get("records") or {}
+    return pd.Series(counts, name="count", dtype="int64")
+
+
+def single_vendor_models(name: str) -> pd.DataFrame:
+    """The models of a stand-in's pool that are the only one of their vendor, with their
+    printed average correlation (a mean of cross-family correlations only)."""
+    from ensel.datasets.paper_tables import load_paper_table
+
+    pools = load_paper_table("model_pools")
+    pool = pools[pools["dataset"] == name]
+    per_family = pool.groupby("family")["model"].transform("size")
+    return pool.loc[per_family == 1, ["model", "family", "avg_rho"]].reset_index(drop=True)
+
+
+def check_prose_range(checks: PageChecks, name: str, singles: pd.DataFrame) -> None:
+    """Where the paper's prose quotes a cross-family correlation range for the models Greedy MI
+    picks (profile ``prose_cross_family_max``), show that it cannot hold pool-wide: a
+    single-vendor model's printed average (all cross-family pairs) exceeds it."""
+    p = profiles.profile(name)
+    bound = p.get("prose_cross_family_max")
+    if bound is None or singles.empty:
+        return
+    checks.add(f"{p['label']}: a single-vendor model has average ρ above the prose's {bound}",
+               singles["avg_rho"].max() > float(bound), value=singles["avg_rho"].max(),
+               bound=f"> {bound}", ref=f"Sec. 6.1, {p['paper_table']}")

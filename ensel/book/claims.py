@@ -674,7 +674,8 @@ def _cols(f: Finding | None | str, prefix: str) -> dict[str, Any]:
             f"{prefix}verdict": f.verdict if found else None,
             f"{prefix}effect": _NAN if e is None else e.mean,
             f"{prefix}low": _NAN if e is None else e.low,
-            f"{prefix}high": _NAN if e is None else e.high}
+            f"{prefix}high": _NAN if e is None else e.high,
+            f"{prefix}se": _NAN if e is None else e.se}
 
 
 def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
@@ -700,7 +701,8 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
         results ``ours`` (what is measured, with intervals), ``holds`` (the point estimates
         satisfy the claim), ``verdict`` (``"holds"``, ``"within noise"``, ``"contradicted"``
         or ``"no results"``) and the headline effect ``effect, effect_low, effect_high``
-        (negative supports the claim; NaN for equivalence and noise claims); the same on the
+        (negative supports the claim; NaN for equivalence and noise claims) with its standard
+        error ``effect_se`` (the interval's half-width over its t quantile); the same on the
         paper's numbers as ``paper, paper_holds, paper_verdict, paper_effect, paper_low,
         paper_high`` (``paper`` is ``"—"`` and the rest empty for datasets the paper does
         not have). :func:`verdict_table` renders it compactly.
@@ -725,10 +727,10 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
                 "ours": o["o_text"], "holds": o["o_point"],
                 "verdict": "no results" if o["o_verdict"] is None else o["o_verdict"],
                 "effect": o["o_effect"], "effect_low": o["o_low"], "effect_high": o["o_high"],
-                "short": claim.short or claim.text})
+                "short": claim.short or claim.text, "effect_se": o["o_se"]})
     cols = ["id", "dataset", "location", "claim", "paper", "paper_holds", "paper_verdict",
             "paper_effect", "paper_low", "paper_high", "ours", "holds", "verdict", "effect",
-            "effect_low", "effect_high", "short"]
+            "effect_low", "effect_high", "short", "effect_se"]
     return pd.DataFrame(rows, columns=cols)
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "correlation_heatmap",
     "paired_differences_plot",
     "claims_forest",
+    "pooled_forest",
 ]
 
 #: Colour and marker per selector, shared by every figure.
@@ -266,6 +267,49 @@ def claims_forest(effects: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
     handles.append(plt.Line2D([], [], color="#777777", marker="s", mfc="white", ls="",
                               label="paper (from its mean ± std)"))
     ax.legend(handles=handles, fontsize=7, loc="lower center", ncol=2,
+              bbox_to_anchor=(0.5, 1.0), frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def pooled_forest(pooled: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
+    """One forest plot across the real sources (from :func:`ensel.book.protocol.
+    pool_claims`): per claim, each source's effect with its 95 % interval (dot, coloured by
+    verdict; hollow when it was not pooled) and the random-effects pooled estimate
+    (diamond); negative supports the claim."""
+    e = pooled.reset_index(drop=True)
+    n = len(e)
+    if n == 0:
+        fig, ax = plt.subplots(figsize=(7.2, 1.2))
+        ax.text(0.5, 0.5, "No real source has results in this build: nothing to pool.\n"
+                "Fetch the data (python -m ensel.datasets fetch <name>) and rebuild.",
+                ha="center", va="center", fontsize=9)
+        ax.set_axis_off()
+        return fig
+    fig, ax = plt.subplots(figsize=(7.2, 0.3 * n + 1.5))
+    y = np.arange(n)[::-1].astype(float)
+    labels = []
+    for yi, r in zip(y, e.itertuples(), strict=True):
+        c = _VERDICT_COLOR.get(str(r.verdict), "#000000")
+        is_pooled = r.dataset == "pooled"
+        ax.errorbar(r.effect, yi, xerr=[[r.effect - r.effect_low], [r.effect_high - r.effect]],
+                    fmt="D" if is_pooled else "o", color=c, ms=7 if is_pooled else 4,
+                    mfc=c if (is_pooled or r.pooled) else "white", capsize=2,
+                    lw=2 if is_pooled else 1.2)
+        labels.append(f"{r.id} · pooled" if is_pooled else f"{r.id} · {dataset_label(r.dataset)}")
+        if is_pooled and yi > 0:
+            ax.axhline(yi - 0.5, color="#cccccc", lw=0.8)
+    ax.axvline(0.0, color="k", lw=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_ylim(-0.8, n - 0.2)
+    ax.set_xlabel("effect (difference of test errors; negative supports the claim)")
+    handles = [plt.Line2D([], [], color=c, marker="o", ls="", label=v)
+               for v, c in _VERDICT_COLOR.items()]
+    handles.append(plt.Line2D([], [], color="#444444", marker="D", ls="",
+                              label="pooled (random effects)"))
+    ax.legend(handles=handles, fontsize=7, loc="lower center", ncol=4,
               bbox_to_anchor=(0.5, 1.0), frameon=False)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()

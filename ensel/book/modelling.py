@@ -38,6 +38,9 @@ __all__ = [
     "saturation_facts",
     "verdict_table",
     "verdict_facts",
+    "SourceView",
+    "source_view",
+    "label_intro",
 ]
 
 
@@ -277,6 +280,10 @@ def per_label_facts(plc: Any, m: int) -> dict[str, Any]:
         "rel_pos": s.loc[1, "tv_per_label"] / s.loc[1, "reference_tv"],
         "rel_neg": s.loc[-1, "tv_per_label"] / s.loc[-1, "reference_tv"],
         "mix": plc.tv_overall_mixture, "pooled": plc.tv_overall_pooled,
+        "mix_explains": _md(
+            "This also explains much of the pooled misfit of Section 1"
+            if plc.tv_overall_mixture < plc.tv_overall_pooled else
+            "This does **not** explain the pooled misfit of Section 1 on this source"),
         "neg_worst": neg_worst, "neg_worst_emp": neg.loc[neg_worst, "empirical"],
         "neg_worst_pl": neg.loc[neg_worst, "per_label"], "m": m,
         "tail_emp": neg.loc[m, "empirical"], "tail_pl": neg.loc[m, "per_label"]})
@@ -419,6 +426,10 @@ def verdict_table(hof: Any, plc: Any, sat: pd.DataFrame, facts: Mapping[str, Any
     ref_mae95 = float(np.quantile(hof.reference_triple_mae, 0.95))
     s = plc.summary
     half = facts["half"]
+    # on a small source (a few hundred queries per label) twice the reference exceeds 0.1:
+    # "partly" is then never stricter than "holds"
+    ref2 = 2 * float(s["reference_tv"].max())
+    partly_tv = max(0.1, ref2)
     rows = [
         ("Gaussian copula reproduces the number of simultaneous errors (pooled)",
          "TV(data, copula)", hof.tv_copula, ref_tv95, 0.25 * hof.tv_independent,
@@ -440,14 +451,12 @@ def verdict_table(hof: Any, plc: Any, sat: pd.DataFrame, facts: Mapping[str, Any
          "holds ≤ 0.005; partly ≤ 0.015"),
         ("One (pooled) copula describes each label's errors",
          "max_y TV(data | y, pooled copula)", float(s["tv_pooled"].max()),
-         2 * float(s["reference_tv"].max()), 0.1,
-         f"holds ≤ 2× per-label reference ({2 * s['reference_tv'].max():.3f}); "
-         "partly ≤ 0.1"),
+         ref2, partly_tv, f"holds ≤ 2× per-label reference ({ref2:.3f}); "
+         f"partly ≤ {partly_tv:.3g}"),
         ("A per-label copula describes each label's errors (beyond the paper)",
          "max_y TV(data | y, per-label copula)", float(s["tv_per_label"].max()),
-         2 * float(s["reference_tv"].max()), 0.1,
-         f"holds ≤ 2× per-label reference ({2 * s['reference_tv'].max():.3f}); "
-         "partly ≤ 0.1"),
+         ref2, partly_tv, f"holds ≤ 2× per-label reference ({ref2:.3f}); "
+         f"partly ≤ {partly_tv:.3g}"),
         ("Held-out error saturates in k",
          f"MAP error gain from k={half} to the best k ≥ {half} (Greedy MI)",
          facts["late_gain"], 0.005, 0.015, "holds ≤ 0.005; partly ≤ 0.015"),
@@ -485,3 +494,87 @@ def verdict_facts(verdict: pd.DataFrame) -> dict[str, Any]:
             "not": int(counts.get("does not hold", 0)),
             "which_holds": _md(which("holds")), "which_partly": _md(which("partly")),
             "which_not": _md(which("does not hold"))}
+
+
+# ------------------------------------------------------------------- the page's source
+class SourceView:
+    """The modelling page's data on one real source (one condition).
+
+    Attributes: ``Xw, yw`` (wide answers and labels of ``condition``), ``question`` (the
+    question each query comes from, for bootstraps that resample whole questions; a natively
+    binary query is its own question), ``predictions`` (multiple-choice picks per model and
+    question, for the uniform-distractor prediction; ``None`` for natively binary data),
+    ``multiple_choice``, ``condition``, ``conditions`` (all of the source's) and
+    ``description`` (one Markdown sentence for the page).
+    """
+
+    def __init__(self, **kw: Any) -> None:
+        self.__dict__.update(kw)
+
+
+def source_view(dataset: str, df: pd.DataFrame, condition: str | None = None) -> SourceView:
+    """Wide answers of one condition of a real source, with its question structure.
+
+    ``condition=None`` takes the source's first condition. The source's profile
+    (``data/datasets.yml``) says whether its queries come from multiple-choice questions.
+    """
+    from ensel.book.profiles import profile
+    from ensel.data import to_wide
+
+    prof = profile(dataset)
+    conditions = [str(c) for c in pd.unique(df["condition"].astype(str))]
+    cond = conditions[0] if condition is None else str(condition)
+    if cond not in conditions:
+        raise ValueError(f"condition of modelling.source_view must be one of {conditions}; "
+                         f"got {condition!r}")
+    Xw, yw = to_wide(df, cond, validate=False)
+    mc = prof.get("queries") == "multiple-choice"
+    predictions = None
+    if dataset == "mmlu_pro":
+        from ensel.datasets import mmlu_pro
+
+        view = mmlu_pro.binary_view(**{k: v for k, v in df.attrs.get("options", {}).items()
+                                       if k in ("subset", "models", "seed", "null_pred")})
+        question = view.queries.set_index("item").loc[Xw.index, "question_id"].to_numpy()
+        predictions = view.predictions
+    elif mc:
+        question = np.array([str(i).rsplit(":", 1)[0] for i in Xw.index])
+        predictions = df.attrs.get("predictions")
+    else:
+        question = np.asarray(Xw.index.astype(str))
+    others = [c for c in conditions if c != cond]
+    description = (
+        f"**{prof['label']}** ({prof['licence']}): {prof['models']}; {prof['conversion']}. "
+        f"Items: {prof['items']}."
+        + (f" This run uses the condition `{cond}` (the source also has "
+           + ", ".join(f"`{c}`" for c in others) + "; the experiments page uses all)."
+           if others else ""))
+    return SourceView(Xw=Xw, yw=yw, question=question, predictions=predictions,
+                      multiple_choice=mc, condition=cond, conditions=conditions,
+                      description=description)
+
+
+def label_intro(multiple_choice: bool) -> str:
+    """Why the errors may depend on the label, for a multiple-choice or a natively binary
+    source (Markdown, no math)."""
+    if multiple_choice:
+        return (
+            "The binary conversion breaks it by design. On the **positive** query (\"is the "
+            "answer *gold*?\") a model errs whenever its multiple-choice pick is wrong. On the "
+            "**negative** query (\"is the answer *d*?\", d one random distractor) it errs only "
+            "if it picked **that particular** distractor. Most wrong picks land on another "
+            "distractor, and the model then correctly answers False, so the error given "
+            "Y = −1 should be far below the error given Y = +1. If wrong picks were uniform "
+            "over the distractors, it would be the abstention rate plus the wrong-pick rate "
+            "over (number of options − 1), averaged over questions (column `uniform "
+            "distractor`). An abstention is an error on both queries. Moreover, a model that "
+            "is right on the positive query picked the gold option, so it is also right on "
+            "the negative one: an error on the negative query implies an error on the "
+            "positive query of the same question (column `neg. without pos.` counts "
+            "violations).")
+    return (
+        "These queries are natively binary (which of two outputs is better), so nothing in "
+        "the conversion ties the error to the label; a judge that prefers the first (or the "
+        "longer, or the more fluent) output errs more often on one label than on the other. "
+        "The columns `uniform distractor` and `neg. without pos.` concern multiple-choice "
+        "conversions and are empty here.")

@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ensel.book import figures, tables
+from ensel.book import figures, profiles, tables
 from ensel.book.claims import PageChecks
 
 __all__ = [
     "STANDINS",
+    "REAL",
     "load_options",
     "copula_fits",
     "copula_fit_table",
@@ -35,6 +36,8 @@ __all__ = [
     "check_protocol",
     "page_verdicts",
     "half_samples",
+    "save_conclusions",
+    "paired_se",
     "splits_for",
     "verdict_counts",
     "verdict_sentence",
@@ -45,11 +48,17 @@ __all__ = [
     "first_picks",
     "pick_agreement",
     "beyond_table",
+    "pool_claims",
+    "pool_paired",
+    "copula_side_by_side",
+    "pooled_sentence",
+    "gather_verdicts",
 ]
 
 #: The paper-calibrated stand-ins (the datasets with a paper table to compare with).
-STANDINS = ("medmcqa", "mmlu", "imdb")
-_PAPER_TABLE = {"medmcqa": "Table 7", "mmlu": "Table 11", "imdb": "Table 15"}
+STANDINS = tuple(profiles.names("stand-in"))
+#: The sources of real published LLM answers.
+REAL = tuple(profiles.names("real"))
 
 
 def load_options(dataset: Any, n_items: int | None) -> dict[str, Any]:
@@ -131,10 +140,11 @@ def selection_setup(dataset: Any, conditions: Sequence[str], n_models: int
                     ) -> tuple[str, list[int]]:
     """Condition and budgets of the selection table (the paper's Tables 1 and 2 use temp 0.7,
     run 1 for MEDMCQA and temp 0.7, run 2 for MMLU)."""
-    cond = {"medmcqa": "t0.7-r1", "mmlu": "t0.7-r2"}.get(str(dataset), conditions[0])
+    prof = profiles.profile(dataset)
+    cond = str(prof.get("selection_condition", conditions[0]))
     if cond not in conditions:
         cond = conditions[0]
-    return cond, list(range(1, min(6 if dataset == "mmlu" else 5, n_models) + 1))
+    return cond, list(range(1, min(int(prof.get("selection_k", 5)), n_models) + 1))
 
 
 def oracle_gaps(summary: pd.DataFrame) -> pd.DataFrame | None:
@@ -209,7 +219,7 @@ def check_pool(checks: PageChecks, pool_cmp: pd.DataFrame | None, dataset: Any,
     binomial standard errors when fewer queries are sampled)."""
     if pool_cmp is None:
         return
-    ref = _PAPER_TABLE.get(str(dataset), "")
+    ref = str(profiles.profile(dataset).get("paper_table", ""))
     checks.add("every model of the paper's pool table is in ours",
                pool_cmp["ours_accuracy"].notna().all(), value=len(pool_cmp), ref=ref)
     tol = 0.03 if n_items is None else 0.03 + 3 * float(np.sqrt(0.25 / n_items))
@@ -346,6 +356,32 @@ def half_samples(df: pd.DataFrame, dataset: Any, n_halvings: int, *, ks: Any,
     return reps
 
 
+def paired_se(diffs: pd.DataFrame, n_halvings: int) -> pd.Series:
+    """Standard error of each paired difference of
+    :func:`ensel.experiment.paired_differences`: the 95 % half-width over the t quantile it
+    used (``n - 1`` degrees of freedom for the corrected variance, ``n_halvings - 1`` when the
+    half-sample variance was larger)."""
+    from scipy import special as sp
+
+    df = np.where(diffs["interval"] == "halves", max(int(n_halvings), 2) - 1,
+                  diffs["n"].astype(int) - 1)
+    t = sp.stdtrit(df.astype(float), 0.975)
+    return pd.Series((diffs["ci_high"] - diffs["ci_low"]).to_numpy() / 2 / t, index=diffs.index,
+                     name="se")
+
+
+def save_conclusions(dataset: Any, verdicts_df: pd.DataFrame, diffs: pd.DataFrame,
+                     copula_fit: pd.DataFrame, n_halvings: int) -> None:
+    """Save what an experiments run concluded beside its results (kinds ``verdicts``,
+    ``paired`` with a standard error per k, ``copula``), for the reproduction report."""
+    from ensel.book.results import save_results
+
+    save_results(verdicts_df.reset_index(drop=True), dataset, kind="verdicts")
+    save_results(diffs.assign(se=paired_se(diffs, n_halvings)).reset_index(drop=True),
+                 dataset, kind="paired")
+    save_results(copula_fit.reset_index(), dataset, kind="copula")
+
+
 def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any,
                   replicates: pd.DataFrame | None = None) -> pd.DataFrame:
     """The claims checked on this dataset; none when the run evaluated only some budgets
@@ -459,3 +495,122 @@ def beyond_table(results: Mapping[str, pd.DataFrame | None],
     out = pd.DataFrame(rows).set_index("dataset")
     out.attrs["min_oracle_gap"] = gaps  # Greedy MI minus oracle, smallest over k
     return out
+
+
+# ------------------------------------------------------------- pooling the real sources
+def pool_claims(verdicts_df: pd.DataFrame, sources: Sequence[str]) -> pd.DataFrame:
+    """Each directional claim checked on the real ``sources``: every source's effect, interval
+    and verdict, and the DerSimonian-Laird random-effects pooled estimate
+    (:func:`ensel.meta.random_effects`) with its interval, heterogeneity and verdict.
+
+    Returns one row per (claim, source) plus one ``dataset="pooled"`` row per claim, with
+    columns ``id, short, dataset, effect, effect_low, effect_high, se, verdict`` and, on the
+    pooled rows, ``tau2, i2, q_p_value, n_sources``. A source whose effect has no spread at
+    all (standard error 0, e.g. both selectors always pick the same model) carries no weight
+    information and is left out of the pooling (shown, not pooled; ``pooled`` says which).
+    """
+    from ensel.meta import random_effects
+    from ensel.stats import verdict
+
+    v = verdicts_df[verdicts_df["dataset"].isin(list(sources)) & verdicts_df["effect"].notna()]
+    rows = []
+    for cid in pd.unique(v["id"]):
+        part = v[v["id"] == cid].set_index("dataset").reindex(
+            [s for s in sources if s in set(v.loc[v["id"] == cid, "dataset"])])
+        usable = part[part["effect_se"] > 0]
+        for d, r in part.iterrows():
+            rows.append({"id": cid, "short": r["short"], "dataset": d, "effect": r["effect"],
+                         "effect_low": r["effect_low"], "effect_high": r["effect_high"],
+                         "se": r["effect_se"], "verdict": r["verdict"],
+                         "pooled": d in usable.index})
+        if len(usable) >= 2:
+            m = random_effects(usable["effect"].to_numpy(), usable["effect_se"].to_numpy())
+            rows.append({"id": cid, "short": part["short"].iloc[0], "dataset": "pooled",
+                         "effect": m.estimate, "effect_low": m.low, "effect_high": m.high,
+                         "se": m.se, "verdict": verdict(m.low, m.high), "pooled": True,
+                         "tau2": m.tau2, "i2": m.i2, "q_p_value": m.q_p_value,
+                         "n_sources": m.k})
+    cols = ["id", "short", "dataset", "effect", "effect_low", "effect_high", "se", "verdict",
+            "pooled", "tau2", "i2", "q_p_value", "n_sources"]
+    return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def pool_paired(paired: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None:
+    """Greedy MI − Top-k (MAP) per budget ``k`` on every real source side by side, and pooled
+    (DerSimonian-Laird) over the budgets every source has with a non-zero spread; ``None``
+    when fewer than two sources saved their paired differences."""
+    from ensel.meta import random_effects
+    from ensel.stats import verdict
+
+    paired = {d: p for d, p in paired.items() if p is not None and len(p)}
+    if len(paired) < 2:
+        return None
+    common = sorted(set.intersection(*(set(p["k"].astype(int)) for p in paired.values())))
+    rows = []
+    for k in common:
+        part = {d: p[p["k"] == k].iloc[0] for d, p in paired.items()}
+        row: dict[str, Any] = {"k": k}
+        for d, r in part.items():
+            row[d] = f"{r['mean_diff']:+.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+        se = np.array([float(r["se"]) for r in part.values()])
+        if np.all(se > 0):
+            m = random_effects([float(r["mean_diff"]) for r in part.values()], se)
+            row.update({"pooled": m.estimate, "pooled_low": m.low, "pooled_high": m.high,
+                        "verdict": verdict(m.low, m.high), "tau2": m.tau2, "i2": m.i2})
+        else:
+            row.update({"pooled": np.nan, "verdict": "not pooled (a source has no spread)"})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("k")
+
+
+def copula_side_by_side(copula: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:
+    """The copula's fit on every real source (worst over conditions): the pairwise joint
+    errors (matched by construction) and the distribution of simultaneous errors (not
+    targeted by the fit, the real test)."""
+    rows = []
+    for d, c in copula.items():
+        if c is None:
+            continue
+        rows.append({"dataset": tables.dataset_label(d), "conditions": len(c),
+                     "max |model − empirical| pair": float(
+                         c["max |model − empirical| pair"].max()),
+                     "total variation, #errors (worst condition)": float(
+                         c["total variation, #errors"].max())})
+    return pd.DataFrame(rows).set_index("dataset")
+
+
+def pooled_sentence(pooled: pd.DataFrame, ids: Sequence[str] = ("G2", "G5", "G3")) -> str:
+    """The pooled result over the real sources in one sentence: for each claim of ``ids``
+    (default: Greedy MI against Top-k over k = 3..7, the best ensemble against the best single
+    model, all models against the best subset) the random-effects estimate, its 95 % interval,
+    its verdict and I²."""
+    p = pooled[(pooled["dataset"] == "pooled")].set_index("id")
+    p = p.loc[[i for i in ids if i in p.index]]
+    if p.empty:
+        return ("fewer than two real sources have results in this build, so nothing is "
+                "pooled.")
+    n = int(p["n_sources"].max())
+    what = {"G2": "Greedy MI minus Top-k (test error, mean over k = 3..7)",
+            "G5": "the best Greedy MI ensemble minus the best single model",
+            "G3": "the best subset minus all models (Greedy MI, MAP)"}
+    parts = [f"{what.get(str(i), str(r['short']))} is {r['effect']:+.4f} "
+             f"[{r['effect_low']:+.4f}, {r['effect_high']:+.4f}] ({r['verdict']}, "
+             f"I² = {100 * r['i2']:.0f} %)" for i, r in p.iterrows()]
+    return (f"pooled over {n} real sources with a DerSimonian-Laird random-effects model, "
+            + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
+
+
+def gather_verdicts(saved: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:
+    """The verdicts the experiments runs saved (kind ``verdicts``), in one table ordered by
+    claim (as in :data:`ensel.book.claims.CLAIMS`) then by dataset (as given)."""
+    from ensel.book.claims import CLAIMS
+
+    parts = [v for v in saved.values() if v is not None and len(v)]
+    if not parts:
+        return pd.DataFrame(columns=["id", "dataset", "verdict", "effect", "paper_effect"])
+    v = pd.concat(parts, ignore_index=True)
+    claim_order = {c.id: i for i, c in enumerate(CLAIMS)}
+    data_order = {d: i for i, d in enumerate(saved)}
+    return (v.assign(_c=v["id"].map(claim_order), _d=v["dataset"].map(data_order))
+            .sort_values(["_c", "_d"], kind="stable").drop(columns=["_c", "_d"])
+            .reset_index(drop=True))

@@ -38,9 +38,14 @@ def _dataset_key(dataset: str | os.PathLike[str]) -> str:
     return key.strip(".") or "results"
 
 
-#: What a results file holds: the evaluation itself, or its half-sample replicates
-#: (:func:`ensel.experiment.half_sample_errors`), saved beside it.
-KINDS = {"results": "", "halves": ".halves"}
+#: What a results file holds: the evaluation itself, its half-sample replicates
+#: (:func:`ensel.experiment.half_sample_errors`), and what the experiments page concluded
+#: from them, saved beside it so that the reproduction report reads them instead of
+#: recomputing: the claims' verdicts (:func:`ensel.book.claims.verdicts`), the paired
+#: differences Greedy MI - Top-k per k and the copula fit per condition.
+KINDS = {"results": "", "halves": ".halves", "verdicts": ".verdicts", "paired": ".paired",
+         "copula": ".copula"}
+_EVALUATIONS = ("results", "halves")
 
 
 def results_path(dataset: str | os.PathLike[str], kind: str = "results") -> Path:
@@ -69,14 +74,19 @@ def save_results(results: pd.DataFrame, dataset: str | os.PathLike[str],
                  kind: str = "results") -> Path:
     """Write results as Parquet with a checksum record, both atomically; return the path.
 
+    ``kind`` is one of :data:`KINDS`; the evaluations (``results``, ``halves``) are validated
+    first (:func:`ensel.experiment.validate_results`), the page's conclusions are tables as
+    the page computed them.
+
     The record (``<path>.integrity.json``, see :mod:`ensel.datasets._integrity`) holds the
     file's SHA-256 and what the results were derived from (dataset, ``ensel`` version and
     ``results.attrs["provenance"]`` when present); :func:`load_results` checks it.
     """
     from ensel.datasets import _integrity
 
-    validate_results(results)
     path = results_path(dataset, kind)
+    if kind in _EVALUATIONS:
+        validate_results(results)
     return _integrity.write_parquet(results, path,
                                     derived_from=_results_derivation(results, dataset))
 
@@ -90,8 +100,9 @@ def load_results(dataset: str | os.PathLike[str], *,
     ----------
     dataset : str or path
         The name the results were saved under.
-    kind : {"results", "halves"}, default="results"
-        The evaluation, or its half-sample replicates.
+    kind : {"results", "halves", "verdicts", "paired", "copula"}, default="results"
+        The evaluation, its half-sample replicates, or a conclusion of the page
+        (:data:`KINDS`).
     regenerate : callable, optional
         Called (no arguments) to recompute the results when the saved file is damaged,
         truncated or has no checksum record; its output is saved and returned, after a

@@ -257,7 +257,9 @@ def _missing_data_note(names: Sequence[str]) -> str:
     """One Markdown note: which data is missing and how to get it."""
     which = ", ".join(f"`{n}`" for n in names)
     fetch = " and ".join(f"`python -m ensel.datasets fetch {n}`" for n in names)
-    label = "MMLU-Pro" if list(names) == ["mmlu_pro"] else which
+    from ensel.book.profiles import label as profile_label
+
+    label = profile_label(names[0]) if len(names) == 1 else which
     return (
         f"```{{note}}\n**{label} data not available on this machine**, so this page was not "
         f"computed (dataset {which}). To get the published files (pinned by commit and checked "
@@ -546,12 +548,13 @@ def _environment_digest(root: Path) -> str:
     if constraints.is_file():
         h.update(constraints.read_bytes())
     h.update(sys.version.encode())
-    try:
-        from ensel.datasets import mmlu_pro
+    from ensel.book.profiles import names
 
-        h.update(b"mmlu_pro:" + str(bool(mmlu_pro.is_available())).encode())
-    except Exception as exc:  # an unreadable mirror is an input state too
-        h.update(f"mmlu_pro:{type(exc).__name__}".encode())
+    for real in names("real"):  # whether each real source's files are here is an input
+        try:
+            h.update(f"{real}:{_dataset_available(real)}".encode())
+        except Exception as exc:  # an unreadable mirror is an input state too
+            h.update(f"{real}:{type(exc).__name__}".encode())
     return h.hexdigest()
 
 

@@ -517,43 +517,44 @@ def short_path(path: str | Any, root: str | Any | None = None) -> str:
         return "/".join(p.parts[-2:])
 
 
-_PAPER_DATASETS = ("medmcqa", "mmlu", "imdb")
-_PRETTY = {"medmcqa": "MEDMCQA", "mmlu": "MMLU", "imdb": "IMDB", "mmlu_pro": "MMLU-Pro"}
-
-
 def dataset_label(dataset: str | Any) -> str:
-    """Display name of a dataset: ``"MEDMCQA"``, ``"MMLU-Pro"``, or a user file's name."""
-    from pathlib import Path
+    """Display name of a dataset: ``"MEDMCQA"``, ``"MMLU-Pro"``, or a user file's name
+    (from the dataset's profile, :func:`ensel.book.profiles.label`)."""
+    from ensel.book.profiles import label
 
-    return _PRETTY.get(str(dataset), Path(str(dataset)).name)
+    return label(dataset)
 
 
 def dataset_banner(dataset: str | Any, df: pd.DataFrame, *, n_splits: int, seed: int) -> str:
     """Markdown banner of an experiments page: what the data is (paper-calibrated stand-in,
-    real MMLU-Pro answers, or the user's table), its size, and the protocol as it applies to
-    *this* data (one condition or several; how many evaluations each mean is over).
+    real published answers, or the user's table, from the dataset's profile), its size, and
+    the protocol as it applies to *this* data (one condition or several; how many evaluations
+    each mean is over).
 
     Plain text only (no ``$...$``): math is not typeset in generated outputs.
     """
-    label = dataset_label(dataset)
+    from ensel.book.profiles import profile
+
+    prof = profile(dataset)
+    label = str(prof["label"])
     conds = [str(c) for c in pd.unique(df["condition"].astype(str))]
     n_models = int(df["model"].nunique())
     nq = df.groupby(df["condition"].astype(str))["item"].nunique()
     queries = (f"{int(nq.iloc[0]):,}" if nq.nunique() == 1
                else f"{int(nq.min()):,}–{int(nq.max()):,}")
-    if str(dataset) in _PAPER_DATASETS:
+    if prof["kind"] == "stand-in":
         what = (
             f"**Data: paper-calibrated stand-in for {label}.** Synthetic answers sampled from a "
             "Gaussian copula whose accuracies and correlations are fitted to the paper's "
             "model-pool table (appendix). It reproduces the *mechanism* the paper studies "
             "(correlated errors, family structure), **not the paper's numbers**: the paper's raw "
             "LLM answers are not public. Differences from the paper's tables are expected.")
-    elif str(dataset) == "mmlu_pro":
+    elif prof["kind"] == "real":
         what = (
-            "**Data: real, public LLM outputs (MMLU-Pro).** The published per-question answers "
-            "of the MMLU-Pro leaderboard models, converted to binary queries with the paper's "
-            "procedure (one positive and one random negative option per question). These are "
-            "independent real data, not the paper's; there is no paper table to compare with.")
+            f"**Data: real, public LLM outputs ({label}, {prof['licence']}, {prof['url']}).** "
+            f"Models: {prof['models']}. Queries: {prof['conversion']}. Items: {prof['items']}. "
+            "These are independent real data, not the paper's; there is no paper table to "
+            "compare with.")
     else:
         what = (f"**Data: your table `{label}`.** Results are computed on the answers in that "
                 "file; there is no paper table to compare with.")
@@ -564,7 +565,8 @@ def dataset_banner(dataset: str | Any, df: pd.DataFrame, *, n_splits: int, seed:
                     f"so every mean ± std below is over {n_splits} evaluations (seed {seed}).")
     else:
         kind = (" (3 temperatures × 2 runs, as in the paper)"
-                if str(dataset) in _PAPER_DATASETS and len(conds) == 6 else "")
+                if prof["kind"] == "stand-in" and len(conds) == 6
+                else f" ({prof['conditions']})" if prof["kind"] == "real" else "")
         protocol = (f"{len(conds)} conditions{kind}: {', '.join(f'`{c}`' for c in conds)}. "
                     f"The {queries} binary queries of each condition are {split}, so every "
                     f"mean ± std below is over {len(conds)} × {n_splits} = "

@@ -12,13 +12,14 @@ module                      what
 :mod:`.parse`               strict reply parsing (abstention = 0)
 :mod:`.estimate`            dry-run requests, tokens, cost and time
 :mod:`.simulate`            a simulated model pool behind a loopback chat-completions server
-:mod:`.cli`                 ``ensel collect run|estimate|status|export|merge|simulate``
+:mod:`ensel.collect.cli`    ``ensel collect run|estimate|status|export|merge|simulate``
 ==========================  ===================================================================
 """
 
 from __future__ import annotations
 
-from ensel.collect.collector import EndpointRefused, RunSummary, collect, load_queries
+from typing import Any
+
 from ensel.collect.config import ConfigError, RunConfig, load_config
 from ensel.collect.estimate import estimate
 from ensel.collect.parse import parse_reply
@@ -49,3 +50,21 @@ __all__ = [
     "load_template",
     "parse_reply",
 ]
+
+# The collector needs the `collect` extra (openai on httpx2, tenacity, aiolimiter); everything
+# else here (queries, prompts, config, estimate, store, simulate) runs on the core install, so
+# the collector's names are imported on first use.
+_COLLECTOR_NAMES = ("EndpointRefused", "RunSummary", "collect", "load_queries")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COLLECTOR_NAMES:
+        try:
+            from ensel.collect import collector
+        except ModuleNotFoundError as exc:
+            raise ModuleNotFoundError(
+                f"ensel.collect.{name} needs the collector's dependencies ({exc.name} is not "
+                'installed); install them with: pip install "ensel[collect]"', name=exc.name
+            ) from exc
+        return getattr(collector, name)
+    raise AttributeError(f"module 'ensel.collect' has no attribute {name!r}")

@@ -11,6 +11,10 @@ name            what
 ``imdb``        paper-calibrated stand-in
 ``mmlu_pro``    real public LLM outputs (:mod:`ensel.datasets.mmlu_pro`, downloaded and
                 SHA-256 checked, or read from ``$ENSEL_DATA_MIRROR``)
+``mmlu_redux``  real: HELM's MMLU answers of 10 models, MMLU-Redux verified gold
+                (:mod:`ensel.datasets.mmlu_redux`, downloaded like ``mmlu_pro``)
+``llmbar``      real: LLMBar's judges x prompting strategies, natively binary
+                (:mod:`ensel.datasets.llmbar`, downloaded like ``mmlu_pro``)
 a file path     your own tidy table, ``.csv``/``.csv.gz``/``.parquet``/``.pq``
                 (validated with :func:`ensel.data.validate_responses`)
 ==============  ===========================================================================
@@ -35,7 +39,12 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     **{name: ("stand-in", desc) for name, desc in _standins.NAMES.items()},
     "mmlu_pro": ("real", "MMLU-Pro published per-question LLM outputs as binary queries "
                          "(downloaded, SHA-256 checked)"),
+    "mmlu_redux": ("real", "HELM's 5-shot MMLU answers of 10 models graded with the MMLU-Redux "
+                           "verified gold, as binary queries (downloaded, SHA-256 checked)"),
+    "llmbar": ("real", "LLMBar: 6 LLM judges x 3 prompting strategies choosing the better "
+                       "output, natively binary (downloaded, SHA-256 checked)"),
 }
+_REAL_LOADERS = ("mmlu_pro", "mmlu_redux", "llmbar")
 _FILE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
@@ -67,7 +76,9 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
     name : str or path
         ``"medmcqa"``, ``"mmlu"``, ``"imdb"`` (stand-ins; options ``seed=0``,
         ``n_items=None``, ``cache=True``, see :func:`ensel.datasets.standins.load`),
-        ``"mmlu_pro"`` (options of :func:`ensel.datasets.mmlu_pro.load`), or the path of a
+        ``"mmlu_pro"``, ``"mmlu_redux"``, ``"llmbar"`` (options of the ``load`` function of
+        :mod:`ensel.datasets.mmlu_pro`, :mod:`~ensel.datasets.mmlu_redux` and
+        :mod:`~ensel.datasets.llmbar`), or the path of a
         CSV/Parquet tidy table (option ``validate=True``).
     **options
         Passed to the loader.
@@ -95,10 +106,10 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
     """
     if isinstance(name, str) and name in _standins.NAMES:
         return _standins.load(name, **options)
-    if isinstance(name, str) and name == "mmlu_pro":
-        from ensel.datasets import mmlu_pro
+    if isinstance(name, str) and name in _REAL_LOADERS:
+        import importlib
 
-        return mmlu_pro.load(**options)
+        return importlib.import_module(f"ensel.datasets.{name}").load(**options)
     if isinstance(name, (str, os.PathLike)) and (_looks_like_path(name) or Path(name).exists()):
         from ensel.data import read_responses
 

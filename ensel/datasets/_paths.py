@@ -46,7 +46,18 @@ def data_dir(*parts: str, create: bool = True) -> Path:
         base = Path(import_pooch().os_cache("ensel"))
     path = base.joinpath(*parts).resolve()
     if create:
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            from ensel.data import DataError
+
+            where = f"{ENV_VAR}={env!r}" if env else f"the cache folder {str(base)!r}"
+            why = ("a file is in the way" if isinstance(exc, (FileExistsError,
+                                                              NotADirectoryError))
+                   else exc.strerror or type(exc).__name__)
+            raise DataError(f"cannot use {where} as the data folder: cannot create "
+                            f"{str(path)!r} ({why}); point {ENV_VAR} at a folder you can "
+                            "write to") from None
     return path
 
 
@@ -75,7 +86,10 @@ def package_data(*parts: str) -> Path:
     Parameters
     ----------
     *parts : str
-        Path components below ``data/`` (``package_data("paper", "datasets.csv")``).
+        Path components below ``data/`` (``package_data("paper", "datasets.csv")``);
+        ``package_data("notebooks", ...)`` is the repository's top-level ``notebooks/``
+        folder (the pages' jupytext sources and ``runs.yml``, shipped in the wheel as
+        ``ensel._data.notebooks``).
 
     Returns
     -------
@@ -85,10 +99,14 @@ def package_data(*parts: str) -> Path:
     --------
     >>> package_data("registry", "mmlu_pro.csv").name
     'mmlu_pro.csv'
+    >>> package_data("notebooks", "experiments.py").is_file()
+    True
     """
     try:
         # a namespace package (data/ has no __init__.py): its one folder on the path
         root = Path(next(iter(importlib.import_module("ensel._data").__path__)))
     except ModuleNotFoundError:
         root = Path(__file__).resolve().parents[2] / "data"
+        if parts[:1] == ("notebooks",):  # top-level notebooks/, ensel._data.notebooks in a wheel
+            root = root.parent
     return root.joinpath(*parts)

@@ -47,7 +47,9 @@ def option_label(index: int) -> str:
     """Label of option ``index`` (0-based): ``A..Z``, then the number itself."""
     i = int(index)
     if i < 0:
-        raise ValueError(f"option index must be non-negative; got {i}")
+        from ensel._validation import constraint_error
+
+        raise constraint_error("index", "a non-negative int", i, func="option_label")
     return _LETTERS[i] if i < len(_LETTERS) else str(i)
 
 
@@ -94,8 +96,9 @@ def negative_options(
     numpy.ndarray of int
         Option indices, never equal to ``answer_index``.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    from ensel._validation import check_int
+
+    check_int(seed, "seed", low=0)
     qid = np.asarray(question_ids, dtype=object if _big(question_ids) else np.int64)
     gold = np.asarray(answer_index, dtype=np.int64)
     n_opt = np.asarray(n_options, dtype=np.int64)
@@ -174,8 +177,9 @@ def to_binary(questions: pd.DataFrame, answers: pd.DataFrame, *, models: Sequenc
     -------
     BinaryTables
     """
-    if null_pred not in NULL_PRED:
-        raise ValueError(f"null_pred must be one of {NULL_PRED}, got {null_pred!r}")
+    from ensel._validation import check_option
+
+    check_option(null_pred, "null_pred", NULL_PRED)
     per_q = questions.reset_index(drop=True).copy()
     pool = list(models)
     keys = per_q["seed_key"] if "seed_key" in per_q.columns else per_q["question_id"]

@@ -30,7 +30,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+from ensel._notice import notice
+from ensel.data import DataError, DirectoryGivenError, MissingFileError, sniff
 
 __all__ = ["FORMATS", "DataError", "detect", "read", "read_data", "read_mmlu_pro_files"]
 
@@ -44,10 +48,6 @@ FORMATS: dict[str, str] = {
 _TABLE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
-class DataError(ValueError):
-    """Bad input data: the message names the file, the line/row or column and the problem."""
-
-
 def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -55,41 +55,62 @@ def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
     for p in paths:
         path = Path(p).expanduser()
         if path.is_dir():
-            raise DataError(f"{path} is a directory; pass the data file(s) in it "
-                            "(e.g. DIR/*/samples_*.jsonl for lm-evaluation-harness logs)")
+            raise DirectoryGivenError(
+                f"{path} is a directory; pass the data file(s) in it (e.g. "
+                "DIR/*/samples_*.jsonl for lm-evaluation-harness logs)")
         if not path.exists():
-            raise DataError(f"{path}: no such file")
+            raise MissingFileError(f"{path}: no such file")
         if path.stat().st_size == 0:
             raise DataError(f"{path}: the file is empty")
         out.append(path)
     if not out:
         raise DataError("no input file given")
+    seen: dict[Path, Path] = {}
+    for path in out:
+        key = path.resolve()
+        if key in seen:
+            raise DataError(f"{path}: the same file is given twice ({seen[key]} and {path})")
+        seen[key] = path
     return out
 
 
 def _table_columns(path: Path) -> list[str]:
-    if path.name.lower().endswith((".parquet", ".pq")):
+    """Column names of a CSV/Parquet file, read by its content."""
+    from ensel.data import _csv_names
+
+    kind = sniff(path)
+    if kind == "parquet":
         import pyarrow.parquet as pq
 
         try:
             return [str(c) for c in pq.read_schema(path).names]
         except Exception as exc:  # pyarrow raises several types for a bad file
             raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
-    try:
-        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path}: the file is empty") from None
-    except (UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise DataError(f"{path}: not a readable CSV file ({exc})") from None
+    if kind in ("zip", "json", "binary"):
+        raise DataError(f"{path}: the file holds {'JSON' if kind == 'json' else kind} data, "
+                        "not a CSV or Parquet table; name the format with --format")
+    return _csv_names(path, str(path), kind == "gzip")
 
 
 def detect(paths: Sequence[str | Path]) -> str:
     """The format of the input files (one of :data:`FORMATS`).
 
+    Tables (``.csv``, ``.csv.gz``, ``.parquet``, ``.pq``, read by their content) with a
+    ``model`` or an ``answer`` column are tidy, other tables wide; ``samples_*.jsonl`` are
+    lm-evaluation-harness logs; ``.json``/``.zip`` files are MMLU-Pro outputs.
+
     Raises
     ------
     DataError
         A directory, a missing or empty file, a mix of formats, or an unknown one.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("item,model,label\\n1,a,1\\n")
+    >>> detect([p])
+    'tidy'
     """
     found = []
     for path in _check_paths(paths):
@@ -100,8 +121,9 @@ def detect(paths: Sequence[str | Path]) -> str:
             found.append("mmlu-pro")
         elif name.endswith(_TABLE_SUFFIXES):
             cols = {c.strip().lower() for c in _table_columns(path)}
-            # a table with model and answer columns is tidy (validation names what it lacks)
-            found.append("tidy" if {"model", "answer"} <= cols else "wide")
+            # a wide matrix has one column per model: a 'model' or 'answer' column is tidy
+            # (validation then names the column it lacks)
+            found.append("tidy" if cols & {"model", "answer"} else "wide")
         else:
             raise DataError(
                 f"{path}: unknown format; expected one of {', '.join(FORMATS)} "
@@ -114,25 +136,9 @@ def detect(paths: Sequence[str | Path]) -> str:
 
 
 def _tidy(paths: list[Path]) -> pd.DataFrame:
-    from ensel.data import read_responses, validate_responses
+    from ensel.data import read_responses
 
-    frames = []
-    for path in paths:
-        kind = "parquet" if path.name.lower().endswith((".parquet", ".pq")) else "csv"
-        try:
-            raw = read_responses(path, validate=False)  # the encodings of ensel.data
-        except pd.errors.EmptyDataError:
-            raise DataError(f"{path}: the file is empty") from None
-        try:
-            df = validate_responses(raw)
-        except ValueError as exc:
-            msg = str(exc)
-            m = re.search(r"\(?row (\d+)\)?", msg)
-            if m and kind == "csv":
-                msg = msg.replace(m.group(0), f"line {int(m.group(1)) + 2}")
-            raise DataError(f"{path}: {msg}") from None
-        frames.append(df)
-    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    return read_responses(paths)
 
 
 _MODEL_FILE_RE = re.compile(r"^model_outputs_(?P<model>.+?)(_\d+shots?)?$")
@@ -152,8 +158,9 @@ def _mmlu_pro_model(path: Path) -> str:
 
 
 def _mmlu_pro_records(path: Path) -> list[Any]:
+    """The JSON list of a file or of the one JSON member of a zip (by content, not name)."""
     try:
-        if path.name.lower().endswith(".zip"):
+        if sniff(path) == "zip":
             with zipfile.ZipFile(path) as zf:
                 members = [n for n in zf.namelist() if n.endswith(".json")]
                 if len(members) != 1:
@@ -161,11 +168,25 @@ def _mmlu_pro_records(path: Path) -> list[Any]:
                 data = json.loads(zf.read(members[0]))
         else:
             data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, zipfile.BadZipFile, UnicodeDecodeError, EOFError,
+            OSError) as exc:
         raise DataError(f"{path}: not a JSON list of MMLU-Pro records ({exc})") from None
     if not isinstance(data, list):
         raise DataError(f"{path}: expected a JSON list of records, got {type(data).__name__}")
     return data
+
+
+def _whole(value: Any, what: str, where: str) -> int:
+    """An integer field of a record: an int, an integral float or a digit string."""
+    if isinstance(value, bool):
+        raise DataError(f"{where}: {what} {value!r} is not an integer")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    raise DataError(f"{where}: {what} {value!r} is not an integer")
 
 
 def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
@@ -174,58 +195,94 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
 
     The model is named by the file (``model_outputs_<model>_5shots.zip`` -> ``<model>``;
     ``<category>_result.json`` -> its folder). Records need ``question_id, options, answer,
-    answer_index, pred``; entries that are not records are skipped (as upstream files have a
-    few). Questions whose key differs between files, or that not every model answered, are
-    dropped (counts in ``attrs["dropped"]``).
+    answer_index, pred`` (``question_id`` and ``answer_index`` integers); entries that are
+    not records are skipped (as upstream files have a few). A question given twice for one
+    model (in one file or two) is refused naming both records. Questions whose key differs
+    between files, or that not every model answered, are dropped; what was skipped or
+    dropped is said in one notice and counted in ``attrs["dropped"]``.
     """
     from ensel.datasets.binary import option_label, to_binary
 
     rows = []
     models: list[str] = []
+    first: dict[tuple[str, int], tuple[Path, int]] = {}
+    skipped = 0
     for path in _check_paths(paths):
         model = _mmlu_pro_model(path)
         if model not in models:
             models.append(model)
         for i, rec in enumerate(_mmlu_pro_records(path)):
             if not isinstance(rec, dict) or "question_id" not in rec:
+                skipped += 1
                 continue
+            where = f"{path}, record {i}"
             missing = [k for k in ("options", "answer_index", "pred") if k not in rec]
             if missing:
-                raise DataError(f"{path}: record {i} (question_id {rec['question_id']}) lacks "
-                                f"{missing}")
-            try:
-                qid, gold, n = int(rec["question_id"]), int(rec["answer_index"]), len(
-                    rec["options"])
-            except (TypeError, ValueError):
-                raise DataError(f"{path}: record {i} has a non-integer question_id or "
-                                "answer_index") from None
+                raise DataError(f"{where} (question_id {rec['question_id']}) lacks {missing}")
+            qid = _whole(rec["question_id"], "question_id", where)
+            gold = _whole(rec["answer_index"], "answer_index", where)
+            if not isinstance(rec["options"], list):
+                raise DataError(f"{where}: options must be a list; got "
+                                f"{type(rec['options']).__name__}")
+            n = len(rec["options"])
             if not 0 <= gold < n:
-                raise DataError(f"{path}: record {i} (question_id {qid}): answer_index {gold} "
-                                f"is outside its {n} options")
+                raise DataError(f"{where} (question_id {qid}): answer_index {gold} is outside "
+                                f"its {n} options")
+            if (model, qid) in first:
+                fpath, fi = first[(model, qid)]
+                raise DataError(f"{where}: question_id {qid} of model {model!r} is given twice "
+                                f"(record {fi} of {fpath} and record {i} of {path})")
+            first[(model, qid)] = (path, i)
             pred = rec["pred"]
             rows.append((model, qid, gold, n, None if pred is None else str(pred)))
     if not rows:
         raise DataError("no MMLU-Pro record found in the input files")
     raw = pd.DataFrame(rows, columns=["model", "question_id", "answer_index", "n_options",
-                                      "pred"]).drop_duplicates(["model", "question_id"])
+                                      "pred"])
     key = raw.groupby("question_id")[["answer_index", "n_options"]].nunique()
-    inconsistent = key.index[(key > 1).any(axis=1)]
+    inconsistent = set(key.index[(key > 1).any(axis=1)])
     counts = raw.groupby("question_id")["model"].nunique()
-    partial = counts.index[counts < len(models)]
-    drop = set(inconsistent) | set(partial)
-    raw = raw[~raw["question_id"].isin(drop)]
+    partial = set(counts.index[counts < len(models)]) - inconsistent
+    raw = raw[~raw["question_id"].isin(inconsistent | partial)]
     per_q = raw.drop_duplicates("question_id").sort_values("question_id")
+    few = set(per_q.loc[per_q["n_options"] < 2, "question_id"])
     per_q = per_q[per_q["n_options"] >= 2].reset_index(drop=True)
+    dropped = {"inconsistent_across_files": len(inconsistent),
+               "not_answered_by_all": len(partial), "fewer_than_2_options": len(few),
+               "skipped_entries": skipped}
+    _say_dropped("mmlu-pro import", int(counts.size), "questions", dropped)
     if per_q.empty:
-        raise DataError("no question is answered by every model with the same answer key")
+        raise DataError(f"{paths[0] if len(paths) == 1 else 'the input files'}: no question is "
+                        "answered by every model with the same answer key")
     per_q["answer"] = [option_label(i) for i in per_q["answer_index"]]
     tables = to_binary(per_q[["question_id", "answer", "answer_index", "n_options"]],
                        raw[raw["question_id"].isin(per_q["question_id"])], models=models,
                        seed=seed, null_pred=null_pred, condition=condition)
     tidy = tables.tidy
-    tidy.attrs = {"dropped": {"inconsistent_across_files": len(inconsistent),
-                              "not_answered_by_all": len(set(partial) - set(inconsistent))}}
+    tidy.attrs = {"dropped": dropped}
     return tidy
+
+
+_WHY = {
+    "inconsistent_across_files": "with an answer key that differs between files",
+    "not_answered_by_all": "not answered by every model",
+    "fewer_than_2_options": "with fewer than 2 options",
+    "skipped_entries": "entries that are not records skipped",
+}
+
+
+def _say_dropped(what: str, total: int, unit: str, dropped: dict[str, int]) -> None:
+    """The one notice of everything an import dropped, with counts and why."""
+    parts = [f"{n:,} {_WHY.get(k, k.replace('_', ' '))}" for k, n in dropped.items()
+             if n and k != "skipped_entries"]
+    skipped = dropped.get("skipped_entries", 0)
+    if not parts and not skipped:
+        return
+    text = f"{what}: dropped {sum(n for k, n in dropped.items() if k != 'skipped_entries'):,}" \
+        f" of {total:,} {unit} ({'; '.join(parts)})" if parts else f"{what}:"
+    if skipped:
+        text += f"{';' if parts else ''} {skipped:,} {_WHY['skipped_entries']}"
+    notice(text)
 
 
 def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
@@ -235,6 +292,8 @@ def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
     Parameters
     ----------
     paths : path or sequence of paths
+        Several files are one table: an answer given twice (in one file or across files) is
+        refused naming both places.
     format : str, optional
         One of :data:`FORMATS`; detected by :func:`detect` when omitted.
     **options
@@ -244,52 +303,92 @@ def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
     Returns
     -------
     pandas.DataFrame
-        ``item, model, condition, answer, label`` (validated).
+        ``item, model, condition`` (categorical text), ``answer, label`` (``int8``),
+        validated; ``attrs["dropped"]`` counts what an import dropped (said in one notice).
 
     Raises
     ------
     DataError
+        Naming the file, the line/row/record and the column.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "w.csv"
+    >>> _ = p.write_text("item,gold,gpt,llama\\nq1,True,True,False\\nq2,False,,False\\n")
+    >>> read(p)["answer"].tolist()
+    [1, -1, 0, -1]
     """
-    from ensel.data import validate_responses
+    from ensel.data import _Origin, _Part, _validate
 
     files = _check_paths([paths] if isinstance(paths, (str, Path)) else list(paths))
     fmt = format or detect(files)
     if fmt not in FORMATS:
-        raise DataError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    try:
-        if fmt == "tidy":
-            return _tidy(files)
-        if fmt == "wide":
-            from ensel.datasets.wide import read_wide
+        from ensel._validation import constraint_error
 
-            frames = [read_wide(p, **options) for p in files]
+        raise DataError(str(constraint_error("format", f"one of {', '.join(map(repr, FORMATS))}",
+                                             fmt, func="read")))
+    # seed/null_pred/condition concern multiple-choice conversions: nothing to do for tidy
+    mc = {"seed", "null_pred", "condition"}
+    takes = {"tidy": set(), "wide": mc | {"gold", "item", "options", "correctness"},
+             "lm-eval": mc, "mmlu-pro": mc}[fmt]
+    extra = sorted(set(options) - takes - mc)
+    if extra:
+        raise DataError(f"option(s) {extra} do not apply to the {fmt} format"
+                        + (f"; it takes {sorted(takes)}" if takes else ""))
+    if fmt == "tidy":
+        return _tidy(files)
+    try:
+        if fmt == "wide":
+            from ensel.datasets.wide import _read_wide
+
+            frames, parts, start = [], [], 0
+            for p in files:
+                df, unit, numbers = _read_wide(p, **options)
+                parts.append(_Part(start, str(p), unit, 0, numbers))
+                frames.append(df)
+                start += len(df)
             df = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+            origin = _Origin(parts)
         elif fmt == "lm-eval":
             from ensel.datasets.lm_eval import read_lm_eval
 
             df = read_lm_eval(files, **options)
+            origin = _Origin([_Part(0, "the imported table")])
         else:
             df = read_mmlu_pro_files(files, **options)
-    except DataError:
-        raise
-    except (ValueError, KeyError, OSError) as exc:
-        raise DataError(str(exc) if str(exc).startswith(str(files[0])) or "line" in str(exc)
-                        else f"{files[0]}: {exc}") from None
+            origin = _Origin([_Part(0, "the imported table")])
+    except TypeError as exc:  # an option the format does not take
+        raise DataError(f"{fmt}: {exc}") from None
     attrs = dict(df.attrs)
-    try:
-        out = validate_responses(df)
-    except ValueError as exc:
-        raise DataError(f"{files[0]}: {exc}") from None
-    out.attrs = attrs
+    out = _validate(df, default_condition="all", origin=origin, from_file=True, encoded=True)
+    out.attrs = {**attrs, **out.attrs}
     return out
 
 
 def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = None,
               **options: Any) -> pd.DataFrame:
-    """A dataset name of :func:`ensel.datasets.load` or input file(s) (see :func:`read`)."""
+    """A dataset name of :func:`ensel.datasets.load` or input file(s) (see :func:`read`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("item,model,answer,label\\n1,a,1,1\\n1,b,-1,1\\n")
+    >>> read_data(p)["model"].tolist()
+    ['a', 'b']
+    """
     from ensel.datasets import _DESCRIPTIONS, load
 
-    if isinstance(data, str) and format is None and data in _DESCRIPTIONS \
-            and not Path(data).exists():
-        return load(data)
+    if isinstance(data, str) and format is None and not Path(data).exists():
+        if data in _DESCRIPTIONS:
+            return load(data)
+        if not Path(data).suffix and "/" not in data and "\\" not in data:  # a name, no file
+            import difflib
+
+            close = difflib.get_close_matches(data, list(_DESCRIPTIONS), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise DataError(f"unknown dataset {data!r}{hint}; expected a dataset name "
+                            f"({', '.join(_DESCRIPTIONS)}) or the path of a data file, and no "
+                            f"file {data!r} exists in {Path.cwd()}")
     return read(data, format=format, **options)

@@ -31,6 +31,7 @@ from typing import Any
 
 import pandas as pd
 
+from ensel.data import DataError
 from ensel.datasets.binary import option_label, question_key, to_binary
 
 __all__ = ["is_samples_file", "model_name", "read_lm_eval"]
@@ -38,8 +39,7 @@ __all__ = ["is_samples_file", "model_name", "read_lm_eval"]
 _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)_(?P<ts>\d{4}-\d{2}-\d{2}T[0-9\-.:]+)\.jsonl$")
 
 
-class _Err(ValueError):
-    pass
+_Err = DataError
 
 
 def is_samples_file(path: Path) -> bool:
@@ -233,6 +233,11 @@ def read_lm_eval(paths: Sequence[str | Path], *, seed: int = 0, null_pred: str =
     complete = per_model[per_model == len(models)].index
     dropped = int(len(per_model) - len(complete))
     keys = sorted(complete)
+    if dropped:
+        from ensel._notice import notice
+
+        notice(f"lm-eval import: dropped {dropped:,} of {len(per_model):,} documents (not "
+               f"answered by every one of the {len(models)} models)")
     if not keys:
         raise _Err("no document was answered by every model; check that the samples files "
                    "are of the same task(s)")

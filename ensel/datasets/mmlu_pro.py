@@ -43,6 +43,7 @@ Which questions are kept
 3. questions answered by **every** model of the pool (intersection; DeepSeek-Coder-V2's file
    misses about 1 700 questions, the Gemini files a few);
 4. questions with at least two options (a negative query needs a wrong option).
+
 The counts dropped at each step are in :attr:`MMLUProView.dropped` and in ``df.attrs``.
 
 Why one module of this size: reading the upstream files (zips, per-category JSON), the
@@ -59,7 +60,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ensel.datasets import _fetch, _integrity
@@ -374,10 +374,10 @@ class MMLUProView:
 
 
 def _check_options(subset, null_pred, seed) -> None:
-    if null_pred not in _NULL_PRED:
-        raise ValueError(f"null_pred must be one of {_NULL_PRED}, got {null_pred!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    from ensel._validation import check_int, check_option
+
+    check_option(null_pred, "null_pred", _NULL_PRED)
+    check_int(seed, "seed", low=0)
     if not isinstance(subset, str) and not all(isinstance(s, str) for s in subset):
         raise ValueError(f"subset must be a string or a list of strings, got {subset!r}")
 

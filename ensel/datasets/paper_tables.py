@@ -8,6 +8,9 @@ judgements; ``data/paper/transcribe.py`` re-creates the files from ``paper.tex``
 
 Tables (``load_paper_table(name)``):
 
+====================== ======================================================================
+table                  content
+====================== ======================================================================
 ``model_pools``        one row per (dataset, model): accuracy (mean, std over the 6
                        conditions), threshold ``tau``, average latent correlation ``avg_rho``
                        and the model family (Tables ``tab:medmcqa_models``,
@@ -20,6 +23,7 @@ Tables (``load_paper_table(name)``):
 ``results_wmv_vs_map`` baselines with log-odds weighted vote, Greedy MI with MAP
 ``results``            the three results tables stacked (column ``table`` tells them apart)
 ``selections``         the models Greedy MI and mRMR pick at each ``k`` (one condition)
+====================== ======================================================================
 
 Method codes follow :mod:`ensel.select`: ``topk``, ``relevance`` (Term 1), ``mrmr``
 (Terms 1+2), ``greedy_mi``; aggregator codes ``map``, ``mv``, ``wmv``.

@@ -5,7 +5,7 @@ describes -- Gaussian-copula errors with family-structured correlations -- calib
 the numbers the paper prints, not the paper's exact results.
 
 Calibration (everything read from ``data/paper/model_pools.csv``)
-----------------------------------------------------------------
+-----------------------------------------------------------------
 * **Models**: the pool table of each dataset (12 / 13 / 12 models), with family = vendor.
 * **Accuracies**: in each of the 6 conditions (temperatures 0.01, 0.3, 0.7 x runs 1, 2;
   labels ``"t0.01-r1"`` ... ``"t0.7-r2"``) model ``j``'s accuracy is drawn from

@@ -20,11 +20,17 @@ Two kinds of task:
   largest seen).
 * **natively binary** (the gold column holds only ``True/False``, ``+1/-1``, ``1/0`` or
   ``yes/no``; pass ``options=`` to read a 0/1 gold column as two-option multiple choice
-  instead): a model cell holds the model's binary answer in the same encodings (``1`` =
-  True, ``0`` = False; in a column that also holds ``-1``, ``0`` = abstained; empty =
-  abstained) or, with ``correctness=True``, ``1``/``0`` for right/wrong.
+  instead): a model cell holds the model's binary answer, read by the one encoding rule of
+  :mod:`ensel._encoding` decided on the **whole matrix** (all model columns together, never
+  column by column; ``yes``/``no`` are read as ``True``/``False``): ``1``/``0`` is
+  True/False only when the whole matrix holds nothing but ``0`` and ``1``, ``0`` is
+  abstained in a matrix that also holds ``-1``, and the ambiguous mixtures (``1``/``0`` with
+  blanks, ``True``/``False`` with ``0``) are refused. With ``correctness=True`` a cell holds
+  ``1``/``True`` for right, ``0``/``False`` for wrong, blank for no answer.
 
-Line numbers in error messages are the CSV file's lines (the header is line 1).
+The file is read by its content (gzip, Parquet or text, whatever its name); the item column
+is kept as text (``01`` and ``1`` are two items). Line numbers in error messages are the CSV
+file's lines (the header is line 1); Parquet rows are counted from 0.
 """
 
 from __future__ import annotations
@@ -36,51 +42,70 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel import _encoding as enc
+from ensel.data import DataError, sniff
 from ensel.datasets.binary import option_label, question_key, to_binary
 
 __all__ = ["GOLD_COLUMNS", "ITEM_COLUMNS", "read_table", "read_wide", "wide_to_tidy"]
 
 GOLD_COLUMNS = ("gold", "label", "target", "correct_answer")
 ITEM_COLUMNS = ("item", "id", "question_id", "doc_id")
-_BINARY = {"true": 1, "false": -1, "yes": 1, "no": -1, "+1": 1, "1": 1, "-1": -1,
-           "t": 1, "f": -1, "0": -1}
+_YES_NO = {"yes": "True", "no": "False"}
 
-
-class _Err(ValueError):
-    pass
+_Err = DataError
 
 
 def read_table(path: Path) -> tuple[pd.DataFrame, str]:
-    """Read a CSV/Parquet file as strings-or-native values; return it and its kind."""
-    name = path.name.lower()
-    if name.endswith((".csv", ".csv.gz")):
+    """Read a CSV/Parquet file (by its content) as text, or native Parquet values; return it
+    and its kind (``"csv"`` or ``"parquet"``)."""
+    from ensel.data import _csv_names
+
+    kind = sniff(path)
+    if kind == "parquet":
         try:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""])
-        except pd.errors.EmptyDataError:
-            raise _Err(f"{path}: the file is empty") from None
-        return df, "csv"
-    if name.endswith((".parquet", ".pq")):
-        return pd.read_parquet(path), "parquet"
-    raise _Err(f"{path}: unsupported file type; a wide matrix is a .csv, .csv.gz, .parquet "
-               "or .pq file")
+            return pd.read_parquet(path), "parquet"
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            raise _Err(f"{path}: cannot read as Parquet ({type(exc).__name__}); is it a "
+                       "complete Parquet file?") from None
+    if kind in ("zip", "json", "binary"):
+        raise _Err(f"{path}: the file holds {'JSON' if kind == 'json' else kind} data, not a "
+                   "CSV or Parquet matrix")
+    gz = kind == "gzip"
+    _csv_names(path, str(path), gz)  # separator and repeated names, said on line 1
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""],
+                         compression="gzip" if gz else None, encoding="utf-8")
+    except pd.errors.EmptyDataError:
+        raise _Err(f"{path}: the file is empty") from None
+    except UnicodeDecodeError:
+        raise _Err(f"{path}: not UTF-8 text; save it as UTF-8") from None
+    except pd.errors.ParserError as exc:
+        raise _Err(f"{path}: not a readable CSV file ({str(exc).strip()[:100]})") from None
+    except (OSError, EOFError) as exc:
+        raise _Err(f"{path}: cannot read the compressed data ({exc}); is the .gz file "
+                   "complete?") from None
+    return df, "csv"
 
 
 def _where(path: Path, kind: str, row: int) -> str:
     return f"{path}, line {row + 2}" if kind == "csv" else f"{path}, row {row}"
 
 
-def _binary_value(v: object) -> int | None:
-    """+1/-1 for a binary encoding, 0 for missing, None when not binary."""
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return 0
-    if isinstance(v, (bool, np.bool_)):
-        return 1 if v else -1
-    s = str(v).strip().lower()
-    if s in ("", "nan", "none", "null"):
-        return 0
-    if s in ("1.0", "-1.0"):
-        s = s[:-2]
-    return _BINARY.get(s)
+def _text(v: object) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _kinds(col: pd.Series) -> np.ndarray:
+    """Cell kinds of the one encoding rule (``yes``/``no`` read as ``True``/``False``)."""
+    if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
+        col = col.map(lambda v: _YES_NO.get(v.strip().lower(), v) if isinstance(v, str) else v)
+    if col.dtype == np.int8:  # a file's int8 column is read by the rule, as any other
+        col = col.astype(np.int16)
+    return enc.classify(col)
 
 
 def _pick(columns: Sequence[str], given: str | None, defaults: Sequence[str], what: str,
@@ -103,6 +128,16 @@ def wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str |
                  correctness: bool = False, seed: int = 0, null_pred: str = "abstain",
                  condition: str = "all") -> pd.DataFrame:
     """Tidy table from a wide matrix already read into ``df`` (see the module docstring)."""
+    return _wide_to_tidy(df, path=path, kind=kind, gold=gold, item=item, options=options,
+                         correctness=correctness, seed=seed, null_pred=null_pred,
+                         condition=condition)[0]
+
+
+def _wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str | None = None,
+                  item: str | None = None, options: Sequence[object] | None = None,
+                  correctness: bool = False, seed: int = 0, null_pred: str = "abstain",
+                  condition: str = "all") -> tuple[pd.DataFrame, np.ndarray]:
+    """The tidy table and, per tidy row, the number of the line (row) it comes from."""
     if len(df) == 0:
         raise _Err(f"{path}: the file has no rows")
     cols = [str(c) for c in df.columns]
@@ -117,56 +152,91 @@ def wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str |
     if g.isna().any():
         row = int(np.argmax(g.isna().to_numpy()))
         raise _Err(f"{_where(path, kind, row)}: the gold column {gcol!r} is empty")
-    items = df[icol].astype(str) if icol else pd.Series([str(i) for i in range(len(df))])
-    conds = df[ccol].astype(str) if ccol else pd.Series([condition] * len(df))
-    dup = pd.DataFrame({"i": items.to_numpy(), "c": conds.to_numpy()}).duplicated().to_numpy()
+    if icol:
+        if df[icol].isna().any():
+            row = int(np.argmax(df[icol].isna().to_numpy()))
+            raise _Err(f"{_where(path, kind, row)}: the item column {icol!r} is empty")
+        items = df[icol].map(_text).reset_index(drop=True)
+    else:
+        items = pd.Series([str(i) for i in range(len(df))])
+    conds = (df[ccol].map(_text).reset_index(drop=True) if ccol
+             else pd.Series([condition] * len(df)))
+    keys = pd.DataFrame({"i": items.to_numpy(), "c": conds.to_numpy()})
+    dup = keys.duplicated().to_numpy()
     if dup.any():
         row = int(np.argmax(dup))
-        raise _Err(f"{_where(path, kind, row)}: duplicate item {items.iloc[row]!r}"
-                   + (f" in condition {conds.iloc[row]!r}" if ccol else ""))
-    gold_bin = [_binary_value(v) for v in g]
-    if correctness or (all(b in (1, -1) for b in gold_bin) and options is None):
-        return _binary(df, path, kind, gcol, models, items, conds, gold_bin, correctness)
-    return _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
-                            null_pred)
+        first = int(np.flatnonzero((keys["i"] == keys["i"].iloc[row])
+                                   & (keys["c"] == keys["c"].iloc[row]))[0])
+        line = (lambda r: f"line {r + 2}") if kind == "csv" else (lambda r: f"row {r}")
+        raise _Err(f"{path}: duplicate item {items.iloc[row]!r}"
+                   + (f" in condition {conds.iloc[row]!r}" if ccol else "")
+                   + f" ({line(first)} and {line(row)})")
+    numbers = np.arange(len(df)) + (2 if kind == "csv" else 0)
+    gold_kinds = _kinds(g)
+    binary = not np.isin(gold_kinds, (enc.BAD, enc.BLANK)).any()
+    if correctness or (binary and options is None):
+        out = _binary(df, path, kind, gcol, models, items, conds, correctness)
+        return out, np.repeat(numbers, len(models))
+    out = _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
+                           null_pred)
+    line_of = dict(zip(zip(items, conds, strict=True), numbers, strict=True))
+    names = out["item"].astype(str).str.rsplit(":", n=1).str[0]
+    back = [line_of[(n, c)] for n, c in zip(names, out["condition"].astype(str), strict=True)]
+    return out, np.asarray(back, dtype=np.int64)
 
 
-def _binary(df, path, kind, gcol, models, items, conds, gold_bin, correctness) -> pd.DataFrame:
-    for row, b in enumerate(gold_bin):
-        if b not in (1, -1):
-            raise _Err(f"{_where(path, kind, row)}: gold value {df[gcol].iloc[row]!r} is not a "
-                       "binary label (True/False, +1/-1, yes/no)")
-    y = np.asarray(gold_bin, dtype=np.int8)
-    X = np.zeros((len(df), len(models)), dtype=np.int8)
-    for j, m in enumerate(models):
-        minus_one = any(str(v).strip() in ("-1", "-1.0") for v in df[m].tolist())
-        for row, v in enumerate(df[m].tolist()):
-            if correctness:
-                b = _binary_value(v)
-                s = str(v).strip()
-                if s in ("1", "1.0", "True", "true"):
-                    X[row, j] = y[row]
-                elif s in ("0", "0.0", "False", "false"):
-                    X[row, j] = -y[row]
-                elif b == 0:
-                    X[row, j] = 0
-                else:
-                    raise _Err(f"{_where(path, kind, row)}, column {m!r}: correctness {v!r} is "
-                               "not 0 or 1")
-            else:
-                b = _binary_value(v)
-                if b is None:
-                    raise _Err(f"{_where(path, kind, row)}, column {m!r}: answer {v!r} is "
-                               "not in {-1, 0, +1} (or True/False, empty = abstained)")
-                if b == -1 and minus_one and str(v).strip() in ("0", "0.0"):
-                    b = 0  # a {-1, 0, +1} column: 0 = abstained
-                X[row, j] = b
+def _binary(df, path, kind, gcol, models, items, conds, correctness) -> pd.DataFrame:
+    gold = df[gcol].reset_index(drop=True)
+    kinds = _kinds(gold)
+    bad = np.isin(kinds, (enc.BAD, enc.BLANK))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise _Err(f"{_where(path, kind, row)}: gold value {gold.iloc[row]!r} is not a binary "
+                   "label (True/False, +1/-1, 1/0, yes/no)")
+    try:
+        y, _ = enc.decide(kinds, allow_abstain=False)
+    except enc._Ambiguous as exc:
+        row = int(np.argmax(kinds == exc.kind))
+        raise _Err(f"{path}: gold column {gcol!r} " + exc.reason.format(
+            at=f"in {_where(path, kind, row).split(', ', 1)[1]}")) from None
+    cells = np.column_stack([_kinds(df[m].reset_index(drop=True)) for m in models])
+
+    def at(row: int, j: int) -> str:
+        return f"{_where(path, kind, row)}, column {models[j]!r}"
+
+    if correctness:
+        right = np.isin(cells, (enc.ONE, enc.TRUE))
+        wrong = np.isin(cells, (enc.ZERO, enc.FALSE))
+        bad = ~(right | wrong | (cells == enc.BLANK))
+        if bad.any():
+            row, j = (int(v) for v in np.argwhere(bad)[0])
+            raise _Err(f"{at(row, j)}: correctness {df[models[j]].iloc[row]!r} is not 0 or 1 "
+                       "(1/True = right, 0/False = wrong, blank = no answer)")
+        X = np.where(right, y[:, None], np.where(wrong, -y[:, None], 0)).astype(np.int8)
+    else:
+        bad = cells == enc.BAD
+        if bad.any():
+            row, j = (int(v) for v in np.argwhere(bad)[0])
+            raise _Err(f"{at(row, j)}: answer {df[models[j]].iloc[row]!r} is not in "
+                       "{-1, 0, +1} (or True/False, yes/no, empty = abstained)")
+        try:
+            X, used = enc.decide(cells, allow_abstain=True)
+        except enc._Ambiguous as exc:
+            row, j = (int(v) for v in np.argwhere(cells == exc.kind)[0])
+            raise _Err(f"{path}: the answers " + exc.reason.format(
+                at=f"in {at(row, j).split(', ', 1)[1]}") + " (one rule for the whole "
+                "matrix)") from None
+        if used.startswith("1/0"):
+            from ensel._notice import notice
+
+            notice(f"{path}: " + enc.zero_one_text("the answers"))
+    X = np.asarray(X, dtype=np.int8)
     return pd.DataFrame({
         "item": np.repeat(items.to_numpy(dtype=object), len(models)),
         "model": np.tile(np.asarray(models, dtype=object), len(df)),
         "condition": np.repeat(conds.to_numpy(dtype=object), len(models)),
         "answer": X.ravel(),
-        "label": np.repeat(y, len(models)),
+        "label": np.repeat(y.astype(np.int8), len(models)),
     })
 
 
@@ -230,8 +300,24 @@ def _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
     return pd.concat(frames, ignore_index=True)
 
 
-def read_wide(path: str | Path, **options: object) -> pd.DataFrame:
-    """Read a wide matrix file and return the tidy table (options of :func:`wide_to_tidy`)."""
+def _read_wide(path: str | Path, **options: object) -> tuple[pd.DataFrame, str, np.ndarray]:
+    """:func:`read_wide` plus how rows are numbered and each tidy row's line (row) number."""
     p = Path(path)
     df, kind = read_table(p)
-    return wide_to_tidy(df, path=p, kind=kind, **options)  # type: ignore[arg-type]
+    out, numbers = _wide_to_tidy(df, path=p, kind=kind, **options)  # type: ignore[arg-type]
+    return out, "line" if kind == "csv" else "row", numbers
+
+
+def read_wide(path: str | Path, **options: object) -> pd.DataFrame:
+    """Read a wide matrix file and return the tidy table (options of :func:`wide_to_tidy`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "w.csv"
+    >>> _ = p.write_text("id,gold,m1,m2\\n01,1,1,0\\n1,0,0,0\\n")
+    >>> df = read_wide(p)
+    >>> df["item"].tolist(), df["answer"].tolist()
+    (['01', '01', '1', '1'], [1, -1, -1, -1])
+    """
+    return _read_wide(path, **options)[0]

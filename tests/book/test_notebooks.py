@@ -90,6 +90,10 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
     page = (html / "book" / "_generated" / "system_model.html").read_text()
     assert "_static/mathjax/tex-chtml.js" in page
+    # the API reference (book/api/) puts the library's objects in the inventory
+    from test_api_reference import python_objects
+
+    assert len(python_objects(html / "objects.inv")) >= 150
     # no dormant Thebe/Binder launcher pointing at a CDN (book/_ext/offline_only.py)
     for path in html.rglob("*.html"):
         text = path.read_text()
@@ -124,11 +128,18 @@ def test_experiments_page_runs_on_a_users_own_table(tmp_path: Path,
     assert "2 conditions" in text
 
 
-@pytest.mark.parametrize("output", ["experiments-mmlu_pro", "mmlu_pro_card",
-                                    "mmlu_pro_modelling"])
-def test_mmlu_pro_pages_explain_how_to_get_missing_data(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch,
-                                                       output: str) -> None:
+@pytest.mark.parametrize("output, name, label", [
+    ("experiments-mmlu_pro", "mmlu_pro", "MMLU-Pro"), ("mmlu_pro_card", "mmlu_pro", "MMLU-Pro"),
+    ("mmlu_pro_modelling", "mmlu_pro", "MMLU-Pro"),
+    ("experiments-mmlu_redux", "mmlu_redux", "MMLU-Redux"),
+    ("realdata_card-mmlu_redux", "mmlu_redux", "MMLU-Redux"),
+    ("modelling-mmlu_redux", "mmlu_redux", "MMLU-Redux"),
+    ("experiments-llmbar", "llmbar", "LLMBar"), ("realdata_card-llmbar", "llmbar", "LLMBar"),
+    ("modelling-llmbar", "llmbar", "LLMBar")])
+def test_real_data_pages_explain_how_to_get_missing_data(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        output: str, name: str,
+                                                        label: str) -> None:
     # the runs of runs.yml (requires_data), with an empty mirror and cache: each page is its
     # title and one note, not executed
     (tmp_path / "empty-mirror").mkdir()
@@ -140,6 +151,6 @@ def test_mmlu_pro_pages_explain_how_to_get_missing_data(tmp_path: Path,
     assert [c.cell_type for c in nb.cells] == ["markdown", "markdown"]
     assert nb.cells[0].source.startswith("# ")
     text = nb.cells[1].source
-    assert "MMLU-Pro data not available" in text
-    assert "python -m ensel.datasets fetch mmlu_pro" in text
+    assert f"{label} data not available" in text
+    assert f"python -m ensel.datasets fetch {name}" in text
     assert not (tmp_path / "results").exists()

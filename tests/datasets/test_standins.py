@@ -200,7 +200,7 @@ def test_argument_errors():
 
 def test_available_and_mmlu_pro_dispatch(monkeypatch):
     av = ensel.datasets.available()
-    assert list(av["name"]) == ["medmcqa", "mmlu", "imdb", "mmlu_pro"]
+    assert list(av["name"]) == ["medmcqa", "mmlu", "imdb", "mmlu_pro", "mmlu_redux", "llmbar"]
     assert set(av["kind"]) == {"stand-in", "real"}
     import ensel.datasets.mmlu_pro as mmlu_pro
 

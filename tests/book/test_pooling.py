@@ -1,0 +1,89 @@
+"""The reproduction report's pooling of the real sources (ensel.book.protocol) and the
+dataset profiles (ensel.book.profiles), on small hand-made tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ensel.book import figures, profiles, protocol
+from ensel.meta import random_effects
+
+
+def _verdicts(rows):
+    return pd.DataFrame(rows, columns=["id", "dataset", "short", "effect", "effect_low",
+                                       "effect_high", "effect_se", "verdict"])
+
+
+def test_pool_claims_matches_the_meta_analysis_and_skips_spreadless_sources():
+    v = _verdicts([
+        ("G2", "a", "claim two", -0.02, -0.04, 0.00, 0.010, "within noise"),
+        ("G2", "b", "claim two", -0.01, -0.03, 0.01, 0.010, "within noise"),
+        ("G2", "c", "claim two", 0.00, 0.00, 0.00, 0.0, "within noise"),  # no spread
+        ("G5", "a", "claim five", -0.05, -0.07, -0.03, 0.010, "holds"),
+        ("G5", "x", "claim five", -0.05, -0.07, -0.03, 0.010, "holds"),  # not a source
+    ])
+    out = protocol.pool_claims(v, ["a", "b", "c"])
+    g2 = out[out["id"] == "G2"].set_index("dataset")
+    assert list(g2.index) == ["a", "b", "c", "pooled"]
+    assert not g2.loc["c", "pooled"] and g2.loc["a", "pooled"]
+    m = random_effects([-0.02, -0.01], [0.01, 0.01])
+    assert g2.loc["pooled", "effect"] == pytest.approx(m.estimate)
+    assert (g2.loc["pooled", "effect_low"], g2.loc["pooled", "effect_high"]) == \
+        pytest.approx((m.low, m.high))
+    assert g2.loc["pooled", "n_sources"] == 2 and g2.loc["pooled", "verdict"] == "holds"
+    # a claim on one source only is shown, not pooled
+    g5 = out[out["id"] == "G5"]
+    assert list(g5["dataset"]) == ["a"]
+    sentence = protocol.pooled_sentence(out)
+    assert "pooled over 2 real sources" in sentence and "holds" in sentence
+    assert f"{m.estimate:+.4f}" in sentence
+
+
+def test_pool_paired_per_budget():
+    def paired(means, se):
+        k = np.arange(1, len(means) + 1)
+        m, s = np.asarray(means), np.asarray(se)
+        return pd.DataFrame({"k": k, "mean_diff": m, "ci_low": m - 2 * s, "ci_high": m + 2 * s,
+                             "se": s})
+
+    out = protocol.pool_paired({"a": paired([0.0, 0.01, 0.02], [0.01, 0.0, 0.01]),
+                                "b": paired([0.0, 0.03], [0.01, 0.01]), "c": None})
+    assert list(out.index) == [1, 2]  # the budgets both sources have
+    assert out.loc[1, "pooled"] == pytest.approx(0.0)
+    assert np.isnan(out.loc[2, "pooled"]) and out.loc[2, "verdict"].startswith("not pooled")
+    assert protocol.pool_paired({"a": paired([0.0], [0.01]), "b": None}) is None
+
+
+def test_gather_verdicts_orders_by_claim_then_dataset():
+    a = pd.DataFrame({"id": ["G5", "G1"], "dataset": ["a", "a"], "verdict": ["holds"] * 2})
+    b = pd.DataFrame({"id": ["G1"], "dataset": ["b"], "verdict": ["within noise"]})
+    v = protocol.gather_verdicts({"b": b, "a": a, "c": None})
+    assert list(zip(v["id"], v["dataset"], strict=True)) == [("G1", "b"), ("G1", "a"),
+                                                              ("G5", "a")]
+
+
+def test_forest_plot_has_one_row_per_source_and_pooled_estimate():
+    v = _verdicts([("G2", "mmlu_redux", "c", -0.02, -0.04, 0.0, 0.01, "within noise"),
+                   ("G2", "llmbar", "c", 0.01, -0.01, 0.03, 0.01, "within noise")])
+    pooled = protocol.pool_claims(v, ["mmlu_redux", "llmbar"])
+    fig = figures.pooled_forest(pooled, dataset_label=profiles.label)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == ["G2 · MMLU-Redux", "G2 · LLMBar", "G2 · pooled"]
+    empty = figures.pooled_forest(pooled.iloc[:0])
+    assert "nothing to pool" in empty.axes[0].texts[0].get_text()
+
+
+def test_profiles_describe_every_dataset_once():
+    from ensel.datasets import available
+
+    assert profiles.names() == list(available()["name"])
+    assert profiles.names("stand-in") == ["medmcqa", "mmlu", "imdb"]
+    for name in profiles.names("real"):
+        p = profiles.profile(name)
+        for key in ("label", "licence", "url", "models", "families", "conditions",
+                    "conversion", "items", "queries"):
+            assert p.get(key), (name, key)
+    assert profiles.is_real("llmbar") and not profiles.is_standin("llmbar")
+    assert profiles.profile("my/answers.csv") == {"label": "answers.csv", "kind": "user"}

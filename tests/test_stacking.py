@@ -1,0 +1,162 @@
+"""Tests of ensel.stacking.LogisticStacking: optimality conditions, Theorem E.1, properties."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import expit
+
+from ensel.aggregate import AGGREGATORS, make_aggregator
+from ensel.stacking import LogisticStacking
+
+
+def bsc(eps, n, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.choice(np.array([-1, 1]), size=n)
+    err = rng.random((n, len(eps))) < np.asarray(eps)
+    return np.where(err, -y[:, None], y[:, None]), y
+
+
+def test_stationary_point_of_the_penalised_log_loss():
+    X, y = bsc([0.2, 0.3, 0.35], 3000, 0)
+    agg = LogisticStacking(l2=2.0).fit(X, y)
+    Z = np.column_stack([np.ones(len(y)), X])
+    beta = np.r_[agg.intercept_, agg.coef_]
+    grad = Z.T @ (expit(Z @ beta) - (y + 1) / 2) + np.r_[0.0, 2.0 * agg.coef_]
+    assert np.abs(grad).max() < 1e-6
+
+
+def test_independent_models_get_log_odds_weights():
+    # Theorem E.1: with independent symmetric errors the log-odds vote is the population
+    # logistic model, so the fitted weights converge to log(p / (1 - p)).
+    eps = np.array([0.1, 0.25, 0.4])
+    X, y = bsc(eps, 200_000, 1)
+    agg = LogisticStacking().fit(X, y)
+    assert agg.coef_ == pytest.approx(np.log((1 - eps) / eps), rel=0.03)
+    assert abs(agg.intercept_) < 0.02
+
+
+def test_separable_data_gives_finite_weights_and_right_answers():
+    X = np.array([[1, 1], [1, -1], [-1, -1], [-1, 1]])
+    y = np.array([1, 1, -1, -1])
+    agg = LogisticStacking().fit(X, y)
+    assert np.all(np.isfinite(agg.coef_))
+    assert agg.predict(X).tolist() == y.tolist()
+
+
+def test_ties_go_to_plus_one_and_probabilities():
+    X = np.array([[1], [-1], [1], [-1]])
+    y = np.array([1, 1, -1, -1])  # the answer carries nothing: log-odds 0 everywhere
+    agg = LogisticStacking().fit(X, y)
+    assert np.allclose(agg.decision_function(X), 0.0, atol=1e-9)
+    assert agg.predict(np.array([[0], [1]])).tolist() == [1, 1]
+    p = agg.predict_proba(X)
+    assert p.shape == (4, 2) and np.allclose(p.sum(axis=1), 1.0)
+
+
+def test_registered():
+    assert AGGREGATORS["logistic"] is LogisticStacking
+    assert isinstance(make_aggregator("logistic"), LogisticStacking)
+
+
+def test_errors():
+    X, y = bsc([0.2, 0.3], 100, 2)
+    with pytest.raises(ValueError, match="not fitted yet"):
+        LogisticStacking().predict(X)
+    agg = LogisticStacking().fit(X, y)
+    with pytest.raises(ValueError, match="fitted on 2"):
+        agg.predict(X[:, :1])
+    with pytest.raises(ValueError, match=r"l2 of LogisticStacking.fit must be a real number"):
+        LogisticStacking(l2=0).fit(X, y)
+
+
+@st.composite
+def answer_data(draw):
+    n = draw(st.integers(4, 40))
+    m = draw(st.integers(1, 5))
+    X = np.array(draw(st.lists(st.lists(st.sampled_from([-1, 0, 1]), min_size=m, max_size=m),
+                               min_size=n, max_size=n)))
+    y = np.array(draw(st.lists(st.sampled_from([-1, 1]), min_size=n, max_size=n)))
+    y[0], y[1] = -1, 1
+    return X, y, draw(st.permutations(range(m)))
+
+
+@given(answer_data())
+@settings(deadline=None, max_examples=60)
+def test_properties(data):
+    X, y, perm = data
+    agg = LogisticStacking().fit(X, y)
+    pred = agg.predict(X)
+    assert set(pred.tolist()) <= {-1, 1} and pred.dtype == np.int8
+    assert np.array_equal(LogisticStacking().fit(X, y).coef_, agg.coef_)  # deterministic
+    perm = list(perm)
+    other = LogisticStacking().fit(X[:, perm], y)  # columns permuted -> weights permuted
+    assert other.coef_ == pytest.approx(agg.coef_[perm], abs=1e-6)
+    assert np.array_equal(pred == 1, agg.decision_function(X) >= 0)
+
+
+# --------------------------------------------------------------------------- BackoffMAP
+
+def _family_data(n=3000, seed=0):
+    from ensel.copula import sample
+
+    Sigma = np.full((5, 5), 0.4)
+    np.fill_diagonal(Sigma, 1.0)
+    X, y, _ = sample([-1.0, -0.9, -0.8, -0.7, -0.6], Sigma, n, random_state=seed)
+    return X, y
+
+
+def test_backoff_limits_are_map_and_logistic():
+    from ensel.aggregate import MAPAggregator
+    from ensel.stacking import BackoffMAP
+
+    X, y = _family_data()
+    Xt, _ = _family_data(seed=1)
+    tiny = BackoffMAP(strength=1e-9).fit(X, y)
+    table = MAPAggregator(alpha=0).fit(X, y)
+    counts = table._smoothed_counts(Xt)
+    seen = (counts.sum(axis=1) > 0) & (counts[:, 0] != counts[:, 1])
+    assert np.array_equal(tiny.predict(Xt)[seen], table.predict(Xt)[seen])
+    huge = BackoffMAP(strength=1e12).fit(X, y)
+    assert np.array_equal(huge.predict(Xt), LogisticStacking().fit(X, y).predict(Xt))
+
+
+def test_backoff_unseen_patterns_follow_the_logistic_model():
+    from ensel.stacking import BackoffMAP
+
+    X, y = _family_data(n=200)
+    agg = BackoffMAP().fit(X, y)
+    grid = np.array(np.meshgrid(*[[-1, 1]] * 5)).reshape(5, -1).T
+    counts = agg.table_._smoothed_counts(grid)
+    unseen = counts.sum(axis=1) == 0
+    assert unseen.any()
+    assert np.allclose(agg.predict_proba(grid)[unseen], agg.logistic_.predict_proba(grid)[unseen])
+
+
+def test_backoff_registered_and_errors():
+    from ensel.aggregate import DEFAULT_AGGREGATOR
+    from ensel.stacking import BackoffMAP
+
+    assert AGGREGATORS["backoff"] is BackoffMAP and DEFAULT_AGGREGATOR == "backoff"
+    X, y = _family_data(n=100)
+    with pytest.raises(ValueError, match="not fitted yet"):
+        BackoffMAP().predict(X)
+    with pytest.raises(ValueError, match="strength of BackoffMAP.fit must be a real number"):
+        BackoffMAP(strength=-1).fit(X, y)
+
+
+@given(answer_data())
+@settings(deadline=None, max_examples=40)
+def test_backoff_properties(data):
+    from ensel.stacking import BackoffMAP
+
+    X, y, _ = data
+    agg = BackoffMAP().fit(X, y)
+    p = agg.predict_proba(X)
+    assert np.all((p >= 0) & (p <= 1)) and np.allclose(p.sum(axis=1), 1.0)
+    pred = agg.predict(X)
+    assert set(pred.tolist()) <= {-1, 1}
+    assert np.array_equal(pred, BackoffMAP().fit(X, y).predict(X))
+    assert np.array_equal(pred == 1, p[:, 1] >= 0.5)
