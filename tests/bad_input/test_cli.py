@@ -297,3 +297,9 @@ def test_broken_pipe_is_quiet(tmp_path, pool) -> None:
     res = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True,
                          env={**os.environ}, timeout=300)
     assert res.returncode == 0 and "Traceback" not in res.stderr
+
+
+def test_exhaustive_with_another_aggregator(capsys, pool) -> None:
+    r = run_cli(["select", str(pool), "-k", "2", "--method", "exhaustive", "--aggregator",
+                 "mv"], capsys)
+    assert_usage_error(r, "select", "--method exhaustive", "--aggregator map only", "'mv'")
