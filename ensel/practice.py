@@ -548,15 +548,8 @@ def check_output(path: str | Path, *, inputs: Sequence[str | Path] = (),
 
 # --------------------------------------------------------------------------- commands
 def _read(data: Sequence[str], fmt: str | None, **options: Any) -> pd.DataFrame:
-    from ensel.datasets import _DESCRIPTIONS, _looks_like_path
     from ensel.datasets.importers import read_data
 
-    if len(data) == 1 and fmt is None:
-        name = data[0]
-        if not Path(name).exists() and not _looks_like_path(name) \
-                and name not in _DESCRIPTIONS:
-            raise UsageError(f"unknown dataset {name!r}; known: {', '.join(_DESCRIPTIONS)} "
-                             "(or the path of an existing file)")
     if len(data) == 1:
         return read_data(data[0], format=fmt, **options)
     return read_data(list(data), format=fmt, **options)

@@ -68,6 +68,17 @@ def _looks_like_path(name: str | os.PathLike[str]) -> bool:
     return name.lower().endswith(_FILE_SUFFIXES) or os.sep in name or "/" in name
 
 
+def unknown_dataset(name: str, known: list[str] | None = None, *, files: bool = True) -> str:
+    """The one message for a dataset name that is not known (with the closest known name)."""
+    import difflib
+
+    known = list(_DESCRIPTIONS) if known is None else known
+    close = difflib.get_close_matches(str(name), known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    tail = " (or the path of an existing data file)" if files else ""
+    return f"unknown dataset {name!r}{hint}; known: {', '.join(known)}{tail}"
+
+
 def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
     """Load a dataset as a tidy table ``item, model, condition, answer, label``.
 
@@ -117,10 +128,7 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
         if options.get("validate", True):
             _require_two_models(df, str(name))
         return df
-    raise ValueError(
-        f"unknown dataset {name!r}; expected one of {', '.join(_DESCRIPTIONS)} or the path of a "
-        f"tidy table ({', '.join(_FILE_SUFFIXES)})"
-    )
+    raise ValueError(unknown_dataset(str(name)))
 
 
 def _require_two_models(df: pd.DataFrame, shown: str) -> None:

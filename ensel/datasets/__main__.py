@@ -113,8 +113,10 @@ def run_command(args: argparse.Namespace) -> int:
             raise ValueError(f"{exc} ({args.name!r} is a paper-calibrated stand-in, generated "
                              f"locally: nothing to download; real datasets: "
                              f"{', '.join(real)})") from None
-        raise ValueError(f"unknown dataset {args.name!r}; known: {', '.join(real)} (only "
-                         "real datasets are downloaded)") from None
+        from ensel.datasets import unknown_dataset
+
+        raise ValueError(unknown_dataset(args.name, real, files=False)
+                         + " (only real datasets are downloaded)") from None
     return _fetch_all(args.name) if args.command == "fetch" else _status(args.name)
 
 

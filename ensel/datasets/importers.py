@@ -378,17 +378,11 @@ def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = N
     >>> read_data(p)["model"].tolist()
     ['a', 'b']
     """
-    from ensel.datasets import _DESCRIPTIONS, load
+    from ensel.datasets import _DESCRIPTIONS, load, unknown_dataset
 
     if isinstance(data, str) and format is None and not Path(data).exists():
         if data in _DESCRIPTIONS:
             return load(data)
         if not Path(data).suffix and "/" not in data and "\\" not in data:  # a name, no file
-            import difflib
-
-            close = difflib.get_close_matches(data, list(_DESCRIPTIONS), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise DataError(f"unknown dataset {data!r}{hint}; expected a dataset name "
-                            f"({', '.join(_DESCRIPTIONS)}) or the path of a data file, and no "
-                            f"file {data!r} exists in {Path.cwd()}")
+            raise DataError(f"{unknown_dataset(data)}; no file {data!r} exists in {Path.cwd()}")
     return read(data, format=format, **options)

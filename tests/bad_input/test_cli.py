@@ -101,7 +101,7 @@ def test_select_unknown_condition(capsys, pool) -> None:
 
 def test_select_dataset_name_typo(capsys) -> None:
     assert_usage_error(run_cli(["select", "mmlu-pro", "-k", "2"], capsys), "select",
-                       "unknown dataset 'mmlu-pro'; known:", "mmlu_pro", "medmcqa")
+                       "unknown dataset 'mmlu-pro' (did you mean 'mmlu_pro'?); known:", "medmcqa")
 
 
 def test_select_missing_file(capsys, tmp_path) -> None:
@@ -267,7 +267,8 @@ def test_evaluate_default_budgets_are_capped() -> None:
     (["notebooks", "run", "experiments", "-p", "nokey"], ["-p 'nokey'", "name=value"]),
     (["notebooks", "run", "experiments", "-p", "bogus=1"], ["no parameter 'bogus'"]),
     (["notebooks", "run", "nonesuch"], ["no run of notebook 'nonesuch'"]),
-    (["datasets", "fetch", "mmlu-pro"], ["unknown dataset 'mmlu-pro'; known:", "mmlu_pro"]),
+    (["datasets", "fetch", "mmlu-pro"], ["unknown dataset 'mmlu-pro' (did you mean 'mmlu_pro'?)",
+                                         "known:"]),
     (["collect", "export", "no-store.sqlite", "-o", "x.parquet"], ["no store at"]),
     (["collect", "estimate", "no-config.yml"], ["no-config.yml"]),
 ])

@@ -4,10 +4,6 @@ same table in every container (CSV, Parquet, gzip, pandas, numpy) read identical
 Every case goes through the library (``read_data``) or the command line (``ensel import``,
 ``ensel select``) and asserts either the correct result or exit code 2 with one line naming
 the file, line/row, column or parameter, never a traceback.
-
-Until the command-line branch (engine) is merged, the command line prints ``ensel: error:``
-instead of ``ensel <command>: error:``; :func:`assert_cli_error` accepts both prefixes (the
-lead tightens it to :func:`assert_usage_error` at the merge).
 """
 
 from __future__ import annotations
@@ -26,7 +22,7 @@ from ensel._validation import check_X
 from ensel.data import DataError, read_responses, to_wide, validate_responses
 from ensel.datasets.importers import read, read_data
 
-from .conftest import Result, assert_usage_error, run_cli
+from .conftest import assert_usage_error, run_cli
 
 ITEMS = [f"q{i}" for i in range(6)]
 MODELS = ["a", "b", "c"]
@@ -34,24 +30,6 @@ Y = np.array([1, -1, 1, -1, 1, -1], dtype=np.int8)
 # +1/-1 answers: model a right everywhere, b right on the first four, c wrong on odd items
 X = np.array([[1, 1, 1], [-1, -1, 1], [1, 1, 1], [-1, -1, 1], [1, -1, 1], [-1, 1, 1]],
              dtype=np.int8)
-
-
-def assert_cli_error(result: Result, command: str, *fragments: str) -> str:
-    """:func:`assert_usage_error`, also accepting the prefix ``ensel: error:`` of the command
-    line before engine's branch (TIGHTEN at merge: only ``ensel <command>: error:``)."""
-    try:
-        return assert_usage_error(result, command, *fragments)
-    except AssertionError:
-        assert "Traceback" not in result.err, result.err
-        assert result.code == 2, (result.code, result.err)
-        lines = [line for line in result.err.splitlines() if line.strip()]
-        errors = [line for line in lines if line.startswith("ensel: error:")]
-        assert len(errors) == 1, result.err
-        assert not [line for line in lines if line not in errors
-                    and not line.startswith(("usage:", " "))], result.err
-        for fragment in fragments:
-            assert fragment in errors[0], (fragment, errors[0])
-        return errors[0]
 
 
 def tidy(answers=None, labels=None, items=ITEMS, models=MODELS) -> pd.DataFrame:
@@ -134,7 +112,7 @@ def test_zero_one_with_blanks_in_parquet_is_refused(tmp_path, capsys):
     pq = tmp_path / "t.parquet"
     tidy(answers).to_parquet(pq, index=False)
     r = run_cli(["import", "tidy", pq, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", "column 'answer'", f"row 4 of {pq}", "could mean False")
+    assert_usage_error(r, "import", "column 'answer'", f"row 4 of {pq}", "could mean False")
 
 
 def test_true_false_with_zero_is_refused(tmp_path, capsys):
@@ -142,7 +120,7 @@ def test_true_false_with_zero_is_refused(tmp_path, capsys):
     cells[7] = "0"
     csv = write_csv(tidy(cells), tmp_path / "t.csv")
     r = run_cli(["select", csv, "-k", "1"], capsys)
-    assert_cli_error(r, "select", "mixes True/False with 0", f"line 9 of {csv}")
+    assert_usage_error(r, "select", "mixes True/False with 0", f"line 9 of {csv}")
 
 
 def test_unknown_answer_value_names_line_and_column(tmp_path, capsys):
@@ -150,7 +128,7 @@ def test_unknown_answer_value_names_line_and_column(tmp_path, capsys):
     cells[2] = "maybe"
     csv = write_csv(tidy(cells), tmp_path / "t.csv")
     r = run_cli(["import", "tidy", csv, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", "column 'answer' has value 'maybe'", f"line 4 of {csv}")
+    assert_usage_error(r, "import", "column 'answer' has value 'maybe'", f"line 4 of {csv}")
 
 
 def test_label_zero_with_minus_one_is_refused(tmp_path):
@@ -163,7 +141,7 @@ def test_label_zero_with_minus_one_is_refused(tmp_path):
 def test_every_answer_blank_is_refused(tmp_path, capsys):
     csv = write_csv(tidy([None] * 18), tmp_path / "t.csv")
     r = run_cli(["select", csv, "-k", "1"], capsys)
-    assert_cli_error(r, "select", str(csv), "every answer is blank")
+    assert_usage_error(r, "select", str(csv), "every answer is blank")
 
 
 def test_wide_zero_one_with_blanks_anywhere_is_refused(tmp_path, capsys):
@@ -171,7 +149,7 @@ def test_wide_zero_one_with_blanks_anywhere_is_refused(tmp_path, capsys):
     w = tmp_path / "w.csv"
     w.write_text("item,gold,m1,m2\nq1,True,1,1\nq2,False,0,\nq3,True,1,0\n")
     r = run_cli(["import", "wide", w, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", str(w), "line 3, column 'm2'", "could mean False")
+    assert_usage_error(r, "import", str(w), "line 3, column 'm2'", "could mean False")
 
 
 def test_wide_true_false_in_one_column_and_zero_in_another_is_refused(tmp_path):
@@ -224,21 +202,21 @@ def test_wide_item_ids_are_text(tmp_path):
 def test_tidy_csv_without_answer_column_says_so(tmp_path, capsys):
     csv = write_csv(tidy().drop(columns="answer"), tmp_path / "t.csv")
     r = run_cli(["select", csv, "-k", "1"], capsys)
-    assert_cli_error(r, "select", str(csv), "missing the column 'answer'")
+    assert_usage_error(r, "select", str(csv), "missing the column 'answer'")
 
 
 def test_semicolon_separator_is_named(tmp_path, capsys):
     csv = tmp_path / "t.csv"
     tidy().to_csv(csv, index=False, sep=";")
     r = run_cli(["select", csv, "-k", "1"], capsys)
-    assert_cli_error(r, "select", f"{csv}, line 1", "separated by ';'")
+    assert_usage_error(r, "select", f"{csv}, line 1", "separated by ';'")
 
 
 def test_tab_separator_is_named(tmp_path, capsys):
     csv = tmp_path / "t.csv"
     tidy().to_csv(csv, index=False, sep="\t")
     r = run_cli(["import", "tidy", csv, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", f"{csv}, line 1", "separated by '\\t'")
+    assert_usage_error(r, "import", f"{csv}, line 1", "separated by '\\t'")
 
 
 def test_column_named_twice_in_the_header(tmp_path):
@@ -253,7 +231,7 @@ def test_duplicate_answer_names_both_lines(tmp_path, capsys):
     df = pd.concat([tidy(), tidy().iloc[[4]]], ignore_index=True)
     csv = write_csv(df, tmp_path / "t.csv")
     r = run_cli(["import", "tidy", csv, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", "item 'q1', model 'b' appears more than once",
+    assert_usage_error(r, "import", "item 'q1', model 'b' appears more than once",
                      f"line 6 of {csv} and line 20 of {csv}")
 
 
@@ -261,7 +239,7 @@ def test_duplicate_across_files_names_both_files(tmp_path, capsys):
     a = write_csv(tidy(), tmp_path / "a.csv")
     b = write_csv(tidy().iloc[[7]], tmp_path / "b.csv")
     r = run_cli(["import", "tidy", a, b, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", f"line 9 of {a} and line 2 of {b}")
+    assert_usage_error(r, "import", f"line 9 of {a} and line 2 of {b}")
 
 
 def test_conflicting_labels_across_files_name_both_places(tmp_path):
@@ -287,7 +265,7 @@ def test_wide_duplicate_item_names_both_lines(tmp_path, capsys):
     w = tmp_path / "w.csv"
     w.write_text("item,gold,m1\nq1,A,A\nq2,B,A\nq1,B,B\n")
     r = run_cli(["import", "wide", w, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", str(w), "duplicate item 'q1' (line 2 and line 4)")
+    assert_usage_error(r, "import", str(w), "duplicate item 'q1' (line 2 and line 4)")
 
 
 def test_missing_model_name_names_the_line(tmp_path):
@@ -301,7 +279,7 @@ def test_ragged_row_names_its_line(tmp_path, capsys):
     csv = tmp_path / "t.csv"
     csv.write_text("item,model,answer,label\n1,a,1,1\n1,b,1\n2,a,1,1\n")
     r = run_cli(["import", "tidy", csv, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", f"{csv}, line 3", "expected 4 comma-separated fields")
+    assert_usage_error(r, "import", f"{csv}, line 3", "expected 4 comma-separated fields")
 
 
 def _mmlu_record(qid, answer_index=1, pred="B", n=4):
@@ -322,7 +300,7 @@ def _mmlu_file(folder: Path, model: str, records: list) -> Path:
 def test_mmlu_pro_question_twice_in_one_file_is_refused(tmp_path, capsys):
     p = _mmlu_file(tmp_path, "m1", [_mmlu_record(1), _mmlu_record(2), _mmlu_record(1)])
     r = run_cli(["import", "mmlu-pro", p, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", "question_id 1 of model 'm1' is given twice",
+    assert_usage_error(r, "import", "question_id 1 of model 'm1' is given twice",
                      f"record 0 of {p} and record 2 of {p}")
 
 
@@ -380,7 +358,7 @@ def test_lm_eval_duplicate_document_names_both_lines(tmp_path, capsys):
     f = tmp_path / "samples_task_2025-01-01T00-00-00.000001.jsonl"
     f.write_text("\n".join([_lm_line(0), _lm_line(1), _lm_line(0)]))
     r = run_cli(["import", "lm-eval", f, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", f"{f}, line 3: duplicate doc_id 0 (first on line 1)")
+    assert_usage_error(r, "import", f"{f}, line 3: duplicate doc_id 0 (first on line 1)")
 
 
 # --------------------------------------------------------------------------- files
@@ -411,7 +389,7 @@ def test_truncated_csv_gz_is_one_line(tmp_path, capsys):
     big.to_csv(p, index=False)
     p.write_bytes(p.read_bytes()[: p.stat().st_size // 2])
     r = run_cli(["select", p, "-k", "1"], capsys)
-    assert_cli_error(r, "select", str(p), "is the .gz file complete?")
+    assert_usage_error(r, "select", str(p), "is the .gz file complete?")
 
 
 def test_truncated_parquet_is_one_line(tmp_path, capsys):
@@ -419,7 +397,7 @@ def test_truncated_parquet_is_one_line(tmp_path, capsys):
     tidy().to_parquet(p, index=False)
     p.write_bytes(p.read_bytes()[:-40])
     r = run_cli(["import", "tidy", p, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", str(p), "is it a complete Parquet file?")
+    assert_usage_error(r, "import", str(p), "is it a complete Parquet file?")
 
 
 def test_zip_named_csv_says_zip(tmp_path):
@@ -441,7 +419,7 @@ def test_empty_file(tmp_path, capsys):
     p = tmp_path / "t.csv"
     p.write_text("")
     r = run_cli(["select", p, "-k", "1"], capsys)
-    assert_cli_error(r, "select", str(p), "the file is empty")
+    assert_usage_error(r, "select", str(p), "the file is empty")
 
 
 def test_not_utf8_names_the_line(tmp_path):
@@ -459,12 +437,12 @@ def test_byte_order_mark_is_read(tmp_path):
 
 def test_directory_is_named(tmp_path, capsys):
     r = run_cli(["import", "tidy", tmp_path, "-o", tmp_path / "o.parquet"], capsys)
-    assert_cli_error(r, "import", str(tmp_path), "is a directory")
+    assert_usage_error(r, "import", str(tmp_path), "is a directory")
 
 
 def test_missing_file_is_named(tmp_path, capsys):
     r = run_cli(["select", tmp_path / "nope.csv", "-k", "1"], capsys)
-    assert_cli_error(r, "select", "nope.csv")
+    assert_usage_error(r, "select", "nope.csv")
 
 
 def test_same_file_twice_is_refused(tmp_path):
@@ -485,7 +463,8 @@ def test_errors_are_one_class():
 def test_dataset_name_typo_suggests_the_name(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = run_cli(["select", "medmcq", "-k", "1"], capsys)
-    assert_cli_error(r, "select", "unknown dataset 'medmcq' (did you mean 'medmcqa'?)")
+    assert_usage_error(r, "select", "unknown dataset 'medmcq' (did you mean 'medmcqa'?)",
+                       "known: medmcqa, mmlu")
 
 
 def test_data_dir_that_is_a_file_is_one_line(tmp_path, monkeypatch):
