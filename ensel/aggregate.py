@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ensel._kernels import label_bits
 from ensel._validation import check_option, check_random_state, check_X, check_X_y
 from ensel.info import pattern_codes
 
@@ -128,7 +129,7 @@ class MAPAggregator:
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         base = 3 if bool((Xa == 0).any()) else 2
         codes, size = pattern_codes(Xa, base=base)
-        lab = (ya.astype(np.int64) + 1) // 2  # -1 -> 0, +1 -> 1
+        lab = label_bits(ya)  # -1 -> 0, +1 -> 1
         if size <= DENSE_MAX_PATTERNS:
             self.counts_ = np.bincount(codes * 2 + lab, minlength=2 * size).reshape(size, 2)
             self.patterns_ = None

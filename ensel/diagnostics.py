@@ -38,6 +38,7 @@ import pandas as pd
 from scipy import special, stats
 
 from ensel import theory as _theory
+from ensel._kernels import answer_digits, label_bits
 from ensel._validation import (
     check_distribution,
     check_errors,
@@ -399,7 +400,7 @@ def label_error_table(X: Any, y: Any, *, groups: Any = None, n_boot: int = 1000,
     err_pos = E[pos].sum(axis=0)
     err_neg = E[~pos].sum(axis=0)
     tests = [_chi2_p(int(err_pos[j]), n_pos, int(err_neg[j]), n_neg) for j in range(m)]
-    yc = (ya.astype(np.int64) + 1) // 2
+    yc = label_bits(ya)
     mi = [smoothed_mutual_information(E[:, j].astype(np.int64), yc, size_a=2, size_b=2)
           for j in range(m)]
     out = pd.DataFrame({
@@ -476,7 +477,7 @@ def empirical_joint_table(X: Any, y: Any) -> np.ndarray:
                          "in {-1, +1} (map abstentions first, e.g. to -1)")
     if m > 20:
         raise ValueError(f"the joint table has 2^(m+1) cells; m={m} exceeds the limit of 20")
-    bits = np.column_stack([(ya + 1) // 2, (Xa + 1) // 2]).astype(np.int64)
+    bits = np.column_stack([label_bits(ya), answer_digits(Xa)])  # no abstention: 0/1
     # C order: axis 0 (Y) is the most significant digit
     weights = 1 << np.arange(m, -1, -1, dtype=np.int64)
     counts = np.bincount(bits @ weights, minlength=1 << (m + 1))

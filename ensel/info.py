@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from ensel._kernels import answer_digits, entropy_rows, label_bits
 from ensel._validation import check_int, check_real, check_X_y
 
 __all__ = [
@@ -129,21 +130,9 @@ def pattern_codes(X: Any, columns: Sequence[int] | None = None, *,
     codes = np.zeros(Xa.shape[0], dtype=np.int64)
     weight = 1
     for t in range(len(cols)):
-        codes += _digits(sub[:, t]) * weight
+        codes += answer_digits(sub[:, t]) * weight
         weight *= int(base)
     return codes, size
-
-
-#: Digit of answer ``a`` at index ``a + 1``: -1 -> 0, 0 (abstained) -> 2, +1 -> 1.
-_DIGIT = np.array([0, 2, 1], dtype=np.int64)
-
-
-def _digits(x: np.ndarray) -> np.ndarray:
-    """Digits of answers: -1 -> 0, +1 -> 1, 0 (abstained) -> 2 (int64)."""
-    x = np.asarray(x)
-    if x.dtype == np.int8:  # validated answers (check_X): one table look-up
-        return _DIGIT[x + np.int8(1)]
-    return np.where(x == 0, 2, (x.astype(np.int64) + 1) // 2)
 
 
 def _check_columns(columns: Sequence[int] | None, m: int, *, name: str = "columns") -> list[int]:
@@ -265,7 +254,7 @@ def entropy_from_counts(counts: Any, *, alpha: float = 0.0, size: int | float | 
     N = float(c.sum())
     if N + a * K <= 0:
         raise ValueError("counts sum to 0 and alpha is 0: the empirical law is undefined")
-    h = _smoothed_entropy_bits(c[c > 0][None, :], np.array([K]), N, a)[0]
+    h = entropy_rows(c[c > 0][None, :], np.array([K]), N, a)[0]
     return float(h / np.log2(b))
 
 
@@ -280,31 +269,8 @@ def smoothed_entropy(a: Any, *, size: int, alpha: float = 1.0) -> float:
     al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     _check_range(codes, K, "a", "size")
     counts = _sparse_counts(codes, K)
-    return float(_smoothed_entropy_bits(counts[None, :], np.array([float(K)]),
+    return float(entropy_rows(counts[None, :], np.array([float(K)]),
                                         float(codes.size), al)[0])
-
-
-def _smoothed_entropy_bits(nonzero_counts: np.ndarray, K: np.ndarray, N: float,
-                           alpha: float) -> np.ndarray:
-    """Row-wise smoothed entropy (bits) from counts, with closed-form empty cells.
-
-    ``nonzero_counts`` has shape ``(r, c)``: counts of some cells per row (zeros allowed;
-    they are treated like the unlisted cells). ``K`` (shape ``(r,)``) is the alphabet size
-    of each row, ``N`` the number of samples (same for every row).
-    """
-    counts = np.asarray(nonzero_counts, dtype=float)
-    K = np.asarray(K, dtype=float)
-    denom = N + alpha * K  # (r,)
-    nz = counts > 0
-    q = np.where(nz, counts + alpha, 1.0) / denom[:, None]
-    listed = -(np.where(nz, q * np.log2(q), 0.0)).sum(axis=1)
-    n_empty = K - nz.sum(axis=1)
-    if alpha > 0:
-        q0 = alpha / denom
-        empty = -n_empty * q0 * np.log2(q0)
-    else:
-        empty = np.zeros_like(K)
-    return listed + empty
 
 
 def _sparse_counts(codes: np.ndarray, K: int) -> np.ndarray:
@@ -415,7 +381,7 @@ def _smoothed_mi_codes(a: np.ndarray, b: np.ndarray, Ka: int, Kb: int, alpha: fl
             _, ib = np.unique(b, return_inverse=True)
             nb = int(ib.max()) + 1
             cab = _sparse_counts(ia.astype(np.int64) * nb + ib, int(ia.max() + 1) * nb)
-    h = _smoothed_entropy_bits
+    h = entropy_rows
     ha = h(ca[None, :], np.array([float(Ka)]), N, alpha)[0]
     hb = h(cb[None, :], np.array([float(Kb)]), N, alpha)[0]
     hab = h(cab[None, :], np.array([float(Ka) * float(Kb)]), N, alpha)[0]
@@ -754,8 +720,8 @@ def decomposition_terms(X: Any, y: Any, j: int, S: Iterable[int], *,
     Xa, ya = check_X_y(X, y)
     al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     jj, SS = _check_j_S(j, S, Xa.shape[1])
-    yc = (ya.astype(np.int64) + 1) // 2
-    dX = _digits(Xa[:, [jj, *SS]])
+    yc = label_bits(ya)
+    dX = answer_digits(Xa[:, [jj, *SS]])
     rX = [_radix(Xa[:, c]) for c in (jj, *SS)]
     xj, Kxj = dX[:, 0], rX[0]
     xS, KxS = _joint_codes(dX[:, 1:], rX[1:])

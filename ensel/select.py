@@ -52,7 +52,8 @@ Conventions:
   summed in closed form. For Greedy MI, patterns of ``X_S`` seen on a single item add the
   same amount to every candidate's entropies and are added in closed form instead of
   counted, and entropies of integer counts are read from a table of ``-q log2 q`` per count
-  value (m = 1,000 models, n = 20,000 items, k = 20: about 2 s).
+  value (:class:`ensel._kernels.CountTable`, a reduction of the package's one smoothed-entropy
+  kernel; m = 1,000 models, n = 20,000 items, k = 20: about 1.5 s).
   ``benchmarks/bench_greedy_mi.py`` and ``benchmarks/bench_select_cli.py`` time it.
 
 Why one module of this size: every selector shares one counting engine (the pattern codes
@@ -72,10 +73,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ensel._kernels import CountTable, answer_digits, entropy_rows, label_bits
 from ensel._validation import check_k, check_real, check_X, check_X_y
 from ensel.info import (
     _check_prob,
-    _smoothed_entropy_bits,
     _smoothed_mi_codes,
     conditional_mutual_information_table,
 )
@@ -117,8 +118,8 @@ class _Prepared:
         self.n, self.m = Xa.shape
         self.N = float(self.n)
         self.alpha = alpha
-        self.y = (ya.astype(np.int64) + 1) // 2  # 0/1
-        self.d = np.where(Xa == 0, 2, (Xa + 1) // 2).astype(np.int8).T  # (m, n) digits
+        self.y = label_bits(ya)  # 0/1
+        self.d = answer_digits(Xa, np.int8).T  # (m, n) digits
         self.r = np.where((Xa == 0).any(axis=0), 3, 2).astype(np.int64)  # radix per column
         # Indicator matrices (n, m) of digit 1 (+1) and digit 2 (abstained); float32 sums
         # of 0/1 are exact below 2**24 items.
@@ -126,6 +127,7 @@ class _Prepared:
         # C order matters: scipy copies a non-C-contiguous dense operand at every product.
         self.B1 = np.ascontiguousarray(Xa == 1, dtype=ftype)
         self.B2 = np.ascontiguousarray(Xa == 0, dtype=ftype) if (self.r == 3).any() else None
+        self.table = CountTable(self.n, alpha)  # phi per count value, for Greedy MI
         ycounts = np.bincount(self.y, minlength=2).astype(float)
         self.h_y = self._h(ycounts[None, :], 2.0)[0]
         # Marginal entropies H(X_j), H(E_j) and relevance I(Y; X_j) of every column.
@@ -137,7 +139,7 @@ class _Prepared:
 
     def _h(self, counts: np.ndarray, K: Any) -> np.ndarray:
         K = np.broadcast_to(np.asarray(K, dtype=float), (counts.shape[0],))
-        return _smoothed_entropy_bits(counts, K, self.N, self.alpha)
+        return entropy_rows(counts, K, self.N, self.alpha)
 
     def iter_counts(self, pattern: _Pattern, cols: np.ndarray):
         """Yield ``(pos, c)`` with ``c[i, g, y, v] = #{items: pattern = g, Y = y, X_j digit v}``.
@@ -271,50 +273,6 @@ class _Reduced:
         self.n_singletons = int(pattern.G - self.G)
 
 
-def _phi_step(P: _Prepared, K: np.ndarray) -> np.ndarray:
-    """``phi(1) - phi(0)`` with ``phi(c) = -q log2 q``, ``q = (c + alpha) / (N + alpha K)``:
-    what one cell holding a single item adds to a smoothed entropy over an empty cell."""
-    denom = P.N + P.alpha * K
-    q1 = (1.0 + P.alpha) / denom
-    step = -q1 * np.log2(q1)
-    if P.alpha > 0:
-        q0 = P.alpha / denom
-        step = step + q0 * np.log2(q0)
-    return step
-
-
-def _entropy_table(P: _Prepared, K: float) -> tuple[np.ndarray, float]:
-    """``(phi(c) - phi(0) for c = 0..n, K phi(0))`` of a smoothed entropy over ``K`` cells."""
-    values = np.arange(P.n + 1, dtype=float)
-    denom = P.N + P.alpha * float(K)
-    q = (values + P.alpha) / denom
-    with np.errstate(divide="ignore", invalid="ignore"):
-        phi = np.where(q > 0, -q * np.log2(np.where(q > 0, q, 1.0)), 0.0)
-    return phi - phi[0], float(K) * float(phi[0])
-
-
-def _entropy_lookup(P: _Prepared, counts: np.ndarray, K: np.ndarray) -> np.ndarray:
-    """Row-wise smoothed entropy like ``P._h`` for integer counts, by table look-up.
-
-    ``H = K phi(0) + sum_cells (phi(c) - phi(0))`` with ``phi(c) = -q log2 q``,
-    ``q = (c + alpha) / (N + alpha K)``: the same quantity as
-    :func:`ensel.info._smoothed_entropy_bits` (listed cells plus closed-form empty ones),
-    with the logarithms taken once per count value ``0..n`` instead of once per cell.
-    """
-    idx = counts.astype(np.intp)
-    out = np.empty(counts.shape[0])
-    values = np.arange(P.n + 1, dtype=float)
-    for Kv in np.unique(K):
-        rows = K == Kv
-        denom = P.N + P.alpha * float(Kv)
-        q = (values + P.alpha) / denom
-        with np.errstate(divide="ignore", invalid="ignore"):
-            phi = np.where(q > 0, -q * np.log2(np.where(q > 0, q, 1.0)), 0.0)
-        table = phi - phi[0]
-        out[rows] = table[idx[rows]].sum(axis=1) + float(Kv) * phi[0]
-    return out
-
-
 def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) -> np.ndarray:
     """``I(Y; (X_j, X_S)) - I(Y; X_S)`` for every candidate (both terms smoothed, clipped).
 
@@ -337,11 +295,11 @@ def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) 
             h_js = P._h(np.zeros((c, 1)), Kjs)
             h_jsy = P._h(np.zeros((c, 1)), 2.0 * Kjs)
         else:
-            h_js = _entropy_lookup(P, cnt.sum(axis=2).reshape(c, -1), Kjs)
-            h_jsy = _entropy_lookup(P, cnt.reshape(c, -1), 2.0 * Kjs)
+            h_js = P.table.rows(cnt.sum(axis=2).reshape(c, -1), Kjs)
+            h_jsy = P.table.rows(cnt.reshape(c, -1), 2.0 * Kjs)
         if s:
-            h_js = h_js + s * _phi_step(P, Kjs)
-            h_jsy = h_jsy + s * _phi_step(P, 2.0 * Kjs)
+            h_js = h_js + s * P.table.step(Kjs)
+            h_jsy = h_jsy + s * P.table.step(2.0 * Kjs)
         out[pos] = np.maximum(P.h_y + h_js - h_jsy, 0.0) - i_ys
 
     if red.G == 0:
@@ -349,10 +307,10 @@ def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) 
         return out
     if P.B2 is None:  # no abstention: every candidate has radix 2, one table per entropy
         Kjs, Kjsy = 2.0 * xs.Kf, 4.0 * xs.Kf
-        t_js, z_js = _entropy_table(P, Kjs)
-        t_jsy, z_jsy = _entropy_table(P, Kjsy)
-        corr_js = s * _phi_step(P, np.array([Kjs]))[0] if s else 0.0
-        corr_jsy = s * _phi_step(P, np.array([Kjsy]))[0] if s else 0.0
+        t_js, z_js = P.table.table(Kjs)
+        t_jsy, z_jsy = P.table.table(Kjsy)
+        corr_js = s * P.table.step(np.array([Kjs]))[0] if s else 0.0
+        corr_jsy = s * P.table.step(np.array([Kjsy]))[0] if s else 0.0
         for pos, c1, total in P.iter_counts_binary(red, cand):
             i1 = c1.astype(np.intp)
             i0 = total.astype(np.intp)[:, None] - i1
@@ -899,9 +857,9 @@ def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
             raise ValueError(f"X_val has {Xv.shape[1]} models (columns) but X has {m}")
 
     if isinstance(objective, str):  # "mi"
-        d = np.where(Xa == 0, 2, (Xa + 1) // 2).astype(np.int64)
+        d = answer_digits(Xa)
         r = np.where((Xa == 0).any(axis=0), 3, 2)
-        yc = ((ya.astype(np.int64) + 1) // 2)
+        yc = label_bits(ya)
 
         def score(S: tuple[int, ...]) -> float:
             codes = np.zeros(Xa.shape[0], dtype=np.int64)
