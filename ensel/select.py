@@ -67,6 +67,7 @@ import copy
 import itertools
 import math
 from collections.abc import Callable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -74,7 +75,18 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ensel._kernels import CountTable, answer_digits, entropy_rows, label_bits
-from ensel._validation import check_k, check_real, check_X, check_X_y
+from ensel._validation import (
+    HasMethods,
+    Interval,
+    Shown,
+    StrOptions,
+    check_k,
+    check_real,
+    check_X,
+    check_X_y,
+    constraint_error,
+    validate_params,
+)
 from ensel.info import (
     _check_prob,
     _smoothed_mi_codes,
@@ -100,6 +112,11 @@ __all__ = [
 
 #: Scores within this many bits of the best count as tied (lowest index wins).
 TIE_TOL = 1e-12
+
+#: Declared constraints of the public functions (checked by ``validate_params``).
+_K = [Interval(Integral, 1, None)]  # k <= n_models is checked against X
+_ALPHA = [Interval(Real, 0, None, closed="neither")]
+_XY = {"X": ["array-like"], "y": ["array-like"]}
 
 # Memory bound of one block of group counts (cells = groups x columns x 3 digit values).
 _MAX_CELLS = 1 << 22
@@ -242,7 +259,8 @@ class _Pattern:
         self.G = int(present.sum())
         self.K *= int(radix)
         if not math.isfinite(float(self.K)):
-            raise ValueError("the pattern alphabet overflowed a float; k is too large")
+            raise constraint_error("k", "small enough for a float pattern alphabet",
+                                   Shown(f"an alphabet of {self.K} patterns"))
 
     @property
     def Kf(self) -> float:
@@ -400,6 +418,7 @@ class _BaseSelector:
     """Common ``fit``/``transform`` logic; subclasses implement ``_path``."""
 
     _needs_both_classes = True
+    _parameter_constraints: dict[str, Any] = {"k": _K}
 
     def __init__(self, k: int) -> None:
         self.k = k
@@ -415,6 +434,7 @@ class _BaseSelector:
         """Constructor parameters (scikit-learn convention)."""
         return {name: getattr(self, name) for name in self._param_names()}
 
+    @validate_params(_XY)
     def fit(self, X: Any, y: Any) -> _BaseSelector:
         """Select ``k`` columns of ``X`` using labels ``y``.
 
@@ -450,20 +470,21 @@ class _BaseSelector:
               k: int) -> tuple[list[int], list[float], np.ndarray]:
         raise NotImplementedError
 
+    @validate_params({"X": ["array-like"]})
     def transform(self, X: Any) -> Any:
         """Keep the selected columns (in pick order); a DataFrame stays a DataFrame."""
         if not hasattr(self, "selected_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+            raise constraint_error("self", f"a fitted {type(self).__name__} (call fit(X, y) "
+                                   "first)", Shown("an unfitted estimator"))
         Xa = check_X(X)
         if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {Xa.shape[1]} models (columns) but {type(self).__name__} was fitted "
-                f"on {self.n_features_in_}"
-            )
+            raise constraint_error("X", f"of {self.n_features_in_} models (columns), as in fit",
+                                   Shown(f"{Xa.shape[1]} models"))
         if isinstance(X, pd.DataFrame):
             return X.iloc[:, self.selected_]
         return Xa[:, self.selected_]
 
+    @validate_params(_XY)
     def fit_transform(self, X: Any, y: Any) -> Any:
         """``fit(X, y).transform(X)``."""
         return self.fit(X, y).transform(X)
@@ -501,6 +522,7 @@ class TopK(_BaseSelector):
 class _InfoSelector(_BaseSelector):
     _gain: Callable[..., np.ndarray]
     _need_errors = False
+    _parameter_constraints: dict[str, Any] = {"k": _K, "alpha": _ALPHA}
 
     def __init__(self, k: int, alpha: float = 1.0) -> None:
         self.k = k
@@ -635,6 +657,7 @@ SELECTORS: dict[str, type[_BaseSelector]] = {
 # Function interface (the public contract)
 # ---------------------------------------------------------------------------
 
+@validate_params({**_XY, "k": _K})
 def top_k(X: Any, y: Any, k: int) -> list[int]:
     """Indices of the ``k`` most accurate models on ``(X, y)``, most accurate first.
 
@@ -654,6 +677,7 @@ def top_k(X: Any, y: Any, k: int) -> list[int]:
     return TopK(k).fit(X, y).selected_
 
 
+@validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def relevance(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """The ``k`` models with the largest smoothed ``I(Y; X_j)``. See :class:`Relevance`.
 
@@ -670,6 +694,7 @@ def relevance(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     return Relevance(k, alpha=alpha).fit(X, y).selected_
 
 
+@validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def mrmr(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """Greedy ``I(Y; X_j) - I(X_j; X_S)`` selection, in pick order. See :class:`MRMR`.
 
@@ -686,6 +711,7 @@ def mrmr(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     return MRMR(k, alpha=alpha).fit(X, y).selected_
 
 
+@validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def greedy_mi(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """Greedy MI selection (maximise ``I(Y; X_j | X_S)``), in pick order. See :class:`GreedyMI`.
 
@@ -718,6 +744,7 @@ def greedy_mi(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     return GreedyMI(k, alpha=alpha).fit(X, y).selected_
 
 
+@validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def three_term_greedy(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """Greedy maximisation of the Eq. (9) estimate. See :class:`ThreeTermGreedy`.
 
@@ -734,6 +761,7 @@ def three_term_greedy(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     return ThreeTermGreedy(k, alpha=alpha).fit(X, y).selected_
 
 
+@validate_params({"p": ["array-like"], "k": _K})
 def greedy_mi_exact(p: Any, k: int) -> list[int]:
     """Greedy MI on an exact joint law: ``argmax_j I(Y; X_j | X_S)`` from a probability table.
 
@@ -755,9 +783,8 @@ def greedy_mi_exact(p: Any, k: int) -> list[int]:
     """
     arr = _check_prob(p)
     if arr.ndim < 2:
-        raise ValueError(
-            f"p must have one axis for Y and at least one per model; got shape {arr.shape}"
-        )
+        raise constraint_error("p", "a table with one axis for Y and at least one per model",
+                               Shown(f"shape {arr.shape}"))
     m = arr.ndim - 1
     k = check_k(k, m)
     selected: list[int] = []
@@ -778,6 +805,12 @@ def _is_estimator(obj: Any) -> bool:
     return hasattr(obj, "fit") and hasattr(obj, "predict")
 
 
+@validate_params({**_XY, "k": _K,
+                  "objective": [StrOptions(["mi", "map"]), HasMethods(["fit", "predict"]),
+                                "callable"],
+                  "X_val": ["array-like", None], "y_val": ["array-like", None],
+                  "alpha": _ALPHA, "max_subsets": [Interval(Integral, 1, None)],
+                  "return_score": ["boolean"]})
 def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
                       X_val: Any = None, y_val: Any = None, alpha: float = 1.0,
                       max_subsets: int = 100_000,
@@ -831,30 +864,32 @@ def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
     k = check_k(k, m)
     n_sub = math.comb(m, k)
     if n_sub > max_subsets:
-        raise ValueError(
-            f"exhaustive search over C({m}, {k}) = {n_sub} subsets exceeds "
-            f"max_subsets={max_subsets}; raise max_subsets or use a greedy selector"
-        )
+        raise constraint_error(
+            "max_subsets", f"at least the C({m}, {k}) = {n_sub} subsets to search (raise it, "
+            "or use a greedy selector)", max_subsets)
     al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     if (X_val is None) != (y_val is None):
-        raise ValueError("pass both X_val and y_val, or neither")
+        raise constraint_error("y_val" if y_val is None else "X_val",
+                               "given together with " + ("X_val" if y_val is None else "y_val")
+                               + " (both or neither)", None)
     if isinstance(objective, str):
         if objective == "map":
             from ensel.aggregate import MAPAggregator  # imported lazily (optional coupling)
 
             objective = MAPAggregator(alpha=alpha)
         elif objective != "mi":
-            raise ValueError(
-                f"objective must be 'mi', 'map', an aggregator with fit/predict, or a "
-                f"callable scorer(X_S, y); got {objective!r}"
-            )
+            raise constraint_error("objective", "'mi', 'map', an aggregator with fit/predict, "
+                                   "or a callable scorer(X_S, y)", objective)
     Xv = yv = None
     if X_val is not None:
         if not _is_estimator(objective):
-            raise ValueError("X_val/y_val are only used with an aggregator objective")
+            raise constraint_error("X_val", "None unless objective is an aggregator",
+                                   Shown("held-out answers with objective "
+                                         f"{objective!r}"))
         Xv, yv = check_X_y(X_val, y_val)
         if Xv.shape[1] != m:
-            raise ValueError(f"X_val has {Xv.shape[1]} models (columns) but X has {m}")
+            raise constraint_error("X_val", f"of {m} models (columns), as X",
+                                   Shown(f"{Xv.shape[1]} models"))
 
     if isinstance(objective, str):  # "mi"
         d = answer_digits(Xa)
@@ -886,10 +921,8 @@ def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
 
         sign = 1.0
     else:
-        raise ValueError(
-            f"objective must be 'mi', 'map', an aggregator with fit/predict, or a callable "
-            f"scorer(X_S, y); got {objective!r}"
-        )
+        raise constraint_error("objective", "'mi', 'map', an aggregator with fit/predict, "
+                               "or a callable scorer(X_S, y)", objective)
 
     best_S: tuple[int, ...] | None = None
     best = -math.inf
