@@ -643,7 +643,8 @@ class Options(_Constraint):
 
     def __init__(self, type_: type, options: Iterable[Any]) -> None:
         self.type = type_
-        self.options = tuple(options)
+        # a registry (mapping) stays live: names registered later are accepted
+        self.options = options if isinstance(options, Mapping) else tuple(options)
 
     def is_satisfied_by(self, value: Any) -> bool:
         if _is_bool(value) and self.type is not bool:

@@ -196,7 +196,8 @@ def test_sample_greedy_mi_matches_top_k_under_independence():
 def test_greedy_mi_exact_ties_and_errors():
     p = bsc_law([0.2, 0.2, 0.1])
     assert greedy_mi_exact(p, 3) == [2, 0, 1]
-    with pytest.raises(ValueError, match="k of greedy_mi_exact must be an integer in \\[1, 3\\].*got 4, which exceeds"):
+    with pytest.raises(ValueError, match="k of greedy_mi_exact must be an integer "
+                       "in \\[1, 3\\].*got 4, which exceeds"):
         greedy_mi_exact(p, 4)
     with pytest.raises(ValueError, match="at least one per model"):
         greedy_mi_exact([0.5, 0.5], 1)
@@ -372,15 +373,19 @@ def test_exhaustive_with_map_aggregator():
 
 
 def test_exhaustive_errors():
-    with pytest.raises(ValueError, match=r"max_subsets of exhaustive_search must be at least the C\(3, 2\) = 3 subsets"):
+    with pytest.raises(ValueError, match=r"max_subsets of exhaustive_search must be "
+                       r"at least the C\(3, 2\) = 3 subsets"):
         exhaustive_search(X0, Y0, 2, max_subsets=2)
-    with pytest.raises(ValueError, match="y_val of exhaustive_search must be given together with X_val"):
+    with pytest.raises(ValueError, match="y_val of exhaustive_search must be given "
+                       "together with X_val"):
         exhaustive_search(X0, Y0, 2, objective=SignOfSum(), X_val=X0)
-    with pytest.raises(ValueError, match="X_val of exhaustive_search must be None unless objective is an aggregator"):
+    with pytest.raises(ValueError, match="X_val of exhaustive_search must be None "
+                       "unless objective is an aggregator"):
         exhaustive_search(X0, Y0, 2, X_val=X0, y_val=Y0)
     with pytest.raises(ValueError, match="objective of exhaustive_search must be"):
         exhaustive_search(X0, Y0, 2, objective="accuracy")
-    with pytest.raises(ValueError, match="X_val of exhaustive_search must be of 3 models.*; got 2 models"):
+    with pytest.raises(ValueError, match="X_val of exhaustive_search must be of 3 "
+                       "models.*; got 2 models"):
         exhaustive_search(X0, Y0, 2, objective=SignOfSum(), X_val=X0[:, :2], y_val=Y0)
     with pytest.raises(ValueError, match="contains only the label"):
         exhaustive_search(X0, -np.ones(20, dtype=int), 2)
