@@ -717,6 +717,8 @@ _NAMED: dict[str, _Constraint] = {
                             and not _is_bool(v)),
     "sequence": _Simple("a sequence (list, tuple or array)",
                         lambda v: _array_like(v) and not isinstance(v, pd.DataFrame)),
+    "iterable": _Simple("an iterable of ints",
+                        lambda v: isinstance(v, Iterable) and not isinstance(v, (str, bytes))),
     "real": _Simple("a real number",
                     lambda v: isinstance(v, Real) and not _is_bool(v)),
 }
@@ -791,8 +793,8 @@ def validate_params(constraints: Mapping[str, list[Any] | str],
     Each parameter maps to a list of constraints (any one must hold): an :class:`Interval`,
     :class:`StrOptions`, :class:`Options`, :class:`HasMethods`, a type, ``None``, or one of
     ``"array-like"``, ``"boolean"``, ``"callable"``, ``"random_state"``, ``"sequence"``,
-    ``"real"``; or the string ``"no_validation"`` for a parameter whose content is checked
-    in the body with the same message (its relation to other arguments, e.g.
+    ``"iterable"``, ``"real"``; or the string ``"no_validation"`` for a parameter whose
+    content is checked in the body with the same message (its relation to other arguments, e.g.
     ``k <= n_models``). Every parameter of the signature must be declared.
     ``attributes`` declares the constructor parameters of an estimator, checked on
     ``self`` when the decorated method (``fit``) is called; by default they are read from
