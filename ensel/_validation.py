@@ -562,19 +562,22 @@ def check_copula_parameters(tau: Any, Sigma: Any) -> tuple[np.ndarray, np.ndarra
     ``Sigma`` (square, finite, symmetric, unit diagonal), as float arrays."""
     t = np.asarray(tau, dtype=float)
     if t.ndim != 1 or t.size == 0:
-        raise ValueError(f"tau must be a non-empty 1-dimensional array; got shape {t.shape}")
+        raise constraint_error("tau", "a non-empty 1-dimensional array", Shown(f"shape {t.shape}"))
     if np.isnan(t).any():
-        raise ValueError(f"tau contains NaN at position {int(np.argmax(np.isnan(t)))}")
+        raise constraint_error("tau", "free of NaN",
+                               Shown(f"NaN at position {int(np.argmax(np.isnan(t)))}"))
     S = np.asarray(Sigma, dtype=float)
     m = t.shape[0]
     if S.shape != (m, m):
-        raise ValueError(f"Sigma must have shape ({m}, {m}) to match tau; got {S.shape}")
+        raise constraint_error("Sigma", f"of shape ({m}, {m}) to match tau",
+                               Shown(f"shape {S.shape}"))
     if not np.all(np.isfinite(S)):
-        raise ValueError("Sigma contains non-finite values")
+        raise constraint_error("Sigma", "finite", Shown("a non-finite entry"))
     if not np.allclose(S, S.T, atol=1e-10):
-        raise ValueError("Sigma must be symmetric")
+        raise constraint_error("Sigma", "symmetric", Shown("an asymmetric matrix"))
     if not np.allclose(np.diag(S), 1.0, atol=1e-8):
-        raise ValueError("Sigma must be a correlation matrix with unit diagonal")
+        raise constraint_error("Sigma", "a correlation matrix with unit diagonal",
+                               Shown(f"a diagonal of {np.diag(S).tolist()!r}"))
     return t, S
 
 
