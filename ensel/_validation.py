@@ -325,8 +325,10 @@ def _public_caller() -> str | None:
         if not module.startswith("ensel"):
             break  # left the package: the frames above are the user's
         name = frame.f_code.co_name
-        if module != __name__ and not name.startswith("_") and not name.startswith("<"):
-            owner = frame.f_locals.get("self")
+        owner = frame.f_locals.get("self")
+        if module != __name__ and name == "__init__" and owner is not None:
+            found = type(owner).__name__  # a constructor: the class is what was called
+        elif module != __name__ and not name.startswith("_") and not name.startswith("<"):
             found = f"{type(owner).__name__}.{name}" if owner is not None else name
         frame = frame.f_back  # type: ignore[assignment]
     return found
