@@ -830,13 +830,14 @@ def validate_params(constraints: Mapping[str, list[Any] | str],
 
     def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
         sig = inspect.signature(func)
-        names = [p for p in sig.parameters if p != "self"]
+        first = next(iter(sig.parameters), "")
+        owner_arg = first if first in ("self", "cls") else None  # a method or a classmethod
+        names = [p for p in sig.parameters if p != owner_arg]
         missing = sorted(set(names) - set(declared))
         unknown = sorted(set(declared) - set(names))
         if missing or unknown:
             raise TypeError(f"validate_params of {func.__qualname__}: undeclared parameters "
                             f"{missing}, unknown parameters {unknown}")
-        is_method = "self" in sig.parameters
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -846,11 +847,13 @@ def validate_params(constraints: Mapping[str, list[Any] | str],
                 return func(*args, **kwargs)  # Python's own message for a wrong call
             bound.apply_defaults()
             params = bound.arguments
-            if is_method:
+            if owner_arg == "cls":
+                where = f"{params['cls'].__name__}.{func.__name__}"
+            elif owner_arg == "self":
                 cls = type(params["self"])
                 owner = cls.__name__
                 attrs = declared_attrs or _class_declaration(cls)
-                if attrs:
+                if attrs and func.__name__ != "__init__":  # not set yet in the constructor
                     _check_declared({a: getattr(params["self"], a) for a in attrs}, attrs, owner)
                 where = f"{owner}.{func.__name__}" if func.__name__ != "__init__" else owner
             else:

@@ -43,12 +43,15 @@ import pandas as pd
 
 from ensel import _kernels as kernels
 from ensel._validation import (
+    Interval,
+    Shown,
     check_int,
     check_k,
     check_options,
     check_real,
     check_X_y,
     constraint_error,
+    validate_params,
 )
 from ensel.select import SELECTORS
 
@@ -219,6 +222,7 @@ def _exhaustive_cells(m: int, base: int) -> int:
     return max(comb(m, k) * base ** (k + (1 if k < m else 0)) * 4 for k in range(1, m + 1))
 
 
+@validate_params({"m": [Interval(int, 0, None)], "abstentions": ["boolean"]})
 def exhaustive_feasible(m: int, *, abstentions: bool = False) -> bool:
     """Whether :func:`exhaustive_errors` accepts ``m`` models (``m <= 15``; with abstentions,
     ``m > 11`` uses the slower chunked scan instead of the subset lattice)."""
@@ -391,6 +395,9 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
     return out
 
 
+@validate_params({"X_train": ["array-like"], "y_train": ["array-like"],
+                  "X_test": ["array-like"], "y_test": ["array-like"], "ks": ["iterable"],
+                  "alpha": [Interval(float, 0, None, closed="neither")]})
 def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
                       y_test: np.ndarray, ks: Sequence[int], *, alpha: float = 1.0
                       ) -> dict[int, dict[str, np.ndarray]]:
@@ -423,10 +430,10 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
     m = X_train.shape[1]
     base = 3 if (np.any(X_train == 0) or np.any(X_test == 0)) else 2
     if m > _EXHAUSTIVE_MAX_MODELS:
-        raise ValueError(
-            f"exhaustive search over m={m} models means {2**m - 1:,} subsets per split; "
-            f"the limit is m <= {_EXHAUSTIVE_MAX_MODELS}"
-        )
+        raise constraint_error(
+            "X_train", f"of at most {_EXHAUSTIVE_MAX_MODELS} models (exhaustive search over "
+            f"m={m} models means {2**m - 1:,} subsets per split)", Shown(f"{m} models"),
+            func="exhaustive_errors")
     n_tr = len(y_train)
     n_pos = int((y_train == 1).sum())
     h_y = float(kernels.dense_entropy_rows(np.array([[n_pos, n_tr - n_pos]], dtype=float),

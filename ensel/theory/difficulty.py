@@ -158,6 +158,8 @@ class LatentDifficultyModel:
         self.marginal_error_rates = np.einsum("d,y,dyj->j", pi, py, eps)
 
     @classmethod
+    @validate_params({"accuracy": [*ARR, "real"], "rho": ["real"], "n_levels": POS_INT,
+                      "m": [*POS_INT, None], "prior": PRIOR})
     def from_one_factor(cls, accuracy: Any, rho: float, *, n_levels: int = 40,
                         m: int | None = None, prior: float = 0.5) -> LatentDifficultyModel:
         """Discretise the one-factor copula: ``D`` = Gauss-Hermite node of ``U``.
