@@ -205,14 +205,15 @@ def check_X(X: Any, *, name: str = "X", allow_abstain: bool = True) -> np.ndarra
     else:
         raw = np.asarray(X)
         if raw.ndim != 2:
-            raise ValueError(
-                f"{name} must be 2-dimensional (n_items, n_models); got shape {raw.shape}"
-            )
+            raise constraint_error(name, "2-dimensional (n_items, n_models)",
+                                   Shown(f"shape {raw.shape}"))
         arr = as_pm1(raw, name=name, allow_abstain=allow_abstain)
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional (n_items, n_models); got shape {arr.shape}")
+        raise constraint_error(name, "2-dimensional (n_items, n_models)",
+                               Shown(f"shape {arr.shape}"))
     if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one item and one model; got shape {arr.shape}")
+        raise constraint_error(name, "non-empty (at least one item and one model)",
+                               Shown(f"shape {arr.shape}"))
     return arr
 
 
@@ -235,17 +236,16 @@ def check_y(y: Any, *, name: str = "y", n_items: int | None = None,
     """
     raw = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if raw.ndim != 1:
-        raise ValueError(f"{name} must be 1-dimensional (n_items,); got shape {raw.shape}")
+        raise constraint_error(name, "1-dimensional (n_items,)", Shown(f"shape {raw.shape}"))
     arr = as_pm1(raw, name=name, allow_abstain=False)
     if n_items is not None and arr.shape[0] != n_items:
         raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n_items} rows")
     if require_both_classes:
         present = np.unique(arr)
         if present.size < 2:
-            raise ValueError(
-                f"{name} contains only the label {int(present[0]):+d}; this method needs both "
-                "classes (-1 and +1) to estimate its statistics"
-            )
+            raise constraint_error(
+                name, "labels of both classes (-1 and +1): this method estimates class "
+                "statistics", Shown(f"only the label {int(present[0]):+d}"))
     return arr
 
 
@@ -289,7 +289,7 @@ def check_random_state(seed: int | np.random.Generator | None) -> np.random.Gene
         return seed
     if seed is None or isinstance(seed, (int, np.integer)):
         return np.random.default_rng(seed)
-    raise ValueError(f"random_state must be an int, a numpy Generator or None; got {seed!r}")
+    raise constraint_error("random_state", "an int, a numpy Generator or None", seed)
 
 
 def unique_names(names: Sequence[Any], *, what: str = "model") -> list[Any]:

@@ -132,9 +132,11 @@ def test_errors_of_the_data_name_the_position() -> None:
         select.greedy_mi(X, y_nan, 1)
     with pytest.raises(ValueError, match=r"^y has 5 labels but X has 6 rows$"):
         select.greedy_mi(X, Y[:5], 1)
-    with pytest.raises(ValueError, match=r"^X must be 2-dimensional"):
+    with pytest.raises(ValueError, match=r"^X of greedy_mi must be 2-dimensional .*; "
+                                         r"got shape \(6,\)$"):
         select.greedy_mi(X[:, 0], Y, 1)
-    with pytest.raises(ValueError, match=r"^y contains only the label \+1"):
+    with pytest.raises(ValueError, match=r"^y of mrmr must be labels of both classes .*; "
+                                         r"got only the label \+1$"):
         select.mrmr(X, np.ones(6), 1)  # one class: the information selectors refuse it
 
 
