@@ -13,8 +13,9 @@ pattern without abstentions therefore has the same digits in base 2 and base 3.
 
 *The kernel.* With ``N`` samples, pseudo-count ``alpha`` and an alphabet of ``K`` cells, a
 cell holding ``c`` samples has the smoothed probability ``q = (c + alpha) / (N + alpha K)``
-and contributes ``phi(c) = -q log2 q`` (:func:`neg_q_log2_q`, the only place a logarithm of
-a smoothed probability is taken). The entropy is the sum over the cells; the ``n_0`` cells no
+and contributes ``phi(c) = -q log2 q`` (:func:`q_log2_q` and :func:`empty_cells` are the only
+places a logarithm of a smoothed probability is taken; sums of ``q log2 q`` are negated once,
+which is exact). The entropy is the sum over the cells; the ``n_0`` cells no
 sample falls into contribute ``n_0 * phi(0)`` in closed form (:func:`empty_cells`), so an
 alphabet of ``2**60`` answer patterns costs no more than the cells that are seen.
 
@@ -33,6 +34,7 @@ only the order in which cells are visited differs (the reference-loop tests pin 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -45,7 +47,7 @@ __all__ = [
     "entropy_rows",
     "grouped_entropy",
     "label_bits",
-    "neg_q_log2_q",
+    "q_log2_q",
 ]
 
 # --------------------------------------------------------------------------- the coder
@@ -80,9 +82,9 @@ def label_bits(y: Any) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the kernel
-def neg_q_log2_q(q: Any) -> Any:
-    """``phi = -q log2 q`` of smoothed probabilities ``q > 0`` (the one logarithm)."""
-    return -q * np.log2(q)
+def q_log2_q(q: Any) -> Any:
+    """``q log2 q = -phi`` of smoothed probabilities ``q > 0`` (the one logarithm)."""
+    return q * np.log2(q)
 
 
 def empty_cells(n_empty: Any, denom: Any, alpha: float) -> Any:
@@ -111,35 +113,39 @@ def entropy_rows(counts: np.ndarray, K: np.ndarray, N: float, alpha: float) -> n
     denom = N + alpha * K  # (r,)
     nz = counts > 0
     q = np.where(nz, counts + alpha, 1.0) / denom[:, None]
-    listed = np.where(nz, neg_q_log2_q(q), 0.0).sum(axis=1)
+    listed = -np.where(nz, q_log2_q(q), 0.0).sum(axis=1)
     return listed + empty_cells(K - nz.sum(axis=1), denom, alpha)
 
 
 def dense_entropy_rows(counts: np.ndarray, N: float, alpha: float) -> np.ndarray:
     """Row-wise smoothed entropy (bits) of complete count tables of shape ``(r, K)``
     (``alpha > 0``: every cell is listed, none is empty)."""
-    return neg_q_log2_q((counts + alpha) / (N + alpha * counts.shape[1])).sum(axis=1)
+    return -q_log2_q((counts + alpha) / (N + alpha * counts.shape[1])).sum(axis=1)
 
 
-def grouped_entropy(counts: np.ndarray, group: np.ndarray, n_groups: int, K: int,
-                    N: float, alpha: float) -> np.ndarray:
+def grouped_entropy(counts: np.ndarray | Sequence[np.ndarray], group: np.ndarray,
+                    n_groups: int, K: int, N: float, alpha: float) -> np.ndarray:
     """Smoothed entropy (bits) of ``n_groups`` tables over ``K`` cells each, from their seen
     cells only.
 
-    ``counts`` has shape ``(s,)`` or ``(s, w)``: row ``i`` lists ``w`` cells (a seen cell, or
-    ``w`` cells sharing one seen pattern, some possibly empty) of table ``group[i]``; the
-    ``K - w * (rows of the table)`` cells not listed are added in closed form.
+    ``counts`` is one array (a seen cell per entry) or a sequence of ``w`` equally long
+    arrays (entry ``i`` of each lists one of the ``w`` cells that share a seen pattern, some
+    possibly empty); entry ``i`` belongs to table ``group[i]``. The cells not listed are added
+    in closed form.
     """
-    counts = np.asarray(counts, dtype=float)
-    width = 1 if counts.ndim == 1 else counts.shape[1]
+    arrays = [counts] if isinstance(counts, np.ndarray) else list(counts)
     denom = N + alpha * K
-    listed = np.bincount(group, minlength=n_groups) * width
-    q = (counts + alpha) / denom
-    with np.errstate(divide="ignore", invalid="ignore"):  # alpha = 0: q = 0 has phi = 0
-        terms = np.where(q > 0, neg_q_log2_q(np.where(q > 0, q, 1.0)), 0.0)
-    if counts.ndim == 2:
-        terms = terms.sum(axis=1)
-    return (np.bincount(group, weights=terms, minlength=n_groups)
+    terms = None
+    for c in arrays:
+        q = (c + alpha) / denom
+        if alpha > 0:
+            t = q_log2_q(q)
+        else:  # q = 0 has phi = 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(q > 0, q_log2_q(np.where(q > 0, q, 1.0)), 0.0)
+        terms = t if terms is None else terms + t
+    listed = np.bincount(group, minlength=n_groups) * len(arrays)
+    return (-np.bincount(group, weights=terms, minlength=n_groups)
             + empty_cells(K - listed, denom, alpha))
 
 
@@ -167,16 +173,16 @@ class CountTable:
         """``(phi(c) - phi(0) for c = 0..N, K phi(0))`` over ``K`` cells."""
         q = (self._values + self.alpha) / (self.N + self.alpha * float(K))
         with np.errstate(divide="ignore", invalid="ignore"):
-            phi = np.where(q > 0, neg_q_log2_q(np.where(q > 0, q, 1.0)), 0.0)
+            phi = np.where(q > 0, -q_log2_q(np.where(q > 0, q, 1.0)), 0.0)
         return phi - phi[0], float(K) * float(phi[0])
 
     def step(self, K: Any) -> Any:
         """``phi(1) - phi(0)`` over ``K`` cells: what a cell holding one sample adds to the
         entropy over an empty cell (``K`` scalar or array)."""
         denom = self.N + self.alpha * K
-        step = neg_q_log2_q((1.0 + self.alpha) / denom)
+        step = -q_log2_q((1.0 + self.alpha) / denom)
         if self.alpha > 0:
-            step = step - neg_q_log2_q(self.alpha / denom)
+            step = step + q_log2_q(self.alpha / denom)
         return step
 
     def rows(self, counts: np.ndarray, K: np.ndarray) -> np.ndarray:

@@ -259,7 +259,7 @@ class _SmoothedMI:
         """MI of ``c`` subsets; ``pos``/``neg`` count the seen cells, ``sub`` their subset."""
         n, K, alpha = self.n_tr, self.K, self.alpha
         h_a = kernels.grouped_entropy(pos + neg, sub, c, K, n, alpha)
-        h_j = kernels.grouped_entropy(np.column_stack([pos, neg]), sub, c, 2 * K, n, alpha)
+        h_j = kernels.grouped_entropy((pos, neg), sub, c, 2 * K, n, alpha)
         return np.maximum(h_a + self.h_y - h_j, 0.0)
 
 

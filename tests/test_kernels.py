@@ -106,6 +106,9 @@ def test_the_four_reductions_are_one_kernel() -> None:
     assert np.array_equal(rows, kernels.dense_entropy_rows(counts, N, alpha))
     group = np.repeat(np.arange(5), 6)
     assert np.array_equal(rows, kernels.grouped_entropy(counts.ravel(), group, 5, 6, N, alpha))
+    pairs = (counts[:, 0::2].ravel(), counts[:, 1::2].ravel())  # two cells per listed row
+    paired = kernels.grouped_entropy(pairs, np.repeat(np.arange(5), 3), 5, 6, N, alpha)
+    np.testing.assert_allclose(paired, rows, rtol=0, atol=1e-14)
     assert np.array_equal(rows, [literal_entropy(np.repeat(np.arange(6), c.astype(int)), 6,
                                                  alpha) for c in counts])
     # a huge alphabet: the unseen cells in closed form, the same in every reduction
