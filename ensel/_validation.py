@@ -16,15 +16,25 @@ once, identically for numpy arrays, DataFrames, CSV and Parquet files).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import sys
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "HasMethods",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "StrOptions",
+    "VALIDATED",
+    "validate_params",
     "as_pm1",
     "check_X",
     "check_y",
@@ -44,7 +54,10 @@ __all__ = [
 ]
 
 def _describe(value: Any) -> str:
-    return repr(value.item() if isinstance(value, np.generic) else value)
+    if isinstance(value, (np.ndarray, pd.DataFrame, pd.Series)) and value.size > 8:
+        return f"{type(value).__name__} of shape {value.shape}"
+    text = repr(value.item() if isinstance(value, np.generic) else value)
+    return text if len(text) <= 120 else text[:100] + "..."
 
 
 def _at_position(pos: tuple[int, ...]) -> str:
@@ -192,14 +205,15 @@ def check_X(X: Any, *, name: str = "X", allow_abstain: bool = True) -> np.ndarra
     else:
         raw = np.asarray(X)
         if raw.ndim != 2:
-            raise ValueError(
-                f"{name} must be 2-dimensional (n_items, n_models); got shape {raw.shape}"
-            )
+            raise constraint_error(name, "2-dimensional (n_items, n_models)",
+                                   Shown(f"shape {raw.shape}"))
         arr = as_pm1(raw, name=name, allow_abstain=allow_abstain)
     if arr.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional (n_items, n_models); got shape {arr.shape}")
+        raise constraint_error(name, "2-dimensional (n_items, n_models)",
+                               Shown(f"shape {arr.shape}"))
     if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one item and one model; got shape {arr.shape}")
+        raise constraint_error(name, "non-empty (at least one item and one model)",
+                               Shown(f"shape {arr.shape}"))
     return arr
 
 
@@ -222,17 +236,16 @@ def check_y(y: Any, *, name: str = "y", n_items: int | None = None,
     """
     raw = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if raw.ndim != 1:
-        raise ValueError(f"{name} must be 1-dimensional (n_items,); got shape {raw.shape}")
+        raise constraint_error(name, "1-dimensional (n_items,)", Shown(f"shape {raw.shape}"))
     arr = as_pm1(raw, name=name, allow_abstain=False)
     if n_items is not None and arr.shape[0] != n_items:
         raise ValueError(f"{name} has {arr.shape[0]} labels but X has {n_items} rows")
     if require_both_classes:
         present = np.unique(arr)
         if present.size < 2:
-            raise ValueError(
-                f"{name} contains only the label {int(present[0]):+d}; this method needs both "
-                "classes (-1 and +1) to estimate its statistics"
-            )
+            raise constraint_error(
+                name, "labels of both classes (-1 and +1): this method estimates class "
+                "statistics", Shown(f"only the label {int(present[0]):+d}"))
     return arr
 
 
@@ -244,15 +257,29 @@ def check_X_y(X: Any, y: Any, *, allow_abstain: bool = True,
     return Xa, ya
 
 
-def check_k(k: Any, n_models: int, *, name: str = "k") -> int:
-    """Validate a budget ``1 <= k <= n_models`` and return it as ``int``."""
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer; got {k!r}")
+def check_k(k: Any, n_models: int, *, name: str = "k", func: str | None = None) -> int:
+    """Validate a budget ``1 <= k <= n_models`` and return it as ``int``.
+
+    Examples
+    --------
+    >>> check_k(2, 3)
+    2
+    >>> check_k(4, 3, func="top_k")
+    Traceback (most recent call last):
+    ...
+    ensel._validation.InvalidParameterError: k of top_k must be an integer in [1, 3] (at least 1, \
+at most the number of models); got 4, which exceeds the number of models m=3
+    """
+    constraint = f"an integer in [1, {n_models}] (at least 1, at most the number of models)"
+    if _is_bool(k) or not isinstance(k, (int, np.integer)):
+        raise constraint_error(name, constraint, k, func=func)
     k = int(k)
     if k < 1:
-        raise ValueError(f"{name} must be at least 1; got {k}")
+        raise constraint_error(name, constraint, k, func=func)
     if k > n_models:
-        raise ValueError(f"{name}={k} exceeds the number of models m={n_models}")
+        raise constraint_error(name, constraint,
+                               Shown(f"{k}, which exceeds the number of models m={n_models}"),
+                               func=func)
     return k
 
 
@@ -262,7 +289,7 @@ def check_random_state(seed: int | np.random.Generator | None) -> np.random.Gene
         return seed
     if seed is None or isinstance(seed, (int, np.integer)):
         return np.random.default_rng(seed)
-    raise ValueError(f"random_state must be an int, a numpy Generator or None; got {seed!r}")
+    raise constraint_error("random_state", "an int, a numpy Generator or None", seed)
 
 
 def unique_names(names: Sequence[Any], *, what: str = "model") -> list[Any]:
@@ -298,11 +325,18 @@ def _public_caller() -> str | None:
         if not module.startswith("ensel"):
             break  # left the package: the frames above are the user's
         name = frame.f_code.co_name
-        if module != __name__ and not name.startswith("_") and not name.startswith("<"):
-            owner = frame.f_locals.get("self")
+        owner = frame.f_locals.get("self")
+        if module != __name__ and name == "__init__" and owner is not None:
+            found = type(owner).__name__  # a constructor: the class is what was called
+        elif module != __name__ and not name.startswith("_") and not name.startswith("<"):
             found = f"{type(owner).__name__}.{name}" if owner is not None else name
         frame = frame.f_back  # type: ignore[assignment]
     return found
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter outside its constraint (a ``ValueError`` and a ``TypeError``, as in
+    scikit-learn: a wrong type and a wrong value are caught by either ``except``)."""
 
 
 def constraint_error(name: str, constraint: str, value: Any, *,
@@ -316,7 +350,7 @@ def constraint_error(name: str, constraint: str, value: Any, *,
     """
     func = func if func is not None else _public_caller()
     where = f"{name} of {func}" if func else name
-    return ValueError(f"{where} must be {constraint}; got {_describe(value)}")
+    return InvalidParameterError(f"{where} must be {constraint}; got {_describe(value)}")
 
 
 def _interval(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
@@ -346,7 +380,8 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
     >>> check_real(1.5, "rho", low=0, high=1, func="saturation_floor")
     Traceback (most recent call last):
     ...
-    ValueError: rho of saturation_floor must be a real number in [0, 1]; got 1.5
+    ensel._validation.InvalidParameterError: rho of saturation_floor must be a real number in \
+[0, 1]; got 1.5
     """
     constraint = f"a real number in {_interval(low, high, low_open, high_open)}"
     if what:
@@ -373,7 +408,7 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
     >>> check_int(0, "n_splits", low=1, func="evaluate")
     Traceback (most recent call last):
     ...
-    ValueError: n_splits of evaluate must be an int in [1, inf); got 0
+    ensel._validation.InvalidParameterError: n_splits of evaluate must be an int in [1, inf); got 0
     """
     constraint = f"an int in {_interval(low, high, False, False)}"
     if isinstance(value, (bool, np.bool_)):
@@ -400,7 +435,8 @@ def check_probabilities(values: Any, name: str, *, open_interval: bool = False,
     >>> check_probabilities([0.1, 1.2], "eps", func="product_error_law")
     Traceback (most recent call last):
     ...
-    ValueError: eps[1] of product_error_law must be a probability in [0, 1]; got 1.2
+    ensel._validation.InvalidParameterError: eps[1] of product_error_law must be a probability \
+in [0, 1]; got 1.2
     """
     arr = np.asarray(values, dtype=float)
     if arr.ndim == 0:
@@ -528,17 +564,309 @@ def check_copula_parameters(tau: Any, Sigma: Any) -> tuple[np.ndarray, np.ndarra
     ``Sigma`` (square, finite, symmetric, unit diagonal), as float arrays."""
     t = np.asarray(tau, dtype=float)
     if t.ndim != 1 or t.size == 0:
-        raise ValueError(f"tau must be a non-empty 1-dimensional array; got shape {t.shape}")
+        raise constraint_error("tau", "a non-empty 1-dimensional array", Shown(f"shape {t.shape}"))
     if np.isnan(t).any():
-        raise ValueError(f"tau contains NaN at position {int(np.argmax(np.isnan(t)))}")
+        raise constraint_error("tau", "free of NaN",
+                               Shown(f"NaN at position {int(np.argmax(np.isnan(t)))}"))
     S = np.asarray(Sigma, dtype=float)
     m = t.shape[0]
     if S.shape != (m, m):
-        raise ValueError(f"Sigma must have shape ({m}, {m}) to match tau; got {S.shape}")
+        raise constraint_error("Sigma", f"of shape ({m}, {m}) to match tau",
+                               Shown(f"shape {S.shape}"))
     if not np.all(np.isfinite(S)):
-        raise ValueError("Sigma contains non-finite values")
+        raise constraint_error("Sigma", "finite", Shown("a non-finite entry"))
     if not np.allclose(S, S.T, atol=1e-10):
-        raise ValueError("Sigma must be symmetric")
+        raise constraint_error("Sigma", "symmetric", Shown("an asymmetric matrix"))
     if not np.allclose(np.diag(S), 1.0, atol=1e-8):
-        raise ValueError("Sigma must be a correlation matrix with unit diagonal")
+        raise constraint_error("Sigma", "a correlation matrix with unit diagonal",
+                               Shown(f"a diagonal of {np.diag(S).tolist()!r}"))
     return t, S
+
+
+# --------------------------------------------------------------------------- declarations
+# Constraints declared on the public functions, checked by one decorator (scikit-learn's
+# ``validate_params`` is the model). A parameter satisfies its declaration when it satisfies
+# any of the listed constraints; otherwise the one error format names the parameter, the
+# function and every accepted form.
+
+
+class _Constraint:
+    """A declared constraint: ``is_satisfied_by(value)`` and its description."""
+
+    def is_satisfied_by(self, value: Any) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __str__(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+class Interval(_Constraint):
+    """A number of a type (``Integral`` or ``Real``) in an interval; ``None`` = unbounded.
+
+    ``closed`` is one of ``"both"``, ``"left"``, ``"right"``, ``"neither"``. Booleans are
+    never numbers here; a ``Real`` must be finite.
+
+    Examples
+    --------
+    >>> str(Interval(Integral, 1, None))
+    'an int in [1, inf)'
+    >>> Interval(Real, 0, 1, closed="neither").is_satisfied_by(1.0)
+    False
+    """
+
+    def __init__(self, type_: type, left: float | None, right: float | None, *,
+                 closed: str = "both") -> None:
+        if type_ not in (Integral, Real, int, float):
+            raise TypeError(f"Interval type must be Integral or Real; got {type_!r}")
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"closed must be both, left, right or neither; got {closed!r}")
+        self.type = Integral if type_ in (Integral, int) else Real
+        self.left, self.right, self.closed = left, right, closed
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if _is_bool(value) or not isinstance(value, self.type):
+            return False
+        if self.type is Real and not math.isfinite(float(value)):
+            return False
+        low_open = self.closed in ("right", "neither")
+        high_open = self.closed in ("left", "neither")
+        return not _outside(float(value), self.left, self.right, low_open, high_open)
+
+    def __str__(self) -> str:
+        low_open = self.closed in ("right", "neither")
+        high_open = self.closed in ("left", "neither")
+        kind = "an int" if self.type is Integral else "a real number"
+        return f"{kind} in {_interval(self.left, self.right, low_open, high_open)}"
+
+
+class Options(_Constraint):
+    """One of a few values of a type (``Options(Integral, {2, 3})``)."""
+
+    def __init__(self, type_: type, options: Iterable[Any]) -> None:
+        self.type = type_
+        # a registry (mapping) stays live: names registered later are accepted
+        self.options = options if isinstance(options, Mapping) else tuple(options)
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        if _is_bool(value) and self.type is not bool:
+            return False
+        return isinstance(value, self.type) and value in self.options
+
+    def __str__(self) -> str:
+        return f"one of {', '.join(map(repr, self.options))}"
+
+
+class StrOptions(Options):
+    """One of a few strings.
+
+    Examples
+    --------
+    >>> str(StrOptions(["map", "mv"]))
+    "one of 'map', 'mv'"
+    """
+
+    def __init__(self, options: Iterable[str]) -> None:
+        super().__init__(str, options)
+
+
+class HasMethods(_Constraint):
+    """An object with the named methods (e.g. an estimator with ``fit`` and ``predict``)."""
+
+    def __init__(self, methods: Sequence[str]) -> None:
+        self.methods = tuple(methods)
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return all(callable(getattr(value, m, None)) for m in self.methods)
+
+    def __str__(self) -> str:
+        return f"an object with methods {', '.join(self.methods)}"
+
+
+class _Simple(_Constraint):
+    def __init__(self, text: str, test: Callable[[Any], bool]) -> None:
+        self.text, self.test = text, test
+
+    def is_satisfied_by(self, value: Any) -> bool:
+        return bool(self.test(value))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _array_like(value: Any) -> bool:
+    if isinstance(value, (str, bytes, Mapping)) or value is None:
+        return False
+    if isinstance(value, (np.ndarray, pd.DataFrame, pd.Series, list, tuple, range)):
+        return True
+    return hasattr(value, "__array__") or (hasattr(value, "__len__")
+                                           and hasattr(value, "__getitem__"))
+
+
+def _instance_of(type_: type) -> _Constraint:
+    names = {bool: "a bool", str: "a str", dict: "a dict", pd.DataFrame: "a pandas DataFrame"}
+    return _Simple(names.get(type_, f"an instance of {type_.__name__}"),
+                   lambda v: isinstance(v, type_) and (type_ is bool or not _is_bool(v)))
+
+
+#: Shortcuts accepted in a declaration besides constraint objects, types and ``None``.
+_NAMED: dict[str, _Constraint] = {
+    "array-like": _Simple("an array-like", _array_like),
+    "boolean": _Simple("a bool", _is_bool),
+    "callable": _Simple("a callable", callable),
+    "random_state": _Simple("an int, a numpy Generator",
+                            lambda v: isinstance(v, (np.random.Generator, Integral))
+                            and not _is_bool(v)),
+    "sequence": _Simple("a sequence (list, tuple or array)",
+                        lambda v: _array_like(v) and not isinstance(v, pd.DataFrame)),
+    "iterable": _Simple("an iterable of ints",
+                        lambda v: isinstance(v, Iterable) and not isinstance(v, (str, bytes))),
+    "real": _Simple("a real number",
+                    lambda v: isinstance(v, Real) and not _is_bool(v)),
+}
+_NONE = _Simple("None", lambda v: v is None)
+# validated in the body of the function with the same message format (content checks
+# that need other arguments, e.g. ``k <= n_models``)
+_NO_VALIDATION = "no_validation"
+
+
+def _make_constraint(c: Any) -> _Constraint | None:
+    if isinstance(c, _Constraint):
+        return c
+    if c is None:
+        return _NONE
+    if isinstance(c, str):
+        if c == _NO_VALIDATION:
+            return None
+        return _NAMED[c]
+    if isinstance(c, type):
+        return _instance_of(c)
+    raise TypeError(f"unknown constraint {c!r}")
+
+
+def _describe_all(cons: Sequence[_Constraint]) -> str:
+    texts = [str(c) for c in cons]
+    if len(texts) <= 1:
+        return "".join(texts)
+    return ", ".join(texts[:-1]) + " or " + texts[-1]
+
+
+#: Every function and method declared with :func:`validate_params`:
+#: ``"module.qualname" -> {parameter: description}`` (tests check that no public name of
+#: the library modules is missing).
+VALIDATED: dict[str, dict[str, str]] = {}
+
+
+def _check_declared(params: Mapping[str, Any], declared: Mapping[str, list[_Constraint] | None],
+                    where: str) -> None:
+    for name, cons in declared.items():
+        if cons is None:
+            continue
+        value = params[name]
+        if not any(c.is_satisfied_by(value) for c in cons):
+            raise constraint_error(name, _describe_all(cons), value, func=where)
+
+
+_CLASS_DECLARATIONS: dict[type, dict[str, list[_Constraint] | None]] = {}
+
+
+def _declare(spec: Mapping[str, Any]) -> dict[str, list[_Constraint] | None]:
+    out: dict[str, list[_Constraint] | None] = {}
+    for name, cons in spec.items():
+        listed = [cons] if isinstance(cons, str) else list(cons)
+        made = [_make_constraint(c) for c in listed]
+        out[name] = None if any(c is None for c in made) else made  # type: ignore[misc]
+    return out
+
+
+def _class_declaration(cls: type) -> dict[str, list[_Constraint] | None]:
+    """The constructor parameters an estimator class declares in ``_parameter_constraints``
+    (checked on ``self`` whenever a decorated method such as ``fit`` is called)."""
+    if cls not in _CLASS_DECLARATIONS:
+        _CLASS_DECLARATIONS[cls] = _declare(getattr(cls, "_parameter_constraints", {}))
+    return _CLASS_DECLARATIONS[cls]
+
+
+def validate_params(constraints: Mapping[str, list[Any] | str],
+                    *, attributes: Mapping[str, list[Any]] | None = None
+                    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare the accepted values of a function's parameters; check them on every call.
+
+    Each parameter maps to a list of constraints (any one must hold): an :class:`Interval`,
+    :class:`StrOptions`, :class:`Options`, :class:`HasMethods`, a type, ``None``, or one of
+    ``"array-like"``, ``"boolean"``, ``"callable"``, ``"random_state"``, ``"sequence"``,
+    ``"iterable"``, ``"real"``; or the string ``"no_validation"`` for a parameter whose
+    content is checked in the body with the same message (its relation to other arguments, e.g.
+    ``k <= n_models``). Every parameter of the signature must be declared.
+    ``attributes`` declares the constructor parameters of an estimator, checked on
+    ``self`` when the decorated method (``fit``) is called; by default they are read from
+    the class attribute ``_parameter_constraints`` (the scikit-learn convention).
+
+    A violation raises :class:`InvalidParameterError` (a ``ValueError`` and a
+    ``TypeError``): ``<param> of <function> must be <constraint>; got <value>``.
+
+    Examples
+    --------
+    >>> @validate_params({"k": [Interval(Integral, 1, None)], "how": [StrOptions(["a", "b"])]})
+    ... def pick(k, how="a"):
+    ...     return k
+    >>> pick(2)
+    2
+    >>> pick(0)
+    Traceback (most recent call last):
+    ...
+    ensel._validation.InvalidParameterError: k of pick must be an int in [1, inf); got 0
+    >>> pick(True, how="c")
+    Traceback (most recent call last):
+    ...
+    ensel._validation.InvalidParameterError: k of pick must be an int in [1, inf); got True
+    """
+
+    declared = _declare(constraints)
+    declared_attrs = _declare(attributes or {})
+
+    def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(func)
+        first = next(iter(sig.parameters), "")
+        owner_arg = first if first in ("self", "cls") else None  # a method or a classmethod
+        names = [p for p in sig.parameters if p != owner_arg]
+        missing = sorted(set(names) - set(declared))
+        unknown = sorted(set(declared) - set(names))
+        if missing or unknown:
+            raise TypeError(f"validate_params of {func.__qualname__}: undeclared parameters "
+                            f"{missing}, unknown parameters {unknown}")
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError:
+                return func(*args, **kwargs)  # Python's own message for a wrong call
+            bound.apply_defaults()
+            params = bound.arguments
+            if owner_arg == "cls":
+                where = f"{params['cls'].__name__}.{func.__name__}"
+            elif owner_arg == "self":
+                cls = type(params["self"])
+                owner = cls.__name__
+                attrs = declared_attrs or _class_declaration(cls)
+                if attrs and func.__name__ != "__init__":  # not set yet in the constructor
+                    _check_declared({a: getattr(params["self"], a) for a in attrs}, attrs, owner)
+                where = f"{owner}.{func.__name__}" if func.__name__ != "__init__" else owner
+            else:
+                where = func.__name__
+            _check_declared(params, declared, where)
+            return func(*args, **kwargs)
+
+        key = f"{func.__module__}.{func.__qualname__}"
+        VALIDATED[key] = {**{n: _describe_all(c) if c else "validated in the body"
+                             for n, c in declared.items()},
+                          **{f"self.{n}": _describe_all(c) if c else "validated in the body"
+                             for n, c in declared_attrs.items()}}
+        wrapper.__ensel_validated__ = key  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorator

@@ -17,12 +17,23 @@ Answers ``X`` are ``{-1, +1}`` with ``0`` for an abstention (see :mod:`ensel._va
 
 from __future__ import annotations
 
+from numbers import Real
 from typing import Any
 
 import numpy as np
 
 from ensel._estimator import AggregatorMixin
-from ensel._validation import check_option, check_random_state, check_X, check_X_y
+from ensel._kernels import label_bits
+from ensel._validation import (
+    Interval,
+    Shown,
+    StrOptions,
+    check_random_state,
+    check_X,
+    check_X_y,
+    constraint_error,
+    validate_params,
+)
 from ensel.info import pattern_codes
 from ensel.stacking import BackoffMAP, LogisticStacking
 
@@ -41,15 +52,14 @@ DENSE_MAX_PATTERNS = 2**22
 
 
 def _check_n_models(estimator: Any, Xa: np.ndarray) -> None:
+    name = type(estimator).__name__
     if not hasattr(estimator, "n_models_"):
-        raise ValueError(
-            f"this {type(estimator).__name__} is not fitted yet; call fit(X, y) first"
-        )
+        raise constraint_error("self", f"a fitted {name} (call fit(X, y) first)",
+                               Shown("an unfitted estimator"))
     if Xa.shape[1] != estimator.n_models_:
-        raise ValueError(
-            f"X has {Xa.shape[1]} columns (models) but this {type(estimator).__name__} was "
-            f"fitted on {estimator.n_models_}; pass the same selected models in the same order"
-        )
+        raise constraint_error(
+            "X", f"of {estimator.n_models_} columns (models), the selected models of fit in the "
+            "same order", Shown(f"{Xa.shape[1]} columns"))
 
 
 class MAPAggregator(AggregatorMixin):
@@ -102,19 +112,12 @@ class MAPAggregator(AggregatorMixin):
     [1, 1, -1, 1]
     """
 
+    _parameter_constraints: dict[str, Any] = {"alpha": [Interval(Real, 0, None)]}
+
     def __init__(self, alpha: float = 1.0) -> None:
         self.alpha = alpha
 
-    def _check_alpha(self) -> float:
-        a = self.alpha
-        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.integer,
-                                                                  np.floating)):
-            raise ValueError(f"alpha must be a non-negative number; got {a!r}")
-        a = float(a)
-        if not np.isfinite(a) or a < 0:
-            raise ValueError(f"alpha must be a non-negative finite number; got {a!r}")
-        return a
-
+    @validate_params({"X": ["array-like"], "y": ["array-like"]})
     def fit(self, X: Any, y: Any) -> MAPAggregator:
         """Count labels per answer pattern.
 
@@ -129,11 +132,10 @@ class MAPAggregator(AggregatorMixin):
         -------
         self
         """
-        self._check_alpha()
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         base = 3 if bool((Xa == 0).any()) else 2
         codes, size = pattern_codes(Xa, base=base)
-        lab = (ya.astype(np.int64) + 1) // 2  # -1 -> 0, +1 -> 1
+        lab = label_bits(ya)  # -1 -> 0, +1 -> 1
         if size <= DENSE_MAX_PATTERNS:
             self.counts_ = np.bincount(codes * 2 + lab, minlength=2 * size).reshape(size, 2)
             self.patterns_ = None
@@ -149,7 +151,7 @@ class MAPAggregator(AggregatorMixin):
 
     def _smoothed_counts(self, X: Any) -> np.ndarray:
         """Smoothed ``(C^-, C^+)`` of each row's pattern, shape (n, 2) float."""
-        alpha = self._check_alpha()
+        alpha = float(self.alpha)
         Xa = check_X(X)
         _check_n_models(self, Xa)
         unseen = np.zeros(Xa.shape[0], dtype=bool)
@@ -170,6 +172,7 @@ class MAPAggregator(AggregatorMixin):
             counts[unseen] = 0.0
         return counts + alpha
 
+    @validate_params({"X": ["array-like"]})
     def predict(self, X: Any) -> np.ndarray:
         """MAP label of each row: ``+1`` if ``C^+ >= C^-`` (ties -> ``+1``), else ``-1``.
 
@@ -184,6 +187,7 @@ class MAPAggregator(AggregatorMixin):
         c = self._smoothed_counts(X)
         return np.where(c[:, 1] >= c[:, 0], 1, -1).astype(np.int8)
 
+    @validate_params({"X": ["array-like"]})
     def predict_proba(self, X: Any) -> np.ndarray:
         """Smoothed posterior ``P(Y = y | pattern)``; columns follow ``classes_ = [-1, +1]``.
 
@@ -231,12 +235,14 @@ class MajorityVote(AggregatorMixin):
     [1, -1]
     """
 
+    _parameter_constraints: dict[str, Any] = {"random_state": ["random_state", None]}
+
     def __init__(self, random_state: int | np.random.Generator | None = None) -> None:
         self.random_state = random_state
 
+    @validate_params({"X": ["array-like"], "y": ["array-like", None]})
     def fit(self, X: Any, y: Any = None) -> MajorityVote:
         """Validate the inputs and record ``n_models_`` (nothing is learned)."""
-        check_random_state(self.random_state)
         if y is None:
             Xa = check_X(X)
         else:
@@ -245,12 +251,14 @@ class MajorityVote(AggregatorMixin):
         self.classes_ = np.array([-1, 1], dtype=np.int8)
         return self
 
+    @validate_params({"X": ["array-like"]})
     def decision_function(self, X: Any) -> np.ndarray:
         """Vote sum ``V = sum_j x_j`` of each row (``int64``)."""
         Xa = check_X(X)
         _check_n_models(self, Xa)
         return Xa.sum(axis=1, dtype=np.int64)
 
+    @validate_params({"X": ["array-like"]})
     def predict(self, X: Any) -> np.ndarray:
         """``sign(V)`` with ties broken by the seeded coin; ``int8`` in ``{-1, +1}``."""
         v = self.decision_function(X)
@@ -303,16 +311,15 @@ class WeightedMajorityVote(AggregatorMixin):
     [1, 1, -1, -1]
     """
 
+    _parameter_constraints: dict[str, Any] = {
+        "eps": [Interval(Real, 0, 0.5, closed="neither"), None]}
+
     def __init__(self, eps: float | None = None) -> None:
         self.eps = eps
 
+    @validate_params({"X": ["array-like"], "y": ["array-like"]})
     def fit(self, X: Any, y: Any) -> WeightedMajorityVote:
         """Estimate accuracies and log-odds weights; both classes must be present in ``y``."""
-        if self.eps is not None:
-            e = self.eps
-            if isinstance(e, (bool, np.bool_)) or not isinstance(
-                    e, (int, float, np.integer, np.floating)) or not (0.0 < float(e) < 0.5):
-                raise ValueError(f"eps must be None or a number in (0, 0.5); got {e!r}")
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         n = Xa.shape[0]
         acc = (Xa == ya[:, None]).mean(axis=0, dtype=np.float64)
@@ -324,12 +331,14 @@ class WeightedMajorityVote(AggregatorMixin):
         self.classes_ = np.array([-1, 1], dtype=np.int8)
         return self
 
+    @validate_params({"X": ["array-like"]})
     def decision_function(self, X: Any) -> np.ndarray:
         """Weighted vote ``V = sum_j w_j x_j`` of each row."""
         Xa = check_X(X)
         _check_n_models(self, Xa)
         return Xa.astype(np.float64) @ self.weights_
 
+    @validate_params({"X": ["array-like"]})
     def predict(self, X: Any) -> np.ndarray:
         """``sign(V)`` with ``V == 0`` -> ``+1``; ``int8`` in ``{-1, +1}``."""
         v = self.decision_function(X)
@@ -351,6 +360,7 @@ AGGREGATORS: dict[str, type] = {
 DEFAULT_AGGREGATOR = "backoff"
 
 
+@validate_params({"name": [StrOptions(AGGREGATORS)], "random_state": ["random_state", None]})
 def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
     """A fresh aggregator of :data:`AGGREGATORS` with the paper's settings.
 
@@ -361,7 +371,6 @@ def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
     >>> type(make_aggregator("mv", random_state=0)).__name__
     'MajorityVote'
     """
-    check_option(name, "name", list(AGGREGATORS))
     if name == "mv":
         return MajorityVote(random_state=random_state)
     return AGGREGATORS[name]()

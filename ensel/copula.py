@@ -20,6 +20,7 @@ diagnostics share the vectorised bivariate normal CDF and the threshold conventi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,8 @@ import pandas as pd
 from scipy.special import ndtr, ndtri
 
 from ensel._validation import (
+    Interval,
+    Shown,
     check_copula_parameters,
     check_errors,
     check_int,
@@ -34,6 +37,8 @@ from ensel._validation import (
     check_random_state,
     check_real,
     check_X_y,
+    constraint_error,
+    validate_params,
 )
 
 __all__ = [
@@ -60,6 +65,12 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- helpers
+#: Declared constraints of the public functions (checked by ``validate_params``).
+_ARR = ["array-like"]
+_ARR_OR_REAL = ["array-like", "real"]
+_N = [Interval(Integral, 1, None)]
+_RS = ["random_state", None]
+_EPS = [Interval(Real, 0, 0.5, closed="neither")]
 
 
 def _labels(rng: np.random.Generator, n: int, balanced: bool) -> np.ndarray:
@@ -72,6 +83,7 @@ def _labels(rng: np.random.Generator, n: int, balanced: bool) -> np.ndarray:
 # ----------------------------------------------------------------------------- errors
 
 
+@validate_params({"X": _ARR, "y": _ARR})
 def errors_from(X: Any, y: Any) -> np.ndarray:
     """Error indicators ``E_ij = 1(X_ij != y_i)``.
 
@@ -95,6 +107,7 @@ def errors_from(X: Any, y: Any) -> np.ndarray:
 # ----------------------------------------------------------------------------- sampling
 
 
+@validate_params({"tau": _ARR, "Sigma": _ARR, "n": _N, "random_state": _RS})
 def sample_errors(tau: Any, Sigma: Any, n: int, *,
                   random_state: int | np.random.Generator | None = None) -> np.ndarray:
     """Sample error indicators ``E = 1(Z < tau)`` with ``Z ~ N(0, Sigma)``.
@@ -120,15 +133,16 @@ def sample_errors(tau: Any, Sigma: Any, n: int, *,
     # symmetric square root via eigh: works for PSD matrices with zero eigenvalues too
     w, V = np.linalg.eigh(S)
     if w.min() < -1e-8:
-        raise ValueError(
-            f"Sigma is not positive semi-definite (smallest eigenvalue {w.min():.3g}); "
-            "project it first, e.g. with fit_gaussian_copula"
-        )
+        raise constraint_error("Sigma", "positive semi-definite (project it first, e.g. with "
+                               "fit_gaussian_copula)",
+                               Shown(f"a smallest eigenvalue of {w.min():.3g}"))
     root = V * np.sqrt(np.clip(w, 0.0, None))
     Z = rng.standard_normal((n, t.shape[0])) @ root.T
     return (Z < t).astype(np.int8)
 
 
+@validate_params({"tau": _ARR, "Sigma": _ARR, "n": _N, "random_state": _RS,
+                  "balanced": ["boolean"]})
 def sample(tau: Any, Sigma: Any, n: int, *, random_state: int | np.random.Generator | None = None,
            balanced: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Synthetic answers from a Gaussian copula (Algorithm copula, Phase 4).
@@ -157,6 +171,8 @@ def sample(tau: Any, Sigma: Any, n: int, *, random_state: int | np.random.Genera
     return X, y, E
 
 
+@validate_params({"accuracy": [*_ARR, "real"], "rho": [Interval(Real, 0, 1)], "m": _N,
+                  "n": _N, "random_state": _RS, "balanced": ["boolean"]})
 def sample_equicorrelated(accuracy: Any, rho: float, m: int, n: int, *,
                           random_state: int | np.random.Generator | None = None,
                           balanced: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -190,11 +206,7 @@ def sample_equicorrelated(accuracy: Any, rho: float, m: int, n: int, *,
     m = check_int(m, "m", low=1)
     n = check_int(n, "n", low=1)
     acc = check_probabilities(accuracy, "accuracy", size=m)
-    if isinstance(rho, (bool, np.bool_)) or not np.isscalar(rho):
-        raise ValueError(f"rho must be a real number in [0, 1]; got {rho!r}")
-    rho = float(rho)  # type: ignore[arg-type]
-    if not (0.0 <= rho <= 1.0):
-        raise ValueError(f"rho must be in [0, 1] for the one-factor model; got {rho!r}")
+    rho = check_real(rho, "rho", low=0.0, high=1.0, what="the one-factor correlation")
     rng = check_random_state(random_state)
     y = _labels(rng, n, balanced)
     tau = ndtri(1.0 - acc)
@@ -300,6 +312,7 @@ def _bvnu(dh: np.ndarray, dk: np.ndarray, r: np.ndarray) -> np.ndarray:
     return np.clip(out, 0.0, 1.0)
 
 
+@validate_params({"h": _ARR_OR_REAL, "k": _ARR_OR_REAL, "rho": _ARR_OR_REAL})
 def bivariate_normal_cdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
     """Standard bivariate normal CDF ``Phi_2(h, k; rho) = P(Z_1 <= h, Z_2 <= k)``.
 
@@ -323,9 +336,10 @@ def bivariate_normal_cdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
     scalar = hh.ndim == 0
     hh, kk, rr = (np.atleast_1d(a).ravel() for a in (hh, kk, rr))
     if np.isnan(hh).any() or np.isnan(kk).any() or np.isnan(rr).any():
-        raise ValueError("h, k and rho must not contain NaN")
+        name = "h" if np.isnan(hh).any() else "k" if np.isnan(kk).any() else "rho"
+        raise constraint_error(name, "free of NaN", Shown("NaN"))
     if (np.abs(rr) > 1).any():
-        raise ValueError(f"rho must be in [-1, 1]; got {rr[np.abs(rr) > 1][0]!r}")
+        raise constraint_error("rho", "a correlation in [-1, 1]", float(rr[np.abs(rr) > 1][0]))
     out = np.empty(hh.shape)
     fin = np.isfinite(hh) & np.isfinite(kk)
     if fin.any():
@@ -342,6 +356,7 @@ def bivariate_normal_cdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
     return out.reshape(np.broadcast_shapes(np.shape(h), np.shape(k), np.shape(rho)))
 
 
+@validate_params({"h": _ARR_OR_REAL, "k": _ARR_OR_REAL, "rho": _ARR_OR_REAL})
 def bivariate_normal_pdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
     """Standard bivariate normal density ``phi_2(h, k; rho)`` (``= d Phi_2 / d rho``).
 
@@ -364,6 +379,7 @@ def bivariate_normal_pdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
 _BOUND_RTOL = 1e-12  # relative: Phi(Phi^-1(rate)) reproduces a rate to ~1e-16
 
 
+@validate_params({"error_rates": [*_ARR, "real"], "eps": _EPS})
 def thresholds(error_rates: Any, *, eps: float = 1e-6) -> np.ndarray:
     """Latent thresholds ``tau_j = Phi^-1(clamp(eps_j, eps, 1 - eps))`` (Phase 1)."""
     eps = check_real(eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
@@ -371,6 +387,9 @@ def thresholds(error_rates: Any, *, eps: float = 1e-6) -> np.ndarray:
     return ndtri(np.clip(rates, eps, 1.0 - eps))
 
 
+@validate_params({"tau_i": _ARR_OR_REAL, "tau_j": _ARR_OR_REAL, "p_joint": _ARR_OR_REAL,
+                  "tol": [Interval(Real, 0, None, closed="neither")],
+                  "max_iter": [Interval(Integral, 1, None)]})
 def solve_tetrachoric(tau_i: Any, tau_j: Any, p_joint: Any, *, tol: float = 1e-13,
                       max_iter: int = 100) -> np.ndarray:
     """Solve ``Phi_2(tau_i, tau_j; rho) = p_joint`` for ``rho``, vectorised over pairs.
@@ -402,9 +421,11 @@ def solve_tetrachoric(tau_i: Any, tau_j: Any, p_joint: Any, *, tol: float = 1e-1
     shape = ti.shape
     ti, tj, pj = (np.atleast_1d(a).ravel().copy() for a in (ti, tj, pj))
     if not (np.all(np.isfinite(ti)) and np.all(np.isfinite(tj))):
-        raise ValueError("tau_i and tau_j must be finite (clamp the error rates first)")
+        name = "tau_i" if not np.all(np.isfinite(ti)) else "tau_j"
+        raise constraint_error(name, "finite thresholds (clamp the error rates first)",
+                               Shown("a non-finite value"))
     if np.isnan(pj).any():
-        raise ValueError("p_joint must not contain NaN")
+        raise constraint_error("p_joint", "free of NaN", Shown("NaN"))
     pi, pjm = ndtr(ti), ndtr(tj)
     lower = np.maximum(0.0, pi + pjm - 1.0)
     upper = np.minimum(pi, pjm)
@@ -445,6 +466,7 @@ def solve_tetrachoric(tau_i: Any, tau_j: Any, p_joint: Any, *, tol: float = 1e-1
     return rho.reshape(shape)
 
 
+@validate_params({"e_i": _ARR, "e_j": _ARR, "eps": _EPS})
 def tetrachoric(e_i: Any, e_j: Any, *, eps: float = 1e-6) -> float:
     """Tetrachoric correlation of two error indicator vectors (Algorithm copula, Phase 2).
 
@@ -487,15 +509,17 @@ def tetrachoric(e_i: Any, e_j: Any, *, eps: float = 1e-6) -> float:
     a = check_errors(e_i, name="e_i")
     b = check_errors(e_j, name="e_j")
     if a.ndim != 1 or b.ndim != 1:
-        raise ValueError(
-            f"e_i and e_j must be 1-dimensional; got shapes {a.shape} and {b.shape}"
-        )
+        name = "e_i" if a.ndim != 1 else "e_j"
+        raise constraint_error(name, "1-dimensional (one model's errors)",
+                               Shown(f"shape {(a if a.ndim != 1 else b).shape}"))
     if a.shape[0] != b.shape[0]:
-        raise ValueError(f"e_i has {a.shape[0]} items but e_j has {b.shape[0]}")
+        raise constraint_error("e_j", f"of the same length as e_i ({a.shape[0]} items)",
+                               Shown(f"{b.shape[0]} items"))
     R = tetrachoric_matrix(np.column_stack([a, b]), eps=eps)
     return float(R[0, 1])
 
 
+@validate_params({"E": _ARR, "eps": _EPS})
 def tetrachoric_matrix(E: Any, *, eps: float = 1e-6) -> np.ndarray:
     """All pairwise tetrachoric correlations of an error matrix (raw, before projection).
 
@@ -516,7 +540,7 @@ def tetrachoric_matrix(E: Any, *, eps: float = 1e-6) -> np.ndarray:
     eps = check_real(eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
     Ea = check_errors(E)
     if Ea.ndim != 2:
-        raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+        raise constraint_error("E", "2-dimensional (n_items, n_models)", Shown(f"shape {Ea.shape}"))
     n, m = Ea.shape
     Ef = Ea.astype(np.float64)
     counts = Ef.T @ Ef  # exact integer counts of joint errors
@@ -536,6 +560,7 @@ def tetrachoric_matrix(E: Any, *, eps: float = 1e-6) -> np.ndarray:
 # ----------------------------------------------------------------------------- fitting
 
 
+@validate_params({"R": _ARR, "eps": [Interval(Real, 0, None)]})
 def nearest_correlation(R: Any, *, eps: float = 1e-6) -> np.ndarray:
     """Spectral projection of Algorithm copula, Phase 3.
 
@@ -558,11 +583,11 @@ def nearest_correlation(R: Any, *, eps: float = 1e-6) -> np.ndarray:
     eps = check_real(eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
     S = np.asarray(R, dtype=float)
     if S.ndim != 2 or S.shape[0] != S.shape[1]:
-        raise ValueError(f"R must be a square matrix; got shape {S.shape}")
+        raise constraint_error("R", "a square matrix", Shown(f"shape {S.shape}"))
     if not np.all(np.isfinite(S)):
-        raise ValueError("R contains non-finite values")
+        raise constraint_error("R", "finite", Shown("a non-finite entry"))
     if not np.allclose(S, S.T, atol=1e-10):
-        raise ValueError("R must be symmetric")
+        raise constraint_error("R", "symmetric", Shown("an asymmetric matrix"))
     S = (S + S.T) / 2.0
     w, V = np.linalg.eigh(S)
     S = (V * np.maximum(w, eps)) @ V.T
@@ -602,15 +627,19 @@ class GaussianCopula:
     [[1.0, 0.4], [0.4, 1.0]]
     """
 
+    _parameter_constraints: dict[str, Any] = {"eps": [Interval(Real, 0, 0.5, closed="neither")]}
+
     def __init__(self, eps: float = 1e-6) -> None:
         self.eps = eps
 
+    @validate_params({"E": ["array-like"]})
     def fit(self, E: Any) -> GaussianCopula:
         """Fit thresholds and latent correlations to a 0/1 error matrix ``E``."""
-        eps = check_real(self.eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
+        eps = float(self.eps)
         Ea = check_errors(E)
         if Ea.ndim != 2:
-            raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+            raise constraint_error("E", "2-dimensional (n_items, n_models)",
+                                   Shown(f"shape {Ea.shape}"))
         self.error_rates_ = Ea.mean(axis=0, dtype=np.float64)
         self.tau_ = ndtri(np.clip(self.error_rates_, eps, 1.0 - eps))
         self.raw_Sigma_ = tetrachoric_matrix(Ea, eps=eps)
@@ -620,14 +649,18 @@ class GaussianCopula:
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "Sigma_"):
-            raise ValueError("this GaussianCopula is not fitted yet; call fit(E) first")
+            raise constraint_error("self", "a fitted GaussianCopula (call fit(E) first)",
+                                   Shown("an unfitted estimator"))
 
+    @validate_params({"n": [Interval(Integral, 1, None)], "random_state": ["random_state", None]})
     def sample_errors(self, n: int, *,
                       random_state: int | np.random.Generator | None = None) -> np.ndarray:
         """Sample ``n`` rows of error indicators (see :func:`sample_errors`)."""
         self._check_fitted()
         return sample_errors(self.tau_, self.Sigma_, n, random_state=random_state)
 
+    @validate_params({"n": [Interval(Integral, 1, None)], "random_state": ["random_state", None],
+                      "balanced": ["boolean"]})
     def sample(self, n: int, *, random_state: int | np.random.Generator | None = None,
                balanced: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Sample ``(X, y, E)`` as in Phase 4 (see :func:`sample`)."""
@@ -635,6 +668,7 @@ class GaussianCopula:
         return sample(self.tau_, self.Sigma_, n, random_state=random_state, balanced=balanced)
 
 
+@validate_params({"E": _ARR, "eps": _EPS})
 def fit_gaussian_copula(E: Any, *, eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
     """Fit the Gaussian copula of Algorithm copula (Phases 1-3) to a 0/1 error matrix.
 
@@ -668,6 +702,7 @@ def fit_gaussian_copula(E: Any, *, eps: float = 1e-6) -> tuple[np.ndarray, np.nd
 # ----------------------------------------------------------------------------- diagnostics
 
 
+@validate_params({"E": _ARR})
 def pairwise_joint_errors(E: Any) -> np.ndarray:
     """Empirical ``P(E_i = 1, E_j = 1)`` for every pair ``i < j``.
 
@@ -683,12 +718,13 @@ def pairwise_joint_errors(E: Any) -> np.ndarray:
     """
     Ea = check_errors(E)
     if Ea.ndim != 2:
-        raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+        raise constraint_error("E", "2-dimensional (n_items, n_models)", Shown(f"shape {Ea.shape}"))
     Ef = Ea.astype(np.float64)
     joint = (Ef.T @ Ef) / Ea.shape[0]
     return joint[np.triu_indices(Ea.shape[1], 1)]
 
 
+@validate_params({"tau": _ARR, "Sigma": _ARR})
 def model_pairwise_joint_errors(tau: Any, Sigma: Any) -> np.ndarray:
     """Copula-implied ``P(E_i = 1, E_j = 1) = Phi_2(tau_i, tau_j; Sigma_ij)`` for ``i < j``.
 
@@ -700,6 +736,7 @@ def model_pairwise_joint_errors(tau: Any, Sigma: Any) -> np.ndarray:
                       dtype=float).reshape(-1)
 
 
+@validate_params({"E": _ARR})
 def simultaneous_error_distribution(E: Any) -> np.ndarray:
     """Frequency of the number of models wrong on the same item.
 
@@ -715,7 +752,7 @@ def simultaneous_error_distribution(E: Any) -> np.ndarray:
     """
     Ea = check_errors(E)
     if Ea.ndim != 2:
-        raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+        raise constraint_error("E", "2-dimensional (n_items, n_models)", Shown(f"shape {Ea.shape}"))
     counts = np.bincount(Ea.sum(axis=1, dtype=np.int64), minlength=Ea.shape[1] + 1)
     return counts / Ea.shape[0]
 
@@ -746,6 +783,7 @@ class CopulaDiagnostics:
     n_samples: int
 
 
+@validate_params({"E": _ARR, "n_samples": [*_N, None], "random_state": _RS, "eps": _EPS})
 def copula_diagnostics(E: Any, *, n_samples: int | None = None,
                        random_state: int | np.random.Generator | None = None,
                        eps: float = 1e-6) -> CopulaDiagnostics:
@@ -768,7 +806,7 @@ def copula_diagnostics(E: Any, *, n_samples: int | None = None,
     names = list(E.columns) if isinstance(E, pd.DataFrame) else None
     Ea = check_errors(E)
     if Ea.ndim != 2:
-        raise ValueError(f"E must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+        raise constraint_error("E", "2-dimensional (n_items, n_models)", Shown(f"shape {Ea.shape}"))
     n, m = Ea.shape
     if names is None:
         names = list(range(m))
@@ -793,6 +831,7 @@ def copula_diagnostics(E: Any, *, n_samples: int | None = None,
                              n_samples=n_samples)
 
 
+@validate_params({"Sigma": _ARR, "per_model": ["boolean"]})
 def average_correlation(Sigma: Any, *, per_model: bool = False) -> Any:
     """Average off-diagonal correlation: the paper's ``rho-bar`` (or each model's average).
 
@@ -818,7 +857,7 @@ def average_correlation(Sigma: Any, *, per_model: bool = False) -> Any:
     """
     S = np.asarray(Sigma, dtype=float)
     if S.ndim != 2 or S.shape[0] != S.shape[1]:
-        raise ValueError(f"Sigma must be a square matrix; got shape {S.shape}")
+        raise constraint_error("Sigma", "a square matrix", Shown(f"shape {S.shape}"))
     m = S.shape[0]
     if m < 2:
         return np.full(m, np.nan) if per_model else float("nan")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -38,13 +39,20 @@ import pandas as pd
 from scipy import special, stats
 
 from ensel import theory as _theory
+from ensel._kernels import answer_digits, label_bits
 from ensel._validation import (
+    Interval,
+    Shown,
+    StrOptions,
     check_distribution,
     check_errors,
     check_int,
+    check_options,
     check_probabilities,
     check_random_state,
     check_X_y,
+    constraint_error,
+    validate_params,
 )
 from ensel.aggregate import MajorityVote, MAPAggregator
 from ensel.copula import (
@@ -86,6 +94,12 @@ __all__ = [
 
 #: Aggregators of the held-out curves by default (plug-in MAP and majority vote).
 AGGREGATORS: tuple[str, ...] = ("map", "mv")
+#: Declared constraints of the public functions (checked by ``validate_params``).
+_ARR = ["array-like"]
+_POS = [Interval(Integral, 1, None)]
+_RS = ["random_state", None]
+_EPS = [Interval(Real, 0, 0.5, closed="neither")]
+_NAMES = ["sequence", None]
 
 
 # --------------------------------------------------------------------------- validation
@@ -94,7 +108,8 @@ AGGREGATORS: tuple[str, ...] = ("map", "mv")
 def _errors_2d(E: Any, name: str = "E") -> np.ndarray:
     Ea = check_errors(E, name=name)
     if Ea.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional (n_items, n_models); got shape {Ea.shape}")
+        raise constraint_error(name, "2-dimensional (n_items, n_models)",
+                               Shown(f"shape {Ea.shape}"))
     return Ea
 
 
@@ -103,13 +118,14 @@ def _names(E: Any, m: int, names: Sequence[Hashable] | None) -> list[Any]:
         names = list(E.columns) if isinstance(E, pd.DataFrame) else list(range(m))
     names = list(names)
     if len(names) != m:
-        raise ValueError(f"names has {len(names)} entries but there are {m} models")
+        raise constraint_error("names", f"{m} names, one per model", Shown(f"{len(names)}"))
     return names
 
 
 # --------------------------------------------------------------------------- distributions
 
 
+@validate_params({"p": _ARR, "q": _ARR})
 def total_variation(p: Any, q: Any) -> float:
     """Total variation distance ``0.5 * sum |p - q|`` of two distributions on the same cells.
 
@@ -126,10 +142,12 @@ def total_variation(p: Any, q: Any) -> float:
     a = check_distribution(p, "p")
     b = check_distribution(q, "q")
     if a.shape != b.shape:
-        raise ValueError(f"p and q must have the same length; got {a.size} and {b.size}")
+        raise constraint_error("q", f"of the same length as p ({a.size})",
+                               Shown(f"length {b.size}"))
     return float(0.5 * np.abs(a - b).sum())
 
 
+@validate_params({"error_rates": _ARR})
 def independent_count_distribution(error_rates: Any) -> np.ndarray:
     """Law of the number of errors for independent errors (Poisson-binomial), exact.
 
@@ -150,6 +168,7 @@ def independent_count_distribution(error_rates: Any) -> np.ndarray:
     return pmf
 
 
+@validate_params({"m": [Interval(Integral, 0, None)]})
 def triple_indices(m: int) -> np.ndarray:
     """All triples ``i < j < l`` of ``range(m)`` in lexicographic order, shape (C(m,3), 3)."""
     m = check_int(m, "m", low=3)
@@ -158,6 +177,7 @@ def triple_indices(m: int) -> np.ndarray:
     return np.column_stack([i[keep], j[keep], k[keep]])
 
 
+@validate_params({"E": _ARR})
 def triple_joint_errors(E: Any) -> np.ndarray:
     """Empirical ``P(E_i = 1, E_j = 1, E_l = 1)`` for every triple ``i < j < l``.
 
@@ -184,6 +204,7 @@ def triple_joint_errors(E: Any) -> np.ndarray:
     return out
 
 
+@validate_params({"error_rates": _ARR})
 def independent_triple_joint_errors(error_rates: Any) -> np.ndarray:
     """``eps_i eps_j eps_l`` for every triple (independent errors), :func:`triple_indices` order."""
     rates = check_probabilities(error_rates, "error_rates")
@@ -252,6 +273,8 @@ def _reference(cop: GaussianCopula, n: int, n_samples: int, n_reference: int, ep
     return tvs, maes
 
 
+@validate_params({"E": _ARR, "n_samples": _POS, "n_reference": [Interval(Integral, 0, None)],
+                  "random_state": _RS, "eps": _EPS, "names": _NAMES})
 def higher_order_fit(E: Any, *, n_samples: int = 200_000, n_reference: int = 20,
                      random_state: int | np.random.Generator | None = None,
                      eps: float = 1e-6, names: Sequence[Hashable] | None = None
@@ -280,7 +303,8 @@ def higher_order_fit(E: Any, *, n_samples: int = 200_000, n_reference: int = 20,
     Ea = _errors_2d(E)
     n, m = Ea.shape
     if m < 3:
-        raise ValueError(f"E needs at least 3 models (columns) for triples; got {m}")
+        raise constraint_error("E", "of at least 3 models (columns) for triples",
+                               Shown(f"{m} models"))
     nm = _names(E, m, names)
     n_samples = check_int(n_samples, "n_samples", low=1)
     n_reference = check_int(n_reference, "n_reference", low=0)
@@ -316,11 +340,12 @@ def higher_order_fit(E: Any, *, n_samples: int = 200_000, n_reference: int = 20,
 def _group_codes(groups: Any, n: int) -> np.ndarray:
     g = np.asarray(groups.to_numpy() if hasattr(groups, "to_numpy") else groups)
     if g.ndim != 1 or g.shape[0] != n:
-        raise ValueError(f"groups must be 1-dimensional with one entry per item ({n}); "
-                         f"got shape {g.shape}")
+        raise constraint_error("groups", f"1-dimensional with one entry per item ({n})",
+                               Shown(f"shape {g.shape}"))
     codes, _ = pd.factorize(g)
     if (codes < 0).any():
-        raise ValueError("groups must not contain missing values")
+        raise constraint_error("groups", "free of missing values",
+                               Shown(f"a missing value at position {int(np.argmax(codes < 0))}"))
     return codes
 
 
@@ -334,6 +359,9 @@ def _chi2_p(err_pos: int, n_pos: int, err_neg: int, n_neg: int) -> tuple[float, 
     return float(chi2), float(p), float(log10_p)
 
 
+@validate_params({"X": _ARR, "y": _ARR, "groups": [*_ARR, None], "n_boot": _POS,
+                  "confidence": [Interval(Real, 0, 1, closed="neither")], "random_state": _RS,
+                  "names": _NAMES})
 def label_error_table(X: Any, y: Any, *, groups: Any = None, n_boot: int = 1000,
                       confidence: float = 0.95,
                       random_state: int | np.random.Generator | None = None,
@@ -375,8 +403,6 @@ def label_error_table(X: Any, y: Any, *, groups: Any = None, n_boot: int = 1000,
     n, m = Xa.shape
     nm = _names(X, m, names)
     n_boot = check_int(n_boot, "n_boot", low=1)
-    if not (isinstance(confidence, float) and 0.0 < confidence < 1.0):
-        raise ValueError(f"confidence must be a float in (0, 1); got {confidence!r}")
     rng = check_random_state(random_state)
     E = (Xa != ya[:, None]).astype(np.float64)
     pos = ya == 1
@@ -399,7 +425,7 @@ def label_error_table(X: Any, y: Any, *, groups: Any = None, n_boot: int = 1000,
     err_pos = E[pos].sum(axis=0)
     err_neg = E[~pos].sum(axis=0)
     tests = [_chi2_p(int(err_pos[j]), n_pos, int(err_neg[j]), n_neg) for j in range(m)]
-    yc = (ya.astype(np.int64) + 1) // 2
+    yc = label_bits(ya)
     mi = [smoothed_mutual_information(E[:, j].astype(np.int64), yc, size_a=2, size_b=2)
           for j in range(m)]
     out = pd.DataFrame({
@@ -415,6 +441,7 @@ def label_error_table(X: Any, y: Any, *, groups: Any = None, n_boot: int = 1000,
     return out
 
 
+@validate_params({"wrong": _ARR, "abstained": _ARR, "n_options": _ARR})
 def expected_negative_error_rate(wrong: Any, abstained: Any, n_options: Any) -> float:
     """Negative-query error rate if a model's wrong picks were uniform over the distractors.
 
@@ -441,17 +468,19 @@ def expected_negative_error_rate(wrong: Any, abstained: Any, n_options: Any) -> 
     a = np.asarray(abstained, dtype=bool)
     k = np.asarray(n_options)
     if not (w.ndim == a.ndim == k.ndim == 1) or not (w.shape == a.shape == k.shape):
-        raise ValueError(f"wrong, abstained and n_options must be 1-dimensional of equal length; "
-                         f"got shapes {w.shape}, {a.shape}, {k.shape}")
+        raise constraint_error("wrong, abstained, n_options", "1-dimensional of equal length",
+                               Shown(f"shapes {w.shape}, {a.shape}, {k.shape}"))
     if w.size == 0:
-        raise ValueError("need at least one question")
+        raise constraint_error("wrong", "non-empty (at least one question)", Shown("none"))
     if (k < 2).any():
-        raise ValueError(f"n_options must be at least 2; got {int(k.min())}")
+        raise constraint_error("n_options", "at least 2 for every question", int(k.min()))
     if (w & a).any():
-        raise ValueError("a question cannot be both wrong and abstained")
+        raise constraint_error("abstained", "False where wrong is True (a question cannot be "
+                               "both)", Shown(f"both at question {int(np.argmax(w & a))}"))
     return float(np.mean(a + w / (k - 1.0)))
 
 
+@validate_params({"X": _ARR, "y": _ARR})
 def empirical_joint_table(X: Any, y: Any) -> np.ndarray:
     """Empirical joint law of ``(Y, X_1, ..., X_m)`` as a probability table.
 
@@ -472,17 +501,21 @@ def empirical_joint_table(X: Any, y: Any) -> np.ndarray:
     m = Xa.shape[1]
     if (Xa == 0).any():
         j = int(np.argmax((Xa == 0).any(axis=0)))
-        raise ValueError(f"X column {j} contains abstentions (0); the joint table needs answers "
-                         "in {-1, +1} (map abstentions first, e.g. to -1)")
+        raise constraint_error("X", "answers in {-1, +1} (map abstentions first, e.g. to -1)",
+                               Shown(f"an abstention (0) in column {j}"))
     if m > 20:
-        raise ValueError(f"the joint table has 2^(m+1) cells; m={m} exceeds the limit of 20")
-    bits = np.column_stack([(ya + 1) // 2, (Xa + 1) // 2]).astype(np.int64)
+        raise constraint_error("X", "of at most 20 models (the joint table has 2^(m+1) cells)",
+                               Shown(f"{m} models"))
+    bits = np.column_stack([label_bits(ya), answer_digits(Xa)])  # no abstention: 0/1
     # C order: axis 0 (Y) is the most significant digit
     weights = 1 << np.arange(m, -1, -1, dtype=np.int64)
     counts = np.bincount(bits @ weights, minlength=1 << (m + 1))
     return (counts / Xa.shape[0]).reshape((2,) * (m + 1))
 
 
+@validate_params({"X": _ARR, "y": _ARR, "order": ["iterable"],
+                  "estimator": [StrOptions(["smoothed", "plugin"])],
+                  "alpha": [Interval(Real, 0, None, closed="neither")], "names": _NAMES})
 def decomposition_path(X: Any, y: Any, order: Sequence[int], *, estimator: str = "smoothed",
                        alpha: float = 1.0,
                        names: Sequence[Hashable] | None = None) -> pd.DataFrame:
@@ -520,11 +553,9 @@ def decomposition_path(X: Any, y: Any, order: Sequence[int], *, estimator: str =
     nm = _names(X, m, names)
     order = [int(j) for j in order]
     if len(set(order)) != len(order):
-        raise ValueError(f"order must not repeat a model; got {order}")
+        raise constraint_error("order", "distinct models (no repeats)", order)
     if any(j < 0 or j >= m for j in order):
-        raise ValueError(f"order must hold column indices in [0, {m}); got {order}")
-    if estimator not in ("smoothed", "plugin"):
-        raise ValueError(f"estimator must be 'smoothed' or 'plugin'; got {estimator!r}")
+        raise constraint_error("order", f"column indices in [0, {m - 1}]", order)
     table = empirical_joint_table(Xa, ya) if estimator == "plugin" else None
     rows = []
     for t, j in enumerate(order):
@@ -543,6 +574,10 @@ def decomposition_path(X: Any, y: Any, order: Sequence[int], *, estimator: str =
 # --------------------------------------------------------------------------- held-out curves
 
 
+@validate_params({"X": _ARR, "y": _ARR, "selectors": ["iterable"], "aggregators": ["iterable"],
+                  "ks": ["iterable", None], "n_splits": _POS,
+                  "test_fraction": [Interval(Real, 0, 1, closed="neither")],
+                  "seed": [Interval(Integral, 0, None)], "condition": [Hashable]})
 def heldout_curves(X: Any, y: Any, *, selectors: Sequence[str] = ("topk", "greedy_mi"),
                    aggregators: Sequence[str] = AGGREGATORS, ks: Sequence[int] | None = None,
                    n_splits: int = 5, test_fraction: float = 0.2, seed: int = 0,
@@ -581,11 +616,13 @@ def heldout_curves(X: Any, y: Any, *, selectors: Sequence[str] = ("topk", "greed
     return errs[["split", "selector", "aggregator", "k", "error", "selected"]]
 
 
+@validate_params({"curves": [pd.DataFrame]})
 def summarise_curves(curves: pd.DataFrame) -> pd.DataFrame:
     """Mean, std (ddof=1), standard error and count of ``error`` per selector, aggregator, k."""
     need = {"selector", "aggregator", "k", "error"}
     if not need <= set(curves.columns):
-        raise ValueError(f"curves must have columns {sorted(need)}; got {list(curves.columns)}")
+        raise constraint_error("curves", f"a table with columns {sorted(need)}",
+                               Shown(f"columns {list(curves.columns)}"))
     g = curves.groupby(["selector", "aggregator", "k"], sort=True)["error"]
     out = g.agg(mean="mean", std="std", n="count").reset_index()
     out["std"] = out["std"].fillna(0.0)
@@ -606,6 +643,10 @@ def _copula_sample(copulas: GaussianCopula | dict[int, GaussianCopula], n: int,
     return (y[:, None] * (1 - 2 * E)).astype(np.int8), y
 
 
+@validate_params({"copulas": [GaussianCopula, dict], "orders": [dict],
+                  "n_train": [Interval(Integral, 2, None)], "n_test": _POS,
+                  "ks": ["iterable", None], "aggregators": ["iterable"], "n_reps": _POS,
+                  "random_state": _RS})
 def copula_heldout_curves(copulas: GaussianCopula | dict[int, GaussianCopula],
                           orders: dict[str, Sequence[int]], *, n_train: int,
                           n_test: int = 100_000, ks: Sequence[int] | None = None,
@@ -640,27 +681,28 @@ def copula_heldout_curves(copulas: GaussianCopula | dict[int, GaussianCopula],
     pandas.DataFrame
         Columns ``rep, selector, aggregator, k, error``.
     """
+    if not isinstance(copulas, GaussianCopula) and set(copulas) != {1, -1}:
+        raise constraint_error("copulas", "a GaussianCopula or a dict with keys 1 and -1",
+                               Shown(f"keys {sorted(copulas)}"))
+    for c in [copulas] if isinstance(copulas, GaussianCopula) else copulas.values():
+        if not hasattr(c, "Sigma_"):
+            raise constraint_error("copulas", "fitted (call GaussianCopula().fit(E) first)",
+                                   Shown("an unfitted GaussianCopula"))
     if isinstance(copulas, GaussianCopula):
-        copulas._check_fitted()
         m = copulas.n_models_
     else:
-        if set(copulas) != {1, -1}:
-            raise ValueError(f"copulas must be a GaussianCopula or a dict with keys 1 and -1; "
-                             f"got keys {sorted(copulas)}")
-        for c in copulas.values():
-            c._check_fitted()
         m = copulas[1].n_models_
         if copulas[-1].n_models_ != m:
-            raise ValueError("the two per-label copulas have different numbers of models")
+            raise constraint_error("copulas", "two per-label copulas of the same models",
+                                   Shown(f"{m} and {copulas[-1].n_models_} models"))
     n_train = check_int(n_train, "n_train", low=2)
     n_test = check_int(n_test, "n_test", low=1)
     n_reps = check_int(n_reps, "n_reps", low=1)
-    for a in aggregators:
-        if a not in AGGREGATORS:
-            raise ValueError(f"unknown aggregator {a!r}; expected one of {list(AGGREGATORS)}")
+    check_options(aggregators, "aggregators", list(AGGREGATORS))
     for name, order in orders.items():
         if len(set(order)) != len(order) or any(j < 0 or j >= m for j in order):
-            raise ValueError(f"order {name!r} must hold distinct column indices in [0, {m})")
+            raise constraint_error(f"orders[{name!r}]",
+                                   f"distinct column indices in [0, {m - 1}]", order)
     rng = check_random_state(random_state)
     rows = []
     for rep in range(n_reps):
@@ -714,6 +756,9 @@ class LabelCopulaFit:
     per_label: dict[int, GaussianCopula]
 
 
+@validate_params({"E": _ARR, "y": _ARR, "n_samples": _POS,
+                  "n_reference": [Interval(Integral, 0, None)], "random_state": _RS,
+                  "eps": _EPS})
 def per_label_copula_fit(E: Any, y: Any, *, n_samples: int = 200_000, n_reference: int = 10,
                          random_state: int | np.random.Generator | None = None,
                          eps: float = 1e-6) -> LabelCopulaFit:
@@ -739,7 +784,7 @@ def per_label_copula_fit(E: Any, y: Any, *, n_samples: int = 200_000, n_referenc
     Ea = _errors_2d(E)
     n, m = Ea.shape
     if m < 3:
-        raise ValueError(f"E needs at least 3 models (columns); got {m}")
+        raise constraint_error("E", "of at least 3 models (columns)", Shown(f"{m} models"))
     _, ya = check_X_y(np.ones((n, 1), dtype=np.int8), y, require_both_classes=True)
     n_samples = check_int(n_samples, "n_samples", low=1)
     n_reference = check_int(n_reference, "n_reference", low=0)
@@ -807,6 +852,7 @@ class OneFactorSummary:
     floor: float
 
 
+@validate_params({"error_rates": _ARR, "Sigma": _ARR})
 def one_factor_summary(error_rates: Any, Sigma: Any) -> OneFactorSummary:
     """Mean accuracy, mean latent correlation and the Theorem 4.3 floor of a pool.
 
@@ -825,14 +871,15 @@ def one_factor_summary(error_rates: Any, Sigma: Any) -> OneFactorSummary:
     S = np.asarray(Sigma, dtype=float)
     m = rates.size
     if m < 2 or S.shape != (m, m):
-        raise ValueError(f"Sigma must be ({m}, {m}) with m >= 2 to match error_rates; "
-                         f"got {S.shape}")
+        raise constraint_error("Sigma", f"of shape ({m}, {m}) with m >= 2 to match error_rates",
+                               Shown(f"shape {S.shape}"))
     acc = float(1.0 - rates.mean())
     rho = float(average_correlation(S))
     floor = _theory.saturation_floor(acc, max(rho, 0.0)) if acc > 0.5 else float("nan")
     return OneFactorSummary(accuracy=acc, rho=rho, floor=float(floor))
 
 
+@validate_params({"error_rates": _ARR, "Sigma": _ARR, "order": ["iterable"]})
 def subset_one_factor(error_rates: Any, Sigma: Any, order: Sequence[int]) -> pd.DataFrame:
     """Equicorrelated summary of each prefix ``order[:k]`` of a selection order.
 
@@ -846,10 +893,11 @@ def subset_one_factor(error_rates: Any, Sigma: Any, order: Sequence[int]) -> pd.
     S = np.asarray(Sigma, dtype=float)
     m = rates.size
     if S.shape != (m, m):
-        raise ValueError(f"Sigma must be ({m}, {m}) to match error_rates; got {S.shape}")
+        raise constraint_error("Sigma", f"of shape ({m}, {m}) to match error_rates",
+                               Shown(f"shape {S.shape}"))
     order = [int(j) for j in order]
     if len(set(order)) != len(order) or any(j < 0 or j >= m for j in order):
-        raise ValueError(f"order must hold distinct column indices in [0, {m}); got {order}")
+        raise constraint_error("order", f"distinct column indices in [0, {m - 1}]", order)
     rows = []
     for k in range(1, len(order) + 1):
         cols = order[:k]
@@ -859,6 +907,8 @@ def subset_one_factor(error_rates: Any, Sigma: Any, order: Sequence[int]) -> pd.
     return pd.DataFrame(rows)
 
 
+@validate_params({"accuracy": [*_ARR, "real"], "rho": [*_ARR, "real"], "ks": ["iterable"],
+                  "rules": ["iterable"]})
 def one_factor_curves(accuracy: Any, rho: Any, ks: Sequence[int], *,
                       rules: Sequence[str] = ("map", "majority")) -> pd.DataFrame:
     """Exact ensemble error of ``k`` equicorrelated equal-accuracy models (Theorem 4.3 model).
@@ -878,16 +928,16 @@ def one_factor_curves(accuracy: Any, rho: Any, ks: Sequence[int], *,
     pandas.DataFrame
         Columns ``k``, ``rule``, ``accuracy``, ``rho``, ``error``.
     """
-    ks = [int(k) for k in ks]
-    if not ks or min(ks) < 1:
-        raise ValueError(f"ks must be positive budgets; got {ks}")
+    ks = [check_int(k, "ks", low=1) for k in ks]
+    if not ks:
+        raise constraint_error("ks", "a non-empty list of budgets", ks)
     acc = np.broadcast_to(np.asarray(accuracy, dtype=float), (len(ks),))
     rr = np.broadcast_to(np.asarray(rho, dtype=float), (len(ks),))
     rows = []
     for k, a, r in zip(ks, acc, rr, strict=True):
         if np.isnan(r):
             if k != 1:
-                raise ValueError(f"rho is nan at k={k}; only k=1 may leave it undefined")
+                raise constraint_error("rho", f"defined (not NaN) at k={k} > 1", float(r))
             r = 0.0
         r = float(np.clip(r, 0.0, 1.0))
         for rule in rules:

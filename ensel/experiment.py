@@ -41,13 +41,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel import _kernels as kernels
 from ensel._validation import (
+    Interval,
+    Shown,
     check_int,
     check_k,
     check_options,
     check_real,
     check_X_y,
     constraint_error,
+    validate_params,
 )
 from ensel.select import SELECTORS
 
@@ -280,18 +284,11 @@ def _lattice(m: int) -> tuple[_Level, ...]:
     return tuple(levels)
 
 
-def _digits(X: np.ndarray, base: int) -> np.ndarray:
-    """Pattern digits as in :func:`ensel.info.pattern_codes`: -1 -> 0, +1 -> 1, 0 -> 2."""
-    d = (X == 1).astype(np.int64)
-    if base == 3:
-        d[X == 0] = 2
-    return d
-
-
 def _exhaustive_cells(m: int, base: int) -> int:
     return max(comb(m, k) * base ** (k + (1 if k < m else 0)) * 4 for k in range(1, m + 1))
 
 
+@validate_params({"m": [Interval(int, 0, None)], "abstentions": ["boolean"]})
 def exhaustive_feasible(m: int, *, abstentions: bool = False) -> bool:
     """Whether :func:`exhaustive_errors` accepts ``m`` models (``m <= 15``; with abstentions,
     ``m > 11`` uses the slower chunked scan instead of the subset lattice)."""
@@ -302,11 +299,9 @@ def exhaustive_feasible(m: int, *, abstentions: bool = False) -> bool:
 def _smoothed_mi_rows(pos: np.ndarray, neg: np.ndarray, n: int, h_y: float,
                       alpha: float) -> np.ndarray:
     """Smoothed I(Y; X_S) in bits for count tables ``pos``/``neg`` of shape (n_subsets, K)."""
-    K = pos.shape[1]
-    pa = (pos + neg + alpha) / (n + alpha * K)
-    pj = (np.concatenate([pos, neg], axis=1) + alpha) / (n + alpha * 2 * K)
-    mi = -(pa * np.log2(pa)).sum(axis=1) + h_y + (pj * np.log2(pj)).sum(axis=1)
-    return np.maximum(mi, 0.0)
+    h_a = kernels.dense_entropy_rows(pos + neg, n, alpha)
+    h_j = kernels.dense_entropy_rows(np.concatenate([pos, neg], axis=1), n, alpha)
+    return np.maximum(h_a + h_y - h_j, 0.0)
 
 
 def _unique_rows(D: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -323,25 +318,14 @@ class _SmoothedMI:
     ``K = base**k`` answer cells that no training item falls into contribute in closed form."""
 
     def __init__(self, n_tr: int, K: int, h_y: float, alpha: float) -> None:
-        self.K, self.h_y = K, h_y
-        self.alpha = alpha
-        self.Za, self.Zj = n_tr + alpha * K, n_tr + alpha * 2 * K
-        q, r = alpha / self.Za, alpha / self.Zj
-        self.zero_a = float(-q * np.log2(q)) if q > 0 else 0.0
-        self.zero_j = float(-r * np.log2(r)) if r > 0 else 0.0
+        self.n_tr, self.K, self.h_y, self.alpha = n_tr, K, h_y, alpha
 
     def __call__(self, pos: np.ndarray, neg: np.ndarray, sub: np.ndarray,
                  c: int) -> np.ndarray:
         """MI of ``c`` subsets; ``pos``/``neg`` count the seen cells, ``sub`` their subset."""
-        K, alpha = self.K, self.alpha
-        nnz = np.bincount(sub, minlength=c)
-        pa = (pos + neg + alpha) / self.Za
-        h_a = np.bincount(sub, weights=-pa * np.log2(pa), minlength=c) + (K - nnz) * self.zero_a
-        pp, pn = (pos + alpha) / self.Zj, (neg + alpha) / self.Zj
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tj = -(np.where(pp > 0, pp * np.log2(pp), 0.0)
-                   + np.where(pn > 0, pn * np.log2(pn), 0.0))
-        h_j = np.bincount(sub, weights=tj, minlength=c) + (2 * K - 2 * nnz) * self.zero_j
+        n, K, alpha = self.n_tr, self.K, self.alpha
+        h_a = kernels.grouped_entropy(pos + neg, sub, c, K, n, alpha)
+        h_j = kernels.grouped_entropy((pos, neg), sub, c, 2 * K, n, alpha)
         return np.maximum(h_a + self.h_y - h_j, 0.0)
 
 
@@ -477,6 +461,9 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
     return out
 
 
+@validate_params({"X_train": ["array-like"], "y_train": ["array-like"],
+                  "X_test": ["array-like"], "y_test": ["array-like"], "ks": ["iterable"],
+                  "alpha": [Interval(float, 0, None, closed="neither")]})
 def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
                       y_test: np.ndarray, ks: Sequence[int], *, alpha: float = 1.0
                       ) -> dict[int, dict[str, np.ndarray]]:
@@ -509,25 +496,26 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
     m = X_train.shape[1]
     base = 3 if (np.any(X_train == 0) or np.any(X_test == 0)) else 2
     if m > _EXHAUSTIVE_MAX_MODELS:
-        raise ValueError(
-            f"exhaustive search over m={m} models means {2**m - 1:,} subsets per split; "
-            f"the limit is m <= {_EXHAUSTIVE_MAX_MODELS}"
-        )
+        raise constraint_error(
+            "X_train", f"of at most {_EXHAUSTIVE_MAX_MODELS} models (exhaustive search over "
+            f"m={m} models means {2**m - 1:,} subsets per split)", Shown(f"{m} models"),
+            func="exhaustive_errors")
     n_tr = len(y_train)
     n_pos = int((y_train == 1).sum())
-    p_y = np.array([n_pos + alpha, n_tr - n_pos + alpha]) / (n_tr + 2 * alpha)
-    h_y = float(-(p_y * np.log2(p_y)).sum())
+    h_y = float(kernels.dense_entropy_rows(np.array([[n_pos, n_tr - n_pos]], dtype=float),
+                                           n_tr, alpha)[0])
     if _exhaustive_cells(m, base) > _EXHAUSTIVE_MAX_CELLS:
         rows = len(X_train) + len(X_test)  # bounds the distinct answer rows
         scan = (_exhaustive_prefix if comb(m, m // 2) * rows <= _PREFIX_MAX_GROUP_IDS
                 else _exhaustive_chunked)
-        return scan(_digits(X_train, base), y_train, _digits(X_test, base), y_test, ks, base,
+        return scan(kernels.answer_digits(X_train), y_train, kernels.answer_digits(X_test),
+                    y_test, ks, base,
                     h_y, alpha)
     want = set(int(k) for k in ks)
     weights = base ** np.arange(m, dtype=np.int64)
     size = base**m
-    ctr = _digits(X_train, base) @ weights
-    cte = _digits(X_test, base) @ weights
+    ctr = kernels.answer_digits(X_train) @ weights
+    cte = kernels.answer_digits(X_test) @ weights
     table = np.stack([
         np.bincount(ctr[y_train == 1], minlength=size),
         np.bincount(ctr[y_train == -1], minlength=size),

@@ -33,11 +33,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
-from ensel._validation import check_int, check_real, check_X_y
+from ensel._kernels import answer_digits, entropy_rows, label_bits
+from ensel._validation import (
+    Interval,
+    Options,
+    Shown,
+    check_int,
+    check_real,
+    check_X_y,
+    constraint_error,
+    validate_params,
+)
 
 __all__ = [
     "DecompositionTerms",
@@ -58,6 +69,14 @@ __all__ = [
 #: Largest alphabet a pattern code may have (codes are int64).
 MAX_PATTERN_SIZE = 2**62
 
+#: Declared constraints of the public functions (checked by ``validate_params``).
+_ARR = ["array-like"]
+_SIZE = [Interval(Integral, 1, None)]
+_ALPHA = [Interval(Real, 0, None, closed="neither")]
+_BASE = [Interval(Real, 0, None, closed="neither")]  # and not 1, checked in the body
+_INDEX = [Interval(Integral, 0, None)]
+_AXES = [Interval(Integral, 0, None), "iterable"]
+
 #: Tolerance on ``sum(p) == 1`` for probability tables.
 _SUM_TOL = 1e-9
 
@@ -66,6 +85,8 @@ _SUM_TOL = 1e-9
 # Pattern codes
 # ---------------------------------------------------------------------------
 
+@validate_params({"X": _ARR, "columns": ["iterable", None],
+                  "base": [Options(Integral, (2, 3)), None]})
 def pattern_codes(X: Any, columns: Sequence[int] | None = None, *,
                   base: int | None = None) -> tuple[np.ndarray, int]:
     """Integer code of each row's answer pattern on the given columns.
@@ -113,37 +134,22 @@ def pattern_codes(X: Any, columns: Sequence[int] | None = None, *,
     if base is None:
         base = 3 if has_abstain else 2
     if isinstance(base, bool) or base not in (2, 3):
-        raise ValueError(f"base must be 2 or 3 (or None to infer it); got {base!r}")
+        raise constraint_error("base", "2 or 3 (or None to infer it)", base)
     if base == 2 and has_abstain:
         j = int(np.argwhere(sub == 0)[0][1])
-        raise ValueError(
-            f"base=2 cannot code abstentions, but column {cols[j]} of X contains 0; "
-            "use base=3 (or base=None)"
-        )
+        raise constraint_error("base", f"3 or None, since column {cols[j]} of X contains an "
+                               "abstention (0) that base 2 cannot code", base)
     size = int(base) ** len(cols)
     if size > MAX_PATTERN_SIZE:
-        raise ValueError(
-            f"the pattern alphabet {base}**{len(cols)} is larger than 2**62 and cannot be "
-            "coded in int64; use fewer columns"
-        )
+        raise constraint_error("columns", "few enough for an alphabet of at most 2**62 "
+                               "patterns (int64 codes)",
+                               Shown(f"{len(cols)} columns ({base}**{len(cols)} patterns)"))
     codes = np.zeros(Xa.shape[0], dtype=np.int64)
     weight = 1
     for t in range(len(cols)):
-        codes += _digits(sub[:, t]) * weight
+        codes += answer_digits(sub[:, t]) * weight
         weight *= int(base)
     return codes, size
-
-
-#: Digit of answer ``a`` at index ``a + 1``: -1 -> 0, 0 (abstained) -> 2, +1 -> 1.
-_DIGIT = np.array([0, 2, 1], dtype=np.int64)
-
-
-def _digits(x: np.ndarray) -> np.ndarray:
-    """Digits of answers: -1 -> 0, +1 -> 1, 0 (abstained) -> 2 (int64)."""
-    x = np.asarray(x)
-    if x.dtype == np.int8:  # validated answers (check_X): one table look-up
-        return _DIGIT[x + np.int8(1)]
-    return np.where(x == 0, 2, (x.astype(np.int64) + 1) // 2)
 
 
 def _check_columns(columns: Sequence[int] | None, m: int, *, name: str = "columns") -> list[int]:
@@ -152,16 +158,16 @@ def _check_columns(columns: Sequence[int] | None, m: int, *, name: str = "column
     cols = []
     for c in columns:
         if isinstance(c, (bool, np.bool_)) or not isinstance(c, (int, np.integer)):
-            raise ValueError(f"{name} must contain integer column indices; got {c!r}")
+            raise constraint_error(name, f"column indices (ints in [0, {m - 1}])", c)
         c = int(c)
         if not 0 <= c < m:
-            raise ValueError(
-                f"{name} contains {c}, outside the valid range [0, {m}) of X's columns"
-            )
+            raise constraint_error(name, f"column indices in [0, {m - 1}] (X has {m} columns)",
+                                   c)
         cols.append(c)
     if len(set(cols)) != len(cols):
         dup = next(c for c in cols if cols.count(c) > 1)
-        raise ValueError(f"{name} lists column {dup} more than once")
+        raise constraint_error(name, "distinct column indices",
+                               Shown(f"column {dup} more than once"))
     return cols
 
 
@@ -172,22 +178,26 @@ def _check_columns(columns: Sequence[int] | None, m: int, *, name: str = "column
 def _check_base(base: float) -> float:
     b = float(base)
     if not np.isfinite(b) or b <= 0 or b == 1:
-        raise ValueError(f"base must be a positive number other than 1; got {base!r}")
+        raise constraint_error("base", "a positive number other than 1", base)
     return b
 
 
 def _check_prob(p: Any, name: str = "p") -> np.ndarray:
     arr = np.asarray(p, dtype=float)
     if arr.size == 0:
-        raise ValueError(f"{name} is empty; expected at least one probability")
+        raise constraint_error(name, "a non-empty probability table", Shown("an empty array"))
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise constraint_error(name, "a table of finite probabilities",
+                               Shown(f"{float(arr[bad])!r} at position {bad}"))
     if (arr < 0).any():
         pos = tuple(int(i) for i in np.argwhere(arr < 0)[0])
-        raise ValueError(f"{name} has a negative probability {arr[pos]!r} at position {pos}")
+        raise constraint_error(name, "a table of non-negative probabilities",
+                               Shown(f"{float(arr[pos])!r} at position {pos}"))
     total = float(arr.sum())
     if abs(total - 1.0) > _SUM_TOL:
-        raise ValueError(f"{name} must sum to 1 (a probability table); it sums to {total!r}")
+        raise constraint_error(name, "a probability table that sums to 1",
+                               Shown(f"a sum of {total!r}"))
     return arr
 
 
@@ -198,6 +208,7 @@ def _plogp_sum(p: np.ndarray, axis: Any = None) -> np.ndarray:
     return terms.sum(axis=axis)
 
 
+@validate_params({"p": _ARR, "base": _BASE})
 def entropy(p: Any, *, base: float = 2.0) -> float:
     """Shannon entropy of a probability vector or table (``0 log 0 = 0``).
 
@@ -224,6 +235,8 @@ def entropy(p: Any, *, base: float = 2.0) -> float:
     return float(_clip0(h) / np.log2(b))
 
 
+@validate_params({"counts": _ARR, "alpha": [Interval(Real, 0, None)],
+                  "size": [Interval(Real, 1, None), None], "base": _BASE})
 def entropy_from_counts(counts: Any, *, alpha: float = 0.0, size: int | float | None = None,
                         base: float = 2.0) -> float:
     """Entropy of the (optionally add-``alpha`` smoothed) empirical law of counts.
@@ -253,22 +266,26 @@ def entropy_from_counts(counts: Any, *, alpha: float = 0.0, size: int | float | 
     b = _check_base(base)
     c = np.asarray(counts, dtype=float).ravel()
     if c.size == 0:
-        raise ValueError("counts is empty; expected at least one cell")
+        raise constraint_error("counts", "non-empty (at least one cell)", Shown("no cells"))
     if not np.all(np.isfinite(c)) or (c < 0).any():
-        raise ValueError("counts must be finite and non-negative")
+        i = int(np.argmax(~np.isfinite(c) | (c < 0)))
+        raise constraint_error("counts", "finite and non-negative",
+                               Shown(f"{c[i]!r} at position {i}"))
     a = float(alpha)
     if not np.isfinite(a) or a < 0:
-        raise ValueError(f"alpha must be a non-negative number; got {alpha!r}")
+        raise constraint_error("alpha", "a real number in [0, inf)", alpha)
     K = float(c.size) if size is None else float(size)
     if K < c.size:
-        raise ValueError(f"size={size!r} is smaller than the number of counted cells {c.size}")
+        raise constraint_error("size", f"at least the number of counted cells ({c.size})", size)
     N = float(c.sum())
     if N + a * K <= 0:
-        raise ValueError("counts sum to 0 and alpha is 0: the empirical law is undefined")
-    h = _smoothed_entropy_bits(c[c > 0][None, :], np.array([K]), N, a)[0]
+        raise constraint_error("counts", "not all 0 when alpha is 0 (the empirical law is "
+                               "undefined)", Shown("a total of 0"))
+    h = entropy_rows(c[c > 0][None, :], np.array([K]), N, a)[0]
     return float(h / np.log2(b))
 
 
+@validate_params({"a": _ARR, "size": _SIZE, "alpha": _ALPHA})
 def smoothed_entropy(a: Any, *, size: int, alpha: float = 1.0) -> float:
     """Add-``alpha`` smoothed entropy (bits) of integer codes ``a`` in ``[0, size)``.
 
@@ -280,31 +297,8 @@ def smoothed_entropy(a: Any, *, size: int, alpha: float = 1.0) -> float:
     al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     _check_range(codes, K, "a", "size")
     counts = _sparse_counts(codes, K)
-    return float(_smoothed_entropy_bits(counts[None, :], np.array([float(K)]),
+    return float(entropy_rows(counts[None, :], np.array([float(K)]),
                                         float(codes.size), al)[0])
-
-
-def _smoothed_entropy_bits(nonzero_counts: np.ndarray, K: np.ndarray, N: float,
-                           alpha: float) -> np.ndarray:
-    """Row-wise smoothed entropy (bits) from counts, with closed-form empty cells.
-
-    ``nonzero_counts`` has shape ``(r, c)``: counts of some cells per row (zeros allowed;
-    they are treated like the unlisted cells). ``K`` (shape ``(r,)``) is the alphabet size
-    of each row, ``N`` the number of samples (same for every row).
-    """
-    counts = np.asarray(nonzero_counts, dtype=float)
-    K = np.asarray(K, dtype=float)
-    denom = N + alpha * K  # (r,)
-    nz = counts > 0
-    q = np.where(nz, counts + alpha, 1.0) / denom[:, None]
-    listed = -(np.where(nz, q * np.log2(q), 0.0)).sum(axis=1)
-    n_empty = K - nz.sum(axis=1)
-    if alpha > 0:
-        q0 = alpha / denom
-        empty = -n_empty * q0 * np.log2(q0)
-    else:
-        empty = np.zeros_like(K)
-    return listed + empty
 
 
 def _sparse_counts(codes: np.ndarray, K: int) -> np.ndarray:
@@ -326,18 +320,18 @@ def _clip0(x: float) -> float:
 def _check_codes(a: Any, name: str) -> np.ndarray:
     arr = np.asarray(a)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-dimensional (n_samples,); got shape {arr.shape}")
+        raise constraint_error(name, "1-dimensional (n_samples,)", Shown(f"shape {arr.shape}"))
     if arr.size == 0:
-        raise ValueError(f"{name} is empty; expected at least one sample")
+        raise constraint_error(name, "non-empty (at least one sample)", Shown("an empty array"))
     if arr.dtype == bool:
         arr = arr.astype(np.int64)
     elif arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             bad = arr[~(np.isfinite(arr) & (arr == np.round(arr)))][0]
-            raise ValueError(f"{name} must contain integer codes; found {bad!r}")
+            raise constraint_error(name, "integer codes", bad)
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu":
-        raise ValueError(f"{name} must contain integer codes; got dtype {arr.dtype}")
+        raise constraint_error(name, "integer codes", Shown(f"dtype {arr.dtype}"))
     return arr.astype(np.int64, copy=False)
 
 
@@ -346,12 +340,12 @@ def _check_range(codes: np.ndarray, size: int, name: str, size_name: str) -> Non
     if lo < 0 or hi >= size:
         bad = lo if lo < 0 else hi
         pos = int(np.argmax(codes == bad))
-        raise ValueError(
-            f"{name} has code {bad} at position {pos}; expected integers in [0, {size}) "
-            f"({size_name}={size})"
-        )
+        raise constraint_error(name, f"codes in [0, {size}) ({size_name}={size})",
+                               Shown(f"code {bad} at position {pos}"))
 
 
+@validate_params({"a": _ARR, "b": _ARR, "size_a": _SIZE, "size_b": _SIZE,
+                  "alpha": _ALPHA})
 def smoothed_mutual_information(a: Any, b: Any, *, size_a: int, size_b: int,
                                 alpha: float = 1.0) -> float:
     """Smoothed mutual information ``I(A; B)`` in bits (the paper's Algorithm, exactly).
@@ -389,7 +383,8 @@ def smoothed_mutual_information(a: Any, b: Any, *, size_a: int, size_b: int,
     ac = _check_codes(a, "a")
     bc = _check_codes(b, "b")
     if ac.shape != bc.shape:
-        raise ValueError(f"a and b must have the same length; got {ac.size} and {bc.size}")
+        raise constraint_error("b", f"of the same length as a ({ac.size})",
+                               Shown(f"length {bc.size}"))
     Ka = check_int(size_a, "size_a", low=1)
     Kb = check_int(size_b, "size_b", low=1)
     al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
@@ -415,13 +410,15 @@ def _smoothed_mi_codes(a: np.ndarray, b: np.ndarray, Ka: int, Kb: int, alpha: fl
             _, ib = np.unique(b, return_inverse=True)
             nb = int(ib.max()) + 1
             cab = _sparse_counts(ia.astype(np.int64) * nb + ib, int(ia.max() + 1) * nb)
-    h = _smoothed_entropy_bits
+    h = entropy_rows
     ha = h(ca[None, :], np.array([float(Ka)]), N, alpha)[0]
     hb = h(cb[None, :], np.array([float(Kb)]), N, alpha)[0]
     hab = h(cab[None, :], np.array([float(Ka) * float(Kb)]), N, alpha)[0]
     return _clip0(ha + hb - hab)
 
 
+@validate_params({"a": _ARR, "b": _ARR, "c": _ARR, "size_a": _SIZE,
+                  "size_b": _SIZE, "size_c": _SIZE, "alpha": _ALPHA})
 def smoothed_conditional_mutual_information(a: Any, b: Any, c: Any, *, size_a: int,
                                             size_b: int, size_c: int,
                                             alpha: float = 1.0) -> float:
@@ -450,9 +447,8 @@ def smoothed_conditional_mutual_information(a: Any, b: Any, c: Any, *, size_a: i
     """
     ac, bc, cc = _check_codes(a, "a"), _check_codes(b, "b"), _check_codes(c, "c")
     if not ac.shape == bc.shape == cc.shape:
-        raise ValueError(
-            f"a, b and c must have the same length; got {ac.size}, {bc.size} and {cc.size}"
-        )
+        raise constraint_error("b, c", f"of the same length as a ({ac.size})",
+                               Shown(f"lengths {bc.size} and {cc.size}"))
     Ka, Kb, Kc = (check_int(size_a, "size_a", low=1), check_int(size_b, "size_b", low=1),
                   check_int(size_c, "size_c", low=1))
     al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
@@ -467,9 +463,8 @@ def _smoothed_cmi_codes(a: np.ndarray, b: np.ndarray, c: np.ndarray, Ka: int, Kb
     if Kb * Kc <= MAX_PATTERN_SIZE:
         bc = c * Kb + b
     else:  # relabel observed (b, c) pairs; the nominal alphabet stays Kb*Kc
-        raise ValueError(
-            f"the pair alphabet size_b*size_c = {Kb}*{Kc} is larger than 2**62; use fewer columns"
-        )
+        raise constraint_error("size_c", f"at most 2**62 / size_b = {MAX_PATTERN_SIZE // Kb} "
+                               "(the pair alphabet is coded in int64)", Kc)
     return (_smoothed_mi_codes(a, bc, Ka, Kb * Kc, alpha)
             - _smoothed_mi_codes(a, c, Ka, Kc, alpha))
 
@@ -484,13 +479,14 @@ def _norm_axes(axes: int | Iterable[int], ndim: int, name: str) -> tuple[int, ..
     out = []
     for ax in axes:  # type: ignore[union-attr]
         if isinstance(ax, (bool, np.bool_)) or not isinstance(ax, (int, np.integer)):
-            raise ValueError(f"{name} must contain integer axes; got {ax!r}")
+            raise constraint_error(name, f"integer axes in [0, {ndim - 1}]", ax)
         ax = int(ax)
         if not -ndim <= ax < ndim:
-            raise ValueError(f"{name} contains axis {ax}, but the table has {ndim} axes")
+            raise constraint_error(name, f"axes in [0, {ndim - 1}] (the table has {ndim} axes)",
+                                   ax)
         out.append(ax % ndim)
     if len(set(out)) != len(out):
-        raise ValueError(f"{name} repeats an axis: {tuple(out)}")
+        raise constraint_error(name, "distinct axes", tuple(out))
     return tuple(sorted(out))
 
 
@@ -505,9 +501,11 @@ def _disjoint(**groups: tuple[int, ...]) -> None:
         for nj in names[i + 1:]:
             common = set(groups[ni]) & set(groups[nj])
             if common:
-                raise ValueError(f"{ni} and {nj} share axis {min(common)}; they must be disjoint")
+                raise constraint_error(nj, f"axes disjoint from {ni}",
+                                       Shown(f"axis {min(common)} in both"))
 
 
+@validate_params({"p": _ARR, "axes": [*_AXES, None]})
 def entropy_table(p: Any, axes: int | Iterable[int] | None = None) -> float:
     """Exact joint entropy (bits) of the variables on ``axes`` of a probability table.
 
@@ -530,6 +528,7 @@ def entropy_table(p: Any, axes: int | Iterable[int] | None = None) -> float:
     return _clip0(-float(_plogp_sum(_marginal(arr, ax))))
 
 
+@validate_params({"p": _ARR, "axes_a": _AXES, "axes_b": _AXES})
 def mutual_information_table(p: Any, axes_a: int | Iterable[int],
                              axes_b: int | Iterable[int]) -> float:
     """Exact mutual information ``I(A; B)`` (bits) on a joint probability table.
@@ -556,6 +555,7 @@ def mutual_information_table(p: Any, axes_a: int | Iterable[int],
     return _cmi(arr, a, b, ())
 
 
+@validate_params({"p": _ARR, "axes_a": _AXES, "axes_b": _AXES, "axes_c": _AXES})
 def conditional_mutual_information_table(p: Any, axes_a: int | Iterable[int],
                                          axes_b: int | Iterable[int],
                                          axes_c: int | Iterable[int]) -> float:
@@ -631,6 +631,7 @@ class DecompositionTerms:
         return self.three_term + self.correction
 
 
+@validate_params({"p": _ARR})
 def error_indicator_table(p: Any) -> np.ndarray:
     """Joint law of ``(Y, E_1, ..., E_m)`` from the joint law of ``(Y, X_1, ..., X_m)``.
 
@@ -659,10 +660,9 @@ def error_indicator_table(p: Any) -> np.ndarray:
 def _check_binary_table(p: Any) -> np.ndarray:
     arr = _check_prob(p)
     if arr.ndim < 2 or any(s != 2 for s in arr.shape):
-        raise ValueError(
-            "p must be the joint law of (Y, X_1, ..., X_m) with shape (2, 2, ..., 2) "
-            f"(at least 2 axes, index 0 = -1, index 1 = +1); got shape {arr.shape}"
-        )
+        raise constraint_error("p", "the joint law of (Y, X_1, ..., X_m) with shape (2, 2, ..., "
+                               "2) (at least 2 axes, index 0 = -1, index 1 = +1)",
+                               Shown(f"shape {arr.shape}"))
     return arr
 
 
@@ -670,10 +670,11 @@ def _check_j_S(j: Any, S: Iterable[int], m: int) -> tuple[int, tuple[int, ...]]:
     jj = _check_columns([j], m, name="j")[0]
     SS = tuple(_check_columns(list(S), m, name="S"))
     if jj in SS:
-        raise ValueError(f"j={jj} is already in S={SS}; the candidate must not be selected")
+        raise constraint_error("j", f"a model not in S={SS} (the candidate)", jj)
     return jj, SS
 
 
+@validate_params({"p": _ARR, "j": _INDEX, "S": ["iterable"]})
 def decomposition_terms_exact(p: Any, j: int, S: Iterable[int]) -> DecompositionTerms:
     """Exact terms of Theorem 4.2 on the joint law of ``(Y, X_1, ..., X_m)``.
 
@@ -720,10 +721,12 @@ def _joint_codes(D: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, int
         codes += D[:, t].astype(np.int64) * w
         w *= int(r)
         if w > MAX_PATTERN_SIZE:
-            raise ValueError("the pattern alphabet exceeds 2**62; use fewer columns")
+            raise constraint_error("S", "few enough models for at most 2**62 patterns",
+                                   Shown(f"{len(radices)} models"))
     return codes, w
 
 
+@validate_params({"X": _ARR, "y": _ARR, "j": _INDEX, "S": ["iterable"], "alpha": _ALPHA})
 def decomposition_terms(X: Any, y: Any, j: int, S: Iterable[int], *,
                         alpha: float = 1.0) -> DecompositionTerms:
     """Smoothed estimates of the terms of Theorem 4.2 from answers and labels.
@@ -754,8 +757,8 @@ def decomposition_terms(X: Any, y: Any, j: int, S: Iterable[int], *,
     Xa, ya = check_X_y(X, y)
     al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     jj, SS = _check_j_S(j, S, Xa.shape[1])
-    yc = (ya.astype(np.int64) + 1) // 2
-    dX = _digits(Xa[:, [jj, *SS]])
+    yc = label_bits(ya)
+    dX = answer_digits(Xa[:, [jj, *SS]])
     rX = [_radix(Xa[:, c]) for c in (jj, *SS)]
     xj, Kxj = dX[:, 0], rX[0]
     xS, KxS = _joint_codes(dX[:, 1:], rX[1:])

@@ -52,7 +52,8 @@ Conventions:
   summed in closed form. For Greedy MI, patterns of ``X_S`` seen on a single item add the
   same amount to every candidate's entropies and are added in closed form instead of
   counted, and entropies of integer counts are read from a table of ``-q log2 q`` per count
-  value (m = 1,000 models, n = 20,000 items, k = 20: about 2 s).
+  value (:class:`ensel._kernels.CountTable`, a reduction of the package's one smoothed-entropy
+  kernel; m = 1,000 models, n = 20,000 items, k = 20: about 1.5 s).
   ``benchmarks/bench_greedy_mi.py`` and ``benchmarks/bench_select_cli.py`` time it.
 
 Why one module of this size: every selector shares one counting engine (the pattern codes
@@ -66,6 +67,7 @@ import copy
 import itertools
 import math
 from collections.abc import Callable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -73,10 +75,21 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ensel._estimator import SelectorMixin
-from ensel._validation import check_k, check_real, check_X, check_X_y
+from ensel._kernels import CountTable, answer_digits, entropy_rows, label_bits
+from ensel._validation import (
+    HasMethods,
+    Interval,
+    Shown,
+    StrOptions,
+    check_k,
+    check_real,
+    check_X,
+    check_X_y,
+    constraint_error,
+    validate_params,
+)
 from ensel.info import (
     _check_prob,
-    _smoothed_entropy_bits,
     _smoothed_mi_codes,
     conditional_mutual_information_table,
 )
@@ -104,6 +117,11 @@ __all__ = [
 #: Scores within this many bits of the best count as tied (lowest index wins).
 TIE_TOL = 1e-12
 
+#: Declared constraints of the public functions (checked by ``validate_params``).
+_K = [Interval(Integral, 1, None)]  # k <= n_models is checked against X
+_ALPHA = [Interval(Real, 0, None, closed="neither")]
+_XY = {"X": ["array-like"], "y": ["array-like"]}
+
 # Memory bound of one block of group counts (cells = groups x columns x 3 digit values).
 _MAX_CELLS = 1 << 22
 # Number of digit values per answer in the (relabelled) code space: -1, +1, abstained.
@@ -121,8 +139,8 @@ class _Prepared:
         self.n, self.m = Xa.shape
         self.N = float(self.n)
         self.alpha = alpha
-        self.y = (ya.astype(np.int64) + 1) // 2  # 0/1
-        self.d = np.where(Xa == 0, 2, (Xa + 1) // 2).astype(np.int8).T  # (m, n) digits
+        self.y = label_bits(ya)  # 0/1
+        self.d = answer_digits(Xa, np.int8).T  # (m, n) digits
         self.r = np.where((Xa == 0).any(axis=0), 3, 2).astype(np.int64)  # radix per column
         # Indicator matrices (n, m) of digit 1 (+1) and digit 2 (abstained); float32 sums
         # of 0/1 are exact below 2**24 items.
@@ -130,6 +148,7 @@ class _Prepared:
         # C order matters: scipy copies a non-C-contiguous dense operand at every product.
         self.B1 = np.ascontiguousarray(Xa == 1, dtype=ftype)
         self.B2 = np.ascontiguousarray(Xa == 0, dtype=ftype) if (self.r == 3).any() else None
+        self.table = CountTable(self.n, alpha)  # phi per count value, for Greedy MI
         ycounts = np.bincount(self.y, minlength=2).astype(float)
         self.h_y = self._h(ycounts[None, :], 2.0)[0]
         # Marginal entropies H(X_j), H(E_j) and relevance I(Y; X_j) of every column.
@@ -141,7 +160,7 @@ class _Prepared:
 
     def _h(self, counts: np.ndarray, K: Any) -> np.ndarray:
         K = np.broadcast_to(np.asarray(K, dtype=float), (counts.shape[0],))
-        return _smoothed_entropy_bits(counts, K, self.N, self.alpha)
+        return entropy_rows(counts, K, self.N, self.alpha)
 
     def iter_counts(self, pattern: _Pattern, cols: np.ndarray):
         """Yield ``(pos, c)`` with ``c[i, g, y, v] = #{items: pattern = g, Y = y, X_j digit v}``.
@@ -244,7 +263,8 @@ class _Pattern:
         self.G = int(present.sum())
         self.K *= int(radix)
         if not math.isfinite(float(self.K)):
-            raise ValueError("the pattern alphabet overflowed a float; k is too large")
+            raise constraint_error("k", "small enough for a float pattern alphabet",
+                                   Shown(f"an alphabet of {self.K} patterns"))
 
     @property
     def Kf(self) -> float:
@@ -275,50 +295,6 @@ class _Reduced:
         self.n_singletons = int(pattern.G - self.G)
 
 
-def _phi_step(P: _Prepared, K: np.ndarray) -> np.ndarray:
-    """``phi(1) - phi(0)`` with ``phi(c) = -q log2 q``, ``q = (c + alpha) / (N + alpha K)``:
-    what one cell holding a single item adds to a smoothed entropy over an empty cell."""
-    denom = P.N + P.alpha * K
-    q1 = (1.0 + P.alpha) / denom
-    step = -q1 * np.log2(q1)
-    if P.alpha > 0:
-        q0 = P.alpha / denom
-        step = step + q0 * np.log2(q0)
-    return step
-
-
-def _entropy_table(P: _Prepared, K: float) -> tuple[np.ndarray, float]:
-    """``(phi(c) - phi(0) for c = 0..n, K phi(0))`` of a smoothed entropy over ``K`` cells."""
-    values = np.arange(P.n + 1, dtype=float)
-    denom = P.N + P.alpha * float(K)
-    q = (values + P.alpha) / denom
-    with np.errstate(divide="ignore", invalid="ignore"):
-        phi = np.where(q > 0, -q * np.log2(np.where(q > 0, q, 1.0)), 0.0)
-    return phi - phi[0], float(K) * float(phi[0])
-
-
-def _entropy_lookup(P: _Prepared, counts: np.ndarray, K: np.ndarray) -> np.ndarray:
-    """Row-wise smoothed entropy like ``P._h`` for integer counts, by table look-up.
-
-    ``H = K phi(0) + sum_cells (phi(c) - phi(0))`` with ``phi(c) = -q log2 q``,
-    ``q = (c + alpha) / (N + alpha K)``: the same quantity as
-    :func:`ensel.info._smoothed_entropy_bits` (listed cells plus closed-form empty ones),
-    with the logarithms taken once per count value ``0..n`` instead of once per cell.
-    """
-    idx = counts.astype(np.intp)
-    out = np.empty(counts.shape[0])
-    values = np.arange(P.n + 1, dtype=float)
-    for Kv in np.unique(K):
-        rows = K == Kv
-        denom = P.N + P.alpha * float(Kv)
-        q = (values + P.alpha) / denom
-        with np.errstate(divide="ignore", invalid="ignore"):
-            phi = np.where(q > 0, -q * np.log2(np.where(q > 0, q, 1.0)), 0.0)
-        table = phi - phi[0]
-        out[rows] = table[idx[rows]].sum(axis=1) + float(Kv) * phi[0]
-    return out
-
-
 def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) -> np.ndarray:
     """``I(Y; (X_j, X_S)) - I(Y; X_S)`` for every candidate (both terms smoothed, clipped).
 
@@ -341,11 +317,11 @@ def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) 
             h_js = P._h(np.zeros((c, 1)), Kjs)
             h_jsy = P._h(np.zeros((c, 1)), 2.0 * Kjs)
         else:
-            h_js = _entropy_lookup(P, cnt.sum(axis=2).reshape(c, -1), Kjs)
-            h_jsy = _entropy_lookup(P, cnt.reshape(c, -1), 2.0 * Kjs)
+            h_js = P.table.rows(cnt.sum(axis=2).reshape(c, -1), Kjs)
+            h_jsy = P.table.rows(cnt.reshape(c, -1), 2.0 * Kjs)
         if s:
-            h_js = h_js + s * _phi_step(P, Kjs)
-            h_jsy = h_jsy + s * _phi_step(P, 2.0 * Kjs)
+            h_js = h_js + s * P.table.step(Kjs)
+            h_jsy = h_jsy + s * P.table.step(2.0 * Kjs)
         out[pos] = np.maximum(P.h_y + h_js - h_jsy, 0.0) - i_ys
 
     if red.G == 0:
@@ -353,10 +329,10 @@ def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) 
         return out
     if P.B2 is None:  # no abstention: every candidate has radix 2, one table per entropy
         Kjs, Kjsy = 2.0 * xs.Kf, 4.0 * xs.Kf
-        t_js, z_js = _entropy_table(P, Kjs)
-        t_jsy, z_jsy = _entropy_table(P, Kjsy)
-        corr_js = s * _phi_step(P, np.array([Kjs]))[0] if s else 0.0
-        corr_jsy = s * _phi_step(P, np.array([Kjsy]))[0] if s else 0.0
+        t_js, z_js = P.table.table(Kjs)
+        t_jsy, z_jsy = P.table.table(Kjsy)
+        corr_js = s * P.table.step(np.array([Kjs]))[0] if s else 0.0
+        corr_jsy = s * P.table.step(np.array([Kjsy]))[0] if s else 0.0
         for pos, c1, total in P.iter_counts_binary(red, cand):
             i1 = c1.astype(np.intp)
             i0 = total.astype(np.intp)[:, None] - i1
@@ -450,10 +426,12 @@ class _BaseSelector(SelectorMixin):
     """
 
     _needs_both_classes = True
+    _parameter_constraints: dict[str, Any] = {"k": _K}
 
     def __init__(self, k: int = 3) -> None:
         self.k = k
 
+    @validate_params(_XY)
     def fit(self, X: Any, y: Any) -> _BaseSelector:
         """Select ``k`` columns of ``X`` using labels ``y``.
 
@@ -489,20 +467,21 @@ class _BaseSelector(SelectorMixin):
               k: int) -> tuple[list[int], list[float], np.ndarray]:
         raise NotImplementedError
 
+    @validate_params({"X": ["array-like"]})
     def transform(self, X: Any) -> Any:
         """Keep the selected columns (in pick order); a DataFrame stays a DataFrame."""
         if not hasattr(self, "selected_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+            raise constraint_error("self", f"a fitted {type(self).__name__} (call fit(X, y) "
+                                   "first)", Shown("an unfitted estimator"))
         Xa = check_X(X)
         if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {Xa.shape[1]} models (columns) but {type(self).__name__} was fitted "
-                f"on {self.n_features_in_}"
-            )
+            raise constraint_error("X", f"of {self.n_features_in_} models (columns), as in fit",
+                                   Shown(f"{Xa.shape[1]} models"))
         if isinstance(X, pd.DataFrame):
             return X.iloc[:, self.selected_]
         return Xa[:, self.selected_]
 
+    @validate_params(_XY)
     def fit_transform(self, X: Any, y: Any) -> Any:
         """``fit(X, y).transform(X)``."""
         return self.fit(X, y).transform(X)
@@ -540,6 +519,7 @@ class TopK(_BaseSelector):
 class _InfoSelector(_BaseSelector):
     _gain: Callable[..., np.ndarray]
     _need_errors = False
+    _parameter_constraints: dict[str, Any] = {"k": _K, "alpha": _ALPHA}
 
     def __init__(self, k: int = 3, alpha: float = 1.0) -> None:
         self.k = k
@@ -671,6 +651,7 @@ SELECTORS: dict[str, type[_BaseSelector]] = {
 # Function interface (the public contract)
 # ---------------------------------------------------------------------------
 
+@validate_params({**_XY, "k": _K})
 def top_k(X: Any, y: Any, k: int) -> list[int]:
     """Indices of the ``k`` most accurate models on ``(X, y)``, most accurate first.
 
@@ -690,6 +671,7 @@ def top_k(X: Any, y: Any, k: int) -> list[int]:
     return TopK(k).fit(X, y).selected_
 
 
+@validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def relevance(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """The ``k`` models with the largest smoothed ``I(Y; X_j)``. See :class:`Relevance`.
 
@@ -706,6 +688,7 @@ def relevance(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     return Relevance(k, alpha=alpha).fit(X, y).selected_
 
 
+@validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def mrmr(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """Greedy ``I(Y; X_j) - I(X_j; X_S)`` selection, in pick order. See :class:`MRMR`.
 
@@ -722,6 +705,7 @@ def mrmr(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     return MRMR(k, alpha=alpha).fit(X, y).selected_
 
 
+@validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def greedy_mi(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """Greedy MI selection (maximise ``I(Y; X_j | X_S)``), in pick order. See :class:`GreedyMI`.
 
@@ -754,6 +738,7 @@ def greedy_mi(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     return GreedyMI(k, alpha=alpha).fit(X, y).selected_
 
 
+@validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def three_term_greedy(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     """Greedy maximisation of the Eq. (9) estimate. See :class:`ThreeTermGreedy`.
 
@@ -770,6 +755,7 @@ def three_term_greedy(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
     return ThreeTermGreedy(k, alpha=alpha).fit(X, y).selected_
 
 
+@validate_params({"p": ["array-like"], "k": _K})
 def greedy_mi_exact(p: Any, k: int) -> list[int]:
     """Greedy MI on an exact joint law: ``argmax_j I(Y; X_j | X_S)`` from a probability table.
 
@@ -791,9 +777,8 @@ def greedy_mi_exact(p: Any, k: int) -> list[int]:
     """
     arr = _check_prob(p)
     if arr.ndim < 2:
-        raise ValueError(
-            f"p must have one axis for Y and at least one per model; got shape {arr.shape}"
-        )
+        raise constraint_error("p", "a table with one axis for Y and at least one per model",
+                               Shown(f"shape {arr.shape}"))
     m = arr.ndim - 1
     k = check_k(k, m)
     selected: list[int] = []
@@ -814,6 +799,12 @@ def _is_estimator(obj: Any) -> bool:
     return hasattr(obj, "fit") and hasattr(obj, "predict")
 
 
+@validate_params({**_XY, "k": _K,
+                  "objective": [StrOptions(["mi", "map"]), HasMethods(["fit", "predict"]),
+                                "callable"],
+                  "X_val": ["array-like", None], "y_val": ["array-like", None],
+                  "alpha": _ALPHA, "max_subsets": [Interval(Integral, 1, None)],
+                  "return_score": ["boolean"]})
 def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
                       X_val: Any = None, y_val: Any = None, alpha: float = 1.0,
                       max_subsets: int = 100_000,
@@ -867,35 +858,37 @@ def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
     k = check_k(k, m)
     n_sub = math.comb(m, k)
     if n_sub > max_subsets:
-        raise ValueError(
-            f"exhaustive search over C({m}, {k}) = {n_sub} subsets exceeds "
-            f"max_subsets={max_subsets}; raise max_subsets or use a greedy selector"
-        )
+        raise constraint_error(
+            "max_subsets", f"at least the C({m}, {k}) = {n_sub} subsets to search (raise it, "
+            "or use a greedy selector)", max_subsets)
     al = check_real(alpha, "alpha", low=0, low_open=True, what="the Laplace pseudo-count")
     if (X_val is None) != (y_val is None):
-        raise ValueError("pass both X_val and y_val, or neither")
+        raise constraint_error("y_val" if y_val is None else "X_val",
+                               "given together with " + ("X_val" if y_val is None else "y_val")
+                               + " (both or neither)", None)
     if isinstance(objective, str):
         if objective == "map":
             from ensel.aggregate import MAPAggregator  # imported lazily (optional coupling)
 
             objective = MAPAggregator(alpha=alpha)
         elif objective != "mi":
-            raise ValueError(
-                f"objective must be 'mi', 'map', an aggregator with fit/predict, or a "
-                f"callable scorer(X_S, y); got {objective!r}"
-            )
+            raise constraint_error("objective", "'mi', 'map', an aggregator with fit/predict, "
+                                   "or a callable scorer(X_S, y)", objective)
     Xv = yv = None
     if X_val is not None:
         if not _is_estimator(objective):
-            raise ValueError("X_val/y_val are only used with an aggregator objective")
+            raise constraint_error("X_val", "None unless objective is an aggregator",
+                                   Shown("held-out answers with objective "
+                                         f"{objective!r}"))
         Xv, yv = check_X_y(X_val, y_val)
         if Xv.shape[1] != m:
-            raise ValueError(f"X_val has {Xv.shape[1]} models (columns) but X has {m}")
+            raise constraint_error("X_val", f"of {m} models (columns), as X",
+                                   Shown(f"{Xv.shape[1]} models"))
 
     if isinstance(objective, str):  # "mi"
-        d = np.where(Xa == 0, 2, (Xa + 1) // 2).astype(np.int64)
+        d = answer_digits(Xa)
         r = np.where((Xa == 0).any(axis=0), 3, 2)
-        yc = ((ya.astype(np.int64) + 1) // 2)
+        yc = label_bits(ya)
 
         def score(S: tuple[int, ...]) -> float:
             codes = np.zeros(Xa.shape[0], dtype=np.int64)
@@ -922,10 +915,8 @@ def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
 
         sign = 1.0
     else:
-        raise ValueError(
-            f"objective must be 'mi', 'map', an aggregator with fit/predict, or a callable "
-            f"scorer(X_S, y); got {objective!r}"
-        )
+        raise constraint_error("objective", "'mi', 'map', an aggregator with fit/predict, "
+                               "or a callable scorer(X_S, y)", objective)
 
     best_S: tuple[int, ...] | None = None
     best = -math.inf
@@ -940,6 +931,7 @@ def exhaustive_search(X: Any, y: Any, k: int, *, objective: Any = "mi",
     return subset
 
 
+@validate_params({**_XY, "picks": ["array-like"], "alpha": _ALPHA})
 def marginal_gains(X: Any, y: Any, picks: Any, alpha: float = 1.0) -> list[float]:
     """``I(Y; X_{S_t}) - I(Y; X_{S_{t-1}})`` in bits along ``picks`` (smoothed estimator).
 
@@ -957,13 +949,13 @@ def marginal_gains(X: Any, y: Any, picks: Any, alpha: float = 1.0) -> list[float
     from ensel.info import smoothed_mutual_information
 
     Xa, ya = check_X_y(X, y)
-    yc = (ya.astype(np.int64) + 1) // 2
+    yc = label_bits(ya)
     codes = np.zeros(len(ya), dtype=np.int64)
     size, prev, out = 1, 0.0, []
     for j in picks:
         col = Xa[:, int(j)]
-        d = np.where(col == 0, 2, (col.astype(np.int64) + 1) // 2)
-        radix = 3 if (col == 0).any() else 2
+        d = answer_digits(col)
+        radix = 3 if (d == 2).any() else 2
         _, codes = np.unique(codes * 3 + d, return_inverse=True)  # relabel (size stays nominal)
         codes = codes.reshape(-1)
         size *= radix

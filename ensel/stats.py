@@ -91,10 +91,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy import special as _sp  # not scipy.stats: 1.3 s to import on every page
+
+from ensel._validation import (
+    Interval,
+    Shown,
+    StrOptions,
+    check_real,
+    constraint_error,
+    validate_params,
+)
 
 __all__ = [
     "HOLDS",
@@ -190,23 +200,24 @@ def _t_quantile(p: float, df: int) -> float:
 
 
 def _check_confidence(confidence: Any) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.number)):
-        raise ValueError(f"confidence must be a number in (0, 1); got {confidence!r}")
-    c = float(confidence)
-    if not 0.0 < c < 1.0:
-        raise ValueError(f"confidence must lie strictly between 0 and 1; got {c}")
-    return c
+    return check_real(confidence, "confidence", low=0.0, high=1.0, low_open=True,
+                      high_open=True)
 
 
 def _check_ratio(n_train: Any, n_test: Any) -> float:
-    for name, v in (("n_train", n_train), ("n_test", n_test)):
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or v < 0:
-            raise ValueError(f"{name} must be a non-negative number; got {v!r}")
-    if float(n_train) <= 0:
-        raise ValueError(f"n_train must be positive; got {n_train!r}")
-    return float(n_test) / float(n_train)
+    n_tr = check_real(n_train, "n_train", low=0.0, low_open=True)
+    n_te = check_real(n_test, "n_test", low=0.0)
+    return n_te / n_tr
 
 
+#: Declared constraints of the public functions (checked by ``validate_params``).
+_REAL = ["real"]
+_CONFIDENCE = [Interval(Real, 0, 1, closed="neither")]
+_N_TRAIN = [Interval(Real, 0, None, closed="neither")]
+_N_TEST = [Interval(Real, 0, None)]
+
+
+@validate_params({"low": _REAL, "high": _REAL, "direction": [StrOptions(_DIRECTIONS)]})
 def verdict(low: float, high: float, direction: str = "less") -> str:
     """Three-outcome verdict of a claim about a difference, from its interval.
 
@@ -225,12 +236,14 @@ def verdict(low: float, high: float, direction: str = "less") -> str:
         (contains 0) or ``"contradicted"`` (excludes 0 in the other direction).
     """
     if direction not in _DIRECTIONS:
-        raise ValueError(f"direction must be one of {_DIRECTIONS}; got {direction!r}")
+        raise constraint_error("direction", f"one of {', '.join(map(repr, _DIRECTIONS))}",
+                               direction)
     lo, hi = float(low), float(high)
     if math.isnan(lo) or math.isnan(hi):
-        raise ValueError(f"interval bounds must be numbers; got ({low}, {high})")
+        raise constraint_error("low" if math.isnan(lo) else "high", "a number (not NaN)",
+                               float("nan"))
     if lo > hi:
-        raise ValueError(f"low must not exceed high; got ({lo}, {hi})")
+        raise constraint_error("high", f"at least low ({lo})", hi)
     if direction == "greater":
         lo, hi = -hi, -lo
     if hi < 0:
@@ -240,6 +253,8 @@ def verdict(low: float, high: float, direction: str = "less") -> str:
     return WITHIN_NOISE
 
 
+@validate_params({"sd": [Interval(Real, 0, None)], "n_evaluations": [Interval(Integral, 2, None)],
+                  "ratio": [Interval(Real, 0, None)], "confidence": _CONFIDENCE})
 def half_width(sd: float, n_evaluations: int, ratio: float, *,
                confidence: float = 0.95) -> float:
     """Half-width of the corrected interval: ``t_{J-1} * sd * sqrt(1/J + ratio)``.
@@ -248,12 +263,16 @@ def half_width(sd: float, n_evaluations: int, ratio: float, *,
     """
     J = int(n_evaluations)
     if J < 2:
-        raise ValueError(f"an interval needs at least 2 evaluations; got {n_evaluations}")
+        raise constraint_error("n_evaluations", "an int in [2, inf) (an interval needs two "
+                               "evaluations)", n_evaluations)
     c = _check_confidence(confidence)
     t = _t_quantile(0.5 + c / 2.0, J - 1)
     return t * float(sd) * math.sqrt(1.0 / J + float(ratio))
 
 
+@validate_params({"differences": ["array-like"], "n_train": _N_TRAIN, "n_test": _N_TEST,
+                  "confidence": _CONFIDENCE, "direction": [StrOptions(_DIRECTIONS)],
+                  "correct": ["boolean"], "halves": ["array-like", None]})
 def paired_interval(differences: Any, *, n_train: float, n_test: float,
                     confidence: float = 0.95, direction: str = "less",
                     correct: bool = True, halves: Any = None) -> PairedInterval:
@@ -301,11 +320,12 @@ def paired_interval(differences: Any, *, n_train: float, n_test: float,
     """
     d = np.asarray(differences, dtype=float).ravel()
     if d.size < 2:
-        raise ValueError(
-            f"a paired interval needs at least 2 evaluations (splits x conditions); got {d.size}"
-        )
+        raise constraint_error("differences", "at least 2 evaluations (splits x conditions)",
+                               Shown(f"{d.size}"))
     if not np.all(np.isfinite(d)):
-        raise ValueError("differences must be finite numbers")
+        i = int(np.argmax(~np.isfinite(d)))
+        raise constraint_error("differences", "finite numbers",
+                               Shown(f"{float(d[i])!r} at position {i}"))
     c = _check_confidence(confidence)
     ratio = _check_ratio(n_train, n_test) if correct else 0.0
     J = int(d.size)
@@ -315,8 +335,9 @@ def paired_interval(differences: Any, *, n_train: float, n_test: float,
     if halves is not None and correct:
         hv = np.asarray(halves, dtype=float)
         if hv.ndim != 2 or hv.shape[1] != 2 or hv.shape[0] < 2 or not np.all(np.isfinite(hv)):
-            raise ValueError("halves must be finite numbers of shape (M, 2) with M >= 2 "
-                             f"halvings; got shape {hv.shape}")
+            raise constraint_error("halves", "finite numbers of shape (M, 2) with M >= 2 halvings",
+                                   Shown(f"shape {hv.shape}"
+                                         + ("" if np.all(np.isfinite(hv)) else ", not finite")))
         M = int(hv.shape[0])
         v_halves = float(np.mean((hv[:, 0] - hv[:, 1]) ** 2)) / 4.0
         if v_halves > var:
@@ -328,14 +349,14 @@ def paired_interval(differences: Any, *, n_train: float, n_test: float,
                           verdict(low, high, direction), method, M)
 
 
+@validate_params({"errors_a": ["array-like"], "errors_b": ["array-like"]})
 def paired_differences(errors_a: Any, errors_b: Any) -> np.ndarray:
     """``errors_a - errors_b`` for two equally long sequences of paired evaluations."""
     a = np.asarray(errors_a, dtype=float).ravel()
     b = np.asarray(errors_b, dtype=float).ravel()
     if a.shape != b.shape:
-        raise ValueError(
-            f"paired evaluations must match one to one; got {a.size} and {b.size} values"
-        )
+        raise constraint_error("errors_b", f"paired one to one with errors_a ({a.size} values)",
+                               Shown(f"{b.size} values"))
     return a - b
 
 
@@ -362,6 +383,12 @@ class SplitChoice:
     reason: str
 
 
+@validate_params({"sd": [Interval(Real, 0, None)], "n_train": _N_TRAIN, "n_test": _N_TEST,
+                  "effect": [*_REAL, None], "n_conditions": [Interval(Integral, 1, None)],
+                  "relative": [Interval(Real, 0, None, closed="neither")],
+                  "near_floor": [Interval(Real, 1, None, closed="neither")],
+                  "min_splits": [Interval(Integral, 1, None)],
+                  "max_splits": [Interval(Integral, 1, None)], "confidence": _CONFIDENCE})
 def choose_n_splits(sd: float, *, n_train: float, n_test: float, effect: float | None = None,
                     n_conditions: int = 1, relative: float = 0.5, near_floor: float = 1.1,
                     min_splits: int = 5, max_splits: int = 50,
@@ -398,11 +425,9 @@ def choose_n_splits(sd: float, *, n_train: float, n_test: float, effect: float |
     ratio = _check_ratio(n_train, n_test)
     c = _check_confidence(confidence)
     C = int(n_conditions)
-    if C < 1 or not 1 <= int(min_splits) <= int(max_splits):
-        raise ValueError("need n_conditions >= 1 and 1 <= min_splits <= max_splits")
+    if int(min_splits) > int(max_splits):
+        raise constraint_error("max_splits", f"at least min_splits ({min_splits})", max_splits)
     sd = float(sd)
-    if not math.isfinite(sd) or sd < 0:
-        raise ValueError(f"sd must be a non-negative number; got {sd!r}")
     floor = float(_sp.ndtri(0.5 + c / 2.0)) * sd * math.sqrt(ratio)
     lo = max(int(min_splits), 2 if C == 1 else 1)
     Js = list(range(lo, int(max_splits) + 1))
@@ -424,6 +449,7 @@ def choose_n_splits(sd: float, *, n_train: float, n_test: float, effect: float |
     return SplitChoice(J, h, floor, f"capped at {J} splits (half-width {h:.4f})")
 
 
+@validate_params({"sizes": ["array-like"]})
 def pooled_sizes(sizes: Sequence[tuple[int, int]]) -> tuple[float, float]:
     """Mean ``(n_train, n_test)`` over evaluations (for conditions of different sizes)."""
     arr = np.asarray(sizes, dtype=float).reshape(-1, 2)

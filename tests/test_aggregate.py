@@ -137,11 +137,13 @@ def test_map_errors():
     with pytest.raises(ValueError, match="only the label"):
         MAPAggregator().fit(X, [1, 1])
     m = MAPAggregator().fit(X, [1, -1])
-    with pytest.raises(ValueError, match="X has 3 columns .* fitted on 2"):
+    with pytest.raises(ValueError, match="X of MAPAggregator.predict must be of 2 columns .*; "
+                       "got 3 columns"):
         m.predict(np.ones((2, 3)))
-    with pytest.raises(ValueError, match="not fitted yet"):
+    with pytest.raises(ValueError, match="self of MAPAggregator.predict must be a fitted"):
         MAPAggregator().predict(X)
-    with pytest.raises(ValueError, match="alpha must be a non-negative"):
+    with pytest.raises(ValueError, match=r"alpha of MAPAggregator must be a real number in "
+                       r"\[0, inf\); got -1"):
         MAPAggregator(alpha=-1).fit(X, [1, -1])
     with pytest.raises(ValueError, match="value 2"):
         MAPAggregator().fit([[1, 2], [1, 1]], [1, -1])
@@ -184,9 +186,10 @@ def test_majority_vote_odd_k_never_random():
 
 def test_majority_vote_errors():
     mv = MajorityVote().fit(np.ones((3, 2)))
-    with pytest.raises(ValueError, match="X has 3 columns .* fitted on 2"):
+    with pytest.raises(ValueError, match="X of MajorityVote.predict must be of 2 columns"):
         mv.predict(np.ones((3, 3)))
-    with pytest.raises(ValueError, match="random_state must be"):
+    with pytest.raises(ValueError, match="random_state of MajorityVote must be an int, a numpy "
+                       "Generator or None; got 'a'"):
         MajorityVote(random_state="a").fit(np.ones((3, 2)))
     with pytest.raises(ValueError, match="2-dimensional"):
         MajorityVote().fit(np.ones(3))
@@ -248,12 +251,15 @@ def test_wmv_errors():
     X = np.array([[1, -1], [-1, 1]])
     with pytest.raises(ValueError, match="only the label"):
         WeightedMajorityVote().fit(X, [-1, -1])
-    with pytest.raises(ValueError, match="eps must be None or a number in"):
+    with pytest.raises(ValueError, match=r"eps of WeightedMajorityVote must be a real number "
+                       r"in \(0, 0.5\) or None; got 0.7"):
         WeightedMajorityVote(eps=0.7).fit(X, [1, -1])
     w = WeightedMajorityVote().fit(X, [1, -1])
-    with pytest.raises(ValueError, match="X has 1 columns .* fitted on 2"):
+    with pytest.raises(ValueError, match="X of WeightedMajorityVote.predict must be of 2 "
+                       "columns .*; got 1 columns"):
         w.predict(np.ones((2, 1)))
-    with pytest.raises(ValueError, match="not fitted yet"):
+    with pytest.raises(ValueError, match="self of WeightedMajorityVote.predict must be a "
+                       "fitted"):
         WeightedMajorityVote().predict(X)
 
 

@@ -77,7 +77,8 @@ def test_bivariate_pdf_is_derivative_in_rho():
 
 
 def test_bivariate_cdf_errors():
-    with pytest.raises(ValueError, match=r"rho must be in \[-1, 1\]"):
+    with pytest.raises(ValueError, match=r"rho of bivariate_normal_cdf must be a correlation in"
+                                         r" \[-1, 1\]; got 1.5"):
         bivariate_normal_cdf(0, 0, 1.5)
     with pytest.raises(ValueError, match="NaN"):
         bivariate_normal_cdf(np.nan, 0, 0.1)
@@ -181,11 +182,12 @@ def test_tetrachoric_constant_column_is_zero():
 
 
 def test_tetrachoric_errors():
-    with pytest.raises(ValueError, match="e_i has 3 items but e_j has 2"):
+    with pytest.raises(ValueError, match=r"e_j of tetrachoric must be of the same length as e_i"
+                                         r" \(3 items\); got 2 items"):
         tetrachoric([0, 1, 1], [0, 1])
     with pytest.raises(ValueError, match=r"e_j has value 2 at position \(1,\)"):
         tetrachoric([0, 1], [0, 2])
-    with pytest.raises(ValueError, match="e_i and e_j must be 1-dimensional"):
+    with pytest.raises(ValueError, match="e_i of tetrachoric must be 1-dimensional"):
         tetrachoric([[0, 1]], [[0, 1]])
     with pytest.raises(ValueError, match=r"eps of tetrachoric must be a real number in \(0, 0.5\)"):
         tetrachoric([0, 1], [1, 0], eps=0.0)
@@ -236,7 +238,7 @@ def test_nearest_correlation_keeps_psd_input_and_fixes_bad_one():
     P = nearest_correlation(B, eps=1e-3)
     assert np.linalg.eigvalsh(P).min() > 0
     np.testing.assert_allclose(np.diag(P), 1.0)
-    with pytest.raises(ValueError, match="R must be symmetric"):
+    with pytest.raises(ValueError, match="R of nearest_correlation must be symmetric"):
         nearest_correlation([[1.0, 0.2], [0.3, 1.0]])
     with pytest.raises(ValueError, match="square"):
         nearest_correlation(np.ones((2, 3)))
@@ -255,9 +257,11 @@ def test_fit_on_psd_truth_reproduces_pairwise_joint_errors():
 def test_fit_errors():
     with pytest.raises(ValueError, match=r"E has value -1 at position \(0, 0\)"):
         fit_gaussian_copula(np.array([[-1, 1], [1, 1]]))
-    with pytest.raises(ValueError, match="E must be 2-dimensional"):
+    with pytest.raises(ValueError, match=r"E of .* must be 2-dimensional \(n_items, n_models\);"
+                                         r" got shape"):
         fit_gaussian_copula(np.array([0, 1, 1]))
-    with pytest.raises(ValueError, match="not fitted yet"):
+    with pytest.raises(ValueError, match="self of GaussianCopula.sample must be a fitted"
+                                         " GaussianCopula"):
         GaussianCopula().sample(10)
 
 
@@ -294,11 +298,11 @@ def test_sample_reproducible_and_marginals():
 
 
 def test_sample_errors_input_checks():
-    with pytest.raises(ValueError, match=r"Sigma must have shape \(2, 2\)"):
+    with pytest.raises(ValueError, match=r"Sigma of .* must be of shape \(2, 2\) to match tau"):
         sample_errors([0.0, 0.0], np.eye(3), 5)
     with pytest.raises(ValueError, match="unit diagonal"):
         sample_errors([0.0, 0.0], 2 * np.eye(2), 5)
-    with pytest.raises(ValueError, match="not positive semi-definite"):
+    with pytest.raises(ValueError, match="Sigma of sample_errors must be positive semi-definite"):
         sample_errors([0.0, 0.0, 0.0], [[1, 1, -1], [1, 1, 1], [-1, 1, 1]], 5)
     with pytest.raises(ValueError, match=r"n of sample_errors must be an int in \[1, inf\); got 0"):
         sample_errors([0.0], [[1.0]], 0)
@@ -326,7 +330,8 @@ def test_sample_equicorrelated_marginals_correlation_and_seed():
 
 
 def test_sample_equicorrelated_errors():
-    with pytest.raises(ValueError, match=r"rho must be in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"rho of sample_equicorrelated must be a real number in"
+                                         r" \[0, 1\]"):
         sample_equicorrelated(0.7, -0.1, 3, 10)
     with pytest.raises(ValueError, match="accuracy of sample_equicorrelated must be of length 3; "
                                          "got length 2"):

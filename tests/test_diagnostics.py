@@ -174,7 +174,8 @@ def test_expected_negative_error_rate():
     assert got == pytest.approx((1 + 1 / 3 + 0) / 3)
     with pytest.raises(ValueError, match="at least 2"):
         mc.expected_negative_error_rate([True], [False], [1])
-    with pytest.raises(ValueError, match="both wrong and abstained"):
+    with pytest.raises(ValueError, match="abstained of expected_negative_error_rate must be"
+                                         " False where wrong is True"):
         mc.expected_negative_error_rate([True], [True], [3])
     with pytest.raises(ValueError, match="equal length"):
         mc.expected_negative_error_rate([True, False], [False], [3])
@@ -263,7 +264,7 @@ def test_copula_heldout_curves_matches_theory():
         mc.copula_heldout_curves({1: cop}, {"id": [0]}, n_train=10)
     with pytest.raises(ValueError, match="distinct"):
         mc.copula_heldout_curves(cop, {"id": [0, 0]}, n_train=10)
-    with pytest.raises(ValueError, match="not fitted"):
+    with pytest.raises(ValueError, match="copulas of copula_heldout_curves must be fitted"):
         mc.copula_heldout_curves(GaussianCopula(), {"id": [0]}, n_train=10)
 
 
@@ -313,7 +314,8 @@ def test_one_factor_summary_subset_and_curves():
         0.3, abs=1e-9)
     got = cur.loc[(cur["k"] == 2) & (cur["rule"] == "majority"), "error"].iloc[0]
     assert got == pytest.approx(theory.ensemble_error(0.75, 0.6, 2, rule="majority"))
-    with pytest.raises(ValueError, match="nan at k=2"):
+    with pytest.raises(ValueError, match=r"rho of one_factor_curves must be defined \(not NaN\)"
+                                         r" at k=2"):
         mc.one_factor_curves(0.8, np.nan, [2])
     with pytest.raises(ValueError, match="distinct"):
         mc.subset_one_factor(rates, S, [0, 0])

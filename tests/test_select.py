@@ -196,7 +196,8 @@ def test_sample_greedy_mi_matches_top_k_under_independence():
 def test_greedy_mi_exact_ties_and_errors():
     p = bsc_law([0.2, 0.2, 0.1])
     assert greedy_mi_exact(p, 3) == [2, 0, 1]
-    with pytest.raises(ValueError, match="k=4 exceeds"):
+    with pytest.raises(ValueError, match="k of greedy_mi_exact must be an integer "
+                       "in \\[1, 3\\].*got 4, which exceeds"):
         greedy_mi_exact(p, 4)
     with pytest.raises(ValueError, match="at least one per model"):
         greedy_mi_exact([0.5, 0.5], 1)
@@ -264,9 +265,9 @@ def test_transform_and_dataframes():
     np.testing.assert_array_equal(sel.fit_transform(X, y), X[:, [1, 2]])
     assert repr(sel) == "GreedyMI(k=2, alpha=1.0)"
     assert sel.get_params() == {"k": 2, "alpha": 1.0}
-    with pytest.raises(ValueError, match="fitted on 3"):
+    with pytest.raises(ValueError, match="X of GreedyMI.transform must be of 3 models"):
         sel.transform(X[:, :2])
-    with pytest.raises(ValueError, match="not fitted yet"):
+    with pytest.raises(ValueError, match="self of MRMR.transform must be a fitted MRMR"):
         MRMR(2).transform(X)
 
 
@@ -279,11 +280,13 @@ X0, Y0 = bsc_sample([0.2, 0.3, 0.4], 20, seed=0)
 
 @pytest.mark.parametrize("f", FUNCS)
 def test_budget_errors(f):
-    with pytest.raises(ValueError, match="k=4 exceeds the number of models m=3"):
+    name = f.__name__
+    with pytest.raises(ValueError, match=f"k of {name} must be an integer in \\[1, 3\\].*; got 4, "
+                       "which exceeds the number of models m=3"):
         f(X0, Y0, 4)
-    with pytest.raises(ValueError, match="k must be at least 1; got 0"):
+    with pytest.raises(ValueError, match=f"k of {name} must be an int in \\[1, inf\\); got 0"):
         f(X0, Y0, 0)
-    with pytest.raises(ValueError, match="k must be an integer"):
+    with pytest.raises(TypeError, match=f"k of {name} must be an int in .*; got 1.5"):
         f(X0, Y0, 1.5)
 
 
@@ -305,7 +308,8 @@ def test_value_and_shape_errors(f):
 
 @pytest.mark.parametrize("f", MI_FUNCS)
 def test_one_class_labels_rejected_by_information_selectors(f):
-    with pytest.raises(ValueError, match="contains only the label \\+1"):
+    with pytest.raises(ValueError, match="y of .* must be labels of both classes .*; got only"
+                                         " the label \\+1"):
         f(X0, np.ones(20, dtype=int), 1)
 
 
@@ -370,15 +374,19 @@ def test_exhaustive_with_map_aggregator():
 
 
 def test_exhaustive_errors():
-    with pytest.raises(ValueError, match=r"C\(3, 2\) = 3 subsets exceeds max_subsets=2"):
+    with pytest.raises(ValueError, match=r"max_subsets of exhaustive_search must be "
+                       r"at least the C\(3, 2\) = 3 subsets"):
         exhaustive_search(X0, Y0, 2, max_subsets=2)
-    with pytest.raises(ValueError, match="both X_val and y_val"):
+    with pytest.raises(ValueError, match="y_val of exhaustive_search must be given "
+                       "together with X_val"):
         exhaustive_search(X0, Y0, 2, objective=SignOfSum(), X_val=X0)
-    with pytest.raises(ValueError, match="only used with an aggregator"):
+    with pytest.raises(ValueError, match="X_val of exhaustive_search must be None "
+                       "unless objective is an aggregator"):
         exhaustive_search(X0, Y0, 2, X_val=X0, y_val=Y0)
-    with pytest.raises(ValueError, match="objective must be"):
+    with pytest.raises(ValueError, match="objective of exhaustive_search must be"):
         exhaustive_search(X0, Y0, 2, objective="accuracy")
-    with pytest.raises(ValueError, match="X_val has 2 models"):
+    with pytest.raises(ValueError, match="X_val of exhaustive_search must be of 3 "
+                       "models.*; got 2 models"):
         exhaustive_search(X0, Y0, 2, objective=SignOfSum(), X_val=X0[:, :2], y_val=Y0)
-    with pytest.raises(ValueError, match="contains only the label"):
+    with pytest.raises(ValueError, match="got only the label"):
         exhaustive_search(X0, -np.ones(20, dtype=int), 2)

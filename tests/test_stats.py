@@ -76,7 +76,8 @@ def test_paired_interval_takes_the_larger_variance_with_halves() -> None:
 @pytest.mark.parametrize("bad", [[[0.1, 0.2]], [0.1, 0.2, 0.3], [[0.1, np.nan], [0.1, 0.2]],
                                  [[0.1, 0.2, 0.3], [0.1, 0.2, 0.3]]])
 def test_paired_interval_rejects_bad_halves(bad) -> None:
-    with pytest.raises(ValueError, match="halves must be finite numbers of shape"):
+    with pytest.raises(ValueError, match="halves of paired_interval must be finite "
+                       "numbers of shape"):
         paired_interval([0.1, 0.2, 0.0], n_train=8, n_test=2, halves=bad)
 
 

@@ -26,6 +26,7 @@ from functools import cache
 
 import yaml
 
+from ensel._validation import Shown, constraint_error
 from ensel.datasets._paths import package_data
 
 __all__ = ["PROMPT_VERSION", "PromptTemplate", "load_template", "template_hash"]
@@ -82,7 +83,8 @@ class PromptTemplate:
         """
         missing = [f for f in self.fields if f not in values]
         if missing:
-            raise ValueError(f"prompt {self.task!r} needs the field(s) {missing}")
+            raise constraint_error("values", f"the field(s) {self.fields} of prompt {self.task!r}",
+                                   Shown(f"no {missing}"))
         user = _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.user)
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
@@ -112,5 +114,5 @@ def load_template(task: str, version: str = PROMPT_VERSION) -> PromptTemplate:
     """
     templates = _templates(version)
     if task not in templates:
-        raise ValueError(f"unknown prompt task {task!r}; expected one of {sorted(templates)}")
+        raise constraint_error("task", f"a shipped prompt task, one of {sorted(templates)}", task)
     return templates[task]

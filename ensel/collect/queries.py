@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ensel._validation import check_int, check_option, constraint_error
 from ensel.collect.sources import fetch_source, source_entry
 from ensel.datasets.mmlu_pro import negative_options
 
@@ -78,9 +79,10 @@ def _check_n(n: int | None, available: int, source: str) -> int:
     if n is None:
         return available
     if isinstance(n, bool) or not isinstance(n, int) or n < 2 or n % 2:
-        raise ValueError(f"n_queries of {source} must be an even integer >= 2; got {n!r}")
+        raise constraint_error("n_queries", f"an even integer >= 2 (source {source})", n)
     if n > available:
-        raise ValueError(f"n_queries of {source} is {n}, but the source has only {available}")
+        raise constraint_error("n_queries", f"at most the {available} queries of source {source}",
+                               n)
     return n
 
 
@@ -190,10 +192,8 @@ def build_queries(source: str, *, n_queries: int | None = None, seed: int = 0,
     pandas.DataFrame
         ``query_id, label, task`` and the template fields; labels balanced.
     """
-    if source not in SOURCES:
-        raise ValueError(f"unknown query source {source!r}; expected one of {sorted(SOURCES)}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    check_option(source, "source", sorted(SOURCES))
+    check_int(seed, "seed", low=0)
     if source == "mmlu_pro":
         return _mmlu_pro(n_queries, seed)
     if path is None:

@@ -17,6 +17,7 @@ import io
 import os
 from pathlib import Path
 
+from ensel._validation import constraint_error
 from ensel.datasets._fetch import (
     DataUnavailableError,
     RegistryEntry,
@@ -63,7 +64,7 @@ def source_entry(name: str, registry: str | os.PathLike[str] | None = None) -> R
     """The registry row of source ``name``; ``ValueError`` naming the valid ones otherwise."""
     sources = read_sources(registry)
     if name not in sources:
-        raise ValueError(f"unknown query source {name!r}; expected one of {sorted(sources)}")
+        raise constraint_error("name", f"a query source, one of {sorted(sources)}", name)
     return sources[name]
 
 

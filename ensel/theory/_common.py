@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
 from ensel._validation import (
+    Interval,
     Shown,
     check_int,
     check_probabilities,
@@ -74,3 +76,24 @@ def _check_joint_table(joint: Any) -> np.ndarray:
 
 def _check_subset(S: Iterable[int] | None, k: int, name: str = "S") -> tuple[int, ...]:
     return check_subset(S, k, name)
+
+
+def _check_weights(weights: Any) -> np.ndarray:
+    """Vote weights: a finite, non-empty 1-d array."""
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)):
+        raise constraint_error("weights", "a finite, non-empty 1-d array", weights)
+    return w
+
+
+# Declared constraints of the public functions (checked by ``validate_params``).
+ARR = ["array-like"]
+ARR_OR_REAL = ["array-like", "real"]
+REAL = [Interval(Real, None, None)]
+PRIOR = [Interval(Real, 0, 1, closed="neither")]
+RATE = [Interval(Real, 0, 1)]
+SUBSET = ["iterable", None]
+POS_INT = [Interval(Integral, 1, None)]
+SEED = ["random_state", None]
+TOL = [Interval(Real, 0, None)]
+FUNC = ["callable"]

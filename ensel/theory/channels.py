@@ -17,8 +17,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ensel._validation import check_random_state
-from ensel.theory._common import _check_joint_table, _check_prior, _check_rates, _real
+from ensel._validation import Shown, check_k, check_random_state, constraint_error, validate_params
+from ensel.theory._common import (
+    ARR,
+    ARR_OR_REAL,
+    POS_INT,
+    PRIOR,
+    RATE,
+    REAL,
+    SEED,
+    TOL,
+    _check_joint_table,
+    _check_prior,
+    _check_rates,
+    _real,
+)
 from ensel.theory.joint import independent_joint_law, map_error, mutual_information_xy
 
 __all__ = [
@@ -37,6 +50,7 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
+@validate_params({"eps_strong": REAL, "eps_weak": REAL})
 def bsc_degradation_delta(eps_strong: float, eps_weak: float) -> float:
     """Crossover of the BSC that degrades ``BSC(eps_strong)`` into ``BSC(eps_weak)``.
 
@@ -58,17 +72,16 @@ def bsc_degradation_delta(eps_strong: float, eps_weak: float) -> float:
     e1 = _real(eps_strong, "eps_strong")
     e2 = _real(eps_weak, "eps_weak")
     if not 0.0 <= e1 < 0.5:
-        raise ValueError(f"eps_strong must lie in [0, 1/2); got {e1!r}")
+        raise constraint_error("eps_strong", "a real number in [0, 0.5)", e1)
     if not 0.0 <= e2 < 0.5:
-        raise ValueError(f"eps_weak must lie in [0, 1/2); got {e2!r}")
+        raise constraint_error("eps_weak", "a real number in [0, 0.5)", e2)
     if e2 < e1:
-        raise ValueError(
-            f"eps_weak ({e2!r}) must be >= eps_strong ({e1!r}): only a more accurate channel "
-            "can be degraded into a less accurate one"
-        )
+        raise constraint_error("eps_weak", f"at least eps_strong ({e1!r}): only a more accurate "
+                               "channel can be degraded into a less accurate one", e2)
     return (e2 - e1) / (1.0 - 2.0 * e1)
 
 
+@validate_params({"p": ARR_OR_REAL})
 def binary_entropy(p: Any) -> Any:
     """Binary entropy ``h(p) = -p log2 p - (1 - p) log2 (1 - p)`` in bits (``h(0) = h(1) = 0``).
 
@@ -84,13 +97,14 @@ def binary_entropy(p: Any) -> Any:
     """
     arr = np.asarray(p, dtype=float)
     if not np.all(np.isfinite(arr)) or (arr < 0).any() or (arr > 1).any():
-        raise ValueError(f"p must contain probabilities in [0, 1]; got {p!r}")
+        raise constraint_error("p", "probabilities in [0, 1]", p)
     with np.errstate(divide="ignore", invalid="ignore"):
         h = -(np.where(arr > 0, arr * np.log2(arr), 0.0)
               + np.where(arr < 1, (1 - arr) * np.log2(1 - arr), 0.0))
     return float(h) if h.ndim == 0 else h
 
 
+@validate_params({"eps": ARR_OR_REAL})
 def bsc_capacity(eps: Any) -> Any:
     """Capacity ``1 - h(eps)`` (bits per use) of a binary symmetric channel with crossover ``eps``.
 
@@ -106,19 +120,17 @@ def bsc_capacity(eps: Any) -> Any:
     -------
     float or numpy.ndarray
     """
-    try:
-        h = binary_entropy(eps)
-    except ValueError:
-        raise ValueError(
-            f"eps must contain crossover probabilities in [0, 1]; got {eps!r}"
-        ) from None
-    return 1.0 - h
+    arr = np.asarray(eps, dtype=float)
+    if not np.all(np.isfinite(arr)) or (arr < 0).any() or (arr > 1).any():
+        raise constraint_error("eps", "crossover probabilities in [0, 1]", eps)
+    return 1.0 - binary_entropy(eps)
 
 
 # ---------------------------------------------------------------------------
 # Theorem 4.1
 # ---------------------------------------------------------------------------
 
+@validate_params({"joint": ARR, "k": POS_INT})
 def subset_table(joint: Any, k: int) -> pd.DataFrame:
     """Exact ``I(Y; X_S)`` (bits) and MAP error of every subset ``S`` of ``k`` models.
 
@@ -137,8 +149,7 @@ def subset_table(joint: Any, k: int) -> pd.DataFrame:
     """
     arr = _check_joint_table(joint)
     m = arr.ndim - 1
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= m:
-        raise ValueError(f"k must be an integer in [1, {m}]; got {k!r}")
+    k = check_k(k, m)
     rows = [
         {"subset": S, "mi": mutual_information_xy(arr, S), "map_error": map_error(arr, S)}
         for S in itertools.combinations(range(m), int(k))
@@ -146,6 +157,7 @@ def subset_table(joint: Any, k: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@validate_params({"eps": ARR, "k": POS_INT, "prior": PRIOR, "tol": TOL})
 def top_k_dominance(eps: Any, k: int, *, prior: float = 0.5, tol: float = 1e-12) -> dict:
     """Compare the top-``k`` set with every other ``k``-subset of independent BSCs, exactly.
 
@@ -176,7 +188,7 @@ def top_k_dominance(eps: Any, k: int, *, prior: float = 0.5, tol: float = 1e-12)
     e = _check_rates(eps, "eps")
     m = e.size
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < m:
-        raise ValueError(f"k must be an integer in [1, {m - 1}] (m = {m}); got {k!r}")
+        raise constraint_error("k", f"an integer in [1, {m - 1}] (m = {m})", k)
     p = _check_prior(prior)
     joint = independent_joint_law(e, prior=p)
     table = subset_table(joint, int(k))
@@ -201,6 +213,8 @@ def top_k_dominance(eps: Any, k: int, *, prior: float = 0.5, tol: float = 1e-12)
     }
 
 
+@validate_params({"eps_strong": RATE, "delta": RATE, "n": POS_INT, "prior": PRIOR,
+                  "random_state": SEED})
 def sample_degradation_chain(eps_strong: float, delta: float, n: int, *, prior: float = 0.5,
                              random_state: Any = None) -> pd.DataFrame:
     """Simulate ``Y -> X_strong -> X_weak`` (Lemma C.1): a BSC cascaded with a BSC(``delta``).
@@ -227,12 +241,6 @@ def sample_degradation_chain(eps_strong: float, delta: float, n: int, *, prior: 
     """
     e1 = float(eps_strong)
     d = float(delta)
-    if not 0.0 <= e1 <= 1.0:
-        raise ValueError(f"eps_strong must lie in [0, 1]; got {eps_strong!r}")
-    if not 0.0 <= d <= 1.0:
-        raise ValueError(f"delta must lie in [0, 1]; got {delta!r}")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"n must be a positive integer; got {n!r}")
     p = _check_prior(prior)
     rng = check_random_state(random_state)
     y = np.where(rng.random(n) < p, 1, -1).astype(np.int8)
@@ -243,6 +251,7 @@ def sample_degradation_chain(eps_strong: float, delta: float, n: int, *, prior: 
     return pd.DataFrame({"y": y, "x_strong": xs, "x_weak": xw})
 
 
+@validate_params({"draws": [pd.DataFrame]})
 def flip_rate_table(draws: pd.DataFrame) -> pd.DataFrame:
     """Empirical ``P(X_weak != X_strong | Y = y, X_strong = s)`` for the four cells.
 
@@ -263,7 +272,8 @@ def flip_rate_table(draws: pd.DataFrame) -> pd.DataFrame:
     """
     missing = {"y", "x_strong", "x_weak"} - set(draws.columns)
     if missing:
-        raise ValueError(f"draws lacks column(s) {sorted(missing)}")
+        raise constraint_error("draws", "a table with columns y, x_strong, x_weak",
+                               Shown(f"no column(s) {sorted(missing)}"))
     flip = (draws["x_weak"].to_numpy() != draws["x_strong"].to_numpy()).astype(float)
     g = pd.DataFrame({"y": draws["y"].to_numpy(), "x_strong": draws["x_strong"].to_numpy(),
                       "flip": flip}).groupby(["y", "x_strong"], sort=True)["flip"]

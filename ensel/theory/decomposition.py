@@ -11,18 +11,26 @@ conditional MI disagree (:func:`search_mrmr_disagreement`).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ensel._validation import (
+    Interval,
+    StrOptions,
+    check_k,
+    constraint_error,
+    validate_params,
+)
 from ensel.info import (
     decomposition_terms_exact,
     error_indicator_table,
     mutual_information_table,
 )
 from ensel.select import greedy_mi_exact
-from ensel.theory._common import _check_joint_table
+from ensel.theory._common import ARR, POS_INT, _check_joint_table
 from ensel.theory.joint import copula_joint_law, random_correlation
 
 __all__ = [
@@ -32,6 +40,7 @@ __all__ = [
 ]
 
 
+@validate_params({"joint": ARR, "S": ["iterable"]})
 def decomposition_table(joint: Any, S: Iterable[int]) -> pd.DataFrame:
     """Terms of Theorem 4.2 for every candidate ``j`` not in ``S``.
 
@@ -58,7 +67,7 @@ def decomposition_table(joint: Any, S: Iterable[int]) -> pd.DataFrame:
     SS = tuple(int(s) for s in S)
     bad = [s for s in SS if not 0 <= s < m]
     if bad or len(set(SS)) != len(SS):
-        raise ValueError(f"S must hold distinct model indices in [0, {m}); got {SS!r}")
+        raise constraint_error("S", f"distinct model indices in [0, {m - 1}]", SS)
     pe = error_indicator_table(arr)
     ax_S = tuple(1 + s for s in SS)
     rows = []
@@ -75,10 +84,13 @@ def decomposition_table(joint: Any, S: Iterable[int]) -> pd.DataFrame:
             "joint_error_label": mutual_information_table(pe, (1 + j, *ax_S), (0,)),
         })
     if not rows:
-        raise ValueError("S holds every model; there is no candidate left")
+        raise constraint_error("S", "a proper subset of the models (a candidate must be left)",
+                               SS)
     return pd.DataFrame(rows)
 
 
+@validate_params({"joint": ARR, "k": POS_INT,
+                  "score": [StrOptions(["delta", "mrmr", "three_term", "relevance"])]})
 def greedy_path_exact(joint: Any, k: int, score: str = "delta") -> list[int]:
     """Greedy selection on an exact joint law, by a column of :func:`decomposition_table`.
 
@@ -100,12 +112,7 @@ def greedy_path_exact(joint: Any, k: int, score: str = "delta") -> list[int]:
     """
     arr = _check_joint_table(joint)
     m = arr.ndim - 1
-    if score not in ("delta", "mrmr", "three_term", "relevance"):
-        raise ValueError(
-            f"score must be 'delta', 'mrmr', 'three_term' or 'relevance'; got {score!r}"
-        )
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= m:
-        raise ValueError(f"k must be an integer in [1, {m}]; got {k!r}")
+    k = check_k(k, m)
     if score == "delta":  # the exact Greedy MI is the library's
         return greedy_mi_exact(arr, int(k))
     S: list[int] = []
@@ -117,6 +124,11 @@ def greedy_path_exact(joint: Any, k: int, score: str = "delta") -> list[int]:
     return S
 
 
+@validate_params({"m": [Interval(Integral, 3, 6)], "max_tries": POS_INT,
+                  "eps_low": [Interval(Real, 0, 0.5, closed="neither")],
+                  "eps_high": [Interval(Real, 0, 0.5, closed="neither")],
+                  "n_factors": POS_INT, "abseps": [Interval(Real, 0, None, closed="neither")],
+                  "random_state": [Interval(Integral, 0, None)], "stop_at_first": ["boolean"]})
 def search_mrmr_disagreement(m: int, *, max_tries: int = 50, eps_low: float = 0.1,
                              eps_high: float = 0.4, n_factors: int = 2,
                              abseps: float = 1e-5, random_state: int = 0,
@@ -162,15 +174,8 @@ def search_mrmr_disagreement(m: int, *, max_tries: int = 50, eps_low: float = 0.
     from scipy.special import ndtri
 
 
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 3 <= m <= 6:
-        raise ValueError(f"m must be an integer in [3, 6]; got {m!r}")
-    if isinstance(max_tries, bool) or not isinstance(max_tries, (int, np.integer)) \
-            or max_tries < 1:
-        raise ValueError(f"max_tries must be a positive integer; got {max_tries!r}")
-    if not 0.0 < eps_low < eps_high < 0.5:
-        raise ValueError(
-            f"need 0 < eps_low < eps_high < 1/2; got eps_low={eps_low!r}, eps_high={eps_high!r}"
-        )
+    if not eps_low < eps_high:
+        raise constraint_error("eps_high", f"larger than eps_low ({eps_low!r})", eps_high)
     out: dict[str, Any] = {"found": False}
     frames = []
     disagreements: list[int] = []

@@ -16,18 +16,39 @@ import itertools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ensel._validation import check_random_state
+from ensel._validation import (
+    Interval,
+    Shown,
+    check_k,
+    check_random_state,
+    constraint_error,
+    validate_params,
+)
 from ensel.info import (
     conditional_mutual_information_table,
     entropy_table,
     mutual_information_table,
 )
-from ensel.theory._common import _check_m, _check_prior, _check_rates, _check_rho, _check_subset
+from ensel.theory._common import (
+    ARR,
+    FUNC,
+    POS_INT,
+    PRIOR,
+    SEED,
+    SUBSET,
+    TOL,
+    _check_m,
+    _check_prior,
+    _check_rates,
+    _check_rho,
+    _check_subset,
+)
 
 __all__ = [
     "DifficultyDecomposition",
@@ -109,24 +130,25 @@ class LatentDifficultyModel:
         ``P(E_j = 1)``.
     """
 
+    @validate_params({"difficulty_prior": ARR, "error_rates": ARR, "prior": PRIOR})
     def __init__(self, difficulty_prior: Any, error_rates: Any, *, prior: float = 0.5) -> None:
         pi = np.asarray(difficulty_prior, dtype=float)
         if pi.ndim != 1 or pi.size == 0:
-            raise ValueError(
-                f"difficulty_prior must be a non-empty 1-d array; got shape {pi.shape}"
-            )
+            raise constraint_error("difficulty_prior", "a non-empty 1-d array",
+                                   Shown(f"shape {pi.shape}"))
         if not np.all(np.isfinite(pi)) or (pi < 0).any() or abs(pi.sum() - 1.0) > 1e-9:
-            raise ValueError("difficulty_prior must be non-negative and sum to 1")
+            raise constraint_error("difficulty_prior", "non-negative and summing to 1",
+                                   Shown(f"a sum of {float(pi.sum())!r}"))
         eps = np.asarray(error_rates, dtype=float)
         if eps.ndim == 2:
             eps = np.stack([eps, eps], axis=1)
         if eps.ndim != 3 or eps.shape[0] != pi.size or eps.shape[1] != 2 or eps.shape[2] == 0:
-            raise ValueError(
-                "error_rates must have shape (n_levels, m) or (n_levels, 2, m) with "
-                f"n_levels={pi.size}; got {np.shape(error_rates)}"
-            )
+            raise constraint_error("error_rates", "of shape (n_levels, m) or (n_levels, 2, m) "
+                                   f"with n_levels={pi.size}",
+                                   Shown(f"shape {np.shape(error_rates)}"))
         if not np.all(np.isfinite(eps)) or (eps < 0).any() or (eps > 1).any():
-            raise ValueError("error_rates must lie in [0, 1]")
+            raise constraint_error("error_rates", "probabilities in [0, 1]",
+                                   Shown("a value outside [0, 1]"))
         self.prior = _check_prior(prior)
         self.difficulty_prior = pi
         self.error_rates = eps
@@ -136,6 +158,8 @@ class LatentDifficultyModel:
         self.marginal_error_rates = np.einsum("d,y,dyj->j", pi, py, eps)
 
     @classmethod
+    @validate_params({"accuracy": [*ARR, "real"], "rho": ["real"], "n_levels": POS_INT,
+                      "m": [*POS_INT, None], "prior": PRIOR})
     def from_one_factor(cls, accuracy: Any, rho: float, *, n_levels: int = 40,
                         m: int | None = None, prior: float = 0.5) -> LatentDifficultyModel:
         """Discretise the one-factor copula: ``D`` = Gauss-Hermite node of ``U``.
@@ -147,7 +171,8 @@ class LatentDifficultyModel:
         """
         r = _check_rho(rho)
         if r >= 1.0:
-            raise ValueError("rho must be < 1 for a latent-difficulty discretisation")
+            raise constraint_error("rho", "a real number in [0, 1) for a latent-difficulty "
+                                   "discretisation", r)
         acc = np.asarray(accuracy, dtype=float)
         if acc.ndim == 0:
             acc = np.full(_check_m(m if m is not None else 1), float(acc))
@@ -162,6 +187,7 @@ class LatentDifficultyModel:
     def _subset(self, S: Iterable[int] | None) -> tuple[int, ...]:
         return _check_subset(S, self.n_models)
 
+    @validate_params({"S": SUBSET})
     def joint(self, S: Iterable[int] | None = None) -> np.ndarray:
         """Exact joint table of ``(D, Y, X_S)``: shape ``(n_levels, 2) + (2,) * |S|``."""
         SS = self._subset(S)
@@ -180,10 +206,12 @@ class LatentDifficultyModel:
             out = out[..., None] * px.reshape(shape)
         return out
 
+    @validate_params({"S": SUBSET})
     def joint_yx(self, S: Iterable[int] | None = None) -> np.ndarray:
         """Joint table of ``(Y, X_S)`` (``D`` summed out)."""
         return self.joint(S).sum(axis=0)
 
+    @validate_params({"S": SUBSET})
     def difficulty_aware_information(self, S: Iterable[int] | None = None) -> float:
         """``F(S) = I(Y; X_S | D)`` in bits."""
         p = self.joint(S)
@@ -191,6 +219,7 @@ class LatentDifficultyModel:
             return 0.0
         return conditional_mutual_information_table(p, 1, tuple(range(2, p.ndim)), 0)
 
+    @validate_params({"S": SUBSET})
     def information(self, S: Iterable[int] | None = None) -> float:
         """``I(Y; X_S)`` in bits."""
         p = self.joint(S)
@@ -198,11 +227,13 @@ class LatentDifficultyModel:
             return 0.0
         return mutual_information_table(p, 1, tuple(range(2, p.ndim)))
 
+    @validate_params({"S": SUBSET})
     def price_of_difficulty(self, S: Iterable[int] | None = None) -> float:
         """Price of Difficulty ``I(Y; D | X_S)`` in bits (Theorem D.1)."""
         p = self.joint(S)
         return conditional_mutual_information_table(p, 1, 0, tuple(range(2, p.ndim)))
 
+    @validate_params({"S": SUBSET})
     def decomposition(self, S: Iterable[int] | None = None) -> DifficultyDecomposition:
         """All quantities of Theorem D.1 for ``S`` (see :class:`DifficultyDecomposition`)."""
         p = self.joint(S)
@@ -220,6 +251,7 @@ class LatentDifficultyModel:
             label_difficulty_information=mutual_information_table(p, 1, 0),
         )
 
+    @validate_params({"S": SUBSET, "oracle": ["boolean"]})
     def map_error(self, S: Iterable[int] | None = None, *, oracle: bool = False) -> float:
         """Bayes error from ``X_S`` (or, with ``oracle=True``, from ``(X_S, D)``)."""
         p = self.joint(S)
@@ -232,6 +264,7 @@ class LatentDifficultyModel:
 # --- exhaustive checks on set functions ------------------------------------
 
 
+@validate_params({"F": FUNC, "m": [Interval(Integral, 1, 16)]})
 def set_function_table(F: Callable[[tuple[int, ...]], float], m: int) -> dict[int, float]:
     """Evaluate ``F`` on all ``2^m`` subsets of ``{0..m-1}``; keys are bit masks.
 
@@ -239,11 +272,12 @@ def set_function_table(F: Callable[[tuple[int, ...]], float], m: int) -> dict[in
     """
     mm = _check_m(m)
     if mm > 16:
-        raise ValueError(f"exhaustive evaluation needs m <= 16; got m={mm}")
+        raise constraint_error("m", "an int in [1, 16] (exhaustive evaluation)", mm)
     return {mask: float(F(tuple(j for j in range(mm) if mask >> j & 1)))
             for mask in range(1 << mm)}
 
 
+@validate_params({"F": FUNC, "m": [Interval(Integral, 1, 16)]})
 def monotonicity_violation(F: Callable[[tuple[int, ...]], float], m: int) -> float:
     """``max_{S, j} [F(S) - F(S + j)]`` (``<= 0`` iff ``F`` is monotone non-decreasing)."""
     vals = set_function_table(F, m)
@@ -256,6 +290,7 @@ def monotonicity_violation(F: Callable[[tuple[int, ...]], float], m: int) -> flo
     return worst if worst != -math.inf else 0.0
 
 
+@validate_params({"F": FUNC, "m": [Interval(Integral, 1, 16)]})
 def submodularity_violation(F: Callable[[tuple[int, ...]], float], m: int) -> float:
     """``max_{S; i != j not in S} [F(S+i+j) - F(S+i) - F(S+j) + F(S)]``.
 
@@ -273,16 +308,19 @@ def submodularity_violation(F: Callable[[tuple[int, ...]], float], m: int) -> fl
     return worst if worst != -math.inf else 0.0
 
 
+@validate_params({"F": FUNC, "m": [Interval(Integral, 1, 16)], "tol": TOL})
 def is_monotone(F: Callable[[tuple[int, ...]], float], m: int, *, tol: float = 1e-12) -> bool:
     """Exhaustive check that ``F`` is monotone non-decreasing on subsets of ``{0..m-1}``."""
     return monotonicity_violation(F, m) <= tol
 
 
+@validate_params({"F": FUNC, "m": [Interval(Integral, 1, 16)], "tol": TOL})
 def is_submodular(F: Callable[[tuple[int, ...]], float], m: int, *, tol: float = 1e-12) -> bool:
     """Exhaustive check that ``F`` is submodular on subsets of ``{0..m-1}``."""
     return submodularity_violation(F, m) <= tol
 
 
+@validate_params({"F": FUNC, "m": POS_INT, "k": POS_INT})
 def greedy_maximize(F: Callable[[tuple[int, ...]], float], m: int,
                     k: int) -> tuple[list[int], float]:
     """Greedy maximisation of ``F`` under ``|S| <= k`` (ties to the lowest index).
@@ -292,8 +330,7 @@ def greedy_maximize(F: Callable[[tuple[int, ...]], float], m: int,
     """
     mm = _check_m(m)
     kk = _check_m(k)
-    if kk > mm:
-        raise ValueError(f"k={kk} exceeds the number of models m={mm}")
+    kk = check_k(kk, mm)
     S: list[int] = []
     for _ in range(kk):
         best, best_val = -1, -math.inf
@@ -307,13 +344,13 @@ def greedy_maximize(F: Callable[[tuple[int, ...]], float], m: int,
     return S, float(F(tuple(sorted(S))))
 
 
+@validate_params({"F": FUNC, "m": POS_INT, "k": POS_INT})
 def exhaustive_maximize(F: Callable[[tuple[int, ...]], float], m: int,
                         k: int) -> tuple[tuple[int, ...], float]:
     """Best subset of size exactly ``k`` by enumeration (ties: lexicographically first)."""
     mm = _check_m(m)
     kk = _check_m(k)
-    if kk > mm:
-        raise ValueError(f"k={kk} exceeds the number of models m={mm}")
+    kk = check_k(kk, mm)
     best: tuple[int, ...] = ()
     best_val = -math.inf
     for S in itertools.combinations(range(mm), kk):
@@ -357,6 +394,7 @@ class DiminishingReturnsViolation:
     n_triples: int
 
 
+@validate_params({"F": FUNC, "m": [Interval(Integral, 1, 12)]})
 def diminishing_returns_violation(F: Callable[[tuple[int, ...]], float],
                                   m: int) -> DiminishingReturnsViolation:
     """Check diminishing returns of ``F`` over *every* ``S subset T subset [m]``, ``j not in T``.
@@ -385,13 +423,7 @@ def diminishing_returns_violation(F: Callable[[tuple[int, ...]], float],
     ValueError
         If ``m`` is not an integer in ``[1, 12]``.
     """
-    if isinstance(m, (bool, np.bool_)) or not isinstance(m, (int, np.integer)):
-        raise ValueError(f"m (ground-set size) must be an integer; got {m!r}")
     mm = int(m)
-    if not 1 <= mm <= 12:
-        raise ValueError(
-            f"m must lie in [1, 12] for an exhaustive check over 3^m triples; got {mm}"
-        )
     vals = set_function_table(F, mm)
     best = (-math.inf, 0, 0, -1, 0.0, 0.0)
     count = 0
@@ -422,6 +454,8 @@ def diminishing_returns_violation(F: Callable[[tuple[int, ...]], float],
     )
 
 
+@validate_params({"m": POS_INT, "n_levels": POS_INT, "label_dependent": ["boolean"],
+                  "error_range": ["sequence"], "random_state": SEED})
 def random_latent_difficulty_model(m: int, n_levels: int, *, label_dependent: bool = False,
                                    error_range: tuple[float, float] = (0.02, 0.98),
                                    random_state: Any = None) -> LatentDifficultyModel:
@@ -449,15 +483,14 @@ def random_latent_difficulty_model(m: int, n_levels: int, *, label_dependent: bo
     -------
     ensel.theory.LatentDifficultyModel
     """
-    for name, v in (("m", m), ("n_levels", n_levels)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer; got {v!r}")
     try:
         low, high = (float(error_range[0]), float(error_range[1]))
     except (TypeError, ValueError, IndexError):
-        raise ValueError(f"error_range must be a pair (low, high); got {error_range!r}") from None
+        raise constraint_error("error_range", "a pair (low, high) with 0 <= low < high <= 1",
+                               error_range) from None
     if len(error_range) != 2 or not 0.0 <= low < high <= 1.0:
-        raise ValueError(f"error_range must satisfy 0 <= low < high <= 1; got {error_range!r}")
+        raise constraint_error("error_range", "a pair (low, high) with 0 <= low < high <= 1",
+                               error_range)
     rng = check_random_state(random_state)
     pi = rng.dirichlet(np.ones(int(n_levels)))
     shape = (int(n_levels), 2, int(m)) if label_dependent else (int(n_levels), int(m))

@@ -22,18 +22,39 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 from scipy.stats import multivariate_normal
 
-from ensel._validation import check_copula_parameters, check_random_state
+from ensel._validation import (
+    Interval,
+    Shown,
+    check_copula_parameters,
+    check_random_state,
+    constraint_error,
+    validate_params,
+)
 from ensel.info import (
     mutual_information_table,
 )
-from ensel.theory._common import _check_joint, _check_prior, _check_rates, _check_subset
+from ensel.theory._common import (
+    ARR,
+    ARR_OR_REAL,
+    POS_INT,
+    PRIOR,
+    SEED,
+    SUBSET,
+    _check_joint,
+    _check_prior,
+    _check_rates,
+    _check_subset,
+)
 from ensel.theory.saturation import _one_factor_nodes
+
+_ABSEPS = [Interval(Real, 0, None, closed="neither")]
 
 __all__ = [
     "TIE_RTOL",
@@ -57,6 +78,7 @@ __all__ = [
 TIE_RTOL = 1e-12
 
 
+@validate_params({"error_law_neg": ARR, "error_law_pos": ARR, "prior": PRIOR})
 def joint_law_from_error_laws(error_law_neg: Any, error_law_pos: Any,
                               prior: float = 0.5) -> np.ndarray:
     """Joint table of ``(Y, X_1..X_k)`` from the error-pattern laws given each label.
@@ -80,17 +102,21 @@ def joint_law_from_error_laws(error_law_neg: Any, error_law_pos: Any,
     pos = np.asarray(error_law_pos, dtype=float)
     for name, arr in (("error_law_neg", neg), ("error_law_pos", pos)):
         if arr.ndim < 1 or any(s != 2 for s in arr.shape):
-            raise ValueError(f"{name} must have shape (2, ..., 2); got {arr.shape}")
+            raise constraint_error(name, "a table of shape (2, ..., 2)",
+                                   Shown(f"shape {arr.shape}"))
         if not np.all(np.isfinite(arr)) or (arr < 0).any() or abs(arr.sum() - 1.0) > 1e-9:
-            raise ValueError(f"{name} must be a probability table (non-negative, sums to 1)")
+            raise constraint_error(name, "a probability table (non-negative, sums to 1)",
+                                   Shown(f"a sum of {float(arr.sum())!r}"))
     if neg.shape != pos.shape:
-        raise ValueError(f"error_law_neg {neg.shape} and error_law_pos {pos.shape} differ")
+        raise constraint_error("error_law_pos", f"of the shape of error_law_neg {neg.shape}",
+                               Shown(f"shape {pos.shape}"))
     out = np.empty((2,) + neg.shape)
     out[0] = (1.0 - p) * neg
     out[1] = p * np.flip(pos, axis=tuple(range(pos.ndim)))
     return out
 
 
+@validate_params({"eps": ARR_OR_REAL, "prior": PRIOR})
 def independent_joint_law(eps: Any, prior: float = 0.5) -> np.ndarray:
     """Joint table of ``(Y, X_1..X_k)`` for independent BSCs with error rates ``eps``.
 
@@ -175,9 +201,8 @@ def _connected_pattern_law(t: np.ndarray, S: np.ndarray, abseps: float,
         return out
     eig = np.linalg.eigvalsh(S)
     if eig.min() <= 1e-12:
-        raise ValueError(
-            f"Sigma must be positive definite for k >= 3 (smallest eigenvalue {eig.min():.3g})"
-        )
+        raise constraint_error("Sigma", "positive definite for k >= 3",
+                               Shown(f"a smallest eigenvalue of {eig.min():.3g}"))
     signs = _pattern_signs(k)
     vals = np.empty(len(signs))
     for n, d in enumerate(signs):
@@ -189,6 +214,7 @@ def _connected_pattern_law(t: np.ndarray, S: np.ndarray, abseps: float,
     return vals.reshape((2,) * k)
 
 
+@validate_params({"tau": ARR, "Sigma": ARR, "abseps": _ABSEPS, "random_state": SEED})
 def error_pattern_law(tau: Any, Sigma: Any, *, abseps: float = 1e-7,
                       random_state: int = 0) -> np.ndarray:
     """Law of the error pattern ``E`` under the Gaussian copula, ``P(E = e)`` for all ``e``.
@@ -225,7 +251,8 @@ def error_pattern_law(tau: Any, Sigma: Any, *, abseps: float = 1e-7,
     t, S = check_copula_parameters(tau, Sigma)
     k = t.size
     if k > 12:
-        raise ValueError(f"error_pattern_law enumerates 2^k patterns; k={k} > 12 is too large")
+        raise constraint_error("tau", "of at most 12 models (2^k patterns are enumerated)",
+                               Shown(f"{k} models"))
     # independent blocks (connected components of the non-zero correlations) factorise
     adj = (S != 0.0) & ~np.eye(k, dtype=bool)
     comp = -np.ones(k, dtype=int)
@@ -251,6 +278,8 @@ def error_pattern_law(tau: Any, Sigma: Any, *, abseps: float = 1e-7,
     return out / out.sum()
 
 
+@validate_params({"tau": ARR, "Sigma": ARR, "prior": PRIOR, "abseps": _ABSEPS,
+                  "random_state": SEED})
 def copula_joint_law(tau: Any, Sigma: Any, *, prior: float = 0.5, abseps: float = 1e-7,
                      random_state: int = 0) -> np.ndarray:
     """Joint table of ``(Y, X_1..X_k)`` under the Gaussian copula, errors independent of ``Y``.
@@ -267,6 +296,8 @@ def copula_joint_law(tau: Any, Sigma: Any, *, prior: float = 0.5, abseps: float 
     return joint_law_from_error_laws(law, law, prior)
 
 
+@validate_params({"tau_pos": ARR, "Sigma_pos": ARR, "tau_neg": ARR, "Sigma_neg": ARR,
+                  "prior": PRIOR, "abseps": _ABSEPS, "random_state": SEED})
 def label_dependent_copula_joint_law(tau_pos: Any, Sigma_pos: Any, tau_neg: Any,
                                      Sigma_neg: Any, *, prior: float = 0.5,
                                      abseps: float = 1e-7,
@@ -281,10 +312,12 @@ def label_dependent_copula_joint_law(tau_pos: Any, Sigma_pos: Any, tau_neg: Any,
     pos = error_pattern_law(tau_pos, Sigma_pos, abseps=abseps, random_state=random_state)
     neg = error_pattern_law(tau_neg, Sigma_neg, abseps=abseps, random_state=random_state)
     if pos.shape != neg.shape:
-        raise ValueError(f"tau_pos has {pos.ndim} models but tau_neg has {neg.ndim}")
+        raise constraint_error("tau_neg", f"of the {pos.ndim} models of tau_pos",
+                               Shown(f"{neg.ndim} models"))
     return joint_law_from_error_laws(neg, pos, prior)
 
 
+@validate_params({"joint": ARR, "S": SUBSET})
 def subset_joint(joint: Any, S: Iterable[int] | None = None) -> np.ndarray:
     """Marginal table of ``(Y, X_S)`` with the model axes in the order given by ``S``.
 
@@ -303,6 +336,7 @@ def subset_joint(joint: Any, S: Iterable[int] | None = None) -> np.ndarray:
     return np.transpose(marg, order)
 
 
+@validate_params({"joint": ARR, "S": SUBSET})
 def map_decisions(joint: Any, S: Iterable[int] | None = None) -> np.ndarray:
     """MAP decision (``-1`` or ``+1``) for each answer pattern of ``X_S``.
 
@@ -315,6 +349,7 @@ def map_decisions(joint: Any, S: Iterable[int] | None = None) -> np.ndarray:
     return np.where((pos > neg) | tie, 1, -1).astype(np.int8)
 
 
+@validate_params({"joint": ARR, "S": SUBSET})
 def map_error(joint: Any, S: Iterable[int] | None = None) -> float:
     """Bayes (MAP) error of predicting ``Y`` from ``X_S``: ``sum_x min_y P(Y = y, X_S = x)``.
 
@@ -324,6 +359,7 @@ def map_error(joint: Any, S: Iterable[int] | None = None) -> float:
     return float(np.minimum(p[0], p[1]).sum())
 
 
+@validate_params({"joint": ARR, "S": SUBSET})
 def mutual_information_xy(joint: Any, S: Iterable[int] | None = None) -> float:
     """``I(Y; X_S)`` in bits on a joint table (via :func:`ensel.info.mutual_information_table`)."""
     p = subset_joint(joint, S)
@@ -336,6 +372,7 @@ def mutual_information_xy(joint: Any, S: Iterable[int] | None = None) -> float:
 # Theorem E.1
 # ---------------------------------------------------------------------------
 
+@validate_params({"eps": ARR_OR_REAL})
 def product_error_law(eps: Any) -> np.ndarray:
     """Law of independent error indicators, ``P(E = e) = prod_j eps_j^e_j (1-eps_j)^(1-e_j)``.
 
@@ -360,6 +397,9 @@ def product_error_law(eps: Any) -> np.ndarray:
 # Theorem 4.2
 # ---------------------------------------------------------------------------
 
+@validate_params({"m": [Interval(Integral, 1, 12)],
+                  "concentration": [Interval(Real, 0, None, closed="neither")],
+                  "random_state": SEED})
 def random_joint_law(m: int, *, concentration: float = 1.0,
                      random_state: Any = None) -> np.ndarray:
     """A random joint law of ``(Y, X_1, ..., X_m)``: Dirichlet over the ``2^(m+1)`` cells.
@@ -376,16 +416,14 @@ def random_joint_law(m: int, *, concentration: float = 1.0,
     -------
     numpy.ndarray of shape (2,) * (m + 1)
     """
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= 12:
-        raise ValueError(f"m must be an integer in [1, 12]; got {m!r}")
     c = float(concentration)
-    if not c > 0 or not np.isfinite(c):
-        raise ValueError(f"concentration must be positive and finite; got {concentration!r}")
     rng = check_random_state(random_state)
     p = rng.dirichlet(np.full(2 ** (m + 1), c))
     return p.reshape((2,) * (m + 1))
 
 
+@validate_params({"m": POS_INT, "n_factors": POS_INT,
+                  "min_unique": [Interval(Real, 0, 1, closed="right")], "random_state": SEED})
 def random_correlation(m: int, *, n_factors: int = 2, min_unique: float = 0.2,
                        random_state: Any = None) -> np.ndarray:
     """A random positive-definite correlation matrix with non-negative correlations.
@@ -409,14 +447,7 @@ def random_correlation(m: int, *, n_factors: int = 2, min_unique: float = 0.2,
     -------
     numpy.ndarray of shape (m, m)
     """
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        raise ValueError(f"m must be a positive integer; got {m!r}")
-    if isinstance(n_factors, bool) or not isinstance(n_factors, (int, np.integer)) \
-            or n_factors < 1:
-        raise ValueError(f"n_factors must be a positive integer; got {n_factors!r}")
     u0 = float(min_unique)
-    if not 0.0 < u0 <= 1.0:
-        raise ValueError(f"min_unique must lie in (0, 1]; got {min_unique!r}")
     rng = check_random_state(random_state)
     A = rng.uniform(0.0, 1.0, size=(m, n_factors))
     S = A @ A.T + np.diag(rng.uniform(u0, 1.0, size=m))

@@ -14,13 +14,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from numbers import Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.special import erfcx, gammaln, log_ndtr, ndtr, ndtri
 
-from ensel.theory._common import _check_alpha, _check_m, _check_rho
+from ensel._validation import Interval, Shown, constraint_error, validate_params
+from ensel.theory._common import ARR, ARR_OR_REAL, _check_alpha, _check_m, _check_rho
+
+# alpha, rho and m are checked in the bodies (the same format, with what they mean)
+_IN_BODY = "no_validation"
 
 __all__ = [
     "CountLawComparison",
@@ -43,6 +48,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 # ---------------------------------------------------------------------------
 
 
+@validate_params({"alpha": _IN_BODY, "rho": _IN_BODY})
 def saturation_floor(alpha: float, rho: float) -> float:
     """Error floor of Theorem 4.3: ``Phi(Phi^-1(1 - alpha) / sqrt(rho))``.
 
@@ -80,6 +86,7 @@ def saturation_floor(alpha: float, rho: float) -> float:
     return float(ndtr(ndtri(1.0 - a) / math.sqrt(r)))
 
 
+@validate_params({"alpha": ARR_OR_REAL, "rho": ARR_OR_REAL})
 def saturation_floor_array(alpha: Any, rho: Any) -> np.ndarray:
     """Vectorised :func:`saturation_floor` over broadcastable ``alpha`` and ``rho``.
 
@@ -90,10 +97,10 @@ def saturation_floor_array(alpha: Any, rho: Any) -> np.ndarray:
     r = np.asarray(rho, dtype=float)
     if np.isnan(a).any() or ((a <= 0.5) | (a >= 1.0)).any():
         bad = a[np.isnan(a) | (a <= 0.5) | (a >= 1.0)].ravel()[0]
-        raise ValueError(f"alpha values must lie in (1/2, 1); got {bad!r}")
+        raise constraint_error("alpha", "values in (0.5, 1)", float(bad))
     if np.isnan(r).any() or ((r < 0.0) | (r > 1.0)).any():
         bad = r[np.isnan(r) | (r < 0.0) | (r > 1.0)].ravel()[0]
-        raise ValueError(f"rho values must lie in [0, 1]; got {bad!r}")
+        raise constraint_error("rho", "values in [0, 1]", float(bad))
     a, r = np.broadcast_arrays(a, r)
     with np.errstate(divide="ignore"):
         z = ndtri(1.0 - a) / np.sqrt(r)
@@ -268,6 +275,8 @@ def _count_law_quadrature_raw(alpha: float, rho: float, m: int, *, step: float =
     return out, max_nodes
 
 
+@validate_params({"alpha": _IN_BODY, "rho": _IN_BODY, "m": _IN_BODY,
+                  "return_info": ["boolean"]})
 def error_count_distribution(alpha: float, rho: float, m: int, *,
                              return_info: bool = False) -> Any:
     r"""Exact law of the number ``K`` of wrong models among ``m`` equicorrelated models.
@@ -342,6 +351,7 @@ def _error_from_count_law(pmf: np.ndarray, rule: str) -> float:
     return err
 
 
+@validate_params({"alpha": _IN_BODY, "rho": _IN_BODY, "m": _IN_BODY, "rule": [str]})
 def ensemble_error(alpha: float, rho: float, m: int, rule: str = "map") -> float:
     r"""Exact error of the MAP rule or majority vote for ``m`` equicorrelated models.
 
@@ -389,8 +399,8 @@ def ensemble_error(alpha: float, rho: float, m: int, rule: str = "map") -> float
     >>> round(ensemble_error(0.7, 0.3, 101, rule="majority"), 4)
     0.1735
     """
-    if not isinstance(rule, str) or rule.lower() not in ("map", "majority", "mv"):
-        raise ValueError(f"rule must be 'map' or 'majority' (alias 'mv'); got {rule!r}")
+    if rule.lower() not in ("map", "majority", "mv"):
+        raise constraint_error("rule", "one of 'map', 'majority' or 'mv' (any case)", rule)
     key = "map" if rule.lower() == "map" else "majority"
     pmf = error_count_distribution(alpha, rho, m)
     return _error_from_count_law(pmf, key)
@@ -420,6 +430,8 @@ class CountLawComparison:
     n: int
 
 
+@validate_params({"K": ARR, "pmf": ARR,
+                  "min_expected": [Interval(Real, 0, None, closed="neither")]})
 def compare_count_law(K: Any, pmf: Any, *, min_expected: float = 10.0) -> CountLawComparison:
     """Compare per-item counts ``K`` (e.g. numbers of wrong models) with an exact law ``pmf``.
 
@@ -443,21 +455,20 @@ def compare_count_law(K: Any, pmf: Any, *, min_expected: float = 10.0) -> CountL
     """
     p = np.asarray(pmf, dtype=float)
     if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"pmf must be a non-empty 1-d array; got shape {p.shape}")
+        raise constraint_error("pmf", "a non-empty 1-d array", Shown(f"shape {p.shape}"))
     if not np.all(np.isfinite(p)) or (p < 0).any() or abs(p.sum() - 1.0) > 1e-8:
-        raise ValueError("pmf must be non-negative and sum to 1")
+        raise constraint_error("pmf", "non-negative and summing to 1",
+                               Shown(f"a sum of {float(p.sum())!r}"))
     k = np.asarray(K)
     if k.ndim != 1 or k.size == 0:
-        raise ValueError(f"K must be a non-empty 1-d array of counts; got shape {k.shape}")
+        raise constraint_error("K", "a non-empty 1-d array of counts", Shown(f"shape {k.shape}"))
     if not np.issubdtype(k.dtype, np.integer):
         if not np.all(np.isfinite(k)) or not np.all(np.equal(np.mod(k, 1), 0)):
-            raise ValueError("K must contain integers")
+            raise constraint_error("K", "integer counts", Shown("a non-integer value"))
         k = k.astype(np.int64)
     if k.min() < 0 or k.max() >= p.size:
-        raise ValueError(f"K must lie in 0..{p.size - 1} (the support of pmf); "
-                         f"got values in {int(k.min())}..{int(k.max())}")
-    if not min_expected > 0:
-        raise ValueError(f"min_expected must be positive; got {min_expected!r}")
+        raise constraint_error("K", f"counts in 0..{p.size - 1} (the support of pmf)",
+                               Shown(f"values in {int(k.min())}..{int(k.max())}"))
     n = int(k.size)
     freq = np.bincount(k, minlength=p.size) / n
     big = n * p >= min_expected

@@ -17,7 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from ensel.theory._common import _check_prior, _check_rates
+from ensel._validation import Shown, constraint_error, validate_params
+from ensel.theory._common import (
+    ARR,
+    ARR_OR_REAL,
+    PRIOR,
+    REAL,
+    SUBSET,
+    TOL,
+    _check_prior,
+    _check_rates,
+    _check_weights,
+)
 from ensel.theory.joint import (
     TIE_RTOL,
     _pattern_signs,
@@ -43,21 +54,21 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
+@validate_params({"p": ARR_OR_REAL})
 def log_odds_weights(p: Any) -> np.ndarray:
     """Log-odds weights ``w_j = log(p_j / (1 - p_j))`` of accuracies ``p_j`` in ``(0, 1)``."""
     acc = _check_rates(p, "p", open_interval=True)
     return np.log(acc) - np.log1p(-acc)
 
 
+@validate_params({"weights": ARR})
 def weighted_vote_decisions(weights: Any) -> np.ndarray:
     """Decision ``sign(sum_j w_j x_j)`` for every answer pattern ``x`` in ``{-1, +1}^k``.
 
     Returns an ``int8`` array of shape ``(2,) * k`` (index 0 = answer ``-1``); a vote with
     ``|V| <= TIE_RTOL * sum|w|`` is a tie and goes to ``+1`` (as the MAP tie rule).
     """
-    w = np.asarray(weights, dtype=float)
-    if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)):
-        raise ValueError(f"weights must be a finite, non-empty 1-d array; got {weights!r}")
+    w = _check_weights(weights)
     k = w.size
     x = _pattern_signs(k)  # rows in C order of the (2,)*k table, index 1 -> +1
     V = x @ w
@@ -96,6 +107,7 @@ class WeightedVoteComparison:
         return self.weighted_vote_error - self.map_error
 
 
+@validate_params({"joint": ARR, "S": SUBSET, "weights": [*ARR, None]})
 def compare_weighted_vote_with_map(joint: Any, S: Iterable[int] | None = None,
                                    weights: Any = None) -> WeightedVoteComparison:
     """Compare the log-odds weighted vote with the exact MAP rule on ``(Y, X_S)``.
@@ -116,7 +128,7 @@ def compare_weighted_vote_with_map(joint: Any, S: Iterable[int] | None = None,
     p = subset_joint(joint, S)
     k = p.ndim - 1
     if k == 0:
-        raise ValueError("S must contain at least one model")
+        raise constraint_error("S", "at least one model", Shown("an empty subset"))
     if weights is None:
         acc = np.empty(k)
         for j in range(k):
@@ -126,7 +138,8 @@ def compare_weighted_vote_with_map(joint: Any, S: Iterable[int] | None = None,
     else:
         w = np.asarray(weights, dtype=float)
         if w.shape != (k,):
-            raise ValueError(f"weights must have shape ({k},); got {w.shape}")
+            raise constraint_error("weights", f"of shape ({k},), one per model of S",
+                                   Shown(f"shape {w.shape}"))
     d_map = map_decisions(p)
     d_w = weighted_vote_decisions(w)
     differ = d_map != d_w
@@ -142,6 +155,7 @@ def compare_weighted_vote_with_map(joint: Any, S: Iterable[int] | None = None,
     )
 
 
+@validate_params({"eps": ARR_OR_REAL})
 def weighted_vote_matches_map(eps: Any) -> bool:
     """Theorem E.1 check: under independence (balanced ``Y``) the log-odds weighted vote
     takes the MAP decision on every one of the ``2^k`` answer patterns.
@@ -156,6 +170,7 @@ def weighted_vote_matches_map(eps: Any) -> bool:
     return cmp.n_disagree == 0
 
 
+@validate_params({"eps_pos": ARR_OR_REAL, "eps_neg": ARR_OR_REAL, "prior": PRIOR})
 def independent_map_rule(eps_pos: Any, eps_neg: Any, prior: float = 0.5
                          ) -> tuple[np.ndarray, float]:
     """Exact MAP rule of conditionally independent classifiers as an affine vote.
@@ -186,7 +201,8 @@ def independent_map_rule(eps_pos: Any, eps_neg: Any, prior: float = 0.5
     ep = _check_rates(eps_pos, "eps_pos", open_interval=True)
     en = _check_rates(eps_neg, "eps_neg", open_interval=True)
     if ep.shape != en.shape:
-        raise ValueError(f"eps_pos {ep.shape} and eps_neg {en.shape} must have the same shape")
+        raise constraint_error("eps_neg", f"of the shape of eps_pos {ep.shape}",
+                               Shown(f"shape {en.shape}"))
     p = _check_prior(prior)
     a_plus = np.log1p(-ep) - np.log(en)   # LLR of an answer +1
     a_minus = np.log(ep) - np.log1p(-en)  # LLR of an answer -1
@@ -195,6 +211,7 @@ def independent_map_rule(eps_pos: Any, eps_neg: Any, prior: float = 0.5
     return w, b
 
 
+@validate_params({"weights": ARR, "bias": REAL, "tie_rtol": TOL})
 def affine_vote_decisions(weights: Any, bias: float = 0.0, *,
                           tie_rtol: float = 1e-12) -> np.ndarray:
     """Decision ``sign(b + sum_j w_j x_j)`` for every answer pattern ``x`` in ``{-1,+1}^k``.
@@ -215,12 +232,8 @@ def affine_vote_decisions(weights: Any, bias: float = 0.0, *,
         Index 0 on an axis = answer ``-1``, index 1 = ``+1`` (the table layout of
         :mod:`ensel.theory`).
     """
-    w = np.asarray(weights, dtype=float)
-    if w.ndim != 1 or w.size == 0 or not np.all(np.isfinite(w)):
-        raise ValueError(f"weights must be a finite, non-empty 1-d array; got {weights!r}")
+    w = _check_weights(weights)
     b = float(bias)
-    if not np.isfinite(b):
-        raise ValueError(f"bias must be finite; got {bias!r}")
     k = w.size
     x = 2 * np.array(list(itertools.product((0, 1), repeat=k)), dtype=float) - 1
     v = b + x @ w

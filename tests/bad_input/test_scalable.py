@@ -15,7 +15,7 @@ y = np.array([1, -1, 1, -1])
 
 
 @pytest.mark.parametrize(("call", "message"), [
-    (lambda: score_mi(X, y, 3), "k=3 exceeds"),
+    (lambda: score_mi(X, y, 3), "k of score_mi must be an integer in [1, 2]"),
     (lambda: score_mi(X, np.ones(4), 1), "both"),
     (lambda: ScoreMI(1, n_bins=1).fit(X, y),
      "n_bins of ScoreMI.fit must be an int in [2, inf); got 1"),

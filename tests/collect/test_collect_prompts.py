@@ -31,7 +31,8 @@ def test_hash_depends_on_every_character_and_values_are_not_expanded() -> None:
     assert out.startswith("Question: <candidate_answer>? Is the answer 'x'")
     with pytest.raises(ValueError, match="candidate_answer"):
         tf.render({"question": "q"})
-    with pytest.raises(ValueError, match="unknown prompt task 'nope'"):
+    with pytest.raises(ValueError, match="task of load_template must be a shipped prompt task.*;"
+                                         " got 'nope'"):
         load_template("nope")
 
 

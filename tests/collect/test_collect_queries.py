@@ -60,7 +60,8 @@ def test_malformed_files_are_named(tmp_path: Path) -> None:
     with pytest.raises(DatasetFileError, match=r"lacks the column\(s\) \['opb', 'opc', 'opd', "
                                                r"'cop'\]"):
         build_queries("medmcqa", path=tmp_path / "m.parquet")
-    with pytest.raises(ValueError, match="n_queries of imdb must be an even integer"):
+    with pytest.raises(ValueError, match=r"n_queries of build_queries must be an even integer >="
+                                         r" 2 \(source imdb\)"):
         build_queries("imdb", path=write_fixture("imdb", tmp_path / "i.parquet", n=4),
                       n_queries=3)
 

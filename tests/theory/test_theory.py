@@ -92,9 +92,11 @@ def test_floor_errors(alpha: object, rho: object, match: str) -> None:
 
 
 def test_floor_array_errors() -> None:
-    with pytest.raises(ValueError, match="alpha values"):
+    with pytest.raises(ValueError, match=r"alpha of saturation_floor_array must be values in"
+                                         r" \(0.5, 1\)"):
         T.saturation_floor_array([0.4, 0.8], 0.3)
-    with pytest.raises(ValueError, match="rho values"):
+    with pytest.raises(ValueError, match=r"rho of saturation_floor_array must be "
+                       r"values in \[0, 1\]"):
         T.saturation_floor_array(0.8, [0.3, 2.0])
 
 
@@ -235,7 +237,8 @@ def test_example_c1_delta() -> None:
     for e1, e2 in ((0.05, 0.3), (0.2, 0.45), (0.0, 0.25)):
         d = T.bsc_degradation_delta(e1, e2)
         assert e1 * (1 - d) + (1 - e1) * d == pytest.approx(e2, abs=1e-15)
-    with pytest.raises(ValueError, match="eps_weak .* must be >= eps_strong"):
+    with pytest.raises(ValueError, match="eps_weak of bsc_degradation_delta must be at least"
+                                         " eps_strong"):
         T.bsc_degradation_delta(0.3, 0.1)
     with pytest.raises(ValueError, match="eps_strong"):
         T.bsc_degradation_delta(0.5, 0.6)
@@ -368,7 +371,7 @@ def test_label_dependent_law_has_correction_term() -> None:
 
 
 def test_copula_errors() -> None:
-    with pytest.raises(ValueError, match="Sigma must have shape"):
+    with pytest.raises(ValueError, match="Sigma of copula_joint_law must be of shape"):
         T.copula_joint_law([0.0, 0.0], np.eye(3))
     with pytest.raises(ValueError, match="positive definite"):
         bad = np.array([[1, 0.9, -0.9], [0.9, 1, 0.9], [-0.9, 0.9, 1.0]])
@@ -421,9 +424,10 @@ def test_one_factor_difficulty_matches_saturation_model() -> None:
 
 
 def test_difficulty_model_errors() -> None:
-    with pytest.raises(ValueError, match="sum to 1"):
+    with pytest.raises(ValueError, match="difficulty_prior of LatentDifficultyModel must be"
+                                         " non-negative and summing to 1"):
         T.LatentDifficultyModel([0.5, 0.6], [[0.1], [0.2]])
-    with pytest.raises(ValueError, match="error_rates must have shape"):
+    with pytest.raises(ValueError, match="error_rates of LatentDifficultyModel must be of shape"):
         T.LatentDifficultyModel([0.5, 0.5], [[0.1, 0.2]])
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         T.LatentDifficultyModel([1.0], [[1.2]])
@@ -473,7 +477,8 @@ def test_set_function_checks_detect_violations() -> None:
     assert T.exhaustive_maximize(lambda S: float(sum(S)), 4, 2) == ((2, 3), 5.0)
     with pytest.raises(ValueError, match="exceeds"):
         T.greedy_maximize(supermodular, 3, 4)
-    with pytest.raises(ValueError, match="m <= 16"):
+    with pytest.raises(ValueError, match=r"m of set_function_table must be an int in \[1, 16\];"
+                                         r" got 17"):
         T.set_function_table(supermodular, 17)
 
 
@@ -508,5 +513,6 @@ def test_log_odds_vote_under_correlation_can_lose() -> None:
     assert cmp.n_disagree > 0 and cmp.disagreement_mass > 0
     assert cmp.excess_error > 1e-3
     assert cmp.weighted_vote_error >= cmp.map_error
-    with pytest.raises(ValueError, match="weights must have shape"):
+    with pytest.raises(ValueError, match=r"weights of compare_weighted_vote_with_map must be of"
+                                         r" shape \(3,\)"):
         T.compare_weighted_vote_with_map(J, weights=[1.0, 2.0])

@@ -45,7 +45,7 @@ def test_subset_table_example_c1_closed_form():
 def test_subset_table_counts_and_bad_k():
     p = theory.independent_joint_law([0.1, 0.2, 0.3, 0.4])
     assert len(subset_table(p, 2)) == 6
-    with pytest.raises(ValueError, match="k must be an integer in \\[1, 4\\]"):
+    with pytest.raises(ValueError, match="k of subset_table must be an integer in \\[1, 4\\]"):
         subset_table(p, 5)
     with pytest.raises(ValueError, match="shape"):
         subset_table(np.ones(3) / 3, 1)
@@ -76,14 +76,17 @@ def test_degradation_chain_is_seeded_and_matches_lemma():
 
 
 def test_degradation_chain_bad_input():
-    with pytest.raises(ValueError, match="delta must lie in"):
+    with pytest.raises(ValueError, match=r"delta of sample_degradation_chain must be a real"
+                                         r" number in \[0, 1\]"):
         sample_degradation_chain(0.2, 1.5, 10)
-    with pytest.raises(ValueError, match="n must be a positive integer"):
+    with pytest.raises(ValueError, match=r"n of sample_degradation_chain must be an int in \[1,"
+                                         r" inf\)"):
         sample_degradation_chain(0.2, 0.1, 0)
     with pytest.raises(ValueError, match="prior"):
         sample_degradation_chain(0.2, 0.1, 10, prior=1.0)
     import pandas as pd
-    with pytest.raises(ValueError, match="lacks column"):
+    with pytest.raises(ValueError, match="draws of flip_rate_table must be a table with columns"
+                                         " y, x_strong, x_weak"):
         flip_rate_table(pd.DataFrame({"y": [1]}))
 
 
@@ -93,7 +96,7 @@ def test_random_joint_law_shape_seed():
     p = random_joint_law(3, random_state=0)
     assert p.shape == (2, 2, 2, 2) and abs(p.sum() - 1) < 1e-12 and (p >= 0).all()
     assert np.array_equal(p, random_joint_law(3, random_state=0))
-    with pytest.raises(ValueError, match="m must be an integer"):
+    with pytest.raises(ValueError, match=r"m of random_joint_law must be an int in \[1, 12\]"):
         random_joint_law(0)
     with pytest.raises(ValueError, match="concentration"):
         random_joint_law(2, concentration=0.0)
@@ -138,7 +141,8 @@ def test_decomposition_table_label_invariant_has_zero_correction():
     assert np.allclose(t["delta"], t["three_term"], atol=1e-12)
     with pytest.raises(ValueError, match="distinct model indices"):
         decomposition_table(p, [0, 0])
-    with pytest.raises(ValueError, match="no candidate"):
+    with pytest.raises(ValueError, match="S of decomposition_table must be a proper subset of"
+                                         " the models"):
         decomposition_table(p, [0, 1, 2])
 
 
@@ -157,7 +161,8 @@ def test_independent_map_rule_symmetric_balanced_is_log_odds():
     w, b = independent_map_rule(eps, eps, 0.5)
     assert abs(b) < 1e-15
     assert np.allclose(w, theory.log_odds_weights(1 - eps))
-    with pytest.raises(ValueError, match="same shape"):
+    with pytest.raises(ValueError, match="eps_neg of independent_map_rule must be of the shape"
+                                         " of eps_pos"):
         independent_map_rule([0.1], [0.1, 0.2])
     with pytest.raises(ValueError, match="prior"):
         independent_map_rule([0.1], [0.1], 0.0)
@@ -181,7 +186,8 @@ def test_affine_vote_decisions_layout_and_ties():
     # patterns (-1,-1) -> -1, (-1,+1) tie -> +1, (+1,-1) tie -> +1, (+1,+1) -> +1
     assert d.tolist() == [[-1, 1], [1, 1]]
     assert affine_vote_decisions([1.0], bias=-2.0).tolist() == [-1, -1]
-    with pytest.raises(ValueError, match="bias must be finite"):
+    with pytest.raises(ValueError, match=r"bias of affine_vote_decisions must be a real number"
+                                         r" in \(-inf, inf\)"):
         affine_vote_decisions([1.0], bias=float("inf"))
     with pytest.raises(ValueError, match="weights"):
         affine_vote_decisions([])
@@ -208,7 +214,7 @@ def test_top_k_dominance_example_c1_error_tie():
 def test_top_k_dominance_unsorted_and_bad_input():
     d = top_k_dominance([0.4, 0.1, 0.3, 0.2], 2)
     assert d["top_k"] == (1, 3)
-    with pytest.raises(ValueError, match="k must be an integer in \\[1, 2\\]"):
+    with pytest.raises(ValueError, match="k of top_k_dominance must be an integer in \\[1, 2\\]"):
         top_k_dominance([0.1, 0.2, 0.3], 3)
     with pytest.raises(ValueError, match="prior"):
         top_k_dominance([0.1, 0.2], 1, prior=0.0)
@@ -220,9 +226,9 @@ def test_greedy_path_exact_independent_is_top_k():
     p = theory.independent_joint_law([0.3, 0.1, 0.25, 0.2])
     assert greedy_path_exact(p, 4, "delta") == [1, 3, 2, 0]
     assert greedy_path_exact(p, 2, "relevance") == [1, 3]
-    with pytest.raises(ValueError, match="score must be"):
+    with pytest.raises(ValueError, match="score of greedy_path_exact must be one of"):
         greedy_path_exact(p, 2, "accuracy")
-    with pytest.raises(ValueError, match="k must be an integer"):
+    with pytest.raises(ValueError, match="k of greedy_path_exact must be an integer"):
         greedy_path_exact(p, 5)
 
 
@@ -238,7 +244,8 @@ def test_search_mrmr_disagreement_finds_a_real_disagreement():
     assert full["tries"] == 6 and full["instance"] == r["instance"]
     flagged = full["candidates"].groupby("instance")["disagree"].first()
     assert sorted(flagged[flagged].index) == full["disagreements"]
-    with pytest.raises(ValueError, match="m must be an integer in \\[3, 6\\]"):
+    with pytest.raises(ValueError, match="m of search_mrmr_disagreement must be an int in \\[3,"
+                                         " 6\\]"):
         search_mrmr_disagreement(2)
     with pytest.raises(ValueError, match="eps_low"):
         search_mrmr_disagreement(3, eps_low=0.3, eps_high=0.2)

@@ -110,7 +110,8 @@ def test_random_model_satisfies_d1(seed, dep):
 
 @pytest.mark.parametrize(
     "kwargs, match",
-    [({"m": 0, "n_levels": 2}, "m must"), ({"m": 2, "n_levels": 0}, "n_levels"),
+    [({"m": 0, "n_levels": 2}, "m of random_latent_difficulty_model must"),
+     ({"m": 2, "n_levels": 0}, "n_levels"),
      ({"m": 2, "n_levels": 2, "error_range": (0.6, 0.4)}, "error_range"),
      ({"m": 2, "n_levels": 2, "error_range": 0.3}, "error_range")],
 )
@@ -189,8 +190,9 @@ def binom_pmf(m, p):
 
 @pytest.mark.parametrize(
     "K, pmf, match",
-    [([0, 1], [0.5, 0.4], "sum to 1"), ([0, 3], [0.5, 0.5], "support"),
-     ([0.5, 1], [0.5, 0.5], "integers"), ([], [1.0], "non-empty"), ([0], [[1.0]], "1-d")],
+    [([0, 1], [0.5, 0.4], "summing to 1"), ([0, 3], [0.5, 0.5], "support"),
+     ([0.5, 1], [0.5, 0.5], "K of compare_count_law must be integer counts"),
+     ([], [1.0], "non-empty"), ([0], [[1.0]], "1-d")],
 )
 def test_compare_count_law_bad_input(K, pmf, match):
     with pytest.raises(ValueError, match=match):

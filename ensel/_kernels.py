@@ -1,0 +1,196 @@
+"""The one smoothed-entropy kernel and the one answer-digit coder of ``ensel``.
+
+Everything in the package that computes the paper's smoothed entropy (Algorithm "Smoothed
+Mutual Information Estimation": add-``alpha`` counts, bits) or codes answers into pattern
+digits goes through this module: :mod:`ensel.info` (the public estimators and
+:func:`~ensel.info.pattern_codes`), :mod:`ensel.select` (the vectorised greedy selectors),
+:mod:`ensel.aggregate` (MAP's pattern codes, through ``pattern_codes``),
+:mod:`ensel.experiment`'s exhaustive scans and :mod:`ensel.diagnostics`.
+
+*The coder.* An answer ``-1 / +1 / 0 (abstained)`` is the digit ``0 / 1 / 2``
+(:func:`answer_digits`); a label ``-1 / +1`` is the bit ``0 / 1`` (:func:`label_bits`). A
+pattern without abstentions therefore has the same digits in base 2 and base 3.
+
+*The kernel.* With ``N`` samples, pseudo-count ``alpha`` and an alphabet of ``K`` cells, a
+cell holding ``c`` samples has the smoothed probability ``q = (c + alpha) / (N + alpha K)``
+and contributes ``phi(c) = -q log2 q`` (:func:`q_log2_q` and :func:`empty_cells` are the only
+places a logarithm of a smoothed probability is taken; sums of ``q log2 q`` are negated once,
+which is exact). The entropy is the sum over the cells; the ``n_0`` cells no
+sample falls into contribute ``n_0 * phi(0)`` in closed form (:func:`empty_cells`), so an
+alphabet of ``2**60`` answer patterns costs no more than the cells that are seen.
+
+The same sum is reduced in the four shapes the callers need; each is exactly this kernel,
+only the order in which cells are visited differs (the reference-loop tests pin them):
+
+* :func:`entropy_rows` -- per row of listed counts plus the closed-form empty cells (the
+  public estimators, MI of the selectors' patterns);
+* :func:`dense_entropy_rows` -- every one of the ``K`` cells listed (the exhaustive lattice,
+  whose count tables are dense);
+* :func:`grouped_entropy` -- the seen cells of many tables at once, summed per table with
+  one ``bincount`` (the exhaustive scans over large alphabets);
+* :class:`CountTable` -- ``phi`` tabulated once per count value ``0..N`` and read by index
+  (Greedy MI's candidates, where counts are integers and the logarithms dominate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "CountTable",
+    "answer_digits",
+    "dense_entropy_rows",
+    "empty_cells",
+    "entropy_rows",
+    "grouped_entropy",
+    "label_bits",
+    "q_log2_q",
+]
+
+# --------------------------------------------------------------------------- the coder
+def answer_digits(X: Any, dtype: Any = np.int64) -> np.ndarray:
+    """Pattern digits of answers: ``-1 -> 0``, ``+1 -> 1``, ``0 (abstained) -> 2``.
+
+    Examples
+    --------
+    >>> answer_digits(np.array([[-1, 1, 0]], dtype=np.int8)).tolist()
+    [[0, 1, 2]]
+    """
+    x = np.asarray(X)
+    if x.dtype == np.int8:  # validated answers (check_X): int8 arithmetic, no look-up
+        d = (x + np.int8(1)) >> 1  # -1 -> 0, 0 -> 0, +1 -> 1
+        zero = x == 0
+        if zero.any():
+            d[zero] = 2
+    else:
+        d = np.where(x == 0, 2, (x.astype(np.int64) + 1) // 2)
+    return d if d.dtype == dtype else d.astype(dtype)
+
+
+def label_bits(y: Any) -> np.ndarray:
+    """Label bits: ``-1 -> 0``, ``+1 -> 1`` (``int64``).
+
+    Examples
+    --------
+    >>> label_bits(np.array([-1, 1], dtype=np.int8)).tolist()
+    [0, 1]
+    """
+    return (np.asarray(y).astype(np.int64) + 1) // 2
+
+
+# --------------------------------------------------------------------------- the kernel
+def q_log2_q(q: Any) -> Any:
+    """``q log2 q = -phi`` of smoothed probabilities ``q > 0`` (the one logarithm)."""
+    return q * np.log2(q)
+
+
+def empty_cells(n_empty: Any, denom: Any, alpha: float) -> Any:
+    """Closed-form contribution ``n_empty * phi(0)`` of cells no sample falls into
+    (``phi(0) = -q0 log2 q0``, ``q0 = alpha / denom``; 0 when ``alpha = 0``)."""
+    if alpha <= 0:
+        return np.zeros_like(np.asarray(n_empty, dtype=float)) if np.ndim(n_empty) else 0.0
+    q0 = alpha / denom
+    return -n_empty * q0 * np.log2(q0)  # this grouping: (-n_empty * q0) * log2(q0)
+
+
+def entropy_rows(counts: np.ndarray, K: np.ndarray, N: float, alpha: float) -> np.ndarray:
+    """Row-wise smoothed entropy (bits) of listed counts, empty cells in closed form.
+
+    ``counts`` has shape ``(r, c)``: the counts of some cells of each row (zeros allowed;
+    they count as unlisted cells). ``K`` (shape ``(r,)``) is each row's alphabet size and
+    ``N`` the number of samples (the same for every row).
+
+    Examples
+    --------
+    >>> float(entropy_rows(np.array([[2.0, 2.0]]), np.array([2.0]), 4.0, 1.0)[0])
+    1.0
+    """
+    counts = np.asarray(counts, dtype=float)
+    K = np.asarray(K, dtype=float)
+    denom = N + alpha * K  # (r,)
+    nz = counts > 0
+    q = np.where(nz, counts + alpha, 1.0) / denom[:, None]
+    listed = -np.where(nz, q_log2_q(q), 0.0).sum(axis=1)
+    return listed + empty_cells(K - nz.sum(axis=1), denom, alpha)
+
+
+def dense_entropy_rows(counts: np.ndarray, N: float, alpha: float) -> np.ndarray:
+    """Row-wise smoothed entropy (bits) of complete count tables of shape ``(r, K)``
+    (``alpha > 0``: every cell is listed, none is empty)."""
+    return -q_log2_q((counts + alpha) / (N + alpha * counts.shape[1])).sum(axis=1)
+
+
+def grouped_entropy(counts: np.ndarray | Sequence[np.ndarray], group: np.ndarray,
+                    n_groups: int, K: int, N: float, alpha: float) -> np.ndarray:
+    """Smoothed entropy (bits) of ``n_groups`` tables over ``K`` cells each, from their seen
+    cells only.
+
+    ``counts`` is one array (a seen cell per entry) or a sequence of ``w`` equally long
+    arrays (entry ``i`` of each lists one of the ``w`` cells that share a seen pattern, some
+    possibly empty); entry ``i`` belongs to table ``group[i]``. The cells not listed are added
+    in closed form.
+    """
+    arrays = [counts] if isinstance(counts, np.ndarray) else list(counts)
+    denom = N + alpha * K
+    terms = None
+    for c in arrays:
+        q = (c + alpha) / denom
+        if alpha > 0:
+            t = q_log2_q(q)
+        else:  # q = 0 has phi = 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(q > 0, q_log2_q(np.where(q > 0, q, 1.0)), 0.0)
+        terms = t if terms is None else terms + t
+    listed = np.bincount(group, minlength=n_groups) * len(arrays)
+    return (-np.bincount(group, weights=terms, minlength=n_groups)
+            + empty_cells(K - listed, denom, alpha))
+
+
+class CountTable:
+    """``phi(c)`` tabulated for every integer count ``c = 0..N`` of ``N`` samples.
+
+    A smoothed entropy of integer counts over ``K`` cells is
+    ``H = K phi(0) + sum_cells (phi(c) - phi(0))``: the logarithms are taken once per count
+    value instead of once per cell, and the (many) empty cells cost nothing.
+
+    Examples
+    --------
+    >>> t = CountTable(4, 1.0)
+    >>> float(t.rows(np.array([[2, 2]]), np.array([2.0]))[0])
+    1.0
+    """
+
+    def __init__(self, N: int, alpha: float) -> None:
+        self.n = int(N)
+        self.N = float(N)
+        self.alpha = alpha
+        self._values = np.arange(self.n + 1, dtype=float)
+
+    def table(self, K: float) -> tuple[np.ndarray, float]:
+        """``(phi(c) - phi(0) for c = 0..N, K phi(0))`` over ``K`` cells."""
+        q = (self._values + self.alpha) / (self.N + self.alpha * float(K))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            phi = np.where(q > 0, -q_log2_q(np.where(q > 0, q, 1.0)), 0.0)
+        return phi - phi[0], float(K) * float(phi[0])
+
+    def step(self, K: Any) -> Any:
+        """``phi(1) - phi(0)`` over ``K`` cells: what a cell holding one sample adds to the
+        entropy over an empty cell (``K`` scalar or array)."""
+        denom = self.N + self.alpha * K
+        step = -q_log2_q((1.0 + self.alpha) / denom)
+        if self.alpha > 0:
+            step = step + q_log2_q(self.alpha / denom)
+        return step
+
+    def rows(self, counts: np.ndarray, K: np.ndarray) -> np.ndarray:
+        """Row-wise entropy of integer ``counts`` (shape ``(r, c)``) over ``K[r]`` cells."""
+        idx = counts.astype(np.intp)
+        out = np.empty(counts.shape[0])
+        for Kv in np.unique(K):
+            rows = K == Kv
+            table, zero = self.table(float(Kv))
+            out[rows] = table[idx[rows]].sum(axis=1) + zero
+        return out
