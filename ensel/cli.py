@@ -249,11 +249,11 @@ def _evaluate(args: Any) -> int:
     ks = _parse_ks(args.ks) if args.ks else None
     df = _read(args.data, args.format)
     m = int(df["model"].nunique())
+    if ks and ks[-1] > m:
+        raise UsageError(f"--ks asks for k={ks[-1]} but the data has {m} model(s)")
     phase(f"read {', '.join(args.data)}: {len(df):,} answers, {df['item'].nunique():,} items, "
           f"{m} models, {df['condition'].nunique()} condition(s) "
           f"({time.perf_counter() - t0:.1f} s)")
-    if ks and ks[-1] > m:
-        raise UsageError(f"--ks asks for k={ks[-1]} but the data has {m} model(s)")
     if ks is None:
         n_min = int(df.groupby("condition", observed=True)["item"].nunique().min())
         ks = default_ks(m, int(n_min * 0.8))
