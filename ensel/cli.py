@@ -106,6 +106,11 @@ def _add_format(p: argparse.ArgumentParser) -> None:
                    help="input format (default: detected from the file)")
 
 
+def _add_progress(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help=f"{what} (default: only when stderr is a terminal; never on stdout)")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``ensel`` command tree; with ``command``, the other commands' own arguments are
     left out (so ``ensel select`` does not import the collector's HTTP client)."""
@@ -143,6 +148,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                         " 0: corrected t only)")
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
+    _add_progress(p, "a progress bar of the splits on stderr")
     _add_format(p)
 
     p = sub.add_parser("evaluate", help="the experiments page on your data, as an HTML report",
@@ -161,6 +167,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--no-exhaustive", action="store_true",
                    help="skip the exhaustive optimum (faster; skipped beyond 15 models)")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    _add_progress(p, "papermill's per-cell progress bar on stderr; --no-progress also "
+                     "silences the phase lines")
     _add_format(p)
 
     p = sub.add_parser("import", help="convert answers to the tidy table",
@@ -207,20 +215,32 @@ def _evaluate(args: Any) -> int:
     """``ensel evaluate``: the book's experiments notebook on DATA through the book runner's
     one papermill path (:func:`ensel.book.runner.execute_notebook`), written as a standalone
     HTML report and the executed notebook beside it."""
-    import nbformat
+    import time
 
-    from ensel.book.runner import execute_notebook
+    from ensel.book.runner import execute_notebook, require_page_packages
     from ensel.practice import (
         EVALUATE_MAX_K,
         EXHAUSTIVE_LIMIT,
         UsageError,
         _parse_ks,
         _read,
+        _wants_progress,
         check_output,
         default_ks,
         to_html,
     )
 
+    require_page_packages("ensel evaluate runs the experiments page and")
+    import nbformat
+
+    bar = _wants_progress(args)
+    quiet = args.progress is False
+
+    def phase(text: str) -> None:
+        if not quiet:
+            print(f"ensel evaluate: {text}", file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
     out = Path(args.output).expanduser()
     if out.suffix.lower() not in (".html", ".htm"):
         raise UsageError(f"-o {args.output}: the report must be an .html file")
@@ -231,6 +251,9 @@ def _evaluate(args: Any) -> int:
     m = int(df["model"].nunique())
     if ks and ks[-1] > m:
         raise UsageError(f"--ks asks for k={ks[-1]} but the data has {m} model(s)")
+    phase(f"read {', '.join(args.data)}: {len(df):,} answers, {df['item'].nunique():,} items, "
+          f"{m} models, {df['condition'].nunique()} condition(s) "
+          f"({time.perf_counter() - t0:.1f} s)")
     if ks is None:
         n_min = int(df.groupby("condition", observed=True)["item"].nunique().min())
         ks = default_ks(m, int(n_min * 0.8))
@@ -251,15 +274,31 @@ def _evaluate(args: Any) -> int:
         params = {"dataset": str(data_path),
                   "n_splits": None if args.splits is None else int(args.splits),
                   "seed": int(args.seed), "ks": ks, "exhaustive": exhaustive}
+        splits = ("splits chosen by the page" if args.splits is None
+                  else f"{args.splits} splits")
+        phase(f"executing the experiments page (budgets "
+              f"{'1..' + str(m) if ks is None else _budgets(ks)}, {splits}, exhaustive scan "
+              f"{'on' if exhaustive else 'off'}); this takes a while")
+        t1 = time.perf_counter()
         try:
             executed = execute_notebook("experiments", params, out_dir=tmpd / "out",
-                                        keep_failed=nb_path)
+                                        keep_failed=nb_path, progress=bar)
         except Exception as exc:  # the runner's one-line NotebookRunError
             raise UsageError(str(exc).splitlines()[0]) from None
+        phase(f"page executed in {time.perf_counter() - t1:.1f} s; writing the report")
         nbformat.write(executed, nb_path)
         out.write_text(to_html(executed), encoding="utf-8")
-    print(f"wrote {out} and {nb_path}", file=sys.stderr)
+    print(f"wrote {out} and {nb_path}" + ("" if quiet else
+          f" ({time.perf_counter() - t0:.1f} s in all)"), file=sys.stderr)
     return 0
+
+
+def _budgets(ks: Sequence[int]) -> str:
+    """``1..5`` for a run of budgets, else ``1,3,5``."""
+    ks = list(ks)
+    if ks == list(range(ks[0], ks[-1] + 1)) and len(ks) > 2:
+        return f"{ks[0]}..{ks[-1]}"
+    return ",".join(map(str, ks))
 
 
 def _dispatch(args: argparse.Namespace) -> int:

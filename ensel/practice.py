@@ -200,7 +200,8 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                aggregator: str | None = None, condition: str | None = None,
                n_splits: int | None = None, test_fraction: float = 0.2, seed: int = 0,
                max_k: int = 10, confidence: float = 0.95,
-               halvings: int | None = None, validated: bool = False) -> dict[str, Any]:
+               halvings: int | None = None, validated: bool = False,
+               progress: bool = False) -> dict[str, Any]:
     """``ensel select`` on a tidy table: the JSON document (see the module docstring).
 
     Parameters
@@ -227,6 +228,9 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     validated : bool, default=False
         ``df`` comes from a reader of :mod:`ensel.datasets` (already validated): skip the
         second validation.
+    progress : bool, default=False
+        A tqdm progress bar on stderr, one step per phase (with ``k="auto"``, one per outer
+        split of the nested choice of ``k``); never on stdout.
     """
     from ensel import select
     from ensel.aggregate import DEFAULT_AGGREGATOR
@@ -318,12 +322,26 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     exhaustive = method == "exhaustive"
     opts = {"test_fraction": test_fraction, "seed": seed, "aggregators": [aggregator]}
 
+    from tqdm import tqdm
+
+    # progress on stderr only (stdout may carry --json); a bar that is never closed (an
+    # error below) is closed by tqdm when it is collected
+    bar = tqdm(total=(n_splits + 2 if auto else 1) + (1 if halvings and not exhaustive else 0)
+               + 1, desc="ensel select", unit="step", file=sys.stderr, disable=not progress,
+               leave=False, dynamic_ncols=True)
+
+    def step(what: str) -> None:
+        bar.set_postfix_str(what, refresh=False)
+        bar.update(1)
+
     auto_doc: dict[str, Any] | None = None
     if auto:
         k_all, table = _k_auto(method, aggregator, data, max_k, seed=seed,
                                test_fraction=test_fraction, key="auto")
+        step("k on all data")
         res = evaluate(data, ks=range(1, max_k + 1), n_splits=n_splits, selectors=base_sels,
                        exhaustive=exhaustive, **opts)
+        step("held-out errors")
         per_split: list[int] = []
         chosen, topk_at = [], []
         for s in range(n_splits):
@@ -333,6 +351,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
             k_s = _k_auto(method, aggregator, data, max_k, seed=seed,
                           test_fraction=test_fraction, key=f"split{s}/auto", rows=rows)[0]
             per_split.append(k_s)
+            step(f"nested split {s + 1}/{n_splits}")
             at = res[(res["split"] == s) & (res["k"] == k_s)]
             chosen.append(at[at["selector"] == code])
             topk_at.append(at[at["selector"] == "topk"])
@@ -355,6 +374,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     else:
         results = evaluate(data, ks=sorted({1, kk}), n_splits=n_splits, selectors=base_sels,
                            exhaustive=exhaustive, **opts)
+        step("held-out errors")
         a = code
     assert kk is not None
     reps = None
@@ -367,8 +387,11 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
             reps = pd.concat([reps, reps[reps["selector"] == method].assign(selector="auto"),
                               reps[reps["selector"] == "topk"].assign(selector="topk_auto")],
                              ignore_index=True)
+        step("half-sample replicates")
 
     picks = _picks(method, X_all, y_all, kk)
+    step("picks")
+    bar.close()
     acc = (X_all == y_all[:, None]).mean(axis=0)
     gains = marginal_gains(X_all, y_all, picks)
     models = data[0].models
@@ -564,6 +587,18 @@ def _detected(data: Sequence[str]) -> str:
     return detect(list(data))
 
 
+def _wants_progress(args: Any) -> bool:
+    """``--progress``/``--no-progress``, else whether stderr is a terminal (so logs and pipes
+    get no bar)."""
+    flag = getattr(args, "progress", None)
+    if flag is not None:
+        return bool(flag)
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def select_command(args: Any) -> int:
     """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
     import json
@@ -572,7 +607,8 @@ def select_command(args: Any) -> int:
     try:
         doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
                          condition=args.condition, n_splits=args.splits, seed=args.seed,
-                         max_k=args.max_k, halvings=args.halvings, validated=True)
+                         max_k=args.max_k, halvings=args.halvings, validated=True,
+                         progress=_wants_progress(args))
     except ValueError as exc:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),

@@ -4,12 +4,16 @@ The test builds both distributions from the checkout, checks their metadata with
 ``twine check --strict``, installs the wheel with its core dependencies into a new virtual
 environment (no system site-packages, versions from ``requirements/constraints.txt``; pip
 downloads what its cache lacks) in a temporary folder, and runs the library, the shipped
-data and the command line from there; then it adds the ``notebooks`` extra and executes a
-page of the book as a reader who downloaded it would.
+data and the command line from there (``ensel --version``, ``ensel collect estimate paper``,
+``ensel notebooks list``, and ``ensel evaluate`` refusing in one line that names the extra it
+needs); then it adds the ``notebooks`` extra, executes a page of the book as a reader who
+downloaded it would, and runs ``ensel evaluate`` on a small tidy table. One virtual
+environment serves every test.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -122,9 +126,46 @@ CORE = textwrap.dedent("""
 """)
 
 
-def test_the_wheel_runs_outside_the_checkout(fresh: dict) -> None:
-    import json
+def _ensel(fresh: dict, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+    """``ensel ARGS`` of the fresh environment, run in its home folder (outside the
+    checkout); ``code``: the exit code expected."""
+    cmd = [str(fresh["python"].parent / "ensel"), *args]
+    out = subprocess.run(cmd, cwd=fresh["home"], env=fresh["env"], capture_output=True,
+                         text=True, timeout=900)
+    assert out.returncode == code, f"{cmd}\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out
 
+
+@pytest.fixture(scope="module")
+def small_table(fresh: dict) -> Path:
+    """A small tidy table (4 models x 60 items, one condition) written by the wheel."""
+    path = fresh["home"] / "small.parquet"
+    _run([str(fresh["python"]), "-c", textwrap.dedent(f"""
+        from ensel.datasets import load
+        df = load("medmcqa", n_items=60)
+        df = df[df["model"].isin(sorted(df["model"].unique())[:4])
+                & (df["condition"] == sorted(df["condition"].unique())[0])]
+        df.to_parquet({str(path)!r}, index=False)
+    """)], cwd=fresh["home"], env=fresh["env"])
+    return path
+
+
+@pytest.fixture(scope="module")
+def core_cli(fresh: dict, small_table: Path) -> dict:
+    """The command line of the core install (before any extra is added to the venv)."""
+    return {
+        "version": _ensel(fresh, "--version").stdout,
+        "estimate": _ensel(fresh, "collect", "estimate", "paper").stdout,
+        "estimate_json": json.loads(_ensel(fresh, "collect", "estimate", "paper",
+                                           "--json").stdout),
+        "notebooks": json.loads(_ensel(fresh, "notebooks", "list", "--json").stdout),
+        "datasets": json.loads(_ensel(fresh, "datasets", "list", "--json").stdout),
+        "run_page": _ensel(fresh, "notebooks", "run", "experiments", code=2),
+        "evaluate": _ensel(fresh, "evaluate", str(small_table), "-o", "report.html", code=2),
+    }
+
+
+def test_the_wheel_runs_outside_the_checkout(fresh: dict, core_cli: dict) -> None:
     out = _run([str(fresh["python"]), "-c", CORE], cwd=fresh["home"], env=fresh["env"])
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["version"] == _version()
@@ -132,21 +173,48 @@ def test_the_wheel_runs_outside_the_checkout(fresh: dict) -> None:
     assert got["results"] > 0 and got["pools"] == 37 and got["experiments_page"]
     assert got["paper_requests"] == 2_102_352  # the README's estimate of the paper's run
     assert got["extras_absent"] == []  # the core install pulls none of the extras
-    ensel_cmd = str(fresh["python"].parent / "ensel")
-    assert "collect" in _run([ensel_cmd, "--help"], cwd=fresh["home"], env=fresh["env"]).stdout
-    if "--version" in (ROOT / "ensel" / "cli.py").read_text(encoding="utf-8"):
-        version = _run([ensel_cmd, "--version"], cwd=fresh["home"], env=fresh["env"]).stdout
-        assert _version() in version
+    assert "collect" in _ensel(fresh, "--help").stdout
+    assert core_cli["version"].strip() == f"ensel {_version()}"
 
 
-def test_a_downloaded_page_runs_with_the_notebooks_extra(fresh: dict, dists: dict[str, Path]
-                                                         ) -> None:
+def test_the_cli_of_the_core_install(core_cli: dict) -> None:
+    # the README's command, with the config shipped in the wheel
+    assert "total: 2,102,352 requests" in core_cli["estimate"]
+    est = core_cli["estimate_json"]
+    assert est["schema"] == "ensel.collect.estimate/1"
+    assert est["total_requests"] == 2_102_352 == sum(r["requests"] for r in est["rows"])
+    assert "site-packages" in est["config"] and est["config"].endswith("paper.yml")
+    # the runs config and page sources come from the package, not a checkout
+    nbs = core_cli["notebooks"]
+    assert nbs["schema"] == "ensel.notebooks.list/1" and nbs["checkout"] is False
+    assert "site-packages" in nbs["config"]
+    assert "experiments-medmcqa" in {r["output"] for r in nbs["runs"]}
+    assert core_cli["datasets"]["schema"] == "ensel.datasets.list/1"
+    assert {"medmcqa", "mmlu_pro"} <= {d["name"] for d in core_cli["datasets"]["datasets"]}
+    # executing the book's runs needs the repository: one line that says so
+    run = core_cli["run_page"].stderr.strip().splitlines()
+    assert len(run) == 1 and run[0].startswith("ensel notebooks: error:")
+    assert "checkout" in run[0] and "ensel evaluate" in run[0]
+    # evaluate needs the notebooks extra: one line naming it, exit 2, before any work
+    ev = core_cli["evaluate"].stderr.strip().splitlines()
+    assert len(ev) == 1 and ev[0].startswith("ensel evaluate: error:"), ev
+    assert 'pip install "ensel[notebooks]"' in ev[0] and "papermill" in ev[0]
+
+
+@pytest.fixture(scope="module")
+def with_notebooks(fresh: dict, dists: dict[str, Path], core_cli: dict) -> dict:
+    """The same environment with the ``notebooks`` extra added (after the core checks)."""
+    _run([str(fresh["python"]), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS),
+          f"{dists['wheel']}[notebooks]"], cwd=fresh["home"], env=fresh["env"])
+    return fresh
+
+
+def test_a_downloaded_page_runs_with_the_notebooks_extra(with_notebooks: dict) -> None:
     """The reader's path: pip install "ensel[notebooks]", then run a page's notebook."""
     import jupytext
     import nbformat
 
-    _run([str(fresh["python"]), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS),
-          f"{dists['wheel']}[notebooks]"], cwd=fresh["home"], env=fresh["env"])
+    fresh = with_notebooks
     nb = jupytext.read(ROOT / "notebooks" / "theorem_e_1.py")
     at = next(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
     nb.cells.insert(at + 1, nbformat.v4.new_code_cell(
@@ -166,3 +234,23 @@ def test_a_downloaded_page_runs_with_the_notebooks_extra(fresh: dict, dists: dic
     glued = [o for o in outputs if "application/papermill.record/text/plain" in o.get("data", {})
              or o.get("metadata", {}).get("scrapbook")]
     assert len(glued) >= 5, "the page glues its numbers with myst_nb"
+
+
+def test_evaluate_from_the_wheel(with_notebooks: dict, small_table: Path) -> None:
+    """``ensel evaluate`` outside the checkout: the experiments page shipped in the wheel,
+    executed on a small tidy table, written as an HTML report and the executed notebook."""
+    import nbformat
+
+    fresh = with_notebooks
+    out = _ensel(fresh, "evaluate", str(small_table), "-o", "report.html", "--splits", "2",
+                 "--no-exhaustive")
+    assert out.stdout == ""  # progress and phases go to stderr
+    phases = [line for line in out.stderr.splitlines() if line.startswith("ensel evaluate:")]
+    assert [p.split(":")[1].split()[0] for p in phases] == ["read", "executing", "page"]
+    assert "4 models" in phases[0] and out.stderr.rstrip().splitlines()[-1].startswith("wrote")
+    html = (fresh["home"] / "report.html").read_text(encoding="utf-8")
+    assert "Traceback" not in html and len(html) > 100_000
+    done = nbformat.read(fresh["home"] / "report.ipynb", as_version=4)
+    outputs = [o for c in done.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert outputs and not [o for o in outputs if o.output_type == "error"]
+    assert str(small_table.stem) in json.dumps(done.cells[0:40], default=str)

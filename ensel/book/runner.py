@@ -26,6 +26,19 @@ Command line (also ``ensel notebooks ...``)::
     python -m ensel.book.runner run experiments --output experiments-mmlu
     python -m ensel.book.runner run experiments -p dataset=mmlu -p n_splits=3
     python -m ensel.book.runner all [--test]                      # every run, in order
+    python -m ensel.book.runner list --json
+
+``list`` works anywhere: outside a checkout it reads the ``runs.yml`` and page sources shipped
+with the package; ``run`` and ``all`` write the book's pages and need the repository.
+
+``list --json`` prints one object, schema ``ensel.notebooks.list/1``::
+
+    {"schema": "ensel.notebooks.list/1",
+     "config": "<path of the runs.yml read>",
+     "checkout": true,                  # false: the copy shipped with the package
+     "runs": [{"notebook": "experiments", "output": "experiments-medmcqa",
+               "title": "..." | null, "parameters": {...}, "test_parameters": {...},
+               "needs": [...], "produces": [...], "requires_data": [...]}, ...]}
 """
 
 from __future__ import annotations
@@ -67,6 +80,11 @@ __all__ = [
     "unavailable_data",
     "main",
     "repo_root",
+    "source_root",
+    "require_page_packages",
+    "PAGE_MODULES",
+    "list_document",
+    "SCHEMA_LIST",
 ]
 
 
@@ -106,16 +124,65 @@ class NotebookRun:
 
 
 def repo_root() -> Path:
-    """The repository root: ``$ENSEL_REPO_ROOT``, else the folder holding ``notebooks/runs.yml``."""
+    """The repository root: ``$ENSEL_REPO_ROOT``, else the folder holding ``notebooks/runs.yml``.
+
+    Raises
+    ------
+    NotebookRunError
+        Outside a checkout (an installed wheel used elsewhere): executing the book's runs
+        writes the book's pages, which live in the repository.
+    """
     from ensel.practice import repository_root
 
     root = repository_root()
     if root is not None:
         return root
-    raise FileNotFoundError(
-        "cannot find notebooks/runs.yml from the current folder; run from the repository "
-        "or set ENSEL_REPO_ROOT"
+    raise NotebookRunError(
+        "the book's runs are executed in the ensel repository (its pages go to "
+        "book/_generated): run this from a checkout or set ENSEL_REPO_ROOT; outside one, "
+        "`ensel notebooks list` lists the runs and `ensel evaluate DATA -o report.html` "
+        "runs the experiments page on your data"
     )
+
+
+#: What executing a page needs beyond the core install: the ``notebooks`` extra
+#: (``pip install "ensel[notebooks]"``; the ``book`` extra includes it).
+PAGE_MODULES = ("papermill", "jupytext", "nbformat", "nbconvert", "ipykernel", "matplotlib",
+                "seaborn", "myst_nb")
+
+
+def require_page_packages(what: str = "executing a page") -> None:
+    """Raise :class:`NotebookRunError` (one line naming the extra to install) when a package
+    of :data:`PAGE_MODULES` is not installed, before any work starts.
+
+    Examples
+    --------
+    >>> require_page_packages()  # the repository's environment has the book extra
+    """
+    import importlib.util
+
+    missing = [m for m in PAGE_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise NotebookRunError(
+            f"{what} needs the notebooks extra ({', '.join(missing)} not installed); install "
+            'it with: pip install "ensel[notebooks]" (or "ensel[book]" to build the book)')
+
+
+def source_root() -> Path:
+    """The folder whose ``notebooks/`` holds the pages' jupytext sources and ``runs.yml``:
+    the repository when one is found (:func:`repo_root`), else the copy shipped in the
+    installed package (``ensel.datasets._paths.package_data("notebooks")``).
+
+    Examples
+    --------
+    >>> (source_root() / "notebooks" / "runs.yml").is_file()
+    True
+    """
+    from ensel.datasets._paths import package_data
+    from ensel.practice import repository_root
+
+    root = repository_root()
+    return root if root is not None else package_data("notebooks").parent
 
 
 def load_runs(config: Path | None = None) -> list[NotebookRun]:
@@ -126,7 +193,8 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
     ValueError
         On a malformed entry, a missing notebook source, or a duplicated output name.
     """
-    config = Path(config) if config is not None else repo_root() / "notebooks" / "runs.yml"
+    config = (Path(config) if config is not None
+              else source_root() / "notebooks" / "runs.yml")
     with open(config, encoding="utf-8") as fh:
         doc = yaml.safe_load(fh) or {}
     entries = doc.get("notebooks")
@@ -344,8 +412,13 @@ def _warnings_in(nb: Any) -> list[str]:
 def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                 extra_parameters: dict[str, Any] | None = None,
                 allow_warnings: bool = False, root: Path | None = None,
-                key: str | None = None) -> Path:
+                key: str | None = None, cwd: Path | None = None,
+                progress: bool = False) -> Path:
     """Execute one run with papermill and write ``<out_dir>/<output>.ipynb``.
+
+    ``root`` is the folder whose ``notebooks/`` holds the source (default: the repository,
+    :func:`repo_root`); ``cwd`` the kernel's working folder (default ``root``); with
+    ``progress``, papermill's per-cell progress bar is drawn on stderr.
 
     The kernel runs with the repository root as working directory and with
     ``ENSEL_RESULTS_DIR=<out_dir>/results`` so notebooks that save results for later pages
@@ -396,7 +469,8 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                 with _kernel_environment(out_dir):
                     executed = pm.execute_notebook(
                         copy.deepcopy(nb), str(staging), parameters=params,
-                        kernel_name="python3", cwd=str(root), progress_bar=False,
+                        kernel_name="python3", cwd=str(cwd or root),
+                        progress_bar=_progress_bar(run) if progress else False,
                         log_output=False, extra_arguments=["--IPKernelApp.log_level=ERROR"],
                     )
                 break
@@ -437,10 +511,15 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
 
 
 def execute_notebook(notebook: str, parameters: dict[str, Any], *, out_dir: Path,
-                     keep_failed: Path | None = None, allow_warnings: bool = True) -> Any:
+                     keep_failed: Path | None = None, allow_warnings: bool = True,
+                     progress: bool = False) -> Any:
     """Execute a notebook of the book on ad-hoc parameters through :func:`execute_run` (the
     one papermill path) into ``out_dir`` and return the executed notebook (``ensel
     evaluate`` uses it on the user's data).
+
+    The source and ``runs.yml`` come from the repository when one is found, else from the
+    installed package (:func:`source_root`); outside a checkout the kernel runs in
+    ``out_dir``. ``progress``: papermill's per-cell progress bar on stderr.
 
     Raises
     ------
@@ -450,13 +529,19 @@ def execute_notebook(notebook: str, parameters: dict[str, Any], *, out_dir: Path
     """
     import nbformat
 
-    root = repo_root()
+    from ensel.practice import repository_root
+
+    root = source_root()
     runs = load_runs(root / "notebooks" / "runs.yml")
     base = find_runs(runs, notebook)[0]
     run, _ = adhoc_run(base, dict(parameters), runs)
+    cwd = None if repository_root() is not None else Path(out_dir).resolve()
+    if cwd is not None:
+        cwd.mkdir(parents=True, exist_ok=True)
     try:
         path = execute_run(run, out_dir=Path(out_dir), extra_parameters=dict(parameters),
-                           allow_warnings=allow_warnings, root=root)
+                           allow_warnings=allow_warnings, root=root, cwd=cwd,
+                           progress=progress)
     except NotebookRunError as exc:
         failed = Path(out_dir) / "_failed" / f"{run.output}.ipynb"
         if keep_failed is not None and failed.is_file():
@@ -465,6 +550,12 @@ def execute_notebook(notebook: str, parameters: dict[str, Any], *, out_dir: Path
                                    f"executed notebook is {keep_failed})") from None
         raise
     return nbformat.read(path, as_version=4)
+
+
+def _progress_bar(run: NotebookRun) -> dict[str, Any]:
+    """papermill's progress bar (tqdm keywords): one line on stderr, named after the run."""
+    return {"file": sys.stderr, "desc": f"{run.notebook}", "unit": "cell", "leave": False,
+            "dynamic_ncols": True}
 
 
 _KERNEL_START_FAILURES = ("Kernel died before replying", "Kernel didn't respond",
@@ -871,10 +962,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+#: Schema name of ``ensel notebooks list --json`` (see the module docstring).
+SCHEMA_LIST = "ensel.notebooks.list/1"
+
+
+def list_document(runs: Sequence[NotebookRun], config: Path) -> dict[str, Any]:
+    """The JSON document of ``ensel notebooks list --json`` (schema :data:`SCHEMA_LIST`).
+
+    Examples
+    --------
+    >>> cfg = source_root() / "notebooks" / "runs.yml"
+    >>> doc = list_document(load_runs(cfg), cfg)
+    >>> doc["schema"], doc["runs"][0]["notebook"] == load_runs(cfg)[0].notebook
+    ('ensel.notebooks.list/1', True)
+    """
+    from ensel.practice import repository_root
+
+    return {"schema": SCHEMA_LIST, "config": str(config),
+            "checkout": repository_root() is not None,
+            "runs": [{"notebook": r.notebook, "output": r.output, "title": r.title,
+                      "parameters": r.parameters, "test_parameters": r.test_parameters,
+                      "needs": list(r.needs), "produces": list(r.products()),
+                      "requires_data": list(r.requires_data)} for r in runs]}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``ensel notebooks`` (``list``, ``run``, ``all``)."""
     sub = parser.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("list", help="list the runs of runs.yml")
+    lst = sub.add_parser("list", help="list the runs of runs.yml (from the repository, or "
+                                      "the copy shipped with the package)")
+    lst.add_argument("--json", action="store_true",
+                     help=f"JSON output (schema {SCHEMA_LIST}; see the module docstring)")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--out-dir", default=None,
                         help="where executed notebooks go (default: book/_generated)")
@@ -897,11 +1015,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run_command(args: argparse.Namespace) -> int:
     """Run ``ensel notebooks`` on parsed arguments; bad input raises
     :class:`NotebookRunError` (one line)."""
-    runs = load_runs()
     if args.cmd == "list":
+        config = source_root() / "notebooks" / "runs.yml"
+        runs = load_runs(config)
+        if getattr(args, "json", False):
+            print(json.dumps(list_document(runs, config), indent=2, default=str))
+            return 0
         for r in runs:
             print(f"{r.notebook:<24} {r.output:<32} {r.parameters}  test: {r.test_parameters}")
         return 0
+    runs = load_runs(repo_root() / "notebooks" / "runs.yml")
+    require_page_packages(f"ensel notebooks {args.cmd}")
     explicit_out_dir = args.out_dir is not None
     if args.out_dir is None:
         args.out_dir = str(repo_root() / "book" / "_generated")

@@ -9,21 +9,141 @@
     ensel collect merge OUT STORE...                   combine the stores of several shards
     ensel collect simulate CONFIG [--port P] [--fault-rate R] [--unauthorized]
 
+CONFIG is a path, or the name of a config shipped with the package: ``paper`` is the paper's
+full run (``data/collect/paper.yml`` in the repository), so ``ensel collect estimate paper``
+works from an installed wheel anywhere. A shipped config's store (``paper-answers.sqlite``)
+goes to the current folder, not into the installed package.
+
 Bad input (config, store, dataset file) prints one line naming the problem and exits with 2;
 an endpoint that refuses the key (401/402/403) or a reached cost cap exits with 1.
+
+``estimate --json`` and ``status --json`` print one JSON object on stdout (costs without a
+price are ``null``)::
+
+    {"schema": "ensel.collect.estimate/1", "config": "<path read>",
+     "rows": [{"dataset", "model", "model_id", "requests", "prompt_tokens",
+               "completion_tokens", "cost_usd", "hours", "chars_from"}, ...],
+     "total_requests": 2102352, "total_cost_usd": 306.1, "hours": 40.2,
+     "prices_as_of": "2025-..."}
+
+    {"schema": "ensel.collect.status/1", "store": "<path>",
+     "rows": [{"dataset", "model", "condition", "model_id", "rows", "answered", "abstained",
+               "failed", "attempts", "prompt_tokens", "completion_tokens", "errors",
+               "abstention_rate", "cost_usd"}, ...],
+     "totals": {"rows", "answered", "abstained", "failed", "cost_usd"}}
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import logging
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-__all__ = ["main", "add_arguments", "run_command"]
+__all__ = ["main", "add_arguments", "run_command", "config_path", "shipped_configs",
+           "estimate_document", "status_document", "SCHEMA_ESTIMATE", "SCHEMA_STATUS"]
+
+#: Schema names of the ``--json`` documents (see the module docstring).
+SCHEMA_ESTIMATE = "ensel.collect.estimate/1"
+SCHEMA_STATUS = "ensel.collect.status/1"
+
+
+def shipped_configs() -> dict[str, Path]:
+    """The run configs shipped with the package, by name (``paper``: the paper's full run).
+
+    Examples
+    --------
+    >>> sorted(shipped_configs())
+    ['paper']
+    """
+    from ensel.datasets._paths import package_data
+
+    folder = package_data("collect")
+    return {p.stem: p for p in sorted(folder.glob("*.yml")) if p.stem != "prompts"}
+
+
+def config_path(value: str) -> tuple[Path, bool]:
+    """``(path, shipped)``: an existing file as given, else the shipped config of that name
+    (``paper`` or ``paper.yml``).
+
+    Raises
+    ------
+    ensel.collect.config.ConfigError
+        Neither a file nor a shipped name (the message lists the shipped names).
+
+    Examples
+    --------
+    >>> path, shipped = config_path("paper")
+    >>> path.name, shipped
+    ('paper.yml', True)
+    """
+    from ensel.collect.config import ConfigError
+
+    p = Path(value).expanduser()
+    if p.exists():
+        return p, False
+    shipped = shipped_configs()
+    name = p.name[:-4] if p.name.endswith(".yml") else p.name
+    if name in shipped and p.parent in (Path("."), Path("data/collect")):
+        return shipped[name], True
+    raise ConfigError(f"{value}: no such configuration file; give the path of a config or "
+                      f"the name of a shipped one: {', '.join(shipped)}")
+
+
+def _load(value: str) -> Any:
+    """The config at ``value`` (a path or a shipped name); a shipped config's store is put in
+    the current folder (never inside the installed package)."""
+    from ensel.collect.config import load_config
+
+    path, shipped = config_path(value)
+    cfg = load_config(path)
+    if shipped:
+        cfg = dataclasses.replace(cfg, store=Path.cwd() / cfg.store.name)
+    return cfg
+
+
+def _records(df: Any) -> list[dict[str, Any]]:
+    """A table as JSON records (NaN becomes null)."""
+    return json.loads(df.to_json(orient="records"))
+
+
+def estimate_document(config: str) -> dict[str, Any]:
+    """``ensel collect estimate --json`` (schema :data:`SCHEMA_ESTIMATE`).
+
+    Examples
+    --------
+    >>> doc = estimate_document("paper")
+    >>> doc["schema"], doc["total_requests"], sum(r["requests"] for r in doc["rows"])
+    ('ensel.collect.estimate/1', 2102352, 2102352)
+    """
+    from ensel.collect.estimate import estimate
+
+    path, _ = config_path(config)
+    est = estimate(_load(config))
+    a = est.attrs
+    cost = a["total_cost_usd"]
+    return {"schema": SCHEMA_ESTIMATE, "config": str(path), "rows": _records(est),
+            "total_requests": int(a["total_requests"]),
+            "total_cost_usd": None if cost != cost else float(cost),
+            "hours": float(a["hours"]), "prices_as_of": a["prices_as_of"]}
+
+
+def status_document(store: str, config: str | None = None) -> dict[str, Any]:
+    """``ensel collect status --json`` (schema :data:`SCHEMA_STATUS`)."""
+    from ensel.collect.store import Store
+
+    prices = _load(config).prices if config else {}
+    with Store(store) as st:
+        df = st.status(prices)
+    cost = float(df["cost_usd"].sum(min_count=1)) if len(df) else float("nan")
+    totals = {c: int(df[c].sum()) for c in ("rows", "answered", "abstained", "failed")}
+    return {"schema": SCHEMA_STATUS, "store": str(store), "rows": _records(df),
+            "totals": {**totals, "cost_usd": None if cost != cost else cost}}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,10 +156,12 @@ def _parser() -> argparse.ArgumentParser:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``ensel collect`` (shared by :mod:`ensel.cli`'s tree)."""
     sub = p.add_subparsers(dest="action", required=True)
+    cfg_help = "a run config: a path, or a shipped name (paper: the paper's full run)"
     e = sub.add_parser("estimate", help="requests, tokens, cost and time of a run (no network)")
-    e.add_argument("config")
+    e.add_argument("config", help=cfg_help)
+    e.add_argument("--json", action="store_true", help=f"JSON output (schema {SCHEMA_ESTIMATE})")
     r = sub.add_parser("run", help="collect every missing answer (resumable)")
-    r.add_argument("config")
+    r.add_argument("config", help=cfg_help)
     r.add_argument("--shard", default="1/1", help="i/n: this machine's share of the queries")
     r.add_argument("--store", help="store path (default: the config's store)")
     r.add_argument("--base-url", help="override endpoint.base_url")
@@ -48,7 +170,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--no-progress", action="store_true")
     s = sub.add_parser("status", help="progress per model and condition")
     s.add_argument("store")
-    s.add_argument("--config", help="a config, for prices")
+    s.add_argument("--config", help="a config (path or shipped name), for prices")
+    s.add_argument("--json", action="store_true", help=f"JSON output (schema {SCHEMA_STATUS})")
     x = sub.add_parser("export", help="the tidy table (item, model, condition, answer, label)")
     x.add_argument("store")
     x.add_argument("-o", "--output", required=True)
@@ -59,7 +182,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     m.add_argument("stores", nargs="+")
     m.add_argument("--allow-mixed", action="store_true")
     sim = sub.add_parser("simulate", help="serve the simulated model pool on 127.0.0.1")
-    sim.add_argument("config")
+    sim.add_argument("config", help=cfg_help)
     sim.add_argument("--port", type=int, default=0)
     sim.add_argument("--fault-rate", type=float, default=0.0,
                      help="rate of each fault kind (429, 500, 502, 503, drop, malformed, ...)")
@@ -69,9 +192,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from ensel.collect.collector import EndpointRefused, collect, parse_shard
-    from ensel.collect.config import load_config
 
-    cfg = load_config(args.config)
+    cfg = _load(args.config)
     shard = parse_shard(args.shard)
     if args.store:
         cfg = dataclasses.replace(cfg, store=Path(args.store))
@@ -91,10 +213,9 @@ def _run(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> int:
     from ensel.collect.collector import load_queries
-    from ensel.collect.config import load_config
     from ensel.collect.simulate import Faults, SimulatedPool, SimulatorServer
 
-    cfg = load_config(args.config)
+    cfg = _load(args.config)
     pool = SimulatedPool.from_config(cfg, load_queries(cfg))
     r = args.fault_rate
     faults = Faults(rate_429=r, rate_500=r, rate_502=r, rate_503=r, drop=r, malformed=r,
@@ -130,10 +251,12 @@ def run_command(args: argparse.Namespace) -> int:
         if args.action == "simulate":
             return _simulate(args)
         if args.action == "estimate":
-            from ensel.collect.config import load_config
+            if args.json:
+                print(json.dumps(estimate_document(args.config), indent=2))
+                return 0
             from ensel.collect.estimate import estimate
 
-            est = estimate(load_config(args.config))
+            est = estimate(_load(args.config))
             print(est.to_string(index=False, float_format=lambda v: f"{v:,.2f}"))
             a = est.attrs
             print(f"total: {a['total_requests']:,} requests, about ${a['total_cost_usd']:,.0f} "
@@ -144,11 +267,10 @@ def run_command(args: argparse.Namespace) -> int:
             if not Path(args.store).is_file():
                 raise StoreError(f"no store at {args.store}")
         if args.action == "status":
-            prices = {}
-            if args.config:
-                from ensel.collect.config import load_config
-
-                prices = load_config(args.config).prices
+            if args.json:
+                print(json.dumps(status_document(args.store, args.config), indent=2))
+                return 0
+            prices = _load(args.config).prices if args.config else {}
             with Store(args.store) as st:
                 print(st.status(prices).to_string(index=False))
             return 0

@@ -271,6 +271,10 @@ def test_evaluate_default_budgets_are_capped() -> None:
                                          "known:"]),
     (["collect", "export", "no-store.sqlite", "-o", "x.parquet"], ["no store at"]),
     (["collect", "estimate", "no-config.yml"], ["no-config.yml"]),
+    (["collect", "estimate", "papr"], ["papr: no such configuration file",
+                                       "name of a shipped one: paper"]),
+    (["collect", "status", "no-store.sqlite", "--json"], ["no store at"]),
+    (["datasets", "status", "medmcqa", "--json"], ["stand-in", "nothing to download"]),
 ])
 def test_other_commands_one_line(capsys, argv, fragments) -> None:
     assert_usage_error(run_cli(argv, capsys), argv[0], *fragments)
@@ -304,3 +308,26 @@ def test_exhaustive_with_another_aggregator(capsys, pool) -> None:
     r = run_cli(["select", str(pool), "-k", "2", "--method", "exhaustive", "--aggregator",
                  "mv"], capsys)
     assert_usage_error(r, "select", "--method exhaustive", "--aggregator map only", "'mv'")
+
+
+def test_evaluate_without_the_notebooks_extra(capsys, monkeypatch, tmp_path, pool) -> None:
+    """The core install: one line naming the extra, exit 2, before reading or writing."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "jupytext" else real(name, *a))
+    r = run_cli(["evaluate", str(pool), "-o", str(tmp_path / "r.html")], capsys)
+    assert_usage_error(r, "evaluate", "jupytext not installed", 'pip install "ensel[notebooks]"')
+    assert sorted(p.name for p in tmp_path.iterdir()) == [pool.name]
+
+
+def test_notebooks_run_outside_a_checkout(capsys, monkeypatch, tmp_path) -> None:
+    import ensel.practice
+
+    monkeypatch.setattr(ensel.practice, "repository_root", lambda: None)
+    monkeypatch.chdir(tmp_path)
+    for cmd in (["run", "experiments"], ["all", "--test"]):
+        r = run_cli(["notebooks", *cmd], capsys)
+        assert_usage_error(r, "notebooks", "run this from a checkout or set ENSEL_REPO_ROOT")
+    assert list(tmp_path.iterdir()) == []
