@@ -208,12 +208,13 @@ class ScoreMI(_BaseSelector):
             df = G * (cnt.shape[-1] - 1)  # bins x (|Y| - 1) x (|X_j| - 1)
             need = float(chdtri(df, level / cand.size)) / (2.0 * n * _LN2)
             best = float(gain.max())
-            if best >= need:
+            top = correct[cand].max()
+            acc_pos = int(np.flatnonzero(correct[cand] == top)[0])  # the accuracy order's pick
+            if best - float(gain[acc_pos]) >= need:  # a gain beyond the accuracy order's
                 pos = int(np.flatnonzero(gain >= best - TIE_TOL)[0])
                 fell = False
-            else:  # no supported gain: the most accurate remaining model
-                top = correct[cand].max()
-                pos = int(np.flatnonzero(correct[cand] == top)[0])
+            else:  # no supported advantage: the most accurate remaining model
+                pos = acc_pos
                 fell = True
             j = int(cand[pos])
             selected.append(j)

@@ -61,12 +61,37 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import expit, log_expit
+from scipy.special import betaln, expit, log_expit, xlogy
 
 from ensel._estimator import AggregatorMixin
 from ensel._validation import check_int, check_real, check_X, check_X_y
 
 __all__ = ["BackoffMAP", "LogisticStacking"]
+
+#: Prior strengths (pseudo-items) :class:`BackoffMAP` chooses from when ``strength="auto"``,
+#: besides ``inf`` (the logistic model alone).
+STRENGTH_GRID: np.ndarray = 2.0 ** np.arange(0, 13)
+
+
+def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray,
+                                  model: LogisticStacking) -> float:
+    """Empirical-Bayes prior strength: the ``c`` of :data:`STRENGTH_GRID` or ``inf`` that
+    maximises the Beta-binomial marginal likelihood of the training patterns' counts.
+
+    Each seen pattern ``x`` with counts ``(n_+, n_-)`` has the prior ``Beta(c q, c (1 - q))``,
+    ``q = model``'s ``P(Y = +1 | x)``; ``c = inf`` is the binomial likelihood under ``q``.
+    Ties go to the largest strength (the fewer effective parameters).
+    """
+    pats, inv = np.unique(Xa, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    npos = np.bincount(inv, weights=(ya == 1).astype(float), minlength=len(pats))
+    nneg = np.bincount(inv, minlength=len(pats)) - npos
+    q = np.clip(model.predict_proba(pats)[:, 1], 1e-12, 1.0 - 1e-12)
+    a, b = np.outer(STRENGTH_GRID, q), np.outer(STRENGTH_GRID, 1.0 - q)
+    ll = (betaln(npos + a, nneg + b) - betaln(a, b)).sum(axis=1)
+    ll_inf = float((xlogy(npos, q) + xlogy(nneg, 1.0 - q)).sum())
+    best = int(np.flatnonzero(ll >= ll.max())[-1])
+    return float(STRENGTH_GRID[best]) if ll[best] > ll_inf else float("inf")
 
 
 class LogisticStacking(AggregatorMixin):
@@ -257,7 +282,7 @@ class BackoffMAP(AggregatorMixin):
     True
     """
 
-    def __init__(self, strength: float = 8.0, l2: float = 1.0) -> None:
+    def __init__(self, strength: float | str = "auto", l2: float = 1.0) -> None:
         self.strength = strength
         self.l2 = l2
 
@@ -284,11 +309,15 @@ class BackoffMAP(AggregatorMixin):
         """
         from ensel.aggregate import MAPAggregator  # aggregate registers this module's classes
 
-        check_real(self.strength, "strength", low=0, low_open=True,
-                   what="the prior strength in pseudo-items")
+        auto = isinstance(self.strength, str) and self.strength == "auto"
+        if not auto:
+            check_real(self.strength, "strength", low=0, low_open=True,
+                       what="the prior strength in pseudo-items, or 'auto'")
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         self.logistic_ = LogisticStacking(l2=self.l2).fit(Xa, ya)
         self.table_ = MAPAggregator(alpha=0.0).fit(Xa, ya)
+        self.strength_ = (_marginal_likelihood_strength(Xa, ya, self.logistic_) if auto
+                          else float(self.strength))
         self.n_models_ = Xa.shape[1]
         self.classes_ = np.array([-1, 1], dtype=np.int8)
         return self
@@ -297,8 +326,10 @@ class BackoffMAP(AggregatorMixin):
         """Posterior ``P(Y = y | x)``; columns follow ``classes_ = [-1, +1]``."""
         if not hasattr(self, "logistic_"):
             raise ValueError("this BackoffMAP is not fitted yet; call fit(X, y) first")
-        c = float(self.strength)
+        c = self.strength_
         q = self.logistic_.predict_proba(X)[:, 1]
+        if np.isinf(c):  # the counts carry no evidence against the logistic model
+            return np.column_stack([1.0 - q, q])
         counts = self.table_._smoothed_counts(X)  # raw (alpha = 0) counts (n_-, n_+)
         p = (counts[:, 1] + c * q) / (counts.sum(axis=1) + c)
         return np.column_stack([1.0 - p, p])
