@@ -210,12 +210,12 @@ class ScoreMI(_BaseSelector):
             best = float(gain.max())
             top = correct[cand].max()
             acc_pos = int(np.flatnonzero(correct[cand] == top)[0])  # the accuracy order's pick
-            if best - float(gain[acc_pos]) >= need:  # a gain beyond the accuracy order's
-                pos = int(np.flatnonzero(gain >= best - TIE_TOL)[0])
-                fell = False
+            if gain[acc_pos] >= best - TIE_TOL:  # the accuracy order's pick has the top gain
+                pos, fell = acc_pos, best < need
+            elif best - float(gain[acc_pos]) >= need:  # a gain beyond the accuracy order's
+                pos, fell = int(np.flatnonzero(gain >= best - TIE_TOL)[0]), False
             else:  # no supported advantage: the most accurate remaining model
-                pos = acc_pos
-                fell = True
+                pos, fell = acc_pos, True
             j = int(cand[pos])
             selected.append(j)
             gains.append(float(gain[pos]))

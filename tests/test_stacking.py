@@ -135,6 +135,23 @@ def test_backoff_unseen_patterns_follow_the_logistic_model():
     assert np.allclose(agg.predict_proba(grid)[unseen], agg.logistic_.predict_proba(grid)[unseen])
 
 
+def test_backoff_auto_strength_follows_the_evidence():
+    from ensel.stacking import STRENGTH_GRID, BackoffMAP
+
+    # independent errors given the label: the logistic model is right, the counts add nothing
+    X, y = bsc([0.2, 0.25, 0.3, 0.35], 5000, seed=1)
+    agg = BackoffMAP().fit(X, y)
+    assert agg.strength_ >= 64
+    # the label is the product of two answers (an interaction no additive model sees)
+    rng = np.random.default_rng(2)
+    X2 = rng.choice(np.array([-1, 1]), size=(5000, 3))
+    y2 = np.where(rng.random(5000) < 0.9, X2[:, 0] * X2[:, 1], -X2[:, 0] * X2[:, 1])
+    agg2 = BackoffMAP().fit(X2, y2)
+    assert agg2.strength_ in STRENGTH_GRID and agg2.strength_ <= 16
+    assert (agg2.predict(X2) == X2[:, 0] * X2[:, 1]).mean() > 0.99
+    assert BackoffMAP(strength=8).fit(X2, y2).strength_ == 8.0
+
+
 def test_backoff_registered_and_errors():
     from ensel.aggregate import DEFAULT_AGGREGATOR
     from ensel.stacking import BackoffMAP

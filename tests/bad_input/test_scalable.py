@@ -28,6 +28,9 @@ y = np.array([1, -1, 1, -1])
     (lambda: LogisticStacking().fit(X, y).predict(X[:, :1]), "fitted on 2"),
     (lambda: BackoffMAP(strength=0).fit(X, y),
      "strength of BackoffMAP.fit must be a real number in (0, inf)"),
+    (lambda: BackoffMAP(strength="max").fit(X, y),
+     "strength of BackoffMAP.fit must be a real number in (0, inf) (the prior strength in "
+     "pseudo-items, or 'auto'); got 'max'"),
     (lambda: BackoffMAP().fit(X, [1, 2, 1, 1]), "y"),
     (lambda: family_pool(10, 100, common=0.6, within=0.5),
      "within of family_pool must be a real number in [0, 0.4) (common + within < 1); got 0.5"),
