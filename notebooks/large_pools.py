@@ -49,7 +49,7 @@ gain_models = 10
 gain_rho = 0.3
 standins = ["medmcqa", "mmlu", "imdb"]
 standin_items = None  # None: the paper's numbers of items
-real_sources = None  # None: every real source of the book; each used when available here
+real_sources = None  # None: every real source of the book
 pool_models = [50, 300, 1000]
 pool_items = 4000
 # budgets: those up to m on each data set
