@@ -23,6 +23,8 @@ y = np.array([1, -1, 1, -1])
      "level of ScoreMI.fit must be a real number in (0, 1)"),
     (lambda: LogisticStacking(l2=-1).fit(X, y),
      "l2 of LogisticStacking.fit must be a real number in (0, inf) (the L2 penalty); got -1"),
+    (lambda: LogisticStacking(fit_intercept="yes").fit(X, y),
+     "fit_intercept of LogisticStacking.fit must be True, False or 'auto'; got 'yes'"),
     (lambda: LogisticStacking(max_iter=0).fit(X, y),
      "max_iter of LogisticStacking.fit must be an int in [1, inf); got 0"),
     (lambda: LogisticStacking().fit(X, y).predict(X[:, :1]), "fitted on 2"),
