@@ -26,7 +26,8 @@
 #   beats the most accurate remaining model's by the margin of a G-test;
 # * **`backoff`** ({class}`ensel.stacking.BackoffMAP`): the MAP pattern table where a
 #   pattern was seen often, and where it was not, an L2-penalised logistic regression of the
-#   label on the chosen models' answers ($k + 1$ parameters instead of $2^k$ cells), as the
+#   label on the chosen models' answers ($k + 1$ parameters instead of $2^k$ cells; the
+#   intercept only when a likelihood-ratio test supports it), as the
 #   centre of a Beta prior on each pattern whose strength (in items, or infinite: the
 #   logistic model alone) maximises the marginal likelihood of the training counts.
 #
