@@ -22,12 +22,14 @@
 #
 # * **`score_mi`** ({mod}`ensel.score_mi`): greedy conditional information given the
 #   *binned log-odds weighted-vote score* of the chosen set (at most 16 bins, whatever
-#   $|S|$), with a fallback to accuracy order when no candidate's gain is supported by the
-#   data (a G-test);
+#   $|S|$), which leaves the accuracy order (Top-k's pick) only for a candidate whose gain
+#   beats the most accurate remaining model's by the margin of a G-test;
 # * **`backoff`** ({class}`ensel.stacking.BackoffMAP`): the MAP pattern table where a
 #   pattern was seen often, and where it was not, an L2-penalised logistic regression of the
-#   label on the chosen models' answers ($k + 1$ parameters instead of $2^k$ cells), as the
-#   centre of a Beta prior worth 8 items on each pattern.
+#   label on the chosen models' answers ($k + 1$ parameters instead of $2^k$ cells; the
+#   intercept only when a likelihood-ratio test supports it), as the
+#   centre of a Beta prior on each pattern whose strength (in items, or infinite: the
+#   logistic model alone) maximises the marginal likelihood of the training counts.
 #
 # The paper's algorithms stay available by name (`--method greedy_mi --aggregator map`) and
 # every other page of this book runs them unchanged.
@@ -48,7 +50,7 @@ gain_models = 10
 gain_rho = 0.3
 standins = ["medmcqa", "mmlu", "imdb"]
 standin_items = None  # None: the paper's numbers of items
-real_sources = ["mmlu_pro"]  # used when available here
+real_sources = None  # None: every real source of the book
 pool_models = [50, 300, 1000]
 pool_items = 4000
 # budgets: those up to m on each data set
@@ -67,6 +69,7 @@ from ensel.book.large_pools import (
     ARMS,
     BASELINES,
     NEW,
+    above_best_topk,
     compare_all,
     gain_breakdown,
     page_data,
@@ -123,7 +126,8 @@ checks.at_most(f"late picks at n = {min(gain_ns)}: estimated minus exact gain",
 # {mod}`ensel.pools`) has families of ten models that share their mistakes (latent
 # correlation 0.6 within a family, 0.1 across); each selector picks 20 models from the
 # largest pool; its picks' training accuracies and its own gain estimates (`fallback`:
-# `score_mi` found no gain the data support and took the most accurate remaining model):
+# no candidate's gain beat the most accurate remaining model's by the test's margin, so
+# `score_mi` took that model):
 
 # %%
 m_big = max(pool_models)
@@ -151,14 +155,14 @@ glue("n_fallback", int(path[(NEW[0], "fallback")].sum()), display=False)
 # ## The defaults against the paper's algorithms and Top-k
 #
 # Every data set runs the same protocol: seeded 80/20 splits ({glue:text}`n_splits` per
-# condition of the stand-ins and MMLU-Pro, {glue:text}`pool_splits` on each pool), each arm fitted on the 80 % and scored on the 20 % (the same splits for every
+# condition of the stand-ins and the real sources, {glue:text}`pool_splits` on each pool),
+# each arm fitted on the 80 % and scored on the 20 % (the same splits for every
 # arm, {func}`ensel.experiment.heldout_errors`). The paired difference "defaults minus
 # baseline" gets the overlap-corrected interval of {mod}`ensel.stats`, widened to the
 # variance measured on {glue:text}`n_halvings` halvings of the items when that is larger,
 # and a verdict: *better* (the interval lies below 0), *≈* (it contains 0), *WORSE*.
 # The simulated pools have {glue:text}`pool_items:,.0f` items.
-# Full size takes about a minute on two cores (the pools' Greedy MI at $k = 20$ is the
-# largest part).
+# Full size takes about two minutes on two cores.
 
 # %%
 data, missing = page_data(standins, real_sources, pool_models,
@@ -192,22 +196,12 @@ glue("pool_items", pool_items, display=False)
 checks.equal("comparisons where the defaults are worse beyond noise (every data set, "
              "budget and baseline)", len(bad), 0)
 large = [f"pool of {m}" for m in pool_models if m >= 300]
-above = []
 for name in large:
     t = tables[name]
     gm = t[(t["baseline"] == ARMS[BASELINES[0]]) & (t["k"] >= 8)]
     checks.equal(f"{name}: better than Greedy MI + MAP beyond noise at every k ≥ 8 "
                  "(2^k ≥ 256 pattern cells)", sorted(set(gm["verdict"])), [HOLDS])
-    s = verdict_summary(t)
-    topk = s[[ARMS[("topk", "map")], ARMS[("topk", "wmv")]]]
-    gap = s[ARMS[NEW]] - topk.min(axis=1)
-    for k in gap.index[gap > 0]:
-        base = topk.loc[k].idxmin()
-        row = t[(t["k"] == k) & (t["baseline"] == base)].iloc[0]
-        above.append((name, k, row["error_new"], base, row["error_baseline"],
-                      row["ci_low"], row["ci_high"], row["verdict"]))
-above = pd.DataFrame(above, columns=["data", "k", "defaults", "best Top-k", "its error",
-                                     "diff low", "diff high", "verdict"])
+above = above_best_topk(tables, large)
 n_budgets = sum(len(verdict_summary(tables[name])) for name in large)
 glue("n_budgets_large", n_budgets, display=False)
 glue("n_at_most_topk", n_budgets - len(above), display=False)
@@ -238,7 +232,7 @@ print(DEFAULT_REASON)
 
 # %% [markdown]
 # Data sets not available here: {glue:text}`missing_text`. Real answers are read from the
-# mirror or the download cache (`python -m ensel.datasets fetch mmlu_pro`).
+# mirror or the download cache (`python -m ensel.datasets fetch <name>`).
 
 # %% tags=["remove-cell"]
 glue("missing_text", ", ".join(missing) if missing else "none", display=False)

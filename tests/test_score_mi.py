@@ -88,6 +88,27 @@ def test_fallback_to_accuracy_order_when_no_gain_is_supported():
     assert np.all(sel.gains_[1:] < sel.thresholds_[1:])
 
 
+def test_leaves_the_accuracy_order_only_for_a_gain_beyond_it():
+    from ensel.pools import family_pool
+
+    pool = family_pool(100, 2000, random_state=5)
+    X, y = pool.X, pool.y
+    sel = ScoreMI(12).fit(X, y)
+    correct = (X == y[:, None]).sum(axis=0)
+    left = np.ones(X.shape[1], dtype=bool)
+    for t, j in enumerate(sel.selected_):
+        cand = np.flatnonzero(left)
+        acc_pick = int(cand[np.argmax(correct[cand])])  # lowest index among the most accurate
+        if sel.fallback_[t] or j == acc_pick:
+            assert j == acc_pick
+        else:  # a departure needs a gain beyond the accuracy order's by the test's margin
+            margin = sel.scores_[t, j] - sel.scores_[t, acc_pick]
+            assert margin >= sel.thresholds_[t]
+            assert sel.scores_[t, j] == np.nanmax(sel.scores_[t])
+        left[j] = False
+    assert not all(sel.fallback_) and any(sel.fallback_)  # both branches exercised
+
+
 def test_registered_and_defaults():
     assert SELECTORS["score_mi"] is ScoreMI
     assert DEFAULT_SELECTOR in SELECTORS and DEFAULT_AGGREGATOR in AGGREGATORS

@@ -19,13 +19,38 @@ def bsc(eps, n, seed):
     return np.where(err, -y[:, None], y[:, None]), y
 
 
-def test_stationary_point_of_the_penalised_log_loss():
+@pytest.mark.parametrize("intercept", [True, False])
+def test_stationary_point_of_the_penalised_log_loss(intercept):
     X, y = bsc([0.2, 0.3, 0.35], 3000, 0)
-    agg = LogisticStacking(l2=2.0).fit(X, y)
+    agg = LogisticStacking(l2=2.0, fit_intercept=intercept).fit(X, y)
+    assert agg.fit_intercept_ is intercept and (intercept or agg.intercept_ == 0.0)
     Z = np.column_stack([np.ones(len(y)), X])
     beta = np.r_[agg.intercept_, agg.coef_]
     grad = Z.T @ (expit(Z @ beta) - (y + 1) / 2) + np.r_[0.0, 2.0 * agg.coef_]
-    assert np.abs(grad).max() < 1e-6
+    assert np.abs(grad[0 if intercept else 1:]).max() < 1e-6
+
+
+def test_intercept_only_when_the_likelihood_ratio_test_supports_it():
+    from ensel.stacking import _INTERCEPT_CRITICAL
+
+    # balanced labels, class-symmetric errors: no intercept
+    X, y = bsc([0.2, 0.3, 0.35], 4000, 3)
+    auto = LogisticStacking().fit(X, y)
+    with_b = LogisticStacking(fit_intercept=True).fit(X, y)
+    without = LogisticStacking(fit_intercept=False).fit(X, y)
+    assert not auto.fit_intercept_ and np.allclose(auto.coef_, without.coef_)
+
+    def nll(agg):
+        p = agg.predict_proba(X)[:, 1]
+        return -np.log(np.where(y == 1, p, 1 - p)).sum() + 0.5 * (agg.coef_ ** 2).sum()
+
+    assert 2 * (nll(without) - nll(with_b)) < _INTERCEPT_CRITICAL
+    # 80 % positive labels: the intercept is kept
+    rng = np.random.default_rng(4)
+    y2 = np.where(rng.random(4000) < 0.8, 1, -1)
+    X2 = np.where(rng.random((4000, 3)) < 0.7, y2[:, None], -y2[:, None])
+    auto2 = LogisticStacking().fit(X2, y2)
+    assert auto2.fit_intercept_ and auto2.intercept_ > 0.5
 
 
 def test_independent_models_get_log_odds_weights():
@@ -133,6 +158,23 @@ def test_backoff_unseen_patterns_follow_the_logistic_model():
     unseen = counts.sum(axis=1) == 0
     assert unseen.any()
     assert np.allclose(agg.predict_proba(grid)[unseen], agg.logistic_.predict_proba(grid)[unseen])
+
+
+def test_backoff_auto_strength_follows_the_evidence():
+    from ensel.stacking import STRENGTH_GRID, BackoffMAP
+
+    # independent errors given the label: the logistic model is right, the counts add nothing
+    X, y = bsc([0.2, 0.25, 0.3, 0.35], 5000, seed=1)
+    agg = BackoffMAP().fit(X, y)
+    assert agg.strength_ >= 64
+    # the label is the product of two answers (an interaction no additive model sees)
+    rng = np.random.default_rng(2)
+    X2 = rng.choice(np.array([-1, 1]), size=(5000, 3))
+    y2 = np.where(rng.random(5000) < 0.9, X2[:, 0] * X2[:, 1], -X2[:, 0] * X2[:, 1])
+    agg2 = BackoffMAP().fit(X2, y2)
+    assert agg2.strength_ in STRENGTH_GRID and agg2.strength_ <= 16
+    assert (agg2.predict(X2) == X2[:, 0] * X2[:, 1]).mean() > 0.99
+    assert BackoffMAP(strength=8).fit(X2, y2).strength_ == 8.0
 
 
 def test_backoff_registered_and_errors():

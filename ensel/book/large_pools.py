@@ -39,6 +39,7 @@ from ensel.theory import copula_joint_law
 
 __all__ = [
     "ARMS",
+    "above_best_topk",
     "BASELINES",
     "NEW",
     "available",
@@ -231,6 +232,35 @@ def verdict_summary(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def above_best_topk(tables: dict[str, pd.DataFrame], names: Sequence[str]) -> pd.DataFrame:
+    """Budgets where the defaults' mean error is above the best Top-k baseline's.
+
+    For each data set in ``names`` (tables of :func:`compare`) and each budget, the best
+    Top-k arm is the one of Top-k + MAP and Top-k + W-MV with the lower mean error; a row
+    per budget where the defaults' error exceeds it, with the paired interval of the
+    difference (defaults minus that baseline) and its verdict.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``data, k, defaults, best Top-k, its error, diff low, diff high, verdict``
+        (empty when the defaults are at most the best Top-k everywhere).
+    """
+    topk = [ARMS[("topk", "map")], ARMS[("topk", "wmv")]]
+    rows = []
+    for name in names:
+        t = tables[name]
+        s = verdict_summary(t)
+        best = s[topk].min(axis=1)
+        for k in s.index[s[ARMS[NEW]] > best]:
+            base = s.loc[k, topk].astype(float).idxmin()
+            r = t[(t["k"] == k) & (t["baseline"] == base)].iloc[0]
+            rows.append((name, int(k), r["error_new"], base, r["error_baseline"], r["ci_low"],
+                         r["ci_high"], r["verdict"]))
+    return pd.DataFrame(rows, columns=["data", "k", "defaults", "best Top-k", "its error",
+                                       "diff low", "diff high", "verdict"])
+
+
 def available(names: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split dataset names into (loadable here, missing), by each dataset's own check."""
     from ensel.book.runner import _dataset_available
@@ -280,16 +310,18 @@ def plot_errors(tables: dict[str, pd.DataFrame]) -> Any:
     return fig
 
 
-def page_data(standins: Sequence[str], real_sources: Sequence[str], pool_models: Sequence[int],
-              *, pool_items: int, standin_items: int | None = None,
+def page_data(standins: Sequence[str], real_sources: Sequence[str] | None,
+              pool_models: Sequence[int], *, pool_items: int, standin_items: int | None = None,
               seed: int = 0) -> tuple[dict[str, Any], list[str]]:
-    """The page's data sets: stand-ins (tidy), the real sources available here (tidy) and
-    seeded family pools (``(X, y)``, pool of ``m`` seeded ``seed + m``); and the missing
-    real sources."""
+    """The page's data sets: stand-ins (tidy), the real sources available here (tidy;
+    ``None``: every real source of the book, :func:`ensel.book.profiles.names`) and seeded
+    family pools (``(X, y)``, pool of ``m`` seeded ``seed + m``); and the missing real
+    sources."""
+    from ensel.book.profiles import names
     from ensel.datasets import load
     from ensel.pools import family_pool
 
-    have, missing = available(real_sources)
+    have, missing = available(names("real") if real_sources is None else real_sources)
     data: dict[str, Any] = {name: load(name, n_items=standin_items) for name in standins}
     data |= {name: load(name) for name in have}
     for m in pool_models:

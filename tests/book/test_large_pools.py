@@ -37,3 +37,31 @@ def test_pick_path_columns():
     pool = family_pool(40, 800, random_state=2)
     p = pick_path(pool.X, pool.y, 5)
     assert p.shape == (5, 5) and list(p.index) == [1, 2, 3, 4, 5]
+
+
+def test_above_best_topk_lists_exactly_the_budgets_above_the_better_topk_arm():
+    from ensel.book.large_pools import above_best_topk
+
+    pool = family_pool(30, 600, random_state=0)
+    t = compare((pool.X, pool.y), ks=[2, 4, 6], n_splits=2, n_halvings=2, splits_per_half=1)
+    s = verdict_summary(t)
+    topk = s[[ARMS[("topk", "map")], ARMS[("topk", "wmv")]]].min(axis=1)
+    expected = sorted(int(k) for k in s.index[s[ARMS[NEW]] > topk])
+    above = above_best_topk({"p": t}, ["p"])
+    assert sorted(above["k"]) == expected
+    for r in above.itertuples(index=False):
+        assert r.defaults > r._4 == topk[r.k] and r._5 <= r._6
+    # a table made worse for the defaults lists every budget
+    worse = t.assign(error_new=t["error_new"] + 1.0)
+    assert sorted(above_best_topk({"p": worse}, ["p"])["k"]) == [2, 4, 6]
+
+
+def test_page_data_defaults_to_every_real_source_of_the_book(monkeypatch):
+    import ensel.book.large_pools as lp
+    from ensel.book.profiles import names
+
+    asked = []
+    monkeypatch.setattr(lp, "available", lambda n: (asked.extend(n), ([], list(n)))[1])
+    data, missing = lp.page_data([], None, [20], pool_items=100)
+    assert asked == names("real") == missing
+    assert list(data) == ["pool of 20"]
