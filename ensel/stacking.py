@@ -81,12 +81,26 @@ from scipy.special import betaln, chdtri, expit, log_expit, xlogy
 
 from ensel._estimator import AggregatorMixin
 from ensel._validation import check_int, check_real, check_X, check_X_y, constraint_error
+from ensel.info import MAX_PATTERN_SIZE, pattern_codes
 
 __all__ = ["BackoffMAP", "LogisticStacking", "STRENGTH_GRID"]
 
 #: Prior strengths (pseudo-items) :class:`BackoffMAP` chooses from when ``strength="auto"``,
 #: besides ``inf`` (the logistic model alone).
 STRENGTH_GRID: np.ndarray = 2.0 ** np.arange(0, 13)
+
+
+def _pattern_groups(Xa: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First row of each distinct answer pattern and each row's pattern group, from the one
+    answer-digit coder (:func:`ensel.info.pattern_codes`; rows compared whole beyond its
+    int64 alphabet)."""
+    base = 3 if (Xa == 0).any() else 2
+    if float(base) ** Xa.shape[1] <= MAX_PATTERN_SIZE:
+        codes, _ = pattern_codes(Xa, base=base)
+        _, first, inv = np.unique(codes, return_index=True, return_inverse=True)
+    else:
+        _, first, inv = np.unique(Xa, axis=0, return_index=True, return_inverse=True)
+    return first, inv.ravel()
 
 
 def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray,
@@ -98,8 +112,8 @@ def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray,
     ``q = model``'s ``P(Y = +1 | x)``; ``c = inf`` is the binomial likelihood under ``q``.
     Ties go to the largest strength (the fewer effective parameters).
     """
-    pats, inv = np.unique(Xa, axis=0, return_inverse=True)
-    inv = inv.ravel()
+    first, inv = _pattern_groups(Xa)
+    pats = Xa[first]
     npos = np.bincount(inv, weights=(ya == 1).astype(float), minlength=len(pats))
     nneg = np.bincount(inv, minlength=len(pats)) - npos
     q = np.clip(model.predict_proba(pats)[:, 1], 1e-12, 1.0 - 1e-12)
@@ -115,14 +129,14 @@ def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray,
 _INTERCEPT_CRITICAL: float = float(chdtri(1, 0.01))
 
 
-def _newton(Z: np.ndarray, t: np.ndarray, pen: np.ndarray, beta: np.ndarray, max_iter: int,
-            tol: float) -> tuple[np.ndarray, float, int]:
-    """Minimise the penalised log-loss of ``sigmoid(Z beta)`` by Newton's method with step
-    halving; returns ``(beta, objective, iterations)``."""
+def _newton(Z: np.ndarray, t: np.ndarray, w: np.ndarray, pen: np.ndarray, beta: np.ndarray,
+            max_iter: int, tol: float) -> tuple[np.ndarray, float, int]:
+    """Minimise the penalised log-loss of ``sigmoid(Z beta)`` (row ``i`` counted ``w_i``
+    times) by Newton's method with step halving; returns ``(beta, objective, iterations)``."""
 
     def objective(b: np.ndarray) -> float:
         eta = Z @ b
-        return float(-(t * log_expit(eta) + (1 - t) * log_expit(-eta)).sum()
+        return float(-(w * (t * log_expit(eta) + (1 - t) * log_expit(-eta))).sum()
                      + 0.5 * (pen * b * b).sum())
 
     f = objective(beta)
@@ -131,8 +145,8 @@ def _newton(Z: np.ndarray, t: np.ndarray, pen: np.ndarray, beta: np.ndarray, max
     for _ in range(max_iter):
         n_iter += 1
         p = expit(Z @ beta)
-        g = Z.T @ (p - t) + pen * beta
-        H = (Z * (p * (1 - p))[:, None]).T @ Z + np.diag(pen) + eye
+        g = Z.T @ (w * (p - t)) + pen * beta
+        H = (Z * (w * p * (1 - p))[:, None]).T @ Z + np.diag(pen) + eye
         step = np.linalg.solve(H, g)
         size = 1.0
         while True:  # step halving: the penalised log-loss never increases
@@ -231,8 +245,16 @@ class LogisticStacking(AggregatorMixin):
             raise constraint_error("fit_intercept", "True, False or 'auto'",
                                    self.fit_intercept, func="LogisticStacking.fit")
         Xa, ya = check_X_y(X, y, require_both_classes=True)
-        n, k = Xa.shape
+        k = Xa.shape[1]
         t = (ya.astype(float) + 1.0) / 2.0
+        p0 = float(np.clip(t.mean(), 1e-12, 1 - 1e-12))
+        # the log-loss depends on the rows only through each (pattern, label) count: fit on
+        # the distinct pairs, each weighted by its count (the same objective, far fewer rows)
+        _, inv = _pattern_groups(Xa)
+        _, rows, pair = np.unique(2 * inv + (ya == 1), return_index=True, return_inverse=True)
+        w = np.bincount(pair.ravel()).astype(float)
+        Xa, t = Xa[rows], t[rows]
+        n = len(rows)
         fits = {}
         for use in ([True, False] if self.fit_intercept == "auto" else [bool(self.fit_intercept)]):
             Z = np.empty((n, k + 1))
@@ -242,9 +264,8 @@ class LogisticStacking(AggregatorMixin):
             pen[0] = 0.0 if use else 1.0  # without an intercept its coefficient stays 0
             beta0 = np.zeros(k + 1)
             if use:
-                p0 = float(np.clip(t.mean(), 1e-12, 1 - 1e-12))
                 beta0[0] = np.log(p0) - np.log1p(-p0)  # start at the class prior
-            fits[use] = _newton(Z, t, pen, beta0, max_iter, tol)
+            fits[use] = _newton(Z, t, w, pen, beta0, max_iter, tol)
         if len(fits) == 2:  # likelihood-ratio test of the intercept, 1 df
             stat = 2.0 * (fits[False][1] - fits[True][1])
             use = bool(stat >= _INTERCEPT_CRITICAL)
