@@ -57,7 +57,7 @@ pool_items = 4000
 ks = [2, 3, 4, 6, 8, 10, 12, 15, 20]
 n_splits = 3  # per condition of a tidy data set (6 conditions)
 pool_splits = 8  # the pools have one condition
-n_halvings = 5
+n_halvings = 10  # as the library (experiment.N_HALVINGS)
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -205,6 +205,8 @@ above = above_best_topk(tables, large)
 n_budgets = sum(len(verdict_summary(tables[name])) for name in large)
 glue("n_budgets_large", n_budgets, display=False)
 glue("n_at_most_topk", n_budgets - len(above), display=False)
+checks.equal("budgets of the 300- and 1,000-model pools where the defaults err more than "
+             "the best Top-k baseline (point estimate)", len(above), 0)
 for name in standins:
     t = tables[name]
     gm = t[t["baseline"] == ARMS[BASELINES[0]]]
