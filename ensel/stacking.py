@@ -214,14 +214,6 @@ class LogisticStacking(AggregatorMixin):
         self.tol = tol
         self.fit_intercept = fit_intercept
 
-    def __repr__(self) -> str:
-        return (f"LogisticStacking(l2={self.l2!r}, max_iter={self.max_iter!r}, tol={self.tol!r}, "
-                f"fit_intercept={self.fit_intercept!r})")
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Constructor parameters (scikit-learn convention)."""
-        return {"l2": self.l2, "max_iter": self.max_iter, "tol": self.tol,
-                "fit_intercept": self.fit_intercept}
 
     def fit(self, X: Any, y: Any) -> LogisticStacking:
         """Fit the intercept (when used) and the answer weights.
@@ -367,12 +359,6 @@ class BackoffMAP(AggregatorMixin):
         self.strength = strength
         self.l2 = l2
 
-    def __repr__(self) -> str:
-        return f"BackoffMAP(strength={self.strength!r}, l2={self.l2!r})"
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Constructor parameters (scikit-learn convention)."""
-        return {"strength": self.strength, "l2": self.l2}
 
     def fit(self, X: Any, y: Any) -> BackoffMAP:
         """Fit the logistic prior and count the training patterns.
