@@ -283,14 +283,38 @@ def _evaluate(args: Any) -> int:
         try:
             executed = execute_notebook("experiments", params, out_dir=tmpd / "out",
                                         keep_failed=nb_path, progress=bar)
-        except Exception as exc:  # the runner's one-line NotebookRunError
-            raise UsageError(str(exc).splitlines()[0]) from None
+        except Exception as exc:  # the runner's NotebookRunError
+            raise UsageError(_first_failure(str(exc))) from None
         phase(f"page executed in {time.perf_counter() - t1:.1f} s; writing the report")
         nbformat.write(executed, nb_path)
         out.write_text(to_html(executed), encoding="utf-8")
     print(f"wrote {out} and {nb_path}" + ("" if quiet else
           f" ({time.perf_counter() - t0:.1f} s in all)"), file=sys.stderr)
     return 0
+
+
+def _first_failure(message: str) -> str:
+    """One line for a failed page: its first line, and when that only counts the failed
+    checks ("... 2 of 6 checks failed:"), the first of them and how many more.
+
+    >>> msg = ("x failed in cell 4: CheckFailed: x: 2 of 6 checks failed:\\n"
+    ...        "  ✗ pairs: 0.03, expected < 0.02\\n  ✗ tv: 0.5, expected < 0.1"
+    ...        " (the partly executed notebook is r.ipynb)")
+    >>> print(_first_failure(msg))  # doctest: +NORMALIZE_WHITESPACE
+    x failed in cell 4: CheckFailed: x: 2 of 6 checks failed: pairs: 0.03, expected < 0.02 (and
+    1 more) (the partly executed notebook is r.ipynb)
+    """
+    kept = ""
+    if " (the partly executed notebook is " in message:
+        message, _, kept = message.rpartition(" (the partly executed notebook is ")
+        kept = " (the partly executed notebook is " + kept
+    lines = message.splitlines()
+    head = lines[0] if lines else message
+    failed = [ln.strip().lstrip("✗").strip() for ln in lines[1:] if ln.strip().startswith("✗")]
+    if head.endswith("checks failed:") and failed:
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        return f"{head} {failed[0]}{more}{kept}"
+    return head + kept
 
 
 def _budgets(ks: Sequence[int]) -> str:

@@ -62,7 +62,7 @@ from myst_nb import glue
 
 from ensel import datasets, diagnostics, select
 from ensel.book import cards, modelling
-from ensel.book.claims import PageChecks
+from ensel.book.claims import PageChecks, check_copula_pairs
 from ensel.copula import errors_from, model_pairwise_joint_errors, pairwise_joint_errors
 
 checks = PageChecks(f"modelling-{dataset}")
@@ -130,8 +130,7 @@ plt.show()
 # the fit targets pairs: they are matched up to the PSD projection
 pair_gap = float(np.abs(pairwise_joint_errors(E) - model_pairwise_joint_errors(
     hof.copula.tau_, hof.copula.Sigma_)).max())
-checks.add("pairwise joint errors matched (up to the PSD projection)", pair_gap < 0.02,
-           value=pair_gap, bound="< 0.02", ref="Alg. copula")
+check_copula_pairs(checks, pair_gap, n_models=E.shape[1], n_queries=E.shape[0])
 for col in ("empirical", "copula", "independent"):
     checks.close(f"distribution of #errors sums to 1 ({col})", hof.counts[col].sum(), 1.0,
                  tol=1e-9)

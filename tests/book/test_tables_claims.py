@@ -378,6 +378,29 @@ def test_page_checks_summary_table_and_failure() -> None:
         checks.report()
 
 
+def test_page_checks_not_applicable_is_neither_passed_nor_failed() -> None:
+    checks = claims.PageChecks("demo")
+    assert checks.at_most("small", 0.01, 0.02)
+    checks.not_applicable("pairs", "300 queries for 1,000 models", bound="< 0.02")
+    assert checks.summary() == "Checks on this page: 1, all passed; 1 not applicable."
+    assert list(checks.table()[""]) == ["✓", "–"]
+    assert checks.table()["value"].iloc[1] == "not applicable: 300 queries for 1,000 models"
+    checks.report()  # no error
+    assert not checks.at_least("big", 0.0, 1.0)
+    assert checks.summary() == "Checks on this page: 2, 1 FAILED; 1 not applicable."
+    with pytest.raises(claims.CheckFailed, match=r"demo: 1 of 2 checks failed:\n  ✗ big"):
+        checks.report()
+
+
+@pytest.mark.parametrize(("m", "n", "gap", "mark"), [
+    (10, 100, 0.019, "✓"), (10, 100, 0.02, "✗"), (10, 99, 0.5, "–"), (1000, 300, 0.05, "–"),
+])
+def test_copula_pair_check_applies_from_ten_queries_per_model(m, n, gap, mark) -> None:
+    checks = claims.PageChecks("demo")
+    claims.check_copula_pairs(checks, gap, n_models=m, n_queries=n)
+    assert list(checks.table()[""]) == [mark]
+
+
 def test_page_checks_strict_bounds() -> None:
     checks = claims.PageChecks("demo")
     assert checks.at_most("equal allowed", 0.1, 0.1)
