@@ -976,8 +976,11 @@ def _read_csv(p: Path, shown: str, *, gz: bool) -> pd.DataFrame:
 
 
 def _read_parquet(p: Path, shown: str) -> pd.DataFrame:
-    """A Parquet file with pyarrow; text columns as dictionaries, ids as text categoricals."""
+    """A Parquet file with pyarrow; the id columns dictionary-encoded by Arrow (text columns
+    read as dictionaries, others encoded after reading: integer codes, not 20 million Python
+    objects or a pandas hash table), then text categoricals."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     try:
@@ -986,6 +989,14 @@ def _read_parquet(p: Path, shown: str) -> pd.DataFrame:
             pa.types.is_string(schema.field(n).type)
             or pa.types.is_large_string(schema.field(n).type))]
         table = pq.read_table(p, read_dictionary=textual)
+        for col in ("item", "model", "condition"):
+            if col in table.column_names and not pa.types.is_dictionary(
+                    table.schema.field(col).type):
+                try:
+                    encoded = pc.dictionary_encode(table.column(col))
+                except (pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                    continue  # a type Arrow cannot encode: pandas factorizes it below
+                table = table.set_column(table.column_names.index(col), col, encoded)
         df = table.to_pandas(split_blocks=True, self_destruct=True)
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise DataError(f"{shown}: cannot read as Parquet ({type(exc).__name__}: "
@@ -996,9 +1007,11 @@ def _read_parquet(p: Path, shown: str) -> pd.DataFrame:
             df[col] = pd.Categorical.from_codes(codes, categories=_as_text(
                 pd.Index(uniques), col, shown))
         elif col in df.columns:
-            text = _as_text(df[col].cat.categories, col, shown)
-            if text is not df[col].cat.categories:
-                df[col] = df[col].cat.rename_categories(text)
+            cat = df[col].array
+            text = _as_text(cat.categories, col, shown)
+            if text is not cat.categories:  # the same codes, the names as text
+                df[col] = pd.Categorical.from_codes(cat.codes, dtype=pd.CategoricalDtype(text),
+                                                    validate=False)
     return df
 
 

@@ -49,7 +49,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import least_squares
 from scipy.special import ndtri
 
 from ensel._validation import check_int
@@ -150,6 +149,8 @@ def _fit_loadings(target: np.ndarray, same: np.ndarray, g2: float) -> tuple[np.n
 
     def residual(a: np.ndarray) -> np.ndarray:
         return average_correlation(_build_sigma(a, g2, same), per_model=True) - target
+
+    from scipy.optimize import least_squares  # 0.25 s to import: only when fitting
 
     res = least_squares(residual, x0, bounds=(np.zeros_like(cap), cap + 1e-15), xtol=1e-14,
                         ftol=1e-14, gtol=1e-14)
