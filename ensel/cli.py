@@ -147,6 +147,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help=f"half-sample replicates checking the intervals (default {N_HALVINGS};"
                         " 0: corrected t only)")
     p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--jobs", type=positive, default=None, metavar="N",
+                   help="threads for the splits (default: one per core); the output is the "
+                        "same for every N")
     p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
     _add_progress(p, "a progress bar of the splits on stderr")
     _add_format(p)

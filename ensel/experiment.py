@@ -31,8 +31,9 @@ third of the file) is evaluated on the same splits inside the one held-out loop.
 from __future__ import annotations
 
 import itertools
+import os
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import comb
@@ -552,12 +553,36 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
 
 
 # --------------------------------------------------------------------------- held-out loop
+def _jobs(n_jobs: int | None) -> int:
+    """Threads for ``n_jobs`` (``None``: 1; ``-1``: one per core), as in scikit-learn."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 \
+            or n_jobs < -1:
+        raise constraint_error("n_jobs", "a positive int, -1 (one per core) or None", n_jobs)
+    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+
+
+def _map_in_order(func: Callable[[Any], Any], tasks: Sequence[Any], n_jobs: int) -> list[Any]:
+    """``[func(t) for t in tasks]``, on up to ``n_jobs`` threads when there are several
+    tasks. The results come back in the order of ``tasks`` and each task draws only on its
+    own seeds, so the output is the same for every ``n_jobs``; numpy and scipy release the
+    GIL in the array work that dominates a task."""
+    if n_jobs <= 1 or len(tasks) <= 1:
+        return [func(t) for t in tasks]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(n_jobs, len(tasks)), thread_name_prefix="ensel") as pool:
+        return list(pool.map(func, tasks))
+
+
 def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits: int = 5,
                    test_fraction: float = 0.2, seed: int = 0, condition: Any = "all",
                    selectors: Sequence[str] = PAPER_SELECTORS,
                    aggregators: Sequence[str] = PAPER_AGGREGATORS,
                    names: Sequence[str] | None = None,
-                   exhaustive: bool = False, item_ids: Any = None) -> pd.DataFrame:
+                   exhaustive: bool = False, item_ids: Any = None,
+                   n_jobs: int | None = None) -> pd.DataFrame:
     """Held-out errors of nested selections on seeded random splits: the one evaluation loop.
 
     On each of ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed, condition,
@@ -590,6 +615,9 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
     item_ids : array-like of shape (n_items,), optional
         The rows' item ids: the splits depend on them, not on the rows' positions
         (:func:`split_indices`; default: the row numbers).
+    n_jobs : int, optional
+        Splits run on this many threads (``None``: 1, ``-1``: one per core); the output is
+        the same whatever ``n_jobs``.
 
     Returns
     -------
@@ -624,9 +652,11 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
     kmax = kk[-1]
     if exhaustive:  # fail before the expensive part if m is too large
         exhaustive_errors(Xa[:2], ya[:2], Xa[:1], ya[:1], [])
+    jobs = _jobs(n_jobs)
     keys = _item_keys(item_ids, n)
-    rows: list[tuple[Any, ...]] = []
-    for split in range(n_splits):
+
+    def one_split(split: int) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = []
         tr, te = _split_from_keys(keys, condition=condition, split=split, seed=seed,
                                   test_fraction=test_fraction)
         Xtr, ytr, Xte, yte = Xa[tr], ya[tr], Xa[te], ya[te]
@@ -653,6 +683,9 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
                     rows.append((split, name, "map", k, float(t["error"][r]),
                                  SEP.join(names[j] for j in cols), float(acc[cols].mean()),
                                  n_te))
+        return rows
+
+    rows = [r for part in _map_in_order(one_split, range(n_splits), jobs) for r in part]
     return pd.DataFrame(rows, columns=["split", "selector", "aggregator", "k", "error",
                                        *_EXTRA_COLUMNS])
 
@@ -727,7 +760,7 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
              test_fraction: float = 0.2, seed: int = 0,
              selectors: Sequence[str] = PAPER_SELECTORS,
              aggregators: Sequence[str] = PAPER_AGGREGATORS,
-             exhaustive: bool = False) -> pd.DataFrame:
+             exhaustive: bool = False, n_jobs: int | None = None) -> pd.DataFrame:
     """Run the paper's protocol on a tidy responses table.
 
     For each condition and each of ``n_splits`` random splits (seeded per condition and split,
@@ -758,6 +791,9 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     exhaustive : bool, default=False
         Add the ``"exhaustive"`` (oracle: smallest held-out MAP error) and ``"exhaustive_mi"``
         (largest training ``I(Y; X_S)``) subsets at each ``k``, both with MAP.
+    n_jobs : int, optional
+        Threads for the splits (:func:`heldout_errors`); the output is the same whatever
+        ``n_jobs``.
 
     Returns
     -------
@@ -790,7 +826,7 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
                               n_splits=n_splits, test_fraction=test_fraction, seed=seed,
                               condition=d.condition, selectors=selectors,
                               aggregators=aggregators, names=d.models, exhaustive=exhaustive,
-                              item_ids=d.items)
+                              item_ids=d.items, n_jobs=n_jobs)
         parts.append(part.assign(condition=d.condition))
     out = pd.concat(parts, ignore_index=True)[RESULT_COLUMNS + _EXTRA_COLUMNS]
     out["condition"] = out["condition"].astype(str)
@@ -840,7 +876,8 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *, n_halvings
                        splits_per_half: int | None = None, ks: Iterable[int] | None = None,
                        test_fraction: float = 0.2, seed: int = 0,
                        selectors: Sequence[str] = PAPER_SELECTORS,
-                       aggregators: Sequence[str] = PAPER_AGGREGATORS) -> pd.DataFrame:
+                       aggregators: Sequence[str] = PAPER_AGGREGATORS,
+                       n_jobs: int | None = None) -> pd.DataFrame:
     """The protocol of :func:`evaluate` replicated on disjoint halves of the items.
 
     For each of ``n_halvings`` seeded halvings (:func:`halvings`) the items are split into
@@ -860,8 +897,8 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *, n_halvings
     splits_per_half : int, optional
         Random splits per condition on each half; default: enough for 4 evaluations per
         half (4 with one condition, 1 with the stand-ins' six).
-    ks, test_fraction, seed, selectors, aggregators
-        As for :func:`evaluate` (no exhaustive scan).
+    ks, test_fraction, seed, selectors, aggregators, n_jobs
+        As for :func:`evaluate` (no exhaustive scan; the halves run on the threads).
 
     Returns
     -------
@@ -886,16 +923,22 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *, n_halvings
     arrays = [(d.condition, d.X, d.y, d.models, d.items, _check_ks(ks_in, d.X.shape[1],
                                                                      d.condition))
               for d in data]
-    parts = []
-    for h, masks in enumerate(halvings([a[4] for a in arrays], n_halvings, seed=seed)):
-        for (condition, X, y, names, ids, kk), mask in zip(arrays, masks, strict=True):
-            for half, rows in (("A", mask), ("B", ~mask)):
-                part = heldout_errors(X[rows], y[rows], ks=kk, n_splits=per_half,
-                                      test_fraction=test_fraction, seed=seed,
-                                      condition=f"{condition}/halving{h}{half}",
-                                      selectors=selectors, aggregators=aggregators,
-                                      names=names, item_ids=ids[rows])
-                parts.append(part.assign(condition=str(condition), halving=h, half=half))
+    jobs = _jobs(n_jobs)
+    tasks = [(h, a, half, rows)
+             for h, masks in enumerate(halvings([a[4] for a in arrays], n_halvings, seed=seed))
+             for a, mask in zip(arrays, masks, strict=True)
+             for half, rows in (("A", mask), ("B", ~mask))]
+
+    def one_half(task: tuple[Any, ...]) -> pd.DataFrame:
+        h, (condition, X, y, names, ids, kk), half, rows = task
+        part = heldout_errors(X[rows], y[rows], ks=kk, n_splits=per_half,
+                              test_fraction=test_fraction, seed=seed,
+                              condition=f"{condition}/halving{h}{half}",
+                              selectors=selectors, aggregators=aggregators,
+                              names=names, item_ids=ids[rows])
+        return part.assign(condition=str(condition), halving=h, half=half)
+
+    parts = _map_in_order(one_half, tasks, jobs)
     out = pd.concat(parts, ignore_index=True)[["halving", "half", *RESULT_COLUMNS,
                                                *_EXTRA_COLUMNS]]
     out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_halvings=n_halvings,

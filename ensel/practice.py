@@ -177,8 +177,8 @@ def _picks(method: str, X: np.ndarray, y: np.ndarray, k: int) -> list[int]:
 
 
 def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: int,
-            test_fraction: float, key: str, rows: dict[str, np.ndarray] | None = None
-            ) -> tuple[int, pd.DataFrame]:
+            test_fraction: float, key: str, rows: dict[str, np.ndarray] | None = None,
+            n_jobs: int | None = None) -> tuple[int, pd.DataFrame]:
     """One-SE choice of k from ``INNER_SPLITS`` inner splits of each condition's items
     (``rows``: the training rows of an outer split, per condition)."""
     from ensel.experiment import heldout_errors, one_se_k
@@ -191,7 +191,7 @@ def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: 
             d.X[r], d.y[r], ks=range(1, max_k + 1), n_splits=INNER_SPLITS,
             test_fraction=test_fraction, seed=seed, condition=f"{d.condition}/{key}",
             selectors=["topk"] if ex else [method], aggregators=[aggregator],
-            item_ids=d.items[r], exhaustive=ex)
+            item_ids=d.items[r], exhaustive=ex, n_jobs=n_jobs)
         parts.append(e[e["selector"] == ("exhaustive_mi" if ex else method)])
     return one_se_k(pd.concat(parts, ignore_index=True), test_fraction=test_fraction)
 
@@ -201,7 +201,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                n_splits: int | None = None, test_fraction: float = 0.2, seed: int = 0,
                max_k: int = 10, confidence: float = 0.95,
                halvings: int | None = None, validated: bool = False,
-               progress: bool = False) -> dict[str, Any]:
+               progress: bool = False, n_jobs: int | None = None) -> dict[str, Any]:
     """``ensel select`` on a tidy table: the JSON document (see the module docstring).
 
     Parameters
@@ -231,6 +231,9 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     progress : bool, default=False
         A tqdm progress bar on stderr, one step per phase (with ``k="auto"``, one per outer
         split of the nested choice of ``k``); never on stdout.
+    n_jobs : int, optional
+        Threads for the splits (:func:`ensel.experiment.heldout_errors`; ``-1``: one per
+        core, the command line's default); the document is the same whatever ``n_jobs``.
     """
     from ensel import select
     from ensel.aggregate import DEFAULT_AGGREGATOR
@@ -320,7 +323,8 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     code = "exhaustive_mi" if method == "exhaustive" else method
     base_sels = ["topk"] if method in ("topk", "exhaustive") else [method, "topk"]
     exhaustive = method == "exhaustive"
-    opts = {"test_fraction": test_fraction, "seed": seed, "aggregators": [aggregator]}
+    opts = {"test_fraction": test_fraction, "seed": seed, "aggregators": [aggregator],
+            "n_jobs": n_jobs}
 
     from tqdm import tqdm
 
@@ -337,7 +341,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     auto_doc: dict[str, Any] | None = None
     if auto:
         k_all, table = _k_auto(method, aggregator, data, max_k, seed=seed,
-                               test_fraction=test_fraction, key="auto")
+                               test_fraction=test_fraction, key="auto", n_jobs=n_jobs)
         step("k on all data")
         res = evaluate(data, ks=range(1, max_k + 1), n_splits=n_splits, selectors=base_sels,
                        exhaustive=exhaustive, **opts)
@@ -349,7 +353,8 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                                                seed=seed, test_fraction=test_fraction,
                                                item_ids=d.items)[0] for d in data}
             k_s = _k_auto(method, aggregator, data, max_k, seed=seed,
-                          test_fraction=test_fraction, key=f"split{s}/auto", rows=rows)[0]
+                          test_fraction=test_fraction, key=f"split{s}/auto", rows=rows,
+                          n_jobs=n_jobs)[0]
             per_split.append(k_s)
             step(f"nested split {s + 1}/{n_splits}")
             at = res[(res["split"] == s) & (res["k"] == k_s)]
@@ -608,7 +613,8 @@ def select_command(args: Any) -> int:
         doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
                          condition=args.condition, n_splits=args.splits, seed=args.seed,
                          max_k=args.max_k, halvings=args.halvings, validated=True,
-                         progress=_wants_progress(args))
+                         progress=_wants_progress(args),
+                         n_jobs=-1 if args.jobs is None else args.jobs)
     except ValueError as exc:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),

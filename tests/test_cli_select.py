@@ -339,6 +339,15 @@ def test_select_json_does_not_depend_on_row_order(tmp_path, capsys) -> None:
     assert a == b
 
 
+def test_select_json_does_not_depend_on_the_threads(tmp_path, capsys) -> None:
+    df = _dominant_pool(seed=4)
+    df.to_csv(tmp_path / "a.csv", index=False)
+    argv = ["select", str(tmp_path / "a.csv"), "-k", "auto", "--max-k", "3", "--splits", "3",
+            "--halvings", "2", "--json"]
+    one = _json(capsys, [*argv, "--jobs", "1"])
+    assert one == _json(capsys, [*argv, "--jobs", "2"]) == _json(capsys, argv)
+
+
 @pytest.mark.notebooks
 @pytest.mark.parametrize("m", [2, 3, 70, 400])
 def test_evaluate_works_on_small_and_large_pools(tmp_path, capsys, m) -> None:

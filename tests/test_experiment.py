@@ -378,3 +378,24 @@ def test_one_se_rule_prefers_the_smallest_k_within_noise() -> None:
     assert k == 1 and list(table.columns) == ["k", "mean", "se", "n"]
     steep = flat.assign(error=flat["error"] - 0.05 * (flat["k"] - 1))
     assert ex.one_se_k(steep)[0] == 3
+
+
+def test_threads_give_the_same_tables() -> None:
+    """n_jobs only spreads the splits (and the halves) over threads: every table is equal."""
+    X, y, _ = sample_equicorrelated([0.8, 0.75, 0.7, 0.65, 0.6], 0.3, 5, 600, random_state=3)
+    df = to_long(X, y)
+    kw = {"ks": [1, 3], "selectors": ["topk", "score_mi", "greedy_mi"],
+          "aggregators": ["mv", "backoff"]}
+    one = ex.evaluate(df, n_splits=4, **kw)
+    pd.testing.assert_frame_equal(one, ex.evaluate(df, n_splits=4, n_jobs=2, **kw))
+    pd.testing.assert_frame_equal(one, ex.evaluate(df, n_splits=4, n_jobs=-1, **kw))
+    h1 = ex.half_sample_errors(df, n_halvings=3, **kw)
+    pd.testing.assert_frame_equal(h1, ex.half_sample_errors(df, n_halvings=3, n_jobs=3, **kw))
+
+
+@pytest.mark.parametrize("n_jobs", [0, -2, 1.5, "2"])
+def test_bad_n_jobs_is_named(n_jobs) -> None:
+    X, y, _ = sample_equicorrelated(0.7, 0.3, 3, 200, random_state=0)
+    with pytest.raises(ValueError, match="n_jobs"):
+        ex.heldout_errors(X, y, ks=[1], n_splits=2, selectors=["topk"], aggregators=["mv"],
+                          n_jobs=n_jobs)

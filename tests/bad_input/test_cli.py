@@ -77,6 +77,8 @@ def test_unknown_command(capsys) -> None:
     (["--splits", "1"], ["--splits must be an integer >= 2; got 1"]),
     (["--halvings", "1"], ["--halvings must be 0 or an integer >= 2; got 1"]),
     (["--max-k", "0"], ["--max-k must be a positive integer; got 0"]),
+    (["--jobs", "0"], ["--jobs must be a positive integer; got 0"]),
+    (["--jobs", "two"], ["--jobs must be a positive integer; got two"]),
     (["--method", "greedy"], ["--method must be one of", "greedy_mi", "'greedy'"]),
     (["--aggregator", "median"], ["--aggregator", "'median'"]),
     (["--format", "xml"], ["--format", "'xml'"]),
