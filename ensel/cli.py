@@ -169,6 +169,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--no-exhaustive", action="store_true",
                    help="skip the exhaustive optimum (faster; skipped beyond 15 models)")
+    p.add_argument("--jobs", type=positive, default=None, metavar="N",
+                   help="threads for the splits (default: one per core); the report's numbers "
+                        "are the same for every N")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
     _add_progress(p, "papermill's per-cell progress bar on stderr; --no-progress also "
                      "silences the phase lines")
@@ -276,7 +279,8 @@ def _evaluate(args: Any) -> int:
         df.to_parquet(data_path, index=False)
         params = {"dataset": str(data_path),
                   "n_splits": None if args.splits is None else int(args.splits),
-                  "seed": int(args.seed), "ks": ks, "exhaustive": exhaustive}
+                  "seed": int(args.seed), "ks": ks, "exhaustive": exhaustive,
+                  "n_jobs": -1 if args.jobs is None else int(args.jobs)}
         splits = ("splits chosen by the page" if args.splits is None
                   else f"{args.splits} splits")
         phase(f"executing the experiments page (budgets "

@@ -41,6 +41,7 @@ exhaustive = True
 example_k = 4  # ensemble size of the Figure-2-style example
 ks = None  # budgets k to evaluate (None: 1..m), as ensel evaluate --ks
 n_halvings = 10  # halvings checking the intervals (0: none)
+n_jobs = None  # threads for the splits (ensel evaluate: one per core); same tables for any
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -144,7 +145,7 @@ abstain = bool((df["answer"] == 0).any())
 do_exhaustive = bool(exhaustive) and experiment.exhaustive_feasible(
     n_models, abstentions=abstain)
 results = experiment.evaluate(df, ks=ks, n_splits=n_splits, seed=seed,
-                              exhaustive=do_exhaustive)
+                              exhaustive=do_exhaustive, n_jobs=n_jobs)
 path = save_results(results, dataset)
 summary = experiment.summarise(results)
 summary_c = experiment.summarise(results, by=("condition",))
@@ -155,7 +156,7 @@ summary_c = experiment.summarise(results, by=("condition",))
 
 # %%
 replicates = protocol.half_samples(df, dataset, n_halvings, ks=ks,
-                                   seed=seed)
+                                   seed=seed, n_jobs=n_jobs)
 
 # %% tags=["remove-cell"]
 n_eval = len(conditions) * n_splits

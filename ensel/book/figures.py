@@ -188,7 +188,11 @@ def copula_validation(pairs: pd.DataFrame, simultaneous: pd.DataFrame, *,
 
 def correlation_heatmap(sigma: np.ndarray, names: Sequence[str], *, title: str | None = None,
                         annotate: bool = True) -> Figure:
-    """Heatmap of a (condition-averaged) copula correlation matrix."""
+    """Heatmap of a (condition-averaged) copula correlation matrix.
+
+    Up to 16 models the cells carry their values; the figure grows with the pool up to
+    about 11 x 10 inches, and beyond 40 models only some names label the axes (a
+    1,000-model pool drew a 550-inch figure for 100 s)."""
     import seaborn as sns
 
     S = np.asarray(sigma, dtype=float)
@@ -196,10 +200,12 @@ def correlation_heatmap(sigma: np.ndarray, names: Sequence[str], *, title: str |
         raise ValueError(f"sigma must be square with one row per name; got shape {S.shape} "
                          f"and {len(names)} names")
     m = len(names)
-    fig, ax = plt.subplots(figsize=(0.55 * m + 2.5, 0.5 * m + 1.8))
+    fig, ax = plt.subplots(figsize=(min(0.55 * m + 2.5, 11.0), min(0.5 * m + 1.8, 10.0)))
+    labels: Any = True if m <= 40 else "auto"
     sns.heatmap(pd.DataFrame(S, index=names, columns=names), ax=ax, vmin=0, vmax=1,
                 cmap="viridis", annot=annotate and m <= 16, fmt=".2f",
-                annot_kws={"fontsize": 7}, square=True, cbar_kws={"shrink": 0.7})
+                annot_kws={"fontsize": 7}, square=True, cbar_kws={"shrink": 0.7},
+                xticklabels=labels, yticklabels=labels)
     ax.tick_params(labelsize=8)
     if title:
         ax.set_title(title)

@@ -343,7 +343,7 @@ def single_model_sentence(v: pd.DataFrame) -> str:
 
 
 def half_samples(df: pd.DataFrame, dataset: Any, n_halvings: int, *, ks: Any,
-                 seed: int) -> pd.DataFrame | None:
+                 seed: int, n_jobs: int | None = None) -> pd.DataFrame | None:
     """:func:`ensel.experiment.half_sample_errors` on the page's data, saved beside its
     results (``kind="halves"``); ``None`` when ``n_halvings`` is 0."""
     from ensel.book.results import save_results
@@ -351,7 +351,8 @@ def half_samples(df: pd.DataFrame, dataset: Any, n_halvings: int, *, ks: Any,
 
     if not n_halvings:
         return None
-    reps = half_sample_errors(df, n_halvings=int(n_halvings), ks=ks, seed=seed)
+    reps = half_sample_errors(df, n_halvings=int(n_halvings), ks=ks, seed=seed,
+                              n_jobs=n_jobs)
     save_results(reps, dataset, kind="halves")
     return reps
 

@@ -362,6 +362,22 @@ def load_paper_pool(dataset: str) -> pd.DataFrame:
                                                               "avg_rho"]]
 
 
+@pytest.mark.parametrize(("m", "labelled"), [(12, 12), (40, 40), (1000, None)])
+def test_correlation_heatmap_stays_page_sized(m, labelled) -> None:
+    """A 1,000-model pool drew a 550 x 500-inch heatmap (100 s in ensel evaluate); the
+    figure is now at most 11 x 10 inches and labels only some of more than 40 models."""
+    import matplotlib.pyplot as plt
+
+    S = np.full((m, m), 0.3)
+    np.fill_diagonal(S, 1.0)
+    fig = figures.correlation_heatmap(S, [f"m{j}" for j in range(m)])
+    w, h = fig.get_size_inches()
+    assert w <= 11 and h <= 10
+    n_labels = len(fig.axes[0].get_xticklabels())
+    assert n_labels == labelled if labelled else 5 <= n_labels < m
+    plt.close(fig)
+
+
 def test_page_checks_summary_table_and_failure() -> None:
     checks = claims.PageChecks("demo")
     assert checks.close("exact", [0.1, 0.2], [0.1, 0.2 + 1e-12], tol=1e-9, ref="Thm 4.3")
