@@ -255,6 +255,13 @@ def test_evaluate_bad_budgets(capsys, tmp_path, pool, ks, fragment) -> None:
     assert_usage_error(r, "evaluate", fragment)
 
 
+@pytest.mark.parametrize("jobs", ["0", "-1", "x"])
+def test_evaluate_bad_jobs(capsys, tmp_path, pool, jobs) -> None:
+    r = run_cli(["evaluate", str(pool), "-o", str(tmp_path / "r.html"), "--jobs", jobs], capsys)
+    assert_usage_error(r, "evaluate", f"--jobs must be a positive integer; got {jobs}")
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_evaluate_default_budgets_are_capped() -> None:
     from ensel.practice import default_ks
 
