@@ -41,7 +41,7 @@ exhaustive = True
 example_k = 4  # ensemble size of the Figure-2-style example
 ks = None  # budgets k to evaluate (None: 1..m), as ensel evaluate --ks
 n_halvings = 10  # halvings checking the intervals (0: none)
-n_jobs = None  # threads for the splits (ensel evaluate: one per core); same tables for any
+n_jobs = None  # threads for the splits (the same tables for any number)
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
