@@ -147,7 +147,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help=f"half-sample replicates checking the intervals (default {N_HALVINGS};"
                         " 0: corrected t only)")
     p.add_argument("--seed", type=seed, default=0)
-    p.add_argument("--jobs", type=positive, default=None, metavar="N",
+    p.add_argument("--jobs", type=positive, default=-1, metavar="N",
                    help="threads for the splits (default: one per core); the output is the "
                         "same for every N")
     p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
@@ -169,7 +169,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--no-exhaustive", action="store_true",
                    help="skip the exhaustive optimum (faster; skipped beyond 15 models)")
-    p.add_argument("--jobs", type=positive, default=None, metavar="N",
+    p.add_argument("--jobs", type=positive, default=-1, metavar="N",
                    help="threads for the splits (default: one per core); the report's numbers "
                         "are the same for every N")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
@@ -280,7 +280,7 @@ def _evaluate(args: Any) -> int:
         params = {"dataset": str(data_path),
                   "n_splits": None if args.splits is None else int(args.splits),
                   "seed": int(args.seed), "ks": ks, "exhaustive": exhaustive,
-                  "n_jobs": -1 if args.jobs is None else int(args.jobs)}
+                  "n_jobs": args.jobs}
         splits = ("splits chosen by the page" if args.splits is None
                   else f"{args.splits} splits")
         phase(f"executing the experiments page (budgets "

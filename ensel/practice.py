@@ -614,7 +614,7 @@ def select_command(args: Any) -> int:
                          condition=args.condition, n_splits=args.splits, seed=args.seed,
                          max_k=args.max_k, halvings=args.halvings, validated=True,
                          progress=_wants_progress(args),
-                         n_jobs=-1 if args.jobs is None else args.jobs)
+                         n_jobs=args.jobs)
     except ValueError as exc:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),

@@ -174,9 +174,6 @@ class ScoreMI(_BaseSelector):
         self.n_bins = n_bins
         self.level = level
 
-    def _param_names(self) -> list[str]:
-        return ["k", "n_bins", "level"]
-
     def _path(self, Xa: np.ndarray, ya: np.ndarray,
               k: int) -> tuple[list[int], list[float], np.ndarray]:
         n_bins = check_int(self.n_bins, "n_bins", low=2)

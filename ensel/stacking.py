@@ -214,7 +214,6 @@ class LogisticStacking(AggregatorMixin):
         self.tol = tol
         self.fit_intercept = fit_intercept
 
-
     def fit(self, X: Any, y: Any) -> LogisticStacking:
         """Fit the intercept (when used) and the answer weights.
 
@@ -358,7 +357,6 @@ class BackoffMAP(AggregatorMixin):
     def __init__(self, strength: float | str = "auto", l2: float = 1.0) -> None:
         self.strength = strength
         self.l2 = l2
-
 
     def fit(self, X: Any, y: Any) -> BackoffMAP:
         """Fit the logistic prior and count the training patterns.

@@ -998,6 +998,9 @@ class PageChecks:
               c.reference, c.value, c.bound) for c in self.checks],
             columns=["", "check", "paper", "value", "criterion"])
 
+    def _n_applicable(self) -> int:
+        return sum(c.applicable for c in self.checks)
+
     def failures(self) -> list[PageCheck]:
         return [c for c in self.checks if not c.holds]
 
@@ -1006,7 +1009,7 @@ class PageChecks:
         bad = self.failures()
         if not self.checks:
             return "No checks on this page."
-        n = sum(c.applicable for c in self.checks)
+        n = self._n_applicable()
         na = len(self.checks) - n
         tail = f"; {na} not applicable." if na else "."
         if not bad:
@@ -1032,6 +1035,5 @@ class PageChecks:
         if bad:
             lines = "\n".join(f"  ✗ {c.statement} ({c.reference or 'book'}): {c.value}, "
                               f"expected {c.bound}" for c in bad)
-            n = sum(c.applicable for c in self.checks)
-            raise CheckFailed(f"{self.page}: {len(bad)} of {n} checks failed:"
+            raise CheckFailed(f"{self.page}: {len(bad)} of {self._n_applicable()} checks failed:"
                               f"\n{lines}")
