@@ -11,7 +11,7 @@
 # ---
 
 # %% [markdown]
-# # Accuracy–redundancy–error decomposition (Theorem 4.2)
+# # Accuracy–redundancy–error decomposition (Theorem 4.3)
 #
 # When model errors are correlated, Theorem 4.1 no longer applies and the most accurate
 # models need not be the best team. Section 4.2 of the paper splits the marginal information
@@ -40,8 +40,8 @@
 # Numbering follows the compiled paper (Appendix B, one shared counter for definitions,
 # lemmas, remarks, corollaries and propositions). Indices are 0-based in the code.
 #
-# ```{prf:theorem} Theorem 4.2 of the paper: Accuracy–Redundancy–Error Decomposition
-# :label: theorem-4-2-thm-decomposition
+# ```{prf:theorem} Theorem 4.3 of the paper: Accuracy–Redundancy–Error Decomposition
+# :label: theorem-4-3-thm-decomposition
 # :nonumber:
 #
 # Let $Y \in \{\pm 1\}$, $X_j \in \{\pm 1\}$, let $E_j = \mathbb 1(X_j \neq Y)$ be the error
@@ -59,7 +59,7 @@
 # ```
 #
 # ```{prf:definition} Definition B.1 of the paper: The Conditional Mutual Information
-# :label: theorem-4-2-def-cmi
+# :label: theorem-4-3-def-cmi
 # :nonumber:
 #
 # $I(X; Y \mid Z) = H(X \mid Z) - H(X \mid Y, Z)
@@ -67,14 +67,14 @@
 # ```
 #
 # ```{prf:lemma} Lemma B.2 of the paper: The Chain Rule for Mutual Information
-# :label: theorem-4-2-lem-chain
+# :label: theorem-4-3-lem-chain
 # :nonumber:
 #
 # $I(X; Y, Z) = I(X; Z) + I(X; Y \mid Z) = I(X; Y) + I(X; Z \mid Y)$.
 # ```
 #
 # ```{prf:lemma} Lemma B.3 of the paper: The Entropy Invariance Under Bijection
-# :label: theorem-4-2-lem-bijection
+# :label: theorem-4-3-lem-bijection
 # :nonumber:
 #
 # $H(f(X)) = H(X)$ for a bijection $f$, and $H(f(X; Z) \mid Z) = H(X \mid Z)$ when
@@ -82,7 +82,7 @@
 # ```
 #
 # ```{prf:proof}
-# (Of Theorem 4.2, following the paper.) Given $Y$, $\mathbf X_S \leftrightarrow E_S$ is a
+# (Of Theorem 4.3, following the paper.) Given $Y$, $\mathbf X_S \leftrightarrow E_S$ is a
 # bijection, so $H(X_j \mid \mathbf X_S, Y) = H(E_j \mid E_S, Y)
 # = H(E_j \mid Y) - I(E_j; E_S \mid Y)$ and $H(X_j \mid Y) = H(E_j \mid Y)$. Hence
 # $\Delta(j \mid S) = H(X_j \mid \mathbf X_S) - H(X_j \mid \mathbf X_S, Y)
@@ -92,7 +92,7 @@
 # ```
 #
 # ```{prf:remark} Remark B.4 of the paper: Interpretation of Terms
-# :label: theorem-4-2-rem-interpretation
+# :label: theorem-4-3-rem-interpretation
 # :nonumber:
 #
 # **Accuracy** $I(Y; X_j)$: the single predictive power of model $j$. **Redundancy**
@@ -102,22 +102,22 @@
 # ```
 #
 # ```{prf:corollary} Corollary B.5 of the paper: Label-Invariant Case
-# :label: theorem-4-2-cor-label-invariant
+# :label: theorem-4-3-cor-label-invariant
 # :nonumber:
 #
 # If $(E_1, \dots, E_m) \perp Y$, then $I(E_j; Y) = 0$ and $I(E_j; Y \mid E_S) = 0$ for all
-# $j$ and $S$; consequently $\Lambda_j(S) = 0$ and Eq. (9) holds.
+# $j$ and $S$; consequently $\Lambda_j(S) = 0$ and Eq. (10) holds.
 # ```
 #
 # ```{prf:proposition} Proposition B.6 of the paper: Bound on the Correction Term
-# :label: theorem-4-2-prop-bound
+# :label: theorem-4-3-prop-bound
 # :nonumber:
 #
 # $-I(E_j; Y) \le \Lambda_j(S) \le H(Y) - I(E_j; Y)$.
 # ```
 #
 # ```{prf:remark} Remark B.7 of the paper: Practical Implications
-# :label: theorem-4-2-rem-practical
+# :label: theorem-4-3-rem-practical
 # :nonumber:
 #
 # For balanced labels ($H(Y) = 1$ bit), $|\Lambda_j(S)| \le 1$ bit. If the joint
@@ -164,7 +164,7 @@ from ensel.theory import (
     search_mrmr_disagreement,
 )
 
-checks = PageChecks("theorem_4_2")
+checks = PageChecks("theorem_4_3")
 TOL = 1e-10
 
 # %% [markdown]
@@ -200,7 +200,7 @@ short_terms(identity[["law", "m", "S", "j", "relevance", "redundancy",
 # %% tags=["remove-cell"]
 max_res = float(identity["residual"].abs().max())
 checks.add("|Δ(j|S) − right-hand side| on random laws", max_res < TOL, value=max_res,
-           bound="< 1e-10", ref="Thm 4.2")
+           bound="< 1e-10", ref="Thm 4.3")
 checks.at_least("Λ + I(E_j;Y) (lower bound)",
                 identity["correction"] + identity["error_label"], -TOL, ref="Prop. B.6")
 checks.at_most("Λ − (H(Y) − I(E_j;Y)) (upper bound)",
@@ -225,7 +225,7 @@ glue("lambda_max", identity["correction"].max(), display=False)
 # In the paper's Gaussian-copula model the latent vector $\mathbf Z$ is drawn independently
 # of $Y$, so $(E_1, \dots, E_m) \perp Y$. On random copula laws (random error rates in
 # $[0.1, 0.4]$, random family-structured correlation matrices) $\Lambda_j(S)$ is zero for
-# every $j$ and every $S$, and Eq. (9) equals $\Delta(j \mid S)$.
+# every $j$ and every $S$, and Eq. (10) equals $\Delta(j \mid S)$.
 
 # %%
 rng = np.random.default_rng(seed + 1)
@@ -242,15 +242,15 @@ invariant = pd.concat(rows, ignore_index=True)
 # %%
 eq9_gap = invariant["delta"] - invariant["three_term"]
 pd.Series({"largest |Λ|": invariant["correction"].abs().max(),
-           "largest |Δ − Eq. (9)|": eq9_gap.abs().max()})
+           "largest |Δ − Eq. (10)|": eq9_gap.abs().max()})
 
 # %% tags=["remove-cell"]
 lam = invariant["correction"].abs().max()
 off9 = (invariant["delta"] - invariant["three_term"]).abs().max()
 checks.add(f"|Λ| on {len(invariant)} label-invariant copula triples", lam < TOL, value=lam,
            bound="< 1e-10", ref="Cor. B.5")
-checks.add("|Δ − Eq. (9)| on the same triples", off9 < TOL, value=off9, bound="< 1e-10",
-           ref="Eq. (9)")
+checks.add("|Δ − Eq. (10)| on the same triples", off9 < TOL, value=off9, bound="< 1e-10",
+           ref="Eq. (10)")
 
 # %% [markdown]
 # ## Label-dependent errors: $\Lambda \neq 0$
@@ -265,7 +265,7 @@ checks.add("|Δ − Eq. (9)| on the same triples", off9 < TOL, value=off9, bound
 #    of $Y$; model 1 errs exactly when $E_0 \neq \mathbb 1(Y = +1)$. Each model alone is
 #    pure noise and the two answers are independent, so relevance, redundancy and error
 #    correlation are all $0$, yet $X_0 X_1 = -Y$ reveals the label: $\Delta(1 \mid \{0\}) =
-#    1$ bit $= \Lambda_1(\{0\})$. Eq. (9) would score this model $0$. This also attains the
+#    1$ bit $= \Lambda_1(\{0\})$. Eq. (10) would score this model $0$. This also attains the
 #    upper bound $H(Y) - I(E_1; Y)$ of Proposition B.6.
 # 3. **The lower bound.** Both models err exactly when $Y = +1$: $I(E_1; Y) = 1$ bit and
 #    $I(E_1; Y \mid E_0) = 0$, so $\Lambda_1(\{0\}) = -1$ bit $= -I(E_1; Y)$.
@@ -297,14 +297,14 @@ short_terms(no_negative_zero(dependent.set_index(["law", "j"])[cols]
 # %% tags=["remove-cell"]
 res_dep = dependent["residual"].abs().max()
 checks.add("|residual| on the label-dependent laws", res_dep < TOL, value=res_dep,
-           bound="< 1e-10", ref="Thm 4.2")
+           bound="< 1e-10", ref="Thm 4.3")
 cop = dependent[dependent["law"] == "label-dependent copula"]
 checks.add("label-dependent copula: |Λ| > 1e-3 for every candidate",
            (cop["correction"].abs() > 1e-3).all(), value=cop["correction"].abs().min(),
            bound="> 0.001")
 off = (cop["delta"] - cop["three_term"]).abs().min()
-checks.add("label-dependent copula: Eq. (9) off by more than 1e-3", off > 1e-3, value=off,
-           bound="> 0.001", ref="Eq. (9)")
+checks.add("label-dependent copula: Eq. (10) off by more than 1e-3", off > 1e-3, value=off,
+           bound="> 0.001", ref="Eq. (10)")
 only = dependent[dependent["law"] == "gain only in Lambda"].iloc[0]
 checks.add("gain only in Λ: Δ = Λ = 1 bit, other terms 0",
            abs(only["delta"] - 1) < TOL and abs(only["correction"] - 1) < TOL
@@ -339,7 +339,7 @@ cols = ["relevance", "redundancy", "error_correlation", "correction",
         "delta", "mrmr", "three_term"]
 short_terms(no_negative_zero(terms[cols].round(4)))
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The terms of Theorem 4.2 for each candidate $j$ given $S = \\{0\\}$ in the worked copula example; the star is their sum $\\Delta(j \\mid S)$.", "name": "fig-thm42-terms"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The terms of Theorem 4.3 for each candidate $j$ given $S = \\{0\\}$ in the worked copula example; the star is their sum $\\Delta(j \\mid S)$.", "name": "fig-thm42-terms"}}
 plot_decomposition_terms(terms)
 plt.show()
 
@@ -347,11 +347,11 @@ plt.show()
 checks.add("worked example: |residual| and |Λ| < 1e-10",
            terms["residual"].abs().max() < TOL and terms["correction"].abs().max() < TOL,
            value=max(terms["residual"].abs().max(), terms["correction"].abs().max()),
-           bound="< 1e-10", ref="Thm 4.2, Cor. B.5")
+           bound="< 1e-10", ref="Thm 4.3, Cor. B.5")
 
 # %% [markdown]
 # Running three greedy rules for $k = 3$ on the exact law: Top-$k$ by relevance (here the
-# same as by accuracy), mRMR (Terms 1+2) and Greedy MI ($\Delta$, equivalently Eq. (9) since
+# same as by accuracy), mRMR (Terms 1+2) and Greedy MI ($\Delta$, equivalently Eq. (10) since
 # $\Lambda = 0$), against the best of all $\binom{5}{3}$ subsets (MAP error
 # {glue:text}`best_err:.4f`). Top-$k$ stays inside the correlated family $\{0, 1, 2\}$.
 # mRMR, whose redundancy penalty is not offset by the error-correlation term, leaves the
@@ -360,7 +360,7 @@ checks.add("worked example: |residual| and |Λ| < 1e-10",
 
 # %%
 rules = {"Top-k (relevance)": "relevance", "mRMR (Terms 1+2)": "mrmr",
-         "Greedy MI (Delta)": "delta", "Eq. (9) three-term": "three_term"}
+         "Greedy MI (Delta)": "delta", "Eq. (10) three-term": "three_term"}
 paths = {rule: greedy_path_exact(p_w, 3, s) for rule, s in rules.items()}
 paths_table = pd.DataFrame(
     [{"rule": rule, "picks": path,
@@ -372,8 +372,8 @@ best_err = min(map_error(p_w, S)
 paths_table.round(4)
 
 # %% tags=["remove-cell"]
-checks.equal("Greedy MI (Δ) path = Eq. (9) path", paths["Greedy MI (Delta)"],
-             paths["Eq. (9) three-term"], ref="Eq. (9)")
+checks.equal("Greedy MI (Δ) path = Eq. (10) path", paths["Greedy MI (Delta)"],
+             paths["Eq. (10) three-term"], ref="Eq. (10)")
 checks.add("mRMR path ≠ Greedy MI path",
            paths["mRMR (Terms 1+2)"] != paths["Greedy MI (Delta)"],
            value=str(paths["mRMR (Terms 1+2)"]), bound=f"≠ {paths['Greedy MI (Delta)']}")
@@ -460,12 +460,12 @@ plt.show()
 #
 # ## What this page establishes
 #
-# * {prf:ref}`Theorem 4.2 <theorem-4-2-thm-decomposition>` is an identity: it holds to
+# * {prf:ref}`Theorem 4.3 <theorem-4-3-thm-decomposition>` is an identity: it holds to
 #   $10^{-10}$ on every random law, balanced or not, label-invariant or not.
 # * The bounds of Proposition B.6 and Remark B.7 hold, and both ends of Proposition B.6
 #   are attained (hand-made laws above).
 # * $\Lambda_j(S) = 0$ for the paper's (label-invariant) Gaussian-copula model; with
-#   label-dependent errors it is not, and Eq. (9) can miss the entire gain of a model.
+#   label-dependent errors it is not, and Eq. (10) can miss the entire gain of a model.
 # * The error-correlation term matters: mRMR and Greedy MI disagree on random copula pools
 #   and in the worked example, where Greedy MI reaches the error-optimal subset and
 #   Top-$k$ does not.

@@ -8,9 +8,9 @@ module                                      result
 ==========================================  ================================================
 :mod:`ensel.theory.joint`                   exact laws of ``(Y, X_S)``, MAP rule, ``I(Y; X_S)``
 :mod:`ensel.theory.channels`                Theorem 4.1, Lemma A.3 (BSC degradation)
-:mod:`ensel.theory.decomposition`           Theorem 4.2 (relevance, redundancy, error
+:mod:`ensel.theory.decomposition`           Theorem 4.3 (relevance, redundancy, error
                                             correlation, label dependence)
-:mod:`ensel.theory.saturation`              Theorem 4.3 (error floor; exact finite-``m`` error)
+:mod:`ensel.theory.saturation`              Theorem 4.4 (error floor; exact finite-``m`` error)
 :mod:`ensel.theory.difficulty`              Theorem D.1 (latent difficulty, submodularity)
 :mod:`ensel.theory.weighted_vote`           Theorem E.1 (log-odds weighted vote)
 ==========================================  ================================================

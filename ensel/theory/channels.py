@@ -54,9 +54,9 @@ __all__ = [
 def bsc_degradation_delta(eps_strong: float, eps_weak: float) -> float:
     """Crossover of the BSC that degrades ``BSC(eps_strong)`` into ``BSC(eps_weak)``.
 
-    Lemma C.1: cascading ``BSC(eps_strong)`` with an independent ``BSC(delta)`` gives a BSC
+    Lemma A.3: cascading ``BSC(eps_strong)`` with an independent ``BSC(delta)`` gives a BSC
     with error ``eps_strong (1 - delta) + (1 - eps_strong) delta``; setting this to
-    ``eps_weak`` gives ``delta = (eps_weak - eps_strong) / (1 - 2 eps_strong)``. Example C.1:
+    ``eps_weak`` gives ``delta = (eps_weak - eps_strong) / (1 - 2 eps_strong)``. Example A.1:
     ``bsc_degradation_delta(0.2, 0.4) == 1/3``.
 
     Parameters
@@ -217,7 +217,7 @@ def top_k_dominance(eps: Any, k: int, *, prior: float = 0.5, tol: float = 1e-12)
                   "random_state": SEED})
 def sample_degradation_chain(eps_strong: float, delta: float, n: int, *, prior: float = 0.5,
                              random_state: Any = None) -> pd.DataFrame:
-    """Simulate ``Y -> X_strong -> X_weak`` (Lemma C.1): a BSC cascaded with a BSC(``delta``).
+    """Simulate ``Y -> X_strong -> X_weak`` (Lemma A.3): a BSC cascaded with a BSC(``delta``).
 
     ``X_strong = Y N_1`` with ``P(N_1 = -1) = eps_strong`` and ``X_weak = X_strong N_2`` with
     ``P(N_2 = -1) = delta``, ``Y``, ``N_1``, ``N_2`` independent.
@@ -280,3 +280,4 @@ def flip_rate_table(draws: pd.DataFrame) -> pd.DataFrame:
     out = g.agg(n="size", flip_rate="mean").reset_index()
     out["std_error"] = np.sqrt(out["flip_rate"] * (1 - out["flip_rate"]) / out["n"])
     return out
+
