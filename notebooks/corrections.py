@@ -203,7 +203,8 @@ joint_d2 = copula_joint_law(ndtri(1 - np.array([0.9, 0.6])),
                             np.array([[1.0, 0.9], [0.9, 1.0]]))
 info = {S: mutual_information_xy(joint_d2, S) for S in [(0,), (1,), (0, 1)]}
 gain_alone, gain_after = info[(1,)], info[(0, 1)] - info[(0,)]
-pd.Series({"I(Y; weak)": gain_alone, "I(Y; weak | strong)": gain_after}).round(4)
+pd.Series({"I(Y; weak)": gain_alone,
+           "I(Y; weak | strong)": gain_after}).round(4)
 
 # %% tags=["remove-cell"]
 checks.add("the weak model gains more next to the strong one (+0.01)",
@@ -230,9 +231,11 @@ correction("Remark", "D.2", "its guarantee is for I(Y; X_S | D), not for Greedy 
 # each pure noise but whose product reveals $Y$: the whole gain is in $\Lambda$.
 
 # %%
-joint_b7 = joint_law_from_error_laws([[0.5, 0.0], [0.0, 0.5]], [[0.0, 0.5], [0.5, 0.0]])
+# P(E_0, E_1 | Y = -1), then P(E_0, E_1 | Y = +1)
+joint_b7 = joint_law_from_error_laws([[0.5, 0.0], [0.0, 0.5]],
+                                     [[0.0, 0.5], [0.5, 0.0]])
 terms = decomposition_terms_exact(joint_b7, 1, (0,))
-pd.Series({"gain Δ": terms.delta, "Eq. (10) (three terms)": terms.three_term,
+pd.Series({"gain Δ": terms.delta, "Eq. (10), three terms": terms.three_term,
            "Λ": terms.correction}).round(4)
 
 # %% tags=["remove-cell"]
