@@ -198,7 +198,7 @@ def find_references(text: str) -> list[Reference]:
     -------
     list of Reference
     """
-    found = []
+    found: list[Reference] = []
     for match in _REF_RE.finditer(text):
         kind = _WORD_KIND[match.group(1)]
         line = text.count("\n", 0, match.start()) + 1
