@@ -117,7 +117,7 @@ plt.show()
 fits = protocol.copula_fits(df, seed=seed)
 copula_fit = protocol.copula_fit_table(fits)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Copula validation per condition: pairwise joint errors (left) and number of simultaneous errors (right), paper Figure 4 and, per condition, paper Figures 10–11, 15–16, 20–21.", "name": "fig-{output}-copula"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Copula validation per condition: pairwise joint errors (left) and number of simultaneous errors (right), as in the paper's Figure 4 and appendix copula figures.", "name": "fig-{output}-copula"}}
 fig = protocol.copula_figure(fits)
 plt.show()
 
