@@ -33,6 +33,7 @@ from math import comb
 
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown
 from scipy.special import ndtri
 
 from ensel.book.claims import PageChecks
@@ -256,8 +257,10 @@ correction("Remark", "B.7", "dropping Λ (Eq. (10)) is unsafe on converted data"
 #
 # ## All corrections
 
-# %%
-pd.DataFrame(rows).set_index("paper")
+# %% tags=["remove-input"]
+summary = pd.DataFrame(rows).astype(str).map(lambda v: v.replace("|", "\\|"))
+summary["checked on"] = [f"{{doc}}`{page}`" for page in summary["checked on"]]
+Markdown(summary.to_markdown(index=False))
 
 # %% tags=["remove-cell"]
 checks.equal("corrections listed", len(rows), 6)
