@@ -78,6 +78,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel.protocol import LARGE_POOL, SELECT_PROTOCOL
+
 __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "UsageError", "resolve_method",
            "run_select", "format_select", "select_command", "import_command",
            "check_output", "repository_root", "default_ks", "to_html"]
@@ -85,10 +87,10 @@ __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "UsageError", "resolve_me
 SCHEMA = "ensel.select/1"
 #: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).
 EXHAUSTIVE_LIMIT = 15
-#: Above this many answer cells (items x models) the evaluation defaults are lighter.
-LARGE_POOL = 4_000_000
 #: Inner splits of ``-k auto``.
 INNER_SPLITS = 5
+
+
 class UsageError(ValueError):
     """Bad input or arguments: reported as one line, exit code 2."""
 
@@ -197,7 +199,8 @@ def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: 
 
 def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                aggregator: str | None = None, condition: str | None = None,
-               n_splits: int | None = None, test_fraction: float = 0.2, seed: int = 0,
+               n_splits: int | None = None,
+               test_fraction: float = SELECT_PROTOCOL.test_fraction, seed: int = 0,
                max_k: int = 10, confidence: float = 0.95,
                halvings: int | None = None, validated: bool = False,
                progress: bool = False, n_jobs: int | None = None) -> dict[str, Any]:
@@ -237,7 +240,6 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     from ensel import select
     from ensel.aggregate import DEFAULT_AGGREGATOR
     from ensel.experiment import (
-        N_HALVINGS,
         condition_data,
         evaluate,
         half_sample_errors,
@@ -304,16 +306,15 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                          f"{EXHAUSTIVE_LIMIT} models; the data has {m} (use --method "
                          "greedy_mi)")
     cells = sum(d.X.size for d in data)
-    large = cells > LARGE_POOL
+    large = SELECT_PROTOCOL.is_large(cells)
+    rule = SELECT_PROTOCOL.for_table(cells)
     splits_per_half = None
     if n_splits is None:
-        n_splits = 10 if large else 20
+        n_splits = rule.n_splits
         defaults.append(f"{n_splits} splits" + (f" (large pool: {cells:,} answer cells > "
                                                 f"{LARGE_POOL:,})" if large else ""))
     if halvings is None:
-        halvings = 5 if large else N_HALVINGS
-        if large:
-            splits_per_half = 1
+        halvings, splits_per_half = rule.n_halvings, rule.splits_per_half
         defaults.append(f"{halvings} halvings" + (" with one split per half (large pool)"
                                                   if large else ""))
 
