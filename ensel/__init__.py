@@ -19,7 +19,7 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.pools``        seeded simulated family-structured pools of many models
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
 ``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
-``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
+``ensel.evidence``     the evidence procedure behind ``ensel select`` (your own models)
 ``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
 ``ensel.cli``          the ``ensel`` command line
 
@@ -45,11 +45,11 @@ _SUBMODULES = (
     "data",
     "datasets",
     "diagnostics",
+    "evidence",
     "experiment",
     "info",
     "meta",
     "pools",
-    "practice",
     "protocol",
     "select",
     "stats",
