@@ -388,7 +388,7 @@ glue("n_holds", int((v["verdict"] == "holds").sum()), display=False)
 glue("n_noise", int((v["verdict"] == "within noise").sum()), display=False)
 glue("n_contradicted", int((v["verdict"] == "contradicted").sum()), display=False)
 glue("single_model", protocol.single_model_sentence(v), display=False)
-protocol.save_conclusions(dataset, v, diffs, copula_fit, n_halvings)
+protocol.save_conclusions(dataset, v, diffs, copula_fit)
 checks.add("every claim can be checked on our results", (v["verdict"] != "no results").all(),
            value=len(v), ref="Sec. 6")
 

@@ -91,3 +91,28 @@ def test_the_graph_sees_function_level_imports() -> None:
 
 def test_no_import_circles_in_ensel() -> None:
     assert find_cycle(import_graph()) is None, " -> ".join(find_cycle(import_graph()) or [])
+
+
+def test_no_module_outside_the_command_package_imports_a_command_module() -> None:
+    graph = import_graph()
+    commands = {m for m in graph if m.startswith("ensel.cli.")}
+    assert {"ensel.cli.select", "ensel.cli.evaluate", "ensel.cli.importer"} <= commands
+    offenders = sorted(f"{m} -> {d}" for m, deps in graph.items()
+                       if not m.startswith("ensel.cli") for d in deps
+                       if d in commands or (d == "ensel.cli" and m != "ensel.__main__"))
+    assert offenders == []
+
+
+def test_a_command_imports_the_book_runner_only_when_it_runs() -> None:
+    import subprocess
+    import sys
+
+    # the parsers of select, evaluate, import and datasets, and every command module but the
+    # runner's own (`notebooks`); `ensel evaluate` imports the runner inside run_command
+    code = ("import sys; from ensel.cli import build_parser\n"
+            "for c in ('select', 'evaluate', 'import', 'datasets'): build_parser(c)\n"
+            "import ensel.cli.select, ensel.cli.evaluate, ensel.cli.importer, ensel.collect.cli\n"
+            "print(sorted(m for m in sys.modules if m.startswith('ensel.book')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

@@ -19,8 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ensel.book.tables import column_label
-from ensel.select import SPECS as SELECTOR_SPECS
+from ensel.book.tables import _SpecField, column_label
 
 __all__ = [
     "SELECTOR_STYLE",
@@ -35,11 +34,10 @@ __all__ = [
 
 #: Colour and marker per selector, shared by every figure (the registry's specs,
 #: :data:`ensel.select.SPECS`, and the two exhaustive subsets of ``evaluate``).
-SELECTOR_STYLE: dict[str, dict[str, Any]] = {
-    **{name: dict(spec.style) for name, spec in SELECTOR_SPECS.items()},
+SELECTOR_STYLE: Mapping[str, Mapping[str, Any]] = _SpecField("style", {
     "exhaustive": {"color": "#555555", "marker": "", "linestyle": "--"},
     "exhaustive_mi": {"color": "#9467bd", "marker": "x", "linestyle": ":"},
-}
+})
 
 
 def _curves(summary: pd.DataFrame, lines: Sequence[tuple[str, str]], ax: Any,

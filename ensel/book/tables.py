@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,16 +57,34 @@ __all__ = [
     "dataset_label",
 ]
 
+class _SpecField(Mapping[str, Any]):
+    """A read-only, always current view ``selector name -> field of its spec``
+    (:data:`ensel.select.SPECS`; specs where the field is ``None`` are left out), followed by
+    fixed ``extra`` entries (the exhaustive subsets of ``evaluate``, which have no spec)."""
+
+    def __init__(self, field: str, extra: Mapping[str, Any] | None = None) -> None:
+        self._field, self._extra = field, dict(extra or {})
+
+    def _items(self) -> dict[str, Any]:
+        own = {name: getattr(spec, self._field) for name, spec in SELECTOR_SPECS.items()}
+        return {**{k: v for k, v in own.items() if v is not None}, **self._extra}
+
+    def __getitem__(self, name: str) -> Any:
+        return self._items()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+
 #: Short display names of selectors (the paper's column headers), from the registry's specs
-#: (:data:`ensel.select.SPECS`) and the two exhaustive subsets of ``evaluate``.
-LABELS: dict[str, str] = {
-    **{name: spec.label for name, spec in SELECTOR_SPECS.items()},
-    "exhaustive": "Exhaustive (oracle)",
-    "exhaustive_mi": "Exhaustive max-MI",
-}
+#: and the two exhaustive subsets of ``evaluate``.
+LABELS: Mapping[str, str] = _SpecField("label", {"exhaustive": "Exhaustive (oracle)",
+                                                "exhaustive_mi": "Exhaustive max-MI"})
 #: The paper's names of the selectors (its tables' legends).
-SELECTOR_NAMES: dict[str, str] = {
-    name: spec.paper_name for name, spec in SELECTOR_SPECS.items() if spec.paper_name}
+SELECTOR_NAMES: Mapping[str, str] = _SpecField("paper_name")
 #: The paper's names of the aggregators.
 AGGREGATOR_NAMES: dict[str, str] = {
     name: spec.label for name, spec in AGGREGATOR_SPECS.items() if spec.in_paper}
