@@ -323,7 +323,8 @@ else:
 # paired: mean difference per $k$ (negative = Greedy MI better), its 95 % interval, and
 # how many evaluations each wins. Two random 80/20 splits of the same items share most of
 # their training items, so the evaluations are correlated and the naive $t$ interval
-# $t\,s/\sqrt{n}$ would be too narrow. Nadeau & Bengio's corrected resampled $t$,
+# $t\,s/\sqrt{n}$ would be too narrow. Nadeau & Bengio's corrected resampled $t$
+# {cite}`nadeau2003inference`,
 # $t_{n-1}\, s \sqrt{1/n + n_\text{test}/n_\text{train}}$, assumes how correlated they
 # are; when a selector's picks change from one data set to the next they are more
 # correlated than that. So the same protocol also runs on the two disjoint halves of
