@@ -7,6 +7,12 @@
 * :func:`copula_validation` -- pairwise joint errors (model vs empirical, ``y = x``) and the
   distribution of the number of simultaneous errors (paper Figure 3);
 * :func:`correlation_heatmap`, :func:`paired_differences_plot`.
+
+Every figure a page shows also offers the data it plots: :func:`figure_data` reads them back
+from the drawn artists (lines, points, bands, error bars, bars, heatmap cells), and
+:func:`install_figure_data` (called in every page's kernel by the runner) attaches them, as
+CSV under the MIME type :data:`FIGURE_DATA_MIME`, to every figure the page displays. The
+runner writes each one next to the page and puts a "Reproduce this" box under the figure.
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ from matplotlib.figure import Figure
 from ensel.book.tables import column_label
 
 __all__ = [
+    "FIGURE_DATA_MIME",
+    "figure_data",
+    "install_figure_data",
     "SELECTOR_STYLE",
     "error_vs_k",
     "error_vs_k_panels",
@@ -31,6 +40,153 @@ __all__ = [
     "claims_forest",
     "pooled_forest",
 ]
+
+#: MIME type of the plotted data (CSV) attached to every displayed figure.
+FIGURE_DATA_MIME = "application/vnd.ensel.figure-data+csv"
+
+_DATA_COLUMNS = ["panel", "series", "kind", "x", "y", "x_end", "y_end", "row", "column",
+                 "value"]
+
+
+def _panel_name(ax: Any, index: int) -> str:
+    title = ax.get_title() or ax.get_title(loc="left") or ax.get_ylabel()
+    return f"{index + 1}: {title}" if title else str(index + 1)
+
+
+def _tick_labels(labels: Sequence[Any], n: int) -> list[str]:
+    names = [t.get_text() for t in labels]
+    return names if len(names) == n and all(names) else [str(i) for i in range(n)]
+
+
+def figure_data(fig: Figure) -> pd.DataFrame:
+    """The data a matplotlib figure plots, read back from its artists, one row per point.
+
+    Columns: ``panel`` (axes number and title), ``series`` (the artist's legend label, or its
+    kind and number), ``kind`` (``line``, ``points``, ``area`` (vertices of a band),
+    ``segment`` (error bars: from ``x, y`` to ``x_end, y_end``), ``bar`` (centre ``x`` and
+    height ``y``), ``cell`` (heatmaps: ``row``, ``column``, ``value``)) and the coordinates;
+    unused columns are empty. Colour bars are left out.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([1, 2], [0.3, 0.2], label="MAP")
+    >>> figure_data(fig)[["series", "kind", "x", "y"]].values.tolist()
+    [['MAP', 'line', 1.0, 0.3], ['MAP', 'line', 2.0, 0.2]]
+    >>> plt.close(fig)
+    """
+    from matplotlib.collections import LineCollection, PolyCollection, QuadMesh
+    from matplotlib.image import AxesImage
+    from matplotlib.patches import Rectangle
+
+    rows: list[dict[str, Any]] = []
+    axes = [a for a in fig.axes if a.get_label() != "<colorbar>"]
+    for i, ax in enumerate(axes):
+        panel = _panel_name(ax, i)
+
+        def add(series: str, kind: str, **cols: Any) -> None:
+            rows.append({"panel": panel, "series": series, "kind": kind, **cols})
+
+        def name(artist: Any, kind: str, n: int) -> str:
+            label = str(artist.get_label() or "")
+            return label if label and not label.startswith("_") else f"{kind} {n}"
+
+        for n, line in enumerate(ax.lines):
+            x, y = (np.asarray(v, dtype=float).ravel() for v in line.get_data())
+            if len(x) != len(y):
+                continue
+            s = name(line, "line", n)
+            for xi, yi in zip(x, y, strict=True):
+                add(s, "line", x=xi, y=yi)
+        for n, coll in enumerate(ax.collections):
+            s = name(coll, type(coll).__name__.lower(), n)
+            if isinstance(coll, QuadMesh):
+                values = np.asarray(coll.get_array(), dtype=float)
+                if values.ndim == 1:
+                    side = int(round(np.sqrt(values.size)))
+                    values = values.reshape(side, -1) if side * side == values.size else \
+                        values.reshape(1, -1)
+                r_names = _tick_labels(ax.get_yticklabels(), values.shape[0])
+                c_names = _tick_labels(ax.get_xticklabels(), values.shape[1])
+                for r in range(values.shape[0]):
+                    for c in range(values.shape[1]):
+                        add(s, "cell", row=r_names[r], column=c_names[c], value=values[r, c])
+            elif isinstance(coll, LineCollection):
+                for seg in coll.get_segments():
+                    if len(seg) >= 2:
+                        add(s, "segment", x=seg[0][0], y=seg[0][1], x_end=seg[-1][0],
+                            y_end=seg[-1][1])
+            elif isinstance(coll, PolyCollection):
+                for path in coll.get_paths():
+                    for xi, yi in path.vertices:
+                        add(s, "area", x=xi, y=yi)
+            else:  # scatter points (PathCollection), with their colour values if any
+                offsets = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
+                arr = coll.get_array()
+                values = (np.asarray(arr, dtype=float).ravel() if arr is not None
+                          else np.full(len(offsets), np.nan))
+                if len(values) != len(offsets):
+                    values = np.full(len(offsets), np.nan)
+                for (xi, yi), v in zip(offsets, values, strict=True):
+                    add(s, "points", x=xi, y=yi, value=v)
+        for n, container in enumerate(ax.containers):
+            from matplotlib.container import BarContainer
+
+            if isinstance(container, BarContainer):
+                s = name(container, "bars", n)
+                for patch in container.patches:
+                    add(s, "bar", x=patch.get_x() + patch.get_width() / 2,
+                        y=patch.get_height())
+        in_bars = {id(p) for c in ax.containers for p in getattr(c, "patches", [])}
+        loose = [p for p in ax.patches if isinstance(p, Rectangle) and id(p) not in in_bars]
+        for patch in loose:
+            add(name(patch, "rectangle", 0), "bar", x=patch.get_x() + patch.get_width() / 2,
+                y=patch.get_height())
+        for n, image in enumerate(ax.images):
+            if isinstance(image, AxesImage):
+                values = np.asarray(image.get_array(), dtype=float)
+                if values.ndim == 2:
+                    s = name(image, "image", n)
+                    for r in range(values.shape[0]):
+                        for c in range(values.shape[1]):
+                            add(s, "cell", row=str(r), column=str(c), value=values[r, c])
+    return pd.DataFrame(rows, columns=_DATA_COLUMNS)
+
+
+def install_figure_data(shell: Any = None) -> bool:
+    """Attach :func:`figure_data` as CSV (:data:`FIGURE_DATA_MIME`) to every matplotlib
+    figure the IPython ``shell`` (default: the running one) displays. Returns False outside
+    IPython. The runner calls it when each page's kernel starts."""
+    from IPython.core.formatters import BaseFormatter
+    from traitlets import ObjectName, Unicode
+
+    if shell is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    if shell is None:
+        return False
+
+    class FigureDataFormatter(BaseFormatter):  # type: ignore[misc]
+        # matched in __call__, not registered with for_type: enabling the inline backend
+        # removes every formatter's entry for Figure
+        format_type = Unicode(FIGURE_DATA_MIME)
+        print_method = ObjectName("_repr_figure_data_csv_")
+        _return_type = str
+
+        def __call__(self, obj: Any) -> str | None:
+            if not self.enabled or not isinstance(obj, Figure):
+                return None
+            return figure_data(obj).to_csv(index=False)
+
+    display = shell.display_formatter
+    formatter = FigureDataFormatter(parent=display)
+    display.formatters[FIGURE_DATA_MIME] = formatter
+    if FIGURE_DATA_MIME not in display.active_types:
+        display.active_types = [*display.active_types, FIGURE_DATA_MIME]
+    return True
+
 
 #: Colour and marker per selector, shared by every figure.
 SELECTOR_STYLE: dict[str, dict[str, Any]] = {

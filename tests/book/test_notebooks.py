@@ -70,7 +70,7 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     (site / "book").mkdir(parents=True)
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, site / name)
-    for md in (ROOT / "book").glob("*.md"):
+    for md in [*(ROOT / "book").glob("*.md"), *(ROOT / "book").glob("*.bib")]:
         shutil.copy(md, site / "book" / md.name)
     for sub in (ROOT / "book").iterdir():
         if sub.is_dir() and sub.name != "_generated":
