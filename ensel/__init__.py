@@ -19,6 +19,7 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.pools``        seeded simulated family-structured pools of many models
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
 ``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
+``ensel.paper``        the paper's numbering as data (its numbered objects, a reference scanner)
 ``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
 ``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
 ``ensel.cli``          the ``ensel`` command line
@@ -45,6 +46,7 @@ _SUBMODULES = (
     "experiment",
     "info",
     "meta",
+    "paper",
     "pools",
     "practice",
     "score_mi",

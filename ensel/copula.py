@@ -145,7 +145,7 @@ def sample_errors(tau: Any, Sigma: Any, n: int, *,
                   "balanced": ["boolean"]})
 def sample(tau: Any, Sigma: Any, n: int, *, random_state: int | np.random.Generator | None = None,
            balanced: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Synthetic answers from a Gaussian copula (Algorithm copula, Phase 4).
+    """Synthetic answers from a Gaussian copula (Algorithm 6, Phase 4).
 
     Parameters
     ----------
@@ -176,7 +176,7 @@ def sample(tau: Any, Sigma: Any, n: int, *, random_state: int | np.random.Genera
 def sample_equicorrelated(accuracy: Any, rho: float, m: int, n: int, *,
                           random_state: int | np.random.Generator | None = None,
                           balanced: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sample the one-factor (equicorrelated) copula of the paper, Eq. (factor model).
+    """Sample the one-factor (equicorrelated) copula of the paper, Eq. (1).
 
     ``Z_j = sqrt(rho) U + sqrt(1 - rho) xi_j`` with ``U, xi_j ~ N(0, 1)`` independent,
     ``E_j = 1(Z_j < tau_j)``, ``tau_j = Phi^-1(1 - accuracy_j)``, ``X_j = Y (1 - 2 E_j)``.
@@ -468,7 +468,7 @@ def solve_tetrachoric(tau_i: Any, tau_j: Any, p_joint: Any, *, tol: float = 1e-1
 
 @validate_params({"e_i": _ARR, "e_j": _ARR, "eps": _EPS})
 def tetrachoric(e_i: Any, e_j: Any, *, eps: float = 1e-6) -> float:
-    """Tetrachoric correlation of two error indicator vectors (Algorithm copula, Phase 2).
+    """Tetrachoric correlation of two error indicator vectors (Algorithm 6, Phase 2).
 
     Solves ``Phi_2(tau_i, tau_j; rho) = P(E_i = 1, E_j = 1)`` with
     ``tau = Phi^-1(clamp(error rate, eps, 1 - eps))``.
@@ -562,7 +562,7 @@ def tetrachoric_matrix(E: Any, *, eps: float = 1e-6) -> np.ndarray:
 
 @validate_params({"R": _ARR, "eps": [Interval(Real, 0, None)]})
 def nearest_correlation(R: Any, *, eps: float = 1e-6) -> np.ndarray:
-    """Spectral projection of Algorithm copula, Phase 3.
+    """Spectral projection of Algorithm 6, Phase 3.
 
     Eigen-decompose ``R = V D V^T``, clip the eigenvalues to at least ``eps``, rebuild, and
     re-normalise to unit diagonal (``S_jk / sqrt(S_jj S_kk)``). The result is symmetric,
@@ -599,7 +599,7 @@ def nearest_correlation(R: Any, *, eps: float = 1e-6) -> np.ndarray:
 
 
 class GaussianCopula:
-    """Gaussian copula of model errors (the paper's Algorithm copula).
+    """Gaussian copula of model errors (the paper's Algorithm 6).
 
     Parameters
     ----------
@@ -670,7 +670,7 @@ class GaussianCopula:
 
 @validate_params({"E": _ARR, "eps": _EPS})
 def fit_gaussian_copula(E: Any, *, eps: float = 1e-6) -> tuple[np.ndarray, np.ndarray]:
-    """Fit the Gaussian copula of Algorithm copula (Phases 1-3) to a 0/1 error matrix.
+    """Fit the Gaussian copula of Algorithm 6 (Phases 1-3) to a 0/1 error matrix.
 
     Parameters
     ----------

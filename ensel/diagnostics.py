@@ -2,8 +2,8 @@
 
 The paper (Section 3) models the errors ``E_j = 1(X_j != Y)`` of ``m`` models with a
 Gaussian copula, ``E_j = 1(Z_j < tau_j)`` with ``Z ~ N(0, Sigma)``, **independent of the
-label** ``Y``; Theorem 4.2 adds the label-dependence correction
-``Lambda_j(S) = I(E_j; Y | E_S) - I(E_j; Y)`` for data where that fails, and Theorem 4.3
+label** ``Y``; Theorem 4.3 adds the label-dependence correction
+``Lambda_j(S) = I(E_j; Y | E_S) - I(E_j; Y)`` for data where that fails, and Theorem 4.4
 predicts an error floor from a one-factor (equicorrelated) summary of the pool. On data
 *generated* by the copula these assumptions hold by construction; this module measures how
 well they describe real answers:
@@ -14,10 +14,10 @@ well they describe real answers:
   copula itself would be" (:func:`higher_order_fit`);
 * label invariance -- per-model error rates given ``Y = +1`` and ``Y = -1`` with a test and
   a (question-clustered) bootstrap interval (:func:`label_error_table`), the terms of
-  Theorem 4.2 along a selection path (:func:`decomposition_path`) and held-out errors of
+  Theorem 4.3 along a selection path (:func:`decomposition_path`) and held-out errors of
   selectors (:func:`heldout_curves`);
 * a copula fitted per label vs the pooled one (:func:`per_label_copula_fit`);
-* the one-factor summary of Theorem 4.3 next to real curves (:func:`one_factor_summary`,
+* the one-factor summary of Theorem 4.4 next to real curves (:func:`one_factor_summary`,
   :func:`subset_one_factor`, :func:`one_factor_curves`);
 
 Error convention as in :mod:`ensel.copula`: an abstention counts as an error.
@@ -519,7 +519,7 @@ def empirical_joint_table(X: Any, y: Any) -> np.ndarray:
 def decomposition_path(X: Any, y: Any, order: Sequence[int], *, estimator: str = "smoothed",
                        alpha: float = 1.0,
                        names: Sequence[Hashable] | None = None) -> pd.DataFrame:
-    """Theorem 4.2 terms of each pick along a selection order.
+    """Theorem 4.3 terms of each pick along a selection order.
 
     Row ``t`` holds the terms for candidate ``order[t]`` given ``S = order[:t]``.
 
@@ -533,8 +533,8 @@ def decomposition_path(X: Any, y: Any, order: Sequence[int], *, estimator: str =
         (:func:`ensel.info.decomposition_terms`). ``"plugin"``: the exact terms of the
         empirical joint law (:func:`empirical_joint_table` and
         :func:`ensel.info.decomposition_terms_exact`); needs answers in ``{-1, +1}`` and
-        makes the identity of Theorem 4.2 exact, so ``correction`` is exactly the gap
-        between ``delta`` and Eq. (9).
+        makes the identity of Theorem 4.3 exact, so ``correction`` is exactly the gap
+        between ``delta`` and Eq. (10).
     alpha : float, default=1.0
         Laplace pseudo-count (``"smoothed"`` only).
     names : sequence, optional
@@ -545,7 +545,7 @@ def decomposition_path(X: Any, y: Any, order: Sequence[int], *, estimator: str =
     pandas.DataFrame
         Columns ``step`` (1-based), ``model``, ``relevance``, ``redundancy``,
         ``error_correlation``, ``correction`` (``Lambda_j(S)``), ``delta``
-        (``I(Y; X_j | X_S)``), ``three_term`` (Eq. (9)) and ``residual``
+        (``I(Y; X_j | X_S)``), ``three_term`` (Eq. (10)) and ``residual``
         (``delta - three_term - correction``; 0 for exact laws without abstentions).
     """
     Xa, ya = check_X_y(X, y, require_both_classes=True)
@@ -835,7 +835,7 @@ def per_label_copula_fit(E: Any, y: Any, *, n_samples: int = 200_000, n_referenc
 
 @dataclass(frozen=True)
 class OneFactorSummary:
-    """The equicorrelated summary of a pool used by Theorem 4.3.
+    """The equicorrelated summary of a pool used by Theorem 4.4.
 
     Attributes
     ----------
@@ -854,7 +854,7 @@ class OneFactorSummary:
 
 @validate_params({"error_rates": _ARR, "Sigma": _ARR})
 def one_factor_summary(error_rates: Any, Sigma: Any) -> OneFactorSummary:
-    """Mean accuracy, mean latent correlation and the Theorem 4.3 floor of a pool.
+    """Mean accuracy, mean latent correlation and the Theorem 4.4 floor of a pool.
 
     Parameters
     ----------
@@ -911,7 +911,7 @@ def subset_one_factor(error_rates: Any, Sigma: Any, order: Sequence[int]) -> pd.
                   "rules": ["iterable"]})
 def one_factor_curves(accuracy: Any, rho: Any, ks: Sequence[int], *,
                       rules: Sequence[str] = ("map", "majority")) -> pd.DataFrame:
-    """Exact ensemble error of ``k`` equicorrelated equal-accuracy models (Theorem 4.3 model).
+    """Exact ensemble error of ``k`` equicorrelated equal-accuracy models (Theorem 4.4 model).
 
     Parameters
     ----------

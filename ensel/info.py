@@ -19,7 +19,7 @@ Two families of functions live here.
 array with one axis per variable, e.g. shape ``(2, 2, 2)`` for ``(Y, X_1, X_2)``:
 :func:`entropy_table`, :func:`mutual_information_table`,
 :func:`conditional_mutual_information_table`, and the terms of the paper's
-Theorem 4.2 / Eq. (9) in :func:`decomposition_terms_exact` (and their plug-in
+Theorem 4.3 / Eq. (10) in :func:`decomposition_terms_exact` (and their plug-in
 counterpart :func:`decomposition_terms` from samples).
 
 All information quantities are in bits unless a ``base`` says otherwise, and scalars are
@@ -589,12 +589,12 @@ def _cmi(p: np.ndarray, a: tuple[int, ...], b: tuple[int, ...], c: tuple[int, ..
 
 
 # ---------------------------------------------------------------------------
-# Theorem 4.2 / Eq. (9): the decomposition of the marginal gain
+# Theorem 4.3 / Eq. (10): the decomposition of the marginal gain
 # ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class DecompositionTerms:
-    """The terms of the paper's Theorem 4.2 for candidate ``j`` and selected set ``S``.
+    """The terms of the paper's Theorem 4.3 for candidate ``j`` and selected set ``S``.
 
     ``delta = relevance - redundancy + error_correlation + correction`` holds exactly for
     the exact quantities (:func:`decomposition_terms_exact`) and only approximately for
@@ -622,12 +622,12 @@ class DecompositionTerms:
 
     @property
     def three_term(self) -> float:
-        """Eq. (9): ``relevance - redundancy + error_correlation`` (``Lambda`` dropped)."""
+        """Eq. (10): ``relevance - redundancy + error_correlation`` (``Lambda`` dropped)."""
         return self.relevance - self.redundancy + self.error_correlation
 
     @property
     def four_term(self) -> float:
-        """Right-hand side of Theorem 4.2: ``three_term + correction``."""
+        """Right-hand side of Theorem 4.3: ``three_term + correction``."""
         return self.three_term + self.correction
 
 
@@ -676,7 +676,7 @@ def _check_j_S(j: Any, S: Iterable[int], m: int) -> tuple[int, tuple[int, ...]]:
 
 @validate_params({"p": _ARR, "j": _INDEX, "S": ["iterable"]})
 def decomposition_terms_exact(p: Any, j: int, S: Iterable[int]) -> DecompositionTerms:
-    """Exact terms of Theorem 4.2 on the joint law of ``(Y, X_1, ..., X_m)``.
+    """Exact terms of Theorem 4.3 on the joint law of ``(Y, X_1, ..., X_m)``.
 
     Parameters
     ----------
@@ -692,7 +692,7 @@ def decomposition_terms_exact(p: Any, j: int, S: Iterable[int]) -> Decomposition
     -------
     DecompositionTerms
         With ``delta == relevance - redundancy + error_correlation + correction`` up to
-        rounding (Theorem 4.2).
+        rounding (Theorem 4.3).
     """
     arr = _check_binary_table(p)
     m = arr.ndim - 1
@@ -729,14 +729,14 @@ def _joint_codes(D: np.ndarray, radices: Sequence[int]) -> tuple[np.ndarray, int
 @validate_params({"X": _ARR, "y": _ARR, "j": _INDEX, "S": ["iterable"], "alpha": _ALPHA})
 def decomposition_terms(X: Any, y: Any, j: int, S: Iterable[int], *,
                         alpha: float = 1.0) -> DecompositionTerms:
-    """Smoothed estimates of the terms of Theorem 4.2 from answers and labels.
+    """Smoothed estimates of the terms of Theorem 4.3 from answers and labels.
 
     Every mutual information is :func:`smoothed_mutual_information`; conditional ones use
     the chain rule (:func:`smoothed_conditional_mutual_information`). The alphabet of
     ``X_i`` is ``{-1, +1}`` (size 2), or ``{-1, 0, +1}`` (size 3) when column ``i``
     contains an abstention; ``X_S`` has the product alphabet (``2^|S|`` without
     abstentions) and ``E_S`` has ``2^|S|`` (an abstention counts as an error). The identity
-    of Theorem 4.2 does not hold exactly for smoothed estimates (nor, with abstentions,
+    of Theorem 4.3 does not hold exactly for smoothed estimates (nor, with abstentions,
     for the exact laws, since ``X_j -> E_j`` is then not a bijection given ``Y``).
 
     Parameters

@@ -168,12 +168,11 @@ def paper_ref(label: str) -> str:
     raise KeyError(f"the paper map has no object labelled {label!r}")
 
 
-def _expand(kind: str, first: str, last: str) -> list[str]:
-    """The numbers of a range "4–6" or "A.5–A.6" (both ends when it is not an integer run)."""
-    a, b = re.match(r"(.*?)(\d+)$", first), re.match(r"(.*?)(\d+)$", last)
-    if a and b and a.group(1) == b.group(1) and int(a.group(2)) < int(b.group(2)) <= int(
-            a.group(2)) + 30:
-        return [f"{a.group(1)}{i}" for i in range(int(a.group(2)), int(b.group(2)) + 1)]
+def _expand(first: str, last: str) -> list[str]:
+    """The numbers of a range: every one of "4–6"; only the ends of "A.1–A.4" (theorem-like
+    objects share one counter, so "Definitions A.1–A.4" skips Lemma A.3)."""
+    if first.isdigit() and last.isdigit() and int(first) < int(last) <= int(first) + 30:
+        return [str(i) for i in range(int(first), int(last) + 1)]
     return [first, last]
 
 
@@ -202,7 +201,7 @@ def find_references(text: str) -> list[Reference]:
         for i in range(0, len(parts), 2):
             number = parts[i].strip("() ")
             if i >= 2 and re.fullmatch(r"\s*[–-]\s*", parts[i - 1]) and numbers:
-                numbers[-1:] = _expand(kind, numbers[-1], number)
+                numbers[-1:] = _expand(numbers[-1], number)
             else:
                 numbers.append(number)
         found.extend(Reference(kind, n, match.group(0), line) for n in numbers)
@@ -247,7 +246,7 @@ def check_references(text: str, *, where: str = "text") -> list[str]:
     for match in _LABEL_RE.finditer(text):
         token = match.group(2)
         name = token.split(":", 1)[-1]
-        if "_" in token or ":" in token or name in bare:
+        if ":" in token or name in bare:
             line = text.count("\n", 0, match.start()) + 1
             hint = next((o.ref for o in paper_map()
                          if any(lab.split(":", 1)[-1] == name for lab in o.labels)), None)

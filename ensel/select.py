@@ -27,7 +27,7 @@ estimator :func:`ensel.info.smoothed_mutual_information`, add-``alpha``, bits):
   I(Y; X_S)`` (Section 5 / Algorithm "Greedy MI Selection", computed as the paper says
   it does "in practice"); each of the two terms is the smoothed estimator with the
   pattern alphabet of ``X_S`` (``2^|S|`` answer patterns).
-* ``three_term_greedy`` -- the Eq. (9) estimate ``I(Y; X_j) - I(X_j; X_S) +
+* ``three_term_greedy`` -- the Eq. (10) estimate ``I(Y; X_j) - I(X_j; X_S) +
   I(E_j; E_S)``, with ``E_j = 1(X_j != Y)``.
 
 Conventions:
@@ -561,7 +561,7 @@ class MRMR(_InfoSelector):
 
     Redundancy is measured against the *joint* answer pattern ``X_S`` of the models
     already picked (not the mean of pairwise terms as in Peng et al.), matching the
-    decomposition of Theorem 4.2.
+    decomposition of Theorem 4.3.
 
     Parameters
     ----------
@@ -617,9 +617,9 @@ class GreedyMI(_InfoSelector):
 
 
 class ThreeTermGreedy(_InfoSelector):
-    """Greedy maximisation of the Eq. (9) estimate ``I(Y;X_j) - I(X_j;X_S) + I(E_j;E_S)``.
+    """Greedy maximisation of the Eq. (10) estimate ``I(Y;X_j) - I(X_j;X_S) + I(E_j;E_S)``.
 
-    The label-dependence correction ``Lambda_j(S)`` of Theorem 4.2 is dropped (it is 0
+    The label-dependence correction ``Lambda_j(S)`` of Theorem 4.3 is dropped (it is 0
     when errors are independent of the label); compare with :class:`GreedyMI`, which
     estimates the full ``I(Y; X_j | X_S)``.
 
@@ -740,7 +740,7 @@ def greedy_mi(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
 
 @validate_params({**_XY, "k": _K, "alpha": _ALPHA})
 def three_term_greedy(X: Any, y: Any, k: int, alpha: float = 1.0) -> list[int]:
-    """Greedy maximisation of the Eq. (9) estimate. See :class:`ThreeTermGreedy`.
+    """Greedy maximisation of the Eq. (10) estimate. See :class:`ThreeTermGreedy`.
 
     Examples
     --------

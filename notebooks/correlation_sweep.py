@@ -18,7 +18,7 @@
 # simulates ensembles of growing size $m$ and scores majority vote and the plug-in MAP rule
 # (fitted on half of the items, scored on the other half), next to the exact error
 # (`ensel.theory.ensemble_error`) and the saturation floor
-# $\Phi(\Phi^{-1}(1-\alpha)/\sqrt{\rho})$ of {prf:ref}`Theorem 4.3 <theorem_4_3-saturation>`.
+# $\Phi(\Phi^{-1}(1-\alpha)/\sqrt{\rho})$ of {prf:ref}`Theorem 4.4 <theorem_4_4-saturation>`.
 #
 # **Summary.** At latent correlation $\rho =$ {glue:text}`rho` and accuracy
 # $\alpha =$ {glue:text}`accuracy`, majority vote of {glue:text}`m_largest` models errs on
@@ -81,7 +81,7 @@ glue("floor", floor, display=False)
 # %% [markdown]
 # The plug-in MAP rule estimates $P(Y \mid X_S)$ pattern by pattern from the training half,
 # so it needs the $2^m$ answer patterns to be well populated. In the equicorrelated model the
-# exact MAP rule is majority vote ({prf:ref}`the lemma of Theorem 4.3 <theorem_4_3-map-majority>`); once $2^m$
+# exact MAP rule is majority vote ({prf:ref}`the lemma of Theorem 4.4 <theorem_4_4-map-majority>`); once $2^m$
 # approaches the number of training items the plug-in table is mostly empty and its error
 # climbs back towards $1/2$. This is why the paper's experiments stop at $k \le 13$, and why
 # selection matters: a few well-chosen models are both cheaper and better estimated than many.
@@ -103,15 +103,15 @@ gap = (np.abs(errors.loc[filled, "map"] - errors.loc[filled, "exact"])
 checks.add("plug-in MAP within 4 s.e. + 0.002 of the exact error while 2^m ≤ n_train/50",
            (gap < 0).all(), value=gap.max(), bound="< 0")
 checks.close("Pₑ(1) = 1 − α", errors.loc[1, "exact"], 1 - accuracy, tol=1e-9,
-             ref="Thm 4.3")
-checks.at_least("exact error minus the floor", errors["exact"] - floor, 0, ref="Thm 4.3")
+             ref="Thm 4.4")
+checks.at_least("exact error minus the floor", errors["exact"] - floor, 0, ref="Thm 4.4")
 checks.add("majority vote of the largest ensemble beats one model",
            errors["majority"].iloc[-1] < errors["majority"].iloc[0],
            value=errors["majority"].iloc[-1], bound=f"< {errors['majority'].iloc[0]:.4f}")
 low = floor - 4 * np.sqrt(floor * (1 - floor) / n_test)
 sim = errors[["majority", "map"]].to_numpy()
 checks.add("simulated errors above the floor − 4 s.e.", (sim > low).all(),
-           value=sim.min(), bound=f"> {low:.4f}", ref="Thm 4.3")
+           value=sim.min(), bound=f"> {low:.4f}", ref="Thm 4.4")
 
 # %% tags=["remove-input"]
 checks.report()

@@ -129,7 +129,7 @@ display(HTML(tables.to_html(tables.format_numbers(copula_fit, 4),
 claims.check_copula_pairs(
     checks, copula_fit["max |model − empirical| pair"].max(), n_models=n_models,
     n_queries=int(df.groupby("condition", observed=True)["item"].nunique().min()),
-    ref="Alg. copula, Fig. 4")
+    ref="Algorithm 6, Figure 4")
 
 # %% [markdown]
 # ## Running the protocol

@@ -15,9 +15,9 @@
 #
 # The paper's system model (Section 3) describes the errors $E_j = \mathbb 1(X_j \ne Y)$ of
 # $m$ models by a Gaussian copula, $E_j = \mathbb 1(Z_j < \tau_j)$ with
-# $Z \sim \mathcal N(0, \Sigma)$, **independent of the label** $Y$. Theorem 4.2 adds the
+# $Z \sim \mathcal N(0, \Sigma)$, **independent of the label** $Y$. Theorem 4.3 adds the
 # label-dependence correction $\Lambda_j(S) = I(E_j; Y \mid E_S) - I(E_j; Y)$ for data where
-# that independence fails, and Theorem 4.3 predicts an error floor
+# that independence fails, and Theorem 4.4 predicts an error floor
 # $\Phi\big(\Phi^{-1}(1-\alpha)/\sqrt{\rho}\big)$ from a one-factor summary (mean accuracy
 # $\alpha$, common correlation $\rho$) of the pool.
 #
@@ -34,7 +34,7 @@
 #    err at once, triple joint errors), which the fit does not target?
 # 2. Are the errors **independent of the label**, and how large is $\Lambda_j(S)$?
 # 3. Does a copula fitted **per label** describe the data better than the pooled one?
-# 4. Does the real error **saturate** as Theorem 4.3 predicts from the one-factor summary?
+# 4. Does the real error **saturate** as Theorem 4.4 predicts from the one-factor summary?
 # 5. A verdict per assumption, with explicit thresholds.
 #
 # Every number in the prose below is computed on this run; nothing is typed in by hand. In
@@ -101,7 +101,7 @@ glue("data_source", Markdown(src.description), display=False)
 # %% [markdown]
 # ## 1. Higher-order fit: how many models err at once
 #
-# The copula fit (the paper's Algorithm copula) matches each error rate and each **pairwise**
+# The copula fit (the paper's Algorithm 6) matches each error rate and each **pairwise**
 # joint error rate $P(E_i, E_j)$ by construction. Everything beyond pairs is a prediction:
 # the distribution of the number $K = \sum_j E_j$ of models wrong on the same query and the
 # triple joint error probabilities $P(E_i, E_j, E_l)$. We compare the data with
@@ -215,14 +215,14 @@ cards.glue_values("lab", label_facts)
 # %% [markdown]
 # ### The correction term $\Lambda_j(S)$ along the Greedy MI path
 #
-# Theorem 4.2 is an identity for binary answers. With abstentions as a third answer
+# Theorem 4.3 is an identity for binary answers. With abstentions as a third answer
 # symbol, $X_j$ is not a function of $(E_j, Y)$ and the identity fails. So for this
 # subsection, an abstention is read as "False" (the loader's `null_pred="false"`; it is
 # then *right* on negative queries). On the **plug-in** joint law of
 # $(Y, X_1, \dots, X_m)$ (empirical frequencies, $2^{14}$ cells) the identity
 # $\Delta = I(Y;X_j) - I(X_j;X_S) + I(E_j;E_S) + \Lambda_j(S)$ then holds exactly. So
 # $\Lambda_j(S)$ is exactly the gap between the true gain $\Delta(j\mid S) = I(Y;X_j\mid
-# X_S)$ and the three-term Eq. (9) that drops it. The path is the one Greedy MI picks
+# X_S)$ and the three-term Eq. (10) that drops it. The path is the one Greedy MI picks
 # (smoothed estimator, as in the paper) on all queries.
 
 # %%
@@ -232,15 +232,15 @@ path = diagnostics.decomposition_path(
     Xb, y, path_order, estimator="plugin", names=list(Xw.columns))
 path.drop(columns="residual").set_index("step").round(4)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Along the Greedy MI path (plug-in law): the three-term Eq. (9), the true gain and the correction term.", "name": "fig-{output}-lambda"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Along the Greedy MI path (plug-in law): the three-term Eq. (10), the true gain and the correction term.", "name": "fig-{output}-lambda"}}
 fig = modelling.path_figure(path)
 plt.show()
 
 # %% tags=["remove-cell"]
-# the identity of Theorem 4.2 is exact on the plug-in law; Lambda vanishes for S empty
-checks.at_most("Theorem 4.2 identity residual along the path",
-               float(path["residual"].abs().max()), 1e-10, ref="Thm 4.2")
-checks.at_most("Λ_j(∅) = 0", abs(float(path["correction"].iloc[0])), 1e-12, ref="Thm 4.2")
+# the identity of Theorem 4.3 is exact on the plug-in law; Lambda vanishes for S empty
+checks.at_most("Theorem 4.3 identity residual along the path",
+               float(path["residual"].abs().max()), 1e-10, ref="Thm 4.3")
+checks.at_most("Λ_j(∅) = 0", abs(float(path["correction"].iloc[0])), 1e-12, ref="Thm 4.3")
 checks.at_least("conditional MI of an exact law is non-negative", path["delta"], -1e-12)
 path_facts = modelling.path_facts(path, m)
 cards.glue_values("path", path_facts)
@@ -251,18 +251,18 @@ cards.glue_values("path", path_facts)
 # true gains $\Delta$ lie between {glue:text}`path_delta_lo:.4f` and
 # {glue:text}`path_delta_hi:.4f`. The largest $|\Lambda|$ is {glue:text}`path_lam_ratio:.1f`×
 # the largest gain, and the median $|\Lambda|$ is {glue:text}`path_lam_share:.0%` of the
-# Eq. (9) value. Eq. (9) alone overstates every later gain, e.g.
+# Eq. (10) value. Eq. (10) alone overstates every later gain, e.g.
 # {glue:text}`path_last_three:.3f` vs a true {glue:text}`path_last_delta:.4f` bits for the
 # last model.
 
 # %% [markdown]
 # ### Does dropping $\Lambda$ change the selection, and what does it cost?
 #
-# Both greedy selectors, the three-term Eq. (9) (`three_term`) and the full conditional MI
+# Both greedy selectors, the three-term Eq. (10) (`three_term`) and the full conditional MI
 # (`greedy_mi`), pick on the 80% part of each seeded split, using the paper's smoothed
 # estimators. The plug-in MAP of the picked models is then scored on the 20% part. The
 # answers are read as in the previous subsection (abstention = False), so both terms are
-# estimated on binary answers. A positive difference means Eq. (9) is worse.
+# estimated on binary answers. A positive difference means Eq. (10) is worse.
 
 # %%
 cmp_curves = diagnostics.heldout_curves(
@@ -282,7 +282,7 @@ cards.glue_values("eq9", eq9_facts)
 # %% [markdown]
 # **Finding.** The two greedy rules pick different sets at {glue:text}`eq9_n_differ` of
 # {glue:text}`eq9_m` budgets ($k$ = {glue:text}`eq9_k_lo`–{glue:text}`eq9_k_hi`; at
-# {glue:text}`eq9_n_always` of them on every split). Where they differ, Eq. (9) has the
+# {glue:text}`eq9_n_always` of them on every split). Where they differ, Eq. (10) has the
 # higher mean held-out MAP error at {glue:text}`eq9_n_worse` of {glue:text}`eq9_n_differ`
 # budgets, by more than two paired standard errors at {glue:text}`eq9_n_sig_worse`. The
 # largest cost is {glue:text}`eq9_max_cost:.4f` ($k$ = {glue:text}`eq9_worst_k`:
@@ -348,7 +348,7 @@ cards.glue_values("pl", modelling.per_label_facts(plc, m))
 # the 20% part, mean $\pm$ std over the splits). The real curves are set against four
 # predictions:
 #
-# * **one-factor, pool**: Theorem 4.3's summary of the whole pool (mean accuracy $\alpha$,
+# * **one-factor, pool**: Theorem 4.4's summary of the whole pool (mean accuracy $\alpha$,
 #   mean fitted $\rho$), the exact error of $k$ equicorrelated models
 #   (`ensemble_error`; MAP and MV coincide there for $\alpha > 1/2$), and its floor
 #   (`saturation_floor`);
@@ -393,9 +393,9 @@ plt.show()
 # model-side sanity: MAP = MV in the equicorrelated model, the floor lies below every k
 pm = pool_curve.pivot(index="k", columns="rule", values="error")
 checks.close("one-factor MAP equals majority vote", pm["map"], pm["majority"], tol=1e-9,
-             ref="Thm 4.3")
+             ref="Thm 4.4")
 checks.at_least("one-factor error above the floor at every k", pm["map"] - one.floor,
-                -1e-12, ref="Thm 4.3")
+                -1e-12, ref="Thm 4.4")
 checks.add("one-factor summary: α > 1/2 and 0 < ρ < 1",
            one.accuracy > 0.5 and 0 < one.rho < 1,
            value=f"α = {one.accuracy:.3f}, ρ = {one.rho:.3f}")
@@ -414,7 +414,7 @@ cards.glue_values("sat", sat_facts)
 # {glue:text}`sat_m`, with a floor of {glue:text}`sat_floor:.3f`. The real held-out MAP error
 # is {glue:text}`sat_vs_floor` that floor: best {glue:text}`sat_best:.3f` (Greedy MI order,
 # $k$ = {glue:text}`sat_k_best`), {glue:text}`sat_map_g_m:.3f` with all {glue:text}`sat_m`
-# models. Theorem 4.3's premise (label-invariant, equicorrelated, equally accurate errors)
+# models. Theorem 4.4's premise (label-invariant, equicorrelated, equally accurate errors)
 # fails here, so its floor is not a bound for this data. Even the label-invariant pooled
 # copula, which keeps the unequal accuracies and correlations, predicts MAP errors between
 # {glue:text}`sat_po_lo:.3f` and {glue:text}`sat_po_hi:.3f` along the same order. The largest

@@ -157,7 +157,7 @@ glue("n_stats", len(stats), display=False)
 # Correlation does not change how often each model errs, only *with whom*. With $\rho = 0$ the
 # number of simultaneous errors is binomial; as $\rho$ grows, mass moves to the extremes:
 # many items that every model answers correctly and a heavy tail of items that most models get
-# wrong together. Those shared errors are what no aggregation rule can undo (Theorem 4.3).
+# wrong together. Those shared errors are what no aggregation rule can undo (Theorem 4.4).
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fraction of items on which $k$ of the $m$ models are wrong, one panel per accuracy: simulated (solid) and the exact law (dashed), for each latent correlation $\\rho$.", "name": "fig-system-error-counts"}}
 plot_error_counts(samples, accuracies, rhos, m, n_items)
@@ -260,7 +260,7 @@ glue("max_tau_diff", pools["difference"].abs().max(), display=False)
 # \epsilon_j$ for both labels, because the errors are independent of $Y$. Its capacity is
 # $C_j = 1 - h(\epsilon_j)$ bits {cite}`cover2006elements`,
 # with $h$ the binary entropy, attained by the uniform input —
-# which is exactly the paper's balanced label. So the relevance term of Theorem 4.2 is
+# which is exactly the paper's balanced label. So the relevance term of Theorem 4.3 is
 # $I(Y; X_j) = 1 - h(\epsilon_j)$.
 #
 # We check this on the full joint law of $(Y, X_1, \dots, X_m)$ for the most accurate models
@@ -297,7 +297,7 @@ checks.add("crossover probability of each model = its error rate",
            bound="np.allclose (atol 1e-12)", ref="Sec. 3")
 checks.add("|I(Y; X_j) − (1 − h(ε_j))| for every model",
            bsc["difference"].abs().max() < 1e-12, value=bsc["difference"].abs().max(),
-           bound="< 1e-12", ref="Thm 4.2 (relevance)")
+           bound="< 1e-12", ref="Thm 4.3 (relevance)")
 # the capacity is attained by the uniform prior only: any other prior gives less
 short = max(mutual_information_xy(independent_joint_law([e], prior=0.3))
             - (bsc_capacity(e) - 1e-6) for e in eps_pool)
@@ -315,7 +315,7 @@ plt.show()
 # right). What the BSC picture cannot show is the dependence *between* channels: the joint law
 # used above has correlated errors (equicorrelation $\rho =$ {glue:text}`rho_pool:.3f`), yet
 # every single-model marginal is the same BSC as in the independent case. That dependence is
-# exactly what Theorems 4.2 and 4.3 are about.
+# exactly what Theorems 4.3 and 4.4 are about.
 
 # %% tags=["remove-input"]
 checks.report()

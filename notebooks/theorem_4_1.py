@@ -31,6 +31,10 @@
 # \mathbb P_e(\{1,3\}) =$ {glue:text}`ex_err_12:.1f`); and the mutual-information inequality
 # is not strict either when a model is perfect ($\epsilon_1 = 0$). Hence "the error-optimal
 # subset $S^\star$ coincides with $H_k$" must read "$H_k$ is *an* error-optimal subset".
+# Remark 4.2 is **false** as well: Top-k also fails under independence when a model's error
+# rate depends on the class ({ref}`below <thm41-asymmetric>`: exact MAP error
+# {glue:text}`asym_err_top:.4f` for the two most accurate models against
+# {glue:text}`asym_err_best:.4f` for another pair).
 
 # %% [markdown]
 # ## Definitions and statements
@@ -165,6 +169,9 @@ pools_per_m = 8  # random pools per pool size (every k in 1..m-1 checked)
 eps_low, eps_high = 0.02, 0.48  # error rates uniform on this interval
 priors = [0.05, 0.2, 0.5, 0.8, 0.95]  # P(Y is +1), Remark A.6
 n_mc = 200_000  # Monte Carlo draws for Example A.1
+asym_pools = 1000  # random class-asymmetric pools per (m, k)
+asym_shapes = [[4, 2], [6, 3]]  # (m, k) of the random pools
+asym_low, asym_high = 0.05, 0.45  # eps+ and eps- uniform on this interval
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -174,6 +181,9 @@ import pandas as pd
 from ensel.book.claims import PageChecks
 from ensel.book.theory_pages import dominance_summary, glue, plot_example_a1
 from ensel.theory import (
+    asymmetric_joint_law,
+    asymmetric_regret_study,
+    asymmetric_top_k_regret,
     bsc_degradation_delta,
     flip_rate_table,
     independent_joint_law,
@@ -287,15 +297,23 @@ checks.equal("subsets containing the perfect model (H_2 ties with two others)",
 #
 # The exhaustive check above already ran for $\mathbb P(Y = +1) \in$ `priors`: the two
 # inequalities hold for every prior, as Remark A.6 says (the coupling only changes the
-# channel, not the prior). The error ties become more frequent as the prior gets more
-# skewed, because the MAP rule increasingly ignores weak models.
+# channel, not the prior). How often another subset ties with $H_k$ on the error depends on
+# the prior (instances with an error tie, by prior: {glue:text}`ties_by_prior`), with no
+# steady trend in the skew; the mutual information never ties.
 
 # %%
-results.groupby("prior").agg(
+by_prior = results.groupby("prior").agg(
     instances=("k", "size"),
     with_error_tie=("n_error_ties", lambda s: int((s > 0).sum())),
     min_mi_gap=("mi_gap", "min"),
 )
+by_prior
+
+# %% tags=["remove-cell"]
+checks.equal("instances with an MI tie, every prior", int(results["n_mi_ties"].sum()), 0,
+             ref="Rem. A.6")
+glue("ties_by_prior", "; ".join(f"{p:g}: {n}" for p, n in by_prior["with_error_tie"].items()),
+     display=False)
 
 # %% [markdown]
 # In the extreme, when no model can overturn the prior, the MAP rule always answers the
@@ -387,6 +405,96 @@ plot_example_a1(example, flips, delta)
 plt.show()
 
 # %% [markdown]
+# (thm41-asymmetric)=
+# ## Beyond the theorem: class-dependent errors (Remark 4.2)
+#
+# Remark 4.2 of the paper says that Top-k's failure in practice "arises solely from the
+# underlying correlation structure". Theorem 4.1 needs more than independence: each model
+# must be a binary *symmetric* channel, wrong as often on $Y = +1$ queries as on $Y = -1$
+# ones. Independent models whose error rates depend on the class, $\epsilon^{+}_j \neq
+# \epsilon^{-}_j$, are not BSCs, and Top-k by accuracy can lose without any correlation. The
+# paper's own binary conversion produces such errors (a positive query is answered correctly
+# only when the model picked the right option, a negative one whenever it did not pick that
+# wrong option); {doc}`mmlu_pro_modelling` measures the asymmetry on real answers. The remark
+# is therefore **false** as stated.
+#
+# Four independent models, balanced labels, $k = 2$ (models numbered from 1):
+
+# %%
+eps_pos = [0.060, 0.181, 0.092, 0.118]  # error rate on Y = +1 queries
+eps_neg = [0.338, 0.126, 0.218, 0.441]  # error rate on Y = -1 queries
+example_asym = asymmetric_top_k_regret(eps_pos, eps_neg, 2)
+pairs = subset_table(asymmetric_joint_law(eps_pos, eps_neg), 2)
+pairs.assign(models=pairs["subset"].map(lambda S: f"{{{S[0] + 1}, {S[1] + 1}}}"))[
+    ["models", "mi", "map_error"]].round(4)
+
+# %% tags=["remove-cell"]
+top_pair = tuple(j + 1 for j in example_asym["top_k"])
+best_pair = tuple(j + 1 for j in example_asym["best"])
+checks.equal("the two most accurate models (1-based)", top_pair, (2, 3), ref="Rem. 4.2")
+checks.close("exact MAP error of the Top-2 pair {2, 3}, to 4 decimals", example_asym["error_top"],
+             0.1419, tol=5e-5, ref="Rem. 4.2 (false)")
+checks.close("exact MAP error of the pair {1, 3}, to 4 decimals", example_asym["error_best"],
+             0.1101, tol=5e-5, ref="Rem. 4.2 (false)")
+checks.equal("the best pair is {1, 3}", best_pair, (1, 3), ref="Rem. 4.2 (false)")
+mi_pair = pairs.loc[pairs["mi"].idxmax(), "subset"]
+checks.add("the MI-optimal pair is not the error-optimal pair", mi_pair != example_asym["best"],
+           value=str(tuple(j + 1 for j in mi_pair)), ref="Thm 4.1 (needs symmetry)")
+glue("asym_mi_pair", "{" + ", ".join(str(j + 1) for j in mi_pair) + "}", display=False)
+acc = example_asym["accuracy"]
+glue("asym_acc_top", ", ".join(f"{acc[j]:.4f}" for j in example_asym["top_k"]), display=False)
+glue("asym_err_top", example_asym["error_top"], display=False)
+glue("asym_err_best", example_asym["error_best"], display=False)
+glue("asym_regret", example_asym["regret"], display=False)
+
+# %% [markdown]
+# Models 2 and 3 are the most accurate (accuracies {glue:text}`asym_acc_top`), and the
+# exact MAP error of the pair is {glue:text}`asym_err_top:.4f`; the pair $\{1, 3\}$ reaches
+# {glue:text}`asym_err_best:.4f`, {glue:text}`asym_regret:.4f` lower. The alignment of
+# information and error breaks too: the pair with the most information about $Y$ is
+# {glue:text}`asym_mi_pair`, not the error-optimal one. Model 1 is nearly
+# always right on positives and model 3 fairly reliable on negatives: their errors
+# complement each other by class, which the accuracy averages away.
+#
+# How common is this? For each $(m, k)$ in `asym_shapes`, {glue:text}`asym_n` random pools
+# draw every $\epsilon^{+}_j$ and $\epsilon^{-}_j$ independently and uniformly on
+# $[$`asym_low`$, $`asym_high`$]$ (seed `seed`); the MAP errors of Top-k and of every other
+# $k$-subset are computed exactly (`ensel.theory.asymmetric_regret_study`). The control draws
+# one rate per model ($\epsilon^{-} = \epsilon^{+}$, Theorem 4.1's setting).
+
+# %%
+study = pd.concat(
+    [asymmetric_regret_study(asym_pools, m, k, low=asym_low, high=asym_high,
+                             symmetric=sym, random_state=seed).assign(m=m, k=k, symmetric=sym)
+     for m, k in asym_shapes for sym in (False, True)])
+asym_summary = study.groupby(["symmetric", "m", "k"]).agg(
+    pools=("regret", "size"),
+    top_k_loses=("regret", lambda r: float((r > 1e-12).mean())),
+    loses_by_over_001=("regret", lambda r: float((r > 0.01).mean())),
+    largest_loss=("regret", "max"))
+asym_summary
+
+# %% tags=["remove-cell"]
+asym = asym_summary.loc[False]
+checks.at_most("symmetric control: Top-k's largest loss (Theorem 4.1)",
+               asym_summary.loc[True, "largest_loss"], 1e-12, ref="Thm 4.1")
+checks.at_least("class-asymmetric pools where Top-k loses by > 0.01",
+                int((study.loc[~study["symmetric"], "regret"] > 0.01).sum()), 1,
+                ref="Rem. 4.2 (false)")
+glue("asym_n", asym_pools, display=False)
+glue("asym_share", "; ".join(f"{v:.1%} for m = {m}, k = {k}"
+                             for (m, k), v in asym["loses_by_over_001"].items()), display=False)
+glue("asym_share_any", "; ".join(f"{v:.1%}" for v in asym["top_k_loses"]), display=False)
+glue("asym_max", asym["largest_loss"].max(), display=False)
+
+# %% [markdown]
+# Top-k loses by more than $0.01$ in MAP error on {glue:text}`asym_share` of the
+# class-asymmetric pools (it loses at all on {glue:text}`asym_share_any`; the largest loss
+# is {glue:text}`asym_max:.4f`), and never in the symmetric control. Correlation is one
+# reason Top-k fails; class-dependent error rates are another, present even under
+# independence. The {doc}`corrections` page lists this with the book's other corrections.
+
+# %% [markdown]
 # ## What this page establishes
 #
 # * {prf:ref}`Theorem 4.1 <theorem-4-1-thm-alignment>` holds exactly on every random pool,
@@ -397,6 +505,10 @@ plt.show()
 #   "$S^\star$ coincides with $H_k$" should read "$H_k$ is error-optimal". With a perfect
 #   model ($\epsilon_1 = 0$) the mutual information ties as well.
 # * Remark A.6 is correct: nothing in the argument depends on the prior.
+# * Remark 4.2 is false: independent models with class-dependent error rates are not
+#   symmetric channels, and Top-k loses to another subset (exactly {glue:text}`asym_err_top:.4f`
+#   against {glue:text}`asym_err_best:.4f` in the example; by more than 0.01 on
+#   {glue:text}`asym_share` of random asymmetric pools).
 # * Example A.1's degradation $\delta = 1/3$ reproduces $\epsilon_3 = 0.4$ and the
 #   Markov chain $Y \to X_2 \to \widetilde X_3$ in simulation.
 

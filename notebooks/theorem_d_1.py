@@ -17,7 +17,7 @@
 # latent *difficulty* $D$ of the prompt (independent of the label) drives all models at once.
 # Given $(Y, D)$ the models err independently, so all their dependence flows through $D$ —
 # a discrete analogue of the common factor $U$ of
-# {prf:ref}`Theorem 4.3 of the paper <theorem_4_3-saturation>`.
+# {prf:ref}`Theorem 4.4 of the paper <theorem_4_4-saturation>`.
 #
 # ```{prf:theorem} Theorem D.1 of the paper: Difficulty-Aware Decomposition, Price of Difficulty
 # :label: theorem_d_1-decomposition
@@ -278,7 +278,7 @@ plt.show()
 # (`LatentDifficultyModel.from_one_factor`) gives an exact instance of Theorem D.1 whose errors
 # match the equicorrelated copula; we take $m = $ `price_m` models of accuracy $0.7$ and
 # $\rho = 0.3$, and add them one at a time. Along the way we compare the Bayes error from
-# $\mathbf{X}_S$ with the exact error of Theorem 4.3 (`ensemble_error`), and with the error of an
+# $\mathbf{X}_S$ with the exact error of Theorem 4.4 (`ensemble_error`), and with the error of an
 # oracle that also sees $D$.
 
 # %%
@@ -296,7 +296,7 @@ for s in range(price_m + 1):
                  "error from X_S": one_factor.map_error(S),
                  "error from (X_S, D)":
                      one_factor.map_error(S, oracle=True),
-                 "Thm 4.3 exact error":
+                 "Thm 4.4 exact error":
                      ensemble_error(alpha_of, rho_of, s) if s else 0.5})
 of_df = pd.DataFrame(rows)
 
@@ -313,9 +313,9 @@ checks.at_least("price of difficulty with |S| ≥ 1 (does not vanish)",
 checks.add("price grows with every added model (one-factor copula)",
            np.all(np.diff(of_df["price"]) > 0), value=np.diff(of_df["price"]).min(),
            bound="> 0")
-checks.close("discretised model = exact finite-m error of Theorem 4.3",
-             of_df["error from X_S"], of_df["Thm 4.3 exact error"], tol=1e-8,
-             ref="Thm 4.3", strict=True)
+checks.close("discretised model = exact finite-m error of Theorem 4.4",
+             of_df["error from X_S"], of_df["Thm 4.4 exact error"], tol=1e-8,
+             ref="Thm 4.4", strict=True)
 
 # %% [markdown]
 # The same curve on random latent-difficulty models, adding the models in greedy order of
@@ -345,7 +345,7 @@ checks.add("random models: price with all models in > 0.05",
 plot_price_curves(of_df, rand_curves, alpha=alpha_of, rho=rho_of)
 plt.show()
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Bayes error from $\\mathbf{X}_S$, the error of an oracle that also sees $D$, and the floor of Theorem 4.3, against $|S|$ (one-factor copula).", "name": "fig-thmd1-errors"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Bayes error from $\\mathbf{X}_S$, the error of an oracle that also sees $D$, and the floor of Theorem 4.4, against $|S|$ (one-factor copula).", "name": "fig-thmd1-errors"}}
 plot_price_errors(of_df, saturation_floor(alpha_of, rho_of))
 plt.show()
 
@@ -354,7 +354,7 @@ plt.show()
 # the oracle that sees $D$ keeps lowering its error. The information actually available,
 # $I(Y; \mathbf{X}_S)$, flattens out: the gap between them — the price of difficulty — *grows*
 # with $|S|$ here, and the Bayes error from $\mathbf{X}_S$ approaches the floor of
-# {prf:ref}`Theorem 4.3 <theorem_4_3-saturation>`. This is Remark D.2's explanation of
+# {prf:ref}`Theorem 4.4 <theorem_4_4-saturation>`. This is Remark D.2's explanation of
 # saturation in numbers. On random latent-difficulty models the price is not monotone in
 # general, but it does not vanish either.
 #
@@ -386,7 +386,7 @@ glue("plain_max_gap", plain["gap"].max(), display=False)
 # quadrature), a strong one (accuracy $0.9$) and a weak one (accuracy $0.6$), with latent
 # correlation $\rho = 0.9$. Alone, the weak model carries little information; next to the
 # strong one, whose errors it tends to share, it tells us *when the strong model is likely
-# wrong*, and its gain grows. Theorem 4.2's decomposition shows why: the positive
+# wrong*, and its gain grows. Theorem 4.3's decomposition shows why: the positive
 # error-correlation term $I(E_j; E_S)$ outweighs the redundancy $I(X_j; \mathbf{X}_S)$.
 
 # %%
@@ -395,7 +395,7 @@ Sigma2 = np.array([[1.0, rho2], [rho2, 1.0]])
 joint2 = copula_joint_law(ndtri(1 - acc2), Sigma2)
 I2 = {S: mutual_information_xy(joint2, S) for S in [(), (0,), (1,), (0, 1)]}
 gain_alone, gain_after = I2[(1,)] - I2[()], I2[(0, 1)] - I2[(0,)]
-# Theorem 4.2's terms of the weak model's gain next to the strong one
+# Theorem 4.3's terms of the weak model's gain next to the strong one
 terms = decomposition_terms_exact(joint2, 1, (0,))
 cx = diminishing_returns_violation(
     lambda S: mutual_information_xy(joint2, S), 2)
@@ -407,10 +407,10 @@ pd.Series({"I(Y; weak)": gain_alone, "I(Y; weak | strong)": gain_after,
 checks.add("the weak model gains more next to the strong one (+0.01)",
            gain_after > gain_alone + 0.01, value=gain_after - gain_alone, bound="> 0.01",
            ref="Thm D.1 (scope)")
-checks.close("Eq. (9) three-term sum = I(Y; weak | strong)", terms.three_term, gain_after,
-             tol=1e-10, ref="Thm 4.2", strict=True)
+checks.close("Eq. (10) three-term sum = I(Y; weak | strong)", terms.three_term, gain_after,
+             tol=1e-10, ref="Thm 4.3", strict=True)
 checks.add("error correlation > redundancy", terms.error_correlation > terms.redundancy,
-           value=terms.error_correlation - terms.redundancy, bound="> 0", ref="Thm 4.2")
+           value=terms.error_correlation - terms.redundancy, bound="> 0", ref="Thm 4.3")
 checks.add("worst triple S = ∅, |T| = 1, j ∉ T, gap > 0.01",
            cx.gap > 0.01 and cx.S == () and len(cx.T) == 1 and cx.j not in cx.T,
            value=cx.gap, bound="> 0.01")
@@ -418,7 +418,7 @@ glue("cx_gap", cx.gap, display=False)
 glue("three_term", terms.three_term, display=False)
 
 # %% [markdown]
-# The gap in diminishing returns is {glue:text}`cx_gap:.4f` bits, and Theorem 4.2's three
+# The gap in diminishing returns is {glue:text}`cx_gap:.4f` bits, and Theorem 4.3's three
 # terms add up to the gain {glue:text}`three_term:.4f` bits. The same pair as a
 # latent-difficulty model ($U$ discretised on 150 Gauss–Hermite nodes, which reproduces the
 # copula's information to $10^{-6}$): conditioning on $D$ restores diminishing returns.

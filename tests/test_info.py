@@ -329,7 +329,7 @@ def test_exact_information_identities(p):
 
 
 # ---------------------------------------------------------------------------
-# Theorem 4.2
+# Theorem 4.3
 # ---------------------------------------------------------------------------
 
 @st.composite
@@ -346,7 +346,7 @@ def model_laws(draw):
 
 @given(model_laws())
 @settings(deadline=None, max_examples=60)
-def test_theorem_4_2_identity_on_random_joint_laws(law):
+def test_theorem_4_3_identity_on_random_joint_laws(law):
     p, j, S = law
     t = decomposition_terms_exact(p, j, S)
     assert isinstance(t, DecompositionTerms)

@@ -337,7 +337,7 @@ def check_recovery(checks: PageChecks, name: str, table: pd.DataFrame, z_max: fl
     a, L = table.attrs, LABEL[name]
     checks.add(f"{L}: recovery data has the paper's models", a["same_models"])
     checks.add(f"{L}: re-fitted Σ positive definite, unit diagonal", a["psd"],
-               ref="Alg. copula")
+               ref="Algorithm 6")
     for key, what in (("z_pairs", "pairwise ρ_ij"), ("z_avg", "per-model ρ̄_j"),
                       ("z_tau", "thresholds τ_j")):
         checks.at_most(f"{L}: recovery of the {what}, max |z|", a[key], z_max)

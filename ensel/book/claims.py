@@ -571,7 +571,7 @@ CLAIMS: list[Claim] = [
           lower(G, M, range(3, 9)),
           short="Greedy MI beats mRMR at every k = 3..8"),
     Claim("MED4", "medmcqa",
-          "Sec. 6.1 'Understanding the selection behavior', Table tab:medmcqa_selections",
+          "Sec. 6.1 'Understanding the selection behavior', Table 1",
           "Greedy MI keeps high accuracy while mRMR's aggressive diversity-seeking includes weak "
           "models: Greedy MI's set is more accurate at k = 3..5.",
           set_more_accurate("greedy_mi", "mrmr", [3, 4, 5]),
@@ -581,7 +581,7 @@ CLAIMS: list[Claim] = [
           full_set_worse(G),
           short="all 12 models worse than the best subset"),
     Claim("MED6", "medmcqa",
-          "Appendix MEDMCQA, 'Alternative Aggregation Rules'; Table tab:medmcqa_mv_vs_map",
+          "Appendix MEDMCQA, 'Alternative Aggregation Rules'; Table 5",
           "mRMR is highly unstable under MV (k=2: 0.264 vs 0.181 for Top-k); it stays worse "
           "than Top-k (MV) for k = 2..9.", lower(("topk", "mv"), ("mrmr", "mv"), range(2, 10)),
           short="under MV, mRMR worse than Top-k for k = 2..9"),
@@ -617,7 +617,7 @@ CLAIMS: list[Claim] = [
     Claim("MMLU4", "mmlu", "Sec. 6.2 'Results'",
           "For larger k all methods degrade (all about 0.171 at k = 13).", full_set_worse(G),
           short="all 13 models worse than the best subset"),
-    Claim("MMLU5", "mmlu", "Sec. 6.2, Table tab:mmlu_selections",
+    Claim("MMLU5", "mmlu", "Sec. 6.2, Table 2",
           "Greedy MI's picks stay accurate while mRMR adds weaker models (k = 2..5).",
           set_more_accurate("greedy_mi", "mrmr", [2, 3, 4, 5]),
           short="Greedy MI's picks more accurate than mRMR's (k = 2..5)"),
@@ -846,7 +846,7 @@ COPULA_QUERIES_PER_MODEL = 10
 
 
 def check_copula_pairs(checks: PageChecks, gap: float, *, n_models: int, n_queries: int,
-                       ref: str = "Alg. copula") -> None:
+                       ref: str = "Algorithm 6") -> None:
     """The page check "pairwise joint errors matched (up to the PSD projection)": the
     largest gap ``< 0.02`` when there are at least :data:`COPULA_QUERIES_PER_MODEL` queries
     per model, else "not applicable" (the projection of a matrix estimated from few queries
@@ -881,7 +881,7 @@ class PageCheck:
     statement : str
         What is checked, in words ("P_e(1) = 1 - alpha for every curve").
     reference : str
-        Where the paper states it ("Thm 4.3", "Eq. (9)"); ``""`` for a check of the book's own.
+        Where the paper states it ("Thm 4.4", "Eq. (10)"); ``""`` for a check of the book's own.
     value : str
         The computed value, formatted.
     bound : str
@@ -925,7 +925,7 @@ class PageChecks:
     Examples
     --------
     >>> checks = PageChecks("demo")
-    >>> checks.close("P_e(1) equals 1 - alpha", 0.3000000001, 0.3, tol=1e-9, ref="Thm 4.3")
+    >>> checks.close("P_e(1) equals 1 - alpha", 0.3000000001, 0.3, tol=1e-9, ref="Thm 4.4")
     True
     >>> checks.at_most("gap to the floor", 0.002, 0.01)
     True

@@ -188,7 +188,7 @@ def label_facts(lab: pd.DataFrame, m: int) -> dict[str, Any]:
 def path_figure(path: pd.DataFrame) -> Figure:
     fig, ax = plt.subplots(figsize=(7, 3.6))
     steps = path["step"].to_numpy()
-    ax.plot(steps, path["three_term"], "o-", label="Eq. (9): three terms")
+    ax.plot(steps, path["three_term"], "o-", label="Eq. (10): three terms")
     ax.plot(steps, path["delta"], "s-", label=r"$\Delta(j\mid S) = I(Y;X_j\mid X_S)$")
     ax.plot(steps, path["correction"], "^-", label=r"$\Lambda_j(S)$")
     ax.axhline(0, color="k", linewidth=0.8)
@@ -214,7 +214,7 @@ def path_facts(path: pd.DataFrame, m: int) -> dict[str, Any]:
 
 def eq9_cost(cmp_curves: pd.DataFrame, n_splits: int) -> pd.DataFrame:
     """Per k: mean held-out MAP error of both greedy rules, their paired difference
-    (Eq. (9) minus full), its standard error and on how many splits they pick the same set."""
+    (Eq. (10) minus full), its standard error and on how many splits they pick the same set."""
     wide = cmp_curves.pivot_table(index=["split", "k"], columns="selector", values="error")
     same = cmp_curves.pivot_table(index=["split", "k"], columns="selector",
                                   values="selected", aggfunc="first")
@@ -418,7 +418,7 @@ def verdict_table(hof: Any, plc: Any, sat: pd.DataFrame, facts: Mapping[str, Any
                   ) -> pd.DataFrame:
     """Each modelling assumption, its statistic and two thresholds fixed in advance, graded
     by :func:`ensel.book.claims.grade`. ``facts`` holds ``max_diff`` (label), ``lam_ratio``
-    (path), ``max_cost`` (Eq. 9), ``half``, ``late_gain``, ``best`` and ``floor``
+    (path), ``max_cost`` (Eq. 10), ``half``, ``late_gain``, ``best`` and ``floor``
     (saturation)."""
     from ensel.book.claims import grade
 
@@ -446,8 +446,8 @@ def verdict_table(hof: Any, plc: Any, sat: pd.DataFrame, facts: Mapping[str, Any
         ("Λj(S) ≈ 0 along the Greedy MI path",
          "max |Λ| / max Δ (steps ≥ 2, plug-in)", facts["lam_ratio"], 0.1, 0.5,
          "holds ≤ 0.1; partly ≤ 0.5"),
-        ("Eq. (9) greedy selects as well as the full CMI greedy",
-         "max_k held-out MAP error(Eq. 9) − error(full)", facts["max_cost"], 0.005, 0.015,
+        ("Eq. (10) greedy selects as well as the full CMI greedy",
+         "max_k held-out MAP error(Eq. 10) − error(full)", facts["max_cost"], 0.005, 0.015,
          "holds ≤ 0.005; partly ≤ 0.015"),
         ("One (pooled) copula describes each label's errors",
          "max_y TV(data | y, pooled copula)", float(s["tv_pooled"].max()),

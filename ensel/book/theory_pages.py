@@ -1,7 +1,7 @@
 """Page support for the model and theory pages: figures and table layouts (book layer).
 
 One section per page (``system_model``, ``correlation_sweep``, ``theorem_4_1``,
-``theorem_4_2``, ``theorem_4_3``, ``theorem_d_1``, ``theorem_e_1``). The pages keep the
+``theorem_4_3``, ``theorem_4_4``, ``theorem_d_1``, ``theorem_e_1``). The pages keep the
 computations visible; what lives here is how a result is drawn or laid out, and loops that
 are bookkeeping rather than mathematics. Every figure function takes data and returns the
 Figure; nothing here draws random numbers of its own.
@@ -78,7 +78,7 @@ def plot_sweep(errors: pd.DataFrame, floor: float, *, rho: float, accuracy: floa
     return fig
 
 
-# --- theorem_4_3 -------------------------------------------------------------------------
+# --- theorem_4_4 -------------------------------------------------------------------------
 
 
 def saturation_summary(curve_df: pd.DataFrame, m_max: int) -> pd.DataFrame:
@@ -204,13 +204,13 @@ def plot_example_a1(example: pd.DataFrame, flips: pd.DataFrame, delta: float) ->
     return fig
 
 
-# --- theorem_4_2 -------------------------------------------------------------------------
+# --- theorem_4_3 -------------------------------------------------------------------------
 
 
-#: Compact headers for the terms of Theorem 4.2 (``ensel.theory.decomposition_table``).
+#: Compact headers for the terms of Theorem 4.3 (``ensel.theory.decomposition_table``).
 TERM_HEADERS = {"relevance": "I(Y;Xⱼ)", "redundancy": "I(Xⱼ;Xₛ)",
                 "error_correlation": "I(Eⱼ;Eₛ)", "correction": "Λ", "delta": "Δ",
-                "three_term": "Eq. (9)", "mrmr": "mRMR", "error_label": "I(Eⱼ;Y)",
+                "three_term": "Eq. (10)", "mrmr": "mRMR", "error_label": "I(Eⱼ;Y)",
                 "residual": "residual"}
 
 
@@ -232,7 +232,7 @@ def plot_decomposition_terms(terms: pd.DataFrame) -> Figure:
     ax.axhline(0, color="grey", lw=0.5)
     ax.set_xlabel(r"candidate $j$ ($S = \{0\}$)")
     ax.set_ylabel("bits")
-    ax.set_title("Theorem 4.2 terms, worked copula example")
+    ax.set_title("Theorem 4.3 terms, worked copula example")
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
     return fig
@@ -334,7 +334,7 @@ def plot_price_errors(of_df: pd.DataFrame, floor: float) -> Figure:
             label=r"Bayes error from $X_S$")
     ax.plot(of_df["|S|"], of_df["error from (X_S, D)"], marker="o", ms=3,
             label=r"oracle error from $(X_S, D)$")
-    ax.axhline(floor, ls="--", color="k", lw=1, label="Theorem 4.3 floor")
+    ax.axhline(floor, ls="--", color="k", lw=1, label="Theorem 4.4 floor")
     ax.set_xlabel("$|S|$")
     ax.set_ylabel("error probability")
     ax.legend(fontsize=8)

@@ -13,8 +13,7 @@ table                  content
 ====================== ======================================================================
 ``model_pools``        one row per (dataset, model): accuracy (mean, std over the 6
                        conditions), threshold ``tau``, average latent correlation ``avg_rho``
-                       and the model family (Tables ``tab:medmcqa_models``,
-                       ``tab:mmlu_models``, ``tab:models_imdb``)
+                       and the model family (Tables 7, 11, 15)
 ``datasets``           one row per dataset: number of models and queries, the pool tables'
                        "Average" row
 ``results_map``        test error (mean, std over 30 evaluations) per dataset, ``k`` and

@@ -7,10 +7,11 @@ the seeded simulations named as such.
 module                                      result
 ==========================================  ================================================
 :mod:`ensel.theory.joint`                   exact laws of ``(Y, X_S)``, MAP rule, ``I(Y; X_S)``
-:mod:`ensel.theory.channels`                Theorem 4.1, Lemma A.3 (BSC degradation)
-:mod:`ensel.theory.decomposition`           Theorem 4.2 (relevance, redundancy, error
+:mod:`ensel.theory.channels`                Theorem 4.1, Lemma A.3 (BSC degradation);
+                                            class-dependent errors (Remark 4.2)
+:mod:`ensel.theory.decomposition`           Theorem 4.3 (relevance, redundancy, error
                                             correlation, label dependence)
-:mod:`ensel.theory.saturation`              Theorem 4.3 (error floor; exact finite-``m`` error)
+:mod:`ensel.theory.saturation`              Theorem 4.4 (error floor; exact finite-``m`` error)
 :mod:`ensel.theory.difficulty`              Theorem D.1 (latent difficulty, submodularity)
 :mod:`ensel.theory.weighted_vote`           Theorem E.1 (log-odds weighted vote)
 ==========================================  ================================================
@@ -21,6 +22,9 @@ Every public name is re-exported here, so ``from ensel.theory import ensemble_er
 from __future__ import annotations
 
 from ensel.theory.channels import (
+    asymmetric_joint_law,
+    asymmetric_regret_study,
+    asymmetric_top_k_regret,
     binary_entropy,
     bsc_capacity,
     bsc_degradation_delta,
@@ -91,6 +95,9 @@ __all__ = [
     "TIE_RTOL",
     "WeightedVoteComparison",
     "affine_vote_decisions",
+    "asymmetric_joint_law",
+    "asymmetric_regret_study",
+    "asymmetric_top_k_regret",
     "binary_entropy",
     "bsc_capacity",
     "bsc_degradation_delta",

@@ -26,7 +26,7 @@ def _real(value: Any, name: str) -> float:
 def _check_alpha(alpha: Any, *, strict_half: bool) -> float:
     if strict_half:
         return check_real(alpha, "alpha", low=0.5, high=1.0, low_open=True, high_open=True,
-                          what="the model accuracy of Theorem 4.3")
+                          what="the model accuracy of Theorem 4.4")
     return check_real(alpha, "alpha", low=0.0, high=1.0, low_open=True, high_open=True,
                       what="the model accuracy")
 

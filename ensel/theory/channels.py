@@ -6,7 +6,11 @@ MI- and error-optimal (Lemma A.3: a weaker BSC is a degraded version of a strong
 * :func:`sample_degradation_chain`, :func:`flip_rate_table` -- a seeded simulation of the
   Markov chain ``Y -> X_strong -> X_weak`` (Lemma A.3, Example A.1);
 * :func:`subset_table`, :func:`top_k_dominance` -- exact ``I(Y; X_S)`` and MAP error of every
-  subset of size ``k``, and whether the top-k subset attains the optimum.
+  subset of size ``k``, and whether the top-k subset attains the optimum;
+* :func:`asymmetric_joint_law`, :func:`asymmetric_top_k_regret`,
+  :func:`asymmetric_regret_study` -- beyond the theorem: independent models whose error rate
+  depends on the class (``eps_pos != eps_neg``), where Top-k by accuracy can lose (the paper's
+  Remark 4.2 attributes Top-k's failures to correlation alone).
 """
 
 from __future__ import annotations
@@ -32,9 +36,18 @@ from ensel.theory._common import (
     _check_rates,
     _real,
 )
-from ensel.theory.joint import independent_joint_law, map_error, mutual_information_xy
+from ensel.theory.joint import (
+    independent_joint_law,
+    joint_law_from_error_laws,
+    map_error,
+    mutual_information_xy,
+    product_error_law,
+)
 
 __all__ = [
+    "asymmetric_joint_law",
+    "asymmetric_regret_study",
+    "asymmetric_top_k_regret",
     "binary_entropy",
     "bsc_capacity",
     "bsc_degradation_delta",
@@ -54,9 +67,9 @@ __all__ = [
 def bsc_degradation_delta(eps_strong: float, eps_weak: float) -> float:
     """Crossover of the BSC that degrades ``BSC(eps_strong)`` into ``BSC(eps_weak)``.
 
-    Lemma C.1: cascading ``BSC(eps_strong)`` with an independent ``BSC(delta)`` gives a BSC
+    Lemma A.3: cascading ``BSC(eps_strong)`` with an independent ``BSC(delta)`` gives a BSC
     with error ``eps_strong (1 - delta) + (1 - eps_strong) delta``; setting this to
-    ``eps_weak`` gives ``delta = (eps_weak - eps_strong) / (1 - 2 eps_strong)``. Example C.1:
+    ``eps_weak`` gives ``delta = (eps_weak - eps_strong) / (1 - 2 eps_strong)``. Example A.1:
     ``bsc_degradation_delta(0.2, 0.4) == 1/3``.
 
     Parameters
@@ -217,7 +230,7 @@ def top_k_dominance(eps: Any, k: int, *, prior: float = 0.5, tol: float = 1e-12)
                   "random_state": SEED})
 def sample_degradation_chain(eps_strong: float, delta: float, n: int, *, prior: float = 0.5,
                              random_state: Any = None) -> pd.DataFrame:
-    """Simulate ``Y -> X_strong -> X_weak`` (Lemma C.1): a BSC cascaded with a BSC(``delta``).
+    """Simulate ``Y -> X_strong -> X_weak`` (Lemma A.3): a BSC cascaded with a BSC(``delta``).
 
     ``X_strong = Y N_1`` with ``P(N_1 = -1) = eps_strong`` and ``X_weak = X_strong N_2`` with
     ``P(N_2 = -1) = delta``, ``Y``, ``N_1``, ``N_2`` independent.
@@ -280,3 +293,125 @@ def flip_rate_table(draws: pd.DataFrame) -> pd.DataFrame:
     out = g.agg(n="size", flip_rate="mean").reset_index()
     out["std_error"] = np.sqrt(out["flip_rate"] * (1 - out["flip_rate"]) / out["n"])
     return out
+
+
+# ---------------------------------------------------------------------------
+# Beyond Theorem 4.1: independent channels with class-dependent error rates
+# ---------------------------------------------------------------------------
+
+
+def _check_pair(eps_pos: Any, eps_neg: Any) -> tuple[np.ndarray, np.ndarray]:
+    pos = _check_rates(eps_pos, "eps_pos")
+    neg = _check_rates(eps_neg, "eps_neg")
+    if pos.shape != neg.shape:
+        raise constraint_error("eps_neg", f"of the length of eps_pos ({pos.size})",
+                               Shown(f"length {neg.size}"))
+    return pos, neg
+
+
+@validate_params({"eps_pos": ARR, "eps_neg": ARR, "prior": PRIOR})
+def asymmetric_joint_law(eps_pos: Any, eps_neg: Any, prior: float = 0.5) -> np.ndarray:
+    """Joint table of ``(Y, X_1..X_m)`` for independent models with class-dependent errors.
+
+    Model ``j`` errs with probability ``eps_pos[j]`` on ``Y = +1`` queries and ``eps_neg[j]``
+    on ``Y = -1`` queries, independently of the other models given ``Y``. With
+    ``eps_pos == eps_neg`` this is :func:`~ensel.theory.independent_joint_law` (binary
+    symmetric channels, Theorem 4.1's setting).
+
+    Parameters
+    ----------
+    eps_pos, eps_neg : array-like of shape (m,)
+        Error rates in ``[0, 1]`` given ``Y = +1`` and given ``Y = -1``.
+    prior : float
+        ``P(Y = +1)``.
+
+    Returns
+    -------
+    numpy.ndarray of shape (2,) * (m + 1)
+        Axis 0 = ``Y``, axis ``1 + j`` = ``X_j``; index 0 = ``-1``, index 1 = ``+1``.
+    """
+    pos, neg = _check_pair(eps_pos, eps_neg)
+    return joint_law_from_error_laws(product_error_law(neg), product_error_law(pos),
+                                     _check_prior(prior))
+
+
+@validate_params({"eps_pos": ARR, "eps_neg": ARR, "k": POS_INT, "prior": PRIOR})
+def asymmetric_top_k_regret(eps_pos: Any, eps_neg: Any, k: int, *,
+                            prior: float = 0.5) -> dict:
+    """Exact MAP error of Top-k (by accuracy) against the best ``k``-subset, class-dependent errors.
+
+    Parameters
+    ----------
+    eps_pos, eps_neg : array-like of shape (m,)
+        Error rates given ``Y = +1`` and given ``Y = -1`` (see :func:`asymmetric_joint_law`).
+    k : int
+        Subset size, ``1 <= k < m``.
+    prior : float
+        ``P(Y = +1)``.
+
+    Returns
+    -------
+    dict
+        ``accuracy`` (per model, ``1 - prior eps_pos - (1 - prior) eps_neg``), ``top_k``
+        (0-based indices of the ``k`` most accurate models; among equal accuracies the lower
+        index), ``error_top`` (its exact MAP error), ``best`` (the subset of smallest MAP
+        error; the first in lexicographic order among ties), ``error_best`` and ``regret``
+        (``error_top - error_best >= 0``).
+    """
+    pos, neg = _check_pair(eps_pos, eps_neg)
+    p = _check_prior(prior)
+    m = pos.size
+    if isinstance(k, bool) or not 1 <= int(k) < m:
+        raise constraint_error("k", f"an integer in [1, {m - 1}] (m = {m})", k)
+    accuracy = 1.0 - p * pos - (1.0 - p) * neg
+    joint = asymmetric_joint_law(pos, neg, prior=p)
+    errors = {S: map_error(joint, S) for S in itertools.combinations(range(m), int(k))}
+    top = tuple(sorted(int(i) for i in np.argsort(-accuracy, kind="stable")[: int(k)]))
+    best = min(errors, key=errors.__getitem__)  # the first minimiser in lexicographic order
+    return {"accuracy": accuracy, "top_k": top, "error_top": errors[top], "best": best,
+            "error_best": errors[best], "regret": errors[top] - errors[best]}
+
+
+@validate_params({"n_pools": POS_INT, "m": POS_INT, "k": POS_INT, "low": RATE, "high": RATE,
+                  "symmetric": ["boolean"], "random_state": SEED})
+def asymmetric_regret_study(n_pools: int, m: int, k: int, *, low: float = 0.05,
+                            high: float = 0.45, symmetric: bool = False,
+                            random_state: Any = None) -> pd.DataFrame:
+    """Top-k's exact regret on random pools of independent models with class-dependent errors.
+
+    Each pool draws ``eps_pos`` and ``eps_neg`` independently and uniformly on
+    ``[low, high]`` for each of ``m`` models (with ``symmetric=True``, ``eps_neg = eps_pos``:
+    Theorem 4.1's binary symmetric channels, the control). The prior is uniform. Errors are
+    exact (:func:`asymmetric_top_k_regret`), not simulated.
+
+    Parameters
+    ----------
+    n_pools, m, k : int
+        Number of pools, models per pool and budget (``1 <= k < m <= 12``).
+    low, high : float
+        Range of the error rates, ``0 <= low < high <= 1``.
+    symmetric : bool
+        Draw one rate per model (``eps_neg = eps_pos``).
+    random_state : int, numpy.random.Generator or None
+        Seed of the draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pool: ``pool``, ``eps_pos``, ``eps_neg`` (tuples), ``top_k``, ``best``,
+        ``error_top``, ``error_best``, ``regret``.
+    """
+    if not 1 <= k < m <= 12:
+        raise constraint_error("m", f"at most 12 and greater than k = {k}", m)
+    if not low < high:
+        raise constraint_error("high", f"greater than low = {low}", high)
+    rng = check_random_state(random_state)
+    rows = []
+    for pool in range(int(n_pools)):
+        pos = rng.uniform(low, high, size=m)
+        neg = pos.copy() if symmetric else rng.uniform(low, high, size=m)
+        r = asymmetric_top_k_regret(pos, neg, k)
+        rows.append({"pool": pool, "eps_pos": tuple(pos), "eps_neg": tuple(neg),
+                     "top_k": r["top_k"], "best": r["best"], "error_top": r["error_top"],
+                     "error_best": r["error_best"], "regret": r["regret"]})
+    return pd.DataFrame(rows)

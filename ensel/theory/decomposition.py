@@ -1,4 +1,4 @@
-"""Theorem 4.2: the gain of adding model ``j`` to ``S`` decomposes as
+"""Theorem 4.3: the gain of adding model ``j`` to ``S`` decomposes as
 ``I(Y; X_j | X_S) = I(Y; X_j) - I(X_j; X_S) + I(E_j; E_S) + Lambda_j(S)``.
 
 The terms themselves are computed by :func:`ensel.info.decomposition_terms_exact` (exact
@@ -42,7 +42,7 @@ __all__ = [
 
 @validate_params({"joint": ARR, "S": ["iterable"]})
 def decomposition_table(joint: Any, S: Iterable[int]) -> pd.DataFrame:
-    """Terms of Theorem 4.2 for every candidate ``j`` not in ``S``.
+    """Terms of Theorem 4.3 for every candidate ``j`` not in ``S``.
 
     Parameters
     ----------
@@ -57,7 +57,7 @@ def decomposition_table(joint: Any, S: Iterable[int]) -> pd.DataFrame:
         One row per candidate ``j``; columns ``j``, ``relevance`` (``I(Y;X_j)``),
         ``redundancy`` (``I(X_j;X_S)``), ``error_correlation`` (``I(E_j;E_S)``),
         ``correction`` (``Lambda_j(S)``), ``delta`` (``I(Y;X_j|X_S)``), ``mrmr``
-        (relevance - redundancy), ``three_term`` (Eq. (9)), ``residual``
+        (relevance - redundancy), ``three_term`` (Eq. (10)), ``residual``
         (``delta - (three_term + correction)``), ``error_label`` (``I(E_j; Y)``) and
         ``joint_error_label`` (``I(E_j, E_S; Y)``), the quantities bounding ``Lambda_j(S)``
         in Proposition B.6 and Remark B.7 of the paper.
@@ -102,7 +102,7 @@ def greedy_path_exact(joint: Any, k: int, score: str = "delta") -> list[int]:
         Number of picks, ``1 <= k <= m``.
     score : {"delta", "mrmr", "three_term", "relevance"}
         ``"delta"`` is the exact Greedy MI (``I(Y; X_j | X_S)``), ``"mrmr"`` is Terms 1+2,
-        ``"three_term"`` is Eq. (9), ``"relevance"`` is Term 1.
+        ``"three_term"`` is Eq. (10), ``"relevance"`` is Term 1.
 
     Returns
     -------

@@ -84,7 +84,7 @@ class DifficultyDecomposition:
     price_of_difficulty : float
         ``I(Y; D | X_S)``.
     price_operational : float
-        ``H(Y | X_S) - H(Y | X_S, D)`` (Eq. ``price_operational``; equals the price).
+        ``H(Y | X_S) - H(Y | X_S, D)`` (Eq. (69); equals the price).
     label_difficulty_information : float
         ``I(Y; D)`` (0 under the theorem's assumption ``D`` independent of ``Y``).
     """
@@ -97,7 +97,7 @@ class DifficultyDecomposition:
 
     @property
     def residual(self) -> float:
-        """``I(Y;X_S) - [F(S) - price]``: zero by Eq. ``oracle_decomp_main``."""
+        """``I(Y;X_S) - [F(S) - price]``: zero by Eq. (68)."""
         return self.information - (self.difficulty_aware_information - self.price_of_difficulty)
 
 
@@ -166,7 +166,7 @@ class LatentDifficultyModel:
 
         ``P(D = d)`` are the probabilists' Gauss-Hermite weights and
         ``eps_j(d) = Phi((tau_j - sqrt(rho) u_d) / sqrt(1 - rho))``, ``tau_j = Phi^-1(1 -
-        accuracy_j)``: the latent common factor ``U`` of Theorem 4.3 *is* a latent difficulty.
+        accuracy_j)``: the latent common factor ``U`` of Theorem 4.4 *is* a latent difficulty.
         Marginal accuracies are matched up to the quadrature error.
         """
         r = _check_rho(rho)

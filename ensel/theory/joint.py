@@ -306,7 +306,7 @@ def label_dependent_copula_joint_law(tau_pos: Any, Sigma_pos: Any, tau_neg: Any,
 
     ``E | Y = +1`` follows the copula ``(tau_pos, Sigma_pos)`` and ``E | Y = -1`` follows
     ``(tau_neg, Sigma_neg)``. Errors are then *not* independent of ``Y``, so the correction
-    ``Lambda_j(S)`` of Theorem 4.2 need not vanish (see
+    ``Lambda_j(S)`` of Theorem 4.3 need not vanish (see
     :func:`ensel.info.decomposition_terms_exact`).
     """
     pos = error_pattern_law(tau_pos, Sigma_pos, abseps=abseps, random_state=random_state)
@@ -394,7 +394,7 @@ def product_error_law(eps: Any) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# Theorem 4.2
+# Theorem 4.3
 # ---------------------------------------------------------------------------
 
 @validate_params({"m": [Interval(Integral, 1, 12)],

@@ -1,4 +1,4 @@
-"""Theorem 4.3: with ``m`` equicorrelated models of accuracy ``alpha`` the ensemble error
+"""Theorem 4.4: with ``m`` equicorrelated models of accuracy ``alpha`` the ensemble error
 saturates at ``Phi(Phi^-1(1 - alpha) / sqrt(rho))`` as ``m -> infinity``.
 
 * :func:`saturation_floor` (and :func:`saturation_floor_array`);
@@ -44,13 +44,13 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
 # ---------------------------------------------------------------------------
-# Theorem 4.3: saturation floor
+# Theorem 4.4: saturation floor
 # ---------------------------------------------------------------------------
 
 
 @validate_params({"alpha": _IN_BODY, "rho": _IN_BODY})
 def saturation_floor(alpha: float, rho: float) -> float:
-    """Error floor of Theorem 4.3: ``Phi(Phi^-1(1 - alpha) / sqrt(rho))``.
+    """Error floor of Theorem 4.4: ``Phi(Phi^-1(1 - alpha) / sqrt(rho))``.
 
     The limit, as ``m -> infinity``, of the MAP (= majority vote) error of ``m``
     equicorrelated models of accuracy ``alpha`` under the one-factor Gaussian copula.
@@ -108,7 +108,7 @@ def saturation_floor_array(alpha: Any, rho: Any) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# Theorem 4.3: exact law of the number of wrong models, and the finite-m error
+# Theorem 4.4: exact law of the number of wrong models, and the finite-m error
 # ---------------------------------------------------------------------------
 
 
@@ -281,7 +281,7 @@ def error_count_distribution(alpha: float, rho: float, m: int, *,
                              return_info: bool = False) -> Any:
     r"""Exact law of the number ``K`` of wrong models among ``m`` equicorrelated models.
 
-    Model (paper, Section 3 and Appendix "Proof of Theorem 4.3"): ``Z_j = sqrt(rho) U +
+    Model (paper, Section 3 and Appendix "Proof of Theorem 4.4"): ``Z_j = sqrt(rho) U +
     sqrt(1 - rho) xi_j``, ``E_j = 1(Z_j < tau)``, ``tau = Phi^-1(1 - alpha)``, errors
     independent of ``Y``. Given ``U = u`` the errors are i.i.d. Bernoulli(``p(u)``),
     ``p(u) = Phi((tau - sqrt(rho) u) / sqrt(1 - rho))``, so
@@ -298,7 +298,7 @@ def error_count_distribution(alpha: float, rho: float, m: int, *,
     Parameters
     ----------
     alpha : float
-        Accuracy of every model, in ``(0, 1)`` (Theorem 4.3 assumes ``alpha > 1/2``).
+        Accuracy of every model, in ``(0, 1)`` (Theorem 4.4 assumes ``alpha > 1/2``).
     rho : float
         Latent equicorrelation in ``[0, 1]``.
     m : int
@@ -355,7 +355,7 @@ def _error_from_count_law(pmf: np.ndarray, rule: str) -> float:
 def ensemble_error(alpha: float, rho: float, m: int, rule: str = "map") -> float:
     r"""Exact error of the MAP rule or majority vote for ``m`` equicorrelated models.
 
-    Setting of Theorem 4.3 (see :func:`error_count_distribution`): equal accuracy
+    Setting of Theorem 4.4 (see :func:`error_count_distribution`): equal accuracy
     ``alpha``, one-factor Gaussian copula with correlation ``rho``, balanced ``Y``, errors
     independent of ``Y``.
 
@@ -371,7 +371,7 @@ def ensemble_error(alpha: float, rho: float, m: int, rule: str = "map") -> float
 
     For ``alpha > 1/2`` the two coincide for every ``m``: the density of ``p(U)`` satisfies
     ``f(p) > f(1 - p)`` for ``p < 1/2``, so ``P(K = e) >= P(K = m - e)`` for ``e < m/2``
-    (the paper's step "MAP equals majority vote", Eq. ``map_equals_maj``); the two rules are
+    (the paper's step "MAP equals majority vote", Eq. (65)); the two rules are
     computed by different formulas, so this is a numerical check of that step.
 
     Parameters

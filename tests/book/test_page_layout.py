@@ -14,7 +14,7 @@ import pytest
 from conftest import page_code_cells, visible
 
 pytest.importorskip("jupytext")
-PAGES = ["system_model", "correlation_sweep", "theorem_4_1", "theorem_4_2", "theorem_4_3",
+PAGES = ["system_model", "correlation_sweep", "theorem_4_1", "theorem_4_3", "theorem_4_4",
          "theorem_d_1", "theorem_e_1"]
 
 

@@ -380,14 +380,14 @@ def test_correlation_heatmap_stays_page_sized(m, labelled) -> None:
 
 def test_page_checks_summary_table_and_failure() -> None:
     checks = claims.PageChecks("demo")
-    assert checks.close("exact", [0.1, 0.2], [0.1, 0.2 + 1e-12], tol=1e-9, ref="Thm 4.3")
+    assert checks.close("exact", [0.1, 0.2], [0.1, 0.2 + 1e-12], tol=1e-9, ref="Thm 4.4")
     assert checks.at_least("positive", [0.5, 2.0], 0.0)
     assert checks.equal("picks", [0, 2], [0, 2])
     assert checks.summary() == "Checks on this page: 3, all passed."
     assert list(checks.table().columns) == ["", "check", "paper", "value", "criterion"]
     assert "<details" in checks.html()
     checks.report()  # no error
-    assert not checks.at_most("small", 0.3, 0.1, ref="Eq. (9)")
+    assert not checks.at_most("small", 0.3, 0.1, ref="Eq. (10)")
     assert checks.summary() == "Checks on this page: 4, 1 FAILED."
     with pytest.raises(claims.CheckFailed, match=r"demo: 1 of 4 checks failed:\n  ✗ small "
                                                  r"\(Eq. \(9\)\): 0.3, expected ≤ 0.1"):

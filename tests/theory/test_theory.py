@@ -168,7 +168,7 @@ def test_one_and_two_models_have_single_model_error(rho: float) -> None:
 
 
 def test_map_equals_majority_and_monotone_to_floor() -> None:
-    # the paper's step "MAP equals majority vote" (Appendix, proof of Thm 4.3)
+    # the paper's step "MAP equals majority vote" (Appendix, proof of Thm 4.4)
     for alpha, rho in ((0.7, 0.3), (0.6, 0.6), (0.9, 0.05)):
         ms = [1, 3, 5, 7, 11, 21, 51, 101, 301, 1001]
         errs = [T.ensemble_error(alpha, rho, m) for m in ms]
@@ -245,7 +245,7 @@ def test_example_c1_delta() -> None:
 
 
 def test_example_c1_degraded_joint_law() -> None:
-    # X_S for S = {1, 3} equals (X_1, BSC(1/3)(X_2)) in law: the Markov chain of Example C.1
+    # X_S for S = {1, 3} equals (X_1, BSC(1/3)(X_2)) in law: the Markov chain of Example A.1
     J = T.independent_joint_law([0.1, 0.2, 0.4])
     d = T.bsc_degradation_delta(0.2, 0.4)
     top = T.subset_joint(J, [0, 1])

@@ -32,7 +32,7 @@ rates = st.floats(0.02, 0.48)
 # --- subset_table -------------------------------------------------------------------------
 
 def test_subset_table_example_c1_closed_form():
-    # Example C.1: eps = (0.1, 0.2, 0.4). Two BSCs: the MAP follows the better one -> eps_min.
+    # Example A.1: eps = (0.1, 0.2, 0.4). Two BSCs: the MAP follows the better one -> eps_min.
     t = subset_table(theory.independent_joint_law([0.1, 0.2, 0.4]), 2)
     assert list(t["subset"]) == [(0, 1), (0, 2), (1, 2)]
     assert np.allclose(t["map_error"], [0.1, 0.1, 0.2], atol=1e-15)
