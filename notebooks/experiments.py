@@ -101,7 +101,7 @@ protocol.check_pool(checks, pool_cmp, dataset, n_items)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fitted copula correlations, mean over conditions (cf. the paper's correlation figures).", "name": "fig-{output}-corr"}}
 fig = figures.correlation_heatmap(
-    pool.mean_sigma, pool.models,
+    pool.mean_sigma, pool.models, families=figures.families_of(dataset, pool.models),
     title=f"{label}: fitted copula correlations, ρ̄ = {pool.avg_rho:.2f}")
 plt.show()
 
