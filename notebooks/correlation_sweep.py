@@ -83,8 +83,9 @@ glue("floor", floor, display=False)
 # so it needs the $2^m$ answer patterns to be well populated. In the equicorrelated model the
 # exact MAP rule is majority vote ({prf:ref}`the lemma of Theorem 4.4 <theorem_4_4-map-majority>`); once $2^m$
 # approaches the number of training items the plug-in table is mostly empty and its error
-# climbs back towards $1/2$. This is why the paper's experiments stop at $k \le 13$, and why
-# selection matters: a few well-chosen models are both cheaper and better estimated than many.
+# climbs back towards $1/2$. The paper's experiments end at the size of its pools (12 or 13
+# models), close to where this starts; and it is one reason why selection matters: a few
+# well-chosen models are both cheaper and better estimated than many.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Test error against ensemble size: simulated majority vote and plug-in MAP, the exact error (quadrature) and the saturation floor (dotted).", "name": "fig-{output}-error"}}
 plot_sweep(errors, floor, rho=rho, accuracy=accuracy)

@@ -73,7 +73,7 @@ display(Markdown(tables.dataset_banner(dataset, df, n_splits=n_splits, seed=seed
 
 # %% [markdown]
 # (tab-{output}-pool)=
-# ## Model pool
+# ## Model pool (paper Tables 7, 11, 15)
 #
 # Accuracy of each model on all queries of each condition (mean $\pm$ std over
 # conditions), the copula threshold $\tau_j = \Phi^{-1}(\text{error rate})$ and the average
@@ -99,7 +99,7 @@ if pool_cmp is not None:
 # %% tags=["remove-cell"]
 protocol.check_pool(checks, pool_cmp, dataset, n_items)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Fitted copula correlations, mean over conditions (cf. the paper's correlation figures).", "name": "fig-{output}-corr"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Fitted copula correlations, mean over conditions (paper Figures 22–24).", "name": "fig-{output}-corr"}}
 fig = figures.correlation_heatmap(
     pool.mean_sigma, pool.models, families=figures.families_of(dataset, pool.models),
     title=f"{label}: fitted copula correlations, ρ̄ = {pool.avg_rho:.2f}")
@@ -117,7 +117,7 @@ plt.show()
 fits = protocol.copula_fits(df, seed=seed)
 copula_fit = protocol.copula_fit_table(fits)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Copula validation per condition: pairwise joint errors (left) and number of simultaneous errors (right), as in the paper's Figure 4 and appendix copula figures.", "name": "fig-{output}-copula"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Copula validation per condition: pairwise joint errors (left) and number of simultaneous errors (right), paper Figure 4 and, per condition, paper Figures 10–11, 15–16, 20–21.", "name": "fig-{output}-copula"}}
 fig = protocol.copula_figure(fits)
 plt.show()
 
@@ -207,7 +207,7 @@ plt.show()
 
 # %% [markdown]
 # (tab-{output}-results)=
-# ## Result tables
+# ## Result tables (paper Tables 4–6, 8–10, 12–14)
 #
 # Mean $\pm$ std over all evaluations; the best of each row in bold (ties all bold, no bold
 # when every column ties). Layouts as in the paper's appendix tables.
@@ -253,7 +253,7 @@ for kind, c in comparisons.items():
 
 # %% [markdown]
 # (tab-{output}-selections)=
-# ## Which models get picked
+# ## Which models get picked (paper Tables 1 and 2)
 #
 # The models Greedy MI and mRMR add at each step, with their accuracies, selected on **all**
 # queries of one condition (the paper's Tables 1 and 2 use temp 0.7, run 1 for MEDMCQA and
@@ -283,7 +283,7 @@ checks.add("each selector picks a model at most once",
 
 # %% [markdown]
 # (fig-{output}-diverse)=
-# ## A diverse ensemble beats the top-$k$ one (Figure 2 style)
+# ## A diverse ensemble beats the top-$k$ one (paper Figure 2)
 #
 # A test query of one split where the Greedy-MI ensemble with MAP answers correctly and the
 # Top-$k$ ensemble with MAP does not (among such queries, the one where most Top-$k$ models

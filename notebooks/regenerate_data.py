@@ -72,8 +72,8 @@ checks.append(("the paper's run is 2 x 4,183 + 2 x 10,000 queries x models x 6 c
                a["total_requests"] == (8366 * 12 + 10000 * 13 + 10000 * 12) * 6))
 
 # %% [markdown]
-# In total {glue:}`paper_requests` requests, about \${glue:}`paper_cost` at the prices of
-# {glue:}`prices_as_of` (check them before a paid run), about {glue:}`paper_hours` hours at the
+# In total {glue:text}`paper_requests` requests, about \${glue:text}`paper_cost` at the prices of
+# {glue:text}`prices_as_of` (check them before a paid run), about {glue:text}`paper_hours` hours at the
 # configured rate of 600 requests per minute per model.
 #
 # ## A collection from the simulated pool, interrupted and resumed

@@ -80,7 +80,7 @@ singles
 # %% tags=["remove-cell"]
 cards.check_prose_range(checks, dataset, singles)
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The stand-in's latent correlation Σ, models grouped by family (white squares: family blocks).", "name": "fig-{output}-sigma"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The stand-in's latent correlation Σ, models grouped by family (white squares: family blocks); the paper's fitted matrices are paper Figures 22–24.", "name": "fig-{output}-sigma"}}
 fig = cards.family_heatmap(dataset)
 plt.show()
 

@@ -425,8 +425,8 @@ eps_pos = [0.060, 0.181, 0.092, 0.118]  # error rate on Y = +1 queries
 eps_neg = [0.338, 0.126, 0.218, 0.441]  # error rate on Y = -1 queries
 example_asym = asymmetric_top_k_regret(eps_pos, eps_neg, 2)
 pairs = subset_table(asymmetric_joint_law(eps_pos, eps_neg), 2)
-pairs.assign(models=pairs["subset"].map(lambda S: f"{{{S[0] + 1}, {S[1] + 1}}}"))[
-    ["models", "mi", "map_error"]].round(4)
+pairs["models"] = [f"{{{i + 1}, {j + 1}}}" for i, j in pairs["subset"]]
+pairs[["models", "mi", "map_error"]].round(4)
 
 # %% tags=["remove-cell"]
 top_pair = tuple(j + 1 for j in example_asym["top_k"])
@@ -465,7 +465,8 @@ glue("asym_regret", example_asym["regret"], display=False)
 # %%
 study = pd.concat(
     [asymmetric_regret_study(asym_pools, m, k, low=asym_low, high=asym_high,
-                             symmetric=sym, random_state=seed).assign(m=m, k=k, symmetric=sym)
+                             symmetric=sym, random_state=seed)
+     .assign(m=m, k=k, symmetric=sym)
      for m, k in asym_shapes for sym in (False, True)])
 asym_summary = study.groupby(["symmetric", "m", "k"]).agg(
     pools=("regret", "size"),

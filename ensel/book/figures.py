@@ -5,7 +5,7 @@
 * :func:`error_vs_k_panels` -- one axes per condition (the appendix 6-panel figures) or per
   aggregator;
 * :func:`copula_validation` -- pairwise joint errors (model vs empirical, ``y = x``) and the
-  distribution of the number of simultaneous errors (paper Figure 3);
+  distribution of the number of simultaneous errors (paper Figure 4);
 * :func:`correlation_heatmap`, :func:`paired_differences_plot`.
 
 Every figure a page shows also offers the data it plots: :func:`figure_data` reads them back

@@ -604,15 +604,22 @@ def _keep_failed(staging: Path, failed: Path) -> str:
 def _finish_page(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path, test: bool = False,
                  extra_parameters: dict[str, Any] | None = None, key: str | None = None
                  ) -> None:
-    """Fold papermill's injected-parameters cell, put a "Reproduce this" box under every
-    figure (:func:`_figure_provenance`) and add the page's download links (the executed
-    notebook and its jupytext source, copied to ``<out_dir>/_sources/``)."""
+    """Show the parameters the page ran with, put a "Reproduce this" box under every figure
+    (:func:`_figure_provenance`) and add the page's download links (the executed notebook
+    and its jupytext source, copied to ``<out_dir>/_sources/``).
+
+    When papermill injected parameters, the notebook's defaults cell is folded (a reader
+    would otherwise see ``rho = 0.3`` on the page that ran with ``rho = 0.6``) and the
+    injected cell, which follows it, is shown."""
     import nbformat
 
+    injected = any("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells)
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
-        if "injected-parameters" in tags and "hide-cell" not in tags:
+        if injected and "parameters" in tags and "hide-cell" not in tags:
             cell.metadata["tags"] = [*tags, "hide-cell"]
+        if "injected-parameters" in tags:
+            cell.metadata["tags"] = [t for t in tags if t != "hide-cell"]
     _figure_provenance(nb, run, root=root, out_dir=out_dir, test=test,
                        extra_parameters=extra_parameters or {}, key=key)
     sources = out_dir / "_sources"

@@ -98,6 +98,16 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     for path in html.rglob("*.html"):
         text = path.read_text()
         assert "unpkg.com" not in text and "thebe" not in text.lower(), path
+    # prose: no glued value pasted with its quote marks, no default parameter values shown
+    # on a page that ran with others (every page here ran with its test parameters)
+    from rendered_prose import quoted_glue, shown_defaults
+
+    problems = []
+    for path in sorted((html / "book").rglob("*.html")):
+        text = path.read_text()
+        problems += [f"{path.name}: glued value in quotes: {q}" for q in quoted_glue(text)]
+        problems += [f"{path.name}: {p}" for p in shown_defaults(text)]
+    assert problems == [], "\n".join(problems)
 
 
 def _text(path: Path) -> str:

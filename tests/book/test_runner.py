@@ -330,10 +330,12 @@ def test_incremental_parallel_build(tmp_path: Path, monkeypatch, capsys) -> None
     assert _status(capsys.readouterr().out) == {"a": "ok", "b": "cached", "report": "ok"}
     assert runner_main(["all", "--out-dir", str(out), "--force", "--jobs", "1"]) == 0
     assert set(_status(capsys.readouterr().out).values()) == {"ok"}
-    # the page carries the injected parameters folded, and download links
+    # the page shows the parameters it ran with (the defaults folded), and download links
     nb = nbformat.read(out / "a.ipynb", as_version=4)
-    assert any("hide-cell" in c.metadata.get("tags", []) for c in nb.cells
-               if "injected-parameters" in c.metadata.get("tags", []))
+    tags = {t: c.metadata.get("tags", []) for c in nb.cells for t in c.metadata.get("tags", [])
+            if t in ("parameters", "injected-parameters")}
+    assert "hide-cell" not in tags["injected-parameters"]
+    assert "hide-cell" in tags["parameters"]
     assert "{download}`jupytext source <_sources/a.py>`" in nb.cells[-1].source
     assert (out / "_sources" / "a.py").is_file()
 
