@@ -130,7 +130,7 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
         if entry.file not in printed:
             return
         start, title = printed[entry.file]
-        item = writer.add_outline_item(title, start, parent=parent)
+        item = writer.add_outline_item(title=title, page_number=start, parent=parent)
         for section in entry.sections:
             add(section, item)
 
@@ -138,7 +138,8 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
         built = [c for c in part.chapters if c.file in printed]
         if not built:
             continue
-        parent = (writer.add_outline_item(part.caption, printed[built[0].file][0])
+        first = printed[built[0].file][0]
+        parent = (writer.add_outline_item(title=part.caption, page_number=first)
                   if part.caption else None)
         for chapter in built:
             chapters += 1
