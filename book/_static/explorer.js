@@ -4,7 +4,7 @@
 (function () {
   "use strict";
   var NS = "http://www.w3.org/2000/svg";
-  var W = 640, H = 360, L = 58, R = 16, T = 14, B = 44;
+  var W = 640, H = 360, L = 72, R = 16, T = 14, B = 44;
 
   function el(name, attrs, parent) {
     var e = document.createElementNS(NS, name);

@@ -148,8 +148,9 @@ def paper_figures_table(out_dir: str | Path, objects: Sequence[Any] | None = Non
                         "{doc}`map of the paper </book/figure_map>`) | | | |")
             continue
         if not built:
-            rows.append(f"| {paper} | not in this build ({', '.join(obj.reproduced_by)}: their "
-                        "pages need data that was not available) | | | |")
+            rows.append(f"| {paper} | not in this build ({', '.join(obj.reproduced_by)}: "
+                        "their pages were not built, e.g. their data was not available) "
+                        "| | | |")
             continue
         for i, lab in enumerate(built):
             f = figs.get(lab)
@@ -191,9 +192,10 @@ def book_figures_table(out_dir: str | Path, objects: Sequence[Any] | None = None
             reproduces.setdefault(lab, []).append(f"{obj.kind} {obj.number}")
     rows = ["| # | figure | page | paper | data | command |", "|---|---|---|---|---|---|"]
     for n, f in enumerate(book_figures(out_dir, order), start=1):
-        title = (f"{{ref}}`{_short(f.caption, 90) or f.name} <{f.label}>`"
-                 if f.label and "`" not in f.caption and "<" not in f.caption
-                 else _short(f.caption) or f.name)
+        # the caption as Markdown (its math renders), then a link to the figure
+        title = _short(f.caption, 110) or f.name
+        if f.label:
+            title += f" · {{ref}}`view <{f.label}>`"
         rows.append("| " + " | ".join([
             str(n), title, _doc(f.page), ", ".join(reproduces.get(f.label, [])) or "–",
             _download(out_dir_name, f.csv), f"`{f.command}`" if f.command else "",

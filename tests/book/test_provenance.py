@@ -126,7 +126,7 @@ def test_list_of_figures_and_runs_tables_from_the_runs(demo_run: tuple[Path, Pat
     (out / "timings.json").write_text(json.dumps([{"output": "demo", "seconds": 4.2,
                                                    "status": "executed"}]))
     table = book_figures_table(out, objects=())
-    assert "{ref}`A line. <fig-demo-line>`" in table
+    assert "A line. · {ref}`view <fig-demo-line>`" in table
     assert "{download}`CSV </book/_generated/_figdata/demo/fig-demo-line.csv>`" in table
     assert table.count("{doc}`/book/_generated/demo`") == 2
     runs = runs_table(out)
