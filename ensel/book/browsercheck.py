@@ -82,7 +82,8 @@ KINDS = ("console", "broken-link", "broken-image", "broken-resource", "math", "i
 MODES = ("light", "dark")
 #: Set before any script of the page runs: the theme (pydata-sphinx-theme) reads the reader's
 #: stored light/dark choice from localStorage, as its mode switch stores it.
-_MODE_SCRIPT = "try {{ localStorage.setItem('mode', '{0}'); localStorage.setItem('theme', '{0}'); }} catch (e) {{}}"
+_MODE_SCRIPT = ("try {{ localStorage.setItem('mode', '{0}'); "
+                "localStorage.setItem('theme', '{0}'); }} catch (e) {{}}")
 
 #: Moves the explorer's first slider by one step and reports the read-out and the curve
 #: before and after (``null`` when the page has no explorer).
@@ -91,7 +92,10 @@ _EXPLORER_PROBE = """() => {
   if (!root) return null;
   const input = root.querySelector('input[type=range]');
   const readout = root.querySelector('.ensel-explorer-readout');
-  const curve = () => { const p = root.querySelector('path.map'); return p ? p.getAttribute('d') : ''; };
+  const curve = () => {
+    const p = root.querySelector('path.map');
+    return p ? p.getAttribute('d') : '';
+  };
   const before = [readout.textContent, curve()];
   input.value = String(+input.value === +input.max ? +input.value - 1 : +input.value + 1);
   input.dispatchEvent(new Event('input', {bubbles: true}));

@@ -88,7 +88,7 @@ def figure_data(fig: Figure) -> pd.DataFrame:
     for i, ax in enumerate(axes):
         panel = _panel_name(ax, i)
 
-        def add(series: str, kind: str, **cols: Any) -> None:
+        def add(series: str, kind: str, panel: str = panel, **cols: Any) -> None:
             rows.append({"panel": panel, "series": series, "kind": kind, **cols})
 
         def name(artist: Any, kind: str, n: int) -> str:
