@@ -78,6 +78,7 @@ __all__ = [
     "run_key",
     "reproduce_command",
     "FIGURE_DATA_DIR",
+    "PROVENANCE_TAG",
     "missing_inputs",
     "unavailable_data",
     "main",
@@ -637,6 +638,10 @@ def _finish_page(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path, test: 
         id="cell-downloads"))
 
 
+#: Tag of the "Reproduce this figure" cells (MyST; ``ensel evaluate``'s HTML report, made by
+#: nbconvert, leaves them out).
+PROVENANCE_TAG = "ensel-provenance"
+
 #: Folder (under the output folder) of the figures' data, one sub-folder per run.
 FIGURE_DATA_DIR = "_figdata"
 
@@ -738,6 +743,7 @@ def _figure_provenance(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path, 
             "| | |\n|---|---|\n" + "\n".join(rows) + "\n:::",
             id=f"cell-provenance-{count:03d}")
         box.metadata["ensel"] = {"figures": entries}
+        box.metadata["tags"] = [PROVENANCE_TAG]  # standalone reports drop the boxes
         cells.append(box)
     nb.cells = cells
 

@@ -99,6 +99,7 @@ def test_a_run_writes_each_figures_data_and_a_reproduce_box(demo_run: tuple[Path
         before = nb.cells[i - 1]
         assert any("image/png" in o.get("data", {}) for o in before.outputs), "box under figure"
         assert box.source.startswith(":::{admonition} Reproduce this figure")
+        assert box.metadata["tags"] == ["ensel-provenance"]
         assert "`ensel notebooks run demo --output demo`" in box.source
         assert f"`{_environment_digest(root)[:16]}`" in box.source
         assert "`ffffffffffffffff`" in box.source
