@@ -111,7 +111,6 @@ def _map_path() -> Path:
     return package_data("paper_map.yml")
 
 
-@functools.lru_cache(maxsize=1)
 def paper_map() -> tuple[PaperObject, ...]:
     """Every numbered object of the paper that the book cites, in the paper's order.
 
@@ -125,6 +124,11 @@ def paper_map() -> tuple[PaperObject, ...]:
     >>> paper_object("Theorem", "4.3").title
     'Accuracy-Redundancy-Error Decomposition'
     """
+    return _read_map()
+
+
+@functools.lru_cache(maxsize=1)
+def _read_map() -> tuple[PaperObject, ...]:
     with open(_map_path(), encoding="utf-8") as handle:
         document = yaml.safe_load(handle)
     return tuple(PaperObject(kind=o["kind"], number=str(o["number"]), title=o.get("title") or "",
@@ -154,8 +158,10 @@ def paper_object(kind: str, number: str) -> PaperObject:
 
 
 def paper_ref(label: str) -> str:
-    """How the book cites the object with a ``paper.tex`` label: ``paper_ref("thm:saturation")``
-    is ``"Theorem 4.4"``, ``paper_ref("eq:decomp")`` is ``"Eq. (10)"``.
+    """How the book cites the object that carries a ``paper.tex`` label.
+
+    ``paper_ref("thm:saturation")`` is ``"Theorem 4.4"``; ``paper_ref("eq:decomp")`` is
+    ``"Eq. (10)"``.
 
     Raises
     ------
@@ -192,7 +198,7 @@ def find_references(text: str) -> list[Reference]:
     -------
     list of Reference
     """
-    found = []
+    found: list[Reference] = []
     for match in _REF_RE.finditer(text):
         kind = _WORD_KIND[match.group(1)]
         line = text.count("\n", 0, match.start()) + 1

@@ -218,8 +218,8 @@ correction("Remark", "D.2", "its guarantee is for I(Y; X_S | D), not for Greedy 
 # %% [markdown]
 # $I(Y; X_{\text{weak}}) =$ {glue:text}`cd2_alone:.4f` bits, but
 # $I(Y; X_{\text{weak}} \mid X_{\text{strong}}) =$ {glue:text}`cd2_after:.4f` bits:
-# diminishing returns fail. **Checked on:** {doc}`theorem_d_1` (on every random instance
-# too). **Severity: moderate** — no approximation guarantee for the paper's algorithm.
+# diminishing returns fail. **Checked on:** {doc}`theorem_d_1` (also on random instances
+# of its model). **Severity: moderate** — no approximation guarantee for the paper's algorithm.
 #
 # ## Remark B.7 and Eq. (10): $\Lambda$ is not small on the paper's kind of data
 #

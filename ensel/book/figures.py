@@ -27,6 +27,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ensel.book.tables import column_label
+from ensel.select import SPECS as SELECTOR_SPECS
 
 __all__ = [
     "FIGURE_DATA_MIME",
@@ -191,12 +192,10 @@ def install_figure_data(shell: Any = None) -> bool:
     return True
 
 
-#: Colour and marker per selector, shared by every figure.
+#: Colour and marker per selector, shared by every figure (the registry's specs,
+#: :data:`ensel.select.SPECS`, and the two exhaustive subsets of ``evaluate``).
 SELECTOR_STYLE: dict[str, dict[str, Any]] = {
-    "topk": {"color": "#1f77b4", "marker": "o"},
-    "relevance": {"color": "#ff7f0e", "marker": "s"},
-    "mrmr": {"color": "#2ca02c", "marker": "^"},
-    "greedy_mi": {"color": "#d62728", "marker": "D"},
+    **{name: dict(spec.style) for name, spec in SELECTOR_SPECS.items()},
     "exhaustive": {"color": "#555555", "marker": "", "linestyle": "--"},
     "exhaustive_mi": {"color": "#9467bd", "marker": "x", "linestyle": ":"},
 }

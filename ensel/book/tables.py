@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from ensel.aggregate import SPECS as AGGREGATOR_SPECS
 from ensel.experiment import PAPER_SELECTORS
+from ensel.select import SPECS as SELECTOR_SPECS
 
 __all__ = [
     "AGGREGATOR_NAMES",
@@ -55,24 +57,19 @@ __all__ = [
     "dataset_label",
 ]
 
-#: Short display names of selectors (the paper's column headers).
+#: Short display names of selectors (the paper's column headers), from the registry's specs
+#: (:data:`ensel.select.SPECS`) and the two exhaustive subsets of ``evaluate``.
 LABELS: dict[str, str] = {
-    "topk": "Top-k",
-    "relevance": "Term 1",
-    "mrmr": "Terms 1+2",
-    "greedy_mi": "Greedy MI",
+    **{name: spec.label for name, spec in SELECTOR_SPECS.items()},
     "exhaustive": "Exhaustive (oracle)",
     "exhaustive_mi": "Exhaustive max-MI",
 }
 #: The paper's names of the selectors (its tables' legends).
 SELECTOR_NAMES: dict[str, str] = {
-    "topk": "Top-k (Acc)",
-    "relevance": "Term 1 (Rel)",
-    "mrmr": "Terms 1+2 (mRMR)",
-    "greedy_mi": "Greedy MI (Ours)",
-}
+    name: spec.paper_name for name, spec in SELECTOR_SPECS.items() if spec.paper_name}
 #: The paper's names of the aggregators.
-AGGREGATOR_NAMES: dict[str, str] = {"map": "MAP", "mv": "MV", "wmv": "W-MV"}
+AGGREGATOR_NAMES: dict[str, str] = {
+    name: spec.label for name, spec in AGGREGATOR_SPECS.items() if spec.in_paper}
 
 
 def column_label(selector: str, aggregator: str) -> str:

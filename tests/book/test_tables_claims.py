@@ -390,7 +390,7 @@ def test_page_checks_summary_table_and_failure() -> None:
     assert not checks.at_most("small", 0.3, 0.1, ref="Eq. (10)")
     assert checks.summary() == "Checks on this page: 4, 1 FAILED."
     with pytest.raises(claims.CheckFailed, match=r"demo: 1 of 4 checks failed:\n  ✗ small "
-                                                 r"\(Eq. \(9\)\): 0.3, expected ≤ 0.1"):
+                                                 r"\(Eq. \(10\)\): 0.3, expected ≤ 0.1"):
         checks.report()
 
 
