@@ -143,7 +143,8 @@ def figure_data(fig: Figure) -> pd.DataFrame:
                     add(s, "bar", x=patch.get_x() + patch.get_width() / 2,
                         y=patch.get_height())
         in_bars = {id(p) for c in ax.containers for p in getattr(c, "patches", [])}
-        loose = [p for p in ax.patches if isinstance(p, Rectangle) and id(p) not in in_bars]
+        loose = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_fill()
+                 and id(p) not in in_bars]  # outlines (family blocks) are not data
         for patch in loose:
             add(name(patch, "rectangle", 0), "bar", x=patch.get_x() + patch.get_width() / 2,
                 y=patch.get_height())

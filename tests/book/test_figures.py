@@ -48,3 +48,9 @@ def test_families_of_a_stand_in_and_of_a_users_table() -> None:
     s = standins.spec("medmcqa")
     assert figures.families_of("medmcqa", s.models[::-1]) == s.families[::-1]
     assert figures.families_of("/tmp/my_answers.csv", ["m1"]) is None
+
+
+def test_the_heatmaps_family_outlines_are_not_in_its_data() -> None:
+    fig = figures.correlation_heatmap(np.eye(3), ["a1", "a2", "b1"], families=["A", "A", "B"])
+    d = figures.figure_data(fig)
+    assert set(d["kind"]) == {"cell"} and len(d) == 9
