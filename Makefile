@@ -22,14 +22,16 @@ ifeq ($(origin ENSEL_DATA_MIRROR), undefined)
   endif
 endif
 
-.PHONY: book notebooks html check-browser test run lint bench lock env clean help
+.PHONY: book notebooks html pdf check-browser test run lint bench lock env clean help
 
 help:
 	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
 	@echo "             (FORCE=1 re-executes every notebook; JOBS=n runs n at once)"
+	@echo "make pdf     print the built HTML book to one PDF with an outline, offline"
+	@echo "             (_build/html/ensel-book.pdf, linked from the front page; make book does it)"
 	@echo "make test    run the tests (unit, property, notebooks)"
-	@echo "make check-browser  open every page of _build/html in headless Chromium (after make book);"
-	@echo "             screenshots in _build/screenshots"
+	@echo "make check-browser  open every page of _build/html in headless Chromium, light and dark"
+	@echo "             (after make book); screenshots in _build/screenshots (dark/ for dark mode)"
 	@echo "make run NB=<notebook> [OUTPUT=<run>] [DATASET=<name|path>] [PARAMS='k=v ...']"
 	@echo "make lint | bench | lock | clean"
 
@@ -60,6 +62,13 @@ html: $(STAMP)
 book: $(STAMP)
 	$(MAKE) --no-print-directory notebooks
 	$(MAKE) --no-print-directory html
+	$(MAKE) --no-print-directory pdf
+
+# The book as one PDF: headless Chromium prints every page of _toc.yml from the built HTML
+# (served on 127.0.0.1, nothing from the network) and pypdf merges them with an outline.
+pdf: $(STAMP)
+	@test -f _build/html/index.html || { echo "pdf: no _build/html/index.html; run make book first"; exit 2; }
+	$(BIN)/python book/_ext/pdfbook.py _build/html -o _build/html/ensel-book.pdf
 
 # The built book in a real browser: console errors, broken internal links/images, unrendered
 # math, horizontal overflow at 1280 px; a screenshot of each page. Installs Debian's chromium
@@ -68,7 +77,7 @@ check-browser: $(STAMP)
 	@test -f _build/html/index.html || { echo "check-browser: no _build/html/index.html; run make book first"; exit 2; }
 	@command -v chromium > /dev/null || { echo "check-browser: installing chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
-	$(BIN)/python -m ensel.book.browsercheck _build/html --screenshots _build/screenshots
+	$(BIN)/python -m ensel.book.browsercheck _build/html --screenshots _build/screenshots --mode both
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules tests ensel

@@ -102,7 +102,7 @@ protocol.check_pool(checks, pool_cmp, dataset, n_items)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fitted copula correlations, mean over conditions (paper Figures 22–24).", "name": "fig-{output}-corr"}}
 fig = figures.correlation_heatmap(
-    pool.mean_sigma, pool.models,
+    pool.mean_sigma, pool.models, families=figures.families_of(dataset, pool.models),
     title=f"{label}: fitted copula correlations, ρ̄ = {pool.avg_rho:.2f}")
 plt.show()
 
@@ -327,7 +327,8 @@ else:
 # paired: mean difference per $k$ (negative = Greedy MI better), its 95 % interval, and
 # how many evaluations each wins. Two random 80/20 splits of the same items share most of
 # their training items, so the evaluations are correlated and the naive $t$ interval
-# $t\,s/\sqrt{n}$ would be too narrow. Nadeau & Bengio's corrected resampled $t$,
+# $t\,s/\sqrt{n}$ would be too narrow. Nadeau & Bengio's corrected resampled $t$
+# {cite}`nadeau2003inference`,
 # $t_{n-1}\, s \sqrt{1/n + n_\text{test}/n_\text{train}}$, assumes how correlated they
 # are; when a selector's picks change from one data set to the next they are more
 # correlated than that. So the same protocol also runs on the two disjoint halves of

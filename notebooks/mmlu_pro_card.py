@@ -15,7 +15,8 @@
 #
 # The paper's raw LLM answers are not public. The one real dataset this book runs on is the
 # per-question output of about thirty LLMs that the authors of **MMLU-Pro** published with their
-# benchmark. This page says where the files come from, what is in them, how they are turned
+# benchmark {cite}`wang2024mmlupro`.
+# This page says where the files come from, what is in them, how they are turned
 # into the paper's binary queries (`ensel.datasets.load("mmlu_pro")`), how accurate each model
 # is, and what to keep in mind when reading results computed on them. In short:
 # {glue:text}`n_files` files from {glue:text}`n_models_all` model evaluations of

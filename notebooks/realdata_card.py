@@ -17,7 +17,9 @@
 # binary queries (`ensel.datasets.load`), how accurate each model is, which models answer
 # alike, and what to keep in mind when reading results computed on it. The book runs this
 # page once per real source (`notebooks/runs.yml`); the description comes from the source's
-# profile in `data/datasets.yml`. In short: {glue:text}`n_items:,` binary queries per
+# profile in `data/datasets.yml`. The sources are MMLU-Redux {cite}`gema2024mmluredux`, which
+# grades HELM's {cite}`liang2023helm` answers to MMLU {cite}`hendrycks2021mmlu`, and LLMBar
+# {cite}`zeng2024llmbar`. In short: {glue:text}`n_items:,` binary queries per
 # condition, {glue:text}`n_conditions` condition(s), {glue:text}`n_models` models in
 # {glue:text}`n_families` families.
 #

@@ -258,7 +258,8 @@ glue("max_tau_diff", pools["difference"].abs().max(), display=False)
 # Whatever the correlation, a single model seen alone is a binary symmetric channel (BSC) from
 # $Y$ to $X_j$ with crossover probability $\epsilon_j$: $\mathbb{P}(X_j \ne Y \mid Y) =
 # \epsilon_j$ for both labels, because the errors are independent of $Y$. Its capacity is
-# $C_j = 1 - h(\epsilon_j)$ bits, with $h$ the binary entropy, attained by the uniform input —
+# $C_j = 1 - h(\epsilon_j)$ bits {cite}`cover2006elements`,
+# with $h$ the binary entropy, attained by the uniform input —
 # which is exactly the paper's balanced label. So the relevance term of Theorem 4.3 is
 # $I(Y; X_j) = 1 - h(\epsilon_j)$.
 #

@@ -387,7 +387,8 @@ glue("best_err", best_err, display=False)
 # %% [markdown]
 # ## mRMR and the full conditional MI pick different models
 #
-# The paper argues that mRMR-style criteria built only on relevance and redundancy "are not
+# The paper argues that mRMR-style criteria {cite}`peng2005mrmr`
+# built only on relevance and redundancy "are not
 # guaranteed to align" with mutual-information-optimal selection. We search seeded random
 # copula pools (five models, error rates in $[0.1, 0.4]$, random family-structured
 # correlations) for ones where, after the common first pick, mRMR's second pick differs

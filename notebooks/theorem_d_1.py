@@ -37,7 +37,8 @@
 # $I(Y; \mathbf{X}_S \mid D)$ is the *difficulty-aware* information and
 # $I(Y; D \mid \mathbf{X}_S) = H(Y \mid \mathbf{X}_S) - H(Y \mid \mathbf{X}_S, D)$ the
 # *price of difficulty*. Moreover $F(S) = I(Y; \mathbf{X}_S \mid D)$ is monotone submodular,
-# so greedy maximisation of $F$ under $|S| \le k$ is within a factor $1 - 1/e$ of the optimum.
+# so greedy maximisation of $F$ under $|S| \le k$ is within a factor $1 - 1/e$ of the optimum
+# {cite}`nemhauser1978analysis,krause2005near`.
 # ```
 #
 # The proof applies the chain rule to $I(Y; \mathbf{X}_S, D)$ in two orders (so the

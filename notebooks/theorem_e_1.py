@@ -14,7 +14,8 @@
 # # Log-odds weights (Theorem E.1)
 #
 # The paper's weighted majority vote (Algorithm W-MV, Appendix E) weighs model $j$ by the
-# log-odds of its accuracy, $w_j = \log(p_j / (1 - p_j))$, and Theorem E.1 says this is the
+# log-odds of its accuracy, $w_j = \log(p_j / (1 - p_j))$ {cite}`nitzan1982optimal`,
+# and Theorem E.1 says this is the
 # error-minimising rule when the models are independent. This page checks the theorem
 # exactly, on every one of the $2^k$ answer patterns, makes its hidden conditions explicit,
 # and measures how far the weighted vote falls from the exact MAP rule once errors are

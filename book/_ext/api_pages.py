@@ -128,17 +128,20 @@ def page(module: str) -> str:
 
 
 def toc_part(modules: list[str]) -> str:
-    """The API reference part of ``_toc.yml`` (the last part of the book)."""
-    lines = [TOC_CAPTION, "    chapters:\n", "      - file: book/api/index\n"]
+    """The API reference part of ``_toc.yml`` (the last part of the book): one chapter, the
+    index, whose sections are the modules (a package's modules nested under it), so the
+    sidebar shows one collapsed entry instead of every module."""
+    lines = [TOC_CAPTION, "    chapters:\n", "      - file: book/api/index\n",
+             "        sections:\n"]
     for module in modules:
         if module in BOOK_MODULES:
-            lines.append(f"      - file: book/api/{page_name(module)}\n")
+            lines.append(f"          - file: book/api/{page_name(module)}\n")
         elif module.count(".") == 1:
-            lines.append(f"      - file: book/api/{page_name(module)}\n")
+            lines.append(f"          - file: book/api/{page_name(module)}\n")
             subs = [m for m in modules if m.startswith(module + ".")]
             if subs:
-                lines.append("        sections:\n")
-                lines += [f"          - file: book/api/{page_name(m)}\n" for m in subs]
+                lines.append("            sections:\n")
+                lines += [f"              - file: book/api/{page_name(m)}\n" for m in subs]
     return "".join(lines)
 
 

@@ -19,11 +19,20 @@ screenshot of each page and prints one line per problem, ``<page>: <kind>: <deta
     math left unrendered: a math element of the page without rendered MathJax output
     (``mjx-container``), a MathJax error (``mjx-merror``), or raw TeX delimiters (``$$``,
     ``\\(``, ``\\[``, ``$..\\cmd..$``) left in the visible text outside code.
+``interaction``
+    an interactive element that does not respond: on a page with the explorer
+    (``ensel.book.explorer``), moving the accuracy slider must redraw the curve and change
+    the read-out line.
 ``overflow``
     horizontal overflow at 1280 px: the document is wider than the window, or an element
     (a code cell's ``pre``/``div.highlight``, a table or its wrapper, display math) has content
     wider than its box and so shows a horizontal scrollbar. The element is named by tag, class
     and the start of its text, with both widths.
+
+Every page is checked in the theme's light mode and, with ``--mode dark`` (or ``both``, what
+``make check-browser`` runs), in its dark mode too: the reader's stored choice is set before the
+page loads, as the theme's switch would, and dark-mode problems are reported as
+``dark:<page>`` with screenshots under ``<DIR>/dark/``.
 
 It exits 1 when there is a problem, 0 otherwise, and ends with a one-line summary.
 
@@ -68,7 +77,30 @@ MATHJAX_START_MS = 5_000
 #: Folders of a Sphinx build that hold assets, not pages.
 _ASSET_DIRS = {"_static", "_sources", "_images", "_downloads", "_sphinx_design_static"}
 
-KINDS = ("console", "broken-link", "broken-image", "broken-resource", "math", "overflow")
+KINDS = ("console", "broken-link", "broken-image", "broken-resource", "math", "interaction",
+         "overflow")
+MODES = ("light", "dark")
+#: Set before any script of the page runs: the theme (pydata-sphinx-theme) reads the reader's
+#: stored light/dark choice from localStorage, as its mode switch stores it.
+_MODE_SCRIPT = ("try {{ localStorage.setItem('mode', '{0}'); "
+                "localStorage.setItem('theme', '{0}'); }} catch (e) {{}}")
+
+#: Moves the explorer's first slider by one step and reports the read-out and the curve
+#: before and after (``null`` when the page has no explorer).
+_EXPLORER_PROBE = """() => {
+  const root = document.querySelector('.ensel-explorer');
+  if (!root) return null;
+  const input = root.querySelector('input[type=range]');
+  const readout = root.querySelector('.ensel-explorer-readout');
+  const curve = () => {
+    const p = root.querySelector('path.map');
+    return p ? p.getAttribute('d') : '';
+  };
+  const before = [readout.textContent, curve()];
+  input.value = String(+input.value === +input.max ? +input.value - 1 : +input.value + 1);
+  input.dispatchEvent(new Event('input', {bubbles: true}));
+  return {before: before, after: [readout.textContent, curve()]};
+}"""
 
 
 @dataclass(frozen=True)
@@ -465,6 +497,14 @@ def _check_page(context, site: _Site, base: str, rel: str, shots: Path | None) -
         for raw in dict.fromkeys(info["rawMath"]):
             add("math", f'raw TeX in the visible text: "{raw}"')
 
+        moved = page.evaluate(_EXPLORER_PROBE)
+        if moved is not None:
+            if not moved["before"][1]:
+                add("interaction", "the explorer drew no curve (explorer.js did not run)")
+            elif moved["before"] == moved["after"]:
+                add("interaction", "moving the explorer's slider changed neither the curve "
+                    "nor the read-out")
+
         for item in info["overflow"]:
             add("overflow", f"{item['what']}; content {item['scroll']} px wide in a "
                 f"{item['client']} px box (horizontal scrollbar at 1280 px)")
@@ -479,8 +519,8 @@ def _check_page(context, site: _Site, base: str, rel: str, shots: Path | None) -
 
 
 def check_site(html_dir: str | Path, *, screenshots: str | Path | None = None,
-               chromium: str | None = None,
-               only: Sequence[str] | None = None) -> tuple[list[str], list[Problem]]:
+               chromium: str | None = None, only: Sequence[str] | None = None,
+               modes: Sequence[str] = ("light",)) -> tuple[list[str], list[Problem]]:
     """Open every page of a built HTML folder in headless Chromium and collect the problems.
 
     Parameters
@@ -493,6 +533,9 @@ def check_site(html_dir: str | Path, *, screenshots: str | Path | None = None,
         The Chromium executable; by default the system one (:func:`find_chromium`).
     only : sequence of str, optional
         Check only these pages (paths relative to ``html_dir``).
+    modes : sequence of {"light", "dark"}, default ("light",)
+        The theme modes to check each page in; problems and screenshots of the dark mode are
+        named ``dark:<page>`` and ``<screenshots>/dark/<page>.png``.
 
     Returns
     -------
@@ -523,13 +566,21 @@ def check_site(html_dir: str | Path, *, screenshots: str | Path | None = None,
         )
         try:
             site = _Site(root, base)
-            for rel in checked:
-                context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1,
-                                              service_workers="block")
-                try:
-                    problems += _check_page(context, site, base, rel, shots)
-                finally:
-                    context.close()
+            for mode in modes:
+                if mode not in MODES:
+                    raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
+                mode_shots = shots / "dark" if shots is not None and mode == "dark" else shots
+                for rel in checked:
+                    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1,
+                                                  service_workers="block", color_scheme=mode)
+                    context.add_init_script(_MODE_SCRIPT.format(mode))
+                    try:
+                        found = _check_page(context, site, base, rel, mode_shots)
+                    finally:
+                        context.close()
+                    if mode != "light":
+                        found = [Problem(f"{mode}:{p.page}", p.kind, p.detail) for p in found]
+                    problems += found
         finally:
             browser.close()
     return checked, problems
@@ -563,11 +614,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-screenshots", action="store_true", help="take no screenshots")
     parser.add_argument("--page", action="append", metavar="PAGE",
                         help="check only this page (relative path; repeatable)")
+    parser.add_argument("--mode", choices=("light", "dark", "both"), default="light",
+                        help="the theme mode(s) to check every page in (default: light)")
     args = parser.parse_args(argv)
     shots = None if args.no_screenshots else (
         args.screenshots or Path(args.html_dir).resolve().parent / "screenshots")
     try:
-        checked, problems = check_site(args.html_dir, screenshots=shots, only=args.page)
+        modes = MODES if args.mode == "both" else (args.mode,)
+        checked, problems = check_site(args.html_dir, screenshots=shots, only=args.page,
+                                       modes=modes)
     except FileNotFoundError as exc:
         print(f"browser check: {exc}", file=sys.stderr)
         return 2

@@ -255,27 +255,14 @@ def fit_facts(name: str) -> dict[str, Any]:
 
 def family_heatmap(name: str) -> Figure:
     """Sigma with models grouped by family; white squares mark the family blocks."""
-    from matplotlib.patches import Rectangle
-
     from ensel.book.figures import correlation_heatmap
     from ensel.datasets import standins
 
     s = standins.spec(name)
-    fams = pd.Series(s.families)
-    first = {f: i for i, f in reversed(list(enumerate(s.families)))}
-    order = sorted(range(len(s.models)), key=lambda j: (first[s.families[j]], j))
     corr = standins.correlation_matrix(name)
-    S = corr.to_numpy()[np.ix_(order, order)]
-    names = [f"{s.models[j]} [{s.families[j]}]" for j in order]
-    fig = correlation_heatmap(S, names, title=f"{LABEL[name]}: stand-in latent correlation "
+    fig = correlation_heatmap(corr.to_numpy(), s.models, families=s.families,
+                              title=f"{LABEL[name]}: stand-in latent correlation "
                               "Sigma (grouped by family)")
-    ax = fig.axes[0]
-    start = 0
-    for size in fams.iloc[order].groupby(fams.iloc[order], sort=False).size():
-        if size > 1:  # families with one model have no within-family pair
-            ax.add_patch(Rectangle((start, start), size, size, fill=False,
-                                   edgecolor="white", lw=2))
-        start += size
     fig.attrs = {"same_order": list(corr.index) == s.models}
     return fig
 

@@ -7,10 +7,17 @@
 * :func:`copula_validation` -- pairwise joint errors (model vs empirical, ``y = x``) and the
   distribution of the number of simultaneous errors (paper Figure 4);
 * :func:`correlation_heatmap`, :func:`paired_differences_plot`.
+
+Every figure a page shows also offers the data it plots: :func:`figure_data` reads them back
+from the drawn artists (lines, points, bands, error bars, bars, heatmap cells), and
+:func:`install_figure_data` (called in every page's kernel by the runner) attaches them, as
+CSV under the MIME type :data:`FIGURE_DATA_MIME`, to every figure the page displays. The
+runner writes each one next to the page and puts a "Reproduce this" box under the figure.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,15 +29,168 @@ from matplotlib.figure import Figure
 from ensel.book.tables import _SpecField, column_label
 
 __all__ = [
+    "FIGURE_DATA_MIME",
+    "figure_data",
+    "install_figure_data",
     "SELECTOR_STYLE",
     "error_vs_k",
     "error_vs_k_panels",
     "copula_validation",
     "correlation_heatmap",
+    "families_of",
+    "LINE_OFFSET",
     "paired_differences_plot",
     "claims_forest",
     "pooled_forest",
 ]
+
+#: MIME type of the plotted data (CSV) attached to every displayed figure.
+FIGURE_DATA_MIME = "application/vnd.ensel.figure-data+csv"
+
+_DATA_COLUMNS = ["panel", "series", "kind", "x", "y", "x_end", "y_end", "row", "column",
+                 "value"]
+
+
+def _panel_name(ax: Any, index: int) -> str:
+    title = ax.get_title() or ax.get_title(loc="left") or ax.get_ylabel()
+    return f"{index + 1}: {title}" if title else str(index + 1)
+
+
+def _tick_labels(labels: Sequence[Any], n: int) -> list[str]:
+    names = [t.get_text() for t in labels]
+    return names if len(names) == n and all(names) else [str(i) for i in range(n)]
+
+
+def figure_data(fig: Figure) -> pd.DataFrame:
+    """The data a matplotlib figure plots, read back from its artists, one row per point.
+
+    Columns: ``panel`` (axes number and title), ``series`` (the artist's legend label, or its
+    kind and number), ``kind`` (``line``, ``points``, ``area`` (vertices of a band),
+    ``segment`` (error bars: from ``x, y`` to ``x_end, y_end``), ``bar`` (centre ``x`` and
+    height ``y``), ``cell`` (heatmaps: ``row``, ``column``, ``value``)) and the coordinates;
+    unused columns are empty. Colour bars are left out.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([1, 2], [0.3, 0.2], label="MAP")
+    >>> figure_data(fig)[["series", "kind", "x", "y"]].values.tolist()
+    [['MAP', 'line', 1.0, 0.3], ['MAP', 'line', 2.0, 0.2]]
+    >>> plt.close(fig)
+    """
+    from matplotlib.collections import LineCollection, PolyCollection, QuadMesh
+    from matplotlib.image import AxesImage
+    from matplotlib.patches import Rectangle
+
+    rows: list[dict[str, Any]] = []
+    axes = [a for a in fig.axes if a.get_label() != "<colorbar>"]
+    for i, ax in enumerate(axes):
+        panel = _panel_name(ax, i)
+
+        def add(series: str, kind: str, panel: str = panel, **cols: Any) -> None:
+            rows.append({"panel": panel, "series": series, "kind": kind, **cols})
+
+        def name(artist: Any, kind: str, n: int) -> str:
+            label = str(artist.get_label() or "")
+            return label if label and not label.startswith("_") else f"{kind} {n}"
+
+        for n, line in enumerate(ax.lines):
+            x, y = (np.asarray(v, dtype=float).ravel() for v in line.get_data())
+            if len(x) != len(y):
+                continue
+            s = name(line, "line", n)
+            for xi, yi in zip(x, y, strict=True):
+                add(s, "line", x=xi, y=yi)
+        for n, coll in enumerate(ax.collections):
+            s = name(coll, type(coll).__name__.lower(), n)
+            if isinstance(coll, QuadMesh):
+                values = np.asarray(coll.get_array(), dtype=float)
+                if values.ndim == 1:
+                    side = int(round(np.sqrt(values.size)))
+                    values = values.reshape(side, -1) if side * side == values.size else \
+                        values.reshape(1, -1)
+                r_names = _tick_labels(ax.get_yticklabels(), values.shape[0])
+                c_names = _tick_labels(ax.get_xticklabels(), values.shape[1])
+                for r in range(values.shape[0]):
+                    for c in range(values.shape[1]):
+                        add(s, "cell", row=r_names[r], column=c_names[c], value=values[r, c])
+            elif isinstance(coll, LineCollection):
+                for seg in coll.get_segments():
+                    if len(seg) >= 2:
+                        add(s, "segment", x=seg[0][0], y=seg[0][1], x_end=seg[-1][0],
+                            y_end=seg[-1][1])
+            elif isinstance(coll, PolyCollection):
+                for path in coll.get_paths():
+                    for xi, yi in path.vertices:
+                        add(s, "area", x=xi, y=yi)
+            else:  # scatter points (PathCollection), with their colour values if any
+                offsets = np.asarray(coll.get_offsets(), dtype=float).reshape(-1, 2)
+                arr = coll.get_array()
+                values = (np.asarray(arr, dtype=float).ravel() if arr is not None
+                          else np.full(len(offsets), np.nan))
+                if len(values) != len(offsets):
+                    values = np.full(len(offsets), np.nan)
+                for (xi, yi), v in zip(offsets, values, strict=True):
+                    add(s, "points", x=xi, y=yi, value=v)
+        for n, container in enumerate(ax.containers):
+            from matplotlib.container import BarContainer
+
+            if isinstance(container, BarContainer):
+                s = name(container, "bars", n)
+                for patch in container.patches:
+                    add(s, "bar", x=patch.get_x() + patch.get_width() / 2,
+                        y=patch.get_height())
+        in_bars = {id(p) for c in ax.containers for p in getattr(c, "patches", [])}
+        loose = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_fill()
+                 and id(p) not in in_bars]  # outlines (family blocks) are not data
+        for patch in loose:
+            add(name(patch, "rectangle", 0), "bar", x=patch.get_x() + patch.get_width() / 2,
+                y=patch.get_height())
+        for n, image in enumerate(ax.images):
+            if isinstance(image, AxesImage):
+                values = np.asarray(image.get_array(), dtype=float)
+                if values.ndim == 2:
+                    s = name(image, "image", n)
+                    for r in range(values.shape[0]):
+                        for c in range(values.shape[1]):
+                            add(s, "cell", row=str(r), column=str(c), value=values[r, c])
+    return pd.DataFrame(rows, columns=_DATA_COLUMNS)
+
+
+def install_figure_data(shell: Any = None) -> bool:
+    """Attach :func:`figure_data` as CSV (:data:`FIGURE_DATA_MIME`) to every matplotlib
+    figure the IPython ``shell`` (default: the running one) displays. Returns False outside
+    IPython. The runner calls it when each page's kernel starts."""
+    from IPython.core.formatters import BaseFormatter
+    from traitlets import ObjectName, Unicode
+
+    if shell is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    if shell is None:
+        return False
+
+    class FigureDataFormatter(BaseFormatter):  # type: ignore[misc]
+        # matched in __call__, not registered with for_type: enabling the inline backend
+        # removes every formatter's entry for Figure
+        format_type = Unicode(FIGURE_DATA_MIME)
+        print_method = ObjectName("_repr_figure_data_csv_")
+        _return_type = str
+
+        def __call__(self, obj: Any) -> str | None:
+            if not self.enabled or not isinstance(obj, Figure):
+                return None
+            return figure_data(obj).to_csv(index=False)
+
+    display = shell.display_formatter
+    formatter = FigureDataFormatter(parent=display)
+    display.formatters[FIGURE_DATA_MIME] = formatter
+    if FIGURE_DATA_MIME not in display.active_types:
+        display.active_types = [*display.active_types, FIGURE_DATA_MIME]
+    return True
+
 
 #: Colour and marker per selector, shared by every figure (the registry's specs,
 #: :data:`ensel.select.SPECS`, and the two exhaustive subsets of ``evaluate``).
@@ -40,15 +200,23 @@ SELECTOR_STYLE: Mapping[str, Mapping[str, Any]] = _SpecField("style", {
 })
 
 
+#: Horizontal offset between the lines of one axes, as a fraction of a unit of ``k``: lines
+#: that coincide (Top-k and Term 1 pick the same models whenever relevance is monotone in
+#: accuracy) stay visible side by side instead of one hiding the other.
+LINE_OFFSET = 0.07
+
+
 def _curves(summary: pd.DataFrame, lines: Sequence[tuple[str, str]], ax: Any,
             shade: bool = True) -> None:
-    for sel, agg in lines:
+    for n, (sel, agg) in enumerate(lines):
         c = summary[(summary["selector"] == sel) & (summary["aggregator"] == agg)].sort_values("k")
         if c.empty:
             raise ValueError(f"summary has no rows for selector {sel!r} with aggregator {agg!r}")
         st = dict(SELECTOR_STYLE.get(sel, {}))
         ls = st.pop("linestyle", "-")
-        ax.plot(c["k"], c["mean"], label=column_label(sel, agg), linestyle=ls, markersize=4,
+        dx = (n - (len(lines) - 1) / 2) * LINE_OFFSET
+        ax.plot(c["k"] + dx, c["mean"], label=column_label(sel, agg), linestyle=ls,
+                markersize=5, markerfacecolor="none", markeredgewidth=1.3, linewidth=1.4,
                 **st)
         if shade:
             ax.fill_between(c["k"], c["mean"] - c["std"], c["mean"] + c["std"],
@@ -89,13 +257,14 @@ def error_vs_k(summary: pd.DataFrame, *,
         Draw into this axes (its figure is returned).
     """
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6, 3.8))
+        fig, ax = plt.subplots(figsize=(7.6, 3.8))
     else:
         fig = ax.figure
     _curves(summary, _lines(selectors, aggregator), ax, shade)
     if title:
         ax.set_title(title)
-    ax.legend(fontsize=8)
+    # outside the data, right of the axes: the legend never covers a curve
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     return fig
 
@@ -103,7 +272,7 @@ def error_vs_k(summary: pd.DataFrame, *,
 def error_vs_k_panels(summary: pd.DataFrame, *, panel: str = "condition",
                       selectors: Sequence[str] | Mapping[str, str] = ("topk", "relevance", "mrmr",
                                                                       "greedy_mi"),
-                      aggregator: str = "map", ncols: int = 3, suptitle: str | None = None,
+                      aggregator: str = "map", ncols: int = 2, suptitle: str | None = None,
                       shade: bool = True) -> Figure:
     """One axes per value of ``panel`` (``"condition"`` for the appendix figures, or
     ``"aggregator"`` to compare MAP / MV / W-MV side by side).
@@ -120,21 +289,27 @@ def error_vs_k_panels(summary: pd.DataFrame, *, panel: str = "condition",
     n = len(values)
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.2 * nrows), sharey=True,
+    # panels at most ~4.4 inches wide, so that at the page's width (about 800 px) their
+    # 10-11 pt labels stay readable on a 1280 px screen
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.0 * nrows), sharey=True,
                              squeeze=False)
     for ax, v in zip(axes.flat, values, strict=False):
         sub = summary[summary[panel] == v]
         agg = v if panel == "aggregator" else aggregator
         _curves(sub, _lines(selectors, agg), ax, shade)
-        ax.set_title(str(v) if panel != "aggregator" else str(v).upper(), fontsize=10)
+        ax.set_title(str(v) if panel != "aggregator" else str(v).upper(), fontsize=12)
+        ax.tick_params(labelsize=10)
+        ax.xaxis.label.set_size(11)
+        ax.yaxis.label.set_size(11)
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8,
-               bbox_to_anchor=(0.5, 0.0))
+    legend_rows = int(np.ceil(len(labels) / 3))
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=10,
+               bbox_to_anchor=(0.5, 0.0), frameon=False)
     if suptitle:
-        fig.suptitle(suptitle)
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+        fig.suptitle(suptitle, fontsize=13)
+    fig.tight_layout(rect=(0, 0.035 * legend_rows * 3 / nrows, 1, 1))
     return fig
 
 
@@ -183,19 +358,56 @@ def copula_validation(pairs: pd.DataFrame, simultaneous: pd.DataFrame, *,
     return fig
 
 
+def families_of(dataset: str, models: Sequence[str]) -> list[str] | None:
+    """The family of each model of a named dataset (a stand-in's pool table, or the real
+    loader's ``family`` function); None for a dataset without families (a user's table)."""
+    import importlib
+
+    try:
+        from ensel.datasets import standins
+
+        s = standins.spec(dataset)
+        fam = dict(zip(s.models, s.families, strict=True))
+        return [fam[m] for m in models] if all(m in fam for m in models) else None
+    except (KeyError, ValueError, TypeError):
+        pass
+    try:
+        family = importlib.import_module(f"ensel.datasets.{dataset}").family
+    except (ImportError, AttributeError, ValueError):
+        return None
+    return [str(family(m)) for m in models]
+
+
 def correlation_heatmap(sigma: np.ndarray, names: Sequence[str], *, title: str | None = None,
-                        annotate: bool = True) -> Figure:
+                        annotate: bool = True,
+                        families: Sequence[str] | None = None) -> Figure:
     """Heatmap of a (condition-averaged) copula correlation matrix.
+
+    With ``families`` (one per name) the models are ordered by family (families in order of
+    first appearance, models in their given order within a family) and the family blocks are
+    outlined, so the within-family correlations show as squares on the diagonal.
 
     Up to 16 models the cells carry their values; the figure grows with the pool up to
     about 11 x 10 inches, and beyond 40 models only some names label the axes (a
     1,000-model pool drew a 550-inch figure for 100 s)."""
     import seaborn as sns
+    from matplotlib.patches import Rectangle
 
     S = np.asarray(sigma, dtype=float)
     if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] != len(names):
         raise ValueError(f"sigma must be square with one row per name; got shape {S.shape} "
                          f"and {len(names)} names")
+    blocks: list[int] = []
+    if families is not None:
+        if len(families) != len(names):
+            raise ValueError(f"families must have one entry per name; got {len(families)} "
+                             f"for {len(names)} names")
+        first = {f: i for i, f in reversed(list(enumerate(families)))}
+        order = sorted(range(len(names)), key=lambda j: (first[families[j]], j))
+        S = S[np.ix_(order, order)]
+        names = [f"{names[j]} [{families[j]}]" for j in order]
+        fams = [families[j] for j in order]
+        blocks = [sum(1 for _ in g) for _, g in itertools.groupby(fams)]
     m = len(names)
     fig, ax = plt.subplots(figsize=(min(0.55 * m + 2.5, 11.0), min(0.5 * m + 1.8, 10.0)))
     labels: Any = True if m <= 40 else "auto"
@@ -203,6 +415,12 @@ def correlation_heatmap(sigma: np.ndarray, names: Sequence[str], *, title: str |
                 cmap="viridis", annot=annotate and m <= 16, fmt=".2f",
                 annot_kws={"fontsize": 7}, square=True, cbar_kws={"shrink": 0.7},
                 xticklabels=labels, yticklabels=labels)
+    start = 0
+    for size in blocks:
+        if size > 1:
+            ax.add_patch(Rectangle((start, start), size, size, fill=False, edgecolor="white",
+                                   linewidth=1.6))
+        start += size
     ax.tick_params(labelsize=8)
     if title:
         ax.set_title(title)
@@ -239,47 +457,67 @@ def paired_differences_plot(diffs: pd.DataFrame, *, label: str = "Greedy MI − 
 _VERDICT_COLOR = {"holds": "#1a7f37", "within noise": "#9a6700", "contradicted": "#b42318"}
 
 
-def claims_forest(effects: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
+def _panels(groups: list[tuple[str, pd.DataFrame]], row_height: float, extra: float
+            ) -> tuple[Figure, list[Any]]:
+    """One axes per group, stacked, each as tall as its rows and with its own x scale."""
+    heights = [max(len(g), 1) + 1.2 for _, g in groups]
+    fig, axes = plt.subplots(len(groups), 1, squeeze=False,
+                             figsize=(7.2, row_height * sum(heights) + extra),
+                             gridspec_kw={"height_ratios": heights})
+    return fig, list(axes.flat)
+
+
+def claims_forest(effects: pd.DataFrame, *, dataset_label: Any = str,
+                  panel: str = "effect_type") -> Figure:
     """Forest plot of the claims' headline effects (from :func:`ensel.book.claims.
     effects_table`): one row per (dataset, claim), ours as a filled dot with its 95 %
     interval coloured by verdict (for a claim about every budget: the least clear budget,
     which decides the verdict), the paper's own (from its mean ± std) as a hollow
-    square; negative supports the claim."""
+    square; negative supports the claim.
+
+    When ``effects`` has the column ``panel`` (default ``effect_type``: e.g. "difference of
+    test errors", "difference of accuracies"), each type gets its own panel and x scale, so
+    effects of different kinds are never read on one axis."""
     e = effects.reset_index(drop=True)
-    n = len(e)
-    fig, ax = plt.subplots(figsize=(7.2, 0.24 * n + 1.4))
-    y = np.arange(n)[::-1].astype(float)
-    for yi, r in zip(y, e.itertuples(), strict=True):
-        if np.isfinite(r.paper_effect):
-            ax.errorbar(r.paper_effect, yi - 0.22, xerr=[[r.paper_effect - r.paper_low],
-                                                        [r.paper_high - r.paper_effect]],
-                        fmt="s", mfc="white", color="#777777", ms=4, capsize=2, lw=1)
-        if np.isfinite(r.effect):
-            c = _VERDICT_COLOR.get(str(r.verdict), "#000000")
-            ax.errorbar(r.effect, yi + 0.1, xerr=[[r.effect - r.effect_low],
-                                                 [r.effect_high - r.effect]],
-                        fmt="o", color=c, ms=4, capsize=2, lw=1.2)
-    ax.axvline(0.0, color="k", lw=1)
-    ax.set_yticks(y)
-    ax.set_yticklabels([f"{dataset_label(r.dataset)} · {r.id}" for r in e.itertuples()],
-                       fontsize=7)
-    ax.set_ylim(-0.8, n - 0.2)
-    ax.set_xlabel("effect (difference of errors or accuracies; negative supports the claim)")
+    groups = ([(str(k), g.reset_index(drop=True)) for k, g in e.groupby(panel, sort=False)]
+              if panel in e.columns else [("", e)])
+    fig, axes = _panels(groups, 0.24, 1.0)
+    for (kind, g), ax in zip(groups, axes, strict=True):
+        n = len(g)
+        y = np.arange(n)[::-1].astype(float)
+        for yi, r in zip(y, g.itertuples(), strict=True):
+            if np.isfinite(r.paper_effect):
+                ax.errorbar(r.paper_effect, yi - 0.22, xerr=[[r.paper_effect - r.paper_low],
+                                                            [r.paper_high - r.paper_effect]],
+                            fmt="s", mfc="white", color="#777777", ms=4, capsize=2, lw=1)
+            if np.isfinite(r.effect):
+                c = _VERDICT_COLOR.get(str(r.verdict), "#000000")
+                ax.errorbar(r.effect, yi + 0.1, xerr=[[r.effect - r.effect_low],
+                                                     [r.effect_high - r.effect]],
+                            fmt="o", color=c, ms=4, capsize=2, lw=1.2)
+        ax.axvline(0.0, color="k", lw=1)
+        ax.set_yticks(y)
+        ax.set_yticklabels([f"{dataset_label(r.dataset)} · {r.id}" for r in g.itertuples()],
+                           fontsize=7)
+        ax.set_ylim(-0.8, n - 0.2)
+        ax.set_xlabel(f"{kind or 'effect (difference of errors or accuracies)'}; negative "
+                      "supports the claim", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
     handles = [plt.Line2D([], [], color=c, marker="o", ls="", label=f"ours: {v}")
                for v, c in _VERDICT_COLOR.items()]
     handles.append(plt.Line2D([], [], color="#777777", marker="s", mfc="white", ls="",
                               label="paper (from its mean ± std)"))
-    ax.legend(handles=handles, fontsize=7, loc="lower center", ncol=2,
-              bbox_to_anchor=(0.5, 1.0), frameon=False)
-    ax.grid(axis="x", alpha=0.3)
+    axes[0].legend(handles=handles, fontsize=7, loc="lower center", ncol=2,
+                   bbox_to_anchor=(0.5, 1.0), frameon=False)
     fig.tight_layout()
     return fig
 
 
 def pooled_forest(pooled: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
-    """One forest plot across the real sources (from :func:`ensel.book.protocol.
-    pool_claims`): per claim, each source's effect with its 95 % interval (dot, coloured by
-    verdict; hollow when it was not pooled) and the random-effects pooled estimate
+    """Forest plots across the real sources (from :func:`ensel.book.protocol.
+    pool_claims`), one panel per claim with its own x scale (a source with large effects
+    does not squash the others): each source's effect with its 95 % interval (dot, coloured
+    by verdict; hollow when it was not pooled) and the random-effects pooled estimate
     (diamond); negative supports the claim."""
     e = pooled.reset_index(drop=True)
     n = len(e)
@@ -290,30 +528,32 @@ def pooled_forest(pooled: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
                 ha="center", va="center", fontsize=9)
         ax.set_axis_off()
         return fig
-    fig, ax = plt.subplots(figsize=(7.2, 0.3 * n + 1.5))
-    y = np.arange(n)[::-1].astype(float)
-    labels = []
-    for yi, r in zip(y, e.itertuples(), strict=True):
-        c = _VERDICT_COLOR.get(str(r.verdict), "#000000")
-        is_pooled = r.dataset == "pooled"
-        ax.errorbar(r.effect, yi, xerr=[[r.effect - r.effect_low], [r.effect_high - r.effect]],
-                    fmt="D" if is_pooled else "o", color=c, ms=7 if is_pooled else 4,
-                    mfc=c if (is_pooled or r.pooled) else "white", capsize=2,
-                    lw=2 if is_pooled else 1.2)
-        labels.append(f"{r.id} · pooled" if is_pooled else f"{r.id} · {dataset_label(r.dataset)}")
-        if is_pooled and yi > 0:
-            ax.axhline(yi - 0.5, color="#cccccc", lw=0.8)
-    ax.axvline(0.0, color="k", lw=1)
-    ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize=7)
-    ax.set_ylim(-0.8, n - 0.2)
-    ax.set_xlabel("effect (difference of test errors; negative supports the claim)")
+    groups = [(str(k), g.reset_index(drop=True)) for k, g in e.groupby("id", sort=False)]
+    fig, axes = _panels(groups, 0.3, 1.0)
+    for (claim, g), ax in zip(groups, axes, strict=True):
+        y = np.arange(len(g))[::-1].astype(float)
+        labels = []
+        for yi, r in zip(y, g.itertuples(), strict=True):
+            c = _VERDICT_COLOR.get(str(r.verdict), "#000000")
+            is_pooled = r.dataset == "pooled"
+            ax.errorbar(r.effect, yi, xerr=[[r.effect - r.effect_low],
+                                            [r.effect_high - r.effect]],
+                        fmt="D" if is_pooled else "o", color=c, ms=7 if is_pooled else 4,
+                        mfc=c if (is_pooled or r.pooled) else "white", capsize=2,
+                        lw=2 if is_pooled else 1.2)
+            labels.append("pooled" if is_pooled else str(dataset_label(r.dataset)))
+        ax.axvline(0.0, color="k", lw=1)
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels, fontsize=7)
+        ax.set_ylim(-0.8, len(g) - 0.2)
+        ax.set_title(claim, fontsize=9, loc="left")
+        ax.grid(axis="x", alpha=0.3)
+    axes[-1].set_xlabel("effect (difference of test errors; negative supports the claim)")
     handles = [plt.Line2D([], [], color=c, marker="o", ls="", label=v)
                for v, c in _VERDICT_COLOR.items()]
     handles.append(plt.Line2D([], [], color="#444444", marker="D", ls="",
                               label="pooled (random effects)"))
-    ax.legend(handles=handles, fontsize=7, loc="lower center", ncol=4,
-              bbox_to_anchor=(0.5, 1.0), frameon=False)
-    ax.grid(axis="x", alpha=0.3)
+    axes[0].legend(handles=handles, fontsize=7, loc="lower center", ncol=4,
+                   bbox_to_anchor=(0.5, 1.15), frameon=False)
     fig.tight_layout()
     return fig

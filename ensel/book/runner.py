@@ -78,6 +78,9 @@ __all__ = [
     "load_runs",
     "notebook_parameters",
     "run_key",
+    "reproduce_command",
+    "FIGURE_DATA_DIR",
+    "PROVENANCE_TAG",
     "missing_inputs",
     "unavailable_data",
     "main",
@@ -470,7 +473,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                         copy.deepcopy(nb), str(staging), parameters=params,
                         kernel_name="python3", cwd=str(cwd or root),
                         progress_bar=_progress_bar(run) if progress else False,
-                        log_output=False, extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                        log_output=False, extra_arguments=_KERNEL_ARGUMENTS,
                     )
                 break
             except pm.PapermillExecutionError:
@@ -492,9 +495,11 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
             raise
         raise NotebookRunError(f"{label} could not be executed: {exc}{kept}") from exc
     _strip_volatile(executed)
-    _finish_page(executed, run, root=root, out_dir=out_dir)
-    if key is not None:
-        executed.metadata["ensel"] = {"key": key}
+    _finish_page(executed, run, root=root, out_dir=out_dir, test=test,
+                 extra_parameters=extra_parameters or {}, key=key)
+    executed.metadata["ensel"] = {"key": key, **_provenance(root), "parameters": params,
+                                  "command": reproduce_command(run, test=test,
+                                                               extra=extra_parameters)}
     warnings = _warnings_in(executed)
     if warnings and not allow_warnings:
         nbformat.write(executed, staging)
@@ -557,6 +562,12 @@ def _progress_bar(run: NotebookRun) -> dict[str, Any]:
             "dynamic_ncols": True}
 
 
+#: Arguments of every page's kernel: quiet logs, and every displayed figure carries the
+#: data it plots (:func:`ensel.book.figures.install_figure_data`).
+_KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR",
+                     "--IPKernelApp.exec_lines=from ensel.book.figures import "
+                     "install_figure_data as _ensel_fd; _ensel_fd(); del _ensel_fd"]
+
 _KERNEL_START_FAILURES = ("Kernel died before replying", "Kernel didn't respond",
                           "Address already in use")
 
@@ -590,9 +601,12 @@ def _keep_failed(staging: Path, failed: Path) -> str:
     return f" (the failed notebook is kept at {failed}; the last good page is unchanged)"
 
 
-def _finish_page(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path) -> None:
-    """Show the parameters the page ran with, and add the page's download links (the
-    executed notebook and its jupytext source, copied to ``<out_dir>/_sources/``).
+def _finish_page(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path, test: bool = False,
+                 extra_parameters: dict[str, Any] | None = None, key: str | None = None
+                 ) -> None:
+    """Show the parameters the page ran with, put a "Reproduce this" box under every figure
+    (:func:`_figure_provenance`) and add the page's download links (the executed notebook
+    and its jupytext source, copied to ``<out_dir>/_sources/``).
 
     When papermill injected parameters, the notebook's defaults cell is folded (a reader
     would otherwise see ``rho = 0.3`` on the page that ran with ``rho = 0.6``) and the
@@ -606,6 +620,8 @@ def _finish_page(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path) -> Non
             cell.metadata["tags"] = [*tags, "hide-cell"]
         if "injected-parameters" in tags:
             cell.metadata["tags"] = [t for t in tags if t != "hide-cell"]
+    _figure_provenance(nb, run, root=root, out_dir=out_dir, test=test,
+                       extra_parameters=extra_parameters or {}, key=key)
     sources = out_dir / "_sources"
     sources.mkdir(parents=True, exist_ok=True)
     src = root / "notebooks" / f"{run.notebook}.py"
@@ -619,6 +635,116 @@ def _finish_page(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path) -> Non
         f"{{download}}`jupytext source <_sources/{src.name}>` "
         f"(`notebooks/{src.name}` in the repository)",
         id="cell-downloads"))
+
+
+#: Tag of the "Reproduce this figure" cells (MyST; ``ensel evaluate``'s HTML report, made by
+#: nbconvert, leaves them out).
+PROVENANCE_TAG = "ensel-provenance"
+
+#: Folder (under the output folder) of the figures' data, one sub-folder per run.
+FIGURE_DATA_DIR = "_figdata"
+
+
+def reproduce_command(run: NotebookRun, *, test: bool = False,
+                      extra: dict[str, Any] | None = None) -> str:
+    """The command that re-executes ``run`` (listed runs by output name; ad-hoc runs with
+    their ``-p`` parameters)."""
+    if extra:
+        params = " ".join(f"-p {k}={json.dumps(v) if not isinstance(v, str) else v}"
+                          for k, v in sorted(extra.items()))
+        cmd = f"ensel notebooks run {run.notebook} {params}"
+    else:
+        cmd = f"ensel notebooks run {run.notebook} --output {run.output}"
+    return cmd + (" --test" if test else "")
+
+
+@functools.lru_cache(maxsize=8)
+def _provenance(root: Path) -> dict[str, str]:
+    """The ensel version, the commit of the checkout (``+`` when it has uncommitted
+    changes; empty outside git) and the environment digest (:func:`_environment_digest`)."""
+    import subprocess
+
+    import ensel
+
+    commit = ""
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+                              capture_output=True, text=True, timeout=10, check=True)
+        commit = head.stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=10, check=True)
+        if dirty.stdout.strip():
+            commit += "+"
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return {"version": ensel.__version__, "commit": commit,
+            "environment": _environment_digest(root)}
+
+
+def _figure_provenance(nb: Any, run: NotebookRun, *, root: Path, out_dir: Path, test: bool,
+                       extra_parameters: dict[str, Any], key: str | None) -> None:
+    """Under every figure the page shows: write the data it plots (the CSV its kernel
+    attached, :data:`ensel.book.figures.FIGURE_DATA_MIME`) to
+    ``<out_dir>/_figdata/<output>/<figure>.csv`` and add a folded "Reproduce this" box with
+    the command, the ensel version and commit, the environment digest, the run key and the
+    SHA-256 and download of the data. The box's cell metadata (``ensel.figures``) lists the
+    figures for the list of figures."""
+    import nbformat
+
+    from ensel.book.figures import FIGURE_DATA_MIME
+
+    folder = out_dir / FIGURE_DATA_DIR / run.output
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    info = _provenance(root)
+    command = reproduce_command(run, test=test, extra=extra_parameters)
+    cells = []
+    count = 0
+    for cell in nb.cells:
+        cells.append(cell)
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.get("tags", [])
+        blobs = []
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if FIGURE_DATA_MIME in data:
+                blobs.append(data.pop(FIGURE_DATA_MIME))
+        if not blobs or "remove-cell" in tags or "remove-output" in tags:
+            continue
+        figure = cell.metadata.get("mystnb", {}).get("figure", {})
+        base = figure.get("name") or f"{run.output}-figure-{count + 1}"
+        entries = []
+        for i, csv in enumerate(blobs):
+            count += 1
+            name = base if i == 0 else f"{base}-{i + 1}"
+            folder.mkdir(parents=True, exist_ok=True)
+            raw = (csv if isinstance(csv, str) else "".join(csv)).encode()
+            tmp = folder / f".{name}.csv.tmp"
+            tmp.write_bytes(raw)
+            os.replace(tmp, folder / f"{name}.csv")
+            entries.append({"name": name, "label": figure.get("name", ""),
+                            "caption": figure.get("caption", ""),
+                            "csv": f"{FIGURE_DATA_DIR}/{run.output}/{name}.csv",
+                            "sha256": hashlib.sha256(raw).hexdigest()})
+        rows = [f"| command | `{command}` |",
+                f"| ensel | {info['version']}"
+                + (f", commit `{info['commit']}`" if info["commit"] else "") + " |",
+                f"| environment digest | `{info['environment'][:16]}` |"]
+        if key:
+            rows.append(f"| run key | `{key[:16]}` |")
+        for e in entries:
+            rows.append(f"| data of `{e['name']}` | {{download}}`CSV <{e['csv']}>` · SHA-256 "
+                        f"`{e['sha256'][:16]}` |")
+        box = nbformat.v4.new_markdown_cell(
+            ":::{admonition} Reproduce this figure\n:class: dropdown ensel-provenance\n\n"
+            "| | |\n|---|---|\n" + "\n".join(rows) + "\n:::",
+            id=f"cell-provenance-{count:03d}")
+        box.metadata["ensel"] = {"figures": entries}
+        box.metadata["tags"] = [PROVENANCE_TAG]  # standalone reports drop the boxes
+        cells.append(box)
+    nb.cells = cells
 
 
 # --------------------------------------------------------------------------- keys and cache

@@ -235,7 +235,7 @@ def to_html(nb: Any) -> str:
 
     c = Config()
     c.TagRemovePreprocessor.enabled = True
-    c.TagRemovePreprocessor.remove_cell_tags = {"remove-cell"}
+    c.TagRemovePreprocessor.remove_cell_tags = {"remove-cell", "ensel-provenance"}
     c.TagRemovePreprocessor.remove_input_tags = {"hide-input", "remove-input", "parameters",
                                                  "injected-parameters"}
     exporter = HTMLExporter(config=c)

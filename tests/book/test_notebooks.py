@@ -70,7 +70,7 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     (site / "book").mkdir(parents=True)
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, site / name)
-    for md in (ROOT / "book").glob("*.md"):
+    for md in [*(ROOT / "book").glob("*.md"), *(ROOT / "book").glob("*.bib")]:
         shutil.copy(md, site / "book" / md.name)
     for sub in (ROOT / "book").iterdir():
         if sub.is_dir() and sub.name != "_generated":
@@ -90,6 +90,10 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
     page = (html / "book" / "_generated" / "system_model.html").read_text()
     assert "_static/mathjax/tex-chtml.js" in page
+    # every figure has its folded provenance box and data download; the generated pages exist
+    assert "Reproduce this figure" in page and "_figdata/system_model/" in page
+    for name in ("list_of_figures", "execution_statistics", "bibliography", "notation"):
+        assert (html / "book" / f"{name}.html").is_file(), name
     # the API reference (book/api/) puts the library's objects in the inventory
     from test_api_reference import python_objects
 
@@ -108,6 +112,39 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
         problems += [f"{path.name}: glued value in quotes: {q}" for q in quoted_glue(text)]
         problems += [f"{path.name}: {p}" for p in shown_defaults(text)]
     assert problems == [], "\n".join(problems)
+
+
+def test_every_figure_has_a_provenance_box_and_the_list_of_figures_covers_the_paper(
+        executed: dict[str, Path | Exception]) -> None:
+    import hashlib
+
+    from ensel.book.provenance import paper_figures_table
+    from ensel.paper import paper_map
+
+    built = {k: v for k, v in executed.items() if isinstance(v, Path)}
+    out_dir = next(iter(built.values())).parent
+    n_figures = 0
+    for output, path in built.items():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            tags = set(cell.metadata.get("tags", []))
+            shows = (cell.cell_type == "code" and not tags & {"remove-cell", "remove-output"}
+                     and any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])))
+            if not shows:
+                continue
+            box = nb.cells[i + 1] if i + 1 < len(nb.cells) else None
+            figs = box.metadata.get("ensel", {}).get("figures") if box is not None else None
+            assert figs, f"{output}: cell {i} shows a figure without a 'Reproduce this' box"
+            for f in figs:
+                data = (out_dir / f["csv"]).read_bytes()
+                assert hashlib.sha256(data).hexdigest() == f["sha256"], (output, f["name"])
+                assert f"{{download}}`CSV <{f['csv']}>`" in box.source
+                n_figures += 1
+    assert n_figures > 20
+    table = paper_figures_table(out_dir)
+    for obj in paper_map():
+        if obj.kind in ("Figure", "Table") and obj.reproduced_by:
+            assert f"| {obj.kind} {obj.number}: " in table, f"{obj.ref} not in the list"
 
 
 def _text(path: Path) -> str:

@@ -70,7 +70,8 @@ def test_forest_plot_has_one_row_per_source_and_pooled_estimate():
     pooled = protocol.pool_claims(v, ["mmlu_redux", "llmbar"])
     fig = figures.pooled_forest(pooled, dataset_label=profiles.label)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert labels == ["G2 · MMLU-Redux", "G2 · LLMBar", "G2 · pooled"]
+    assert labels == ["MMLU-Redux", "LLMBar", "pooled"]
+    assert fig.axes[0].get_title(loc="left") == "G2"
     empty = figures.pooled_forest(pooled.iloc[:0])
     assert "nothing to pool" in empty.axes[0].texts[0].get_text()
 
@@ -87,3 +88,23 @@ def test_profiles_describe_every_dataset_once():
             assert p.get(key), (name, key)
     assert profiles.is_real("llmbar") and not profiles.is_standin("llmbar")
     assert profiles.profile("my/answers.csv") == {"label": "answers.csv", "kind": "user"}
+
+
+def test_forest_plots_give_each_claim_and_each_effect_type_its_own_panel_and_scale():
+    v = _verdicts([("G2", "mmlu_redux", "c", -0.02, -0.04, 0.0, 0.01, "within noise"),
+                   ("G2", "llmbar", "c", 0.01, -0.01, 0.03, 0.01, "within noise"),
+                   ("G5", "mmlu_redux", "c", -0.3, -0.4, -0.2, 0.01, "holds"),
+                   ("G5", "llmbar", "c", -0.25, -0.35, -0.15, 0.01, "holds")])
+    pooled = protocol.pool_claims(v, ["mmlu_redux", "llmbar"])
+    fig = figures.pooled_forest(pooled, dataset_label=profiles.label)
+    assert [ax.get_title(loc="left") for ax in fig.axes] == ["G2", "G5"]
+    (lo2, hi2), (lo5, hi5) = (ax.get_xlim() for ax in fig.axes)
+    assert hi2 - lo2 < 0.5 * (hi5 - lo5) or hi5 < lo2, "each claim keeps its own x scale"
+    effects = pd.DataFrame({
+        "id": ["a", "b"], "dataset": ["mmlu", "mmlu"], "effect": [-0.01, 2.0],
+        "effect_low": [-0.02, 1.0], "effect_high": [0.0, 3.0], "verdict": ["holds"] * 2,
+        "paper_effect": [np.nan] * 2, "paper_low": [np.nan] * 2, "paper_high": [np.nan] * 2,
+        "effect_type": ["difference of test errors", "difference of accuracies (points)"]})
+    fig = figures.claims_forest(effects)
+    assert len(fig.axes) == 2
+    assert fig.axes[1].get_xlabel().startswith("difference of accuracies")

@@ -1,0 +1,101 @@
+"""Sphinx extension: the pages generated from the runs (list of figures, execution statistics).
+
+Directives, each replaced by a MyST table made by :mod:`ensel.book.provenance` from the executed
+notebooks in ``book/_generated`` (their "Reproduce this" boxes and metadata), the last build's
+``timings.json`` and the paper map (:func:`ensel.paper.paper_map`):
+
+``{ensel-paper-figures}``
+    every figure and table of the paper and the book figures/tables that reproduce it;
+``{ensel-book-figures}``
+    every figure of the book, in the order of the table of contents;
+``{ensel-runs}``
+    every run with its time, status, parameters, versions, environment digest and key.
+
+The pages that use them are read again on every build (their content depends on the runs,
+not on their own source).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+
+OUT = "book/_generated"
+
+
+def _out_dir(env: Any) -> Path:
+    return Path(env.srcdir) / OUT
+
+
+def _toc_order(env: Any) -> list[str]:
+    import yaml
+
+    toc = yaml.safe_load((Path(env.srcdir) / "_toc.yml").read_text(encoding="utf-8"))
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            f = node.get("file", "")
+            if f.startswith(OUT + "/"):
+                found.append(f[len(OUT) + 1:])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc)
+    return found
+
+
+class _Generated(SphinxDirective):
+    has_content = False
+    required_arguments = 0
+
+    def markdown(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def run(self) -> list[nodes.Node]:
+        self.env.ensel_generated = getattr(self.env, "ensel_generated", set())
+        self.env.ensel_generated.add(self.env.docname)
+        container = nodes.container(classes=["ensel-generated"])
+        self.state.nested_parse(StringList(self.markdown().splitlines()), self.content_offset,
+                                container)
+        return [container]
+
+
+class PaperFigures(_Generated):
+    def markdown(self) -> str:
+        from ensel.book.provenance import paper_figures_table
+
+        return paper_figures_table(_out_dir(self.env))
+
+
+class BookFigures(_Generated):
+    def markdown(self) -> str:
+        from ensel.book.provenance import book_figures_table
+
+        return book_figures_table(_out_dir(self.env), order=_toc_order(self.env))
+
+
+class Runs(_Generated):
+    def markdown(self) -> str:
+        from ensel.book.provenance import runs_table
+
+        return runs_table(_out_dir(self.env))
+
+
+def _always_read(app: Any, env: Any, added: set, changed: set, removed: set) -> list[str]:
+    return sorted(d for d in getattr(env, "ensel_generated", set()) if d in env.found_docs)
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.add_directive("ensel-paper-figures", PaperFigures)
+    app.add_directive("ensel-book-figures", BookFigures)
+    app.add_directive("ensel-runs", Runs)
+    app.connect("env-get-outdated", _always_read)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

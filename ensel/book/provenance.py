@@ -1,0 +1,246 @@
+"""Where each figure of the book comes from: the list of figures and the list of runs.
+
+Both are generated from what the runs left in the output folder (``book/_generated``), never
+written by hand:
+
+* every figure a page shows has, under it, a "Reproduce this" box written by the runner
+  (:func:`ensel.book.runner.execute_run`), whose cell metadata ``ensel.figures`` names the
+  figure, its caption, the CSV of the data it plots and that file's SHA-256; the executed
+  notebook's metadata ``ensel`` holds the run's command, parameters, key, ensel version,
+  commit and environment digest;
+* ``timings.json`` holds the last build's time and status of every run;
+* the paper map (:func:`ensel.paper.paper_map`) says which book figure or table reproduces
+  which figure or table of the paper.
+
+:func:`paper_figures_table`, :func:`book_figures_table` and :func:`runs_table` return MyST
+Markdown tables; the book's Sphinx extension ``book/_ext/reader_pages.py`` puts them on the
+list of figures and the execution statistics pages when the book is built.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BookFigure", "RunRecord", "book_figures", "defined_labels", "runs",
+           "paper_figures_table", "book_figures_table", "runs_table"]
+
+_TARGET = re.compile(r"(?m)^\((\S+)\)=\s*$")
+_PAGE_ORDER_SKIP = (".staging", "_failed")
+
+
+@dataclass(frozen=True)
+class BookFigure:
+    """One figure shown on a page of the book."""
+
+    page: str  #: the run's output name (``book/_generated/<page>.ipynb``)
+    name: str  #: the figure's name (its label, or ``<page>-figure-<n>``)
+    label: str  #: its cross-reference label ("" when it has none)
+    caption: str
+    csv: str  #: the data it plots, relative to the output folder
+    sha256: str  #: SHA-256 of that CSV
+    command: str  #: the command that remakes it
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One executed run, as its notebook and the last build's ``timings.json`` record it."""
+
+    output: str
+    status: str
+    seconds: float | None
+    parameters: dict[str, Any]
+    command: str
+    key: str
+    version: str
+    commit: str
+    environment: str
+
+
+def _notebooks(out_dir: Path) -> list[Path]:
+    return sorted(p for p in Path(out_dir).glob("*.ipynb"))
+
+
+def _read(path: Path) -> Any:
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
+def book_figures(out_dir: str | Path, order: Sequence[str] = ()) -> list[BookFigure]:
+    """Every figure of the executed pages in ``out_dir``, page by page (pages in ``order``
+    first, e.g. the table of contents; then the rest by name) and in page order."""
+    paths = {p.stem: p for p in _notebooks(Path(out_dir))}
+    names = [n for n in order if n in paths] + sorted(set(paths) - set(order))
+    found = []
+    for name in names:
+        nb = _read(paths[name])
+        command = nb.metadata.get("ensel", {}).get("command", "")
+        for cell in nb.cells:
+            for f in cell.metadata.get("ensel", {}).get("figures", []):
+                found.append(BookFigure(name, f["name"], f.get("label", ""),
+                                        f.get("caption", ""), f["csv"], f["sha256"], command))
+    return found
+
+
+def defined_labels(out_dir: str | Path) -> set[str]:
+    """The cross-reference labels the executed pages define (figure names and ``(label)=``
+    targets), so that generated links never point at a page that was not built."""
+    labels: set[str] = set()
+    for path in _notebooks(Path(out_dir)):
+        for cell in _read(path).cells:
+            name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
+            if name:
+                labels.add(name)
+            if cell.cell_type == "markdown":
+                labels.update(_TARGET.findall(cell.source))
+    return labels
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell (one line, no column bars)."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _short(caption: str, limit: int = 140) -> str:
+    text = _cell(caption)
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    if cut.count("$") % 2:  # never cut inside inline math
+        cut = cut[:cut.rfind("$")].rstrip()
+    return cut + " …"
+
+
+def _doc(page: str) -> str:
+    return f"{{doc}}`/book/_generated/{page}`"
+
+
+def _download(out_dir_name: str, csv: str) -> str:
+    return f"{{download}}`CSV </book/{out_dir_name}/{csv}>`"
+
+
+def paper_figures_table(out_dir: str | Path, objects: Sequence[Any] | None = None, *,
+                        out_dir_name: str = "_generated") -> str:
+    """The paper's figures and tables, each with the book figures and tables that reproduce
+    it (from the paper map's ``reproduced_by``), their pages, data and commands. Objects whose
+    reproductions are not in this build say so."""
+    if objects is None:
+        from ensel.paper import paper_map
+
+        objects = paper_map()
+    figs = {f.label: f for f in book_figures(out_dir) if f.label}
+    labels = defined_labels(out_dir)
+    page_of = _label_pages(out_dir)
+    rows = ["| paper | reproduced in the book | page | data | command |",
+            "|---|---|---|---|---|"]
+    for obj in objects:
+        if obj.kind not in ("Figure", "Table"):
+            continue
+        built = [lab for lab in obj.reproduced_by if lab in labels]
+        paper = f"{obj.kind} {obj.number}: {_cell(obj.title)}"
+        if not obj.reproduced_by:
+            rows.append(f"| {paper} | not reproduced (a schematic or an overview; see the "
+                        "{doc}`map of the paper </book/figure_map>`) | | | |")
+            continue
+        if not built:
+            rows.append(f"| {paper} | not in this build ({', '.join(obj.reproduced_by)}: "
+                        "their pages were not built, e.g. their data was not available) "
+                        "| | | |")
+            continue
+        for i, lab in enumerate(built):
+            f = figs.get(lab)
+            page = page_of.get(lab, "")
+            rows.append("| " + " | ".join([
+                paper if i == 0 else "",
+                f"{{ref}}`{lab} <{lab}>`",
+                _doc(page) if page else "",
+                _download(out_dir_name, f.csv) if f else "(a table)",
+                f"`{f.command}`" if f and f.command else "",
+            ]) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def _label_pages(out_dir: str | Path) -> dict[str, str]:
+    pages = {}
+    for path in _notebooks(Path(out_dir)):
+        for cell in _read(path).cells:
+            name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
+            if name:
+                pages[name] = path.stem
+            if cell.cell_type == "markdown":
+                for lab in _TARGET.findall(cell.source):
+                    pages[lab] = path.stem
+    return pages
+
+
+def book_figures_table(out_dir: str | Path, objects: Sequence[Any] | None = None, *,
+                       order: Sequence[str] = (), out_dir_name: str = "_generated") -> str:
+    """Every figure of the book in reading order: its caption, page, the paper figures it
+    reproduces (from the paper map), its data (CSV) and the command that remakes it."""
+    if objects is None:
+        from ensel.paper import paper_map
+
+        objects = paper_map()
+    reproduces: dict[str, list[str]] = {}
+    for obj in objects:
+        for lab in obj.reproduced_by:
+            reproduces.setdefault(lab, []).append(f"{obj.kind} {obj.number}")
+    rows = ["| # | figure | page | paper | data | command |", "|---|---|---|---|---|---|"]
+    for n, f in enumerate(book_figures(out_dir, order), start=1):
+        # the caption as Markdown (its math renders), then a link to the figure
+        title = _short(f.caption, 110) or f.name
+        if f.label:
+            title += f" · {{ref}}`view <{f.label}>`"
+        rows.append("| " + " | ".join([
+            str(n), title, _doc(f.page), ", ".join(reproduces.get(f.label, [])) or "–",
+            _download(out_dir_name, f.csv), f"`{f.command}`" if f.command else "",
+        ]) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def runs(out_dir: str | Path) -> list[RunRecord]:
+    """Every run of the last build (``timings.json``; without it, every executed page), with
+    its parameters, key, versions and commit from its executed notebook."""
+    out = Path(out_dir)
+    timings: list[dict[str, Any]] = []
+    path = out / "timings.json"
+    if path.is_file():
+        try:
+            timings = json.loads(path.read_text())
+        except (OSError, ValueError):
+            timings = []
+    if not timings:
+        timings = [{"output": p.stem, "status": "", "seconds": None} for p in _notebooks(out)]
+    records = []
+    for t in timings:
+        nb_path = out / f"{t['output']}.ipynb"
+        meta = _read(nb_path).metadata.get("ensel", {}) if nb_path.is_file() else {}
+        records.append(RunRecord(
+            t["output"], str(t.get("status", "")), t.get("seconds"),
+            dict(meta.get("parameters", {})), str(meta.get("command", "")),
+            str(meta.get("key") or ""), str(meta.get("version", "")),
+            str(meta.get("commit", "")), str(meta.get("environment", ""))))
+    return records
+
+
+def runs_table(out_dir: str | Path) -> str:
+    """One row per run: page, status and time of the last build, parameters, ensel version
+    and commit, environment digest and run key (the first 12 hex digits of each)."""
+    rows = ["| page | status | seconds | parameters | ensel | environment | run key |",
+            "|---|---|---|---|---|---|---|"]
+    for r in runs(out_dir):
+        exists = (Path(out_dir) / f"{r.output}.ipynb").is_file()
+        params = ", ".join(f"`{k}={json.dumps(v, default=str)}`"
+                           for k, v in sorted(r.parameters.items()))
+        version = r.version + (f" (`{r.commit}`)" if r.commit else "")
+        rows.append("| " + " | ".join([
+            _doc(r.output) if exists else f"`{r.output}`", r.status or "–",
+            "–" if r.seconds is None else f"{r.seconds:.1f}", _cell(params) or "–",
+            version or "–", f"`{r.environment[:12]}`" if r.environment else "–",
+            f"`{r.key[:12]}`" if r.key else "–"]) + " |")
+    return "\n".join(rows) + "\n"
