@@ -1053,8 +1053,9 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
     -------
     pandas.DataFrame
         Columns ``k, mean_diff, std_diff, ci_low, ci_high, boot_low, boot_high, p_value, n,
-        a_wins, b_wins, ties, verdict, interval`` (``interval``: which variance was used,
-        ``"corrected"``, ``"halves"`` or ``"naive"``).
+        a_wins, b_wins, ties, verdict, interval, se`` (``interval``: which variance was used,
+        ``"corrected"``, ``"halves"`` or ``"naive"``; ``se``: the standard error behind the
+        interval and the p-value).
     """
     from ensel.stats import paired_interval
 
@@ -1104,8 +1105,9 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
                                 correct=correct, halves=hk)
             sd, lo, hi, pval, verdict, how = (r.sd, r.low, r.high, r.p_value(), r.verdict,
                                               r.method)
+            se = r.se
         else:
-            sd, lo, hi, pval = 0.0, mean, mean, float("nan")
+            sd, lo, hi, pval, se = 0.0, mean, mean, float("nan"), 0.0
             verdict = "within noise" if mean == 0 else ("holds" if mean < 0 else "contradicted")
         if n_boot > 0 and n > 1:
             boots = d[rng.integers(0, n, size=(int(n_boot), n))].mean(axis=1)
@@ -1113,10 +1115,11 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         else:
             blo = bhi = mean
         rows.append((int(k), mean, sd, lo, hi, blo, bhi, pval, n,
-                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()), verdict, how))
+                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()), verdict, how,
+                     se))
     return pd.DataFrame(rows, columns=["k", "mean_diff", "std_diff", "ci_low", "ci_high",
                                        "boot_low", "boot_high", "p_value", "n", "a_wins",
-                                       "b_wins", "ties", "verdict", "interval"])
+                                       "b_wins", "ties", "verdict", "interval", "se"])
 
 
 def one_se_k(errors: pd.DataFrame, *, test_fraction: float = 0.2
