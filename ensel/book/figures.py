@@ -40,6 +40,7 @@ SELECTOR_STYLE: dict[str, dict[str, Any]] = {
     "greedy_mi": {"color": "#d62728", "marker": "D"},
     "exhaustive": {"color": "#555555", "marker": "", "linestyle": "--"},
     "exhaustive_mi": {"color": "#9467bd", "marker": "x", "linestyle": ":"},
+    "exhaustive_nested": {"color": "#8c564b", "marker": "+", "linestyle": "-."},
 }
 
 

@@ -61,8 +61,9 @@ LABELS: dict[str, str] = {
     "relevance": "Term 1",
     "mrmr": "Terms 1+2",
     "greedy_mi": "Greedy MI",
-    "exhaustive": "Exhaustive (oracle)",
+    "exhaustive": "Test-split minimum (bound)",
     "exhaustive_mi": "Exhaustive max-MI",
+    "exhaustive_nested": "Best subset, nested",
 }
 #: The paper's names of the selectors (its tables' legends).
 SELECTOR_NAMES: dict[str, str] = {
