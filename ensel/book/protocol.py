@@ -55,6 +55,7 @@ __all__ = [
     "copula_side_by_side",
     "pooled_sentence",
     "gather_verdicts",
+    "findings_table",
 ]
 
 #: The paper-calibrated stand-ins (the datasets with a paper table to compare with).
@@ -333,16 +334,8 @@ def verdict_sentence(v: pd.DataFrame, counts: pd.DataFrame,
         tot = stand.sum()
         out.append(f"On the paper-calibrated stand-ins, {_outcomes(tot)}.")
     for d in [d for d in counts.index if d not in STANDINS]:
-        extra = ""
-        for cid, what in (("G2", "Greedy MI minus Top-k over k = 3..7"),
-                          ("G5", "the best ensemble minus the best single model")):
-            g = v[(v["id"] == cid) & (v["dataset"] == d)]
-            if not g.empty and pd.notna(g["effect"].iloc[0]):
-                r = g.iloc[0]
-                half = (r["effect_high"] - r["effect_low"]) / 2
-                extra += f"; {what} is {r['effect']:+.4f} ± {half:.4f} ({r['verdict']})"
         out.append(f"On {tables.dataset_label(d)} (real answers), "
-                   f"{_outcomes(counts.loc[d])}{extra}.")
+                   f"{_outcomes(counts.loc[d])}.")
     per_k = [budget_sentence(d, t) for d, t in pb.items() if t is not None and len(t)]
     per_k = [x for x in per_k if x]
     if per_k:
@@ -707,3 +700,121 @@ def gather_verdicts(saved: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:
     return (v.assign(_c=v["id"].map(claim_order), _d=v["dataset"].map(data_order))
             .sort_values(["_c", "_d"], kind="stable").drop(columns=["_c", "_d"])
             .reset_index(drop=True))
+
+
+# ------------------------------------------------------------------ the findings table
+def _cell(mark: str, effect: float, low: float, high: float, href: str | None,
+          note: str = "") -> str:
+    """One verdict with its interval, linked to the page that computed it."""
+    from ensel.book.tables import format_number as fn
+
+    txt = mark
+    if pd.notna(effect):
+        txt += (f" {fn(effect, 4, signed=True)} [{fn(low, 4, signed=True)}, "
+                f"{fn(high, 4, signed=True)}]")
+    if href:
+        txt = f'<a href="{href}">{txt}</a>'
+    if note:
+        txt += f'<br><span style="font-size: 0.85em; color: #555">{note}</span>'
+    return txt
+
+
+def findings_table(v: pd.DataFrame, pooled: pd.DataFrame | None,
+                   per_budget: Mapping[str, pd.DataFrame | None], *,
+                   link: Any = None) -> pd.DataFrame:
+    """The book's findings at a glance (front page and report), HTML cells.
+
+    Rows: the paper's general claims (``G*``, with the book's control beside G3), every
+    testable claim counted, and Greedy MI against Top-k budget by budget (Holm). Columns:
+    the stand-ins (one line each), each real source, and the pooled estimate over the real
+    sources. Each cell is a verdict mark with the effect and its 95 % interval, linked by
+    ``link(dataset)`` (a URL or ``None``) to the page that computed it; rows that are not
+    counted say why.
+    """
+    from ensel.book.claims import CLAIMS, TESTABLE, VERDICT_MARKS
+
+    def href(d: str) -> str | None:
+        return None if link is None else link(d)
+
+    datasets = list(pd.unique(v["dataset"]))
+    stand = [d for d in datasets if d in STANDINS]
+    real = [d for d in datasets if d not in STANDINS]
+    cols = (["stand-ins"] if stand else []) + [tables.dataset_label(d) for d in real] + (
+        ["pooled (real)"] if len(real) >= 2 else [])
+    pooled_rows = (pooled[pooled["dataset"] == "pooled"].set_index("id")
+                   if pooled is not None and len(pooled) else pd.DataFrame())
+    rows: dict[str, dict[str, str]] = {}
+    for c in [c for c in CLAIMS if c.dataset == "all"]:
+        sub = v[v["id"] == c.id].set_index("dataset")
+        if sub.empty:
+            continue
+        row: dict[str, str] = {}
+
+        def one(d: str, prefix: str = "", sub: pd.DataFrame = sub) -> str:
+            r = sub.loc[d]
+            mark = VERDICT_MARKS.get(r["verdict"], str(r["verdict"]))
+            note = "" if r.get("class", TESTABLE) == TESTABLE else str(r["class"])
+            return prefix + _cell(mark, r["effect"], r["effect_low"], r["effect_high"],
+                                  href(d), note)
+
+        if stand:
+            row["stand-ins"] = "<br>".join(one(d, f"{tables.dataset_label(d)}: ")
+                                           for d in stand if d in sub.index)
+        for d in real:
+            row[tables.dataset_label(d)] = one(d) if d in sub.index else "–"
+        if "pooled (real)" in cols:
+            if c.id in pooled_rows.index:
+                p = pooled_rows.loc[c.id]
+                note = (f"prediction [{p['pi_low']:+.3f}, {p['pi_high']:+.3f}]"
+                        if pd.notna(p.get("pi_low")) else "")
+                row["pooled (real)"] = _cell(VERDICT_MARKS.get(p["verdict"], p["verdict"]),
+                                             p["effect"], p["effect_low"], p["effect_high"],
+                                             href("pooled"), note)
+            else:
+                row["pooled (real)"] = "–"
+        label = f"{c.id}: {c.short or c.text}"
+        if c.control:
+            label += " (the book's control, not counted)"
+        rows[label] = row
+
+    counts = verdict_counts(v)
+    row = {}
+    for d in datasets:
+        if d not in counts.index:
+            continue
+        r = counts.loc[d]
+        txt = (f"{r['holds']} ✓ · {r['within noise']} ≈ · {r['contradicted']} ✗ "
+               f"of {r['claims']}")
+        if href(d):
+            txt = f'<a href="{href(d)}">{txt}</a>'
+        if d in STANDINS:
+            row["stand-ins"] = (row.get("stand-ins", "") + ("<br>" if "stand-ins" in row
+                                                            else "")
+                                + f"{tables.dataset_label(d)}: {txt}")
+        else:
+            row[tables.dataset_label(d)] = txt
+    rows["every testable claim (✓ holds or equivalent, ≈ cannot tell, ✗ contradicted)"] = row
+
+    row = {}
+    for d in datasets:
+        t = per_budget.get(d)
+        if t is None or not len(t):
+            continue
+        parts = [f"{who.replace(' better', '')} better at k = "
+                 f"{_ks_text(t.loc[t['verdict'] == who, 'k'])}"
+                 for who in ("Top-k better", "Greedy MI better")
+                 if (t["verdict"] == who).any()]
+        txt = "; ".join(parts) or "no budget beyond noise"
+        txt += f" (Holm over {t.attrs.get('n_tests', len(t))})"
+        if href(d):
+            txt = f'<a href="{href(d)}">{txt}</a>'
+        key = "stand-ins" if d in STANDINS else tables.dataset_label(d)
+        if key == "stand-ins":
+            txt = f"{tables.dataset_label(d)}: {txt}"
+            row[key] = row[key] + "<br>" + txt if key in row else txt
+        else:
+            row[key] = txt
+    rows["Greedy MI − Top-k (MAP) budget by budget"] = row
+    out = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=cols).fillna("–")
+    out.index.name = "finding"
+    return out

@@ -485,8 +485,13 @@ def test_counts_sentence_and_forest_plot() -> None:
     text = protocol.verdict_sentence(v, counts)
     assert "stand-ins" in text and "MMLU-Pro" in text and "testable" in text
     assert "paper's own mean ± std" not in text  # an unpaired rule: not a headline
-    g2 = v[(v["id"] == "G2") & (v["dataset"] == "mmlu_pro")].iloc[0]
-    assert g2["verdict"] in text and f"{g2['effect']:+.4f}" in text
+    assert "Budget by budget" not in text
+    # Top-k better by 0.03 at every budget: the sentence names the budgets
+    worse = ex.paired_differences(_noisy([0.03] * 8, 0.005, 2), n_boot=0)
+    with_k = protocol.verdict_sentence(v, counts, {"mmlu_pro": protocol.budget_verdicts(worse)})
+    assert with_k.startswith(text)
+    assert "Top-k is better at k = 1, 2, 3, 4, 5, 6, 7, 8 by each budget's own" in with_k
+    assert "at k = 1, 2, 3, 4, 5, 6, 7, 8 after Holm over the 8 budgets" in with_k
     e = claims.effects_table(v)
     ours = e.dropna(subset=["effect"])
     assert len(ours) and (ours["effect_low"] <= ours["effect_high"]).all()
