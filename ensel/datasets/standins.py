@@ -265,7 +265,7 @@ def class_error_rates(name: str, error: np.ndarray | float) -> tuple[np.ndarray,
     Examples
     --------
     >>> pos, neg = class_error_rates("mmlu", 0.2)
-    >>> float(pos), float(neg)
+    >>> round(float(pos), 12), round(float(neg), 12)
     (0.3, 0.1)
     >>> [float(x) for x in class_error_rates("imdb", 0.05)]
     [0.05, 0.05]
