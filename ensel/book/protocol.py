@@ -56,6 +56,9 @@ __all__ = [
     "pooled_sentence",
     "gather_verdicts",
     "findings_table",
+    "SYNTHETIC_STAMP",
+    "stamp_synthetic",
+    "mark_synthetic_figures",
 ]
 
 #: The paper-calibrated stand-ins (the datasets with a paper table to compare with).
@@ -818,3 +821,24 @@ def findings_table(v: pd.DataFrame, pooled: pd.DataFrame | None,
     out = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=cols).fillna("–")
     out.index.name = "finding"
     return out
+
+
+# ------------------------------------------------------------ synthetic figures, stamped
+#: The stamp every figure of synthetic (stand-in) data carries inside the image.
+SYNTHETIC_STAMP = "synthetic (stand-in)"
+
+
+def stamp_synthetic(fig: Figure) -> None:
+    """Write :data:`SYNTHETIC_STAMP` into the bottom-right corner of ``fig`` (a matplotlib
+    figure hook: :func:`mark_synthetic_figures` registers it for every new figure)."""
+    fig.text(0.995, 0.005, SYNTHETIC_STAMP, ha="right", va="bottom", fontsize=8,
+             color="#b42318", alpha=0.85, fontweight="bold")
+
+
+def mark_synthetic_figures(on: bool = True) -> None:
+    """From now on, every figure pyplot creates carries :data:`SYNTHETIC_STAMP` (``on``)
+    or not: the one place where a stand-in page's figures are labelled, through
+    matplotlib's ``figure.hooks``."""
+    hook = f"{__name__}:stamp_synthetic"
+    hooks = [h for h in plt.rcParams["figure.hooks"] if h != hook]
+    plt.rcParams["figure.hooks"] = [*hooks, hook] if on else hooks
