@@ -301,9 +301,9 @@ display(HTML(tables.to_html(
 # {glue:text}`budget_alpha`).
 
 # %%
-per_budget = {d: protocol.budget_verdicts(p) for d, p in
-              ((d, load_or_none(d, "paired")) for d in datasets_to_report)
-              if p is not None}
+paired = {d: load_or_none(d, "paired") for d in datasets_to_report}
+per_budget = {d: protocol.budget_verdicts(p)
+              for d, p in paired.items() if p is not None}
 
 # %% tags=["hide-input"]
 for d, t in per_budget.items():
