@@ -394,11 +394,13 @@ def budget_sentence(dataset: str, table: pd.DataFrame) -> str:
             continue
         r = raw.loc[raw["mean_diff"].abs().idxmax()]
         name = who.replace(" better", "")
+        held = table.loc[table["verdict"] == who, "k"]
+        fn = tables.format_number
         parts.append(f"{name} is better at k = {_ks_text(raw['k'])} by each budget's own "
-                     f"95 % interval (k = {int(r['k'])}: {r['mean_diff']:+.4f} "
-                     f"[{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]), at k = "
-                     f"{_ks_text(table.loc[table['verdict'] == who, 'k'])} after Holm over the "
-                     f"{n} budgets where the selectors differ")
+                     f"95 % interval (k = {int(r['k'])}: {fn(r['mean_diff'], 4, signed=True)} "
+                     f"[{fn(r['ci_low'], 4, signed=True)}, {fn(r['ci_high'], 4, signed=True)}"
+                     f"]), {'at k = ' + _ks_text(held) if len(held) else 'at none'} after "
+                     f"Holm over the {n} budgets where the selectors differ")
     if not parts:
         return ""
     return f"on {tables.dataset_label(dataset)}, " + "; ".join(parts)
