@@ -344,6 +344,7 @@ plt.show()
 # %% tags=["remove-cell"]
 glue("paper_assumptions", claims.PAPER_ASSUMPTIONS, display=False)
 glue("report_sentence", protocol.verdict_sentence(have, counts, per_budget), display=False)
+glue("headline", protocol.headline_sentence(counts, per_budget), display=False)
 glue("margin", claims.EQUIVALENCE_MARGIN, display=False)
 checks.add("every directional claim has an effect with an interval on our results",
            bool(effects.loc[effects["verdict"] != "no results", "effect_low"].notna().all()))

@@ -40,6 +40,7 @@ __all__ = [
     "splits_for",
     "verdict_counts",
     "verdict_sentence",
+    "headline_sentence",
     "BUDGET_ALPHA",
     "budget_verdicts",
     "budget_sentence",
@@ -345,6 +346,41 @@ def verdict_sentence(v: pd.DataFrame, counts: pd.DataFrame,
         out.append("Budget by budget (Greedy MI − Top-k with MAP, Holm over the budgets): "
                    + "; ".join(per_k) + ".")
     return " ".join(out)
+
+
+def headline_sentence(counts: pd.DataFrame,
+                      per_budget: Mapping[str, pd.DataFrame | None] | None = None) -> str:
+    """Two short sentences for the front page: the testable claims on the stand-ins and on
+    the real sources, and every budget where one selector is better after Holm."""
+    def tally(row: pd.Series, what: str) -> str:
+        c = int(row["contradicted"])
+        return (f"{what} {int(row['holds'])} of {int(row['claims'])} testable claims hold "
+                f"beyond the noise and {'none' if c == 0 else c} "
+                f"{'is' if c <= 1 else 'are'} contradicted")
+
+    stand = [d for d in counts.index if d in STANDINS]
+    real = [d for d in counts.index if d not in STANDINS]
+    parts = []
+    if stand:
+        parts.append(tally(counts.loc[stand].sum(), "on the paper-calibrated stand-ins"))
+    if real:
+        parts.append(tally(counts.loc[real].sum(), f"on the {len(real)} real source"
+                           + ("s" if len(real) > 1 else "")))
+    out = (parts[0][0].upper() + "; ".join(parts)[1:] + ".") if parts else ""
+    found = []
+    for d, t in (per_budget or {}).items():
+        if t is None or not len(t):
+            continue
+        for who in ("Top-k better", "Greedy MI better"):
+            ks = t.loc[t["verdict"] == who, "k"]
+            if len(ks):
+                found.append(f"{who.replace(' better', '')} beats "
+                             f"{'Greedy MI' if who.startswith('Top') else 'Top-k'} on "
+                             f"{tables.dataset_label(d)} at k = {_ks_text(ks)}")
+    if found:
+        out += (" Budget by budget (MAP, Holm over the budgets), "
+                + "; ".join(found) + ", although no averaged claim shows it.")
+    return out
 
 
 #: Family-wise level of the per-budget verdicts.

@@ -119,3 +119,18 @@ def test_budget_verdicts_use_holm_over_the_budgets():
     w = protocol.budget_verdicts(weak).set_index("k")
     assert w.loc[4, "unadjusted"] == "Top-k better" and w.loc[4, "verdict"] == "within noise"
     assert protocol.budget_sentence("x", w.iloc[[2]]) == ""
+
+
+def test_headline_sentence_counts_testable_claims_and_names_holm_budgets():
+    counts = pd.DataFrame({"holds": [3, 2], "within noise": [5, 3], "contradicted": [1, 0],
+                           "point": [4, 2], "claims": [9, 5], "not counted": [2, 1]},
+                          index=["medmcqa", "mmlu_pro"])
+    per_budget = {"mmlu_pro": pd.DataFrame({"k": [10, 11, 12], "verdict": [
+        "within noise", "Top-k better", "Top-k better"]})}
+    text = protocol.headline_sentence(counts, per_budget)
+    assert text.startswith("On the paper-calibrated stand-ins 3 of 9 testable claims hold "
+                           "beyond the noise and 1 is contradicted; on the 1 real source 2 of "
+                           "5 testable claims hold beyond the noise and none is "
+                           "contradicted.")
+    assert "Top-k beats Greedy MI on MMLU-Pro at k = 11, 12" in text
+    assert "Budget by budget" not in protocol.headline_sentence(counts)
