@@ -488,14 +488,14 @@ def findings_html(prefix: str) -> str:
     def link(d: str) -> str:
         return (f"{prefix}reproduction_report.html#fig-report-pooled" if d == "pooled"
                 else f"{prefix}experiments-{d}.html")
-    return tables.to_html(
+    return '<div style="overflow-x: auto">' + tables.to_html(
         protocol.findings_table(v, pooled, per_budget, link=link), justify="left",
-        caption="Findings at a glance",
+        caption="Findings at a glance", small=True,
         note="✓ holds (or equivalent), ≈ the data cannot tell, ✗ contradicted; numbers: the "
              "difference the claim is about (negative supports it) with its 95 % interval "
              f"(pooled: Hartung-Knapp-Sidik-Jonkman over {len(real)} real sources, fragile "
              f"below {FRAGILE_BELOW}, and the prediction interval for a new source). "
-             "Stand-ins are synthetic answers from the paper's own model.")
+             "Stand-ins are synthetic answers from the paper's own model.") + "</div>"
 
 
 display(HTML(findings_html("")))

@@ -81,6 +81,7 @@ __all__ = [
     "check_copula_pairs",
     "COPULA_QUERIES_PER_MODEL",
     "VERDICT_MARKS",
+    "SHORT_MARKS",
     "NO_PAPER_TABLE",
     "PAPER_EVALUATIONS",
     "PAPER_ASSUMPTIONS",
@@ -864,7 +865,8 @@ VERDICT_MARKS: dict[str, str] = {HOLDS: "✓ holds", WITHIN_NOISE: "≈ within n
                                   CONTRADICTED: "✗ contradicted", EQUIVALENT: "✓ equivalent",
                                   NOT_SHOWN_EQUIVALENT: "≈ not shown equivalent",
                                   DIFFERENT: "✗ different", "no results": "– no results"}
-_SHORT_MARKS = {HOLDS: "✓", WITHIN_NOISE: "≈", CONTRADICTED: "✗", EQUIVALENT: "✓",
+#: The one-character marks of :data:`VERDICT_MARKS` (compact tables).
+SHORT_MARKS = {HOLDS: "✓", WITHIN_NOISE: "≈", CONTRADICTED: "✗", EQUIVALENT: "✓",
                 NOT_SHOWN_EQUIVALENT: "≈", DIFFERENT: "✗"}
 _VERDICT_COLORS = {HOLDS: "#1a7f37", WITHIN_NOISE: "#9a6700", CONTRADICTED: "#b42318",
                    EQUIVALENT: "#1a7f37", NOT_SHOWN_EQUIVALENT: "#9a6700",
@@ -915,7 +917,7 @@ def verdict_table(verdicts_df: pd.DataFrame, dataset: str, *, html: bool = True
         if _missing(r.paper_verdict):
             paper_cell = NO_PAPER_TABLE if r.paper == "—" else esc(str(r.paper))
         else:
-            paper_cell = esc(p_txt) + " " + _SHORT_MARKS[str(r.paper_verdict)]
+            paper_cell = esc(p_txt) + " " + SHORT_MARKS[str(r.paper_verdict)]
         mark = VERDICT_MARKS.get(r.verdict, str(r.verdict))
         cls = str(getattr(r, "cls", TESTABLE))
         note = str(getattr(r, "class_note", "") or "")

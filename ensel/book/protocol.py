@@ -772,7 +772,7 @@ def findings_table(v: pd.DataFrame, pooled: pd.DataFrame | None,
     ``link(dataset)`` (a URL or ``None``) to the page that computed it; rows that are not
     counted say why.
     """
-    from ensel.book.claims import CLAIMS, TESTABLE, VERDICT_MARKS
+    from ensel.book.claims import CLAIMS, SHORT_MARKS, TESTABLE
 
     def href(d: str) -> str | None:
         return None if link is None else link(d)
@@ -793,7 +793,7 @@ def findings_table(v: pd.DataFrame, pooled: pd.DataFrame | None,
 
         def one(d: str, prefix: str = "", sub: pd.DataFrame = sub) -> str:
             r = sub.loc[d]
-            mark = VERDICT_MARKS.get(r["verdict"], str(r["verdict"]))
+            mark = SHORT_MARKS.get(r["verdict"], str(r["verdict"]))
             note = "" if r.get("class", TESTABLE) == TESTABLE else str(r["class"])
             return prefix + _cell(mark, r["effect"], r["effect_low"], r["effect_high"],
                                   href(d), note)
@@ -808,7 +808,7 @@ def findings_table(v: pd.DataFrame, pooled: pd.DataFrame | None,
                 p = pooled_rows.loc[c.id]
                 note = (f"prediction [{p['pi_low']:+.3f}, {p['pi_high']:+.3f}]"
                         if pd.notna(p.get("pi_low")) else "")
-                row["pooled (real)"] = _cell(VERDICT_MARKS.get(p["verdict"], p["verdict"]),
+                row["pooled (real)"] = _cell(SHORT_MARKS.get(p["verdict"], p["verdict"]),
                                              p["effect"], p["effect_low"], p["effect_high"],
                                              href("pooled"), note)
             else:
