@@ -7,20 +7,42 @@ task, models and size, so their true effects differ too: a **random-effects** mo
 ``e_i ~ N(0, se_i^2)`` (within-source noise), estimates the mean effect ``mu`` over sources
 and how much the sources disagree.
 
-Which estimator of ``tau^2``, and why: **DerSimonian-Laird** (method of moments,
-DerSimonian & Laird 1986). It is closed-form (no iteration that could fail to converge, the
-same answer on every machine), the most widely reported one (the default of Cochrane's
-RevMan), and with three sources the alternatives do not know more: REML and Paule-Mandel
-estimate ``tau^2`` from the same three residuals, and every estimator of it is imprecise
-with so few sources. That imprecision is stated next to every pooled estimate (the number of
-sources, Cochran's ``Q`` with its p-value and ``I^2``), and the pooled interval is the usual
-normal one, ``mu +- z * se(mu)``.
+The between-source variance ``tau^2``: **DerSimonian-Laird** (method of moments,
+DerSimonian & Laird 1986), closed-form and deterministic; with three sources REML or
+Paule-Mandel would estimate it from the same three residuals no better.
+
+The interval: **Hartung-Knapp-Sidik-Jonkman** (HKSJ). The usual DerSimonian-Laird interval
+``mu +- z * se(mu)`` treats ``tau^2`` as known; with few sources it is far too narrow (its
+coverage drops well below 95 % when the sources disagree). HKSJ rescales the variance of
+``mu`` by how far the sources scatter around it, ``q_HK = sum w*_i (x_i - mu)^2 / (k - 1)``,
+and uses Student's t with ``k - 1`` degrees of freedom::
+
+    mu +- t_{k-1} * sqrt(q_HK / sum w*_i)
+
+(Hartung & Knapp 2001; Sidik & Jonkman 2002; IntHout, Ioannidis & Borm 2014). The normal
+interval is kept beside it (``z_low``, ``z_high``) for comparison.
+
+The **prediction interval** (Higgins, Thompson & Spiegelhalter 2009) says where the effect
+of a *new* source would fall: ``mu +- t_{k-2} * sqrt(tau^2 + se(mu)^2)``; it needs at least
+three sources. With fewer than :data:`FRAGILE_BELOW` sources every estimate of ``tau^2``
+is unreliable, and the result says so (``fragile``).
 
 Formulas: weights ``w_i = 1 / se_i^2``, fixed-effect mean ``m = sum w_i x_i / sum w_i``,
 ``Q = sum w_i (x_i - m)^2`` on ``k - 1`` degrees of freedom,
 ``tau^2 = max(0, (Q - (k - 1)) / (sum w_i - sum w_i^2 / sum w_i))``, random-effects weights
 ``w*_i = 1 / (se_i^2 + tau^2)``, ``mu = sum w*_i x_i / sum w*_i``,
 ``se(mu) = 1 / sqrt(sum w*_i)``, ``I^2 = max(0, (Q - (k - 1)) / Q)``.
+
+References
+----------
+R. DerSimonian and N. Laird (1986), "Meta-analysis in clinical trials", Controlled Clinical
+Trials 7, 177-188. J. Hartung and G. Knapp (2001), "On tests of the overall treatment effect
+in meta-analysis with normally distributed responses", Statistics in Medicine 20,
+1771-1782. K. Sidik and J. N. Jonkman (2002), "A simple confidence interval for
+meta-analysis", Statistics in Medicine 21, 3153-3159. J. P. T. Higgins, S. G. Thompson and
+D. J. Spiegelhalter (2009), "A re-evaluation of random-effects meta-analysis", JRSS A 172,
+137-159. R. N. Kacker (2004), "Combining information from interlaboratory evaluations using
+a random effects model", Metrologia 41, 132-136 (the worked example of the tests).
 """
 
 from __future__ import annotations
@@ -33,21 +55,32 @@ from typing import Any
 import numpy as np
 from scipy import special as _sp
 
-__all__ = ["RandomEffects", "random_effects"]
+__all__ = ["FRAGILE_BELOW", "RandomEffects", "random_effects"]
+
+#: Fewer sources than this make a pooled estimate fragile: ``tau^2`` (and with it every
+#: interval) rests on fewer than four residuals.
+FRAGILE_BELOW = 5
 
 
 @dataclass(frozen=True)
 class RandomEffects:
-    """A DerSimonian-Laird random-effects pooled estimate.
+    """A random-effects pooled estimate (DerSimonian-Laird ``tau^2``, HKSJ interval).
 
     Attributes
     ----------
     estimate : float
         Pooled mean effect ``mu``.
     se : float
-        Its standard error.
+        Its DerSimonian-Laird standard error ``1 / sqrt(sum w*_i)``.
     low, high : float
-        Bounds of the ``confidence`` interval (normal quantile).
+        Bounds of the ``confidence`` interval: Hartung-Knapp-Sidik-Jonkman (Student's t with
+        ``k - 1`` df) with two or more sources; with one source, ``estimate +- z * se``.
+    hk_se : float
+        The HKSJ standard error ``sqrt(q_HK) * se`` (equals ``se`` with one source).
+    z_low, z_high : float
+        The normal (DerSimonian-Laird) interval ``mu +- z * se``, for comparison.
+    pi_low, pi_high : float
+        Prediction interval for the effect of a new source (NaN with fewer than 3 sources).
     tau2 : float
         Between-source variance (DerSimonian-Laird, truncated at 0).
     q : float
@@ -62,13 +95,18 @@ class RandomEffects:
         Random-effects weights, normalised to sum to 1, in input order.
     confidence : float
     method : str
-        ``"DerSimonian-Laird"``.
+        ``"DerSimonian-Laird, HKSJ"``.
     """
 
     estimate: float
     se: float
     low: float
     high: float
+    hk_se: float
+    z_low: float
+    z_high: float
+    pi_low: float
+    pi_high: float
     tau2: float
     q: float
     q_p_value: float
@@ -76,16 +114,22 @@ class RandomEffects:
     k: int
     weights: tuple[float, ...]
     confidence: float
-    method: str = "DerSimonian-Laird"
+    method: str = "DerSimonian-Laird, HKSJ"
+
+    @property
+    def fragile(self) -> bool:
+        """Fewer than :data:`FRAGILE_BELOW` sources: ``tau^2`` and the intervals are
+        unreliable."""
+        return self.k < FRAGILE_BELOW
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python dictionary."""
-        return asdict(self)
+        return asdict(self) | {"fragile": self.fragile}
 
 
 def random_effects(estimates: Sequence[float] | np.ndarray, se: Sequence[float] | np.ndarray,
                    *, confidence: float = 0.95) -> RandomEffects:
-    """Pool independent estimates with a DerSimonian-Laird random-effects model.
+    """Pool independent estimates with a random-effects model (DL ``tau^2``, HKSJ interval).
 
     Parameters
     ----------
@@ -94,7 +138,7 @@ def random_effects(estimates: Sequence[float] | np.ndarray, se: Sequence[float] 
     se : array-like of float
         Their standard errors (positive).
     confidence : float, default=0.95
-        Level of the pooled interval.
+        Level of the pooled and prediction intervals.
 
     Returns
     -------
@@ -119,6 +163,11 @@ def random_effects(estimates: Sequence[float] | np.ndarray, se: Sequence[float] 
     >>> r = random_effects([0.1, 0.3, 0.2], [0.1, 0.1, 0.1])
     >>> round(r.estimate, 6), r.tau2, round(r.se ** 2, 6)
     (0.2, 0.0, 0.003333)
+
+    Three sources are too few for a sure pooled interval:
+
+    >>> r.fragile, r.k
+    (True, 3)
     """
     x = np.asarray(estimates, dtype=float).ravel()
     s = np.asarray(se, dtype=float).ravel()
@@ -131,19 +180,33 @@ def random_effects(estimates: Sequence[float] | np.ndarray, se: Sequence[float] 
         raise ValueError(f"se of random_effects must be positive; got {s.tolist()}")
     if isinstance(confidence, bool) or not 0 < float(confidence) < 1:
         raise ValueError(f"confidence of random_effects must be in (0, 1); got {confidence!r}")
+    c = float(confidence)
     k = int(x.size)
     w = 1.0 / s**2
     m_fixed = float(np.sum(w * x) / np.sum(w))
     q = float(np.sum(w * (x - m_fixed) ** 2))
     df = k - 1
-    c = float(np.sum(w) - np.sum(w**2) / np.sum(w))
-    tau2 = max(0.0, (q - df) / c) if df > 0 and c > 0 else 0.0
+    cc = float(np.sum(w) - np.sum(w**2) / np.sum(w))
+    tau2 = max(0.0, (q - df) / cc) if df > 0 and cc > 0 else 0.0
     w_star = 1.0 / (s**2 + tau2)
     mu = float(np.sum(w_star * x) / np.sum(w_star))
     se_mu = float(1.0 / math.sqrt(float(np.sum(w_star))))
-    z = float(_sp.ndtri(0.5 + float(confidence) / 2.0))
+    z = float(_sp.ndtri(0.5 + c / 2.0))
+    z_low, z_high = mu - z * se_mu, mu + z * se_mu
+    if df > 0:
+        q_hk = float(np.sum(w_star * (x - mu) ** 2)) / df
+        hk_se = math.sqrt(q_hk) * se_mu
+        t = float(_sp.stdtrit(df, 0.5 + c / 2.0))
+        low, high = mu - t * hk_se, mu + t * hk_se
+    else:
+        hk_se, low, high = se_mu, z_low, z_high
+    if k >= 3:
+        half = float(_sp.stdtrit(k - 2, 0.5 + c / 2.0)) * math.sqrt(tau2 + se_mu**2)
+        pi_low, pi_high = mu - half, mu + half
+    else:
+        pi_low = pi_high = float("nan")
     q_p = float(_sp.chdtrc(df, q)) if df > 0 else 1.0
     i2 = max(0.0, (q - df) / q) if q > 0 else 0.0
-    return RandomEffects(mu, se_mu, mu - z * se_mu, mu + z * se_mu, float(tau2), q, q_p,
-                         float(i2), k, tuple(float(v) for v in w_star / np.sum(w_star)),
-                         float(confidence))
+    return RandomEffects(mu, se_mu, low, high, hk_se, z_low, z_high, pi_low, pi_high,
+                         float(tau2), q, q_p, float(i2), k,
+                         tuple(float(v) for v in w_star / np.sum(w_star)), c)

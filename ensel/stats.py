@@ -111,6 +111,13 @@ __all__ = [
     "WITHIN_NOISE",
     "CONTRADICTED",
     "VERDICTS",
+    "EQUIVALENT",
+    "NOT_SHOWN_EQUIVALENT",
+    "DIFFERENT",
+    "EQUIVALENCE_VERDICTS",
+    "Equivalence",
+    "equivalence",
+    "holm",
     "PairedInterval",
     "SplitChoice",
     "choose_n_splits",
@@ -126,6 +133,11 @@ WITHIN_NOISE = "within noise"
 CONTRADICTED = "contradicted"
 #: The three outcomes of :func:`verdict`.
 VERDICTS = (HOLDS, WITHIN_NOISE, CONTRADICTED)
+EQUIVALENT = "equivalent"
+NOT_SHOWN_EQUIVALENT = "not shown equivalent"
+DIFFERENT = "different"
+#: The three outcomes of :func:`equivalence` (a claim that two arms are as good).
+EQUIVALENCE_VERDICTS = (EQUIVALENT, NOT_SHOWN_EQUIVALENT, DIFFERENT)
 _DIRECTIONS = ("less", "greater")
 
 
@@ -160,6 +172,9 @@ class PairedInterval:
         (measured on half-sample replicates, larger than the corrected one) or ``"naive"``.
     n_halvings : int
         Number of half-sample replicate pairs given (0: none).
+    se : float
+        Standard error of the mean behind the interval (``half_width`` is ``se`` times the
+        t quantile with ``df`` degrees of freedom).
     """
 
     mean: float
@@ -175,12 +190,7 @@ class PairedInterval:
     verdict: str
     method: str = "corrected"
     n_halvings: int = 0
-
-    @property
-    def se(self) -> float:
-        """Standard error of the mean behind the interval (``half_width / t quantile``)."""
-        t = _t_quantile(0.5 + self.confidence / 2.0, self.df)
-        return self.half_width / t
+    se: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-Python dictionary (for JSON)."""
@@ -346,7 +356,161 @@ def paired_interval(differences: Any, *, n_train: float, n_test: float,
     h = t * math.sqrt(var)
     low, high = mean - h, mean + h
     return PairedInterval(mean, low, high, h, sd, J, df, ratio, c, direction,
-                          verdict(low, high, direction), method, M)
+                          verdict(low, high, direction), method, M, math.sqrt(var))
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """Result of :func:`equivalence` (two one-sided tests).
+
+    Attributes
+    ----------
+    mean, se : float
+        The difference and its standard error.
+    df : int
+        Degrees of freedom of the t quantiles.
+    margin : float
+        The equivalence margin ``delta``: differences within ``[-delta, delta]`` count as
+        "as good".
+    low, high : float
+        The ``1 - 2 alpha`` interval (90 % for ``alpha = 0.05``): equivalence is shown
+        when it lies inside ``(-delta, delta)``.
+    p_value : float
+        TOST p-value, the larger of the two one-sided p-values.
+    alpha : float
+    verdict : str
+        One of :data:`EQUIVALENCE_VERDICTS`.
+    """
+
+    mean: float
+    se: float
+    df: int
+    margin: float
+    low: float
+    high: float
+    p_value: float
+    alpha: float
+    verdict: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python dictionary (for JSON)."""
+        return asdict(self)
+
+
+@validate_params({"mean": _REAL, "se": [Interval(Real, 0, None)],
+                  "df": [Interval(Integral, 1, None)],
+                  "margin": [Interval(Real, 0, None, closed="neither")],
+                  "alpha": [Interval(Real, 0, 0.5, closed="neither")]})
+def equivalence(mean: float, se: float, df: int, margin: float, *,
+                alpha: float = 0.05) -> Equivalence:
+    """Is a difference within ``±margin``? Schuirmann's two one-sided tests (TOST).
+
+    A claim "``a`` is as good as ``b``" cannot be shown by failing to find a difference
+    (an interval that contains 0 says as much about noisy data as about equal arms). TOST
+    tests both ``H0: d <= -margin`` and ``H0: d >= margin`` at level ``alpha``; equivalence
+    is shown when both are rejected, i.e. when the ``1 - 2 alpha`` interval lies inside
+    ``(-margin, margin)``. Three outcomes:
+
+    * **equivalent** -- both one-sided tests reject;
+    * **different** -- not equivalent, and the two-sided ``1 - alpha`` interval excludes 0
+      (the arms differ beyond the noise);
+    * **not shown equivalent** -- otherwise: the data are too noisy to tell.
+
+    Parameters
+    ----------
+    mean : float
+        The difference ``d``.
+    se : float
+        Its standard error (0: the difference is known exactly).
+    df : int
+        Degrees of freedom of its t distribution.
+    margin : float
+        The equivalence margin (positive).
+    alpha : float, default=0.05
+        Level of each one-sided test.
+
+    Returns
+    -------
+    Equivalence
+
+    References
+    ----------
+    D. J. Schuirmann (1987), "A comparison of the two one-sided tests procedure and the
+    power approach for assessing the equivalence of average bioavailability", Journal of
+    Pharmacokinetics and Biopharmaceutics 15, 657-680.
+
+    Examples
+    --------
+    >>> equivalence(0.002, 0.003, 29, 0.01).verdict
+    'equivalent'
+    >>> equivalence(0.002, 0.008, 29, 0.01).verdict
+    'not shown equivalent'
+    >>> equivalence(0.02, 0.004, 29, 0.01).verdict
+    'different'
+    """
+    d, s, a, delta = float(mean), float(se), float(alpha), float(margin)
+    t1 = _t_quantile(1.0 - a, int(df))
+    if s == 0:
+        p = 0.0 if abs(d) < delta else 1.0
+        low = high = d
+        two_sided_excludes_0 = d != 0
+    else:
+        p_low = float(_sp.stdtr(int(df), -(d + delta) / s))  # H0: d <= -margin
+        p_high = float(_sp.stdtr(int(df), (d - delta) / s))  # H0: d >= margin
+        p = max(p_low, p_high)
+        low, high = d - t1 * s, d + t1 * s
+        t2 = _t_quantile(1.0 - a / 2.0, int(df))
+        two_sided_excludes_0 = abs(d) > t2 * s
+    if p < a:
+        out = EQUIVALENT
+    elif two_sided_excludes_0:
+        out = DIFFERENT
+    else:
+        out = NOT_SHOWN_EQUIVALENT
+    return Equivalence(d, s, int(df), delta, low, high, p, a, out)
+
+
+@validate_params({"p_values": ["array-like"]})
+def holm(p_values: Any) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error over the whole family).
+
+    Sort the ``m`` p-values, multiply the ``i``-th smallest (``i = 0, 1, ...``) by
+    ``m - i``, make the sequence non-decreasing and cap it at 1; a hypothesis is rejected
+    at level ``alpha`` when its adjusted p-value is below ``alpha``. Valid under any
+    dependence between the tests (the budgets ``k`` of one comparison share their
+    evaluations).
+
+    Parameters
+    ----------
+    p_values : array-like of float
+        Values in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values, in the input order.
+
+    References
+    ----------
+    S. Holm (1979), "A simple sequentially rejective multiple test procedure",
+    Scandinavian Journal of Statistics 6, 65-70.
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03, 0.005]).round(4).tolist()
+    [0.03, 0.06, 0.06, 0.02]
+    """
+    p = np.asarray(p_values, dtype=float).ravel()
+    if p.size and not (np.all(np.isfinite(p)) and np.all((p >= 0) & (p <= 1))):
+        i = int(np.argmax(~(np.isfinite(p) & (p >= 0) & (p <= 1))))
+        raise constraint_error("p_values", "numbers in [0, 1]",
+                               Shown(f"{float(p[i])!r} at position {i}"))
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adj = np.minimum(1.0, np.maximum.accumulate(p[order] * (m - np.arange(m))))
+    out = np.empty(m)
+    out[order] = adj
+    return out
 
 
 @validate_params({"errors_a": ["array-like"], "errors_b": ["array-like"]})

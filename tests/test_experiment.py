@@ -45,8 +45,8 @@ def test_columns_and_dtypes(results: pd.DataFrame) -> None:
     assert set(results["aggregator"]) == {"map", "mv", "wmv"}
     assert sorted(results["split"].unique()) == [0, 1, 2, 3, 4]
     assert sorted(results["k"].unique()) == [1, 2, 3, 4, 5]
-    # 4 selectors x 3 aggregators + 2 exhaustive rows, per (condition, split, k)
-    assert len(results) == 2 * 5 * 5 * (4 * 3 + 2)
+    # 4 selectors x 3 aggregators + 3 exhaustive rows, per (condition, split, k)
+    assert len(results) == 2 * 5 * 5 * (4 * 3 + 3)
     assert (results["n_test"] == 80).all()
 
 
@@ -88,6 +88,17 @@ def test_exhaustive_is_a_lower_bound(results: pd.DataFrame) -> None:
     oracle = results[results["selector"] == "exhaustive"].set_index(key)["error"]
     mapped = results[results["aggregator"] == "map"].join(oracle.rename("oracle"), on=key)
     assert (mapped["error"] >= mapped["oracle"] - 1e-12).all()
+
+
+def test_nested_subset_is_chosen_without_the_test_part(results: pd.DataFrame) -> None:
+    # the nested choice is the inner split's best subset, scored on the test part: never
+    # below the bound, and above it somewhere (the bound looks at the test part)
+    key = ["condition", "split", "k"]
+    nested = results[results["selector"] == "exhaustive_nested"].set_index(key)
+    oracle = results[results["selector"] == "exhaustive"].set_index(key)["error"]
+    assert (nested["error"] >= oracle.reindex(nested.index) - 1e-12).all()
+    assert (nested["error"] > oracle.reindex(nested.index) + 1e-12).any()  # the bound is low
+    assert ex.EXHAUSTIVE_SELECTORS["exhaustive"].endswith("(a bound, not a selector)")
 
 
 def test_selected_are_prefixes_and_distinct(results: pd.DataFrame) -> None:

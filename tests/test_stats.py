@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy import stats as sp_stats
 from scipy.stats import multivariate_normal, norm
 from scipy.stats import t as student_t
 
@@ -17,7 +18,9 @@ from ensel.stats import (
     HOLDS,
     WITHIN_NOISE,
     choose_n_splits,
+    equivalence,
     half_width,
+    holm,
     paired_interval,
     verdict,
 )
@@ -272,3 +275,54 @@ def test_coverage_of_the_interval_on_copula_pools() -> None:
     assert 0.93 <= cov["halves"] <= 0.98  # binomial sd at 95 % and R=400: 0.011
     assert cov["corrected"] < cov["halves"] - 0.05
     assert cov["naive"] < cov["corrected"] - 0.15
+
+
+def test_paired_interval_carries_its_standard_error() -> None:
+    d = [-0.02, -0.01, -0.03, -0.02, -0.015, -0.025, -0.02, -0.01, -0.02, -0.03]
+    r = paired_interval(d, n_train=800, n_test=200)
+    se = np.std(d, ddof=1) * np.sqrt(1 / 10 + 0.25)
+    assert r.se == pytest.approx(se)
+    assert r.half_width == pytest.approx(sp_stats.t.ppf(0.975, 9) * se)
+
+
+def test_equivalence_by_hand() -> None:
+    # TOST at 0.05: equivalent iff the 90 % interval d +- t_{df}(0.95) se is inside the margin
+    t95 = float(sp_stats.t.ppf(0.95, 29))
+    r = equivalence(0.002, 0.003, 29, 0.01)
+    assert (r.low, r.high) == pytest.approx((0.002 - t95 * 0.003, 0.002 + t95 * 0.003))
+    p_low = sp_stats.t.sf((0.002 + 0.01) / 0.003, 29)
+    p_high = sp_stats.t.cdf((0.002 - 0.01) / 0.003, 29)
+    assert r.p_value == pytest.approx(max(p_low, p_high)) and r.verdict == "equivalent"
+    # the boundary: the upper 90 % bound exactly at the margin is not equivalent
+    se = 0.004
+    edge = 0.01 - t95 * se
+    assert equivalence(edge - 1e-9, se, 29, 0.01).verdict == "equivalent"
+    assert equivalence(edge + 1e-9, se, 29, 0.01).verdict == "not shown equivalent"
+    # beyond the noise but within the margin: still equivalent (practically the same)
+    assert equivalence(0.005, 0.001, 29, 0.01).verdict == "equivalent"
+    # beyond the noise and not within the margin: different
+    assert equivalence(-0.012, 0.004, 29, 0.01).verdict == "different"
+    # exactly known differences
+    assert equivalence(0.0, 0.0, 1, 0.01).verdict == "equivalent"
+    assert equivalence(0.02, 0.0, 1, 0.01).verdict == "different"
+
+
+def test_equivalence_has_its_level_at_the_margin() -> None:
+    # true difference on the margin: equivalence is (wrongly) shown in about 5 % of samples
+    rng = np.random.default_rng(0)
+    hits = 0
+    for _ in range(2000):
+        x = rng.normal(0.01, 0.01, 20)
+        se = x.std(ddof=1) / np.sqrt(20)
+        hits += equivalence(float(x.mean()), float(se), 19, 0.01).verdict == "equivalent"
+    assert 0.03 <= hits / 2000 <= 0.07
+
+
+def test_holm_by_hand() -> None:
+    # sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1 = 0.02, 0.03, 0.06, 0.04 -> monotone
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+    assert holm([]).size == 0
+    with pytest.raises(ValueError, match=r"p_values of holm must be numbers in \[0, 1\]; "
+                                         r"got 1.5 at position 1"):
+        holm([0.1, 1.5])

@@ -60,6 +60,8 @@ __all__ = [
     "source_counts",
     "single_vendor_models",
     "check_prose_range",
+    "variant_sensitivity",
+    "sensitivity_figure",
 ]
 
 #: The stand-ins, their display names and the paper's pool tables (from data/datasets.yml).
@@ -748,3 +750,77 @@ def check_prose_range(checks: PageChecks, name: str, singles: pd.DataFrame) -> N
     checks.add(f"{p['label']}: a single-vendor model has average ρ above the prose's {bound}",
                singles["avg_rho"].max() > float(bound), value=singles["avg_rho"].max(),
                bound=f"> {bound}", ref=f"Sec. 6.1, {p['paper_table']}")
+
+
+# ------------------------------------------------------- which verdicts depend on the make
+#: The claims whose verdicts the sensitivity section follows: Greedy MI against Top-k over
+#: k = 3..7 (the paper's headline) and Top-k against Term 1 (true by construction on
+#: label-invariant stand-ins).
+SENSITIVITY_CLAIMS = ("G2", "MMLU3")
+
+
+def variant_sensitivity(names: Sequence[str], *, seed: int, n_items: int, n_splits: int,
+                        scales: Sequence[float] = (0.0, 0.5, 1.0),
+                        variants: Sequence[str] | None = None) -> pd.DataFrame:
+    """The same claims on every stand-in made differently: each variant
+    (:data:`ensel.datasets.standins.VARIANTS`) with the family loading at each fraction of
+    its largest value (``scales``). The protocol runs on ``n_items`` queries per condition
+    with ``n_splits`` splits, Top-k, Term 1 and Greedy MI with MAP; each claim of
+    :data:`SENSITIVITY_CLAIMS` gets its verdict by the claims' own rule. A stand-in whose
+    source is binary by nature (IMDB) has only the label-invariant variant.
+
+    Returns one row per (dataset, variant, scale): ``g``, ``class_gap`` (error on Y=+1
+    minus error on Y=-1, mean over models and conditions), ``g2_effect``, ``g2_low``,
+    ``g2_high``, ``g2_verdict`` and ``mmlu3_verdict``.
+    """
+    from ensel import experiment
+    from ensel.book.claims import CLAIMS, evidence_from_results
+    from ensel.datasets import standins
+
+    checks = {c.id: c.check for c in CLAIMS if c.id in SENSITIVITY_CLAIMS}
+    rows = []
+    for name in names:
+        kinds = list(variants or standins.VARIANTS)
+        if standins.OPTIONS_PER_QUESTION[name] is None:  # binary by nature: one variant
+            kinds = kinds[:1]
+        for variant in kinds:
+            for scale in scales:
+                df = standins.load(name, seed=seed, n_items=n_items, variant=variant,
+                                   family_scale=float(scale))
+                err = (df["answer"] != df["label"]).to_numpy()
+                pos = df["label"].to_numpy() == 1
+                res = experiment.evaluate(df, n_splits=n_splits, seed=seed,
+                                          selectors=("topk", "relevance", "greedy_mi"),
+                                          aggregators=("map",))
+                ev = evidence_from_results(res)
+                g2, m3 = checks["G2"](ev), checks["MMLU3"](ev)
+                rows.append({"dataset": name, "variant": variant, "scale": float(scale),
+                             "g": standins.spec(name, float(scale)).family_loading,
+                             "class_gap": float(err[pos].mean() - err[~pos].mean()),
+                             "g2_effect": g2.effect.mean, "g2_low": g2.effect.low,
+                             "g2_high": g2.effect.high, "g2_verdict": g2.verdict,
+                             "mmlu3_verdict": m3.verdict})
+    return pd.DataFrame(rows)
+
+
+def sensitivity_figure(table: pd.DataFrame) -> Figure:
+    """Greedy MI − Top-k over k = 3..7 (MAP) against the family loading, one panel per
+    stand-in, one line per variant, with 95 % intervals."""
+    names = list(pd.unique(table["dataset"]))
+    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 3.0), squeeze=False,
+                             sharey=True)
+    for ax, name in zip(axes[0], names, strict=True):
+        sub = table[table["dataset"] == name]
+        for j, (variant, part) in enumerate(sub.groupby("variant", sort=False)):
+            x = part["scale"].to_numpy() + (j - 0.5) * 0.03
+            y = part["g2_effect"].to_numpy()
+            ax.errorbar(x, y, yerr=[y - part["g2_low"].to_numpy(),
+                                    part["g2_high"].to_numpy() - y],
+                        marker="o", capsize=3, label=variant)
+        ax.axhline(0.0, color="#888888", linewidth=0.8)
+        ax.set_title(profiles.label(name), fontsize=9)
+        ax.set_xlabel("family loading g / largest g")
+    axes[0][0].set_ylabel("Greedy MI − Top-k, k = 3..7")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -32,8 +32,21 @@ needs two stated assumptions
 (:data:`PAPER_ASSUMPTIONS`): the two arms' per-evaluation errors are uncorrelated (the
 paired differences' std is ``sqrt(std_a^2 + std_b^2)``; pairing would usually narrow it), and
 one arm's errors at different ``k`` are perfectly correlated (for averages over ``k``).
-Equivalence claims ("within 0.01") hold when the whole interval lies inside the tolerance.
-Claims that a difference is within noise (IMDB) count the intervals that contain zero.
+Claims that two arms are *as good* ("comparable", "within 0.01", "within noise margins")
+all use one rule: Schuirmann's two one-sided tests (:func:`ensel.stats.equivalence`) with
+the one margin :data:`EQUIVALENCE_MARGIN`, giving *equivalent*, *not shown equivalent* or
+*different*. (Earlier versions called such a claim true when an interval contained zero,
+which noisy data always achieve, or used the paper's own tolerance of each sentence.)
+
+What counts
+-----------
+Every (claim, dataset) gets a class (:func:`verdicts`, column ``class``): **testable** (the
+data can contradict it: counted), **by construction** (true because of how the data were
+made, e.g. Top-k and Term 1 pick the same models on label-invariant stand-ins: shown, not
+counted, with the reason), **duplicate** (the same finding on the same data as an earlier
+claim, detected by comparing the findings themselves: merged into the first), and
+**control** (a check of the book's own beside a paper claim, e.g. G3 without the MAP
+table's 2^k cells: shown, not counted).
 """
 
 from __future__ import annotations
@@ -49,9 +62,13 @@ from ensel.book.tables import LABELS, column_label, format_number, paper_summary
 from ensel.experiment import selected_models
 from ensel.stats import (
     CONTRADICTED,
+    DIFFERENT,
+    EQUIVALENT,
     HOLDS,
+    NOT_SHOWN_EQUIVALENT,
     WITHIN_NOISE,
     PairedInterval,
+    equivalence,
     half_width,
     paired_interval,
     verdict,
@@ -64,9 +81,17 @@ __all__ = [
     "check_copula_pairs",
     "COPULA_QUERIES_PER_MODEL",
     "VERDICT_MARKS",
+    "SHORT_MARKS",
     "NO_PAPER_TABLE",
     "PAPER_EVALUATIONS",
     "PAPER_ASSUMPTIONS",
+    "EQUIVALENCE_MARGIN",
+    "TESTABLE",
+    "BY_CONSTRUCTION",
+    "DUPLICATE",
+    "CONTROL",
+    "TALLY",
+    "tally_outcome",
     "verdict_table",
     "effects_table",
     "claims_markdown",
@@ -77,6 +102,7 @@ __all__ = [
     "evidence_from_results",
     "evidence_from_paper",
     "verdicts",
+    "mark_duplicates",
     "selected_sets",
     "grade",
 ]
@@ -93,6 +119,30 @@ PAPER_ASSUMPTIONS = (
     "usually narrow the interval); an arm's errors at different k are perfectly correlated "
     "(for averages over k); the selections tables print no spread, so claims on them are "
     "compared as exact numbers")
+
+
+#: The equivalence margin of every "as good as" claim: two arms whose test errors differ by
+#: less than one percentage point are as good for a reader choosing between them. One
+#: margin for all such claims, stated on the report page.
+EQUIVALENCE_MARGIN = 0.01
+
+#: Classes of a (claim, dataset) row: only ``TESTABLE`` rows are counted.
+TESTABLE = "testable"
+BY_CONSTRUCTION = "by construction"
+DUPLICATE = "duplicate"
+CONTROL = "control"
+
+#: How each outcome enters a tally of holds / within noise / contradicted (equivalence
+#: claims: shown equivalent counts as holding, a difference beyond the noise as
+#: contradicting).
+TALLY: dict[str, str] = {HOLDS: HOLDS, WITHIN_NOISE: WITHIN_NOISE, CONTRADICTED: CONTRADICTED,
+                         EQUIVALENT: HOLDS, NOT_SHOWN_EQUIVALENT: WITHIN_NOISE,
+                         DIFFERENT: CONTRADICTED}
+
+
+def tally_outcome(v: str) -> str | None:
+    """The tally group of a verdict (``None`` for "no results" and the like)."""
+    return TALLY.get(str(v))
 
 
 Arm = tuple[str, str]  # (selector, aggregator)
@@ -179,7 +229,8 @@ class Evidence:
         n = int(self.n_evaluations)
         h = half_width(sd_d, n, ratio) if sd_d > 0 else 0.0
         return PairedInterval(mean, mean - h, mean + h, h, sd_d, n, n - 1, ratio, 0.95,
-                              direction, verdict(mean - h, mean + h, direction))
+                              direction, verdict(mean - h, mean + h, direction),
+                              se=sd_d * float(np.sqrt(1.0 / n + ratio)))
 
 
 def _per(results: pd.DataFrame, keys: list[str], agg: str) -> pd.DataFrame:
@@ -403,47 +454,47 @@ def argmin_in(a: Arm, ks: Sequence[int]) -> Check:
     return check
 
 
-def close(a: Arm, b: Arm, ks: Sequence[int] | str, tol: float) -> Check:
-    """``|error_a - error_b| <= tol`` at every ``k`` in ``ks`` (an equivalence claim: it holds
-    when every interval lies inside ``[-tol, tol]``, is contradicted when one lies outside)."""
-    def check(ev: Evidence) -> Finding:
-        kk = _budgets(ev, ks, a, b)
-        rs = [ev.contrast(_diff(a, k, b, k)) for k in kk]
-        outcomes = [HOLDS if (r.low >= -tol and r.high <= tol) else
-                    CONTRADICTED if (r.low > tol or r.high < -tol) else WITHIN_NOISE
-                    for r in rs]
-        i = int(np.argmax([abs(r.mean) for r in rs]))
-        far = max(max(abs(r.low), abs(r.high)) for r in rs)
-        return Finding(f"max |{column_label(*a)} − {column_label(*b)}| over {_kr(kk)}: "
-                       f"{abs(rs[i].mean):.4f} (k={kk[i]}); interval reaches {far:.4f} "
-                       f"(tolerance {tol})", _combine(outcomes),
-                       bool(max(abs(r.mean) for r in rs) <= tol))
-    return check
+def _combine_equivalence(outcomes: Sequence[str], min_fraction: float) -> str:
+    """At least ``min_fraction`` of the parts equivalent -> equivalent; so many different
+    that the fraction cannot be reached -> different; else not shown equivalent."""
+    n = len(outcomes)
+    if not n:
+        raise KeyError("no budget of the claim was evaluated")
+    if sum(o == EQUIVALENT for o in outcomes) >= min_fraction * n - 1e-12:
+        return EQUIVALENT
+    if sum(o == DIFFERENT for o in outcomes) > (1.0 - min_fraction) * n + 1e-12:
+        return DIFFERENT
+    return NOT_SHOWN_EQUIVALENT
 
 
-def within_noise(bs: Sequence[Arm], a: Arm, ks: Sequence[int] | str,
-                 min_fraction: float = 1.0) -> Check:
-    """At least ``min_fraction`` of the (b, k) differences ``b - a`` cannot be told from zero
-    (their interval contains 0). A claim *about* noise: it holds or is contradicted. The
-    point check is the paper's own reading: ``|mean_b - mean_a|`` at most the larger std."""
+def as_good(pairs: Sequence[tuple[Arm, Arm]], ks: Sequence[int] | str,
+            min_fraction: float = 1.0, margin: float | None = None) -> Check:
+    """An equivalence claim: ``error_a - error_b`` lies within ``±margin`` (default
+    :data:`EQUIVALENCE_MARGIN`) for at least ``min_fraction`` of the (pair, k) differences,
+    each judged by two one-sided tests at level 0.05 (its 90 % interval inside the
+    margin). Outcomes *equivalent*, *not shown equivalent*, *different*."""
     def check(ev: Evidence) -> Finding:
-        ca = ev.curve(*a)
-        inside = within_sd = total = 0
-        for b in bs:
-            cb = ev.curve(*b)
-            for k in _ks(ks, ev.m):
-                if k in ca.index and k in cb.index:
-                    r = ev.contrast(_diff(b, k, a, k))
-                    total += 1
-                    inside += int(r.verdict == WITHIN_NOISE)
-                    d = abs(float(cb.loc[k, "mean"] - ca.loc[k, "mean"]))
-                    within_sd += int(d <= max(float(ca.loc[k, "std"]), float(cb.loc[k, "std"])))
-        if not total:
-            raise KeyError(f"no budget in {ks!r} was evaluated")
-        ok = inside / total >= min_fraction
-        return Finding(f"{inside}/{total} differences with an interval containing 0 (need "
-                       f"{min_fraction:.0%}); {within_sd}/{total} within one std",
-                       HOLDS if ok else CONTRADICTED, within_sd / total >= min_fraction)
+        delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
+        tests, labels = [], []
+        for a, b in pairs:
+            for k in _budgets(ev, ks, a, b):
+                r = ev.contrast(_diff(a, k, b, k))
+                tests.append(equivalence(r.mean, r.se, max(int(r.df), 1), delta))
+                labels.append((a, b, k))
+        outcome = _combine_equivalence([t.verdict for t in tests], min_fraction)
+        n_eq = sum(t.verdict == EQUIVALENT for t in tests)
+        n_diff = sum(t.verdict == DIFFERENT for t in tests)
+        far = max(tests, key=lambda t: max(abs(t.low), abs(t.high)))
+        a, b, k = labels[tests.index(far)]
+        what = (f"{column_label(*a)} − {column_label(*b)}" if len(pairs) == 1 else
+                f"{len(pairs)} differences")
+        need = "" if min_fraction >= 1 else f" (need {min_fraction:.0%})"
+        return Finding(f"{what} within ±{delta:g}, {_kr(sorted({x[2] for x in labels}))}: "
+                       f"{n_eq}/{len(tests)} equivalent{need}, {n_diff} different; widest "
+                       f"90 % interval {far.low:+.4f}..{far.high:+.4f} "
+                       f"({column_label(*a)} − {column_label(*b)}, k={k})", outcome,
+                       sum(abs(t.mean) < delta for t in tests) >= min_fraction * len(tests)
+                       - 1e-12)
     return check
 
 
@@ -517,6 +568,15 @@ class Claim:
         ``Evidence -> Finding``; run on the paper's tables and on our results.
     short : str
         A few words for compact verdict tables (default: ``text``).
+    construction : mapping of str to str
+        Kinds of data (``"stand-in"``, ``"real"``; :func:`ensel.book.profiles.kind`) on which
+        the claim is true by construction, each with the reason; such rows are shown, not
+        counted.
+    note : str
+        What a reader must know to weigh the verdict (an artefact behind it, say).
+    control : str
+        For a check of the book's own (not a claim of the paper): the id of the claim it
+        controls. Shown beside it, never counted.
     """
 
     id: str
@@ -525,9 +585,27 @@ class Claim:
     text: str
     check: Check
     short: str = ""
+    construction: Mapping[str, str] = field(default_factory=dict)
+    note: str = ""
+    control: str = ""
 
 
 G, T, R, M = ("greedy_mi", "map"), ("topk", "map"), ("relevance", "map"), ("mrmr", "map")
+
+
+#: Why the verdict of G3 (and of its duplicates) says little about model selection.
+_G3_NOTE = (
+    "possibly an artefact of the plug-in MAP rule: its table has 2ᵏ answer patterns, so at "
+    "k = m most cells hold a handful of training queries and the rule fits noise; the "
+    "control G3-WMV asks the same question of weighted majority vote, which has no such "
+    "table")
+
+#: Why "Top-k and Term 1 agree" is no evidence on the stand-ins.
+_LABEL_INVARIANT = (
+    "the stand-ins are label-invariant by construction (each model errs with the same "
+    "probability whatever the label, Λ = 0), and for such a channel with balanced labels "
+    "I(Y; X_j) = 1 − h(ε_j) falls as the error ε_j < 1/2 grows, so Term 1 ranks the "
+    "models exactly as accuracy does: the two selectors can only differ by sampling noise")
 
 
 def _bl(agg: str) -> list[tuple[str, str]]:
@@ -548,7 +626,13 @@ CLAIMS: list[Claim] = [
     Claim("G3", "all", "Sec. 6.1 'Performance saturation'",
           "Gains diminish for large k; using all m models is worse than the best subset "
           "(MAP over 2ᵏ answer patterns becomes noisy).", full_set_worse(G),
-          short="using all models is worse than the best subset"),
+          short="using all models is worse than the best subset",
+          note=_G3_NOTE),
+    Claim("G3-WMV", "all", "the book's control for G3 (not in the paper)",
+          "Without the MAP table's 2ᵏ cells: Greedy MI's picks combined by weighted majority "
+          "vote are also worse with all m models than with the best subset.",
+          full_set_worse(("greedy_mi", "wmv")),
+          short="control: the same with W-MV (no 2ᵏ table)", control="G3"),
     Claim("G5", "all", "Sec. 6.1-6.3, Figures 5-6 (every error curve falls from k = 1)",
           "Ensembling pays: the best Greedy MI ensemble has a lower error than the single "
           "most accurate model.", beats_single(G),
@@ -595,8 +679,8 @@ CLAIMS: list[Claim] = [
           short="under W-MV, mRMR worse than Top-k for k = 4..8"),
     Claim("MED9", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (W-MV)",
           "Top-k with W-MV performs comparably to Top-k with MAP (within 0.01 at every k).",
-          close(("topk", "wmv"), T, "all", 0.01),
-          short="Top-k with W-MV within 0.01 of Top-k with MAP"),
+          as_good([(("topk", "wmv"), T)], "all"),
+          short="Top-k with W-MV as good as Top-k with MAP"),
     Claim("MED10", "medmcqa", "Appendix MEDMCQA, 'Alternative Aggregation Rules' (W-MV)",
           "Greedy MI (MAP) remains most competitive for k = 3..7 against the W-MV baselines.",
           lower_than_all(G, _bl("wmv"), range(3, 8)),
@@ -612,8 +696,9 @@ CLAIMS: list[Claim] = [
           short="Greedy MI is best at k = 4..6"),
     Claim("MMLU3", "mmlu", "Sec. 6.2 'Results'",
           "Top-k and Term 1 overlap almost everywhere (within 0.002 at every k).",
-          close(T, R, "all", 0.002),
-          short="Top-k and Term 1 within 0.002 at every k"),
+          as_good([(T, R)], "all"),
+          short="Top-k and Term 1 as good at every k",
+          construction={"stand-in": _LABEL_INVARIANT}),
     Claim("MMLU4", "mmlu", "Sec. 6.2 'Results'",
           "For larger k all methods degrade (all about 0.171 at k = 13).", full_set_worse(G),
           short="all 13 models worse than the best subset"),
@@ -635,8 +720,8 @@ CLAIMS: list[Claim] = [
           short="under W-MV, mRMR worse than Top-k for k = 4..7"),
     Claim("MMLU9", "mmlu", "Appendix MMLU, 'Experiments with Alternative Aggregation Rules' (W-MV)",
           "At larger budgets W-MV narrows the gap: Top-k (W-MV) is comparable to Greedy MI "
-          "(MAP) at k = 10, 11 (within 0.005).", close(("topk", "wmv"), G, [10, 11], 0.005),
-          short="Top-k (W-MV) within 0.005 of Greedy MI at k = 10, 11"),
+          "(MAP) at k = 10, 11 (within 0.005).", as_good([(("topk", "wmv"), G)], [10, 11]),
+          short="Top-k (W-MV) as good as Greedy MI at k = 10, 11"),
     # --- IMDB ---
     Claim("IMDB1", "imdb", "Sec. 6.3",
           "Greedy MI still consistently outperforms the baselines in the mid-budget range "
@@ -644,15 +729,15 @@ CLAIMS: list[Claim] = [
           short="Greedy MI below all baselines at every k = 4..8"),
     Claim("IMDB2", "imdb", "Appendix IMDB, 'Experiments Across Temperatures and Runs'",
           "Improvements from selection are modest and often within noise margins "
-          "(the 95 % interval of Greedy MI − Top-k contains 0 for at least half of the k).",
-          within_noise([T], G, "all", 0.5),
-          short="Greedy MI − Top-k within noise for half of the k"),
+          "(Greedy MI and Top-k as good for at least half of the k).",
+          as_good([(G, T)], "all", min_fraction=0.5),
+          short="Greedy MI as good as Top-k for half of the k"),
     Claim("IMDB3", "imdb", "Appendix IMDB, 'Experiments with Alternative Aggregation Rules'",
           "Under MV and W-MV all methods perform comparably: the curves largely overlap and "
-          "differences fall within the variance bands (the 95 % interval contains 0 for at "
-          "least 80% of the comparisons with Greedy MI).",
-          within_noise(_bl("mv") + _bl("wmv"), G, "all", 0.8),
-          short="under MV / W-MV, 80% of differences within noise"),
+          "differences fall within the variance bands (every baseline with MV or W-MV as "
+          "good as Greedy MI for at least 80% of the comparisons).",
+          as_good([(b, G) for b in _bl("mv") + _bl("wmv")], "all", min_fraction=0.8),
+          short="under MV / W-MV, 80% of baselines as good as Greedy MI"),
 ]
 
 
@@ -707,7 +792,9 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
         error ``effect_se`` (the interval's half-width over its t quantile); the same on the
         paper's numbers as ``paper, paper_holds, paper_verdict, paper_effect, paper_low,
         paper_high`` (``paper`` is ``"—"`` and the rest empty for datasets the paper does
-        not have). :func:`verdict_table` renders it compactly.
+        not have); ``class`` (:data:`TESTABLE`, :data:`BY_CONSTRUCTION`, :data:`DUPLICATE`
+        or :data:`CONTROL`; only testable rows count) and ``class_note`` (why, or what to
+        know about the verdict). :func:`verdict_table` renders it compactly.
     """
     from ensel.datasets.paper_tables import DATASETS as PAPER_DATASETS
 
@@ -729,19 +816,65 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
                 "ours": o["o_text"], "holds": o["o_point"],
                 "verdict": "no results" if o["o_verdict"] is None else o["o_verdict"],
                 "effect": o["o_effect"], "effect_low": o["o_low"], "effect_high": o["o_high"],
-                "short": claim.short or claim.text, "effect_se": o["o_se"]})
+                "short": claim.short or claim.text, "effect_se": o["o_se"],
+                **_classify(claim, d)})
     cols = ["id", "dataset", "location", "claim", "paper", "paper_holds", "paper_verdict",
             "paper_effect", "paper_low", "paper_high", "ours", "holds", "verdict", "effect",
-            "effect_low", "effect_high", "short", "effect_se"]
-    return pd.DataFrame(rows, columns=cols)
+            "effect_low", "effect_high", "short", "effect_se", "class", "class_note"]
+    return mark_duplicates(pd.DataFrame(rows, columns=cols))
+
+
+def _classify(claim: Claim, dataset: str) -> dict[str, str]:
+    """``class`` and ``class_note`` of one (claim, dataset) before duplicates are marked."""
+    from ensel.book import profiles
+
+    try:
+        kind = str(profiles.profile(dataset)["kind"])
+    except (KeyError, ValueError):
+        kind = "user"
+    if claim.control:
+        return {"class": CONTROL,
+                "class_note": f"the book's control for {claim.control}, not a paper claim"}
+    if kind in claim.construction:
+        return {"class": BY_CONSTRUCTION, "class_note": claim.construction[kind]}
+    return {"class": TESTABLE, "class_note": claim.note}
+
+
+def mark_duplicates(v: pd.DataFrame) -> pd.DataFrame:
+    """Mark every row whose findings are identical to an earlier row's on the same dataset
+    (the same texts, hence the same numbers, on our results and on the paper's) as
+    ``class="duplicate"`` of that row: the claims are then one claim said twice, and only
+    the first is counted. Detected from the findings themselves, not from a list."""
+    out = v.copy()
+    first: dict[tuple[str, str, str], str] = {}
+    for i, r in out.iterrows():
+        evidence = (str(r["paper"]), str(r["ours"]))
+        if all(t == "—" or t.startswith("not computable") for t in evidence):
+            continue  # nothing found: nothing to compare
+        key = (str(r["dataset"]), *evidence)
+        if key in first and r["class"] != CONTROL:
+            out.loc[i, "class"] = DUPLICATE
+            out.loc[i, "class_note"] = f"duplicate of {first[key]}: the same finding"
+        else:
+            first.setdefault(key, str(r["id"]))
+    return out
 
 
 #: How a verdict is shown to a reader.
 VERDICT_MARKS: dict[str, str] = {HOLDS: "✓ holds", WITHIN_NOISE: "≈ within noise",
-                                  CONTRADICTED: "✗ contradicted", "no results": "– no results"}
-_SHORT_MARKS = {HOLDS: "✓", WITHIN_NOISE: "≈", CONTRADICTED: "✗"}
+                                  CONTRADICTED: "✗ contradicted", EQUIVALENT: "✓ equivalent",
+                                  NOT_SHOWN_EQUIVALENT: "≈ not shown equivalent",
+                                  DIFFERENT: "✗ different", "no results": "– no results"}
+#: The one-character marks of :data:`VERDICT_MARKS` (compact tables).
+SHORT_MARKS = {HOLDS: "✓", WITHIN_NOISE: "≈", CONTRADICTED: "✗", EQUIVALENT: "✓",
+                NOT_SHOWN_EQUIVALENT: "≈", DIFFERENT: "✗"}
 _VERDICT_COLORS = {HOLDS: "#1a7f37", WITHIN_NOISE: "#9a6700", CONTRADICTED: "#b42318",
-                   "no results": "#666666"}
+                   EQUIVALENT: "#1a7f37", NOT_SHOWN_EQUIVALENT: "#9a6700",
+                   DIFFERENT: "#b42318", "no results": "#666666"}
+#: How a row that is not counted is marked beside its verdict.
+CLASS_MARKS: dict[str, str] = {TESTABLE: "", BY_CONSTRUCTION: "not counted: true by construction",
+                               DUPLICATE: "not counted: duplicate",
+                               CONTROL: "not counted: the book's control"}
 NO_PAPER_TABLE = "n/a (no paper table)"
 
 
@@ -772,7 +905,7 @@ def verdict_table(verdicts_df: pd.DataFrame, dataset: str, *, html: bool = True
     """
     import html as _html
 
-    v = verdicts_df[verdicts_df["dataset"] == dataset]
+    v = verdicts_df[verdicts_df["dataset"] == dataset].rename(columns={"class": "cls"})
     esc = _html.escape if html else (lambda t: t)
     rows = []
     for r in v.itertuples():
@@ -784,11 +917,18 @@ def verdict_table(verdicts_df: pd.DataFrame, dataset: str, *, html: bool = True
         if _missing(r.paper_verdict):
             paper_cell = NO_PAPER_TABLE if r.paper == "—" else esc(str(r.paper))
         else:
-            paper_cell = esc(p_txt) + " " + _SHORT_MARKS[str(r.paper_verdict)]
+            paper_cell = esc(p_txt) + " " + SHORT_MARKS[str(r.paper_verdict)]
         mark = VERDICT_MARKS.get(r.verdict, str(r.verdict))
+        cls = str(getattr(r, "cls", TESTABLE))
+        note = str(getattr(r, "class_note", "") or "")
         if html:
             mark = (f'<span style="color: {_VERDICT_COLORS.get(r.verdict, "#000")}; '
                     f'white-space: nowrap; font-weight: bold">{mark}</span>')
+        if cls != TESTABLE or note:
+            head = CLASS_MARKS.get(cls, cls)
+            text = f"{head}: {note}" if head and note else head or note
+            mark += (f'<br><span style="font-size: 0.8em; color: #555">{esc(text)}</span>'
+                     if html else f" [{text}]")
         rows.append((r.id, claim_cell, paper_cell, esc(o_txt), mark))
     return pd.DataFrame(rows, columns=["id", "claim", "paper", "ours", "verdict"]
                         ).set_index("id")

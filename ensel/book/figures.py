@@ -197,6 +197,7 @@ def install_figure_data(shell: Any = None) -> bool:
 SELECTOR_STYLE: Mapping[str, Mapping[str, Any]] = _SpecField("style", {
     "exhaustive": {"color": "#555555", "marker": "", "linestyle": "--"},
     "exhaustive_mi": {"color": "#9467bd", "marker": "x", "linestyle": ":"},
+    "exhaustive_nested": {"color": "#8c564b", "marker": "+", "linestyle": "-."},
 })
 
 

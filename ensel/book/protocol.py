@@ -41,6 +41,10 @@ __all__ = [
     "splits_for",
     "verdict_counts",
     "verdict_sentence",
+    "headline_sentence",
+    "BUDGET_ALPHA",
+    "budget_verdicts",
+    "budget_sentence",
     "single_model_sentence",
     "claims_skipped_note",
     "best_errors",
@@ -53,6 +57,10 @@ __all__ = [
     "copula_side_by_side",
     "pooled_sentence",
     "gather_verdicts",
+    "findings_table",
+    "SYNTHETIC_STAMP",
+    "stamp_synthetic",
+    "mark_synthetic_figures",
 ]
 
 #: The paper-calibrated stand-ins (the datasets with a paper table to compare with).
@@ -148,20 +156,27 @@ def selection_setup(dataset: Any, conditions: Sequence[str], n_models: int
 
 
 def oracle_gaps(summary: pd.DataFrame) -> pd.DataFrame | None:
-    """Mean test error with MAP per ``k`` and the excess over the exhaustive oracle
-    (``None`` when the exhaustive scan did not run)."""
+    """Mean test error with MAP per ``k``: the nested best subset (chosen on the training
+    part, scored on the test part), the test-split minimum (a bound: chosen on the test
+    part itself), Greedy MI, Top-k, the max-MI subset, and their excess over the nested
+    choice (``None`` when the exhaustive scan did not run)."""
     piv = summary[summary["aggregator"] == "map"].pivot(index="k", columns="selector",
                                                          values="mean")
     if "exhaustive" not in piv.columns:
         return None
-    return pd.DataFrame({
-        "oracle": piv["exhaustive"],
+    ref = piv["exhaustive_nested"] if "exhaustive_nested" in piv.columns else piv["exhaustive"]
+    out = pd.DataFrame({
+        "best subset, nested": ref,
+        "test-split minimum (bound)": piv["exhaustive"],
         "Greedy MI": piv["greedy_mi"], "Top-k": piv["topk"],
         "max-MI subset": piv["exhaustive_mi"],
-        "gap Greedy MI": piv["greedy_mi"] - piv["exhaustive"],
-        "gap Top-k": piv["topk"] - piv["exhaustive"],
-        "gap max-MI": piv["exhaustive_mi"] - piv["exhaustive"],
+        "excess Greedy MI": piv["greedy_mi"] - ref,
+        "excess Top-k": piv["topk"] - ref,
+        "excess max-MI": piv["exhaustive_mi"] - ref,
     })
+    if "exhaustive_nested" not in piv.columns:  # results saved before the nested choice
+        out = out.drop(columns="best subset, nested")
+    return out
 
 
 def paper_differences(comparisons: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
@@ -274,16 +289,26 @@ def splits_for(dataset: Any, n_conditions: int, n_splits: int | None, *,
 
 
 def verdict_counts(v: pd.DataFrame, column: str = "verdict") -> pd.DataFrame:
-    """Per dataset: how many claims hold, are within noise, are contradicted (and how many
-    the point estimates alone would call satisfied, ``point``)."""
+    """Per dataset: how many *testable* claims hold, are within noise, are contradicted
+    (equivalence claims enter as :data:`ensel.book.claims.TALLY` says), how many the point
+    estimates alone would call satisfied (``point``), and how many rows are shown but not
+    counted (``not counted``: duplicates, true by construction, the book's controls)."""
+    from ensel.book.claims import TALLY, TESTABLE
     from ensel.stats import VERDICTS
 
     point_col = "holds" if column == "verdict" else "paper_holds"
-    have = v[v[column].isin(VERDICTS)]
-    counts = (have.groupby("dataset")[column].value_counts().unstack(fill_value=0)
+    have = v[v[column].isin(list(TALLY))]
+    cls = have["class"] if "class" in have else pd.Series(TESTABLE, index=have.index)
+    counted = have[cls == TESTABLE]
+    counts = (counted.assign(_t=counted[column].map(TALLY)).groupby("dataset")["_t"]
+              .value_counts().unstack(fill_value=0)
               .reindex(columns=list(VERDICTS), fill_value=0))
-    counts["point"] = have.groupby("dataset")[point_col].apply(lambda s: int(s.astype(bool).sum()))
+    counts = counts.reindex(pd.unique(have["dataset"]), fill_value=0)
+    counts["point"] = counted.groupby("dataset")[point_col].apply(
+        lambda x: int(x.astype(bool).sum())).reindex(counts.index, fill_value=0)
     counts["claims"] = counts[list(VERDICTS)].sum(axis=1)
+    counts["not counted"] = (have[cls != TESTABLE].groupby("dataset").size()
+                             .reindex(counts.index, fill_value=0))
     order = [d for d in pd.unique(v["dataset"]) if d in counts.index]
     out = counts.loc[order].astype(int)
     out.columns.name = None
@@ -292,39 +317,131 @@ def verdict_counts(v: pd.DataFrame, column: str = "verdict") -> pd.DataFrame:
 
 def _outcomes(row: pd.Series) -> str:
     verb = "holds" if row["holds"] == 1 else "hold"
-    return (f"{row['holds']} of {row['claims']} claims {verb} beyond the noise, "
+    skipped = int(row.get("not counted", 0))
+    return (f"{row['holds']} of {row['claims']} testable claims {verb} beyond the noise, "
             f"{row['within noise']} {'is' if row['within noise'] == 1 else 'are'} within noise "
             f"and {'none is' if row['contradicted'] == 0 else row['contradicted']}"
             f"{'' if row['contradicted'] == 0 else (' is' if row['contradicted'] == 1 else ' are')}"
-            " contradicted "
-            f"(the point estimates alone would call {row['point']} satisfied)")
+            " contradicted"
+            + (f" ({skipped} more shown but not counted: duplicates, true by construction "
+               "or the book's controls)" if skipped else ""))
 
 
 def verdict_sentence(v: pd.DataFrame, counts: pd.DataFrame,
-                     paper_counts: pd.DataFrame | None = None) -> str:
-    """The reproduction report's result in a few honest sentences, from its counts."""
+                     per_budget: Mapping[str, pd.DataFrame] | None = None) -> str:
+    """The reproduction report's result in a few honest sentences, from its counts and, when
+    given, the per-budget verdicts of Greedy MI against Top-k
+    (:func:`budget_verdicts`): a budget where one selector is better beyond the noise is
+    named even when the claims average it away."""
     out = []
+    pb = dict(per_budget or {})
     stand = counts.loc[[d for d in counts.index if d in STANDINS]]
     if not stand.empty:
         tot = stand.sum()
         out.append(f"On the paper-calibrated stand-ins, {_outcomes(tot)}.")
     for d in [d for d in counts.index if d not in STANDINS]:
-        extra = ""
-        for cid, what in (("G2", "Greedy MI minus Top-k over k = 3..7"),
-                          ("G5", "the best ensemble minus the best single model")):
-            g = v[(v["id"] == cid) & (v["dataset"] == d)]
-            if not g.empty and pd.notna(g["effect"].iloc[0]):
-                r = g.iloc[0]
-                half = (r["effect_high"] - r["effect_low"]) / 2
-                extra += f"; {what} is {r['effect']:+.4f} ± {half:.4f} ({r['verdict']})"
         out.append(f"On {tables.dataset_label(d)} (real answers), "
-                   f"{_outcomes(counts.loc[d])}{extra}.")
-    if paper_counts is not None and not paper_counts.empty:
-        tot = paper_counts.sum()
-        out.append(f"Judged by the same rule on the paper's own mean ± std, {tot['holds']} of "
-                   f"its {tot['claims']} claims exceed its own spread and "
-                   f"{tot['within noise']} do not.")
+                   f"{_outcomes(counts.loc[d])}.")
+    per_k = [budget_sentence(d, t) for d, t in pb.items() if t is not None and len(t)]
+    per_k = [x for x in per_k if x]
+    if per_k:
+        out.append("Budget by budget (Greedy MI − Top-k with MAP, Holm over the budgets): "
+                   + "; ".join(per_k) + ".")
     return " ".join(out)
+
+
+def headline_sentence(counts: pd.DataFrame,
+                      per_budget: Mapping[str, pd.DataFrame | None] | None = None) -> str:
+    """Two short sentences for the front page: the testable claims on the stand-ins and on
+    the real sources, and every budget where one selector is better after Holm."""
+    def tally(row: pd.Series, what: str) -> str:
+        c = int(row["contradicted"])
+        return (f"{what} {int(row['holds'])} of {int(row['claims'])} testable claims hold "
+                f"beyond the noise and {'none' if c == 0 else c} "
+                f"{'is' if c <= 1 else 'are'} contradicted")
+
+    stand = [d for d in counts.index if d in STANDINS]
+    real = [d for d in counts.index if d not in STANDINS]
+    parts = []
+    if stand:
+        parts.append(tally(counts.loc[stand].sum(), "on the paper-calibrated stand-ins"))
+    if real:
+        parts.append(tally(counts.loc[real].sum(), f"on the {len(real)} real source"
+                           + ("s" if len(real) > 1 else "")))
+    out = (parts[0][0].upper() + "; ".join(parts)[1:] + ".") if parts else ""
+    found = []
+    for d, t in (per_budget or {}).items():
+        if t is None or not len(t):
+            continue
+        for who in ("Top-k better", "Greedy MI better"):
+            ks = t.loc[t["verdict"] == who, "k"]
+            if len(ks):
+                found.append(f"{who.replace(' better', '')} beats "
+                             f"{'Greedy MI' if who.startswith('Top') else 'Top-k'} on "
+                             f"{tables.dataset_label(d)} at k = {_ks_text(ks)}")
+    if found:
+        out += (" Budget by budget (MAP, Holm over the budgets), "
+                + "; ".join(found) + ", although no averaged claim shows it.")
+    return out
+
+
+#: Family-wise level of the per-budget verdicts.
+BUDGET_ALPHA = 0.05
+
+
+def budget_verdicts(paired: pd.DataFrame, alpha: float = BUDGET_ALPHA) -> pd.DataFrame:
+    """Per budget ``k``: the paired difference Greedy MI − Top-k (a saved ``paired`` table,
+    :func:`ensel.experiment.paired_differences`), its verdict by its own 95 % interval
+    (``unadjusted``) and by Holm-adjusted p-values over the budgets
+    (:func:`ensel.stats.holm`, column ``p_holm``, verdict ``verdict``): ``"Greedy MI
+    better"`` / ``"Top-k better"`` when the adjusted p-value is below ``alpha``, else
+    ``"within noise"``. A budget where both selectors always pick the same models (no
+    spread: standard error 0) is no test: it is within noise and not in the family."""
+    from ensel.stats import holm
+
+    t = paired.sort_values("k").reset_index(drop=True)
+    p = t["p_value"].to_numpy(dtype=float)
+    se = t["se"].to_numpy(dtype=float) if "se" in t else np.full(len(t), np.nan)
+    ok = np.isfinite(p) & ~(se == 0)
+    adj = np.full(len(t), np.nan)
+    if ok.any():
+        adj[ok] = holm(p[ok])
+    better = np.where(t["mean_diff"] < 0, "Greedy MI better", "Top-k better")
+    out = t[["k", "mean_diff", "ci_low", "ci_high", "p_value"]].assign(
+        unadjusted=np.where(ok & ((t["ci_low"] > 0) | (t["ci_high"] < 0)), better,
+                            "within noise"),
+        p_holm=adj, verdict=np.where(np.isfinite(adj) & (adj < alpha), better, "within noise"))
+    out.attrs["n_tests"] = int(ok.sum())
+    return out
+
+
+def _ks_text(ks: Any) -> str:
+    ks = [int(k) for k in ks]
+    return ", ".join(map(str, ks)) if ks else "none"
+
+
+def budget_sentence(dataset: str, table: pd.DataFrame) -> str:
+    """One clause per dataset: at which budgets either selector is better beyond the noise,
+    by each budget's own 95 % interval and after Holm over the budgets, with the clearest
+    difference; ``""`` when neither is better at any budget by either rule."""
+    parts = []
+    n = table.attrs.get("n_tests", len(table))
+    for who in ("Top-k better", "Greedy MI better"):
+        raw = table[table["unadjusted"] == who]
+        if raw.empty:
+            continue
+        r = raw.loc[raw["mean_diff"].abs().idxmax()]
+        name = who.replace(" better", "")
+        held = table.loc[table["verdict"] == who, "k"]
+        fn = tables.format_number
+        parts.append(f"{name} is better at k = {_ks_text(raw['k'])} by each budget's own "
+                     f"95 % interval (k = {int(r['k'])}: {fn(r['mean_diff'], 4, signed=True)} "
+                     f"[{fn(r['ci_low'], 4, signed=True)}, {fn(r['ci_high'], 4, signed=True)}"
+                     f"]), {'at k = ' + _ks_text(held) if len(held) else 'at none'} after "
+                     f"Holm over the {n} budgets where the selectors differ")
+    if not parts:
+        return ""
+    return f"on {tables.dataset_label(dataset)}, " + "; ".join(parts)
 
 
 def single_model_sentence(v: pd.DataFrame) -> str:
@@ -475,9 +592,13 @@ def beyond_table(results: Mapping[str, pd.DataFrame | None],
                "Top-k better beyond noise": int((pdiff["ci_low"] > 0).sum()),
                "mean paired diff": float(pdiff["mean_diff"].mean())}
         if "exhaustive" in piv.columns:
-            row["excess over oracle, Greedy MI"] = float(
+            if "exhaustive_nested" in piv.columns:
+                row["excess over nested best subset, Greedy MI"] = float(
+                    (piv["greedy_mi"] - piv["exhaustive_nested"]).mean())
+                row["excess over nested best subset, Top-k"] = float(
+                    (piv["topk"] - piv["exhaustive_nested"]).mean())
+            row["excess over the bound, Greedy MI"] = float(
                 (piv["greedy_mi"] - piv["exhaustive"]).mean())
-            row["excess over oracle, Top-k"] = float((piv["topk"] - piv["exhaustive"]).mean())
             gaps[d] = float((piv["greedy_mi"] - piv["exhaustive"]).min())
         rows.append(row)
     out = pd.DataFrame(rows).set_index("dataset")
@@ -488,14 +609,18 @@ def beyond_table(results: Mapping[str, pd.DataFrame | None],
 # ------------------------------------------------------------- pooling the real sources
 def pool_claims(verdicts_df: pd.DataFrame, sources: Sequence[str]) -> pd.DataFrame:
     """Each directional claim checked on the real ``sources``: every source's effect, interval
-    and verdict, and the DerSimonian-Laird random-effects pooled estimate
-    (:func:`ensel.meta.random_effects`) with its interval, heterogeneity and verdict.
+    and verdict, and the random-effects pooled estimate (:func:`ensel.meta.random_effects`:
+    DerSimonian-Laird ``tau^2``, Hartung-Knapp-Sidik-Jonkman interval) with its verdict,
+    prediction interval and heterogeneity.
 
     Returns one row per (claim, source) plus one ``dataset="pooled"`` row per claim, with
     columns ``id, short, dataset, effect, effect_low, effect_high, se, verdict`` and, on the
-    pooled rows, ``tau2, i2, q_p_value, n_sources``. A source whose effect has no spread at
-    all (standard error 0, e.g. both selectors always pick the same model) carries no weight
-    information and is left out of the pooling (shown, not pooled; ``pooled`` says which).
+    pooled rows, ``pi_low, pi_high`` (prediction interval for a new source), ``dl_low,
+    dl_high`` (the normal DerSimonian-Laird interval, for comparison), ``tau2, i2,
+    q_p_value, n_sources, fragile`` (fewer than :data:`ensel.meta.FRAGILE_BELOW` sources).
+    A source whose effect has no spread at all (standard error 0, e.g. both selectors always
+    pick the same model) carries no weight information and is left out of the pooling
+    (shown, not pooled; ``pooled`` says which).
     """
     from ensel.meta import random_effects
     from ensel.stats import verdict
@@ -515,18 +640,21 @@ def pool_claims(verdicts_df: pd.DataFrame, sources: Sequence[str]) -> pd.DataFra
             m = random_effects(usable["effect"].to_numpy(), usable["effect_se"].to_numpy())
             rows.append({"id": cid, "short": part["short"].iloc[0], "dataset": "pooled",
                          "effect": m.estimate, "effect_low": m.low, "effect_high": m.high,
-                         "se": m.se, "verdict": verdict(m.low, m.high), "pooled": True,
-                         "tau2": m.tau2, "i2": m.i2, "q_p_value": m.q_p_value,
-                         "n_sources": m.k})
+                         "se": m.hk_se, "verdict": verdict(m.low, m.high), "pooled": True,
+                         "pi_low": m.pi_low, "pi_high": m.pi_high, "dl_low": m.z_low,
+                         "dl_high": m.z_high, "tau2": m.tau2, "i2": m.i2,
+                         "q_p_value": m.q_p_value, "n_sources": m.k, "fragile": m.fragile})
     cols = ["id", "short", "dataset", "effect", "effect_low", "effect_high", "se", "verdict",
-            "pooled", "tau2", "i2", "q_p_value", "n_sources"]
+            "pooled", "pi_low", "pi_high", "dl_low", "dl_high", "tau2", "i2", "q_p_value",
+            "n_sources", "fragile"]
     return pd.DataFrame(rows).reindex(columns=cols)
 
 
 def pool_paired(paired: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None:
     """Greedy MI − Top-k (MAP) per budget ``k`` on every real source side by side, and pooled
-    (DerSimonian-Laird) over the budgets every source has with a non-zero spread; ``None``
-    when fewer than two sources saved their paired differences."""
+    (DerSimonian-Laird, HKSJ interval, prediction interval) over the budgets every source
+    has with a non-zero spread; ``None`` when fewer than two sources saved their paired
+    differences."""
     from ensel.meta import random_effects
     from ensel.stats import verdict
 
@@ -544,7 +672,8 @@ def pool_paired(paired: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | Non
         if np.all(se > 0):
             m = random_effects([float(r["mean_diff"]) for r in part.values()], se)
             row.update({"pooled": m.estimate, "pooled_low": m.low, "pooled_high": m.high,
-                        "verdict": verdict(m.low, m.high), "tau2": m.tau2, "i2": m.i2})
+                        "verdict": verdict(m.low, m.high), "pi_low": m.pi_low,
+                        "pi_high": m.pi_high, "tau2": m.tau2, "i2": m.i2})
         else:
             row.update({"pooled": np.nan, "verdict": "not pooled (a source has no spread)"})
         rows.append(row)
@@ -570,8 +699,11 @@ def copula_side_by_side(copula: Mapping[str, pd.DataFrame | None]) -> pd.DataFra
 def pooled_sentence(pooled: pd.DataFrame, ids: Sequence[str] = ("G2", "G5", "G3")) -> str:
     """The pooled result over the real sources in one sentence: for each claim of ``ids``
     (default: Greedy MI against Top-k over k = 3..7, the best ensemble against the best single
-    model, all models against the best subset) the random-effects estimate, its 95 % interval,
-    its verdict and I²."""
+    model, all models against the best subset) the random-effects estimate, its 95 % HKSJ
+    interval, its verdict, the prediction interval for a new source and I²; and, with fewer
+    than :data:`ensel.meta.FRAGILE_BELOW` sources, that the pooling is fragile."""
+    from ensel.meta import FRAGILE_BELOW
+
     p = pooled[(pooled["dataset"] == "pooled")].set_index("id")
     p = p.loc[[i for i in ids if i in p.index]]
     if p.empty:
@@ -581,11 +713,21 @@ def pooled_sentence(pooled: pd.DataFrame, ids: Sequence[str] = ("G2", "G5", "G3"
     what = {"G2": "Greedy MI minus Top-k (test error, mean over k = 3..7)",
             "G5": "the best Greedy MI ensemble minus the best single model",
             "G3": "the best subset minus all models (Greedy MI, MAP)"}
+
+    def pi(r: pd.Series) -> str:
+        if pd.isna(r.get("pi_low")):
+            return ""
+        return f", a new source anywhere in [{r['pi_low']:+.4f}, {r['pi_high']:+.4f}]"
+
     parts = [f"{what.get(str(i), str(r['short']))} is {r['effect']:+.4f} "
              f"[{r['effect_low']:+.4f}, {r['effect_high']:+.4f}] ({r['verdict']}, "
-             f"I² = {100 * r['i2']:.0f} %)" for i, r in p.iterrows()]
-    return (f"pooled over {n} real sources with a DerSimonian-Laird random-effects model, "
-            + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
+             f"I² = {100 * r['i2']:.0f} %{pi(r)})" for i, r in p.iterrows()]
+    fragile = (f" With {n} sources (fewer than {FRAGILE_BELOW}) the between-source variance "
+               "is barely estimable, so these pooled intervals are fragile." if
+               n < FRAGILE_BELOW else "")
+    return (f"pooled over {n} real sources (random effects, Hartung-Knapp-Sidik-Jonkman "
+            "95 % intervals), " + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "")
+            + parts[-1] + "." + fragile)
 
 
 def gather_verdicts(saved: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:
@@ -602,3 +744,142 @@ def gather_verdicts(saved: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:
     return (v.assign(_c=v["id"].map(claim_order), _d=v["dataset"].map(data_order))
             .sort_values(["_c", "_d"], kind="stable").drop(columns=["_c", "_d"])
             .reset_index(drop=True))
+
+
+# ------------------------------------------------------------------ the findings table
+def _cell(mark: str, effect: float, low: float, high: float, href: str | None,
+          note: str = "") -> str:
+    """One verdict with its interval, linked to the page that computed it."""
+    from ensel.book.tables import format_number as fn
+
+    txt = mark
+    if pd.notna(effect):
+        txt += (f" {fn(effect, 4, signed=True)} [{fn(low, 4, signed=True)}, "
+                f"{fn(high, 4, signed=True)}]")
+    if href:
+        txt = f'<a href="{href}">{txt}</a>'
+    if note:
+        txt += f'<br><span style="font-size: 0.85em; color: #555">{note}</span>'
+    return txt
+
+
+def findings_table(v: pd.DataFrame, pooled: pd.DataFrame | None,
+                   per_budget: Mapping[str, pd.DataFrame | None], *,
+                   link: Any = None) -> pd.DataFrame:
+    """The book's findings at a glance (front page and report), HTML cells.
+
+    Rows: the paper's general claims (``G*``, with the book's control beside G3), every
+    testable claim counted, and Greedy MI against Top-k budget by budget (Holm). Columns:
+    the stand-ins (one line each), each real source, and the pooled estimate over the real
+    sources. Each cell is a verdict mark with the effect and its 95 % interval, linked by
+    ``link(dataset)`` (a URL or ``None``) to the page that computed it; rows that are not
+    counted say why.
+    """
+    from ensel.book.claims import CLAIMS, SHORT_MARKS, TESTABLE
+
+    def href(d: str) -> str | None:
+        return None if link is None else link(d)
+
+    datasets = list(pd.unique(v["dataset"]))
+    stand = [d for d in datasets if d in STANDINS]
+    real = [d for d in datasets if d not in STANDINS]
+    cols = (["stand-ins"] if stand else []) + [tables.dataset_label(d) for d in real] + (
+        ["pooled (real)"] if len(real) >= 2 else [])
+    pooled_rows = (pooled[pooled["dataset"] == "pooled"].set_index("id")
+                   if pooled is not None and len(pooled) else pd.DataFrame())
+    rows: dict[str, dict[str, str]] = {}
+    for c in [c for c in CLAIMS if c.dataset == "all"]:
+        sub = v[v["id"] == c.id].set_index("dataset")
+        if sub.empty:
+            continue
+        row: dict[str, str] = {}
+
+        def one(d: str, prefix: str = "", sub: pd.DataFrame = sub) -> str:
+            r = sub.loc[d]
+            mark = SHORT_MARKS.get(r["verdict"], str(r["verdict"]))
+            note = "" if r.get("class", TESTABLE) == TESTABLE else str(r["class"])
+            return prefix + _cell(mark, r["effect"], r["effect_low"], r["effect_high"],
+                                  href(d), note)
+
+        if stand:
+            row["stand-ins"] = "<br>".join(one(d, f"{tables.dataset_label(d)}: ")
+                                           for d in stand if d in sub.index)
+        for d in real:
+            row[tables.dataset_label(d)] = one(d) if d in sub.index else "–"
+        if "pooled (real)" in cols:
+            if c.id in pooled_rows.index:
+                p = pooled_rows.loc[c.id]
+                note = (f"prediction [{p['pi_low']:+.3f}, {p['pi_high']:+.3f}]"
+                        if pd.notna(p.get("pi_low")) else "")
+                row["pooled (real)"] = _cell(SHORT_MARKS.get(p["verdict"], p["verdict"]),
+                                             p["effect"], p["effect_low"], p["effect_high"],
+                                             href("pooled"), note)
+            else:
+                row["pooled (real)"] = "–"
+        label = f"{c.id}: {c.short or c.text}"
+        if c.control:
+            label += " (the book's control, not counted)"
+        rows[label] = row
+
+    counts = verdict_counts(v)
+    row = {}
+    for d in datasets:
+        if d not in counts.index:
+            continue
+        r = counts.loc[d]
+        txt = (f"{r['holds']} ✓ · {r['within noise']} ≈ · {r['contradicted']} ✗ "
+               f"of {r['claims']}")
+        if href(d):
+            txt = f'<a href="{href(d)}">{txt}</a>'
+        if d in STANDINS:
+            row["stand-ins"] = (row.get("stand-ins", "") + ("<br>" if "stand-ins" in row
+                                                            else "")
+                                + f"{tables.dataset_label(d)}: {txt}")
+        else:
+            row[tables.dataset_label(d)] = txt
+    rows["every testable claim (✓ holds or equivalent, ≈ cannot tell, ✗ contradicted)"] = row
+
+    row = {}
+    for d in datasets:
+        t = per_budget.get(d)
+        if t is None or not len(t):
+            continue
+        parts = [f"{who.replace(' better', '')} better at k = "
+                 f"{_ks_text(t.loc[t['verdict'] == who, 'k'])}"
+                 for who in ("Top-k better", "Greedy MI better")
+                 if (t["verdict"] == who).any()]
+        txt = "; ".join(parts) or "no budget beyond noise"
+        txt += f" (Holm over {t.attrs.get('n_tests', len(t))})"
+        if href(d):
+            txt = f'<a href="{href(d)}">{txt}</a>'
+        key = "stand-ins" if d in STANDINS else tables.dataset_label(d)
+        if key == "stand-ins":
+            txt = f"{tables.dataset_label(d)}: {txt}"
+            row[key] = row[key] + "<br>" + txt if key in row else txt
+        else:
+            row[key] = txt
+    rows["Greedy MI − Top-k (MAP) budget by budget"] = row
+    out = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=cols).fillna("–")
+    out.index.name = "finding"
+    return out
+
+
+# ------------------------------------------------------------ synthetic figures, stamped
+#: The stamp every figure of synthetic (stand-in) data carries inside the image.
+SYNTHETIC_STAMP = "synthetic (stand-in)"
+
+
+def stamp_synthetic(fig: Figure) -> None:
+    """Write :data:`SYNTHETIC_STAMP` into the bottom-right corner of ``fig`` (a matplotlib
+    figure hook: :func:`mark_synthetic_figures` registers it for every new figure)."""
+    fig.text(0.995, 0.005, SYNTHETIC_STAMP, ha="right", va="bottom", fontsize=8,
+             color="#b42318", alpha=0.85, fontweight="bold")
+
+
+def mark_synthetic_figures(on: bool = True) -> None:
+    """From now on, every figure pyplot creates carries :data:`SYNTHETIC_STAMP` (``on``)
+    or not: the one place where a stand-in page's figures are labelled, through
+    matplotlib's ``figure.hooks``."""
+    hook = f"{__name__}:stamp_synthetic"
+    hooks = [h for h in plt.rcParams["figure.hooks"] if h != hook]
+    plt.rcParams["figure.hooks"] = [*hooks, hook] if on else hooks

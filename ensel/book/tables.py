@@ -81,8 +81,9 @@ class _SpecField(Mapping[str, Any]):
 
 #: Short display names of selectors (the paper's column headers), from the registry's specs
 #: and the two exhaustive subsets of ``evaluate``.
-LABELS: Mapping[str, str] = _SpecField("label", {"exhaustive": "Exhaustive (oracle)",
-                                                "exhaustive_mi": "Exhaustive max-MI"})
+LABELS: Mapping[str, str] = _SpecField("label", {"exhaustive": "Test-split minimum (bound)",
+                                                "exhaustive_mi": "Exhaustive max-MI",
+                                                "exhaustive_nested": "Best subset, nested"})
 #: The paper's names of the selectors (its tables' legends).
 SELECTOR_NAMES: Mapping[str, str] = _SpecField("paper_name")
 #: The paper's names of the aggregators.
@@ -499,10 +500,13 @@ def format_selection_comparison(comparison: pd.DataFrame) -> pd.DataFrame:
 
 
 def format_paired_differences(diffs: pd.DataFrame, a: str = "Greedy MI", b: str = "Top-k",
-                              decimals: int = 4) -> pd.DataFrame:
+                              decimals: int = 4, holm: pd.DataFrame | None = None
+                              ) -> pd.DataFrame:
     """:func:`ensel.experiment.paired_differences` output for reading: mean difference, the
     95 % interval as ``"[lo, hi]"`` and which variance it used (``"halves"`` or
-    ``"corrected"``), the verdict, and wins/ties counts."""
+    ``"corrected"``), the verdict, and wins/ties counts; with ``holm``
+    (:func:`ensel.book.protocol.budget_verdicts` of the same table) the Holm-adjusted
+    p-value and verdict of each budget."""
     def iv(lo: float, hi: float) -> str:
         return f"[{format_number(lo, decimals)}, {format_number(hi, decimals)}]"
 
@@ -516,6 +520,10 @@ def format_paired_differences(diffs: pd.DataFrame, a: str = "Greedy MI", b: str 
         f"{b} wins": diffs["b_wins"].astype(int).to_numpy(),
         "ties": diffs["ties"].astype(int).to_numpy(),
     }, index=pd.Index(diffs["k"].astype(int).to_numpy(), name="k"))
+    if holm is not None:
+        h = holm.set_index("k").reindex(out.index)
+        out["Holm p"] = ["–" if np.isnan(x) else f"{x:.3g}" for x in h["p_holm"]]
+        out["Holm verdict"] = h["verdict"].to_numpy()
     return out
 
 

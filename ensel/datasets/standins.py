@@ -35,6 +35,26 @@ Calibration (everything read from ``data/paper/model_pools.csv``)
   with both parts ``N(0, Sigma)``, so each condition is exactly the copula above while
   the same query tends to be hard in every condition; ``p = 0.9`` by default.
 
+Variants
+--------
+* ``variant="label-invariant"`` (the default): every model errs with the same probability
+  whatever the label (``Lambda = 0`` in the paper's decomposition). Some of the paper's
+  claims are then true by construction (Term 1 ranks models exactly as accuracy does).
+* ``variant="class-asymmetric"``: the errors follow the paper's binary conversion of a
+  ``K``-option question (:mod:`ensel.datasets.binary`): the positive query (``Y = +1``,
+  the gold option) is wrong whenever the model's choice is wrong, the negative query
+  (``Y = -1``, one wrong option drawn uniformly) only when the model chose that very
+  option. With the model's binary error ``eps`` (the table's accuracy) kept, that gives
+  ``eps_+ = 2 eps (K - 1) / K`` and ``eps_- = 2 eps / K`` (MEDMCQA and MMLU: ``K = 4``, so
+  ``eps_+ = 3 eps_-``; IMDB is binary by nature and stays label-invariant). The copula,
+  loadings and persistence are unchanged; only the threshold depends on the label:
+  ``E_j = 1(Z_j < Phi^-1(eps_{Y,j}))``.
+* ``family_scale`` in ``[0, 1]`` (default 1) sets the family loading to that fraction of
+  the largest one the table allows (``g = family_scale * g_max``), refitting the common
+  loadings so that every model's average correlation still matches the table: 0 is no
+  family structure beyond the averages, 1 the strongest. The stand-in pages show which
+  verdicts depend on it.
+
 :func:`load` returns the tidy table (see :mod:`ensel.data`) and caches it as Parquet under
 ``ensel.datasets._paths.data_dir("standins")`` keyed by (name, seed, n_items, generator
 version, a hash of the pool table), so a rerun is instant.
@@ -60,6 +80,9 @@ from ensel.datasets.paper_tables import load_paper_table
 __all__ = [
     "CONDITIONS",
     "NAMES",
+    "OPTIONS_PER_QUESTION",
+    "VARIANTS",
+    "class_error_rates",
     "StandinSpec",
     "condition_accuracies",
     "correlation_matrix",
@@ -82,6 +105,11 @@ RUNS = (1, 2)
 CONDITIONS = tuple(f"t{t:g}-r{r}" for t in TEMPERATURES for r in RUNS)
 #: Bump when the generator changes, so cached Parquet files are not reused.
 GENERATOR_VERSION = "1"
+#: The named variants of the stand-ins (see the module text); the first is the default.
+VARIANTS = ("label-invariant", "class-asymmetric")
+#: Options per question of each paper dataset's multiple-choice source (``None``: binary by
+#: nature, no conversion): what the class-asymmetric variant's error rates follow.
+OPTIONS_PER_QUESTION: dict[str, int | None] = {"medmcqa": 4, "mmlu": 4, "imdb": None}
 DEFAULT_PERSISTENCE = 0.9
 _MIN_IDIOSYNCRATIC = 0.01
 _ACC_CLIP = (0.5, 0.9999)
@@ -177,7 +205,7 @@ def _fit(target: np.ndarray, families: list[str], tol: float) -> tuple[np.ndarra
 
 
 @cache
-def _spec_cached(name: str) -> StandinSpec:
+def _spec_cached(name: str, family_scale: float = 1.0) -> StandinSpec:
     from ensel.copula import nearest_correlation
 
     pool = load_paper_table("model_pools", dataset=name)
@@ -190,6 +218,9 @@ def _spec_cached(name: str) -> StandinSpec:
     a, g = _fit(target, families, tol)
     fam = np.asarray(families)
     same = (fam[:, None] == fam[None, :]) & ~np.eye(len(fam), dtype=bool)
+    if family_scale != 1.0:
+        g = float(family_scale) * g
+        a = _fit_loadings(target, same, g * g)[0]
     Sigma = nearest_correlation(_build_sigma(a, g * g, same))
     acc = pool["accuracy"].to_numpy(dtype=float)
     for arr in (a, acc, Sigma):
@@ -202,9 +233,52 @@ def _spec_cached(name: str) -> StandinSpec:
     )
 
 
-def spec(name: str) -> StandinSpec:
-    """Calibrated parameters of stand-in ``name`` (fitted once per process)."""
-    return _spec_cached(_check_name(name))
+def _check_scale(family_scale: float) -> float:
+    v = float(family_scale)
+    if isinstance(family_scale, bool) or not 0.0 <= v <= 1.0:
+        raise ValueError(f"family_scale must lie in [0, 1]; got {family_scale!r}")
+    return v
+
+
+def _check_variant(variant: str) -> str:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown stand-in variant {variant!r}; expected one of "
+                         f"{list(VARIANTS)}")
+    return variant
+
+
+def spec(name: str, family_scale: float = 1.0) -> StandinSpec:
+    """Calibrated parameters of stand-in ``name`` (fitted once per process); with
+    ``family_scale < 1`` the family loading is that fraction of the largest the table
+    allows and the common loadings are refitted to the table's average correlations."""
+    return _spec_cached(_check_name(name), _check_scale(family_scale))
+
+
+def class_error_rates(name: str, error: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Error rates on ``Y = +1`` and ``Y = -1`` queries of the class-asymmetric variant.
+
+    For a ``K``-option question converted as in :mod:`ensel.datasets.binary`, a model with
+    binary error ``eps`` (the mean over the two queries) errs on the positive query with
+    probability ``eps_+ = 2 eps (K - 1) / K`` and on the negative one with
+    ``eps_- = 2 eps / K``; a source that is binary by nature has ``eps_+ = eps_- = eps``.
+
+    Examples
+    --------
+    >>> pos, neg = class_error_rates("mmlu", 0.2)
+    >>> round(float(pos), 12), round(float(neg), 12)
+    (0.3, 0.1)
+    >>> [float(x) for x in class_error_rates("imdb", 0.05)]
+    [0.05, 0.05]
+    """
+    eps = np.asarray(error, dtype=float)
+    k = OPTIONS_PER_QUESTION[_check_name(name)]
+    if k is None:
+        return eps.copy(), eps.copy()
+    pos = 2.0 * eps * (k - 1) / k
+    if np.any(pos >= 1):
+        raise ValueError(f"binary error {float(np.max(eps))} of {name} is too large for "
+                         f"{k}-option questions (error on Y=+1 would reach 1)")
+    return pos, 2.0 * eps / k
 
 
 def model_info(name: str) -> pd.DataFrame:
@@ -290,7 +364,8 @@ def _sqrt_psd(S: np.ndarray) -> np.ndarray:
 
 
 def generate(name: str, *, seed: int = 0, n_items: int | None = None,
-             persistence: float = DEFAULT_PERSISTENCE) -> pd.DataFrame:
+             persistence: float = DEFAULT_PERSISTENCE, variant: str = VARIANTS[0],
+             family_scale: float = 1.0) -> pd.DataFrame:
     """Sample a stand-in (no caching; see :func:`load`).
 
     Parameters
@@ -301,6 +376,10 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
         Number of binary queries; default the paper's (8,366 / 10,000 / 10,000).
     persistence : float in [0, 1], default=0.9
         Share of the latent error variable common to all conditions of an item.
+    variant : {"label-invariant", "class-asymmetric"}, default="label-invariant"
+        Whether a model's error rate depends on the label (:func:`class_error_rates`).
+    family_scale : float in [0, 1], default=1
+        The family loading as a fraction of the largest the table allows.
 
     Returns
     -------
@@ -309,7 +388,8 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
         ``condition`` categorical (models in the paper's order), ``answer`` and ``label``
         ``int8``; rows ordered by condition, item, model.
     """
-    s = spec(name)
+    s = spec(name, family_scale)
+    variant = _check_variant(variant)
     seed = check_int(seed, "seed", low=0)
     n = s.n_items if n_items is None else n_items
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 2:
@@ -320,7 +400,11 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
         raise ValueError(f"persistence must lie in [0, 1]; got {persistence!r}")
     m, C = len(s.models), len(CONDITIONS)
     acc = condition_accuracies(name, seed=seed).to_numpy()
-    tau = ndtri(1.0 - acc)  # (C, m)
+    if variant == "class-asymmetric":
+        eps_pos, eps_neg = class_error_rates(name, 1.0 - acc)
+    else:
+        eps_pos = eps_neg = 1.0 - acc
+    tau_pos, tau_neg = ndtri(eps_pos), ndtri(eps_neg)  # (C, m) each
     _, s_lab, s_shared, s_cond = _streams(name, seed)
     y = np.where(np.arange(n) < (n + 1) // 2, 1, -1).astype(np.int8)
     y = np.random.default_rng(s_lab).permutation(y)
@@ -330,7 +414,7 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
     answers = np.empty((C, n, m), dtype=np.int8)
     for c in range(C):
         z = np.sqrt(p) * z_shared + np.sqrt(1.0 - p) * (rng_c.standard_normal((n, m)) @ L)
-        err = z < tau[c]
+        err = z < np.where(y[:, None] == 1, tau_pos[c], tau_neg[c])
         answers[c] = np.where(err, -y[:, None], y[:, None])
     width = len(str(n - 1))
     items = [f"{name}-{i:0{width}d}" for i in range(n)]
@@ -352,10 +436,13 @@ def _pool_sha256(name: str) -> str:
     return hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()
 
 
-def _cache_path(name: str, seed: int, n_items: int | None) -> Path:
+def _cache_path(name: str, seed: int, n_items: int | None, variant: str = VARIANTS[0],
+                family_scale: float = 1.0) -> Path:
     digest = _pool_sha256(name)[:10]
     n = "paper" if n_items is None else str(int(n_items))
-    fname = f"{name}_seed{seed}_n{n}_v{GENERATOR_VERSION}_{digest}.parquet"
+    extra = ("" if variant == VARIANTS[0] else f"_{variant}") + (
+        "" if family_scale == 1.0 else f"_g{family_scale:g}")
+    fname = f"{name}_seed{seed}_n{n}{extra}_v{GENERATOR_VERSION}_{digest}.parquet"
     return data_dir("standins") / fname
 
 
@@ -375,7 +462,8 @@ def _restore_dtypes(df: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def load(name: str, *, seed: int = 0, n_items: int | None = None,
-         cache: bool = True) -> pd.DataFrame:
+         cache: bool = True, variant: str = VARIANTS[0],
+         family_scale: float = 1.0) -> pd.DataFrame:
     """Load a paper-calibrated stand-in as a tidy table (cached as Parquet).
 
     Parameters
@@ -390,6 +478,10 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
         written atomically with a checksum record and verified before use; a damaged,
         truncated or stale file is regenerated with a one-line notice
         (:mod:`ensel.datasets._integrity`).
+    variant : {"label-invariant", "class-asymmetric"}, default="label-invariant"
+        See :func:`generate`.
+    family_scale : float in [0, 1], default=1
+        See :func:`generate`.
 
     Returns
     -------
@@ -398,21 +490,26 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
     """
     _check_name(name)
     seed = check_int(seed, "seed", low=0)
+    opts = {"variant": _check_variant(variant), "family_scale": _check_scale(family_scale)}
     if not cache:
-        return generate(name, seed=seed, n_items=n_items)
-    path = _cache_path(name, seed, n_items)
-    derived = _derivation(name, seed, n_items)
+        return generate(name, seed=seed, n_items=n_items, **opts)
+    path = _cache_path(name, seed, n_items, **opts)
+    derived = _derivation(name, seed, n_items, **opts)
     cached = _integrity.read_parquet(path, derived_from=derived, action="regenerating it")
     if cached is not None:
         return _restore_dtypes(cached, name)
-    df = generate(name, seed=seed, n_items=n_items)
+    df = generate(name, seed=seed, n_items=n_items, **opts)
     _integrity.write_parquet(df, path, derived_from=derived)
     return df
 
 
-def _derivation(name: str, seed: int, n_items: int | None) -> dict:
+def _derivation(name: str, seed: int, n_items: int | None, variant: str = VARIANTS[0],
+                family_scale: float = 1.0) -> dict:
     """What a cached stand-in is derived from (checked before the cache is used)."""
-    return {"kind": "stand-in", "name": name, "seed": int(seed),
-            "n_items": None if n_items is None else int(n_items),
-            "generator": GENERATOR_VERSION, "code": _integrity.code_version(),
-            "pool_table_sha256": _pool_sha256(name)}
+    out = {"kind": "stand-in", "name": name, "seed": int(seed),
+           "n_items": None if n_items is None else int(n_items),
+           "generator": GENERATOR_VERSION, "code": _integrity.code_version(),
+           "pool_table_sha256": _pool_sha256(name)}
+    if variant != VARIANTS[0] or family_scale != 1.0:
+        out.update(variant=variant, family_scale=float(family_scale))
+    return out

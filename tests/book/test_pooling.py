@@ -32,12 +32,16 @@ def test_pool_claims_matches_the_meta_analysis_and_skips_spreadless_sources():
     assert g2.loc["pooled", "effect"] == pytest.approx(m.estimate)
     assert (g2.loc["pooled", "effect_low"], g2.loc["pooled", "effect_high"]) == \
         pytest.approx((m.low, m.high))
-    assert g2.loc["pooled", "n_sources"] == 2 and g2.loc["pooled", "verdict"] == "holds"
+    # two sources: the HKSJ interval has t on 1 df, so the pooled claim is within noise,
+    # although the normal DerSimonian-Laird interval would have called it a finding
+    assert g2.loc["pooled", "n_sources"] == 2 and g2.loc["pooled", "verdict"] == "within noise"
+    assert g2.loc["pooled", "dl_high"] < 0 and g2.loc["pooled", "fragile"]
     # a claim on one source only is shown, not pooled
     g5 = out[out["id"] == "G5"]
     assert list(g5["dataset"]) == ["a"]
     sentence = protocol.pooled_sentence(out)
-    assert "pooled over 2 real sources" in sentence and "holds" in sentence
+    assert "pooled over 2 real sources" in sentence and "within noise" in sentence
+    assert "fragile" in sentence
     assert f"{m.estimate:+.4f}" in sentence
 
 
@@ -108,3 +112,46 @@ def test_forest_plots_give_each_claim_and_each_effect_type_its_own_panel_and_sca
     fig = figures.claims_forest(effects)
     assert len(fig.axes) == 2
     assert fig.axes[1].get_xlabel().startswith("difference of accuracies")
+
+
+def test_budget_verdicts_use_holm_over_the_budgets():
+    # p-values (k = 1..4) 0.001, 0.02, 0.3, 0.012: sorted 0.001, 0.012, 0.02, 0.3 times
+    # 4, 3, 2, 1 -> 0.004, 0.036, 0.04, 0.3 (already monotone): k = 1, 4, 2 beyond noise
+    paired = pd.DataFrame({"k": [4, 1, 2, 3], "mean_diff": [0.0075, -0.01, 0.004, 0.001],
+                           "ci_low": [0.002, -0.02, 0.001, -0.002],
+                           "ci_high": [0.013, -0.001, 0.007, 0.004],
+                           "p_value": [0.012, 0.001, 0.02, 0.3], "se": [0.003] * 4})
+    t = protocol.budget_verdicts(paired).set_index("k")
+    assert t["p_holm"].tolist() == pytest.approx([0.004, 0.04, 0.3, 0.036])
+    assert t["verdict"].tolist() == ["Greedy MI better", "Top-k better", "within noise",
+                                     "Top-k better"]
+    text = protocol.budget_sentence("mmlu_pro", protocol.budget_verdicts(paired))
+    assert text.startswith("on MMLU-Pro, Top-k is better at k = 2, 4 by each budget's own")
+    assert "(k = 4: +0.0075 [+0.0020, +0.0130]), at k = 2, 4 after Holm over the 4" in text
+    assert "Greedy MI is better at k = 1" in text
+    # a budget where both selectors always agree (se 0) is no test: not in the family, so
+    # the others are adjusted over three budgets only
+    same = paired.assign(se=[0.0, 0.003, 0.003, 0.003], p_value=[1.0, 0.001, 0.02, 0.3])
+    s = protocol.budget_verdicts(same).set_index("k")
+    assert s.loc[4, "verdict"] == "within noise" and np.isnan(s.loc[4, "p_holm"])
+    assert s.attrs["n_tests"] == 3 and s.loc[2, "p_holm"] == pytest.approx(0.04)
+    # Holm can take back what a budget's own interval shows
+    weak = paired.assign(p_value=[0.04, 0.001, 0.03, 0.3])
+    w = protocol.budget_verdicts(weak).set_index("k")
+    assert w.loc[4, "unadjusted"] == "Top-k better" and w.loc[4, "verdict"] == "within noise"
+    assert protocol.budget_sentence("x", w.iloc[[2]]) == ""
+
+
+def test_headline_sentence_counts_testable_claims_and_names_holm_budgets():
+    counts = pd.DataFrame({"holds": [3, 2], "within noise": [5, 3], "contradicted": [1, 0],
+                           "point": [4, 2], "claims": [9, 5], "not counted": [2, 1]},
+                          index=["medmcqa", "mmlu_pro"])
+    per_budget = {"mmlu_pro": pd.DataFrame({"k": [10, 11, 12], "verdict": [
+        "within noise", "Top-k better", "Top-k better"]})}
+    text = protocol.headline_sentence(counts, per_budget)
+    assert text.startswith("On the paper-calibrated stand-ins 3 of 9 testable claims hold "
+                           "beyond the noise and 1 is contradicted; on the 1 real source 2 of "
+                           "5 testable claims hold beyond the noise and none is "
+                           "contradicted.")
+    assert "Top-k beats Greedy MI on MMLU-Pro at k = 11, 12" in text
+    assert "Budget by budget" not in protocol.headline_sentence(counts)

@@ -93,10 +93,9 @@ def test_claim_checks_on_hand_made_results() -> None:
     assert claims.argmin_in(("greedy_mi", "map"), [4, 5])(ev).verdict == "holds"
     assert claims.argmin_in(("greedy_mi", "map"), [6])(ev).verdict == "contradicted"
     assert claims.full_set_worse(("greedy_mi", "map"))(ev).verdict == "holds"
-    assert claims.close(("greedy_mi", "map"), ("topk", "map"), [1, 2], 0.001)(ev).verdict \
-        == "holds"
-    assert claims.close(("greedy_mi", "map"), ("topk", "map"), "all", 0.01)(ev).verdict \
-        == "contradicted"
+    # equal at k = 1, 2 in every evaluation: equivalent within any margin
+    assert claims.as_good([(("greedy_mi", "map"), ("topk", "map"))], [1, 2],
+                          margin=0.001)(ev).verdict == "equivalent"
     bad = _results({("greedy_mi", "map"): [0.17, 0.18, 0.19, 0.2, 0.2, 0.2, 0.2, 0.2],
                     ("topk", "map"): [0.17] * 8})
     v = claims.verdicts({"x": good, "y": bad, "z": None},
@@ -202,12 +201,54 @@ def test_every_budget_claim_is_decided_by_its_least_clear_budget() -> None:
 
 
 def test_equivalence_claims() -> None:
-    close = claims.close(("greedy_mi", "map"), ("topk", "map"), "all", 0.01)
-    assert close(claims.evidence_from_results(_noisy([0.001] * 8, 0.001, 0))).verdict == "holds"
-    assert close(claims.evidence_from_results(_noisy([0.05] * 8, 0.001, 0))).verdict \
-        == "contradicted"
-    assert close(claims.evidence_from_results(_noisy([0.0] * 8, 0.02, 0))).verdict \
-        == "within noise"  # too noisy to show equivalence
+    same = claims.as_good([(("greedy_mi", "map"), ("topk", "map"))], "all")
+    assert claims.EQUIVALENCE_MARGIN == 0.01
+    f = same(claims.evidence_from_results(_noisy([0.001] * 8, 0.001, 0)))
+    assert f.verdict == "equivalent" and "8/8 equivalent" in f.text and f.effect is None
+    assert same(claims.evidence_from_results(_noisy([0.05] * 8, 0.001, 0))).verdict \
+        == "different"
+    # too noisy to show equivalence: an interval containing 0 is no longer enough
+    assert same(claims.evidence_from_results(_noisy([0.0] * 8, 0.02, 0))).verdict \
+        == "not shown equivalent"
+    # a real but small difference (0.004 < margin) is still equivalent
+    assert same(claims.evidence_from_results(_noisy([0.004] * 8, 0.001, 0))).verdict \
+        == "equivalent"
+    half = claims.as_good([(("greedy_mi", "map"), ("topk", "map"))], "all", min_fraction=0.5)
+    mixed = _noisy([0.0] * 4 + [0.05] * 4, 0.001, 0)
+    assert half(claims.evidence_from_results(mixed)).verdict == "equivalent"
+    assert same(claims.evidence_from_results(mixed)).verdict == "different"
+
+
+def test_duplicates_are_detected_from_identical_findings() -> None:
+    # on the paper's own numbers alone: the dataset claims that repeat a general claim
+    # give the same finding and are marked, without any list of pairs
+    v = claims.verdicts({"medmcqa": None, "mmlu": None, "imdb": None})
+    dup = v[v["class"] == claims.DUPLICATE]
+    pairs = {(r.id, r.class_note.split(":")[0].removeprefix("duplicate of "))
+             for r in dup.itertuples()}
+    assert pairs == {("MED2", "G1"), ("MED5", "G3"), ("MMLU4", "G3"), ("MMLU6", "G4")}
+    # identical check functions on different claims are found the same way
+    twin = claims.Claim("X1", "medmcqa", "here", "again", claims.CLAIMS[0].check)
+    v2 = claims.verdicts({"medmcqa": _noisy([-0.02] * 12, 0.005, 0, m=12)},
+                         claims=[claims.CLAIMS[0], twin])
+    assert list(v2["class"]) == [claims.TESTABLE, claims.DUPLICATE]
+
+
+def test_claim_classes() -> None:
+    res = {"mmlu": _noisy([0.0] * 13, 0.005, 0, m=13), "mmlu_pro": _noisy([0.0] * 8, 0.01, 1)}
+    v = claims.verdicts(res).set_index(["id", "dataset"])
+    assert v.loc[("MMLU3", "mmlu"), "class"] == claims.BY_CONSTRUCTION
+    assert "label-invariant" in v.loc[("MMLU3", "mmlu"), "class_note"]
+    assert v.loc[("G3-WMV", "mmlu_pro"), "class"] == claims.CONTROL
+    assert v.loc[("G3", "mmlu_pro"), "class"] == claims.TESTABLE
+    assert "2ᵏ" in v.loc[("G3", "mmlu_pro"), "class_note"]
+    from ensel.book import protocol
+
+    counts = protocol.verdict_counts(v.reset_index())
+    # of the rows with a verdict on these two-arm results, MMLU4 (the same finding as G3)
+    # is shown and not counted
+    assert counts.loc["mmlu", "not counted"] == 1
+    assert v.loc[("MMLU4", "mmlu"), "class"] == claims.DUPLICATE
 
 
 def test_restricted_budgets_give_no_results_not_an_error() -> None:
@@ -233,8 +274,9 @@ def test_paper_rule_from_its_mean_and_std() -> None:
     assert r.mean == pytest.approx(ga["mean"] - ta["mean"])
     assert r.half_width == pytest.approx(stats_t(29) * sd * np.sqrt(1 / 30 + 0.25))
     v = claims.verdicts({})
-    assert set(v["paper_verdict"]) <= {"holds", "within noise", "contradicted"}
-    assert (v["paper_verdict"] != "contradicted").all()  # the paper never contradicts itself
+    assert set(v["paper_verdict"]) <= set(claims.TALLY)
+    # the paper never contradicts itself
+    assert (v["paper_verdict"].map(claims.TALLY) != "contradicted").all()
 
 
 def test_paper_claims_hold_on_paper_numbers() -> None:
@@ -434,15 +476,22 @@ def test_counts_sentence_and_forest_plot() -> None:
            "mmlu_pro": _noisy([0.0] * 8, 0.01, 1)}
     v = claims.verdicts(res)
     counts = protocol.verdict_counts(v)
-    assert list(counts.columns) == ["holds", "within noise", "contradicted", "point", "claims"]
+    assert list(counts.columns) == ["holds", "within noise", "contradicted", "point", "claims",
+                                    "not counted"]
     assert (counts[["holds", "within noise", "contradicted"]].sum(axis=1)
             == counts["claims"]).all()
-    assert counts.loc["mmlu_pro", "claims"] == 4  # G1-G3, G5; G4 needs majority-vote results
-    paper_counts = protocol.verdict_counts(v[v["dataset"] == "medmcqa"], column="paper_verdict")
-    text = protocol.verdict_sentence(v, counts, paper_counts)
-    assert "stand-ins" in text and "MMLU-Pro" in text and "paper's own mean ± std" in text
-    g2 = v[(v["id"] == "G2") & (v["dataset"] == "mmlu_pro")].iloc[0]
-    assert g2["verdict"] in text and f"{g2['effect']:+.4f}" in text
+    # G1-G3, G5 (G4 needs majority-vote results); the control G3-WMV is not counted
+    assert counts.loc["mmlu_pro", "claims"] == 4
+    text = protocol.verdict_sentence(v, counts)
+    assert "stand-ins" in text and "MMLU-Pro" in text and "testable" in text
+    assert "paper's own mean ± std" not in text  # an unpaired rule: not a headline
+    assert "Budget by budget" not in text
+    # Top-k better by 0.03 at every budget: the sentence names the budgets
+    worse = ex.paired_differences(_noisy([0.03] * 8, 0.005, 2), n_boot=0)
+    with_k = protocol.verdict_sentence(v, counts, {"mmlu_pro": protocol.budget_verdicts(worse)})
+    assert with_k.startswith(text)
+    assert "Top-k is better at k = 1, 2, 3, 4, 5, 6, 7, 8 by each budget's own" in with_k
+    assert "at k = 1, 2, 3, 4, 5, 6, 7, 8 after Holm over the 8 budgets" in with_k
     e = claims.effects_table(v)
     ours = e.dropna(subset=["effect"])
     assert len(ours) and (ours["effect_low"] <= ours["effect_high"]).all()

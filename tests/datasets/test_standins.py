@@ -262,3 +262,66 @@ def test_card_label_check_equals_nunique():
               pd.DataFrame(index=[0, 1])]
     for t in tables:
         assert _one_value_per_row(t) == bool((t.nunique(axis=1) == 1).all()), t
+
+
+def test_class_error_rates_follow_the_binary_conversion():
+    # K = 4 options: the positive query errs whenever the choice is wrong, the negative one
+    # only when the model chose that one of 3 wrong options: eps_+ = 3 eps_-, mean eps
+    pos, neg = standins.class_error_rates("medmcqa", np.array([0.1, 0.3]))
+    assert pos == pytest.approx([0.15, 0.45]) and neg == pytest.approx([0.05, 0.15])
+    assert (pos + neg) / 2 == pytest.approx([0.1, 0.3])
+    assert standins.OPTIONS_PER_QUESTION["imdb"] is None  # binary by nature
+    with pytest.raises(ValueError, match="too large for 4-option questions"):
+        standins.class_error_rates("mmlu", 0.7)
+
+
+@pytest.mark.parametrize("name", ["medmcqa", "mmlu"])
+def test_class_asymmetric_variant_has_the_calibrated_class_errors(name):
+    n = 6000
+    df = standins.generate(name, n_items=n, variant="class-asymmetric")
+    same = standins.generate(name, n_items=n)
+    acc = standins.condition_accuracies(name).stack().rename("target")
+    for data, asym in ((df, True), (same, False)):
+        e = (data["answer"] != data["label"]).astype(float)
+        by = data.assign(e=e).groupby(["condition", "model", "label"], observed=True)["e"]
+        rates = by.mean().unstack("label")
+        eps = 1 - acc.reindex(rates.index).to_numpy()
+        want_pos, want_neg = (standins.class_error_rates(name, eps) if asym else (eps, eps))
+        # binomial noise on n/2 queries per class: 4 standard errors of the worst case
+        tol = 4 * np.sqrt(0.25 / (n / 2))
+        assert np.max(np.abs(rates[1].to_numpy() - want_pos)) < tol
+        assert np.max(np.abs(rates[-1].to_numpy() - want_neg)) < tol
+    # the same latent draws: the overall error rate stays the table's (within the noise)
+    e_asym = float((df["answer"] != df["label"]).mean())
+    e_sym = float((same["answer"] != same["label"]).mean())
+    assert abs(e_asym - e_sym) < 0.01
+
+
+def test_family_scale_keeps_the_average_correlations():
+    from ensel.copula import average_correlation
+
+    full = standins.spec("mmlu")
+    for scale in (0.0, 0.5):
+        s = standins.spec("mmlu", scale)
+        assert s.family_loading == pytest.approx(scale * full.family_loading)
+        fitted = average_correlation(np.asarray(s.Sigma), per_model=True)
+        assert np.max(np.abs(fitted - s.target_avg_rho)) <= s.tolerance + 1e-9
+    fam = np.asarray(full.families)
+    same = (fam[:, None] == fam[None, :]) & ~np.eye(len(fam), dtype=bool)
+    gap = [np.asarray(standins.spec("mmlu", x).Sigma)[same].mean()
+           - np.asarray(standins.spec("mmlu", x).Sigma)[~same & ~np.eye(len(fam), dtype=bool)]
+           .mean() for x in (0.0, 0.5, 1.0)]
+    assert gap[0] < gap[1] < gap[2]  # the family contrast grows with g
+
+
+def test_variants_are_cached_apart_and_checked(tmp_path):
+    a = standins.load("mmlu", n_items=40)
+    b = standins.load("mmlu", n_items=40, variant="class-asymmetric", family_scale=0.5)
+    assert not _same_frame(a, b)
+    names = sorted(p.name for p in (tmp_path / "data" / "standins").glob("mmlu_seed0_n40*"
+                                                                          ".parquet"))
+    assert len(names) == 2 and any("class-asymmetric_g0.5" in n for n in names)
+    with pytest.raises(ValueError, match="unknown stand-in variant 'skewed'"):
+        standins.load("mmlu", n_items=40, variant="skewed")
+    with pytest.raises(ValueError, match=r"family_scale must lie in \[0, 1\]; got 1.5"):
+        standins.load("mmlu", n_items=40, family_scale=1.5)
