@@ -969,6 +969,7 @@ def marginal_gains(X: Any, y: Any, picks: Any, alpha: float = 1.0) -> list[float
 # Beyond the paper: ensel's selector for large pools and the default of `ensel select`
 # ---------------------------------------------------------------------------
 
+import ensel.budget  # noqa: E402,F401  (registers "budgeted" in SELECTORS)
 import ensel.score_mi  # noqa: E402,F401  (registers "score_mi" in SELECTORS)
 
 #: The selector `ensel select` runs unless told otherwise (the paper's stays available as
