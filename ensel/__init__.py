@@ -18,6 +18,11 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.stacking``     ensel's aggregator for large ensembles (L2 logistic stacking)
 ``ensel.pools``        seeded simulated family-structured pools of many models
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
+``ensel.costs``        price tables (dollars per query), validated; the shipped list prices
+``ensel.budget``       selection within a dollar budget (cost-aware greedy, best of two)
+``ensel.cascade``      an adaptive cascade: ask the next model only while unsure
+``ensel.frontier``     the cost-error frontier: hull, area, reach table, intervals
+``ensel.cost_cli``     ``ensel select --budget-usd``, ``ensel frontier``, ``ensel cascade``
 ``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
 ``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
 ``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
@@ -36,13 +41,18 @@ __version__ = "0.1.0"
 
 _SUBMODULES = (
     "aggregate",
+    "budget",
+    "cascade",
     "cli",
     "collect",
     "copula",
+    "cost_cli",
+    "costs",
     "data",
     "datasets",
     "diagnostics",
     "experiment",
+    "frontier",
     "info",
     "meta",
     "pools",

@@ -26,7 +26,8 @@ from typing import Any, NoReturn
 
 __all__ = ["main", "build_parser", "version"]
 
-_COMMANDS = ("select", "evaluate", "import", "notebooks", "datasets", "collect")
+_COMMANDS = ("select", "evaluate", "import", "notebooks", "datasets", "collect", "frontier",
+             "cascade")
 
 
 def version() -> str:
@@ -132,7 +133,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                        "evidence against Top-k and the best single model.")
     p.add_argument("data", nargs="+", metavar="DATA",
                    help="answers file(s) or a dataset name (ensel datasets list)")
-    p.add_argument("-k", required=True, type=_k_arg, help="ensemble size, or 'auto'")
+    p.add_argument("-k", default=None, type=_k_arg,
+                   help="ensemble size, or 'auto' (required unless --budget-usd)")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="B",
+                   help="dollars per query instead of (or with) -k; needs --prices "
+                        "(see ensel.cost_cli)")
     methods = [*SELECTORS, "exhaustive"]
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
@@ -153,6 +158,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
     _add_progress(p, "a progress bar of the splits on stderr")
     _add_format(p)
+    from ensel import cost_cli
+
+    cost_cli.add_price_arguments(p)
 
     p = sub.add_parser("evaluate", help="the experiments page on your data, as an HTML report",
                        description="Run the book's experiments notebook on DATA and write a "
@@ -194,6 +202,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                    help="wide, binary task: model columns hold 1/0 = right/wrong")
     p.add_argument("--null-pred", choices=["abstain", "false"], default="abstain",
                    help="a choice that could not be parsed (default: abstain)")
+
+    p = sub.add_parser("frontier", help="the cost-error frontier of your models (needs prices)",
+                       description="Sweep dollar budgets: held-out error against cost per "
+                       "query for budgeted selection, Top-k, single models and the cascade.")
+    cost_cli.add_frontier_arguments(p)
+    p = sub.add_parser("cascade", help="an adaptive cascade: ask models until the answer is sure",
+                       description="Fit an adaptive cascade and report its expected cost and "
+                       "held-out error.")
+    cost_cli.add_cascade_arguments(p)
 
     for name, module, text in (
         ("notebooks", "ensel.book.runner", "execute the book's notebooks (papermill)"),
@@ -338,7 +355,17 @@ def _dispatch(args: argparse.Namespace) -> int:
     _check_environment()
     command = args.ensel_command
     if command == "select":
+        if args.budget_usd is not None:
+            from ensel.cost_cli import select_budget_command
+
+            return select_budget_command(args)
+        if args.k is None:
+            raise practice.UsageError("-k is required (or --budget-usd with --prices)")
         return practice.select_command(args)
+    if command in ("frontier", "cascade"):
+        from ensel import cost_cli
+
+        return getattr(cost_cli, f"{command}_command")(args)
     if command == "evaluate":
         return _evaluate(args)
     if command == "import":

@@ -206,7 +206,7 @@ def convex_hull(cost: Any, error: Any) -> np.ndarray:
     [[0.0, 0.5], [1.0, 0.2], [2.0, 0.19]]
     """
     c = np.asarray(cost, dtype=float)
-    q = 1.0 - np.asarray(error, dtype=float)
+    q = -np.asarray(error, dtype=float)  # quality up to a constant: 1 - error
     order = np.lexsort((-q, c))
     pts: list[tuple[float, float]] = []
     for i in order:
@@ -224,7 +224,7 @@ def convex_hull(cost: Any, error: Any) -> np.ndarray:
             else:
                 break
         hull.append(p)
-    return np.array([[x, 1.0 - y] for x, y in hull])
+    return np.array([[x, -y] for x, y in hull]).reshape(-1, 2)
 
 
 def hull_aiq(cost: Any, error: Any, c_max: float) -> float:
