@@ -86,8 +86,10 @@ class Cascade(AggregatorMixin):
         Stop when ``max_y P(Y = y | answers) >= threshold`` (in ``[0.5, 1]``); ``"auto"``
         tunes it (see ``target_cost``, ``target_error``; without either: the most accurate
         threshold, ties -> cheaper).
-    target_cost, target_error : float, optional
-        What ``"auto"`` tunes for (at most one).
+    target_cost, target_error : float or "full", optional
+        What ``"auto"`` tunes for (at most one); ``target_error="full"``: the cross-fitted
+        error of asking the whole order (the cheapest threshold that matches the static
+        subset of the order).
     max_models : int, default=10
         Longest order.
     aggregator : str, default="backoff"
@@ -97,6 +99,10 @@ class Cascade(AggregatorMixin):
         Folds of the cross-fitted tuning posteriors.
     random_state : int, default=0
         Seeds the folds.
+    order : {"gain_per_dollar", "budgeted"}, default="gain_per_dollar"
+        ``"gain_per_dollar"``: the cost-benefit greedy order (see the module text);
+        ``"budgeted"``: the models :class:`ensel.budget.BudgetedScoreMI` picks within
+        ``budget``, asked cheapest first (the static subset, asked adaptively).
 
     Attributes
     ----------
@@ -114,8 +120,10 @@ class Cascade(AggregatorMixin):
     def __init__(self, costs: Any = None, budget: float | None = None,
                  threshold: float | str = "auto", target_cost: float | None = None,
                  target_error: float | None = None, max_models: int = 10,
-                 aggregator: str = "backoff", n_folds: int = 2, random_state: int = 0) -> None:
+                 aggregator: str = "backoff", n_folds: int = 2, random_state: int = 0,
+                 order: str = "gain_per_dollar") -> None:
         self.costs = costs
+        self.order = order
         self.budget = budget
         self.threshold = threshold
         self.target_cost = target_cost
@@ -148,11 +156,25 @@ class Cascade(AggregatorMixin):
             from ensel.costs import check_budget
 
             budget = check_budget(self.budget, c)
-        order, _ = _greedy(_Gains(Xa, ya, 16), c, np.inf, min(max_models, m), per_dollar=True)
-        run = np.cumsum(c[order])
-        order = order[: max(1, int(np.searchsorted(run, budget + 1e-12, side="right")))]
-        if c[order[0]] > budget + 1e-12:  # the first pick alone is over budget
-            order = [int(np.flatnonzero(c == c.min())[0])]
+        if self.order not in ("gain_per_dollar", "budgeted"):
+            raise constraint_error("order", "'gain_per_dollar' or 'budgeted'", self.order)
+        if self.order == "budgeted":
+            if self.budget is None:
+                raise constraint_error("budget", "a number of dollars per query when "
+                                       "order='budgeted'", None)
+            from ensel.budget import BudgetedScoreMI
+
+            picks = BudgetedScoreMI(min(max_models, m), budget=budget, costs=c).fit(
+                Xa, ya).selected_
+            rank = {j: r for r, j in enumerate(picks)}
+            order = sorted(picks, key=lambda j: (c[j], rank[j]))  # cheapest first
+        else:
+            order, _ = _greedy(_Gains(Xa, ya, 16), c, np.inf, min(max_models, m),
+                               per_dollar=True)
+            run = np.cumsum(c[order])
+            order = order[: max(1, int(np.searchsorted(run, budget + 1e-12, side="right")))]
+            if c[order[0]] > budget + 1e-12:  # the first pick alone is over budget
+                order = [int(np.flatnonzero(c == c.min())[0])]
         self.order_ = [int(j) for j in order]
         self.costs_ = c
         self.aggregators_ = self._prefixes(Xa, ya)
@@ -206,7 +228,9 @@ class Cascade(AggregatorMixin):
             ok = [kv for kv in items if kv[1][0] <= float(self.target_cost) + 1e-12]
             best = ok[0] if ok else min(table.items(), key=lambda kv: (kv[1][0], kv[1][1]))
         elif self.target_error is not None:
-            ok = [kv for kv in table.items() if kv[1][1] <= float(self.target_error)]
+            target = (table[1.0][1] if isinstance(self.target_error, str)
+                      and self.target_error == "full" else float(self.target_error))
+            ok = [kv for kv in table.items() if kv[1][1] <= target + 1e-12]
             best = min(ok, key=lambda kv: kv[1][0]) if ok else items[0]
         else:
             best = items[0]

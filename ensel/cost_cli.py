@@ -116,7 +116,7 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
 def _interval(v: np.ndarray, clip: bool = True) -> tuple[float, float, float]:
     from ensel.frontier import _interval as interval
 
-    return interval(v, 0.2, 0.95, clip=(0.0, 1.0) if clip else None)
+    return interval(v, 0.2, 0.95, clip=(0.0, 1.0) if clip else (0.0, float("inf")))
 
 
 def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int | None,

@@ -7,9 +7,11 @@ the same seeds as :func:`ensel.experiment.evaluate`) and, on each split and for 
 * ``budgeted`` -- :class:`ensel.budget.BudgetedScoreMI` within ``B``;
 * ``topk_budget``, ``cheapest_first``, ``best_single`` -- the baselines of
   :func:`ensel.budget.budget_baselines` within ``B``;
-* ``cascade`` -- :class:`ensel.cascade.Cascade` (fitted once per split), its threshold tuned on
-  the training part for the target cost ``B``; its cost is the mean over the test queries of
-  the prices of the models it asked.
+* ``cascade`` -- :class:`ensel.cascade.Cascade` with ``order="budgeted"``: the models
+  budgeted selection picks within ``B``, asked cheapest first, stopping once the posterior
+  clears the cheapest threshold whose cross-fitted training error matches asking them all
+  (``target_error="full"``); its cost is the mean over the test queries of the prices of
+  the models it asked.
 
 Every static subset is aggregated by the same aggregator (default ``backoff``) fitted on the
 training part; a static subset's cost per query is the sum of its prices. Each split also has
@@ -161,10 +163,6 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         rows: list[tuple[Any, ...]] = [(d.condition, s, "none", 0.0,
                                         _majority_error(ytr, yte), 0.0, 0, "", n_te)]
         cache: dict[tuple[int, ...], float] = {}
-        cas = None
-        if "cascade" in methods:
-            cas = Cascade(costs=c, max_models=max_models, aggregator=aggregator,
-                          random_state=seed).fit(Xtr, ytr)
         for b in bb:
             picks: dict[str, list[int]] = {}
             if "budgeted" in methods:
@@ -181,8 +179,10 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                     cache[key] = float(np.mean(np.asarray(agg.predict(Xte[:, cols])) != yte))
                 rows.append((d.condition, s, name, b, cache[key], float(c[cols].sum()),
                              len(cols), "|".join(model_names[j] for j in cols), n_te))
-            if cas is not None:
-                cas.set_target(target_cost=b)
+            if "cascade" in methods:
+                cas = Cascade(costs=c, budget=b, order="budgeted", target_error="full",
+                              max_models=max_models, aggregator=aggregator,
+                              random_state=seed).fit(Xtr, ytr)
                 pred, asked = cas.predict_with_cost(Xte)
                 run = np.concatenate([[0.0], np.cumsum(c[cas.order_])])
                 rows.append((d.condition, s, "cascade", b, float(np.mean(pred != yte)),
@@ -294,7 +294,8 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
         for b in budgets:
             at = r[r["budget"] == b].sort_values(["condition", "split"])
             e = _interval(at["error"].to_numpy(), test_fraction, confidence)
-            cc = _interval(at["cost"].to_numpy(), test_fraction, confidence, clip=None)
+            cc = _interval(at["cost"].to_numpy(), test_fraction, confidence,
+                           clip=(0.0, math.inf))
             points.append({"budget": b, "error": e[0], "error_low": e[1], "error_high": e[2],
                            "cost": cc[0], "cost_low": cc[1], "cost_high": cc[2],
                            "n_models": float(at["n_models"].mean())})
@@ -338,7 +339,8 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
                 errs_at.append(float(within["error"].iloc[-1]) if len(within) else math.nan)
             cr = np.asarray(costs_reached)
             got = cr[np.isfinite(cr)]
-            ci = _interval(got, test_fraction, confidence, clip=None) if got.size else (None,) * 3
+            ci = (_interval(got, test_fraction, confidence, clip=(0.0, math.inf)) if got.size
+                  else (None,) * 3)
             ea = np.asarray(errs_at)
             ei = (_interval(ea, test_fraction, confidence) if np.all(np.isfinite(ea))
                   else (None,) * 3)
