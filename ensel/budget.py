@@ -116,9 +116,10 @@ class _Gains:
         M = sp.csc_matrix((np.ones(n, dtype=self.ftype), groups, np.arange(n + 1)),
                           shape=(2 * G, n))
         total = np.bincount(groups, minlength=2 * G).astype(float)
-        parts = [np.asarray(M @ self.B1[:, cand], dtype=float)]
+        # all columns in one product (cheaper than copying the candidates' columns out)
+        parts = [np.asarray(M @ self.B1, dtype=float)[:, cand]]
         if self.B2 is not None:
-            parts.append(np.asarray(M @ self.B2[:, cand], dtype=float))
+            parts.append(np.asarray(M @ self.B2, dtype=float)[:, cand])
         c0 = total[:, None] - sum(parts)
         cnt = np.stack([c0, *parts], axis=-1)
         cnt = cnt.reshape(G, 2, cand.size, -1).transpose(2, 0, 1, 3)

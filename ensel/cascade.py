@@ -99,10 +99,11 @@ class Cascade(AggregatorMixin):
         Folds of the cross-fitted tuning posteriors.
     random_state : int, default=0
         Seeds the folds.
-    order : {"gain_per_dollar", "budgeted"}, default="gain_per_dollar"
+    order : {"gain_per_dollar", "budgeted"} or list of int, default="gain_per_dollar"
         ``"gain_per_dollar"``: the cost-benefit greedy order (see the module text);
         ``"budgeted"``: the models :class:`ensel.budget.BudgetedScoreMI` picks within
-        ``budget``, asked cheapest first (the static subset, asked adaptively).
+        ``budget``, asked cheapest first (the static subset, asked adaptively); a list:
+        these columns in this order.
 
     Attributes
     ----------
@@ -156,9 +157,19 @@ class Cascade(AggregatorMixin):
             from ensel.costs import check_budget
 
             budget = check_budget(self.budget, c)
-        if self.order not in ("gain_per_dollar", "budgeted"):
-            raise constraint_error("order", "'gain_per_dollar' or 'budgeted'", self.order)
-        if self.order == "budgeted":
+        given = not isinstance(self.order, str)
+        if given:
+            order = [int(j) for j in np.asarray(self.order).ravel()]
+            if not order or len(set(order)) != len(order) or min(order) < 0 \
+                    or max(order) >= m:
+                raise constraint_error("order", f"distinct column indices in [0, {m})",
+                                       self.order)
+        elif self.order not in ("gain_per_dollar", "budgeted"):
+            raise constraint_error("order", "'gain_per_dollar', 'budgeted' or a list of "
+                                   "column indices", self.order)
+        if given:
+            pass
+        elif self.order == "budgeted":
             if self.budget is None:
                 raise constraint_error("budget", "a number of dollars per query when "
                                        "order='budgeted'", None)

@@ -77,6 +77,9 @@ def add_frontier_arguments(p: Any) -> None:
     _common(p)
     p.add_argument("--budgets", type=int, default=20, help="number of budgets (geometric grid)")
     p.add_argument("--no-cascade", action="store_true", help="leave the cascade out")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="threads over the splits (-1: one per core); the same output for "
+                        "every N")
     p.add_argument("-o", "--output", default=None, help="figure to write (.png or .html)")
 
 
@@ -234,7 +237,8 @@ def frontier_command(args: Any) -> int:
     budgets = budget_grid(usd, args.budgets, max_models=args.max_models)
     methods = [m for m in METHODS if not (args.no_cascade and m == "cascade")]
     res = frontier_errors(data, usd, budgets, methods=methods, aggregator=args.aggregator,
-                          n_splits=args.splits, seed=args.seed, max_models=args.max_models)
+                          n_splits=args.splits, seed=args.seed, max_models=args.max_models,
+                          n_jobs=args.jobs)
     doc = frontier_summary(res, usd=usd, models=data[0].models, seed=args.seed,
                            aggregator=args.aggregator, dropped=dropped)
     doc = {"schema": doc.pop("schema"), "data": list(args.data), "prices": source, **doc}

@@ -180,7 +180,13 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                 rows.append((d.condition, s, name, b, cache[key], float(c[cols].sum()),
                              len(cols), "|".join(model_names[j] for j in cols), n_te))
             if "cascade" in methods:
-                cas = Cascade(costs=c, budget=b, order="budgeted", target_error="full",
+                # the budgeted subset (picked above on the same training part, or now),
+                # asked cheapest first
+                sub = picks.get("budgeted") or BudgetedScoreMI(
+                    min(max_models, m), budget=b, costs=c).fit(Xtr, ytr).selected_
+                rank = {j: r for r, j in enumerate(sub)}
+                cas = Cascade(costs=c, order=sorted(sub, key=lambda j: (c[j], rank[j])),
+                              target_error="full",
                               max_models=max_models, aggregator=aggregator,
                               random_state=seed).fit(Xtr, ytr)
                 pred, asked = cas.predict_with_cost(Xte)
