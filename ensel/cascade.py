@@ -41,6 +41,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -120,9 +121,9 @@ class Cascade(AggregatorMixin):
 
     def __init__(self, costs: Any = None, budget: float | None = None,
                  threshold: float | str = "auto", target_cost: float | None = None,
-                 target_error: float | None = None, max_models: int = 10,
+                 target_error: float | str | None = None, max_models: int = 10,
                  aggregator: str = "backoff", n_folds: int = 2, random_state: int = 0,
-                 order: str = "gain_per_dollar") -> None:
+                 order: str | Sequence[int] = "gain_per_dollar") -> None:
         self.costs = costs
         self.order = order
         self.budget = budget
@@ -248,7 +249,7 @@ class Cascade(AggregatorMixin):
         return float(best[0])
 
     def set_target(self, *, target_cost: float | None = None,
-                   target_error: float | None = None) -> Cascade:
+                   target_error: float | str | None = None) -> Cascade:
         """Re-tune the threshold of a fitted ``threshold="auto"`` cascade for a new target,
         from the cross-fitted tuning table of :meth:`fit` (no refit)."""
         if not getattr(self, "tuning_", None):

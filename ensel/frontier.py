@@ -41,7 +41,7 @@ JSON schema ``ensel.frontier/1`` (:func:`frontier_summary`)::
                         "hull": [[cost, error]], "aiq": float, "aiq_low": float,
                         "aiq_high": float}},
      "aiq_vs_topk": {name: {"difference": float, "low": float, "high": float,
-                            "verdict": str}},
+                            "verdict": str}},   # claim: AIQ greater than Top-k's
      "best_single": {"model": str, "usd_per_query": float, "error": float},
      "reach": {name: {"cost_to_best_single_error": float | null, "low": ..., "high": ...,
                       "reached_in": int, "error_at_best_single_cost": float,
@@ -267,15 +267,16 @@ def _interval(values: np.ndarray, test_fraction: float, confidence: float,
     return float(r.mean), float(lo), float(hi)
 
 
-def _diff(d: np.ndarray, test_fraction: float, confidence: float) -> dict[str, Any]:
-    from ensel.stats import paired_interval
+def _diff(d: np.ndarray, test_fraction: float, confidence: float,
+          direction: str = "less") -> dict[str, Any]:
+    """Mean paired difference, interval and verdict (``direction``: the claimed sign)."""
+    from ensel.stats import paired_interval, verdict
 
     if d.size < 2 or np.all(d == d[0]):
         v = float(d.mean()) if d.size else 0.0
-        return {"difference": v, "low": v, "high": v,
-                "verdict": "within noise" if v == 0 else ("holds" if v < 0 else "contradicted")}
+        return {"difference": v, "low": v, "high": v, "verdict": verdict(v, v, direction)}
     r = paired_interval(d, n_train=1 - test_fraction, n_test=test_fraction,
-                        confidence=confidence)
+                        confidence=confidence, direction=direction)
     return {"difference": r.mean, "low": r.low, "high": r.high, "verdict": r.verdict}
 
 
@@ -323,7 +324,7 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
         for name in methods:
             if name != "topk_budget":
                 aiq_vs[name] = _diff(aiq_per[name] - aiq_per["topk_budget"], test_fraction,
-                                     confidence)
+                                     confidence, direction="greater")
     # the best single model: the most accurate one affordable at the largest budget
     bs = res[(res["method"] == "best_single") & (res["budget"] == b_max)]
     best_name = bs["selected"].mode().iloc[0] if len(bs) else None

@@ -25,19 +25,27 @@ def test_registered_and_unit_costs_behave_like_k_picks(pool) -> None:
     sel = BudgetedScoreMI(4).fit(X, y)
     assert len(sel.selected_) <= 4 and sel.cost_ == len(sel.selected_)
     # unit costs: both greedy runs are the same run, whose first pick is score_mi's
-    assert sel.selected_[0] == ScoreMI(1).fit(X, y).selected_[0]
+    gain = BudgetedScoreMI(4, compare="gain").fit(X, y)
+    assert gain.selected_[0] == ScoreMI(1).fit(X, y).selected_[0]
 
 
 @pytest.mark.parametrize("budget", [2e-4, 1e-3, 5e-3, 2e-2])
 def test_selection_stays_within_budget_and_is_best_of_two(pool, budget: float) -> None:
     X, y, usd = pool
-    sel = BudgetedScoreMI(30, budget=budget, costs=usd).fit(X, y)
+    sel = BudgetedScoreMI(30, budget=budget, costs=usd, compare="gain").fit(X, y)
     assert sel.cost_ <= budget + 1e-12
     assert sel.cost_ == pytest.approx(usd[sel.selected_].sum())
     t = sel.total_gain_
     assert sum(sel.gains_) == pytest.approx(max(t.values()))
     assert sel.run_ == ("cost_benefit" if t["cost_benefit"] > t["plain"] + 1e-12 else "plain")
-    assert budgeted_selection(X, y, usd, budget) == sel.selected_
+    # the default compares the runs and the accuracy fill by cross-fitted error
+    err = BudgetedScoreMI(30, budget=budget, costs=usd).fit(X, y)
+    assert set(err.cv_error_) == {"plain", "cost_benefit", "accuracy"}
+    assert err.cv_error_[err.run_] == min(err.cv_error_.values())
+    assert err.cost_ <= budget + 1e-12
+    assert budgeted_selection(X, y, usd, budget) == err.selected_
+    if err.run_ == "accuracy":
+        assert err.selected_ == budget_baselines(X, y, usd, budget)["topk_budget"]
 
 
 def test_cost_benefit_beats_one_expensive_model() -> None:
@@ -46,8 +54,8 @@ def test_cost_benefit_beats_one_expensive_model() -> None:
     from ensel.copula import sample
 
     X, y, _ = sample([-1.0, -0.9, -0.9], np.eye(3), 20000, random_state=0)
-    sel = BudgetedScoreMI(3, budget=1.0, costs=[1.0, 0.05, 0.05]).fit(X, y)
-    assert sel.selected_ == [1, 2] or sorted(sel.selected_) == [1, 2]
+    sel = BudgetedScoreMI(3, budget=1.0, costs=[1.0, 0.05, 0.05], compare="gain").fit(X, y)
+    assert sorted(sel.selected_) == [1, 2]
     assert sel.run_ == "cost_benefit"
 
 

@@ -74,3 +74,22 @@ def test_unfitted_and_bad_threshold(data) -> None:
         Cascade().predict(Xtr)
     with pytest.raises(ValueError, match="threshold"):
         Cascade(threshold=0.2).fit(Xtr, ytr)
+
+
+def test_budgeted_order_is_the_budgeted_subset_cheapest_first(data) -> None:
+    from ensel.budget import BudgetedScoreMI
+
+    Xtr, ytr, Xte, yte, usd = data
+    b = 5e-3
+    picks = BudgetedScoreMI(10, budget=b, costs=usd).fit(Xtr, ytr).selected_
+    cas = Cascade(costs=usd, budget=b, order="budgeted", target_error="full").fit(Xtr, ytr)
+    assert sorted(cas.order_) == sorted(picks)
+    assert list(usd[cas.order_]) == sorted(usd[cas.order_])
+    # "full": the cheapest threshold whose cross-fitted error matches asking them all
+    full = cas.tuning_[1.0][1]
+    cost, err = cas.tuning_[cas.threshold_]
+    assert err <= full + 1e-12
+    assert cost == min(c for c, e in cas.tuning_.values() if e <= full + 1e-12)
+    assert cas.expected_cost(Xte) <= usd[cas.order_].sum() + 1e-12
+    with pytest.raises(ValueError, match="order"):
+        Cascade(costs=usd, order=[0, 0]).fit(Xtr, ytr)

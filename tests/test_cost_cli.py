@@ -109,7 +109,8 @@ def test_select_budget_json_equals_the_library(capsys, files) -> None:
 
 
 def test_drop_unpriced_and_frontier_outputs(capsys, caplog, files) -> None:
-    prices = _write(files, "partial.csv", _table({m: p for m, p in zip(MODELS[:5], PRICES[:5], strict=True)}))
+    rows = {m: str(p) for m, p in zip(MODELS[:5], PRICES[:5], strict=True)}
+    prices = _write(files, "partial.csv", _table(rows))
     fig = files["dir"] / "frontier.png"
     code, out, err = _run(capsys, ["frontier", files["data"], "--prices", prices,
                                    "--drop-unpriced", "--splits", "2", "--budgets", "4",
