@@ -40,10 +40,10 @@ seed = 0
 real_sources = None  # None: every real source of the book
 pool_models = [50, 300, 1000]
 pool_items = 4000
-n_budgets = 12  # geometric grid, cheapest model to the 20 priciest together
+n_budgets = 12  # geometric: cheapest model to the 20 priciest together
 n_splits = 3  # per condition of a real source
 pool_splits = 3
-max_models = 20  # largest subset, and longest cascade order
+max_models = 20  # largest subset and longest cascade order
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -99,10 +99,11 @@ for s in sources:
 # mean cost per query, and RouterBench's non-decreasing convex hull (lines).
 
 # %%
-docs = {s.name: run_frontier(
-            s, n_budgets=n_budgets, max_models=max_models, seed=seed,
-            n_splits=pool_splits if s.name.startswith("pool") else n_splits)
-        for s in sources}
+docs = {}
+for s in sources:
+    splits = pool_splits if s.name.startswith("pool") else n_splits
+    docs[s.name] = run_frontier(s, n_budgets=n_budgets, n_splits=splits,
+                                max_models=max_models, seed=seed)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out error against cost per query (log scale) on each data set: points are the methods at each budget (mean over the splits), lines their non-decreasing convex hull.", "name": "fig-budgets-frontiers"}}
 plot_frontiers(docs)
