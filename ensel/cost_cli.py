@@ -23,7 +23,8 @@ evaluation loop, :func:`ensel.stats.paired_interval` intervals).
 
 ``ensel frontier DATA --prices P [--budgets N] [--json] [-o FIGURE.png|.html]``
     The cost-error frontier (:func:`ensel.frontier.frontier_summary`, schema
-    ``ensel.frontier/1``) and its figure.
+    ``ensel.frontier/1``) and its figure, over ``N`` budgets plus the price of the most
+    accurate model.
 
 ``ensel cascade DATA --prices P [--target-cost B | --target-error E] [--json]``
     Fits :class:`ensel.cascade.Cascade` on each training split and reports the expected cost
@@ -229,12 +230,19 @@ def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
 
 def frontier_command(args: Any) -> int:
     """``ensel frontier``."""
-    from ensel.frontier import METHODS, budget_grid, frontier_errors, frontier_summary
+    from ensel.frontier import (
+        METHODS,
+        best_single_price,
+        budget_grid,
+        frontier_errors,
+        frontier_summary,
+    )
 
     if args.output and not str(args.output).endswith((".png", ".html")):
         raise ValueError(f"-o {args.output!r}: the figure must end in .png or .html")
     data, usd, dropped, source = prepare(args)
-    budgets = budget_grid(usd, args.budgets, max_models=args.max_models)
+    budgets = budget_grid(usd, args.budgets, max_models=args.max_models,
+                          include=[best_single_price(data, usd)])
     methods = [m for m in METHODS if not (args.no_cascade and m == "cascade")]
     res = frontier_errors(data, usd, budgets, methods=methods, aggregator=args.aggregator,
                           n_splits=args.splits, seed=args.seed, max_models=args.max_models,

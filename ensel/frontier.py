@@ -70,7 +70,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["SCHEMA", "METHODS", "budget_grid", "frontier_errors", "frontier_summary",
+__all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
+           "frontier_summary",
            "convex_hull", "hull_aiq"]
 
 SCHEMA = "ensel.frontier/1"
@@ -80,9 +81,12 @@ _RESULT_COLUMNS = ["condition", "split", "method", "budget", "error", "cost", "n
                    "selected", "n_test"]
 
 
-def budget_grid(usd: Any, n_budgets: int = 20, *, max_models: int = 20) -> np.ndarray:
+def budget_grid(usd: Any, n_budgets: int = 20, *, max_models: int = 20,
+                include: Any = ()) -> np.ndarray:
     """``n_budgets`` budgets (dollars per query), geometric from the cheapest price to the
-    price of the ``max_models`` most expensive models together (every model when fewer).
+    price of the ``max_models`` most expensive models together (every model when fewer),
+    and the prices in ``include`` (e.g. the best single model's, so that the frontier has a
+    point at exactly its cost).
 
     Examples
     --------
@@ -92,9 +96,19 @@ def budget_grid(usd: Any, n_budgets: int = 20, *, max_models: int = 20) -> np.nd
     c = np.sort(np.asarray(usd, dtype=float))
     lo = float(c[0])
     hi = float(c[::-1][:max_models].sum())
+    extra = [float(v) for v in np.atleast_1d(include) if lo <= float(v) <= hi]
     if n_budgets < 2 or hi <= lo:
-        return np.array([lo])
-    return np.unique(np.geomspace(lo, hi, int(n_budgets)))
+        return np.unique([lo, *extra])
+    return np.unique(np.r_[np.geomspace(lo, hi, int(n_budgets)), extra])
+
+
+def best_single_price(data: Sequence[Any], usd: Any) -> float:
+    """Price of the most accurate model over all the conditions' items (ties -> cheaper)."""
+    X = np.concatenate([d.X for d in data])
+    y = np.concatenate([d.y for d in data])
+    acc = (X == y[:, None]).mean(axis=0)
+    c = np.asarray(usd, dtype=float)
+    return float(c[np.lexsort((c, -acc))[0]])
 
 
 def _majority_error(ytr: np.ndarray, yte: np.ndarray) -> float:

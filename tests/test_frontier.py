@@ -72,3 +72,13 @@ def test_summary_document(run) -> None:
     assert cvs["n_evaluations"] == 3 and 0 <= cvs["matched_in"] <= 3
     assert doc == frontier_summary(res.sample(frac=1, random_state=0), usd=usd,
                                    models=d.models)  # independent of the rows' order
+
+
+def test_grid_includes_the_best_single_models_price(run) -> None:
+    from ensel.frontier import best_single_price
+
+    d, usd, _, _ = run
+    p = best_single_price([d], usd)
+    acc = (d.X == d.y[:, None]).mean(axis=0)
+    assert p == usd[int(np.argmax(acc))]
+    assert p in budget_grid(usd, 5, max_models=6, include=[p]).tolist()

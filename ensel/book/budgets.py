@@ -76,9 +76,16 @@ def run_frontier(src: PricedSource, *, n_budgets: int, n_splits: int, max_models
                  seed: int = 0, methods: Sequence[str] | None = None,
                  n_jobs: int | None = None) -> dict[str, Any]:
     """The frontier document of one source (:func:`ensel.frontier.frontier_summary`)."""
-    from ensel.frontier import METHODS, budget_grid, frontier_errors, frontier_summary
+    from ensel.frontier import (
+        METHODS,
+        best_single_price,
+        budget_grid,
+        frontier_errors,
+        frontier_summary,
+    )
 
-    budgets = budget_grid(src.usd, n_budgets, max_models=max_models)
+    budgets = budget_grid(src.usd, n_budgets, max_models=max_models,
+                          include=[best_single_price(src.data, src.usd)])
     res = frontier_errors(src.data, src.usd, budgets, methods=methods or METHODS,
                           n_splits=n_splits, seed=seed, max_models=max_models, n_jobs=n_jobs)
     return frontier_summary(res, usd=src.usd, models=src.data[0].models, seed=seed,
