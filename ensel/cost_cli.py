@@ -48,7 +48,7 @@ import numpy as np
 
 __all__ = ["add_price_arguments", "add_frontier_arguments", "add_cascade_arguments",
            "prepare", "select_budget_command", "frontier_command", "cascade_command",
-           "run_select_budget", "run_cascade", "frontier_figure"]
+           "run_select_budget", "run_cascade", "frontier_figure", "draw_frontier"]
 
 
 def add_price_arguments(p: Any) -> None:
@@ -186,28 +186,37 @@ def select_budget_command(args: Any) -> int:
     return 0
 
 
+def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True) -> None:
+    """Draw one frontier document on ``ax``: each method's mean (cost, error) points and its
+    hull, on a log cost axis (the hull is linear in cost, so it is drawn densely)."""
+    for i, (name, mdoc) in enumerate(doc["methods"].items()):
+        x = [p["cost"] for p in mdoc["points"]]
+        y = [p["error"] for p in mdoc["points"]]
+        label = f"{name} (AIQ {mdoc['aiq']:.3f})" if aiq_in_label else name
+        ax.plot(x, y, "o", ms=3, alpha=0.6, color=f"C{i}")
+        h = np.asarray(mdoc["hull"])[1:]  # without the zero-cost guess (log axis)
+        if len(h) > 1:
+            xs = np.concatenate([np.linspace(a, b, 30) for a, b in zip(h[:-1, 0], h[1:, 0],
+                                                                          strict=True)])
+            ax.plot(xs, np.interp(xs, h[:, 0], h[:, 1]), "-", color=f"C{i}", label=label)
+        else:
+            ax.plot(x[:1], y[:1], "-", color=f"C{i}", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("cost per query (USD, log scale)")
+    ax.set_ylabel("held-out error")
+
+
 def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
     """Error against cost per query, one line per method with its hull; saved to ``path``
     (``.png``, or ``.html`` with the PNG embedded) when given."""
     import matplotlib
 
-    matplotlib.use("Agg") if path else None
+    if path:  # writing a file (the command line): no display needed
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, mdoc in doc["methods"].items():
-        pts = mdoc["points"]
-        x = [p["cost"] for p in pts]
-        yv = [p["error"] for p in pts]
-        line, = ax.plot(x, yv, "o", ms=3, alpha=0.6, label=f"{name} (AIQ {mdoc['aiq']:.3f})")
-        h = np.asarray(mdoc["hull"])[1:]  # without the zero-cost guess (log axis)
-        if len(h) > 1:  # the hull is linear in cost: drawn densely to stay true on a log axis
-            xs = np.concatenate([np.linspace(a, b, 30) for a, b in zip(h[:-1, 0], h[1:, 0],
-                                                                          strict=True)])
-            ax.plot(xs, np.interp(xs, h[:, 0], h[:, 1]), "-", color=line.get_color())
-    ax.set_xscale("log")
-    ax.set_xlabel("cost per query (USD, log scale)")
-    ax.set_ylabel("held-out error")
+    draw_frontier(ax, doc)
     ax.legend(fontsize=8)
     fig.tight_layout()
     if path:

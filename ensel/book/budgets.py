@@ -164,25 +164,17 @@ def plot_frontiers(docs: dict[str, dict[str, Any]]) -> Any:
     """One panel per source: mean error against mean cost per query with each method's hull."""
     import matplotlib.pyplot as plt
 
+    from ensel.cost_cli import draw_frontier
+
     names = list(docs)
     cols = min(3, len(names))
     rows = -(-len(names) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
     for ax, name in zip(axes.ravel(), names, strict=False):
-        for i, (method, m) in enumerate(docs[name]["methods"].items()):
-            x = [p["cost"] for p in m["points"]]
-            y = [p["error"] for p in m["points"]]
-            ax.plot(x, y, "o", ms=3, alpha=0.5, color=f"C{i}")
-            h = np.asarray(m["hull"])[1:]
-            if len(h) > 1:
-                xs = np.concatenate([np.linspace(a, b, 30) for a, b in
-                                     zip(h[:-1, 0], h[1:, 0], strict=True)])
-                ax.plot(xs, np.interp(xs, h[:, 0], h[:, 1]), "-", color=f"C{i}", label=method)
-            else:
-                ax.plot(x[:1], y[:1], "-", color=f"C{i}", label=method)
-        ax.set_xscale("log")
+        draw_frontier(ax, docs[name], aiq_in_label=False)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("USD per query (log)")
+        ax.set_ylabel("")
     for ax in axes.ravel()[len(names):]:
         ax.axis("off")
     axes[0, 0].set_ylabel("held-out error")
