@@ -9,12 +9,13 @@ correlation 0.3, accuracies uniform in [0.55, 0.9], seed 1, as ``bench_select_la
 and a price table by the budgets page's rule (:data:`ensel.book.budgets.POOL_PRICE_RULE`,
 seed 1) are written once into a temporary folder. Then, each in its own child process:
 
-1. ``ensel frontier FILE --prices P --budgets 20 --splits S --jobs J --json``: wall time
-   (process start included), CPU time and peak resident memory (``getrusage``);
-2. :meth:`ensel.cascade.Cascade.predict` on ``--queries`` rows (the training answers tiled)
+1. :meth:`ensel.cascade.Cascade.predict` on ``--queries`` rows (the training answers tiled)
    of a cascade fitted on the first 80 % of the items (order of up to 20 models by gain per
    dollar, threshold 0.99): time of ``predict`` alone, the mean number of models asked, and
-   the process's peak memory.
+   the process's peak memory;
+2. ``ensel frontier FILE --prices P --budgets 20 --splits S --jobs J --json
+   [--no-cascade]``: wall time (process start included), CPU time and peak resident memory
+   (``getrusage``).
 
 The machine's load average is printed with the figures: wall times on a shared machine
 vary with its load.
@@ -92,6 +93,9 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--queries", type=int, default=1_000_000)
     ap.add_argument("--skip-frontier", action="store_true")
+    ap.add_argument("--no-cascade", action="store_true",
+                    help="ensel frontier without the cascade arm (it fits one cascade per "
+                         "budget and split)")
     a = ap.parse_args()
     py = sys.executable
     ensel = str(Path(py).with_name("ensel"))
@@ -99,23 +103,26 @@ def main() -> int:
         path, prices = os.path.join(tmp, "answers.parquet"), os.path.join(tmp, "prices.csv")
         subprocess.run([py, "-c", GENERATE, str(a.m), str(a.n), path, prices], check=True)
         print(f"load average {os.getloadavg()[0]:.1f}; {a.m} models x {a.n} items")
-        if not a.skip_frontier:
-            cmd = [ensel, "frontier", path, "--prices", prices, "--budgets", str(a.budgets),
-                   "--splits", str(a.splits), "--jobs", str(a.jobs), "--json"]
-            r = json.loads(subprocess.run([py, "-c", MEASURE, *cmd], capture_output=True,
-                                          text=True, check=True).stdout)
-            if r["code"] != 0:
-                print("frontier failed:", r["err"])
-                return 1
-            print(f"ensel frontier, {a.budgets} budgets, {a.splits} splits, --jobs {a.jobs}: "
-                  f"{r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, peak "
-                  f"{r['peak_mb'] / 1024:.2f} GB [load {os.getloadavg()[0]:.1f}]")
         r = json.loads(subprocess.run([py, "-c", CASCADE, path, prices, str(a.queries)],
                                       capture_output=True, text=True, check=True).stdout)
         print(f"Cascade: fit {r['fit_seconds']:.1f} s (order of {r['order_length']}, "
               f"threshold {r['threshold']}); predict on {r['queries']:,} queries "
               f"{r['predict_seconds']:.2f} s, {r['mean_asked']:.2f} models asked on average; "
               f"peak {r['peak_mb'] / 1024:.2f} GB [load {os.getloadavg()[0]:.1f}]")
+        if not a.skip_frontier:
+            cmd = [ensel, "frontier", path, "--prices", prices, "--budgets", str(a.budgets),
+                   "--splits", str(a.splits), "--jobs", str(a.jobs), "--json",
+                   *(["--no-cascade"] if a.no_cascade else [])]
+            r = json.loads(subprocess.run([py, "-c", MEASURE, *cmd], capture_output=True,
+                                          text=True, check=True).stdout)
+            if r["code"] != 0:
+                print("frontier failed:", r["err"])
+                return 1
+            what = "without" if a.no_cascade else "with"
+            print(f"ensel frontier ({what} the cascade), {a.budgets} budgets, {a.splits} "
+                  f"splits, --jobs {a.jobs}: "
+                  f"{r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, peak "
+                  f"{r['peak_mb'] / 1024:.2f} GB [load {os.getloadavg()[0]:.1f}]")
     return 0
 
 
