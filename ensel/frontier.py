@@ -177,6 +177,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         rows: list[tuple[Any, ...]] = [(d.condition, s, "none", 0.0,
                                         _majority_error(ytr, yte), 0.0, 0, "", n_te)]
         cache: dict[tuple[int, ...], float] = {}
+        cascades: dict[tuple[int, ...], Any] = {}
         for b in bb:
             picks: dict[str, list[int]] = {}
             if "budgeted" in methods:
@@ -199,10 +200,12 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                 sub = picks.get("budgeted") or BudgetedScoreMI(
                     min(max_models, m), budget=b, costs=c).fit(Xtr, ytr).selected_
                 rank = {j: r for r, j in enumerate(sub)}
-                cas = Cascade(costs=c, order=sorted(sub, key=lambda j: (c[j], rank[j])),
-                              target_error="full",
-                              max_models=max_models, aggregator=aggregator,
-                              random_state=seed).fit(Xtr, ytr)
+                order = tuple(sorted(sub, key=lambda j: (c[j], rank[j])))
+                if order not in cascades:  # budgets with the same subset share its cascade
+                    cascades[order] = Cascade(costs=c, order=list(order), target_error="full",
+                                              max_models=max_models, aggregator=aggregator,
+                                              random_state=seed).fit(Xtr, ytr)
+                cas = cascades[order]
                 pred, asked = cas.predict_with_cost(Xte)
                 run = np.concatenate([[0.0], np.cumsum(c[cas.order_])])
                 rows.append((d.condition, s, "cascade", b, float(np.mean(pred != yte)),
