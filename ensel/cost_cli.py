@@ -55,7 +55,8 @@ def add_price_arguments(p: Any) -> None:
     """``--prices``, ``--drop-unpriced``."""
     p.add_argument("--prices", default=None, metavar="P",
                    help="price table (CSV model,usd_per_query or per-token columns; YAML); "
-                        "'shipped' for ensel's dated list prices")
+                        "'shipped' for ensel's dated list prices; 'tidy' for the data's own "
+                        "cost column (mean USD per answer)")
     p.add_argument("--drop-unpriced", action="store_true",
                    help="drop the data's models that have no price (default: error)")
 
@@ -96,14 +97,17 @@ def add_cascade_arguments(p: Any) -> None:
 def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     """Read the data and the prices; the conditions (priced models only), their prices,
     the dropped models and the price table's name."""
-    from ensel.costs import PriceError, read_prices, shipped_prices
+    from ensel.costs import PriceError, prices_from_tidy, read_prices, shipped_prices
     from ensel.experiment import condition_data
     from ensel.practice import _read
 
     if args.prices is None:
-        raise PriceError("--prices is required: a price table (CSV or YAML), or 'shipped'")
-    prices = shipped_prices() if args.prices == "shipped" else read_prices(args.prices)
+        raise PriceError("--prices is required: a price table (CSV or YAML), 'shipped' or "
+                         "'tidy' (the data's cost column)")
     df = _read(args.data, args.format)
+    prices = (shipped_prices() if args.prices == "shipped"
+              else prices_from_tidy(df) if args.prices == "tidy"
+              else read_prices(args.prices))
     models = sorted(df["model"].astype(str).unique())
     usd, kept, dropped = prices.for_models(models, drop_unpriced=args.drop_unpriced)
     if dropped:

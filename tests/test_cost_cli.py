@@ -130,3 +130,17 @@ def test_cascade_command(capsys, files) -> None:
     assert doc["schema"] == "ensel.cascade/1"
     assert sum(doc["asked_histogram"].values()) == pytest.approx(1.0)
     assert doc["error_low"] <= doc["error"] <= doc["error_high"]
+
+
+def test_prices_from_the_tidy_cost_column(capsys, files) -> None:
+    df = pd.read_csv(files["data"])
+    df["cost"] = df["model"].map(dict(zip(MODELS, PRICES, strict=True)))
+    path = files["dir"] / "with_cost.csv"
+    df.to_csv(path, index=False)
+    code, out, err = _run(capsys, ["select", path, "--prices", "tidy", "--budget-usd", "0.012",
+                                   "--splits", "2", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    priced = dict(zip(MODELS, PRICES, strict=True))
+    assert all(s["usd_per_query"] == pytest.approx(priced[s["model"]])
+               for s in doc["selected"])
