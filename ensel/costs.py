@@ -12,6 +12,10 @@ read from one of these forms, all validated the same way:
 * **YAML**: a mapping ``model: usd_per_query`` or ``model: {usd_per_query: ...}`` /
   ``model: {usd_per_m_input: ..., usd_per_m_output: ..., input_tokens: ...,
   output_tokens: ...}`` (optional ``latency_s``).
+* **The collector's store** (:func:`prices_from_store`): the measured prompt and completion
+  tokens of every answer of an ``ensel collect`` store times the run config's
+  ``prices.per_million_tokens``; a model's price is the mean over its answers, its latency
+  the mean ``latency_s``.
 * **A** ``cost`` **column of the tidy table** (:func:`prices_from_tidy`): the dollars each
   answer cost; a model's price is the mean over its answers.
 
@@ -49,8 +53,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["PriceError", "Prices", "read_prices", "prices_from_tidy", "shipped_prices",
-           "check_budget", "SHIPPED_PRICES"]
+__all__ = ["PriceError", "Prices", "read_prices", "prices_from_tidy", "prices_from_store",
+           "shipped_prices", "check_budget", "SHIPPED_PRICES"]
 
 #: The shipped price table, as package data (``data/prices.csv`` in a checkout).
 SHIPPED_PRICES = "prices.csv"
@@ -243,6 +247,33 @@ def prices_from_tidy(df: pd.DataFrame) -> Prices:
     mean = cost.groupby(df["model"].astype(str), sort=True).mean()
     return _from_frame(pd.DataFrame({"model": mean.index, "usd_per_query": mean.to_numpy()}),
                        "the tidy table's cost column")
+
+
+def prices_from_store(store: Any, config: Any) -> Prices:
+    """Prices (and latencies) measured by ``ensel collect``: the tokens of every answered
+    row of the SQLite ``store`` times the per-million-token prices of the run ``config``
+    (``data/collect/paper.yml`` format), averaged per model (the store's model names)."""
+    from ensel.collect.config import load_config
+    from ensel.collect.store import Store
+
+    cfg = load_config(config)
+    with Store(store) as st:
+        t = st.table()
+    t = t[t["answer"].notna()]
+    if t.empty:
+        raise PriceError(f"prices: the store {str(store)!r} has no answered row")
+    unpriced = sorted(set(t["model_id"].astype(str)) - set(cfg.prices))
+    if unpriced:
+        model = t.loc[t["model_id"].astype(str) == unpriced[0], "model"].iloc[0]
+        raise PriceError(f"prices: model {model!r} ({unpriced[0]}) has no price in "
+                         f"{str(config)!r} (prices.per_million_tokens)")
+    pin = t["model_id"].map(lambda m: cfg.prices[str(m)][0])
+    pout = t["model_id"].map(lambda m: cfg.prices[str(m)][1])
+    t = t.assign(usd=(t["prompt_tokens"] * pin + t["completion_tokens"] * pout) / 1e6)
+    g = t.groupby("model", sort=True)
+    df = pd.DataFrame({"model": list(g.groups), "usd_per_query": g["usd"].mean().to_numpy(),
+                       "latency_s": g["latency_s"].mean().to_numpy()})
+    return _from_frame(df, f"the store {str(store)!r} priced by {str(config)!r}")
 
 
 def shipped_prices() -> Prices:

@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ensel.costs import PriceError, check_budget, prices_from_tidy, read_prices, shipped_prices
+from ensel.costs import (
+    PriceError,
+    check_budget,
+    prices_from_store,
+    prices_from_tidy,
+    read_prices,
+    shipped_prices,
+)
 
 
 def test_per_query_csv_and_alignment(tmp_path) -> None:
@@ -87,3 +94,29 @@ def test_shipped_table_is_dated_and_sourced() -> None:
     # the list prices we rely on most, per million tokens (input, output)
     assert tuple(t.loc["openai_gpt-4-0613", ["usd_per_m_input", "usd_per_m_output"]]) == (30, 60)
     assert (p.usd_per_query > 0).all()
+
+
+def test_prices_from_the_collectors_store(tmp_path) -> None:
+    from ensel.collect.store import Store
+    from ensel.datasets._paths import package_data
+
+    config = package_data("collect", "paper.yml")
+    path = tmp_path / "answers.sqlite"
+    base = {"dataset": "d", "temperature": 0.7, "run": 1, "prompt_hash": "h1", "label": 1,
+            "attempts": 1}
+    with Store(path) as st:
+        for q, (pt, ct, lat) in enumerate([(100, 5, 1.0), (300, 5, 3.0)]):
+            st.put({**base, "query_id": f"q{q}", "model": "GPT-4o",
+                    "model_id": "openai/gpt-4o", "answer": 1, "prompt_tokens": pt,
+                    "completion_tokens": ct, "latency_s": lat})
+        st.put({**base, "query_id": "q9", "model": "GPT-4o", "model_id": "openai/gpt-4o",
+                "answer": None, "error_class": "http_500"})  # unanswered: not priced
+    p = prices_from_store(path, config)
+    # openai/gpt-4o in paper.yml: 2.5 and 10.0 USD per million prompt / completion tokens
+    assert p.usd_per_query["GPT-4o"] == pytest.approx((200 * 2.5 + 5 * 10.0) / 1e6)
+    assert p.latency_s["GPT-4o"] == pytest.approx(2.0)
+    with Store(path) as st:
+        st.put({**base, "query_id": "q0", "model": "X", "model_id": "nobody/x", "answer": 1,
+                "prompt_tokens": 1, "completion_tokens": 1})
+    with pytest.raises(PriceError, match="model 'X' \\(nobody/x\\) has no price"):
+        prices_from_store(path, config)
