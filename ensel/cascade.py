@@ -266,11 +266,18 @@ class Cascade(AggregatorMixin):
         if not hasattr(self, "order_"):
             raise constraint_error("self", "a fitted Cascade (call fit(X, y) first)",
                                    Shown("an unfitted estimator"))
-        Xa = check_X(X)
-        if Xa.shape[1] != self.n_features_in_:
+        m = X.shape[1] if hasattr(X, "shape") and len(X.shape) == 2 else None
+        if m is not None and m != self.n_features_in_:
             raise constraint_error("X", f"of {self.n_features_in_} models (columns), as in fit",
-                                   Shown(f"{Xa.shape[1]} models"))
-        Xo = Xa[:, self.order_]
+                                   Shown(f"{m} models"))
+        if isinstance(X, np.ndarray):  # validate only the columns the cascade may ask
+            Xo = check_X(X[:, self.order_])
+        else:
+            Xa = check_X(X)
+            if Xa.shape[1] != self.n_features_in_:
+                raise constraint_error("X", f"of {self.n_features_in_} models (columns), as "
+                                       "in fit", Shown(f"{Xa.shape[1]} models"))
+            Xo = Xa[:, self.order_]
         return _walk(self.aggregators_, Xo, self.threshold_, len(self.order_))
 
     def predict_proba(self, X: Any) -> np.ndarray:
