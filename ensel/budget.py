@@ -61,12 +61,20 @@ Examples
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from ensel._validation import Shown, check_X_y, constraint_error
+from ensel._validation import (
+    Interval,
+    Shown,
+    StrOptions,
+    check_X_y,
+    constraint_error,
+    validate_params,
+)
 from ensel.select import SELECTORS, TIE_TOL, _BaseSelector
 
 __all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELINES"]
@@ -233,6 +241,15 @@ class BudgetedScoreMI(_BaseSelector):
         Not recorded (an empty array; the runs evaluate different candidate sets).
     """
 
+    _parameter_constraints: dict[str, Any] = {
+        "k": [Interval(Integral, 1, None)],
+        "budget": [Interval(Real, 0, None, closed="neither"), None],
+        "costs": ["array-like", None],
+        "n_bins": [Interval(Integral, 2, None)],
+        "compare": [StrOptions({"error", "gain"})],
+        "aggregator": [str],
+    }
+
     def __init__(self, k: int = 3, budget: float | None = None, costs: Any = None,
                  n_bins: int = 16, compare: str = "error",
                  aggregator: str = "backoff") -> None:
@@ -275,6 +292,9 @@ class BudgetedScoreMI(_BaseSelector):
         return picks, got, np.empty((0, Xa.shape[1]))
 
 
+@validate_params({"X": ["array-like"], "y": ["array-like"], "costs": ["array-like"],
+                  "budget": "no_validation", "k": [Interval(Integral, 1, None), None],
+                  "n_bins": [Interval(Integral, 2, None)]})
 def budgeted_selection(X: Any, y: Any, costs: Any, budget: float, *, k: int | None = None,
                        n_bins: int = 16) -> list[int]:
     """Column indices picked by :class:`BudgetedScoreMI` (``k``: at most all models)."""
@@ -295,6 +315,8 @@ def _fill(order: np.ndarray, c: np.ndarray, budget: float, k: int) -> list[int]:
     return picks
 
 
+@validate_params({"X": ["array-like"], "y": ["array-like"], "costs": ["array-like"],
+                  "budget": "no_validation", "k": [Interval(Integral, 1, None), None]})
 def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
                      k: int | None = None) -> dict[str, list[int]]:
     """The baselines under a dollar budget, each a list of column indices.

@@ -42,12 +42,21 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
 from ensel._estimator import AggregatorMixin
-from ensel._validation import Shown, check_X, check_X_y, constraint_error
+from ensel._validation import (
+    Interval,
+    Shown,
+    StrOptions,
+    check_X,
+    check_X_y,
+    constraint_error,
+    validate_params,
+)
 
 __all__ = ["Cascade", "THRESHOLDS"]
 
@@ -119,6 +128,19 @@ class Cascade(AggregatorMixin):
     n_models_ : int
     """
 
+    _parameter_constraints: dict[str, Any] = {
+        "costs": ["array-like", None],
+        "budget": [Interval(Real, 0, None, closed="neither"), None],
+        "threshold": [Interval(Real, 0.5, 1, closed="both"), StrOptions({"auto"})],
+        "target_cost": [Interval(Real, 0, None, closed="neither"), None],
+        "target_error": [Interval(Real, 0, 1, closed="both"), StrOptions({"full"}), None],
+        "max_models": [Interval(Integral, 1, None)],
+        "aggregator": [str],
+        "n_folds": [Interval(Integral, 2, None)],
+        "random_state": ["random_state"],
+        "order": [StrOptions({"gain_per_dollar", "budgeted"}), "array-like"],
+    }
+
     def __init__(self, costs: Any = None, budget: float | None = None,
                  threshold: float | str = "auto", target_cost: float | None = None,
                  target_error: float | str | None = None, max_models: int = 10,
@@ -141,6 +163,7 @@ class Cascade(AggregatorMixin):
         return [make_aggregator(self.aggregator, random_state=0).fit(X[:, self.order_[: t + 1]], y)
                 for t in range(len(self.order_))]
 
+    @validate_params({"X": ["array-like"], "y": ["array-like"]})
     def fit(self, X: Any, y: Any) -> Cascade:
         """Learn the order, fit the prefix aggregators and tune the threshold."""
         from ensel._validation import check_int
@@ -248,6 +271,9 @@ class Cascade(AggregatorMixin):
             best = items[0]
         return float(best[0])
 
+    @validate_params({"target_cost": [Interval(Real, 0, None, closed="neither"), None],
+                      "target_error": [Interval(Real, 0, 1, closed="both"),
+                                       StrOptions({"full"}), None]})
     def set_target(self, *, target_cost: float | None = None,
                    target_error: float | str | None = None) -> Cascade:
         """Re-tune the threshold of a fitted ``threshold="auto"`` cascade for a new target,
@@ -280,29 +306,35 @@ class Cascade(AggregatorMixin):
             Xo = Xa[:, self.order_]
         return _walk(self.aggregators_, Xo, self.threshold_, len(self.order_))
 
+    @validate_params({"X": ["array-like"]})
     def predict_proba(self, X: Any) -> np.ndarray:
         """Posterior at the stop; columns follow ``classes_ = [-1, +1]``."""
         p, _ = self._run(X)
         return np.column_stack([1.0 - p, p])
 
+    @validate_params({"X": ["array-like"]})
     def predict(self, X: Any) -> np.ndarray:
         """The posterior's class at the stop (ties -> ``+1``)."""
         p, _ = self._run(X)
         return np.where(p >= 0.5, 1, -1).astype(np.int8)
 
+    @validate_params({"X": ["array-like"]})
     def n_asked(self, X: Any) -> np.ndarray:
         """How many models are asked for each query."""
         return self._run(X)[1]
 
+    @validate_params({"X": ["array-like"]})
     def query_costs(self, X: Any) -> np.ndarray:
         """Dollars spent on each query (the prices of the models asked)."""
         run = np.concatenate([[0.0], np.cumsum(self.costs_[self.order_])])
         return run[self.n_asked(X)]
 
+    @validate_params({"X": ["array-like"]})
     def expected_cost(self, X: Any) -> float:
         """Mean dollars per query over the queries ``X``."""
         return float(self.query_costs(X).mean())
 
+    @validate_params({"X": ["array-like"]})
     def predict_with_cost(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """Predictions and the number of models asked, in one pass."""
         p, asked = self._run(X)

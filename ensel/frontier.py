@@ -65,10 +65,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from ensel._validation import Interval, validate_params
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
            "frontier_summary",
@@ -81,6 +84,8 @@ _RESULT_COLUMNS = ["condition", "split", "method", "budget", "error", "cost", "n
                    "selected", "n_test"]
 
 
+@validate_params({"usd": ["array-like"], "n_budgets": [Interval(Integral, 1, None)],
+                  "max_models": [Interval(Integral, 1, None)], "include": ["array-like"]})
 def budget_grid(usd: Any, n_budgets: int = 20, *, max_models: int = 20,
                 include: Any = ()) -> np.ndarray:
     """``n_budgets`` budgets (dollars per query), geometric from the cheapest price to the
@@ -102,6 +107,7 @@ def budget_grid(usd: Any, n_budgets: int = 20, *, max_models: int = 20,
     return np.unique(np.r_[np.geomspace(lo, hi, int(n_budgets)), extra])
 
 
+@validate_params({"data": ["sequence"], "usd": ["array-like"]})
 def best_single_price(data: Sequence[Any], usd: Any) -> float:
     """Price of the most accurate model over all the conditions' items (ties -> cheaper)."""
     X = np.concatenate([d.X for d in data])
@@ -116,6 +122,12 @@ def _majority_error(ytr: np.ndarray, yte: np.ndarray) -> float:
     return float(np.mean(yte != guess))
 
 
+@validate_params({"data": ["sequence"], "usd": ["array-like"], "budgets": ["array-like"],
+                  "methods": ["sequence"], "aggregator": [str],
+                  "n_splits": [Interval(Integral, 1, None)],
+                  "test_fraction": "no_validation", "seed": [Interval(Integral, 0, None)],
+                  "max_models": [Interval(Integral, 1, None)], "names": ["sequence", None],
+                  "n_jobs": "no_validation"})
 def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                     methods: Sequence[str] = METHODS, aggregator: str = "backoff",
                     n_splits: int = 5, test_fraction: float = 0.2, seed: int = 0,
@@ -217,6 +229,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     return pd.DataFrame(rows, columns=_RESULT_COLUMNS)
 
 
+@validate_params({"cost": ["array-like"], "error": ["array-like"]})
 def convex_hull(cost: Any, error: Any) -> np.ndarray:
     """RouterBench's non-decreasing convex hull of quality against cost, as ``(cost, error)``.
 
@@ -250,6 +263,7 @@ def convex_hull(cost: Any, error: Any) -> np.ndarray:
     return np.array([[x, -y] for x, y in hull]).reshape(-1, 2)
 
 
+@validate_params({"cost": ["array-like"], "error": ["array-like"], "c_max": ["real"]})
 def hull_aiq(cost: Any, error: Any, c_max: float) -> float:
     """Mean quality ``1 - error`` under the hull over costs ``[0, c_max]`` (flat after its
     last vertex; the hull must start at cost 0)."""
@@ -297,6 +311,10 @@ def _diff(d: np.ndarray, test_fraction: float, confidence: float,
     return {"difference": r.mean, "low": r.low, "high": r.high, "verdict": r.verdict}
 
 
+@validate_params({"results": [pd.DataFrame], "usd": ["array-like"], "models": ["sequence"],
+                  "test_fraction": "no_validation", "confidence": "no_validation",
+                  "seed": [Interval(Integral, 0, None)], "aggregator": [str],
+                  "dropped": ["sequence"]})
 def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
                      test_fraction: float = 0.2, confidence: float = 0.95,
                      seed: int = 0, aggregator: str = "backoff",
