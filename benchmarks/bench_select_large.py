@@ -15,7 +15,7 @@ that child) are printed:
 3. ``ensel select FILE -k auto`` (target: <= 20 s)
 4. the phases of (2) in one process: imports, reading (+ validation), the pivot
    (:func:`ensel.experiment.condition_data`), and everything after the pivot
-   (:func:`ensel.practice.run_select` on the pivoted data: picks, splits, halvings,
+   (:func:`ensel.evidence.run_select` on the pivoted data: picks, splits, halvings,
    intervals), so the command line's own part is visible apart from ingestion;
 5. the old code path (``ensel/practice.py`` as of commit ``4589f2c``, before the command
    line was rebuilt on the library), on the same file, ``-k 10`` and ``-k auto``, when git
@@ -71,7 +71,7 @@ import json, sys, time
 t0 = time.perf_counter()
 from ensel.datasets.importers import read_data
 from ensel.experiment import condition_data
-from ensel.practice import run_select
+from ensel.evidence import run_select
 t1 = time.perf_counter()
 df = read_data(sys.argv[1])
 t2 = time.perf_counter()

@@ -6,16 +6,16 @@ An Information Theoretic View of LLM Ensemble Selection*.
 The library (submodules imported lazily, so ``import ensel`` stays cheap):
 
 ``ensel.info``         entropies and (smoothed) mutual information
-``ensel.select``       Top-k, relevance, mRMR, Greedy MI and exhaustive selection
-``ensel.aggregate``    MAP, majority vote and log-odds weighted vote
+``ensel.select``       Top-k, relevance, mRMR, Greedy MI, exhaustive and ensel's ScoreMI
+                       (one registry of specs)
+``ensel.aggregate``    MAP, majority vote, log-odds weighted vote and ensel's stacking rules
+``ensel.protocol``     the evaluation protocol as one object (splits, halvings, seed)
 ``ensel.copula``       Gaussian-copula fitting, sampling and diagnostics
 ``ensel.theory``       exact computations behind the theorems, one module per result
 ``ensel.data``         answer/label containers, tidy <-> wide conversion
 ``ensel.datasets``     stand-in and real (MMLU-Pro, MMLU-Redux, LLMBar) datasets, your tables
 ``ensel.experiment``   the paper's evaluation protocol (the one held-out loop)
 ``ensel.diagnostics``  checks of the paper's modelling assumptions on real answers
-``ensel.score_mi``     ensel's selector for large pools (binned weighted-vote score)
-``ensel.stacking``     ensel's aggregator for large ensembles (L2 logistic stacking)
 ``ensel.pools``        seeded simulated family-structured pools of many models
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
 ``ensel.costs``        price tables (dollars per query), validated; the shipped list prices
@@ -24,7 +24,7 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.frontier``     the cost-error frontier: hull, area, reach table, intervals
 ``ensel.cost_cli``     ``ensel select --budget-usd``, ``ensel frontier``, ``ensel cascade``
 ``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
-``ensel.practice``     ``ensel select|evaluate|import``: your own models' answers
+``ensel.evidence``     the evidence procedure behind ``ensel select`` (your own models)
 ``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
 ``ensel.cli``          the ``ensel`` command line
 
@@ -35,6 +35,9 @@ offline check) serves the book's pages only: nothing in the library imports it.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import sys
 from typing import Any
 
 __version__ = "0.1.0"
@@ -51,20 +54,44 @@ _SUBMODULES = (
     "data",
     "datasets",
     "diagnostics",
+    "evidence",
     "experiment",
     "frontier",
     "info",
     "meta",
     "pools",
-    "practice",
-    "score_mi",
+    "protocol",
     "select",
-    "stacking",
     "stats",
     "theory",
 )
 
 __all__ = [*_SUBMODULES, "__version__"]
+
+
+#: Import paths kept for code and documents written before ``ensel.select`` and
+#: ``ensel.aggregate`` became packages: the old name is the module itself.
+_MOVED = {"ensel.score_mi": "ensel.select._score_mi",
+          "ensel.stacking": "ensel.aggregate._stacking"}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import ensel.score_mi`` gives :mod:`ensel.select._score_mi` (one module object)."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name in _MOVED:
+            return importlib.machinery.ModuleSpec(name, self)
+        return None
+
+    def create_module(self, spec: Any) -> Any:
+        return importlib.import_module(_MOVED[spec.name])
+
+    def exec_module(self, module: Any) -> None:
+        return None
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name: str) -> Any:

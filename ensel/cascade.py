@@ -167,7 +167,7 @@ class Cascade(AggregatorMixin):
     def fit(self, X: Any, y: Any) -> Cascade:
         """Learn the order, fit the prefix aggregators and tune the threshold."""
         from ensel._validation import check_int
-        from ensel.budget import _costs, _Gains, _greedy
+        from ensel.select._budgeted import _costs, _Gains, _greedy
 
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         m = Xa.shape[1]
@@ -197,7 +197,7 @@ class Cascade(AggregatorMixin):
             if self.budget is None:
                 raise constraint_error("budget", "a number of dollars per query when "
                                        "order='budgeted'", None)
-            from ensel.budget import BudgetedScoreMI
+            from ensel.select._budgeted import BudgetedScoreMI
 
             picks = BudgetedScoreMI(min(max_models, m), budget=budget, costs=c).fit(
                 Xa, ya).selected_

@@ -97,9 +97,9 @@ def add_cascade_arguments(p: Any) -> None:
 def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     """Read the data and the prices; the conditions (priced models only), their prices,
     the dropped models and the price table's name."""
+    from ensel.cli._args import _read
     from ensel.costs import PriceError, prices_from_tidy, read_prices, shipped_prices
     from ensel.experiment import condition_data
-    from ensel.practice import _read
 
     if args.prices is None:
         raise PriceError("--prices is required: a price table (CSV or YAML), 'shipped' or "

@@ -67,6 +67,7 @@ from ensel.info import (
     decomposition_terms_exact,
     smoothed_mutual_information,
 )
+from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = [
     "AGGREGATORS",
@@ -580,7 +581,9 @@ def decomposition_path(X: Any, y: Any, order: Sequence[int], *, estimator: str =
                   "seed": [Interval(Integral, 0, None)], "condition": [Hashable]})
 def heldout_curves(X: Any, y: Any, *, selectors: Sequence[str] = ("topk", "greedy_mi"),
                    aggregators: Sequence[str] = AGGREGATORS, ks: Sequence[int] | None = None,
-                   n_splits: int = 5, test_fraction: float = 0.2, seed: int = 0,
+                   n_splits: int = PAPER_PROTOCOL.n_splits,
+                   test_fraction: float = PAPER_PROTOCOL.test_fraction,
+                   seed: int = PAPER_PROTOCOL.seed,
                    condition: Hashable = "all") -> pd.DataFrame:
     """Held-out error of nested selections on seeded train/test splits.
 

@@ -54,7 +54,10 @@ from ensel._validation import (
     constraint_error,
     validate_params,
 )
-from ensel.select import SELECTORS
+from ensel.aggregate import SPECS as AGGREGATOR_SPECS
+from ensel.protocol import N_HALVINGS, PAPER_PROTOCOL, Protocol
+from ensel.select import SELECTORS, paper_selectors
+from ensel.select import SPECS as SELECTOR_SPECS
 
 __all__ = [
     "PAPER_SELECTORS",
@@ -87,8 +90,10 @@ __all__ = [
 
 #: The paper's four selectors and three aggregators, the defaults of :func:`evaluate`. Any
 #: name of :data:`ensel.select.SELECTORS` / :data:`ensel.aggregate.AGGREGATORS` is accepted.
-PAPER_SELECTORS: tuple[str, ...] = ("topk", "relevance", "mrmr", "greedy_mi")
-PAPER_AGGREGATORS: tuple[str, ...] = ("map", "mv", "wmv")
+#: Both read the registries' specs (``in_paper``).
+PAPER_SELECTORS: tuple[str, ...] = paper_selectors()
+PAPER_AGGREGATORS: tuple[str, ...] = tuple(
+    name for name, spec in AGGREGATOR_SPECS.items() if spec.in_paper)
 #: Selectors added by ``exhaustive=True`` (always aggregated with MAP).
 EXHAUSTIVE_SELECTORS: dict[str, str] = {
     "exhaustive": "Exhaustive optimum (oracle: best held-out MAP error)",
@@ -157,7 +162,7 @@ def _split_from_keys(keys: np.ndarray, *, condition: Any, split: int, seed: int,
 
 
 def split_indices(n_items: int, *, condition: Any, split: int, seed: int = 0,
-                  test_fraction: float = 0.2,
+                  test_fraction: float = PAPER_PROTOCOL.test_fraction,
                   item_ids: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Train and test row indices of one split, exactly as :func:`evaluate` draws them.
 
@@ -576,13 +581,40 @@ def _map_in_order(func: Callable[[Any], Any], tasks: Sequence[Any], n_jobs: int)
         return list(pool.map(func, tasks))
 
 
-def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits: int = 5,
-                   test_fraction: float = 0.2, seed: int = 0, condition: Any = "all",
+def _from_protocol(protocol: Protocol | None, n_splits: int, test_fraction: float,
+                   seed: int) -> tuple[int, float, int]:
+    """``(n_splits, test_fraction, seed)`` of ``protocol`` when given, else the arguments."""
+    if protocol is None:
+        return n_splits, test_fraction, seed
+    if not isinstance(protocol, Protocol):
+        raise constraint_error("protocol", "an ensel.protocol.Protocol or None",
+                               Shown(type(protocol).__name__))
+    return protocol.n_splits, protocol.test_fraction, protocol.seed
+
+
+def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray,
+                  ks: Sequence[int]) -> dict[int, list[int]]:
+    """The picks of ``selector`` at every budget of ``ks``.
+
+    A nested selector (:attr:`ensel.select.SelectorSpec.nested`) is fitted once at the
+    largest budget and its first ``k`` picks are its size-``k`` choice; any other is fitted
+    once per budget, so it is never evaluated on a prefix that is not its choice.
+    """
+    if SELECTOR_SPECS[selector].nested:
+        path = [int(j) for j in SELECTORS[selector](ks[-1]).fit(X, y).selected_]
+        return {k: path[:k] for k in ks}
+    return {k: [int(j) for j in SELECTORS[selector](k).fit(X, y).selected_] for k in ks}
+
+
+def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
+                   n_splits: int = PAPER_PROTOCOL.n_splits,
+                   test_fraction: float = PAPER_PROTOCOL.test_fraction,
+                   seed: int = PAPER_PROTOCOL.seed, condition: Any = "all",
                    selectors: Sequence[str] = PAPER_SELECTORS,
                    aggregators: Sequence[str] = PAPER_AGGREGATORS,
                    names: Sequence[str] | None = None,
                    exhaustive: bool = False, item_ids: Any = None,
-                   n_jobs: int | None = None) -> pd.DataFrame:
+                   n_jobs: int | None = None, protocol: Protocol | None = None) -> pd.DataFrame:
     """Held-out errors of nested selections on seeded random splits: the one evaluation loop.
 
     On each of ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed, condition,
@@ -618,6 +650,9 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
     n_jobs : int, optional
         Splits run on this many threads (``None``: 1, ``-1``: one per core); the output is
         the same whatever ``n_jobs``.
+    protocol : ensel.protocol.Protocol, optional
+        When given, its ``n_splits``, ``test_fraction`` and ``seed`` replace the three
+        arguments (whose defaults are :data:`ensel.protocol.PAPER_PROTOCOL`'s).
 
     Returns
     -------
@@ -636,6 +671,7 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
     """
     from ensel.aggregate import AGGREGATORS, make_aggregator
 
+    n_splits, test_fraction, seed = _from_protocol(protocol, n_splits, test_fraction, seed)
     selectors = check_options(selectors, "selectors", list(SELECTORS))
     aggregators = check_options(aggregators, "aggregators", list(AGGREGATORS))
     n_splits = check_int(n_splits, "n_splits", low=1)
@@ -649,7 +685,6 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
     if len(names) != m:
         raise constraint_error("names", f"{m} model names (one per column)", len(names))
     kk = _check_ks(ks, m, condition)
-    kmax = kk[-1]
     if exhaustive:  # fail before the expensive part if m is too large
         exhaustive_errors(Xa[:2], ya[:2], Xa[:1], ya[:1], [])
     jobs = _jobs(n_jobs)
@@ -664,9 +699,9 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
         mv_seed = _mv_seed(seed, condition, split)
         n_te = len(te)
         for sel in selectors:
-            picks = [int(j) for j in SELECTORS[sel](kmax).fit(Xtr, ytr).selected_]
+            picks = _nested_picks(sel, Xtr, ytr, kk)
             for k in kk:
-                cols = picks[:k]
+                cols = picks[k]
                 label = SEP.join(names[j] for j in cols)
                 sacc = float(acc[cols].mean())
                 for agg in aggregators:
@@ -756,11 +791,13 @@ def _as_data(df: Any) -> tuple[list[ConditionData], dict[str, Any]]:
 
 
 def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | None = None,
-             n_splits: int = 5,
-             test_fraction: float = 0.2, seed: int = 0,
+             n_splits: int = PAPER_PROTOCOL.n_splits,
+             test_fraction: float = PAPER_PROTOCOL.test_fraction,
+             seed: int = PAPER_PROTOCOL.seed,
              selectors: Sequence[str] = PAPER_SELECTORS,
              aggregators: Sequence[str] = PAPER_AGGREGATORS,
-             exhaustive: bool = False, n_jobs: int | None = None) -> pd.DataFrame:
+             exhaustive: bool = False, n_jobs: int | None = None,
+             protocol: Protocol | None = None) -> pd.DataFrame:
     """Run the paper's protocol on a tidy responses table.
 
     For each condition and each of ``n_splits`` random splits (seeded per condition and split,
@@ -794,6 +831,9 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     n_jobs : int, optional
         Threads for the splits (:func:`heldout_errors`); the output is the same whatever
         ``n_jobs``.
+    protocol : ensel.protocol.Protocol, optional
+        When given, its ``n_splits``, ``test_fraction`` and ``seed`` replace the three
+        arguments; their defaults are :data:`ensel.protocol.PAPER_PROTOCOL`'s.
 
     Returns
     -------
@@ -818,6 +858,7 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     >>> len(res)
     288
     """
+    n_splits, test_fraction, seed = _from_protocol(protocol, n_splits, test_fraction, seed)
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     data, prov = _as_data(df)
     parts = []
@@ -844,7 +885,6 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
 
 
 #: Halvings of the items for the variance check of the intervals (see :mod:`ensel.stats`).
-N_HALVINGS = 10
 #: At least this many evaluations (conditions x splits) on each half of a halving.
 _EVALS_PER_HALF = 4
 _HALVING_KEY = 0x48414C46  # "HALF": keeps the halvings' seeds apart from the splits'
@@ -872,12 +912,16 @@ def halvings(item_ids: Sequence[Any], n_halvings: int, *,
         yield [np.isin(i, in_a) for i in ids]
 
 
-def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *, n_halvings: int = N_HALVINGS,
-                       splits_per_half: int | None = None, ks: Iterable[int] | None = None,
-                       test_fraction: float = 0.2, seed: int = 0,
+def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
+                       n_halvings: int = PAPER_PROTOCOL.n_halvings,
+                       splits_per_half: int | None = PAPER_PROTOCOL.splits_per_half,
+                       ks: Iterable[int] | None = None,
+                       test_fraction: float = PAPER_PROTOCOL.test_fraction,
+                       seed: int = PAPER_PROTOCOL.seed,
                        selectors: Sequence[str] = PAPER_SELECTORS,
                        aggregators: Sequence[str] = PAPER_AGGREGATORS,
-                       n_jobs: int | None = None) -> pd.DataFrame:
+                       n_jobs: int | None = None,
+                       protocol: Protocol | None = None) -> pd.DataFrame:
     """The protocol of :func:`evaluate` replicated on disjoint halves of the items.
 
     For each of ``n_halvings`` seeded halvings (:func:`halvings`) the items are split into
@@ -899,6 +943,9 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *, n_halvings
         half (4 with one condition, 1 with the stand-ins' six).
     ks, test_fraction, seed, selectors, aggregators, n_jobs
         As for :func:`evaluate` (no exhaustive scan; the halves run on the threads).
+    protocol : ensel.protocol.Protocol, optional
+        When given, its ``n_halvings``, ``splits_per_half``, ``test_fraction`` and ``seed``
+        replace those arguments.
 
     Returns
     -------
@@ -915,6 +962,9 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *, n_halvings
     >>> reps.groupby(["halving", "half"]).size().tolist()  # 6 conditions x 1 split x 2 k
     [12, 12, 12, 12]
     """
+    if protocol is not None:
+        _, test_fraction, seed = _from_protocol(protocol, 0, test_fraction, seed)
+        n_halvings, splits_per_half = protocol.n_halvings, protocol.splits_per_half
     n_halvings = check_int(n_halvings, "n_halvings", low=2)
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     data, prov = _as_data(df)
@@ -1053,8 +1103,9 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
     -------
     pandas.DataFrame
         Columns ``k, mean_diff, std_diff, ci_low, ci_high, boot_low, boot_high, p_value, n,
-        a_wins, b_wins, ties, verdict, interval`` (``interval``: which variance was used,
-        ``"corrected"``, ``"halves"`` or ``"naive"``).
+        a_wins, b_wins, ties, verdict, interval, se`` (``interval``: which variance was used,
+        ``"corrected"``, ``"halves"`` or ``"naive"``; ``se``: the standard error of the mean
+        difference behind the interval, :attr:`ensel.stats.PairedInterval.se`).
     """
     from ensel.stats import paired_interval
 
@@ -1104,8 +1155,9 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
                                 correct=correct, halves=hk)
             sd, lo, hi, pval, verdict, how = (r.sd, r.low, r.high, r.p_value(), r.verdict,
                                               r.method)
+            se = float(r.se)
         else:
-            sd, lo, hi, pval = 0.0, mean, mean, float("nan")
+            sd, lo, hi, pval, se = 0.0, mean, mean, float("nan"), 0.0
             verdict = "within noise" if mean == 0 else ("holds" if mean < 0 else "contradicted")
         if n_boot > 0 and n > 1:
             boots = d[rng.integers(0, n, size=(int(n_boot), n))].mean(axis=1)
@@ -1113,13 +1165,14 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         else:
             blo = bhi = mean
         rows.append((int(k), mean, sd, lo, hi, blo, bhi, pval, n,
-                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()), verdict, how))
+                     int((d < 0).sum()), int((d > 0).sum()), int((d == 0).sum()), verdict, how,
+                     se))
     return pd.DataFrame(rows, columns=["k", "mean_diff", "std_diff", "ci_low", "ci_high",
                                        "boot_low", "boot_high", "p_value", "n", "a_wins",
-                                       "b_wins", "ties", "verdict", "interval"])
+                                       "b_wins", "ties", "verdict", "interval", "se"])
 
 
-def one_se_k(errors: pd.DataFrame, *, test_fraction: float = 0.2
+def one_se_k(errors: pd.DataFrame, *, test_fraction: float = PAPER_PROTOCOL.test_fraction
              ) -> tuple[int, pd.DataFrame]:
     """The smallest budget whose mean held-out error is within one standard error of the
     best (the one-standard-error rule), with the table it was read from.
@@ -1168,7 +1221,8 @@ def one_se_k(errors: pd.DataFrame, *, test_fraction: float = 0.2
 
 def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],
                     selectors: Sequence[str] = ("greedy_mi", "mrmr"), split: int | None = None,
-                    seed: int = 0, test_fraction: float = 0.2) -> pd.DataFrame:
+                    seed: int = 0, test_fraction: float = PAPER_PROTOCOL.test_fraction
+                    ) -> pd.DataFrame:
     """The models each selector adds at each ``k``, with their accuracies (paper Tables 1-2).
 
     Parameters
@@ -1233,7 +1287,8 @@ class DiverseExample:
 
 def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
                             split: int = 0, seed: int = 0,
-                            test_fraction: float = 0.2) -> DiverseExample | None:
+                            test_fraction: float = PAPER_PROTOCOL.test_fraction
+                            ) -> DiverseExample | None:
     """Find a Figure-2-style item: the Greedy-MI ensemble answers right, Top-k wrong.
 
     Both ensembles of size ``k`` are selected and their MAP aggregators fitted on the training

@@ -20,11 +20,11 @@
 # shows where the estimator and the table break, and measures the selector and aggregator
 # that `ensel select` uses by default instead (ensel's own, not the paper's):
 #
-# * **`score_mi`** ({mod}`ensel.score_mi`): greedy conditional information given the
+# * **`score_mi`** ({class}`ensel.select.ScoreMI`): greedy conditional information given the
 #   *binned log-odds weighted-vote score* of the chosen set (at most 16 bins, whatever
 #   $|S|$), which leaves the accuracy order (Top-k's pick) only for a candidate whose gain
 #   beats the most accurate remaining model's by the margin of a G-test;
-# * **`backoff`** ({class}`ensel.stacking.BackoffMAP`): the MAP pattern table where a
+# * **`backoff`** ({class}`ensel.aggregate.BackoffMAP`): the MAP pattern table where a
 #   pattern was seen often, and where it was not, an L2-penalised logistic regression of the
 #   label on the chosen models' answers ($k + 1$ parameters instead of $2^k$ cells; the
 #   intercept only when a likelihood-ratio test supports it), as the

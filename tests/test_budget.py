@@ -8,8 +8,7 @@ import pytest
 from ensel.budget import BudgetedScoreMI, budget_baselines, budgeted_selection
 from ensel.costs import PriceError
 from ensel.pools import family_pool
-from ensel.score_mi import ScoreMI
-from ensel.select import SELECTORS
+from ensel.select import SELECTORS, ScoreMI
 
 
 @pytest.fixture(scope="module")

@@ -86,10 +86,10 @@ def test_notebooks_list_json(capsys) -> None:
 def test_notebooks_outside_a_checkout(capsys, monkeypatch, tmp_path) -> None:
     """An installed package used elsewhere: list reads the shipped runs.yml, run says in one
     line that it needs the repository."""
-    import ensel.practice
+    import ensel._io
     from ensel.datasets._paths import package_data
 
-    monkeypatch.setattr(ensel.practice, "repository_root", lambda: None)
+    monkeypatch.setattr(ensel._io, "repository_root", lambda: None)
     monkeypatch.chdir(tmp_path)
     doc = _json(["notebooks", "list", "--json"], capsys)
     assert doc["checkout"] is False

@@ -1,4 +1,4 @@
-"""``ensel select``, ``ensel import`` and ``ensel evaluate`` (ensel.practice)."""
+"""``ensel select``, ``ensel import`` and ``ensel evaluate`` (ensel.cli, ensel.evidence)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from ensel.cli import main
 from ensel.copula import sample
 from ensel.data import to_long, to_wide
 from ensel.datasets import load
+from ensel.evidence import EXHAUSTIVE_LIMIT, run_select
 from ensel.experiment import condition_arrays, prepare_table
-from ensel.practice import EXHAUSTIVE_LIMIT, run_select
 from ensel.select import GreedyMI, greedy_mi, marginal_gains, top_k
 
 DATA = Path(__file__).parent / "data"

@@ -348,7 +348,7 @@ def test_split_depends_on_item_ids_not_on_row_positions() -> None:
 def test_row_order_never_changes_the_answer(perm_seed: int) -> None:
     """Shuffling the rows of a tidy table (and thereby the order of its models and items)
     changes nothing: evaluate, half_sample_errors and ensel select give identical output."""
-    from ensel.practice import run_select
+    from ensel.evidence import run_select
 
     df = _tidy(n=120, m=5, rho=0.5)
     # ties everywhere: two models are exact copies, so selection and votes must break ties

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 from ensel.book import figures, profiles, tables
 from ensel.book.claims import PageChecks
+from ensel.protocol import PAPER_PROTOCOL, Protocol
 
 __all__ = [
     "STANDINS",
@@ -37,7 +38,6 @@ __all__ = [
     "page_verdicts",
     "half_samples",
     "save_conclusions",
-    "paired_se",
     "splits_for",
     "verdict_counts",
     "verdict_sentence",
@@ -245,13 +245,13 @@ def check_protocol(checks: PageChecks, results: pd.DataFrame, summary: pd.DataFr
                  int(results["k"].max()), k_max)
 
 
-def splits_for(dataset: Any, n_conditions: int, n_splits: int | None
-               ) -> tuple[int, str]:
+def splits_for(dataset: Any, n_conditions: int, n_splits: int | None, *,
+               protocol: Protocol = PAPER_PROTOCOL) -> tuple[int, str]:
     """How many random splits per condition, and one sentence saying why.
 
-    Given ``n_splits`` wins. The stand-ins keep the paper's protocol (5 splits of each of
-    its 6 conditions); any other data gets the smallest number of splits whose interval is
-    within 20 % of the narrowest one any number of splits of the same items can give
+    Given ``n_splits`` wins. The stand-ins keep the paper's protocol (``protocol``: 5 splits
+    of each of its 6 conditions); any other data gets the smallest number of splits whose
+    interval is within 20 % of the narrowest one any number of splits of the same items can give
     (:func:`ensel.stats.choose_n_splits`; the width does not shrink to zero because the
     splits overlap).
     """
@@ -259,14 +259,15 @@ def splits_for(dataset: Any, n_conditions: int, n_splits: int | None
 
     if n_splits is not None:
         return int(n_splits), f"{int(n_splits)} splits per condition, as the parameters ask"
-    test = 0.2
+    test, paper = protocol.test_fraction, protocol.n_splits
     c = choose_n_splits(1.0, n_train=1 - test, n_test=test, n_conditions=int(n_conditions),
                         near_floor=1.2, min_splits=5, max_splits=50)
     if str(dataset) in STANDINS:
-        n = 5 * int(n_conditions)
+        n = paper * int(n_conditions)
         ratio = half_width(1.0, n, test / (1 - test)) / c.floor
-        return 5, (f"5 splits per condition, the paper's protocol: {n} evaluations give an "
-                   f"interval {ratio:.2f} times the narrowest any number of splits can give")
+        return paper, (f"{paper} splits per condition, the paper's protocol: {n} evaluations "
+                       f"give an interval {ratio:.2f} times the narrowest any number of "
+                       "splits can give")
     return c.n_splits, (f"{c.n_splits} splits per condition: the smallest number whose 95 % "
                         "interval is within 20 % of the narrowest any number of random splits "
                         "of these items can give (the splits overlap, so more would not help)")
@@ -357,29 +358,15 @@ def half_samples(df: pd.DataFrame, dataset: Any, n_halvings: int, *, ks: Any,
     return reps
 
 
-def paired_se(diffs: pd.DataFrame, n_halvings: int) -> pd.Series:
-    """Standard error of each paired difference of
-    :func:`ensel.experiment.paired_differences`: the 95 % half-width over the t quantile it
-    used (``n - 1`` degrees of freedom for the corrected variance, ``n_halvings - 1`` when the
-    half-sample variance was larger)."""
-    from scipy import special as sp
-
-    df = np.where(diffs["interval"] == "halves", max(int(n_halvings), 2) - 1,
-                  diffs["n"].astype(int) - 1)
-    t = sp.stdtrit(df.astype(float), 0.975)
-    return pd.Series((diffs["ci_high"] - diffs["ci_low"]).to_numpy() / 2 / t, index=diffs.index,
-                     name="se")
-
-
 def save_conclusions(dataset: Any, verdicts_df: pd.DataFrame, diffs: pd.DataFrame,
-                     copula_fit: pd.DataFrame, n_halvings: int) -> None:
+                     copula_fit: pd.DataFrame) -> None:
     """Save what an experiments run concluded beside its results (kinds ``verdicts``,
-    ``paired`` with a standard error per k, ``copula``), for the reproduction report."""
+    ``paired`` with its standard error per k from
+    :func:`ensel.experiment.paired_differences`, ``copula``), for the reproduction report."""
     from ensel.book.results import save_results
 
     save_results(verdicts_df.reset_index(drop=True), dataset, kind="verdicts")
-    save_results(diffs.assign(se=paired_se(diffs, n_halvings)).reset_index(drop=True),
-                 dataset, kind="paired")
+    save_results(diffs.reset_index(drop=True), dataset, kind="paired")
     save_results(copula_fit.reset_index(), dataset, kind="copula")
 
 

@@ -63,6 +63,8 @@ from typing import Any
 
 import yaml
 
+from ensel._io import NotebookRunError
+
 __all__ = [
     "NotebookRun",
     "NotebookRunError",
@@ -87,9 +89,6 @@ __all__ = [
     "SCHEMA_LIST",
 ]
 
-
-class NotebookRunError(RuntimeError):
-    """A notebook failed to execute, or printed a warning."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +131,7 @@ def repo_root() -> Path:
         Outside a checkout (an installed wheel used elsewhere): executing the book's runs
         writes the book's pages, which live in the repository.
     """
-    from ensel.practice import repository_root
+    from ensel._io import repository_root
 
     root = repository_root()
     if root is not None:
@@ -178,8 +177,8 @@ def source_root() -> Path:
     >>> (source_root() / "notebooks" / "runs.yml").is_file()
     True
     """
+    from ensel._io import repository_root
     from ensel.datasets._paths import package_data
-    from ensel.practice import repository_root
 
     root = repository_root()
     return root if root is not None else package_data("notebooks").parent
@@ -529,7 +528,7 @@ def execute_notebook(notebook: str, parameters: dict[str, Any], *, out_dir: Path
     """
     import nbformat
 
-    from ensel.practice import repository_root
+    from ensel._io import repository_root
 
     root = source_root()
     runs = load_runs(root / "notebooks" / "runs.yml")
@@ -976,7 +975,7 @@ def list_document(runs: Sequence[NotebookRun], config: Path) -> dict[str, Any]:
     >>> doc["schema"], doc["runs"][0]["notebook"] == load_runs(cfg)[0].notebook
     ('ensel.notebooks.list/1', True)
     """
-    from ensel.practice import repository_root
+    from ensel._io import repository_root
 
     return {"schema": SCHEMA_LIST, "config": str(config),
             "checkout": repository_root() is not None,

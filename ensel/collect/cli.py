@@ -275,7 +275,7 @@ def run_command(args: argparse.Namespace) -> int:
                 print(st.status(prices).to_string(index=False))
             return 0
         if args.action == "export":
-            from ensel.practice import check_output
+            from ensel._io import check_output
 
             check_output(args.output, inputs=[args.store], force=args.force)
             with Store(args.store) as st:

@@ -263,7 +263,7 @@ def test_evaluate_bad_jobs(capsys, tmp_path, pool, jobs) -> None:
 
 
 def test_evaluate_default_budgets_are_capped() -> None:
-    from ensel.practice import default_ks
+    from ensel.cli.evaluate import default_ks
 
     assert default_ks(2, 10) == [1, 2] and default_ks(20, 100)[-1] == 20
     assert default_ks(1000, 16_000) == list(range(1, 14))  # 2^13 <= 16,000 training items
@@ -332,9 +332,9 @@ def test_evaluate_without_the_notebooks_extra(capsys, monkeypatch, tmp_path, poo
 
 
 def test_notebooks_run_outside_a_checkout(capsys, monkeypatch, tmp_path) -> None:
-    import ensel.practice
+    import ensel._io
 
-    monkeypatch.setattr(ensel.practice, "repository_root", lambda: None)
+    monkeypatch.setattr(ensel._io, "repository_root", lambda: None)
     monkeypatch.chdir(tmp_path)
     for cmd in (["run", "experiments"], ["all", "--test"]):
         r = run_cli(["notebooks", *cmd], capsys)

@@ -81,6 +81,7 @@ from scipy.special import betaln, chdtri, expit, log_expit, xlogy
 
 from ensel._estimator import AggregatorMixin
 from ensel._validation import check_int, check_real, check_X, check_X_y, constraint_error
+from ensel.aggregate._paper import MAPAggregator
 from ensel.info import MAX_PATTERN_SIZE, pattern_codes
 
 __all__ = ["BackoffMAP", "LogisticStacking", "STRENGTH_GRID"]
@@ -372,8 +373,6 @@ class BackoffMAP(AggregatorMixin):
         -------
         self
         """
-        from ensel.aggregate import MAPAggregator  # aggregate registers this module's classes
-
         auto = isinstance(self.strength, str) and self.strength == "auto"
         if not auto:
             check_real(self.strength, "strength", low=0, low_open=True,

@@ -1,11 +1,13 @@
-"""The commands on your own models: ``ensel select``, ``ensel evaluate`` and ``ensel import``.
+"""The evidence procedure behind ``ensel select``: picks, held-out arms, comparisons, verdicts.
 
 A thin layer: every number comes from the library's protocol (:mod:`ensel.experiment`:
 :func:`~ensel.experiment.evaluate`, :func:`~ensel.experiment.half_sample_errors`,
 :func:`~ensel.experiment.paired_differences`, :func:`~ensel.experiment.one_se_k`;
 :data:`ensel.select.SELECTORS`, :func:`ensel.aggregate.make_aggregator`), with its one seed
 scheme, so the command line and the library give the same numbers for the same seed,
-whatever the order of the input's rows. The argument parsing lives in :mod:`ensel.cli`.
+whatever the order of the input's rows. The command (argument parsing, printing) is
+:mod:`ensel.cli.select`; ``ensel evaluate`` and ``ensel import`` are :mod:`ensel.cli.evaluate`
+and :mod:`ensel.cli.importer`.
 
 ``ensel select DATA -k K|auto [--method M] [--aggregator A] [--condition C] [--json]``
     Picks an ensemble of ``K`` models on all the data (conditions stacked) and reports the
@@ -69,31 +71,24 @@ chosen ensemble's error minus the other arm's (negative = the chosen one is bett
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "UsageError", "resolve_method",
-           "run_select", "format_select", "select_command", "import_command",
-           "check_output", "repository_root", "default_ks", "to_html"]
+from ensel._io import UsageError
+from ensel.protocol import LARGE_POOL, SELECT_PROTOCOL
+
+__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "SelectEvidence", "UsageError",
+           "resolve_method", "run_select", "select_evidence"]
 
 SCHEMA = "ensel.select/1"
 #: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).
 EXHAUSTIVE_LIMIT = 15
-#: Above this many answer cells (items x models) the evaluation defaults are lighter.
-LARGE_POOL = 4_000_000
 #: Inner splits of ``-k auto``.
 INNER_SPLITS = 5
-_ALIASES = {"top_k": "topk", "three_term_greedy": "three_term"}
-
-
-class UsageError(ValueError):
-    """Bad input or arguments: reported as one line, exit code 2."""
 
 
 def resolve_method(name: str) -> str:
@@ -104,12 +99,14 @@ def resolve_method(name: str) -> str:
     >>> resolve_method("top-k"), resolve_method("greedy_mi"), resolve_method("exhaustive")
     ('topk', 'greedy_mi', 'exhaustive')
     """
-    from ensel.select import SELECTORS
+    from ensel.select import SELECTORS, resolve_selector
 
     key = str(name).strip().lower().replace("-", "_")
-    key = _ALIASES.get(key, key)
-    if key in SELECTORS or key == "exhaustive":
+    if key == "exhaustive":
         return key
+    found = resolve_selector(key)
+    if found is not None:
+        return found
     raise UsageError(f"--method must be one of {', '.join([*SELECTORS, 'exhaustive'])} "
                      f"(hyphens allowed); got {name!r}")
 
@@ -196,13 +193,48 @@ def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: 
     return one_se_k(pd.concat(parts, ignore_index=True), test_fraction=test_fraction)
 
 
-def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
+@dataclass(frozen=True)
+class SelectEvidence:
+    """What ``ensel select`` found: the picks and their held-out evidence.
+
+    The fields are the keys of the ``ensel.select/1`` document (see the module docstring) in
+    its order; :meth:`to_dict` is that document (without the command's ``data`` and
+    ``format``, which name its input).
+    """
+
+    conditions: list[str]
+    n_items: int
+    n_models: int
+    method: str
+    aggregator: str
+    defaults: list[str]
+    dropped_models: list[str]
+    k: int
+    k_mode: str
+    selected: list[dict[str, Any]]
+    evaluation: dict[str, Any]
+    auto: dict[str, Any] | None
+    ensemble_beats_best_single: bool
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``ensel.select/1`` document: ``{"schema": ..., <fields in order>}``."""
+        return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)}}
+
+
+def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, Any]:
+    """:func:`select_evidence` as the ``ensel.select/1`` document (a dict)."""
+    return select_evidence(df, k=k, **options).to_dict()
+
+
+def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                aggregator: str | None = None, condition: str | None = None,
-               n_splits: int | None = None, test_fraction: float = 0.2, seed: int = 0,
+               n_splits: int | None = None,
+               test_fraction: float = SELECT_PROTOCOL.test_fraction, seed: int = 0,
                max_k: int = 10, confidence: float = 0.95,
                halvings: int | None = None, validated: bool = False,
-               progress: bool = False, n_jobs: int | None = None) -> dict[str, Any]:
-    """``ensel select`` on a tidy table: the JSON document (see the module docstring).
+               progress: bool = False, n_jobs: int | None = None) -> SelectEvidence:
+    """The evidence procedure of ``ensel select`` on a tidy table (see the module docstring).
 
     Parameters
     ----------
@@ -238,7 +270,6 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
     from ensel import select
     from ensel.aggregate import DEFAULT_AGGREGATOR
     from ensel.experiment import (
-        N_HALVINGS,
         condition_data,
         evaluate,
         half_sample_errors,
@@ -305,16 +336,15 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                          f"{EXHAUSTIVE_LIMIT} models; the data has {m} (use --method "
                          "greedy_mi)")
     cells = sum(d.X.size for d in data)
-    large = cells > LARGE_POOL
+    large = SELECT_PROTOCOL.is_large(cells)
+    rule = SELECT_PROTOCOL.for_table(cells)
     splits_per_half = None
     if n_splits is None:
-        n_splits = 10 if large else 20
+        n_splits = rule.n_splits
         defaults.append(f"{n_splits} splits" + (f" (large pool: {cells:,} answer cells > "
                                                 f"{LARGE_POOL:,})" if large else ""))
     if halvings is None:
-        halvings = 5 if large else N_HALVINGS
-        if large:
-            splits_per_half = 1
+        halvings, splits_per_half = rule.n_halvings, rule.splits_per_half
         defaults.append(f"{halvings} halvings" + (" with one split per half (large pool)"
                                                   if large else ""))
 
@@ -443,8 +473,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                    f"{-vs_single['difference']:.4f} error "
                    f"[{-vs_single['high']:.4f}, {-vs_single['low']:.4f}].")
     n_eval = int(((results["selector"] == a) & (results["k"] == kk)).sum())
-    return {
-        "schema": SCHEMA,
+    return SelectEvidence(**{
         "conditions": [d.condition for d in data],
         "n_items": int(sum(len(d.y) for d in data)),
         "n_models": m,
@@ -473,280 +502,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
         "auto": auto_doc,
         "ensemble_beats_best_single": bool(beats),
         "message": message,
-    }
+    })
 
 
 # --------------------------------------------------------------------------- text output
-def format_select(doc: dict[str, Any]) -> str:
-    """The plain-text report of ``ensel select``."""
-    ev = doc["evaluation"]
-    lines = [
-        f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
-        f"{', '.join(doc['conditions'])}",
-        f"method {doc['method']}, aggregator {doc['aggregator']}, k = {doc['k']}"
-        + (" (chosen by nested cross-validation, one-standard-error rule)"
-           if doc["k_mode"] == "auto" else ""),
-    ]
-    if doc.get("defaults"):
-        import textwrap
-
-        why = [d for d in doc["defaults"] if d.startswith("why: ")]
-        lines.append("defaults: " + "; ".join(d for d in doc["defaults"] if d not in why))
-        lines += [textwrap.fill(d, width=100, subsequent_indent="  ") for d in why]
-    if doc.get("dropped_models"):
-        lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
-                     + (" ..." if len(doc["dropped_models"]) > 10 else ""))
-    lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"]
-    for s in doc["selected"]:
-        name = s["model"] if len(s["model"]) <= 40 else s["model"][:37] + "..."
-        lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}")
-    halves = (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"]
-              else "")
-    lines += [
-        "",
-        f"held-out error over {ev['n_evaluations']} random "
-        f"{1 - ev['test_fraction']:.0%}/{ev['test_fraction']:.0%} splits "
-        f"({ev['confidence']:.0%} intervals, corrected for overlapping splits{halves}):",
-    ]
-    labels = {"selected": "chosen ensemble", "top_k": "top-k ensemble",
-              "best_single": "best single model"}
-    for name, arm in ev["arms"].items():
-        if name == "top_k" and doc["method"] == "topk":
-            continue
-        lines.append(f"  {labels[name]:<18} {arm['error']:.4f}  "
-                     f"[{arm['low']:.4f}, {arm['high']:.4f}]")
-    lines.append("paired differences (chosen minus other; negative = chosen is better):")
-    for c in ev["comparisons"]:
-        lines.append(f"  vs {labels[c['against']]:<18} {c['difference']:+.4f}  "
-                     f"[{c['low']:+.4f}, {c['high']:+.4f}]  {c['verdict']}")
-    if doc["auto"]:
-        ks = doc["auto"]["k_per_split"]
-        counts = ", ".join(f"k={v}: {ks.count(v)}" for v in sorted(set(ks)))
-        lines.append(f"k chosen inside the {len(ks)} outer splits: {counts}; on all the "
-                     f"data: {doc['auto']['k_all_data']}; deployed: {doc['k']}")
-    lines += ["", doc["message"]]
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- outputs
-def repository_root() -> Path | None:
-    """The repository holding the book (``$ENSEL_REPO_ROOT``, else the first folder from the
-    current one upwards, then this package's parent, that holds ``notebooks/runs.yml``), or
-    ``None`` (an installed package used elsewhere)."""
-    env = os.environ.get("ENSEL_REPO_ROOT")
-    if env:
-        return Path(env).resolve()
-    for base in (Path.cwd(), *Path.cwd().parents, Path(__file__).resolve().parents[1]):
-        if (base / "notebooks" / "runs.yml").is_file():
-            return base
-    return None
-
-
-def _book_folders() -> list[Path]:
-    roots = {r for r in (repository_root(), Path(__file__).resolve().parents[1])
-             if r is not None and (r / "notebooks" / "runs.yml").is_file()}
-    out = [r / sub for r in sorted(roots) for sub in ("book", "_build", "notebooks")]
-    if os.environ.get("ENSEL_RESULTS_DIR", "").strip():
-        out.append(Path(os.environ["ENSEL_RESULTS_DIR"]).expanduser())
-    return [f.resolve() for f in out]
-
-
-def check_output(path: str | Path, *, inputs: Sequence[str | Path] = (),
-                 force: bool = False, option: str = "-o") -> Path:
-    """The resolved output path, or :class:`UsageError` when writing it would replace an
-    input, an existing file without ``force``, or land in the book's folders."""
-    out = Path(path).expanduser().resolve()
-    for folder in _book_folders():
-        if out == folder or folder in out.parents:
-            raise UsageError(f"{option} {path}: refusing to write into {folder} (the book's "
-                             "folders); choose another output path")
-    for i in inputs:
-        try:
-            same = Path(i).exists() and out.exists() and os.path.samefile(out, i)
-        except OSError:
-            same = False
-        if same or out == Path(i).expanduser().resolve():
-            raise UsageError(f"{option} {path}: is also an input; write to another file")
-    if out.is_dir():
-        raise UsageError(f"{option} {path}: is a directory; give a file name")
-    if out.exists() and not force:
-        raise UsageError(f"{option} {path}: the file exists; pass --force to overwrite it")
-    return out
-
-
-# --------------------------------------------------------------------------- commands
-def _read(data: Sequence[str], fmt: str | None, **options: Any) -> pd.DataFrame:
-    from ensel.datasets.importers import read_data
-
-    if len(data) == 1:
-        return read_data(data[0], format=fmt, **options)
-    return read_data(list(data), format=fmt, **options)
-
-
-def _detected(data: Sequence[str]) -> str:
-    from ensel.datasets import _DESCRIPTIONS
-    from ensel.datasets.importers import detect
-
-    if len(data) == 1 and data[0] in _DESCRIPTIONS and not Path(data[0]).exists():
-        return "dataset"
-    return detect(list(data))
-
-
-def _wants_progress(args: Any) -> bool:
-    """``--progress``/``--no-progress``, else whether stderr is a terminal (so logs and pipes
-    get no bar)."""
-    flag = getattr(args, "progress", None)
-    if flag is not None:
-        return bool(flag)
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-def select_command(args: Any) -> int:
-    """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
-    import json
-
-    df = _read(args.data, args.format)
-    try:
-        doc = run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
-                         condition=args.condition, n_splits=args.splits, seed=args.seed,
-                         max_k=args.max_k, halvings=args.halvings, validated=True,
-                         progress=_wants_progress(args),
-                         n_jobs=args.jobs)
-    except ValueError as exc:
-        raise UsageError(f"{', '.join(args.data)}: {exc}") from None
-    doc = {"schema": doc.pop("schema"), "data": list(args.data),
-           "format": args.format or _detected(args.data), **doc}
-    print(json.dumps(doc, indent=2) if args.json else format_select(doc))
-    return 0
-
-
-def _parse_ks(text: str) -> list[int]:
-    out: set[int] = set()
-    for part in text.split(","):
-        part = part.strip()
-        try:
-            if "-" in part:
-                a, b = (int(x) for x in part.split("-", 1))
-                out.update(range(a, b + 1))
-            elif part:
-                out.add(int(part))
-        except ValueError:
-            raise UsageError(f"--ks must be budgets like 1-10 or 1,3,5; got {text!r}") from None
-    if not out or min(out) < 1:
-        raise UsageError(f"--ks must be positive budgets like 1-10 or 1,3,5; got {text!r}")
-    return sorted(out)
-
-
-#: Largest budget ``ensel evaluate`` evaluates by default: MAP's table has ``2^k`` answer
-#: patterns, meaningful only while it is small beside the training items.
-EVALUATE_MAX_K = 20
-
-
-def default_ks(m: int, n_train: int) -> list[int]:
-    """The budgets ``ensel evaluate`` uses without ``--ks``: every ``k`` in ``1..m`` for a pool
-    of at most 20 models; beyond, ``1..min(20, log2(n_train))`` (MAP's table has ``2^k``
-    answer patterns: past 20 it no longer fits in memory, past ``log2(n_train)`` most
-    patterns hold no training item).
-
-    Examples
-    --------
-    >>> default_ks(5, 1000)
-    [1, 2, 3, 4, 5]
-    >>> default_ks(1000, 8000)[-1]
-    12
-    """
-    if int(m) <= EVALUATE_MAX_K:
-        return list(range(1, int(m) + 1))
-    k_n = max(1, int(np.floor(np.log2(max(int(n_train), 2)))))
-    return list(range(1, min(EVALUATE_MAX_K, k_n) + 1))
-
-
-def to_html(nb: Any) -> str:
-    """An executed notebook as one standalone, offline HTML page (``ensel evaluate``)."""
-    from nbconvert import HTMLExporter
-    from nbconvert.preprocessors import TagRemovePreprocessor
-    from traitlets.config import Config
-
-    c = Config()
-    c.TagRemovePreprocessor.enabled = True
-    c.TagRemovePreprocessor.remove_cell_tags = {"remove-cell"}
-    c.TagRemovePreprocessor.remove_input_tags = {"hide-input", "remove-input", "parameters",
-                                                 "injected-parameters"}
-    exporter = HTMLExporter(config=c)
-    exporter.register_preprocessor(TagRemovePreprocessor(config=c), enabled=True)
-    body, _ = exporter.from_notebook_node(nb)
-    return _offline(body)
-
-
-def _offline(html: str) -> str:
-    """The report works offline: nbconvert's template loads require.js, MathJax 2 and
-    mermaid from a CDN; the report needs none of require.js and mermaid, and gets MathJax 3
-    (SVG output, no font files) inlined from the copy the book build ships."""
-    import re
-
-    html = re.sub(r'<script src="https?://[^"]*require[^"]*"></script>\s*', "", html)
-    mathjax = _local_mathjax()
-    inline = ("<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
-              "processEscapes: true}, svg: {fontCache: 'global'}};</script>\n"
-              f"<script>{mathjax}</script>" if mathjax else "")
-    html = re.sub(r'<script src="https?://[^"]*mathjax[^"]*">\s*</script>.*?'
-                  r'<script type="text/x-mathjax-config">.*?</script>',
-                  lambda _m: inline, html, count=1, flags=re.S)
-    html = re.sub(r'<script type="module">(?:(?!</script>).)*mermaid(?:(?!</script>).)*'
-                  r"</script>", "", html, flags=re.S)
-    return html
-
-
-def _local_mathjax() -> str:
-    """MathJax 3's self-contained ``tex-svg.js`` from sphinx-mathjax-offline (a dependency of
-    the book), or ``""`` when it is not installed (the math then shows as TeX source)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("sphinx-mathjax-offline") or importlib.util.find_spec(
-        "sphinx_mathjax_offline")
-    roots = list(spec.submodule_search_locations or []) if spec else []
-    for root in roots:
-        f = Path(root) / "static" / "mathjax" / "tex-svg.js"
-        if f.is_file():
-            return f.read_text(encoding="utf-8").replace("</script", "<\\/script")
-    return ""
-
-
-
-def import_command(args: Any) -> int:
-    """``ensel import`` on parsed arguments (see :mod:`ensel.cli`)."""
-    from ensel.datasets.importers import read
-
-    if not args.output.lower().endswith((".parquet", ".pq", ".csv")):
-        raise UsageError(f"-o {args.output}: the output must be a .parquet, .pq or .csv file")
-    out = check_output(args.output, inputs=args.paths, force=args.force)
-    fmt = None if args.format == "auto" else args.format
-    options: dict[str, Any] = {}
-    if fmt != "tidy":
-        options = {"seed": args.seed, "null_pred": args.null_pred}
-        if args.condition:
-            options["condition"] = args.condition
-    wide_only = {"gold": args.gold, "item": args.item, "correctness": args.correctness or None,
-                 "options": args.options.split(",") if args.options else None}
-    given = {k: v for k, v in wide_only.items() if v is not None}
-    if given:
-        if fmt not in ("wide", None):
-            raise UsageError(f"--{next(iter(given))} applies to the wide format only")
-        options.update(given)
-    df = read(args.paths, format=fmt, **options)
-    if args.condition and fmt == "tidy":
-        df = df.assign(condition=args.condition)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    if out.name.lower().endswith(".csv"):
-        df.to_csv(tmp, index=False)
-    else:
-        df.to_parquet(tmp, index=False)
-    os.replace(tmp, out)
-    print(f"wrote {out}: {len(df):,} answers, {df['item'].nunique():,} items x "
-          f"{df['model'].nunique()} models x {df['condition'].nunique()} condition(s)",
-          file=sys.stderr)
-    return 0

@@ -71,7 +71,8 @@ from scipy.special import chdtri
 
 from ensel._validation import check_int, check_real
 from ensel.aggregate import WeightedMajorityVote
-from ensel.select import SELECTORS, TIE_TOL, _BaseSelector
+from ensel.select._base import _BaseSelector
+from ensel.select._engine import TIE_TOL
 
 __all__ = ["ScoreMI", "score_mi", "score_bins"]
 
@@ -264,8 +265,3 @@ def score_mi(X: Any, y: Any, k: int, *, n_bins: int = 16, level: float = 0.01) -
     [1, 0, 3]
     """
     return ScoreMI(k, n_bins=n_bins, level=level).fit(X, y).selected_
-
-
-# Registered here because this module builds on ensel.select's base class; ensel.select
-# imports this module last, so the name is in SELECTORS whichever module is imported first.
-SELECTORS["score_mi"] = ScoreMI

@@ -1,0 +1,93 @@
+"""Argument types and options shared by the commands' parsers, and reading their inputs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+def _k_arg(value: str) -> int | str:
+    if value == "auto":
+        return value
+    try:
+        k = int(value)
+    except ValueError:
+        k = 0
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer or 'auto'; got {value!r}")
+    return k
+
+
+def _int_at_least(low: int, what: str) -> Any:
+    def parse(value: str) -> int:
+        try:
+            v = int(value)
+        except ValueError:
+            v = low - 1
+        if v < low:
+            raise argparse.ArgumentTypeError(f"must be {what}; got {value}")
+        return v
+
+    parse.__name__ = what
+    return parse
+
+
+def _halvings(value: str) -> int:
+    try:
+        v = int(value)
+    except ValueError:
+        v = -1
+    if v < 0 or v == 1:
+        raise argparse.ArgumentTypeError(f"must be 0 or an integer >= 2; got {value}")
+    return v
+
+
+def _add_format(p: argparse.ArgumentParser) -> None:
+    from ensel.datasets.importers import FORMATS
+
+    p.add_argument("--format", choices=list(FORMATS), default=None,
+                   help="input format (default: detected from the file)")
+
+
+def _add_progress(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help=f"{what} (default: only when stderr is a terminal; never on stdout)")
+
+
+#: ``--seed`` and positive counts.
+SEED = _int_at_least(0, "a non-negative integer")
+POSITIVE = _int_at_least(1, "a positive integer")
+
+
+def _read(data: Sequence[str], fmt: str | None, **options: Any) -> pd.DataFrame:
+    from ensel.datasets.importers import read_data
+
+    if len(data) == 1:
+        return read_data(data[0], format=fmt, **options)
+    return read_data(list(data), format=fmt, **options)
+
+
+def _detected(data: Sequence[str]) -> str:
+    from ensel.datasets import _DESCRIPTIONS
+    from ensel.datasets.importers import detect
+
+    if len(data) == 1 and data[0] in _DESCRIPTIONS and not Path(data[0]).exists():
+        return "dataset"
+    return detect(list(data))
+
+
+def _wants_progress(args: Any) -> bool:
+    """``--progress``/``--no-progress``, else whether stderr is a terminal (so logs and pipes
+    get no bar)."""
+    flag = getattr(args, "progress", None)
+    if flag is not None:
+        return bool(flag)
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

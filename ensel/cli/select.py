@@ -1,0 +1,148 @@
+"""``ensel select DATA -k K|auto [--method M] [--aggregator A] [--json]``.
+
+Parses the arguments and prints the document of :func:`ensel.evidence.run_select` (schema
+``ensel.select/1``, described in :mod:`ensel.evidence`) or its plain-text summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ensel._io import UsageError
+from ensel.cli._args import (
+    POSITIVE,
+    SEED,
+    _add_format,
+    _add_progress,
+    _detected,
+    _halvings,
+    _int_at_least,
+    _k_arg,
+    _read,
+    _wants_progress,
+)
+
+__all__ = ["HELP", "add_arguments", "format_select", "run_command"]
+
+HELP = "pick an ensemble of your models, with held-out evidence"
+DESCRIPTION = ("Pick an ensemble of your models and show held-out evidence against Top-k and "
+               "the best single model.")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``ensel select``."""
+    from ensel.aggregate import AGGREGATORS, DEFAULT_AGGREGATOR
+    from ensel.protocol import N_HALVINGS
+    from ensel.select import DEFAULT_SELECTOR, SELECTORS
+
+    seed, positive = SEED, POSITIVE
+    p.add_argument("data", nargs="+", metavar="DATA",
+                   help="answers file(s) or a dataset name (ensel datasets list)")
+    p.add_argument("-k", default=None, type=_k_arg,
+                   help="ensemble size, or 'auto' (required unless --budget-usd)")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="B",
+                   help="dollars per query instead of (or with) -k; needs --prices "
+                        "(see ensel.cost_cli)")
+    methods = [*SELECTORS, "exhaustive"]
+    p.add_argument("--method", default=None, metavar="METHOD",
+                   help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
+                        f"default {DEFAULT_SELECTOR} (ensel.select.DEFAULT_SELECTOR)")
+    p.add_argument("--aggregator", default=None, choices=list(AGGREGATORS),
+                   help=f"default {DEFAULT_AGGREGATOR} (ensel.aggregate.DEFAULT_AGGREGATOR)")
+    p.add_argument("--condition", default=None, help="use one condition only")
+    p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
+                   help="random 80/20 splits per condition (default 20; 10 for large pools)")
+    p.add_argument("--max-k", type=positive, default=10, help="largest k tried by -k auto")
+    p.add_argument("--halvings", type=_halvings, default=None,
+                   help=f"half-sample replicates checking the intervals (default {N_HALVINGS};"
+                        " 0: corrected t only)")
+    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--jobs", type=positive, default=-1, metavar="N",
+                   help="threads for the splits (default: one per core); the output is the "
+                        "same for every N")
+    p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
+    _add_progress(p, "a progress bar of the splits on stderr")
+    _add_format(p)
+    from ensel.cost_cli import add_price_arguments
+
+    add_price_arguments(p)
+
+
+def run_command(args: Any) -> int:
+    """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
+    import json
+
+    from ensel import evidence
+
+    if args.budget_usd is not None:
+        from ensel.cost_cli import select_budget_command
+
+        return select_budget_command(args)
+    if args.k is None:
+        raise UsageError("-k is required (or --budget-usd with --prices)")
+
+    df = _read(args.data, args.format)
+    try:
+        doc = evidence.run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
+                         condition=args.condition, n_splits=args.splits, seed=args.seed,
+                         max_k=args.max_k, halvings=args.halvings, validated=True,
+                         progress=_wants_progress(args),
+                         n_jobs=args.jobs)
+    except ValueError as exc:
+        raise UsageError(f"{', '.join(args.data)}: {exc}") from None
+    doc = {"schema": doc.pop("schema"), "data": list(args.data),
+           "format": args.format or _detected(args.data), **doc}
+    print(json.dumps(doc, indent=2) if args.json else format_select(doc))
+    return 0
+
+
+def format_select(doc: dict[str, Any]) -> str:
+    """The plain-text report of ``ensel select``."""
+    ev = doc["evaluation"]
+    lines = [
+        f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
+        f"{', '.join(doc['conditions'])}",
+        f"method {doc['method']}, aggregator {doc['aggregator']}, k = {doc['k']}"
+        + (" (chosen by nested cross-validation, one-standard-error rule)"
+           if doc["k_mode"] == "auto" else ""),
+    ]
+    if doc.get("defaults"):
+        import textwrap
+
+        why = [d for d in doc["defaults"] if d.startswith("why: ")]
+        lines.append("defaults: " + "; ".join(d for d in doc["defaults"] if d not in why))
+        lines += [textwrap.fill(d, width=100, subsequent_indent="  ") for d in why]
+    if doc.get("dropped_models"):
+        lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
+                     + (" ..." if len(doc["dropped_models"]) > 10 else ""))
+    lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"]
+    for s in doc["selected"]:
+        name = s["model"] if len(s["model"]) <= 40 else s["model"][:37] + "..."
+        lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}")
+    halves = (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"]
+              else "")
+    lines += [
+        "",
+        f"held-out error over {ev['n_evaluations']} random "
+        f"{1 - ev['test_fraction']:.0%}/{ev['test_fraction']:.0%} splits "
+        f"({ev['confidence']:.0%} intervals, corrected for overlapping splits{halves}):",
+    ]
+    labels = {"selected": "chosen ensemble", "top_k": "top-k ensemble",
+              "best_single": "best single model"}
+    for name, arm in ev["arms"].items():
+        if name == "top_k" and doc["method"] == "topk":
+            continue
+        lines.append(f"  {labels[name]:<18} {arm['error']:.4f}  "
+                     f"[{arm['low']:.4f}, {arm['high']:.4f}]")
+    lines.append("paired differences (chosen minus other; negative = chosen is better):")
+    for c in ev["comparisons"]:
+        lines.append(f"  vs {labels[c['against']]:<18} {c['difference']:+.4f}  "
+                     f"[{c['low']:+.4f}, {c['high']:+.4f}]  {c['verdict']}")
+    if doc["auto"]:
+        ks = doc["auto"]["k_per_split"]
+        counts = ", ".join(f"k={v}: {ks.count(v)}" for v in sorted(set(ks)))
+        lines.append(f"k chosen inside the {len(ks)} outer splits: {counts}; on all the "
+                     f"data: {doc['auto']['k_all_data']}; deployed: {doc['k']}")
+    lines += ["", doc["message"]]
+    return "\n".join(lines)

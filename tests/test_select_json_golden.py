@@ -1,0 +1,50 @@
+"""``ensel select --json`` is byte-identical to the documents recorded before the registry,
+protocol and command-package moves of issue 27 (``tests/data/select_json/``, written by
+the command at commit c00f9b7): a refactoring must not change a number, a default or a word.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ensel.cli import main
+from ensel.data import to_long
+from ensel.pools import family_pool
+
+GOLDEN = Path(__file__).parent / "data" / "select_json"
+
+RUNS = {
+    "pool_default": ["pool.parquet", "-k", "5", "--splits", "4", "--halvings", "2"],
+    "imdb_three": ["imdb", "-k", "2", "--method", "three-term", "--aggregator", "logistic",
+                   "--splits", "3"],
+    "mmlu_auto": ["mmlu", "-k", "auto", "--max-k", "4", "--splits", "3", "--halvings", "2",
+                  "--method", "top-k", "--aggregator", "wmv"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_select_json_is_unchanged(name, tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    if "pool.parquet" in RUNS[name]:
+        p = family_pool(30, 1500, random_state=3)
+        to_long(p.X, p.y, condition="sim", items=[f"q{i}" for i in range(1500)],
+                models=[f"m{j:02d}" for j in range(30)]).to_parquet("pool.parquet", index=False)
+    assert main(["select", *RUNS[name], "--json"]) == 0
+    assert capsys.readouterr().out == (GOLDEN / f"{name}.json").read_text(encoding="utf-8")
+
+
+def test_the_document_serialises_the_evidence_dataclass(tmp_path, monkeypatch) -> None:
+    import json
+
+    from ensel.datasets import load
+    from ensel.evidence import SelectEvidence, select_evidence
+
+    ev = select_evidence(load("imdb"), k=2, method="three-term", aggregator="logistic",
+                         n_splits=3)
+    assert isinstance(ev, SelectEvidence) and ev.method == "three_term"
+    golden = json.loads((GOLDEN / "imdb_three.json").read_text(encoding="utf-8"))
+    doc = ev.to_dict()
+    assert list(doc) == [k for k in golden if k not in ("data", "format")]
+    assert doc == {k: v for k, v in golden.items() if k not in ("data", "format")}
