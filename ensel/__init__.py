@@ -18,6 +18,11 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.diagnostics``  checks of the paper's modelling assumptions on real answers
 ``ensel.pools``        seeded simulated family-structured pools of many models
 ``ensel.stats``        paired differences over overlapping splits: corrected intervals, verdicts
+``ensel.costs``        price tables (dollars per query), validated; the shipped list prices
+``ensel.budget``       selection within a dollar budget (cost-aware greedy, best of two)
+``ensel.cascade``      an adaptive cascade: ask the next model only while unsure
+``ensel.frontier``     the cost-error frontier: hull, area, reach table, intervals
+``ensel.cost_cli``     ``ensel select --budget-usd``, ``ensel frontier``, ``ensel cascade``
 ``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
 ``ensel.paper``        the paper's numbering as data (its numbered objects, a reference scanner)
 ``ensel.evidence``     the evidence procedure behind ``ensel select`` (your own models)
@@ -40,14 +45,19 @@ __version__ = "0.1.0"
 
 _SUBMODULES = (
     "aggregate",
+    "budget",
+    "cascade",
     "cli",
     "collect",
     "copula",
+    "cost_cli",
+    "costs",
     "data",
     "datasets",
     "diagnostics",
     "evidence",
     "experiment",
+    "frontier",
     "info",
     "meta",
     "paper",

@@ -72,6 +72,7 @@ chosen ensemble's error minus the other arm's (negative = the chosen one is bett
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -80,8 +81,8 @@ import pandas as pd
 from ensel._io import UsageError
 from ensel.protocol import LARGE_POOL, SELECT_PROTOCOL
 
-__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "UsageError", "resolve_method",
-           "run_select"]
+__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "SelectEvidence", "UsageError",
+           "resolve_method", "run_select", "select_evidence"]
 
 SCHEMA = "ensel.select/1"
 #: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).
@@ -192,14 +193,48 @@ def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: 
     return one_se_k(pd.concat(parts, ignore_index=True), test_fraction=test_fraction)
 
 
-def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
+@dataclass(frozen=True)
+class SelectEvidence:
+    """What ``ensel select`` found: the picks and their held-out evidence.
+
+    The fields are the keys of the ``ensel.select/1`` document (see the module docstring) in
+    its order; :meth:`to_dict` is that document (without the command's ``data`` and
+    ``format``, which name its input).
+    """
+
+    conditions: list[str]
+    n_items: int
+    n_models: int
+    method: str
+    aggregator: str
+    defaults: list[str]
+    dropped_models: list[str]
+    k: int
+    k_mode: str
+    selected: list[dict[str, Any]]
+    evaluation: dict[str, Any]
+    auto: dict[str, Any] | None
+    ensemble_beats_best_single: bool
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``ensel.select/1`` document: ``{"schema": ..., <fields in order>}``."""
+        return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)}}
+
+
+def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, Any]:
+    """:func:`select_evidence` as the ``ensel.select/1`` document (a dict)."""
+    return select_evidence(df, k=k, **options).to_dict()
+
+
+def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                aggregator: str | None = None, condition: str | None = None,
                n_splits: int | None = None,
                test_fraction: float = SELECT_PROTOCOL.test_fraction, seed: int = 0,
                max_k: int = 10, confidence: float = 0.95,
                halvings: int | None = None, validated: bool = False,
-               progress: bool = False, n_jobs: int | None = None) -> dict[str, Any]:
-    """``ensel select`` on a tidy table: the JSON document (see the module docstring).
+               progress: bool = False, n_jobs: int | None = None) -> SelectEvidence:
+    """The evidence procedure of ``ensel select`` on a tidy table (see the module docstring).
 
     Parameters
     ----------
@@ -438,8 +473,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                    f"{-vs_single['difference']:.4f} error "
                    f"[{-vs_single['high']:.4f}, {-vs_single['low']:.4f}].")
     n_eval = int(((results["selector"] == a) & (results["k"] == kk)).sum())
-    return {
-        "schema": SCHEMA,
+    return SelectEvidence(**{
         "conditions": [d.condition for d in data],
         "n_items": int(sum(len(d.y) for d in data)),
         "n_models": m,
@@ -468,7 +502,7 @@ def run_select(df: pd.DataFrame, *, k: int | str, method: str | None = None,
         "auto": auto_doc,
         "ensemble_beats_best_single": bool(beats),
         "message": message,
-    }
+    })
 
 
 # --------------------------------------------------------------------------- text output

@@ -33,3 +33,18 @@ def test_select_json_is_unchanged(name, tmp_path, monkeypatch, capsys) -> None:
                 models=[f"m{j:02d}" for j in range(30)]).to_parquet("pool.parquet", index=False)
     assert main(["select", *RUNS[name], "--json"]) == 0
     assert capsys.readouterr().out == (GOLDEN / f"{name}.json").read_text(encoding="utf-8")
+
+
+def test_the_document_serialises_the_evidence_dataclass(tmp_path, monkeypatch) -> None:
+    import json
+
+    from ensel.datasets import load
+    from ensel.evidence import SelectEvidence, select_evidence
+
+    ev = select_evidence(load("imdb"), k=2, method="three-term", aggregator="logistic",
+                         n_splits=3)
+    assert isinstance(ev, SelectEvidence) and ev.method == "three_term"
+    golden = json.loads((GOLDEN / "imdb_three.json").read_text(encoding="utf-8"))
+    doc = ev.to_dict()
+    assert list(doc) == [k for k in golden if k not in ("data", "format")]
+    assert doc == {k: v for k, v in golden.items() if k not in ("data", "format")}

@@ -40,6 +40,11 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
     "datasets": ("ensel.datasets.__main__", "list, fetch or check datasets", None),
     "collect": ("ensel.collect.cli", "regenerate the paper's raw answers from LLM endpoints",
                 None),
+    "frontier": ("ensel.cli.frontier", "the cost-error frontier of your models (needs prices)",
+                 "Sweep dollar budgets: held-out error against cost per query for budgeted "
+                 "selection, Top-k, single models and the cascade."),
+    "cascade": ("ensel.cli.cascade", "an adaptive cascade: ask models until the answer is sure",
+                "Fit an adaptive cascade and report its expected cost and held-out error."),
 }
 _COMMANDS = tuple(COMMANDS)
 

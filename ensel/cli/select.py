@@ -39,7 +39,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     seed, positive = SEED, POSITIVE
     p.add_argument("data", nargs="+", metavar="DATA",
                    help="answers file(s) or a dataset name (ensel datasets list)")
-    p.add_argument("-k", required=True, type=_k_arg, help="ensemble size, or 'auto'")
+    p.add_argument("-k", default=None, type=_k_arg,
+                   help="ensemble size, or 'auto' (required unless --budget-usd)")
+    p.add_argument("--budget-usd", type=float, default=None, metavar="B",
+                   help="dollars per query instead of (or with) -k; needs --prices "
+                        "(see ensel.cost_cli)")
     methods = [*SELECTORS, "exhaustive"]
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
@@ -60,6 +64,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
     _add_progress(p, "a progress bar of the splits on stderr")
     _add_format(p)
+    from ensel.cost_cli import add_price_arguments
+
+    add_price_arguments(p)
 
 
 def run_command(args: Any) -> int:
@@ -67,6 +74,13 @@ def run_command(args: Any) -> int:
     import json
 
     from ensel import evidence
+
+    if args.budget_usd is not None:
+        from ensel.cost_cli import select_budget_command
+
+        return select_budget_command(args)
+    if args.k is None:
+        raise UsageError("-k is required (or --budget-usd with --prices)")
 
     df = _read(args.data, args.format)
     try:

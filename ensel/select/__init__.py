@@ -39,6 +39,7 @@ from typing import Any
 
 from ensel._validation import validate_params
 from ensel.select._base import _BaseSelector
+from ensel.select._budgeted import BudgetedScoreMI
 from ensel.select._engine import TIE_TOL
 from ensel.select._exhaustive import exhaustive_search
 from ensel.select._greedy import (
@@ -153,6 +154,10 @@ SPECS: dict[str, SelectorSpec] = {s.name: s for s in (
     SelectorSpec("three_term", ThreeTermGreedy, "three_term", None,
                  {"color": "#8c564b", "marker": "v"}, aliases=("three_term_greedy",)),
     SelectorSpec("score_mi", ScoreMI, "score_mi", None, {"color": "#17becf", "marker": "P"}),
+    # beyond the paper: within a dollar budget (unit costs and k models when used by name);
+    # its picks at k are not a prefix of its picks at a larger k
+    SelectorSpec("budgeted", BudgetedScoreMI, "budgeted", None,
+                 {"color": "#9467bd", "marker": "X"}, nested=False),
 )}
 
 #: name -> estimator class, derived from :data:`SPECS` (``cls(k).fit(X, y).selected_`` is the

@@ -162,7 +162,8 @@ LIBRARY_MODULES = ["ensel.info", "ensel.select", "ensel.aggregate", "ensel.copul
                    "ensel.stats", "ensel.diagnostics", "ensel.theory.channels",
                    "ensel.theory.decomposition", "ensel.theory.difficulty",
                    "ensel.theory.joint", "ensel.theory.saturation",
-                   "ensel.theory.weighted_vote"]
+                   "ensel.theory.weighted_vote", "ensel.budget", "ensel.cascade",
+                   "ensel.frontier"]
 #: The scikit-learn protocol (install's territory), not input to validate.
 # the scikit-learn protocol of ensel._estimator (not computations of the library)
 _PROTOCOL = {"get_params", "set_params", "get_support", "get_feature_names_out", "score"}

@@ -10,7 +10,8 @@ import pytest
 from conftest import page_code_cells, visible
 
 PAGES = ["standins_card", "mmlu_pro_card", "mmlu_pro_modelling", "experiments",
-         "reproduction_report", "realdata_card", "standins_dataset", "large_pools"]
+         "reproduction_report", "realdata_card", "standins_dataset", "large_pools",
+         "budgets"]
 
 
 @pytest.mark.parametrize("name", PAGES)

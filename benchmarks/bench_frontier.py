@@ -1,0 +1,130 @@
+"""Benchmark: ``ensel frontier`` on 1,000 models x 20,000 items with 20 budgets, and the
+cascade's ``predict`` on 1 M queries (issue 30).
+
+Run: ``.venv/bin/python benchmarks/bench_frontier.py [--m 1000] [--n 20000] [--budgets 20]
+[--splits 2] [--jobs 1] [--queries 1000000]``
+
+A seeded tidy Parquet file of ``m`` models x ``n`` items (one-factor Gaussian copula, latent
+correlation 0.3, accuracies uniform in [0.55, 0.9], seed 1, as ``bench_select_large.py``)
+and a price table by the budgets page's rule (:data:`ensel.book.budgets.POOL_PRICE_RULE`,
+seed 1) are written once into a temporary folder. Then, each in its own child process:
+
+1. :meth:`ensel.cascade.Cascade.predict` on ``--queries`` rows (the training answers tiled)
+   of a cascade fitted on the first 80 % of the items (order of up to 20 models by gain per
+   dollar, threshold 0.99): time of ``predict`` alone, the mean number of models asked, and
+   the process's peak memory;
+2. ``ensel frontier FILE --prices P --budgets 20 --splits S --jobs J --json
+   [--no-cascade]``: wall time (process start included), CPU time and peak resident memory
+   (``getrusage``).
+
+The machine's load average is printed with the figures: wall times on a shared machine
+vary with its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+GENERATE = r"""
+import sys
+import numpy as np
+import pandas as pd
+from ensel.copula import sample_equicorrelated
+from ensel.data import to_long
+from ensel.book.budgets import pool_prices
+m, n, path, prices = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+acc = np.random.default_rng(1).uniform(0.55, 0.9, m)
+X, y, _ = sample_equicorrelated(acc, 0.3, m, n, random_state=1)
+names = [f"model-{j:04d}" for j in range(m)]
+to_long(X, y, models=names).to_parquet(path, index=False)
+pd.DataFrame({"model": names, "usd_per_query": pool_prices(acc, random_state=1)}).to_csv(
+    prices, index=False)
+"""
+
+MEASURE = r"""
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+res = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+dt = time.perf_counter() - t
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": dt, "peak_mb": ru.ru_maxrss / 1024, "code": res.returncode,
+                  "cpu": ru.ru_utime + ru.ru_stime, "out": res.stdout[-3000:],
+                  "err": res.stderr[-400:]}))
+"""
+
+CASCADE = r"""
+import json, resource, sys, time
+import numpy as np
+import pandas as pd
+from ensel.cascade import Cascade
+from ensel.experiment import condition_data
+from ensel.costs import read_prices
+path, prices, queries = sys.argv[1], sys.argv[2], int(sys.argv[3])
+d = condition_data(pd.read_parquet(path), validate=False)[0]
+usd, _, _ = read_prices(prices).for_models(d.models)
+ntr = int(0.8 * len(d.y))
+t = time.perf_counter()
+cas = Cascade(costs=usd, threshold=0.99, max_models=20).fit(d.X[:ntr], d.y[:ntr])
+fit = time.perf_counter() - t
+reps = -(-queries // ntr)
+big = np.tile(d.X[:ntr], (reps, 1))[:queries]
+t = time.perf_counter()
+pred, asked = cas.predict_with_cost(big)
+dt = time.perf_counter() - t
+print(json.dumps({"fit_seconds": fit, "predict_seconds": dt, "queries": int(big.shape[0]),
+                  "mean_asked": float(asked.mean()), "order_length": len(cas.order_),
+                  "threshold": cas.threshold_,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--m", type=int, default=1000)
+    ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--budgets", type=int, default=20)
+    ap.add_argument("--splits", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--queries", type=int, default=1_000_000)
+    ap.add_argument("--skip-frontier", action="store_true")
+    ap.add_argument("--no-cascade", action="store_true",
+                    help="ensel frontier without the cascade arm (it fits one cascade per "
+                         "budget and split)")
+    a = ap.parse_args()
+    py = sys.executable
+    ensel = str(Path(py).with_name("ensel"))
+    with tempfile.TemporaryDirectory() as tmp:
+        path, prices = os.path.join(tmp, "answers.parquet"), os.path.join(tmp, "prices.csv")
+        subprocess.run([py, "-c", GENERATE, str(a.m), str(a.n), path, prices], check=True)
+        print(f"load average {os.getloadavg()[0]:.1f}; {a.m} models x {a.n} items")
+        r = json.loads(subprocess.run([py, "-c", CASCADE, path, prices, str(a.queries)],
+                                      capture_output=True, text=True, check=True).stdout)
+        print(f"Cascade: fit {r['fit_seconds']:.1f} s (order of {r['order_length']}, "
+              f"threshold {r['threshold']}); predict on {r['queries']:,} queries "
+              f"{r['predict_seconds']:.2f} s, {r['mean_asked']:.2f} models asked on average; "
+              f"peak {r['peak_mb'] / 1024:.2f} GB [load {os.getloadavg()[0]:.1f}]")
+        if not a.skip_frontier:
+            cmd = [ensel, "frontier", path, "--prices", prices, "--budgets", str(a.budgets),
+                   "--splits", str(a.splits), "--jobs", str(a.jobs), "--json",
+                   *(["--no-cascade"] if a.no_cascade else [])]
+            r = json.loads(subprocess.run([py, "-c", MEASURE, *cmd], capture_output=True,
+                                          text=True, check=True).stdout)
+            if r["code"] != 0:
+                print("frontier failed:", r["err"])
+                return 1
+            what = "without" if a.no_cascade else "with"
+            print(f"ensel frontier ({what} the cascade), {a.budgets} budgets, {a.splits} "
+                  f"splits, --jobs {a.jobs}: "
+                  f"{r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, peak "
+                  f"{r['peak_mb'] / 1024:.2f} GB [load {os.getloadavg()[0]:.1f}]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,307 @@
+"""Prices as data: what one query to each model costs, in US dollars.
+
+A price table gives every model its cost per query (and, where known, its latency). It is
+read from one of these forms, all validated the same way:
+
+* **CSV, per query** (the simplest): columns ``model,usd_per_query`` (optional
+  ``latency_s``).
+* **CSV, per token**: ``model,usd_per_m_input,usd_per_m_output,input_tokens,output_tokens``:
+  list prices per million input and output tokens and the mean tokens of one query; the cost
+  per query is ``(usd_per_m_input * input_tokens + usd_per_m_output * output_tokens) / 1e6``.
+  Prices per token without the token counts are a unit mix-up and are refused.
+* **YAML**: a mapping ``model: usd_per_query`` or ``model: {usd_per_query: ...}`` /
+  ``model: {usd_per_m_input: ..., usd_per_m_output: ..., input_tokens: ...,
+  output_tokens: ...}`` (optional ``latency_s``).
+* **The collector's store** (:func:`prices_from_store`): the measured prompt and completion
+  tokens of every answer of an ``ensel collect`` store times the run config's
+  ``prices.per_million_tokens``; a model's price is the mean over its answers, its latency
+  the mean ``latency_s``.
+* **A** ``cost`` **column of the tidy table** (:func:`prices_from_tidy`): the dollars each
+  answer cost; a model's price is the mean over its answers.
+
+Validation (one line, naming the model or row): a duplicated or empty model name, a price
+that is missing, not a number, NaN, zero or negative, per-token prices without token counts
+(or token counts without per-token prices), and, when the table is matched to the models of
+a data set (:meth:`Prices.for_models`), a model of the data with no price (unless
+``drop_unpriced=True``, which drops it and says which).
+
+The shipped table (:func:`shipped_prices`, ``data/prices.csv``) prices the models of the
+book's real sources from their providers' published list prices, each row with its
+provider, the date the price was in force and where it was published; open-weight models
+with no list price get one stated rule (the hosted price of their parameter-size tier at
+Together AI), and models that fit no rule are left out (``data/prices.md`` lists them).
+Token counts per query there are one stated assumption, the same for every model (1,000
+input and 300 output tokens), not a measurement: costs compare models of one source, they
+are not the bill of any particular run.
+
+Examples
+--------
+>>> import pandas as pd
+>>> p = read_prices(pd.DataFrame({"model": ["a", "b"], "usd_per_query": [0.01, 0.002]}))
+>>> p.for_models(["b", "a"])[0].tolist()
+[0.002, 0.01]
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PriceError", "Prices", "read_prices", "prices_from_tidy", "prices_from_store",
+           "shipped_prices", "check_budget", "SHIPPED_PRICES"]
+
+#: The shipped price table, as package data (``data/prices.csv`` in a checkout).
+SHIPPED_PRICES = "prices.csv"
+
+_TOKEN_COLS = ("usd_per_m_input", "usd_per_m_output", "input_tokens", "output_tokens")
+
+
+class PriceError(ValueError):
+    """A bad price table or budget: one line naming the model, row or parameter."""
+
+
+@dataclass(frozen=True)
+class Prices:
+    """A validated price table.
+
+    Attributes
+    ----------
+    usd_per_query : pandas.Series
+        Dollars per query, indexed by model name (all finite and positive).
+    latency_s : pandas.Series
+        Seconds per query where known (``NaN`` elsewhere), same index.
+    table : pandas.DataFrame
+        The rows as read (sources, dates, rules, token counts), indexed by model.
+    source : str
+        Where the table came from (a path, ``"shipped"``, ``"tidy cost column"``).
+    """
+
+    usd_per_query: pd.Series = field(repr=False)
+    latency_s: pd.Series = field(repr=False)
+    table: pd.DataFrame = field(repr=False)
+    source: str = ""
+
+    @property
+    def models(self) -> list[str]:
+        """Priced model names, in table order."""
+        return [str(m) for m in self.usd_per_query.index]
+
+    def for_models(self, models: Any, *, drop_unpriced: bool = False
+                   ) -> tuple[np.ndarray, list[str], list[str]]:
+        """Prices aligned with ``models``.
+
+        Returns ``(usd, kept, dropped)``: ``usd[i]`` is the price of ``kept[i]``; ``kept`` is
+        ``models`` in its order, without the unpriced ones when ``drop_unpriced`` (listed in
+        ``dropped``). Without ``drop_unpriced`` a model with no price raises
+        :class:`PriceError` naming it.
+        """
+        names = [str(m) for m in models]
+        missing = [m for m in names if m not in self.usd_per_query.index]
+        if missing and not drop_unpriced:
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise PriceError(f"prices: model {missing[0]!r} of the data has no price in "
+                             f"{self.source or 'the price table'}{more}; add it or drop "
+                             "unpriced models (--drop-unpriced)")
+        kept = [m for m in names if m not in missing]
+        if not kept:
+            raise PriceError(f"prices: none of the data's {len(names)} models has a price in "
+                             f"{self.source or 'the price table'}")
+        return self.usd_per_query.loc[kept].to_numpy(dtype=float), kept, missing
+
+
+def _number(value: Any, *, model: str, column: str, where: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise PriceError(f"prices: {column} of model {model!r} ({where}) must be a number; "
+                         f"got {value!r}") from None
+    if math.isnan(x):
+        raise PriceError(f"prices: {column} of model {model!r} ({where}) is missing (NaN)")
+    if not math.isfinite(x) or x <= 0:
+        raise PriceError(f"prices: {column} of model {model!r} ({where}) must be a positive "
+                         f"finite number; got {x!r}")
+    return x
+
+
+def _from_frame(df: pd.DataFrame, source: str, *, row_offset: int = 2) -> Prices:
+    if "model" not in df.columns:
+        raise PriceError(f"prices: {source} has no 'model' column; columns: {list(df.columns)}")
+    has_q = "usd_per_query" in df.columns
+    tok = [c for c in _TOKEN_COLS if c in df.columns]
+    if not has_q and not tok:
+        raise PriceError(f"prices: {source} needs a 'usd_per_query' column, or "
+                         f"{', '.join(_TOKEN_COLS)}; columns: {list(df.columns)}")
+    usd, lat, names = [], [], []
+    for i, row in enumerate(df.to_dict("records")):
+        where = f"row {i + row_offset}"
+        name = row.get("model")
+        if name is None or (isinstance(name, float) and math.isnan(name)) or not str(name).strip():
+            raise PriceError(f"prices: {source} {where} has no model name")
+        name = str(name).strip()
+        if name in names:
+            raise PriceError(f"prices: model {name!r} appears twice in {source} ({where})")
+        q = row.get("usd_per_query") if has_q else None
+        q_given = q is not None and not (isinstance(q, float) and math.isnan(q) and tok)
+        if q_given:
+            price = _number(q, model=name, column="usd_per_query", where=where)
+        else:
+            given = {c: row.get(c) for c in _TOKEN_COLS}
+            present = [c for c, v in given.items()
+                       if v is not None and not (isinstance(v, float) and math.isnan(v))]
+            if not present:
+                price = _number(q, model=name, column="usd_per_query", where=where)
+            else:
+                absent = [c for c in _TOKEN_COLS if c not in present]
+                if absent:
+                    kind = ("token counts" if any(c.endswith("_tokens") for c in absent)
+                            else "per-token prices")
+                    raise PriceError(f"prices: model {name!r} ({where}) gives "
+                                     f"{', '.join(present)} without {', '.join(absent)}: "
+                                     f"per-token prices need {kind} to give a cost per "
+                                     "query (or give usd_per_query)")
+                v = {c: _number(given[c], model=name, column=c, where=where) for c in _TOKEN_COLS}
+                price = (v["usd_per_m_input"] * v["input_tokens"]
+                         + v["usd_per_m_output"] * v["output_tokens"]) / 1e6
+        latency = row.get("latency_s")
+        if latency is not None and not (isinstance(latency, float) and math.isnan(latency)):
+            latency = _number(latency, model=name, column="latency_s", where=where)
+        else:
+            latency = math.nan
+        names.append(name)
+        usd.append(price)
+        lat.append(latency)
+    if not names:
+        raise PriceError(f"prices: {source} lists no model")
+    table = df.assign(model=names).set_index("model")
+    return Prices(pd.Series(usd, index=names, name="usd_per_query", dtype=float),
+                  pd.Series(lat, index=names, name="latency_s", dtype=float), table, source)
+
+
+def read_prices(prices: Any) -> Prices:
+    """Read and validate a price table: a CSV or YAML path, a DataFrame or a mapping.
+
+    Parameters
+    ----------
+    prices : str, pathlib.Path, pandas.DataFrame, dict or Prices
+        See the module text for the forms.
+
+    Returns
+    -------
+    Prices
+
+    Raises
+    ------
+    PriceError
+        One line naming the model, row or column at fault.
+    """
+    if isinstance(prices, Prices):
+        return prices
+    if isinstance(prices, pd.DataFrame):
+        return _from_frame(prices, "the price table")
+    if isinstance(prices, dict):
+        return _from_mapping(prices, "the price mapping")
+    path = Path(prices)
+    if not path.is_file():
+        raise PriceError(f"prices: no such file {str(path)!r}")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() in (".yml", ".yaml"):
+        import yaml
+
+        doc = yaml.safe_load(text)
+        if not isinstance(doc, dict):
+            raise PriceError(f"prices: {path} must be a YAML mapping model -> price; got "
+                             f"{type(doc).__name__}")
+        return _from_mapping(doc, str(path))
+    try:
+        df = pd.read_csv(io.StringIO(text), skipinitialspace=True, comment="#")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise PriceError(f"prices: {path} is not a readable CSV "
+                         f"({' '.join(str(exc).split())})") from None
+    return _from_frame(df, str(path))
+
+
+def _from_mapping(doc: dict[Any, Any], source: str) -> Prices:
+    rows = []
+    for name, value in doc.items():
+        rows.append({"model": name, **(value if isinstance(value, dict)
+                                       else {"usd_per_query": value})})
+    return _from_frame(pd.DataFrame(rows), source, row_offset=1)
+
+
+def prices_from_tidy(df: pd.DataFrame) -> Prices:
+    """Prices from the optional ``cost`` column of a tidy table (mean dollars per answer)."""
+    if "cost" not in df.columns:
+        raise PriceError("prices: the tidy table has no 'cost' column")
+    cost = pd.to_numeric(df["cost"], errors="coerce")
+    bad = cost.isna() & df["cost"].notna()
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise PriceError(f"prices: cost of row {i} (model {df['model'].iloc[i]!r}) must be a "
+                         f"number; got {df['cost'].iloc[i]!r}")
+    mean = cost.groupby(df["model"].astype(str), sort=True).mean()
+    return _from_frame(pd.DataFrame({"model": mean.index, "usd_per_query": mean.to_numpy()}),
+                       "the tidy table's cost column")
+
+
+def prices_from_store(store: Any, config: Any) -> Prices:
+    """Prices (and latencies) measured by ``ensel collect``: the tokens of every answered
+    row of the SQLite ``store`` times the per-million-token prices of the run ``config``
+    (``data/collect/paper.yml`` format), averaged per model (the store's model names)."""
+    from ensel.collect.config import load_config
+    from ensel.collect.store import Store
+
+    cfg = load_config(config)
+    with Store(store) as st:
+        t = st.table()
+    t = t[t["answer"].notna()]
+    if t.empty:
+        raise PriceError(f"prices: the store {str(store)!r} has no answered row")
+    unpriced = sorted(set(t["model_id"].astype(str)) - set(cfg.prices))
+    if unpriced:
+        model = t.loc[t["model_id"].astype(str) == unpriced[0], "model"].iloc[0]
+        raise PriceError(f"prices: model {model!r} ({unpriced[0]}) has no price in "
+                         f"{str(config)!r} (prices.per_million_tokens)")
+    pin = t["model_id"].map(lambda m: cfg.prices[str(m)][0])
+    pout = t["model_id"].map(lambda m: cfg.prices[str(m)][1])
+    t = t.assign(usd=(t["prompt_tokens"] * pin + t["completion_tokens"] * pout) / 1e6)
+    g = t.groupby("model", sort=True)
+    df = pd.DataFrame({"model": list(g.groups), "usd_per_query": g["usd"].mean().to_numpy(),
+                       "latency_s": g["latency_s"].mean().to_numpy()})
+    return _from_frame(df, f"the store {str(store)!r} priced by {str(config)!r}")
+
+
+def shipped_prices() -> Prices:
+    """The dated list-price table shipped with ensel (``data/prices.csv``; see module text)."""
+    from ensel.datasets._paths import package_data
+
+    with package_data(SHIPPED_PRICES).open("rb") as f:
+        df = pd.read_csv(f)
+    p = _from_frame(df, "the shipped price table (data/prices.csv)")
+    return p
+
+
+def check_budget(budget: Any, usd: np.ndarray, *, name: str = "budget") -> float:
+    """A per-query dollar budget that affords at least the cheapest model.
+
+    Raises :class:`PriceError` naming ``name`` for a non-number, NaN, a non-positive budget
+    or one below the cheapest model's price.
+    """
+    try:
+        b = float(budget)
+    except (TypeError, ValueError):
+        raise PriceError(f"{name} must be a number of dollars per query; got {budget!r}"
+                         ) from None
+    if not math.isfinite(b) or b <= 0:
+        raise PriceError(f"{name} must be a positive finite number of dollars per query; "
+                         f"got {budget!r}")
+    cheapest = float(np.min(usd))
+    if b < cheapest * (1 - 1e-12):
+        raise PriceError(f"{name} {b:.6g} USD per query is below the cheapest model's price "
+                         f"({cheapest:.6g} USD per query): no model fits")
+    return b

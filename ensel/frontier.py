@@ -1,0 +1,464 @@
+"""The cost-error frontier: held-out error against dollars per query, method by method.
+
+:func:`frontier_errors` runs the protocol's random splits (:func:`ensel.experiment.split_indices`,
+the same seeds as :func:`ensel.experiment.evaluate`) and, on each split and for each budget
+``B`` of a grid, fits on the training part and scores on the test part:
+
+* ``budgeted`` -- :class:`ensel.budget.BudgetedScoreMI` within ``B``;
+* ``topk_budget``, ``cheapest_first``, ``best_single`` -- the baselines of
+  :func:`ensel.budget.budget_baselines` within ``B``;
+* ``cascade`` -- :class:`ensel.cascade.Cascade` with ``order="budgeted"``: the models
+  budgeted selection picks within ``B``, asked cheapest first, stopping once the posterior
+  clears the cheapest threshold whose cross-fitted training error matches asking them all
+  (``target_error="full"``); its cost is the mean over the test queries of the prices of
+  the models it asked.
+
+Every static subset is aggregated by the same aggregator (default ``backoff``) fitted on the
+training part; a static subset's cost per query is the sum of its prices. Each split also has
+the zero-cost point (answer the training part's majority class without asking any model).
+
+:func:`frontier_summary` turns these rows into the frontier document: per method the mean
+error and cost at each budget with 95 % intervals (the overlap-corrected interval of
+:func:`ensel.stats.paired_interval` over the ``conditions x splits`` evaluations), the
+**non-decreasing convex hull** of quality ``1 - error`` against cost (RouterBench's: the
+upper convex hull of the Pareto points, flat after the last one) and the **area under it**
+per unit of cost over ``[0, B_max]`` (the mean quality the method reaches across the range,
+RouterBench's AIQ) with its interval and paired difference to Top-k under budget; the table
+of the cost at which each method first reaches the best single model's error and the error
+each method reaches at the best single model's cost; whether budgeted selection is worse
+than Top-k under the same budget at any budget (paired differences with verdicts); and the
+cascade's cost against the static subset of the same error.
+
+JSON schema ``ensel.frontier/1`` (:func:`frontier_summary`)::
+
+    {"schema": "ensel.frontier/1", "n_items": int, "n_models": int, "models": [str],
+     "dropped_models": [str], "aggregator": str, "budgets": [float],
+     "evaluation": {"n_splits": int, "n_evaluations": int, "test_fraction": float,
+                    "seed": int, "confidence": float},
+     "methods": {name: {"points": [{"budget": float, "error": float, "error_low": float,
+                                    "error_high": float, "cost": float, "cost_low": float,
+                                    "cost_high": float, "n_models": float}],
+                        "hull": [[cost, error]], "aiq": float, "aiq_low": float,
+                        "aiq_high": float}},
+     "aiq_vs_topk": {name: {"difference": float, "low": float, "high": float,
+                            "verdict": str}},   # claim: AIQ greater than Top-k's
+     "best_single": {"model": str, "usd_per_query": float, "error": float},
+     "reach": {name: {"cost_to_best_single_error": float | null, "low": ..., "high": ...,
+                      "reached_in": int, "error_at_best_single_cost": float,
+                      "low_e": float, "high_e": float}},
+     "budgeted_vs_topk": [{"budget": float, "difference": float, "low": float,
+                           "high": float, "verdict": str}],
+     "cascade_vs_static": null | {"cascade_budget": float, "cascade_error": float,
+                                  "cascade_error_low": float, "cascade_error_high": float,
+                                  "cascade_cost": float, "ratio": float | null,
+                                  "low": float | null, "high": float | null,
+                                  "matched_in": int, "n_evaluations": int,
+                                  "static_best_error": float, "static_best_cost": float,
+                                  "cascade_reaches_static_best_in": int}}
+
+``ratio`` is the cascade's cost per query over the cost of the cheapest static (budgeted)
+subset with at most the cascade's error, at the cascade's most accurate target (geometric
+mean over the evaluations where such a subset exists: ``matched_in``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ensel._validation import Interval, validate_params
+
+__all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
+           "frontier_summary",
+           "convex_hull", "hull_aiq"]
+
+SCHEMA = "ensel.frontier/1"
+#: Methods of the frontier, in the order they are drawn.
+METHODS = ("budgeted", "topk_budget", "cheapest_first", "best_single", "cascade")
+_RESULT_COLUMNS = ["condition", "split", "method", "budget", "error", "cost", "n_models",
+                   "selected", "n_test"]
+
+
+@validate_params({"usd": ["array-like"], "n_budgets": [Interval(Integral, 1, None)],
+                  "max_models": [Interval(Integral, 1, None)], "include": ["array-like"]})
+def budget_grid(usd: Any, n_budgets: int = 20, *, max_models: int = 20,
+                include: Any = ()) -> np.ndarray:
+    """``n_budgets`` budgets (dollars per query), geometric from the cheapest price to the
+    price of the ``max_models`` most expensive models together (every model when fewer),
+    and the prices in ``include`` (e.g. the best single model's, so that the frontier has a
+    point at exactly its cost).
+
+    Examples
+    --------
+    >>> budget_grid([1.0, 2.0, 4.0], 3).tolist()
+    [1.0, 2.6457513110645907, 7.0]
+    """
+    c = np.sort(np.asarray(usd, dtype=float))
+    lo = float(c[0])
+    hi = float(c[::-1][:max_models].sum())
+    extra = [float(v) for v in np.atleast_1d(include) if lo <= float(v) <= hi]
+    if n_budgets < 2 or hi <= lo:
+        return np.unique([lo, *extra])
+    return np.unique(np.r_[np.geomspace(lo, hi, int(n_budgets)), extra])
+
+
+@validate_params({"data": ["sequence"], "usd": ["array-like"]})
+def best_single_price(data: Sequence[Any], usd: Any) -> float:
+    """Price of the most accurate model over all the conditions' items (ties -> cheaper)."""
+    X = np.concatenate([d.X for d in data])
+    y = np.concatenate([d.y for d in data])
+    acc = (X == y[:, None]).mean(axis=0)
+    c = np.asarray(usd, dtype=float)
+    return float(c[np.lexsort((c, -acc))[0]])
+
+
+def _majority_error(ytr: np.ndarray, yte: np.ndarray) -> float:
+    guess = 1 if (ytr == 1).mean() >= 0.5 else -1
+    return float(np.mean(yte != guess))
+
+
+@validate_params({"data": ["sequence"], "usd": ["array-like"], "budgets": ["array-like"],
+                  "methods": ["sequence"], "aggregator": [str],
+                  "n_splits": [Interval(Integral, 1, None)],
+                  "test_fraction": "no_validation", "seed": [Interval(Integral, 0, None)],
+                  "max_models": [Interval(Integral, 1, None)], "names": ["sequence", None],
+                  "n_jobs": "no_validation"})
+def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
+                    methods: Sequence[str] = METHODS, aggregator: str = "backoff",
+                    n_splits: int = 5, test_fraction: float = 0.2, seed: int = 0,
+                    max_models: int = 20, names: Sequence[str] | None = None,
+                    n_jobs: int | None = None) -> pd.DataFrame:
+    """Held-out error and cost per query of each method at each budget, per split.
+
+    Parameters
+    ----------
+    data : list of ensel.experiment.ConditionData
+        The conditions (:func:`ensel.experiment.condition_data`), all with the same models.
+    usd : array-like of shape (n_models,)
+        Dollars per query of each model, in the order of the data's models.
+    budgets : array-like of float
+        Dollars per query (each at least the cheapest price).
+    methods : sequence of str, default=METHODS
+    aggregator : str, default="backoff"
+    n_splits, test_fraction, seed
+        The protocol's (:func:`ensel.experiment.split_indices`).
+    max_models : int, default=20
+        Largest number of models of a static subset and of the cascade's order.
+    names : sequence of str, optional
+        Model names for ``selected`` (default: the condition's models).
+    n_jobs : int, optional
+        Threads over the (condition, split) evaluations (``-1``: one per core); the rows
+        are the same whatever ``n_jobs``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``condition, split, method, budget, error, cost, n_models, selected,
+        n_test``; method ``"none"`` (budget 0) is the zero-cost majority-class guess.
+    """
+    from ensel.aggregate import make_aggregator
+    from ensel.budget import BudgetedScoreMI, budget_baselines
+    from ensel.cascade import Cascade
+    from ensel.costs import check_budget
+    from ensel.experiment import _jobs, _map_in_order, _mv_seed, split_indices
+
+    c = np.asarray(usd, dtype=float)
+    bb = [check_budget(b, c, name="budget") for b in np.atleast_1d(budgets)]
+    unknown = [mm for mm in methods if mm not in METHODS]
+    if unknown:
+        raise ValueError(f"methods: unknown method {unknown[0]!r}; known: {', '.join(METHODS)}")
+    for d in data:
+        if c.shape != (d.X.shape[1],):
+            raise ValueError(f"usd: one price per model ({d.X.shape[1]}) expected; got {c.size}")
+    tasks = [(d, s) for d in data for s in range(n_splits)]
+
+    def one(task: tuple[Any, int]) -> list[tuple[Any, ...]]:
+        d, s = task
+        m = d.X.shape[1]
+        model_names = list(names) if names is not None else list(d.models)
+        tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
+                               test_fraction=test_fraction, item_ids=d.items)
+        Xtr, ytr, Xte, yte = d.X[tr], d.y[tr], d.X[te], d.y[te]
+        mv = _mv_seed(seed, d.condition, s)
+        n_te = len(te)
+        rows: list[tuple[Any, ...]] = [(d.condition, s, "none", 0.0,
+                                        _majority_error(ytr, yte), 0.0, 0, "", n_te)]
+        cache: dict[tuple[int, ...], float] = {}
+        cascades: dict[tuple[int, ...], Any] = {}
+        for b in bb:
+            picks: dict[str, list[int]] = {}
+            if "budgeted" in methods:
+                picks["budgeted"] = BudgetedScoreMI(min(max_models, m), budget=b,
+                                                    costs=c).fit(Xtr, ytr).selected_
+            base = budget_baselines(Xtr, ytr, c, b, k=min(max_models, m))
+            for name in ("topk_budget", "cheapest_first", "best_single"):
+                if name in methods:
+                    picks[name] = base[name]
+            for name, cols in picks.items():
+                key = tuple(sorted(cols))
+                if key not in cache:
+                    agg = make_aggregator(aggregator, random_state=mv).fit(Xtr[:, cols], ytr)
+                    cache[key] = float(np.mean(np.asarray(agg.predict(Xte[:, cols])) != yte))
+                rows.append((d.condition, s, name, b, cache[key], float(c[cols].sum()),
+                             len(cols), "|".join(model_names[j] for j in cols), n_te))
+            if "cascade" in methods:
+                # the budgeted subset (picked above on the same training part, or now),
+                # asked cheapest first
+                sub = picks.get("budgeted") or BudgetedScoreMI(
+                    min(max_models, m), budget=b, costs=c).fit(Xtr, ytr).selected_
+                rank = {j: r for r, j in enumerate(sub)}
+                order = tuple(sorted(sub, key=lambda j: (c[j], rank[j])))
+                if order not in cascades:  # budgets with the same subset share its cascade
+                    cascades[order] = Cascade(costs=c, order=list(order), target_error="full",
+                                              max_models=max_models, aggregator=aggregator,
+                                              random_state=seed).fit(Xtr, ytr)
+                cas = cascades[order]
+                pred, asked = cas.predict_with_cost(Xte)
+                run = np.concatenate([[0.0], np.cumsum(c[cas.order_])])
+                rows.append((d.condition, s, "cascade", b, float(np.mean(pred != yte)),
+                             float(run[asked].mean()), float(asked.mean()),
+                             "|".join(model_names[j] for j in cas.order_), n_te))
+        return rows
+
+    rows = [r for part in _map_in_order(one, tasks, _jobs(n_jobs)) for r in part]
+    return pd.DataFrame(rows, columns=_RESULT_COLUMNS)
+
+
+@validate_params({"cost": ["array-like"], "error": ["array-like"]})
+def convex_hull(cost: Any, error: Any) -> np.ndarray:
+    """RouterBench's non-decreasing convex hull of quality against cost, as ``(cost, error)``.
+
+    The Pareto points (each cheaper point strictly worse), then the upper convex hull of
+    quality ``1 - error``; returns the hull's vertices sorted by cost.
+
+    Examples
+    --------
+    >>> convex_hull([0, 1, 2, 3], [0.5, 0.2, 0.19, 0.3]).tolist()
+    [[0.0, 0.5], [1.0, 0.2], [2.0, 0.19]]
+    """
+    c = np.asarray(cost, dtype=float)
+    q = -np.asarray(error, dtype=float)  # quality up to a constant: 1 - error
+    order = np.lexsort((-q, c))
+    pts: list[tuple[float, float]] = []
+    for i in order:
+        if not pts or q[i] > pts[-1][1] + 1e-15:
+            if pts and c[i] == pts[-1][0]:
+                pts[-1] = (float(c[i]), float(q[i]))
+            else:
+                pts.append((float(c[i]), float(q[i])))
+    hull: list[tuple[float, float]] = []
+    for p in pts:
+        while len(hull) >= 2:
+            (x1, y1), (x2, y2) = hull[-2], hull[-1]
+            if (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1) >= 0:  # not a right turn
+                hull.pop()
+            else:
+                break
+        hull.append(p)
+    return np.array([[x, -y] for x, y in hull]).reshape(-1, 2)
+
+
+@validate_params({"cost": ["array-like"], "error": ["array-like"], "c_max": ["real"]})
+def hull_aiq(cost: Any, error: Any, c_max: float) -> float:
+    """Mean quality ``1 - error`` under the hull over costs ``[0, c_max]`` (flat after its
+    last vertex; the hull must start at cost 0)."""
+    h = convex_hull(cost, error)
+    x, q = h[:, 0], 1.0 - h[:, 1]
+    if x[0] > 0:
+        raise ValueError("hull_aiq: the points must include a zero-cost point")
+    keep = x <= c_max
+    xs, qs = list(x[keep]), list(q[keep])
+    if x[-1] > c_max:  # interpolate at c_max
+        j = int(np.searchsorted(x, c_max))
+        qs.append(float(np.interp(c_max, x[j - 1: j + 1], q[j - 1: j + 1])))
+        xs.append(c_max)
+    elif xs[-1] < c_max:
+        xs.append(c_max)
+        qs.append(qs[-1])
+    return float(np.trapezoid(qs, xs) / c_max) if c_max > 0 else float(qs[0])
+
+
+def _interval(values: np.ndarray, test_fraction: float, confidence: float,
+              clip: tuple[float, float] | None = (0.0, 1.0)) -> tuple[float, float, float]:
+    from ensel.stats import paired_interval
+
+    v = np.asarray(values, dtype=float)
+    if v.size < 2 or np.all(v == v[0]):
+        return float(v.mean()), float(v.mean()), float(v.mean())
+    r = paired_interval(v, n_train=1 - test_fraction, n_test=test_fraction,
+                        confidence=confidence)
+    lo, hi = r.low, r.high
+    if clip is not None:
+        lo, hi = max(lo, clip[0]), min(hi, clip[1])
+    return float(r.mean), float(lo), float(hi)
+
+
+def _diff(d: np.ndarray, test_fraction: float, confidence: float,
+          direction: str = "less") -> dict[str, Any]:
+    """Mean paired difference, interval and verdict (``direction``: the claimed sign)."""
+    from ensel.stats import paired_interval, verdict
+
+    if d.size < 2 or np.all(d == d[0]):
+        v = float(d.mean()) if d.size else 0.0
+        return {"difference": v, "low": v, "high": v, "verdict": verdict(v, v, direction)}
+    r = paired_interval(d, n_train=1 - test_fraction, n_test=test_fraction,
+                        confidence=confidence, direction=direction)
+    return {"difference": r.mean, "low": r.low, "high": r.high, "verdict": r.verdict}
+
+
+@validate_params({"results": [pd.DataFrame], "usd": ["array-like"], "models": ["sequence"],
+                  "test_fraction": "no_validation", "confidence": "no_validation",
+                  "seed": [Interval(Integral, 0, None)], "aggregator": [str],
+                  "dropped": ["sequence"]})
+def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
+                     test_fraction: float = 0.2, confidence: float = 0.95,
+                     seed: int = 0, aggregator: str = "backoff",
+                     dropped: Sequence[str] = ()) -> dict[str, Any]:
+    """The frontier document (schema ``ensel.frontier/1``, see the module text)."""
+    c = np.asarray(usd, dtype=float)
+    res = results.sort_values(["condition", "split", "method", "budget"], kind="stable")
+    keys = res[["condition", "split"]].drop_duplicates().itertuples(index=False)
+    evals = [tuple(k) for k in keys]
+    budgets = sorted(float(b) for b in res.loc[res["method"] != "none", "budget"].unique())
+    b_max = max(budgets)
+    methods = [m for m in METHODS if (res["method"] == m).any()]
+    none = res[res["method"] == "none"].set_index(["condition", "split"])
+    doc_methods: dict[str, Any] = {}
+    aiq_per: dict[str, np.ndarray] = {}
+    for name in methods:
+        r = res[res["method"] == name]
+        points = []
+        for b in budgets:
+            at = r[r["budget"] == b].sort_values(["condition", "split"])
+            e = _interval(at["error"].to_numpy(), test_fraction, confidence)
+            cc = _interval(at["cost"].to_numpy(), test_fraction, confidence,
+                           clip=(0.0, math.inf))
+            points.append({"budget": b, "error": e[0], "error_low": e[1], "error_high": e[2],
+                           "cost": cc[0], "cost_low": cc[1], "cost_high": cc[2],
+                           "n_models": float(at["n_models"].mean())})
+        aiqs = []
+        for cond, split in evals:
+            one = r[(r["condition"] == cond) & (r["split"] == split)]
+            z = none.loc[(cond, split)]
+            aiqs.append(hull_aiq(np.r_[0.0, one["cost"].to_numpy()],
+                                 np.r_[float(z["error"]), one["error"].to_numpy()], b_max))
+        aiq_per[name] = np.asarray(aiqs)
+        a = _interval(aiq_per[name], test_fraction, confidence)
+        mean_cost = np.r_[0.0, [p["cost"] for p in points]]
+        mean_err = np.r_[float(none["error"].mean()), [p["error"] for p in points]]
+        doc_methods[name] = {"points": points,
+                             "hull": convex_hull(mean_cost, mean_err).tolist(),
+                             "aiq": a[0], "aiq_low": a[1], "aiq_high": a[2]}
+    aiq_vs = {}
+    if "topk_budget" in aiq_per:
+        for name in methods:
+            if name != "topk_budget":
+                aiq_vs[name] = _diff(aiq_per[name] - aiq_per["topk_budget"], test_fraction,
+                                     confidence, direction="greater")
+    # the best single model: the most accurate one affordable at the largest budget
+    bs = res[(res["method"] == "best_single") & (res["budget"] == b_max)]
+    best_name = bs["selected"].mode().iloc[0] if len(bs) else None
+    reach: dict[str, Any] = {}
+    best_doc = None
+    if best_name is not None:
+        j = list(models).index(best_name)
+        c_star = float(c[j])
+        e_star = bs.sort_values(["condition", "split"])["error"].to_numpy()
+        best_doc = {"model": best_name, "usd_per_query": c_star, "error": float(e_star.mean())}
+        for name in methods:
+            r = res[res["method"] == name]
+            costs_reached, errs_at = [], []
+            for i, (cond, split) in enumerate(evals):
+                one = r[(r["condition"] == cond) & (r["split"] == split)].sort_values("budget")
+                ok = one[one["error"] <= e_star[i] + 1e-12]
+                costs_reached.append(float(ok["cost"].iloc[0]) if len(ok) else math.nan)
+                within = one[one["budget"] <= c_star * (1 + 1e-9)]
+                errs_at.append(float(within["error"].iloc[-1]) if len(within) else math.nan)
+            cr = np.asarray(costs_reached)
+            got = cr[np.isfinite(cr)]
+            ci = (_interval(got, test_fraction, confidence, clip=(0.0, math.inf)) if got.size
+                  else (None,) * 3)
+            ea = np.asarray(errs_at)
+            ei = (_interval(ea, test_fraction, confidence) if np.all(np.isfinite(ea))
+                  else (None,) * 3)
+            reach[name] = {"cost_to_best_single_error": ci[0], "low": ci[1], "high": ci[2],
+                           "reached_in": int(got.size), "n_evaluations": len(evals),
+                           "error_at_best_single_cost": ei[0], "low_e": ei[1],
+                           "high_e": ei[2]}
+    vs_topk = []
+    if "budgeted" in methods and "topk_budget" in methods:
+        for b in budgets:
+            a = res[(res["method"] == "budgeted") & (res["budget"] == b)].sort_values(
+                ["condition", "split"])["error"].to_numpy()
+            t = res[(res["method"] == "topk_budget") & (res["budget"] == b)].sort_values(
+                ["condition", "split"])["error"].to_numpy()
+            vs_topk.append({"budget": b, **_diff(a - t, test_fraction, confidence)})
+    cascade_doc = None
+    if "cascade" in methods and "budgeted" in methods:
+        cascade_doc = _cascade_vs_static(res, evals, doc_methods, test_fraction, confidence)
+    return {
+        "schema": SCHEMA,
+        "n_models": len(models),
+        "models": list(models),
+        "usd_per_query": [float(x) for x in c],
+        "dropped_models": list(dropped),
+        "aggregator": aggregator,
+        "budgets": budgets,
+        "evaluation": {"n_splits": int(res["split"].nunique()), "n_evaluations": len(evals),
+                       "test_fraction": float(test_fraction), "seed": int(seed),
+                       "confidence": float(confidence)},
+        "methods": doc_methods,
+        "aiq_vs_topk": aiq_vs,
+        "best_single": best_doc,
+        "reach": reach,
+        "budgeted_vs_topk": vs_topk,
+        "cascade_vs_static": cascade_doc,
+    }
+
+
+def _cascade_vs_static(res: pd.DataFrame, evals: list[tuple[Any, ...]],
+                       doc_methods: dict[str, Any], test_fraction: float,
+                       confidence: float) -> dict[str, Any]:
+    """The cascade's cost against the static (budgeted) subset of the same error.
+
+    At the cascade's most accurate target (lowest mean error over the evaluations), on each
+    evaluation: the cheapest budgeted static subset whose error is at most the cascade's
+    there; the ratio cascade cost / static cost, its geometric mean over the evaluations
+    where such a subset exists and the interval of the mean log ratio. Also whether the
+    cascade reaches the error of the most accurate static subset at all.
+    """
+    cas_pts = doc_methods["cascade"]["points"]
+    c_best = min(cas_pts, key=lambda p: (p["error"], p["cost"]))
+    s_best = min(doc_methods["budgeted"]["points"], key=lambda p: (p["error"], p["cost"]))
+    cas = res[(res["method"] == "cascade") & (res["budget"] == c_best["budget"])]
+    cas = cas.set_index(["condition", "split"])
+    static = res[res["method"] == "budgeted"]
+    ratios, reach_best = [], 0
+    s_at = static[static["budget"] == s_best["budget"]].set_index(["condition", "split"])
+    for cond, split in evals:
+        e, cost = float(cas.loc[(cond, split), "error"]), float(cas.loc[(cond, split), "cost"])
+        one = static[(static["condition"] == cond) & (static["split"] == split)]
+        ok = one[one["error"] <= e + 1e-12].sort_values("cost")
+        ratios.append(cost / float(ok["cost"].iloc[0]) if len(ok) else math.nan)
+        c_all = res[(res["method"] == "cascade") & (res["condition"] == cond)
+                    & (res["split"] == split)]
+        reach_best += bool((c_all["error"] <= float(s_at.loc[(cond, split), "error"])
+                            + 1e-12).any())
+    rr = np.asarray(ratios)
+    got = rr[np.isfinite(rr)]
+    li = (_interval(np.log(got), test_fraction, confidence, clip=None) if got.size >= 1
+          else None)
+    return {"cascade_budget": c_best["budget"], "cascade_error": c_best["error"],
+            "cascade_error_low": c_best["error_low"], "cascade_error_high": c_best["error_high"],
+            "cascade_cost": c_best["cost"],
+            "ratio": float(math.exp(li[0])) if li else None,
+            "low": float(math.exp(li[1])) if li else None,
+            "high": float(math.exp(li[2])) if li else None,
+            "matched_in": int(got.size), "n_evaluations": len(evals),
+            "static_best_error": s_best["error"], "static_best_cost": s_best["cost"],
+            "cascade_reaches_static_best_in": int(reach_best)}

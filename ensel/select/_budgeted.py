@@ -1,0 +1,244 @@
+"""BudgetedScoreMI: selection within a dollar budget (see :mod:`ensel.budget`)."""
+
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ensel._validation import (
+    Interval,
+    Shown,
+    StrOptions,
+    constraint_error,
+)
+from ensel.select._base import _BaseSelector
+from ensel.select._engine import TIE_TOL
+
+__all__ = ["BudgetedScoreMI"]
+
+_LN2 = math.log(2.0)
+
+
+
+def _costs(costs: Any, m: int) -> np.ndarray:
+    if costs is None:
+        return np.ones(m)
+    c = np.asarray(costs, dtype=float).ravel()
+    if c.shape != (m,):
+        raise constraint_error("costs", f"one price per model ({m} values)",
+                               Shown(f"{c.size} values"))
+    bad = ~np.isfinite(c) | (c <= 0)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise constraint_error("costs", "positive finite dollars per query",
+                               Shown(f"{c[j]!r} for model {j}"))
+    return c
+
+
+def _budget(budget: Any, c: np.ndarray, k: int) -> float:
+    if budget is None:
+        return float(np.sort(c)[:k].sum()) if np.all(c == c[0]) else math.inf
+    from ensel.costs import check_budget
+
+    return check_budget(budget, c)
+
+
+class _Gains:
+    """``I(Y; X_j | T_S)`` (debiased, bits) of every candidate for a growing ``S``."""
+
+    def __init__(self, Xa: np.ndarray, ya: np.ndarray, n_bins: int) -> None:
+        from ensel.aggregate import WeightedMajorityVote
+
+        self.n = Xa.shape[0]
+        self.Xa = Xa
+        ftype = np.float32 if self.n < (1 << 24) else np.float64
+        self.ftype = ftype
+        self.B1 = np.ascontiguousarray(Xa == 1, dtype=ftype)
+        self.B2 = np.ascontiguousarray(Xa == 0, dtype=ftype) if (Xa == 0).any() else None
+        self.yb = (ya.astype(np.int64) + 1) // 2
+        self.w = WeightedMajorityVote().fit(Xa, ya).weights_
+        self.n_bins = n_bins
+
+    def __call__(self, score: np.ndarray, first: bool, cand: np.ndarray) -> np.ndarray:
+        from ensel.select._score_mi import _plugin_cmi_bits, score_bins
+
+        n = self.n
+        bins = np.zeros(n, dtype=np.int64) if first else score_bins(score, self.n_bins)
+        G = int(bins.max()) + 1
+        groups = bins * 2 + self.yb
+        M = sp.csc_matrix((np.ones(n, dtype=self.ftype), groups, np.arange(n + 1)),
+                          shape=(2 * G, n))
+        total = np.bincount(groups, minlength=2 * G).astype(float)
+        # all columns in one product (cheaper than copying the candidates' columns out)
+        parts = [np.asarray(M @ self.B1, dtype=float)[:, cand]]
+        if self.B2 is not None:
+            parts.append(np.asarray(M @ self.B2, dtype=float)[:, cand])
+        c0 = total[:, None] - sum(parts)
+        cnt = np.stack([c0, *parts], axis=-1)
+        cnt = cnt.reshape(G, 2, cand.size, -1).transpose(2, 0, 1, 3)
+        gain = _plugin_cmi_bits(cnt)
+        df = G * (cnt.shape[-1] - 1)
+        return np.maximum(gain - df / (2.0 * n * _LN2), 0.0)
+
+
+def _greedy(gains: _Gains, c: np.ndarray, budget: float, k: int, per_dollar: bool
+            ) -> tuple[list[int], list[float]]:
+    m = c.size
+    remaining = np.ones(m, dtype=bool)
+    spent, score = 0.0, np.zeros(gains.n)
+    picks: list[int] = []
+    got: list[float] = []
+    while len(picks) < k:
+        cand = np.flatnonzero(remaining & (c <= budget - spent + 1e-12))
+        if cand.size == 0:
+            break
+        g = gains(score, not picks, cand)
+        if not np.any(g > 0) and picks:
+            break
+        crit = g / c[cand] if per_dollar else g
+        if not picks and not np.any(g > 0):  # nothing informative: the cheapest model
+            crit = -c[cand]
+        best = float(crit.max())
+        pos = int(np.flatnonzero(crit >= best - TIE_TOL * max(1.0, abs(best)))[0])
+        j = int(cand[pos])
+        picks.append(j)
+        got.append(float(g[pos]))
+        remaining[j] = False
+        spent += float(c[j])
+        score = score + gains.w[j] * gains.Xa[:, j]
+    return picks, got
+
+
+def _run_gains(gains: _Gains, picks: list[int]) -> list[float]:
+    """The debiased gain of each of ``picks`` at its step, in their order."""
+    score, got = np.zeros(gains.n), []
+    for t, j in enumerate(picks):
+        got.append(float(gains(score, t == 0, np.array([j]))[0]))
+        score = score + gains.w[j] * gains.Xa[:, j]
+    return got
+
+
+def _crossfit_error(Xa: np.ndarray, ya: np.ndarray, cols: list[int], aggregator: str,
+                    n_folds: int = 2, seed: int = 0) -> float:
+    """Error of ``aggregator`` on ``cols``, each fold predicted by a fit on the others."""
+    from ensel.aggregate import make_aggregator
+
+    fold = np.random.default_rng(seed).permutation(len(ya)) % n_folds
+    wrong = 0
+    for f in range(n_folds):
+        tr, te = fold != f, fold == f
+        if len(np.unique(ya[tr])) < 2:
+            return math.inf
+        agg = make_aggregator(aggregator, random_state=seed).fit(Xa[tr][:, cols], ya[tr])
+        wrong += int(np.sum(np.asarray(agg.predict(Xa[te][:, cols])) != ya[te]))
+    return wrong / len(ya)
+
+
+class BudgetedScoreMI(_BaseSelector):
+    """Cost-aware greedy on the binned-score gain, best of cost-benefit and plain greedy.
+
+    See the module text for the rule and its guarantee.
+
+    Parameters
+    ----------
+    k : int, default=3
+        Largest number of models (``1 <= k <= n_models``).
+    budget : float, optional
+        Dollars per query (``>=`` the cheapest model's price); default: no dollar limit
+        (``k`` models).
+    costs : array-like of shape (n_models,), optional
+        Dollars per query of each column (positive, finite); default: 1 each.
+    n_bins : int, default=16
+        Largest number of quantile bins of the score (as :class:`ensel.select.ScoreMI`).
+    compare : {"error", "gain"}, default="error"
+        How the runs are compared: ``"gain"``, by the total gain ``F`` (Krause & Guestrin's
+        best of two); ``"error"``, by the cross-fitted training error of ``aggregator``
+        (two folds, seeded), with the accuracy fill (Top-k under the budget) as a third
+        candidate (ties -> cheaper, then larger ``F``). See the module text for why.
+    aggregator : str, default="backoff"
+        The aggregator of ``compare="error"``.
+
+    Attributes
+    ----------
+    selected_ : list of int
+        Column indices in pick order (of the winning run).
+    gains_ : numpy.ndarray
+        Debiased gain (bits) of each pick at its step.
+    cost_ : float
+        Dollars per query of the selection.
+    run_ : {"cost_benefit", "plain", "accuracy"}
+        Which run won.
+    total_gain_ : dict
+        ``F`` of each run.
+    cv_error_ : dict
+        Cross-fitted training error of each run (``compare="error"``; else empty).
+    scores_ : numpy.ndarray of shape (0, n_models)
+        Not recorded (an empty array; the runs evaluate different candidate sets).
+    """
+
+    _parameter_constraints: dict[str, Any] = {
+        "k": [Interval(Integral, 1, None)],
+        "budget": [Interval(Real, 0, None, closed="neither"), None],
+        "costs": ["array-like", None],
+        "n_bins": [Interval(Integral, 2, None)],
+        "compare": [StrOptions({"error", "gain"})],
+        "aggregator": [str],
+    }
+
+    def __init__(self, k: int = 3, budget: float | None = None, costs: Any = None,
+                 n_bins: int = 16, compare: str = "error",
+                 aggregator: str = "backoff") -> None:
+        self.k = k
+        self.budget = budget
+        self.costs = costs
+        self.n_bins = n_bins
+        self.compare = compare
+        self.aggregator = aggregator
+
+    def _path(self, Xa: np.ndarray, ya: np.ndarray,
+              k: int) -> tuple[list[int], list[float], np.ndarray]:
+        from ensel._validation import check_int
+
+        n_bins = check_int(self.n_bins, "n_bins", low=2)
+        c = _costs(self.costs, Xa.shape[1])
+        budget = _budget(self.budget, c, k)
+        gains = _Gains(Xa, ya, n_bins)
+        runs = {name: _greedy(gains, c, budget, k, per_dollar=name == "cost_benefit")
+                for name in ("plain", "cost_benefit")}
+        totals = {name: float(sum(g)) for name, (_, g) in runs.items()}
+        win = "cost_benefit" if totals["cost_benefit"] > totals["plain"] + 1e-12 else "plain"
+        self.cv_error_ = {}
+        if self.compare == "error":
+            acc = (Xa == ya[:, None]).mean(axis=0)
+            fill = _fill(np.lexsort((np.arange(c.size), -acc)), c, budget, k)
+            runs["accuracy"] = (fill, _run_gains(gains, fill))
+            totals["accuracy"] = float(sum(runs["accuracy"][1]))
+            self.cv_error_ = {name: _crossfit_error(Xa, ya, picks, self.aggregator)
+                              for name, (picks, _) in runs.items()}
+            win = min(runs, key=lambda r: (self.cv_error_[r], float(c[runs[r][0]].sum()),
+                                           -totals[r]))
+        elif self.compare != "gain":
+            raise constraint_error("compare", "'error' or 'gain'", self.compare)
+        picks, got = runs[win]
+        self.run_ = win
+        self.total_gain_ = totals
+        self.cost_ = float(c[picks].sum())
+        self.budget_ = budget
+        return picks, got, np.empty((0, Xa.shape[1]))
+
+
+def _fill(order: np.ndarray, c: np.ndarray, budget: float, k: int) -> list[int]:
+    picks: list[int] = []
+    spent = 0.0
+    for j in order:
+        if len(picks) >= k:
+            break
+        if spent + c[j] <= budget + 1e-12:
+            picks.append(int(j))
+            spent += float(c[j])
+    return picks

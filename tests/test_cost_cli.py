@@ -1,0 +1,146 @@
+"""``ensel select --budget-usd``, ``ensel frontier``, ``ensel cascade``, and their bad input.
+
+Every bad price table or budget exits 2 with one line naming the model, row or parameter.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ensel.cli import main
+from ensel.cost_cli import run_select_budget
+from ensel.costs import read_prices
+from ensel.experiment import condition_data
+from ensel.pools import family_pool
+
+MODELS = [f"m{j}" for j in range(6)]
+PRICES = [0.001, 0.002, 0.004, 0.008, 0.0005, 0.01]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    p = family_pool(6, 800, family_size=3, random_state=11)
+    n, m = p.X.shape
+    df = pd.DataFrame({"item": np.repeat(np.arange(n), m), "model": np.tile(MODELS, n),
+                       "answer": p.X.ravel(), "label": np.repeat(p.y, m)})
+    d = tmp_path_factory.mktemp("cost")
+    data = d / "answers.csv"
+    df.to_csv(data, index=False)
+    prices = d / "prices.csv"
+    pd.DataFrame({"model": MODELS, "usd_per_query": PRICES}).to_csv(prices, index=False)
+    return {"data": data, "prices": prices, "dir": d}
+
+
+def _run(capsys, argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _write(files, name: str, text: str) -> Path:
+    p = files["dir"] / name
+    p.write_text(text)
+    return p
+
+
+def _table(rows: dict[str, str], header: str = "model,usd_per_query") -> str:
+    return header + "\n" + "".join(f"{m},{v}\n" for m, v in rows.items())
+
+
+@pytest.mark.parametrize("case, make, needle", [
+    ("missing model", lambda: _table({m: "0.001" for m in MODELS[:-1]}),
+     "model 'm5' of the data has no price"),
+    ("zero price", lambda: _table({**{m: "0.001" for m in MODELS}, "m2": "0"}),
+     "usd_per_query of model 'm2' (row 4) must be a positive finite number; got 0.0"),
+    ("negative price", lambda: _table({**{m: "0.001" for m in MODELS}, "m3": "-0.5"}),
+     "usd_per_query of model 'm3' (row 5) must be a positive finite number; got -0.5"),
+    ("NaN", lambda: _table({**{m: "0.001" for m in MODELS}, "m1": "nan"}),
+     "usd_per_query of model 'm1' (row 3) is missing (NaN)"),
+    ("tokens without counts", lambda: _table({m: "5,15" for m in MODELS},
+                                             "model,usd_per_m_input,usd_per_m_output"),
+     "model 'm0' (row 2) gives usd_per_m_input, usd_per_m_output without input_tokens, "
+     "output_tokens"),
+])
+@pytest.mark.parametrize("command", ["select", "frontier", "cascade"])
+def test_bad_prices_exit_2_with_one_line(capsys, files, case, make, needle, command) -> None:
+    prices = _write(files, f"bad-{case.replace(' ', '_')}.csv", make())
+    extra = ["--budget-usd", "0.01"] if command == "select" else []
+    code, out, err = _run(capsys, [command, files["data"], "--prices", prices, *extra])
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], err
+    assert lines[0].startswith(f"ensel {command}: error:")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["select", "--budget-usd", "0.0001"],
+     "--budget-usd 0.0001 USD per query is below the cheapest model's price (0.0005"),
+    (["select", "--budget-usd", "-1"], "--budget-usd must be a positive finite number"),
+    (["select", "--budget-usd", "nan"], "--budget-usd must be a positive finite number"),
+    (["cascade", "--target-cost", "0.0001"], "--target-cost 0.0001 USD per query is below"),
+    (["select"], "-k is required (or --budget-usd with --prices)"),
+])
+def test_bad_budgets_exit_2_naming_the_parameter(capsys, files, argv, needle) -> None:
+    code, out, err = _run(capsys, [argv[0], files["data"], "--prices", files["prices"],
+                                   *argv[1:]])
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err, err
+
+
+def test_select_budget_json_equals_the_library(capsys, files) -> None:
+    code, out, _ = _run(capsys, ["select", files["data"], "--prices", files["prices"],
+                                 "--budget-usd", "0.012", "--splits", "3", "--json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema"] == "ensel.select-budget/1"
+    assert doc["cost"] <= 0.012 + 1e-12
+    data = condition_data(pd.read_csv(files["data"]))
+    usd, _, _ = read_prices(files["prices"]).for_models(data[0].models)
+    lib = run_select_budget(data, usd, 0.012, k=None, n_splits=3)
+    assert doc["selected"] == lib["selected"] and doc["arms"] == lib["arms"]
+    assert set(doc["arms"]) == {"budgeted", "topk_budget", "cheapest_first", "best_single"}
+    for arm in doc["arms"].values():
+        assert arm["error_low"] <= arm["error"] <= arm["error_high"]
+
+
+def test_drop_unpriced_and_frontier_outputs(capsys, caplog, files) -> None:
+    rows = {m: str(p) for m, p in zip(MODELS[:5], PRICES[:5], strict=True)}
+    prices = _write(files, "partial.csv", _table(rows))
+    fig = files["dir"] / "frontier.png"
+    code, out, err = _run(capsys, ["frontier", files["data"], "--prices", prices,
+                                   "--drop-unpriced", "--splits", "2", "--budgets", "4",
+                                   "--json", "-o", fig])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["schema"] == "ensel.frontier/1" and doc["dropped_models"] == ["m5"]
+    assert "m5" not in doc["models"] and fig.stat().st_size > 1000
+    assert "1 unpriced model(s) dropped: m5" in caplog.text
+
+
+def test_cascade_command(capsys, files) -> None:
+    code, out, err = _run(capsys, ["cascade", files["data"], "--prices", files["prices"],
+                                   "--target-cost", "0.005", "--splits", "2", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["schema"] == "ensel.cascade/1"
+    assert sum(doc["asked_histogram"].values()) == pytest.approx(1.0)
+    assert doc["error_low"] <= doc["error"] <= doc["error_high"]
+
+
+def test_prices_from_the_tidy_cost_column(capsys, files) -> None:
+    df = pd.read_csv(files["data"])
+    df["cost"] = df["model"].map(dict(zip(MODELS, PRICES, strict=True)))
+    path = files["dir"] / "with_cost.csv"
+    df.to_csv(path, index=False)
+    code, out, err = _run(capsys, ["select", path, "--prices", "tidy", "--budget-usd", "0.012",
+                                   "--splits", "2", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    priced = dict(zip(MODELS, PRICES, strict=True))
+    assert all(s["usd_per_query"] == pytest.approx(priced[s["model"]])
+               for s in doc["selected"])

@@ -1,0 +1,84 @@
+"""The cost-error frontier: hull, area, the protocol's splits, the document."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ensel.experiment import ConditionData, split_indices
+from ensel.frontier import (
+    SCHEMA,
+    budget_grid,
+    convex_hull,
+    frontier_errors,
+    frontier_summary,
+    hull_aiq,
+)
+from ensel.pools import family_pool
+
+
+def test_hull_is_non_decreasing_and_convex() -> None:
+    h = convex_hull([0, 1, 2, 3, 4], [0.5, 0.3, 0.28, 0.2, 0.25])
+    assert h.tolist() == [[0.0, 0.5], [1.0, 0.3], [3.0, 0.2]]  # (2, .28) under the chord
+    assert hull_aiq([0, 1], [0.5, 0.3], 2.0) == pytest.approx((0.6 * 1 + 0.7 * 1) / 2)
+    assert hull_aiq([0, 4], [0.5, 0.1], 2.0) == pytest.approx((0.5 + 0.7) / 2)
+    with pytest.raises(ValueError, match="zero-cost"):
+        hull_aiq([1, 2], [0.3, 0.2], 2.0)
+
+
+@pytest.fixture(scope="module")
+def run():
+    p = family_pool(12, 1500, random_state=7)
+    usd = np.exp(np.random.default_rng(8).uniform(np.log(1e-4), np.log(1e-2), 12))
+    d = ConditionData("all", p.X, p.y, [f"m{j:02d}" for j in range(12)], np.arange(1500))
+    budgets = budget_grid(usd, 5, max_models=6)
+    res = frontier_errors([d], usd, budgets, n_splits=3, max_models=6)
+    return d, usd, budgets, res
+
+
+def test_rows_use_the_protocol_splits(run) -> None:
+    d, usd, budgets, res = run
+    assert set(res["method"]) == {"none", "budgeted", "topk_budget", "cheapest_first",
+                                  "best_single", "cascade"}
+    static = res[res["method"].isin(["budgeted", "topk_budget", "cheapest_first",
+                                     "best_single"])]
+    assert (static["cost"] <= static["budget"] + 1e-12).all()
+    _, te = split_indices(1500, condition="all", split=0, seed=0, item_ids=d.items)
+    assert (res["n_test"] == len(te)).all()
+    # one row recomputed by hand: best single model's error on split 0 at the largest budget
+    row = res[(res["method"] == "best_single") & (res["split"] == 0)
+              & (res["budget"] == budgets[-1])].iloc[0]
+    j = d.models.index(row["selected"])
+    tr, te = split_indices(1500, condition="all", split=0, seed=0, item_ids=d.items)
+    from ensel.aggregate import make_aggregator
+
+    agg = make_aggregator("backoff").fit(d.X[tr][:, [j]], d.y[tr])
+    assert row["error"] == pytest.approx(np.mean(agg.predict(d.X[te][:, [j]]) != d.y[te]))
+
+
+def test_summary_document(run) -> None:
+    d, usd, budgets, res = run
+    doc = frontier_summary(res, usd=usd, models=d.models)
+    assert doc["schema"] == SCHEMA == "ensel.frontier/1"
+    assert doc["budgets"] == pytest.approx(list(budgets))
+    for name, m in doc["methods"].items():
+        assert 0 <= m["aiq_low"] <= m["aiq"] <= m["aiq_high"] <= 1, name
+        assert len(m["points"]) == len(budgets)
+    assert {r["verdict"] for r in doc["budgeted_vs_topk"]} <= {"holds", "within noise",
+                                                                "contradicted"}
+    assert doc["best_single"]["model"] in d.models
+    assert set(doc["reach"]) == set(doc["methods"])
+    cvs = doc["cascade_vs_static"]
+    assert cvs["n_evaluations"] == 3 and 0 <= cvs["matched_in"] <= 3
+    assert doc == frontier_summary(res.sample(frac=1, random_state=0), usd=usd,
+                                   models=d.models)  # independent of the rows' order
+
+
+def test_grid_includes_the_best_single_models_price(run) -> None:
+    from ensel.frontier import best_single_price
+
+    d, usd, _, _ = run
+    p = best_single_price([d], usd)
+    acc = (d.X == d.y[:, None]).mean(axis=0)
+    assert p == usd[int(np.argmax(acc))]
+    assert p in budget_grid(usd, 5, max_models=6, include=[p]).tolist()
