@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from ensel._errors import UsageError, check_is_fitted
+
 __all__ = ["AggregatorMixin", "EstimatorMixin", "SelectorMixin"]
 
 
@@ -109,7 +111,7 @@ class EstimatorMixin:
         for key, value in params.items():
             name, delim, sub = key.partition("__")
             if name not in valid:
-                raise ValueError(
+                raise UsageError(
                     f"{key!r} of {type(self).__name__}.set_params must be one of "
                     f"{self._get_param_names()}; got {key!r}"
                 )
@@ -170,8 +172,7 @@ class SelectorMixin(EstimatorMixin):
         >>> sel.get_support().tolist(), sel.get_support(indices=True).tolist()
         ([True, False, True], [0, 2])
         """
-        if not hasattr(self, "selected_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+        check_is_fitted(self, "selected_")
         mask = np.zeros(int(self.n_features_in_), dtype=np.bool_)
         mask[list(self.selected_)] = True
         return np.flatnonzero(mask) if indices else mask
@@ -195,7 +196,7 @@ class SelectorMixin(EstimatorMixin):
                                      [f"x{j}" for j in range(support.size)])
         names = np.asarray(input_features, dtype=object)
         if names.shape != (support.size,):
-            raise ValueError(
+            raise UsageError(
                 f"input_features of {type(self).__name__}.get_feature_names_out must hold "
                 f"{support.size} names; got {names.size}"
             )
@@ -220,8 +221,7 @@ class AggregatorMixin(EstimatorMixin):
     @property
     def n_features_in_(self) -> int:
         """Number of models seen in ``fit`` (scikit-learn's name for ``n_models_``)."""
-        if "n_models_" not in self.__dict__:
-            raise AttributeError(f"this {type(self).__name__} is not fitted yet")
+        check_is_fitted(self, "n_models_")
         return int(self.__dict__["n_models_"])
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:

@@ -78,6 +78,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._errors import UsageError
+
 __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "UsageError", "resolve_method",
            "run_select", "format_select", "select_command", "import_command",
            "check_output", "repository_root", "default_ks", "to_html"]
@@ -92,8 +94,6 @@ INNER_SPLITS = 5
 _ALIASES = {"top_k": "topk", "three_term_greedy": "three_term"}
 
 
-class UsageError(ValueError):
-    """Bad input or arguments: reported as one line, exit code 2."""
 
 
 def resolve_method(name: str) -> str:

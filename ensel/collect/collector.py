@@ -40,6 +40,7 @@ from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_random_exponential
 
+from ensel._errors import DataError, UsageError
 from ensel.collect.config import RunConfig
 from ensel.collect.parse import parse_reply
 from ensel.collect.prompts import PromptTemplate, load_template
@@ -115,9 +116,9 @@ def parse_shard(text: str) -> tuple[int, int]:
     try:
         i, n = (int(x) for x in text.split("/"))
     except ValueError:
-        raise ValueError(f"--shard must look like i/n (e.g. 1/4); got {text!r}") from None
+        raise UsageError(f"--shard must look like i/n (e.g. 1/4); got {text!r}") from None
     if not 1 <= i <= n:
-        raise ValueError(f"--shard {text}: need 1 <= i <= n")
+        raise UsageError(f"--shard {text}: need 1 <= i <= n")
     return i, n
 
 
@@ -153,7 +154,7 @@ def _reply(raw: httpx2.Response) -> tuple[str | None, str | None, int | None, in
         return (text, choice.get("finish_reason"), usage.get("prompt_tokens"),
                 usage.get("completion_tokens"), body.get("model"), body.get("provider"))
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        raise ValueError("the reply is not a chat completion") from None
+        raise DataError("the reply is not a chat completion") from None
 
 
 def _retry_after(exc: BaseException) -> float | None:

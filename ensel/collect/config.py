@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from ensel._errors import ConfigError
 from ensel.collect.prompts import PROMPT_VERSION
 from ensel.collect.queries import SOURCES
 
@@ -34,8 +35,6 @@ _DATASET = {"source", "models", "n_queries", "path", "pool", "single_only"}
 _PRICES = {"as_of", "per_million_tokens"}
 
 
-class ConfigError(ValueError):
-    """A run configuration that cannot be used (the message names the file and the key)."""
 
 
 @dataclass(frozen=True)
