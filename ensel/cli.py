@@ -223,6 +223,7 @@ def _evaluate(args: Any) -> int:
     HTML report and the executed notebook beside it."""
     import time
 
+    from ensel._io import temporary_paths, write_atomic
     from ensel.book.runner import execute_notebook, require_page_packages
     from ensel.practice import (
         EVALUATE_MAX_K,
@@ -273,7 +274,8 @@ def _evaluate(args: Any) -> int:
     exhaustive = not args.no_exhaustive and m <= EXHAUSTIVE_LIMIT
     stem = Path(args.data[0]).name.split(".")[0] or "data"
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="ensel-evaluate-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ensel-evaluate-") as tmp, \
+            temporary_paths(Path(tmp)):  # removed on SIGINT/SIGTERM too
         tmpd = Path(tmp)
         data_path = tmpd / f"{stem}.parquet"
         df.to_parquet(data_path, index=False)
@@ -293,8 +295,9 @@ def _evaluate(args: Any) -> int:
         except Exception as exc:  # the runner's NotebookRunError
             raise UsageError(_first_failure(str(exc))) from None
         phase(f"page executed in {time.perf_counter() - t1:.1f} s; writing the report")
-        nbformat.write(executed, nb_path)
-        out.write_text(to_html(executed), encoding="utf-8")
+        write_atomic(out, lambda t: t.write_text(to_html(executed), encoding="utf-8"),
+                     force=args.force)
+        write_atomic(nb_path, lambda t: nbformat.write(executed, t), force=args.force)
     print(f"wrote {out} and {nb_path}" + ("" if quiet else
           f" ({time.perf_counter() - t0:.1f} s in all)"), file=sys.stderr)
     return 0
@@ -361,7 +364,8 @@ def _message(exc: BaseException, inputs: Sequence[str] = ()) -> str:
     files, named when the error itself does not say which file it is about)."""
 
     text = _bare_message(exc)
-    if inputs and not any(str(i) in text or os.path.basename(str(i)) in text for i in inputs):
+    named = any(str(i) in text or os.path.basename(str(i)) in text for i in inputs)
+    if inputs and not named and not text.startswith("-"):  # "-o x: ..." is about an option
         text = f"{', '.join(map(str, inputs))}: {text}"
     return text
 
@@ -389,6 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import yaml
 
+    from ensel._io import exit_on_signals, quiet_closed_stdout
     from ensel.book.runner import NotebookRunError
     from ensel.datasets._fetch import DataUnavailableError
 
@@ -398,21 +403,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
     except SystemExit as exc:  # --help and --version exit 0 as argparse does
         if exc.code in (0, None):
             raise
         return int(exc.code) if isinstance(exc.code, int) else 2
     prog = f"ensel {args.ensel_command}"
+    if extra:  # unknown options after a command: that command's prefix, not "ensel"
+        print(f"{prog}: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return 2
     inputs = [*(getattr(args, "data", None) or ()), *(getattr(args, "paths", None) or ())]
     try:
-        return _dispatch(args)
+        with exit_on_signals(prog):
+            return _dispatch(args)
     except (ValueError, TypeError, KeyError, OSError, EOFError, zlib.error, yaml.YAMLError,
             DataUnavailableError, NotebookRunError) as exc:
         if isinstance(exc, BrokenPipeError):  # output piped into e.g. `head`: stop quietly
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            return 0
+            return quiet_closed_stdout()
         print(f"{prog}: error: {_message(exc, inputs)}", file=sys.stderr)
         return 2
     except SystemExit as exc:

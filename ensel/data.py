@@ -41,6 +41,7 @@ file, the line (CSV: the header is line 1) or row (Parquet: counted from 0) and 
 from __future__ import annotations
 
 import csv
+import errno
 import gzip
 import os
 import zlib
@@ -741,11 +742,35 @@ as "CSV UTF-8" (comma-separated) and give that file
         raise DataError(f"{shown}: the file holds {what}, not a CSV or Parquet table{hint}")
 
 
+def refuse_link_loop(path: str | os.PathLike[str]) -> None:
+    """Refuse a path whose symbolic links lead back to themselves (naming it), where
+    ``exists`` would only say "no such file" and ``resolve`` raise a ``RuntimeError``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "loop.csv"
+    >>> p.symlink_to(p)
+    >>> refuse_link_loop(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ensel._errors.DataError: .../loop.csv: a symbolic link loop (the link leads back to \
+itself); give the real file
+    """
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise DataError(f"{path}: a symbolic link loop (the link leads back to itself); "
+                            "give the real file") from None
+
+
 def _check_file(path: str | os.PathLike[str]) -> tuple[Path, str]:
     """The path of a table file (existence, folder, suffix, emptiness checked) and its name
     as shown in messages (as given)."""
     shown = str(path)
     p = Path(path).expanduser()
+    refuse_link_loop(p)
     if p.is_dir():
         raise DirectoryGivenError(
             f"responses path {shown!r} is a directory, not a file; give the path of a "

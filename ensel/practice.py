@@ -79,6 +79,7 @@ import numpy as np
 import pandas as pd
 
 from ensel._errors import UsageError
+from ensel._io import write_atomic
 
 __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "UsageError", "resolve_method",
            "run_select", "format_select", "select_command", "import_command",
@@ -555,7 +556,11 @@ def check_output(path: str | Path, *, inputs: Sequence[str | Path] = (),
                  force: bool = False, option: str = "-o") -> Path:
     """The resolved output path, or :class:`UsageError` when writing it would replace an
     input, an existing file without ``force``, or land in the book's folders."""
-    out = Path(path).expanduser().resolve()
+    try:
+        out = Path(path).expanduser().resolve()
+    except (RuntimeError, OSError):  # a symbolic link loop
+        raise UsageError(f"{option} {path}: a symbolic link loop (the link leads back to "
+                         "itself); give another output path") from None
     for folder in _book_folders():
         if out == folder or folder in out.parents:
             raise UsageError(f"{option} {path}: refusing to write into {folder} (the book's "
@@ -563,9 +568,10 @@ def check_output(path: str | Path, *, inputs: Sequence[str | Path] = (),
     for i in inputs:
         try:
             same = Path(i).exists() and out.exists() and os.path.samefile(out, i)
-        except OSError:
+            same = same or out == Path(i).expanduser().resolve()
+        except (OSError, RuntimeError):  # an input's link loop: its reader names it
             same = False
-        if same or out == Path(i).expanduser().resolve():
+        if same:
             raise UsageError(f"{option} {path}: is also an input; write to another file")
     if out.is_dir():
         raise UsageError(f"{option} {path}: is a directory; give a file name")
@@ -739,13 +745,9 @@ def import_command(args: Any) -> int:
     df = read(args.paths, format=fmt, **options)
     if args.condition and fmt == "tidy":
         df = df.assign(condition=args.condition)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    if out.name.lower().endswith(".csv"):
-        df.to_csv(tmp, index=False)
-    else:
-        df.to_parquet(tmp, index=False)
-    os.replace(tmp, out)
+    csv = out.name.lower().endswith(".csv")
+    write_atomic(out, lambda tmp: df.to_csv(tmp, index=False) if csv
+                 else df.to_parquet(tmp, index=False), force=args.force)
     print(f"wrote {out}: {len(df):,} answers, {df['item'].nunique():,} items x "
           f"{df['model'].nunique()} models x {df['condition'].nunique()} condition(s)",
           file=sys.stderr)

@@ -44,7 +44,7 @@ from ensel._errors import DataError, UsageError
 from ensel.collect.config import RunConfig
 from ensel.collect.parse import parse_reply
 from ensel.collect.prompts import PromptTemplate, load_template
-from ensel.collect.queries import SOURCES, build_queries
+from ensel.collect.queries import SOURCES
 from ensel.collect.store import Store
 
 __all__ = ["EndpointRefused", "RunSummary", "collect", "load_queries", "parse_shard",
@@ -129,9 +129,7 @@ def _in_shard(query_id: str, shard: tuple[int, int]) -> bool:
 
 def load_queries(cfg: RunConfig) -> dict[str, pd.DataFrame]:
     """The query set of every dataset of a configuration (seeded with ``cfg.seed``)."""
-    return {name: build_queries(d.source, n_queries=d.n_queries, seed=cfg.seed, path=d.path,
-                                single_only=d.single_only)
-            for name, d in cfg.datasets.items()}
+    return {name: cfg.queries(name) for name in cfg.datasets}
 
 
 def prompt_hashes(cfg: RunConfig) -> set[str]:

@@ -34,7 +34,14 @@ import numpy as np
 import pandas as pd
 
 from ensel._notice import notice
-from ensel.data import DataError, DirectoryGivenError, MissingFileError, refuse_kind, sniff
+from ensel.data import (
+    DataError,
+    DirectoryGivenError,
+    MissingFileError,
+    refuse_kind,
+    refuse_link_loop,
+    sniff,
+)
 
 __all__ = ["FORMATS", "DataError", "detect", "read", "read_data", "read_mmlu_pro_files"]
 
@@ -54,6 +61,7 @@ def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
     out = []
     for p in paths:
         path = Path(p).expanduser()
+        refuse_link_loop(path)
         if path.is_dir():
             raise DirectoryGivenError(
                 f"{path} is a directory; pass the data file(s) in it (e.g. "
