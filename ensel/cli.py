@@ -162,7 +162,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--ks", default=None,
                    help="budgets, e.g. 1-10 or 1,3,5 (default 1..m; beyond 20 models "
                         "1..min(20, log2 n_train))")
-    p.add_argument("--splits", type=positive, default=None,
+    p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
                    help="random splits per condition (default: chosen by the page, the "
                         "smallest number whose interval is within 20%% of the narrowest "
                         "possible)")
@@ -258,6 +258,7 @@ def _evaluate(args: Any) -> int:
     m = int(df["model"].nunique())
     if ks and ks[-1] > m:
         raise UsageError(f"--ks asks for k={ks[-1]} but the data has {m} model(s)")
+    _check_before_the_page(df)
     phase(f"read {', '.join(args.data)}: {len(df):,} answers, {df['item'].nunique():,} items, "
           f"{m} models, {df['condition'].nunique()} condition(s) "
           f"({time.perf_counter() - t0:.1f} s)")
@@ -301,6 +302,21 @@ def _evaluate(args: Any) -> int:
     print(f"wrote {out} and {nb_path}" + ("" if quiet else
           f" ({time.perf_counter() - t0:.1f} s in all)"), file=sys.stderr)
     return 0
+
+
+def _check_before_the_page(df: Any) -> None:
+    """Refuse, before the page starts, what ``ensel select`` refuses (with its messages):
+    too few items or one label class in a condition, every answer blank; and a pool of one
+    model, which the experiments page cannot compare."""
+    from ensel.experiment import condition_data
+    from ensel.practice import UsageError, _check_pool, _pickable
+
+    data, _ = _pickable(condition_data(df, None, validate=False))
+    _check_pool(data, None, 1, 0.2)
+    if len(data[0].models) < 2:
+        raise UsageError(f"the experiments page compares ensembles and needs at least 2 "
+                         f"models; the data has 1 ({data[0].models[0]!r}); use ensel select "
+                         "for one model's held-out error")
 
 
 def _first_failure(message: str) -> str:

@@ -351,3 +351,40 @@ def test_the_config_loader_is_yaml_safe(tmp_path) -> None:
     p = _config(tmp_path, BASE + "seed: !!python/object/apply:os.getcwd []\n")
     with pytest.raises((ConfigError, yaml.YAMLError)):
         load_config(p)
+
+
+# --------------------------------------------------------------------------- evaluate, early
+ONE_MODEL = "item,model,answer,label\n" + "".join(
+    f"q{i},a,{1 if i % 3 else -1},{1 if i % 2 else -1}\n" for i in range(10))
+ONE_CLASS = "item,model,answer,label\n" + "".join(
+    f"q{i},{m},{1 if (i + j) % 3 else -1},1\n" for i in range(10) for j, m in enumerate("ab"))
+FEW_ITEMS = "item,model,answer,label\nq1,a,1,1\nq1,b,1,1\nq2,a,-1,-1\nq2,b,1,-1\n"
+
+
+@pytest.mark.parametrize(("text", "fragments"), [
+    (ONE_MODEL, ("needs at least 2 models", "('a')")),
+    (ONE_CLASS, ("only one label class",)),
+    (FEW_ITEMS, ("fewer than the 5 needed",)),
+])
+def test_evaluate_refuses_before_the_page_as_select_does(tmp_path, capsys, text,
+                                                         fragments) -> None:
+    src = tmp_path / "t.csv"
+    src.write_text(text, encoding="utf-8")
+    out = tmp_path / "r.html"
+    r = run_cli(["evaluate", src, "-o", out], capsys)
+    line = assert_usage_error(r, "evaluate", *fragments)
+    assert "executing" not in r.err and "ipynb" not in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+    if text is not ONE_MODEL:
+        s = run_cli(["select", src, "-k", "1"], capsys)
+        assert assert_usage_error(s, "select").split("error: ", 1)[1] == line.split("error: ", 1)[1]
+
+
+@pytest.mark.parametrize("value", ["1", "0", "x"])
+def test_evaluate_splits_as_select(tmp_path, capsys, value) -> None:
+    src = tmp_path / "t.csv"
+    src.write_text(ONE_CLASS, encoding="utf-8")
+    r = run_cli(["evaluate", src, "-o", tmp_path / "r.html", "--splits", value], capsys)
+    assert_usage_error(r, "evaluate", "--splits must be an integer >= 2", value)
+    s = run_cli(["select", src, "-k", "1", "--splits", value], capsys)
+    assert_usage_error(s, "select", "--splits must be an integer >= 2", value)
