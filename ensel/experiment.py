@@ -54,7 +54,9 @@ from ensel._validation import (
     constraint_error,
     validate_params,
 )
-from ensel.select import SELECTORS
+from ensel.aggregate import SPECS as AGGREGATOR_SPECS
+from ensel.select import SELECTORS, paper_selectors
+from ensel.select import SPECS as SELECTOR_SPECS
 
 __all__ = [
     "PAPER_SELECTORS",
@@ -87,8 +89,10 @@ __all__ = [
 
 #: The paper's four selectors and three aggregators, the defaults of :func:`evaluate`. Any
 #: name of :data:`ensel.select.SELECTORS` / :data:`ensel.aggregate.AGGREGATORS` is accepted.
-PAPER_SELECTORS: tuple[str, ...] = ("topk", "relevance", "mrmr", "greedy_mi")
-PAPER_AGGREGATORS: tuple[str, ...] = ("map", "mv", "wmv")
+#: Both read the registries' specs (``in_paper``).
+PAPER_SELECTORS: tuple[str, ...] = paper_selectors()
+PAPER_AGGREGATORS: tuple[str, ...] = tuple(
+    name for name, spec in AGGREGATOR_SPECS.items() if spec.in_paper)
 #: Selectors added by ``exhaustive=True`` (always aggregated with MAP).
 EXHAUSTIVE_SELECTORS: dict[str, str] = {
     "exhaustive": "Exhaustive optimum (oracle: best held-out MAP error)",
@@ -576,6 +580,20 @@ def _map_in_order(func: Callable[[Any], Any], tasks: Sequence[Any], n_jobs: int)
         return list(pool.map(func, tasks))
 
 
+def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray,
+                  ks: Sequence[int]) -> dict[int, list[int]]:
+    """The picks of ``selector`` at every budget of ``ks``.
+
+    A nested selector (:attr:`ensel.select.SelectorSpec.nested`) is fitted once at the
+    largest budget and its first ``k`` picks are its size-``k`` choice; any other is fitted
+    once per budget, so it is never evaluated on a prefix that is not its choice.
+    """
+    if SELECTOR_SPECS[selector].nested:
+        path = [int(j) for j in SELECTORS[selector](ks[-1]).fit(X, y).selected_]
+        return {k: path[:k] for k in ks}
+    return {k: [int(j) for j in SELECTORS[selector](k).fit(X, y).selected_] for k in ks}
+
+
 def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits: int = 5,
                    test_fraction: float = 0.2, seed: int = 0, condition: Any = "all",
                    selectors: Sequence[str] = PAPER_SELECTORS,
@@ -649,7 +667,6 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
     if len(names) != m:
         raise constraint_error("names", f"{m} model names (one per column)", len(names))
     kk = _check_ks(ks, m, condition)
-    kmax = kk[-1]
     if exhaustive:  # fail before the expensive part if m is too large
         exhaustive_errors(Xa[:2], ya[:2], Xa[:1], ya[:1], [])
     jobs = _jobs(n_jobs)
@@ -664,9 +681,9 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None, n_splits:
         mv_seed = _mv_seed(seed, condition, split)
         n_te = len(te)
         for sel in selectors:
-            picks = [int(j) for j in SELECTORS[sel](kmax).fit(Xtr, ytr).selected_]
+            picks = _nested_picks(sel, Xtr, ytr, kk)
             for k in kk:
-                cols = picks[:k]
+                cols = picks[k]
                 label = SEP.join(names[j] for j in cols)
                 sacc = float(acc[cols].mean())
                 for agg in aggregators:

@@ -92,9 +92,6 @@ EXHAUSTIVE_LIMIT = 15
 LARGE_POOL = 4_000_000
 #: Inner splits of ``-k auto``.
 INNER_SPLITS = 5
-_ALIASES = {"top_k": "topk", "three_term_greedy": "three_term"}
-
-
 
 
 def resolve_method(name: str) -> str:
@@ -105,12 +102,14 @@ def resolve_method(name: str) -> str:
     >>> resolve_method("top-k"), resolve_method("greedy_mi"), resolve_method("exhaustive")
     ('topk', 'greedy_mi', 'exhaustive')
     """
-    from ensel.select import SELECTORS
+    from ensel.select import SELECTORS, resolve_selector
 
     key = str(name).strip().lower().replace("-", "_")
-    key = _ALIASES.get(key, key)
-    if key in SELECTORS or key == "exhaustive":
+    if key == "exhaustive":
         return key
+    found = resolve_selector(key)
+    if found is not None:
+        return found
     raise UsageError(f"--method must be one of {', '.join([*SELECTORS, 'exhaustive'])} "
                      f"(hyphens allowed); got {name!r}")
 

@@ -42,6 +42,7 @@ example_k = 4  # ensemble size of the Figure-2-style example
 ks = None  # budgets k to evaluate (None: 1..m), as ensel evaluate --ks
 n_halvings = 10  # halvings checking the intervals (0: none)
 n_jobs = None  # threads for the splits (the same tables for any number)
+extra_selectors = []  # names of ensel.select.SPECS beyond the paper's four
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -144,7 +145,9 @@ claims.check_copula_pairs(
 abstain = bool((df["answer"] == 0).any())
 do_exhaustive = bool(exhaustive) and experiment.exhaustive_feasible(
     n_models, abstentions=abstain)
+selectors = [*experiment.PAPER_SELECTORS, *extra_selectors]
 results = experiment.evaluate(df, ks=ks, n_splits=n_splits, seed=seed,
+                              selectors=selectors,
                               exhaustive=do_exhaustive, n_jobs=n_jobs)
 path = save_results(results, dataset)
 summary = experiment.summarise(results)
@@ -180,7 +183,7 @@ protocol.check_protocol(checks, results, summary, dataset=dataset,
 # Mean over all evaluations with a $\pm 1$ std band (paper Figures 5 and 6).
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Test error vs ensemble size with MAP, mean ± std over all evaluations (paper Figures 5 and 6).", "name": "fig-{output}-map"}}
-lines = ["topk", "relevance", "mrmr", "greedy_mi"] + (
+lines = selectors + (
     ["exhaustive_mi", "exhaustive"] if do_exhaustive else [])
 fig = figures.error_vs_k(summary, selectors=lines,
                          title=f"{label}: test error vs k (MAP), mean ± std")
@@ -213,7 +216,8 @@ plt.show()
 # when every column ties). Layouts as in the paper's appendix tables.
 
 # %%
-result_tables = {kind: tables.results_table(summary, kind)
+extra = [(s, "map") for s in extra_selectors]
+result_tables = {kind: tables.results_table(summary, kind, extra=extra)
                  for kind in ("map", "mv", "wmv")}
 
 # %% tags=["hide-input"]

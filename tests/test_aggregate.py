@@ -100,7 +100,7 @@ def test_map_sparse_table_matches_dense(monkeypatch):
     Xt, _ = _independent([0.7, 0.6, 0.8, 0.65, 0.75, 0.7], 500, 4)
     Xt[::13, 4] = 0
     dense = MAPAggregator().fit(X, y)
-    monkeypatch.setattr(agg, "DENSE_MAX_PATTERNS", 10)
+    monkeypatch.setattr(agg._paper, "DENSE_MAX_PATTERNS", 10)
     sparse = MAPAggregator().fit(X, y)
     assert sparse.patterns_ is not None and dense.patterns_ is None
     assert sparse.counts_.shape[0] == sparse.patterns_.size < sparse.size_

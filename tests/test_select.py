@@ -125,7 +125,7 @@ def test_selectors_equal_the_literal_definition(cls, criterion, abstain):
 def test_count_blocks_do_not_change_results(monkeypatch):
     X, y = bsc_sample([0.1, 0.3, 0.2, 0.35, 0.25, 0.4], 500, seed=2, abstain=0.03)
     before = [GreedyMI(5).fit(X, y), ThreeTermGreedy(5).fit(X, y)]
-    monkeypatch.setattr(select, "_MAX_CELLS", 50)  # one column per block
+    monkeypatch.setattr(select._engine, "_MAX_CELLS", 50)  # one column per block
     after = [GreedyMI(5).fit(X, y), ThreeTermGreedy(5).fit(X, y)]
     for a, b in zip(before, after, strict=True):
         assert a.selected_ == b.selected_

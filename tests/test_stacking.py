@@ -31,7 +31,7 @@ def test_stationary_point_of_the_penalised_log_loss(intercept):
 
 
 def test_intercept_only_when_the_likelihood_ratio_test_supports_it():
-    from ensel.stacking import _INTERCEPT_CRITICAL
+    from ensel.aggregate._stacking import _INTERCEPT_CRITICAL
 
     # balanced labels, class-symmetric errors: no intercept
     X, y = bsc([0.2, 0.3, 0.35], 4000, 3)
@@ -161,7 +161,7 @@ def test_backoff_unseen_patterns_follow_the_logistic_model():
 
 
 def test_backoff_auto_strength_follows_the_evidence():
-    from ensel.stacking import STRENGTH_GRID, BackoffMAP
+    from ensel.aggregate._stacking import STRENGTH_GRID, BackoffMAP
 
     # independent errors given the label: the logistic model is right, the counts add nothing
     X, y = bsc([0.2, 0.25, 0.3, 0.35], 5000, seed=1)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ensel.book.tables import column_label
+from ensel.book.tables import _SpecField, column_label
 
 __all__ = [
     "SELECTOR_STYLE",
@@ -32,15 +32,12 @@ __all__ = [
     "pooled_forest",
 ]
 
-#: Colour and marker per selector, shared by every figure.
-SELECTOR_STYLE: dict[str, dict[str, Any]] = {
-    "topk": {"color": "#1f77b4", "marker": "o"},
-    "relevance": {"color": "#ff7f0e", "marker": "s"},
-    "mrmr": {"color": "#2ca02c", "marker": "^"},
-    "greedy_mi": {"color": "#d62728", "marker": "D"},
+#: Colour and marker per selector, shared by every figure (the registry's specs,
+#: :data:`ensel.select.SPECS`, and the two exhaustive subsets of ``evaluate``).
+SELECTOR_STYLE: Mapping[str, Mapping[str, Any]] = _SpecField("style", {
     "exhaustive": {"color": "#555555", "marker": "", "linestyle": "--"},
     "exhaustive_mi": {"color": "#9467bd", "marker": "x", "linestyle": ":"},
-}
+})
 
 
 def _curves(summary: pd.DataFrame, lines: Sequence[tuple[str, str]], ax: Any,

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +22,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from ensel.aggregate import SPECS as AGGREGATOR_SPECS
 from ensel.experiment import PAPER_SELECTORS
+from ensel.select import SPECS as SELECTOR_SPECS
 
 __all__ = [
     "AGGREGATOR_NAMES",
@@ -55,24 +57,37 @@ __all__ = [
     "dataset_label",
 ]
 
-#: Short display names of selectors (the paper's column headers).
-LABELS: dict[str, str] = {
-    "topk": "Top-k",
-    "relevance": "Term 1",
-    "mrmr": "Terms 1+2",
-    "greedy_mi": "Greedy MI",
-    "exhaustive": "Exhaustive (oracle)",
-    "exhaustive_mi": "Exhaustive max-MI",
-}
+class _SpecField(Mapping[str, Any]):
+    """A read-only, always current view ``selector name -> field of its spec``
+    (:data:`ensel.select.SPECS`; specs where the field is ``None`` are left out), followed by
+    fixed ``extra`` entries (the exhaustive subsets of ``evaluate``, which have no spec)."""
+
+    def __init__(self, field: str, extra: Mapping[str, Any] | None = None) -> None:
+        self._field, self._extra = field, dict(extra or {})
+
+    def _items(self) -> dict[str, Any]:
+        own = {name: getattr(spec, self._field) for name, spec in SELECTOR_SPECS.items()}
+        return {**{k: v for k, v in own.items() if v is not None}, **self._extra}
+
+    def __getitem__(self, name: str) -> Any:
+        return self._items()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+
+#: Short display names of selectors (the paper's column headers), from the registry's specs
+#: and the two exhaustive subsets of ``evaluate``.
+LABELS: Mapping[str, str] = _SpecField("label", {"exhaustive": "Exhaustive (oracle)",
+                                                "exhaustive_mi": "Exhaustive max-MI"})
 #: The paper's names of the selectors (its tables' legends).
-SELECTOR_NAMES: dict[str, str] = {
-    "topk": "Top-k (Acc)",
-    "relevance": "Term 1 (Rel)",
-    "mrmr": "Terms 1+2 (mRMR)",
-    "greedy_mi": "Greedy MI (Ours)",
-}
+SELECTOR_NAMES: Mapping[str, str] = _SpecField("paper_name")
 #: The paper's names of the aggregators.
-AGGREGATOR_NAMES: dict[str, str] = {"map": "MAP", "mv": "MV", "wmv": "W-MV"}
+AGGREGATOR_NAMES: dict[str, str] = {
+    name: spec.label for name, spec in AGGREGATOR_SPECS.items() if spec.in_paper}
 
 
 def column_label(selector: str, aggregator: str) -> str:

@@ -28,7 +28,6 @@ from ensel._kernels import label_bits
 from ensel._validation import (
     Interval,
     Shown,
-    StrOptions,
     check_random_state,
     check_X,
     check_X_y,
@@ -36,16 +35,8 @@ from ensel._validation import (
     validate_params,
 )
 from ensel.info import pattern_codes
-from ensel.stacking import BackoffMAP, LogisticStacking
 
-__all__ = [
-    "AGGREGATORS",
-    "DEFAULT_AGGREGATOR",
-    "MAPAggregator",
-    "MajorityVote",
-    "WeightedMajorityVote",
-    "make_aggregator",
-]
+__all__ = ["MAPAggregator", "MajorityVote", "WeightedMajorityVote"]
 
 #: Largest pattern alphabet stored as a dense ``(size, 2)`` count table; beyond it only the
 #: observed patterns are stored (``patterns_``).
@@ -341,34 +332,3 @@ class WeightedMajorityVote(AggregatorMixin):
         """``sign(V)`` with ``V == 0`` -> ``+1``; ``int8`` in ``{-1, +1}``."""
         v = self.decision_function(X)
         return np.where(v >= 0, 1, -1).astype(np.int8)
-
-
-#: The one registry of aggregators: name -> class (scikit-learn style ``fit``/``predict``).
-AGGREGATORS: dict[str, type] = {
-    "map": MAPAggregator,
-    "mv": MajorityVote,
-    "wmv": WeightedMajorityVote,
-    # ensel's own, beyond the paper (ensel.stacking)
-    "logistic": LogisticStacking,
-    "backoff": BackoffMAP,
-}
-
-#: The aggregator `ensel select` uses unless told otherwise (the paper's MAP stays available
-#: as "map"); the evidence is :data:`ensel.select.DEFAULT_REASON`.
-DEFAULT_AGGREGATOR = "backoff"
-
-
-@validate_params({"name": [StrOptions(AGGREGATORS)], "random_state": ["random_state", None]})
-def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
-    """A fresh aggregator of :data:`AGGREGATORS` with the paper's settings.
-
-    ``random_state`` seeds the tie break of majority vote (the others are deterministic).
-
-    Examples
-    --------
-    >>> type(make_aggregator("mv", random_state=0)).__name__
-    'MajorityVote'
-    """
-    if name == "mv":
-        return MajorityVote(random_state=random_state)
-    return AGGREGATORS[name]()
