@@ -33,7 +33,7 @@ y = np.array([1, -1, 1, -1])
      "strength of BackoffMAP must be a real number in (0, inf)"),
     (lambda: BackoffMAP(strength="max").fit(X, y),
      "strength of BackoffMAP must be a real number in (0, inf) or one of 'auto'; got 'max'"),
-    (lambda: BackoffMAP().fit(X, [1, 2, 1, 1]), "y"),
+    (lambda: BackoffMAP().fit(X, [1, 2, 3, 1]), "y"),  # two labels are classes_; three are not
     (lambda: family_pool(10, 100, common=0.6, within=0.5),
      "within of family_pool must be a real number in [0, 0.4) (common + within < 1); got 0.5"),
     (lambda: family_pool(10, 0), "n of family_pool must be an int in [1, inf); got 0"),
