@@ -50,9 +50,12 @@ _READERS = ("predict", "predict_proba", "decision_function", "transform", "score
 def _reads_X_as_fitted(method: Any) -> Any:
     @functools.wraps(method)
     def _reader(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+        check_is_fitted(self, self._fitted_attribute)  # before X is read: NotFittedError
         out = method(self, self._fitted_X(X, method.__name__), *args, **kwargs)
         if method.__name__ == "predict":
             return self._labels_of(out)
+        if method.__name__ == "transform":
+            return self._as_output(out)
         return out
 
     _reader.__ensel_reads_X__ = True  # type: ignore[attr-defined]
@@ -268,6 +271,7 @@ class SelectorMixin(EstimatorMixin):
     selected_: list[int]
     n_features_in_: int
     _ensel_contracts = True
+    _fitted_attribute = "selected_"
 
     def get_support(self, indices: bool = False) -> np.ndarray:
         """Which models (columns of ``X``) were selected.
@@ -323,6 +327,43 @@ class SelectorMixin(EstimatorMixin):
             )
         return names[list(self.selected_)]
 
+    def set_output(self, *, transform: str | None = None) -> Any:
+        """The container of :meth:`transform`'s output (scikit-learn's ``set_output`` API).
+
+        Parameters
+        ----------
+        transform : {"default", "pandas"}, optional
+            ``"pandas"``: a DataFrame whose columns are :meth:`get_feature_names_out`;
+            ``"default"``: a DataFrame for a DataFrame input, else a numpy array; ``None``:
+            unchanged.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ensel.select import TopK
+        >>> X, y = np.array([[1, 1, -1], [-1, 1, -1], [1, -1, 1]]), np.array([1, -1, 1])
+        >>> TopK(k=2).set_output(transform="pandas").fit(X, y).transform(X).columns.tolist()
+        ['x0', 'x2']
+        """
+        if transform is not None:
+            from ensel._validation import check_option
+
+            check_option(transform, "transform", ("default", "pandas"))
+            self._sklearn_output_config = {"transform": transform}
+        return self
+
+    def _as_output(self, out: Any) -> Any:
+        config = getattr(self, "_sklearn_output_config", {})
+        if config.get("transform") != "pandas" or not isinstance(out, np.ndarray):
+            return out
+        import pandas as pd
+
+        return pd.DataFrame(out, columns=self.get_feature_names_out())
+
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import TransformerTags
 
@@ -339,6 +380,7 @@ class AggregatorMixin(EstimatorMixin):
 
     _estimator_type = "classifier"
     _ensel_contracts = True
+    _fitted_attribute = "n_models_"
 
     @property
     def n_features_in_(self) -> int:
