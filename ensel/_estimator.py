@@ -31,16 +31,141 @@ unchanged under its own name and validated in ``fit``; fitted attributes end in 
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
 import numpy as np
 
+from ensel._errors import UsageError, check_is_fitted
+
 __all__ = ["AggregatorMixin", "EstimatorMixin", "SelectorMixin"]
 
 
+#: Methods that read answers ``X`` after ``fit``: their ``X`` gets fit's column names and
+#: fit's reading of ``0``/``1`` (see :meth:`EstimatorMixin._fitted_X`).
+_READERS = ("predict", "predict_proba", "decision_function", "transform", "score")
+
+
+def _reads_X_as_fitted(method: Any) -> Any:
+    @functools.wraps(method)
+    def _reader(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+        check_is_fitted(self, self._fitted_attribute)  # before X is read: NotFittedError
+        out = method(self, self._fitted_X(X, method.__name__), *args, **kwargs)
+        if method.__name__ == "predict":
+            return self._labels_of(out)
+        if method.__name__ == "transform":
+            return self._as_output(out)
+        return out
+
+    _reader.__ensel_reads_X__ = True  # type: ignore[attr-defined]
+    return _reader
+
+
+def _fits(method: Any) -> Any:
+    @functools.wraps(method)
+    def _fitter(self: Any, X: Any, y: Any = None, *args: Any, **kwargs: Any) -> Any:
+        classes, y = _classes_of(y)
+        out = method(self, X, y, *args, **kwargs)
+        self._record_fit(X, classes)
+        return out
+
+    _fitter.__ensel_fits__ = True  # type: ignore[attr-defined]
+    return _fitter
+
+
+def _classes_of(y: Any) -> tuple[np.ndarray | None, Any]:
+    """``(classes, y)``: any two labels (0/1, strings, booleans, ...) sorted as
+    ``classes_`` and ``y`` re-encoded as -1 (``classes_[0]``) / +1 (``classes_[1]``); labels
+    already in ``{-1, +1}``, one class, or anything else are passed through unchanged (the
+    estimator's own checks report them)."""
+    if y is None:
+        return None, y
+    raw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if raw.ndim != 1 or raw.size == 0:
+        return None, y
+    try:
+        classes = np.unique(raw)
+    except TypeError:  # mixed types: the label check names them
+        return None, y
+    if classes.size != 2 or raw.dtype.kind == "f" and np.isnan(classes).any():
+        return None, y
+    if raw.dtype.kind in "iu" and set(classes.tolist()) == {-1, 1}:
+        return None, y
+    return classes, np.where(raw == classes[1], 1, -1).astype(np.int8)
+
+
 class EstimatorMixin:
-    """``get_params``, ``set_params`` and a ``repr`` from the constructor's signature."""
+    """``get_params``, ``set_params`` and a ``repr`` from the constructor's signature; the
+    contracts of ``fit`` and of the methods that read ``X`` after it (column names, the
+    reading of ``0``/``1`` answers, the labels of ``y``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls, "_ensel_contracts", False):
+            return
+        if "fit" in cls.__dict__ and not getattr(cls.__dict__["fit"], "__ensel_fits__", False):
+            cls.fit = _fits(cls.__dict__["fit"])  # type: ignore[attr-defined]
+        for name in _READERS:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "__ensel_reads_X__", False):
+                setattr(cls, name, _reads_X_as_fitted(method))
+
+    def _record_fit(self, X: Any, classes: np.ndarray | None) -> None:
+        """After ``fit``: the column names, how ``0``/``1`` answers were read, the labels."""
+        import pandas as pd
+
+        from ensel._validation import as_pm1
+
+        if isinstance(X, pd.DataFrame):
+            if all(isinstance(c, str) for c in X.columns):
+                self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+        report: dict[str, str] = {}
+        try:
+            as_pm1(X, name="X", allow_abstain=True, report=report)
+        except (ValueError, TypeError):
+            report = {}
+        self._zero_one_ = report.get("encoding", "").startswith("1/0")
+        if classes is not None and hasattr(self, "classes_"):
+            self.classes_ = classes
+
+    def _fitted_X(self, X: Any, method: str) -> Any:
+        """``X`` checked against fit's column names and read as fit read its answers: a batch
+        of only ``0``/``1`` is True/False when fit's answers were, else ``0`` is abstained."""
+        import pandas as pd
+
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and isinstance(X, pd.DataFrame):
+            got = [str(c) for c in X.columns]
+            if got != list(names):
+                from ensel._errors import UsageError
+
+                how = ("in another order" if sorted(got) == sorted(names)
+                       else f"{got[:4]}{' ...' if len(got) > 4 else ''}")
+                raise UsageError(
+                    f"X of {type(self).__name__}.{method} must have the columns fit saw, in "
+                    f"the same order ({list(names)[:4]}{' ...' if len(names) > 4 else ''}); "
+                    f"got {how} (pass X[est.feature_names_in_])")
+        if "_zero_one_" not in self.__dict__:
+            return X
+        values = X.to_numpy() if isinstance(X, pd.DataFrame) else X
+        arr = np.asarray(values)
+        if arr.dtype.kind not in "iub" or arr.ndim != 2 or arr.size == 0:
+            return X
+        if arr.dtype.kind == "b" or not np.isin(arr, (0, 1)).all():
+            return X
+        if self._zero_one_:  # fit read 1/0 as True/False: so does this batch
+            return np.where(arr == 1, 1, -1).astype(np.int8)
+        return arr.astype(np.int8)  # fit read 0 as abstained: so does this batch
+
+    def _labels_of(self, pred: Any) -> Any:
+        """``predict``'s -1/+1 as the labels of fit's ``y`` (``classes_``)."""
+        classes = getattr(self, "classes_", None)
+        if classes is None or (classes.dtype.kind in "iu" and list(classes) == [-1, 1]):
+            return pred
+        return classes[(np.asarray(pred) > 0).astype(np.intp)]
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -109,7 +234,7 @@ class EstimatorMixin:
         for key, value in params.items():
             name, delim, sub = key.partition("__")
             if name not in valid:
-                raise ValueError(
+                raise UsageError(
                     f"{key!r} of {type(self).__name__}.set_params must be one of "
                     f"{self._get_param_names()}; got {key!r}"
                 )
@@ -145,6 +270,8 @@ class SelectorMixin(EstimatorMixin):
 
     selected_: list[int]
     n_features_in_: int
+    _ensel_contracts = True
+    _fitted_attribute = "selected_"
 
     def get_support(self, indices: bool = False) -> np.ndarray:
         """Which models (columns of ``X``) were selected.
@@ -170,8 +297,7 @@ class SelectorMixin(EstimatorMixin):
         >>> sel.get_support().tolist(), sel.get_support(indices=True).tolist()
         ([True, False, True], [0, 2])
         """
-        if not hasattr(self, "selected_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+        check_is_fitted(self, "selected_")
         mask = np.zeros(int(self.n_features_in_), dtype=np.bool_)
         mask[list(self.selected_)] = True
         return np.flatnonzero(mask) if indices else mask
@@ -195,11 +321,48 @@ class SelectorMixin(EstimatorMixin):
                                      [f"x{j}" for j in range(support.size)])
         names = np.asarray(input_features, dtype=object)
         if names.shape != (support.size,):
-            raise ValueError(
+            raise UsageError(
                 f"input_features of {type(self).__name__}.get_feature_names_out must hold "
                 f"{support.size} names; got {names.size}"
             )
         return names[list(self.selected_)]
+
+    def set_output(self, *, transform: str | None = None) -> Any:
+        """The container of :meth:`transform`'s output (scikit-learn's ``set_output`` API).
+
+        Parameters
+        ----------
+        transform : {"default", "pandas"}, optional
+            ``"pandas"``: a DataFrame whose columns are :meth:`get_feature_names_out`;
+            ``"default"``: a DataFrame for a DataFrame input, else a numpy array; ``None``:
+            unchanged.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from ensel.select import TopK
+        >>> X, y = np.array([[1, 1, -1], [-1, 1, -1], [1, -1, 1]]), np.array([1, -1, 1])
+        >>> TopK(k=2).set_output(transform="pandas").fit(X, y).transform(X).columns.tolist()
+        ['x0', 'x2']
+        """
+        if transform is not None:
+            from ensel._validation import check_option
+
+            check_option(transform, "transform", ("default", "pandas"))
+            self._sklearn_output_config = {"transform": transform}
+        return self
+
+    def _as_output(self, out: Any) -> Any:
+        config = getattr(self, "_sklearn_output_config", {})
+        if config.get("transform") != "pandas" or not isinstance(out, np.ndarray):
+            return out
+        import pandas as pd
+
+        return pd.DataFrame(out, columns=self.get_feature_names_out())
 
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import TransformerTags
@@ -216,12 +379,13 @@ class AggregatorMixin(EstimatorMixin):
     """
 
     _estimator_type = "classifier"
+    _ensel_contracts = True
+    _fitted_attribute = "n_models_"
 
     @property
     def n_features_in_(self) -> int:
         """Number of models seen in ``fit`` (scikit-learn's name for ``n_models_``)."""
-        if "n_models_" not in self.__dict__:
-            raise AttributeError(f"this {type(self).__name__} is not fitted yet")
+        check_is_fitted(self, "n_models_")
         return int(self.__dict__["n_models_"])
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
@@ -253,6 +417,10 @@ class AggregatorMixin(EstimatorMixin):
         """
         from ensel._validation import check_X_y
 
+        if not np.array_equal(self._labels_of(np.array([-1, 1])), [-1, 1]):
+            truth = np.asarray(y)  # fit's own labels (classes_)
+            pred = self.predict(X)  # type: ignore[attr-defined]
+            return float(np.average(pred == truth, weights=sample_weight))
         Xa, ya = check_X_y(X, y)
         pred = self.predict(Xa)  # type: ignore[attr-defined]
         return float(np.average(pred == ya, weights=sample_weight))

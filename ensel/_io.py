@@ -1,21 +1,37 @@
-"""Low-level helpers of the commands and the book runner: the usage error, the repository,
-and output protection (one place, so every writer refuses the same things).
+"""Low-level helpers of the commands and the book runner: the repository, output protection
+(one place, so every writer refuses the same things), output files that survive races and
+signals, and a quiet exit on a closed pipe.
 
 Nothing here imports a command module or the book layer; :mod:`ensel.cli`,
 :mod:`ensel.book.runner` and :mod:`ensel.collect.cli` import from here.
+
+:func:`write_atomic` is the one way the command line writes a user's output file: the content
+goes to a unique temporary file in the target folder, which is then published under the
+target name in one step, while an exclusive lock file (created with ``O_CREAT | O_EXCL``)
+keeps a second writer of the same path out. Without ``force`` the publication is a hard link,
+which fails if the name exists, so of several processes writing one new path exactly one
+wins and the others are refused with :class:`ensel._errors.UsageError`; a reader never sees a
+partial file. The temporary files registered here are removed on any exit, including the
+``SIGINT``/``SIGTERM`` handled by :func:`exit_on_signals`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Sequence
+import signal
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-__all__ = ["NotebookRunError", "UsageError", "book_folders", "check_output", "repository_root"]
+from ensel._errors import UsageError
 
-
-class UsageError(ValueError):
-    """Bad input or arguments: reported as one line, exit code 2."""
+__all__ = ["NotebookRunError", "UsageError", "book_folders", "check_output",
+           "exit_on_signals", "quiet_closed_stdout", "repository_root", "temporary_paths",
+           "write_atomic"]
 
 
 class NotebookRunError(RuntimeError):
@@ -48,7 +64,11 @@ def check_output(path: str | Path, *, inputs: Sequence[str | Path] = (),
                  force: bool = False, option: str = "-o") -> Path:
     """The resolved output path, or :class:`UsageError` when writing it would replace an
     input, an existing file without ``force``, or land in the book's folders."""
-    out = Path(path).expanduser().resolve()
+    try:
+        out = Path(path).expanduser().resolve()
+    except (RuntimeError, OSError):  # a symbolic link loop
+        raise UsageError(f"{option} {path}: a symbolic link loop (the link leads back to "
+                         "itself); give another output path") from None
     for folder in book_folders():
         if out == folder or folder in out.parents:
             raise UsageError(f"{option} {path}: refusing to write into {folder} (the book's "
@@ -56,12 +76,184 @@ def check_output(path: str | Path, *, inputs: Sequence[str | Path] = (),
     for i in inputs:
         try:
             same = Path(i).exists() and out.exists() and os.path.samefile(out, i)
-        except OSError:
+            same = same or out == Path(i).expanduser().resolve()
+        except (OSError, RuntimeError):  # an input's link loop: its reader names it
             same = False
-        if same or out == Path(i).expanduser().resolve():
+        if same:
             raise UsageError(f"{option} {path}: is also an input; write to another file")
     if out.is_dir():
         raise UsageError(f"{option} {path}: is a directory; give a file name")
     if out.exists() and not force:
         raise UsageError(f"{option} {path}: the file exists; pass --force to overwrite it")
     return out
+
+
+#: Temporary files and folders of this process, removed on a signal (see exit_on_signals).
+_TEMPORARY: set[Path] = set()
+
+
+def _remove(path: Path) -> None:
+    import shutil
+
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def temporary_paths(*paths: Path) -> Iterator[None]:
+    """Register ``paths`` as this process's temporary files: removed when the block ends,
+    however it ends (an exception, or a signal under :func:`exit_on_signals`)."""
+    _TEMPORARY.update(paths)
+    try:
+        yield
+    finally:
+        for p in paths:
+            _remove(p)
+            _TEMPORARY.discard(p)
+
+
+def _lock(path: Path, option: str) -> Path:
+    """Take the exclusive lock of writing ``path`` (a ``.<name>.ensel-lock`` file holding the
+    writer's process id); a lock left by a process that no longer runs is taken over."""
+    lock = path.with_name(f".{path.name}.ensel-lock")
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                pid = int(lock.read_text(encoding="ascii").strip() or "0")
+            except (OSError, ValueError):
+                pid = 0
+            if pid > 0 and _alive(pid):
+                raise UsageError(f"{option} {path}: another process (pid {pid}) is writing "
+                                 "this file; wait for it, or choose another path") from None
+            lock.unlink(missing_ok=True)  # stale: its writer was killed
+            continue
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(str(os.getpid()))
+        return lock
+    raise UsageError(f"{option} {path}: cannot take the lock {lock}; another process keeps "
+                     "taking it")
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], Any], *,
+                 force: bool = False, option: str = "-o") -> Path:
+    """Write ``path`` through ``write(tmp)`` and publish it in one step.
+
+    Parameters
+    ----------
+    path : path-like
+        The output file. Its folder is created if needed.
+    write : callable
+        Called with a unique temporary path in the same folder (same suffix); it writes the
+        whole content there.
+    force : bool, default=False
+        Replace an existing file. Without it a file that appeared meanwhile (another writer
+        won) is kept and this writer is refused.
+    option : str, default="-o"
+        The option that named the path, for messages.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    ensel._errors.UsageError
+        Another process holds the lock of ``path``, or (without ``force``) the file exists.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
+    >>> _ = write_atomic(out, lambda tmp: tmp.write_text("hello"))
+    >>> out.read_text(), sorted(p.name for p in out.parent.iterdir())
+    ('hello', ['x.txt'])
+    >>> write_atomic(out, lambda tmp: tmp.write_text("again"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ensel._errors.UsageError: -o .../x.txt: the file exists (another writer made it); pass \
+--force to overwrite it
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    suffix = "".join(target.suffixes[-2:]) if target.suffix == ".gz" else target.suffix
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{suffix}",
+                                dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
+    with temporary_paths(tmp):
+        write(tmp)
+        lock = _lock(target, option)
+        with temporary_paths(lock):
+            if force:
+                os.replace(tmp, target)
+            else:
+                try:
+                    os.link(tmp, target)  # fails if the name exists: an exclusive create
+                except FileExistsError:
+                    raise UsageError(f"{option} {path}: the file exists (another writer made "
+                                     "it); pass --force to overwrite it") from None
+                except OSError:  # no hard links here (some network or FAT file systems)
+                    if target.exists():
+                        raise UsageError(f"{option} {path}: the file exists (another writer "
+                                         "made it); pass --force to overwrite it") from None
+                    os.replace(tmp, target)
+    return target
+
+
+class _Interrupted(SystemExit):
+    """SIGINT (exit 130) or SIGTERM (exit 143), raised in the main thread."""
+
+
+@contextlib.contextmanager
+def exit_on_signals(prog: str) -> Iterator[None]:
+    """Turn SIGINT and SIGTERM into one line on stderr and exit code 130/143, after the
+    ``finally`` blocks of the running command have removed its temporary and partial files."""
+    names = {signal.SIGINT: ("interrupted", 130), signal.SIGTERM: ("terminated", 143)}
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        what, code = names[signal.Signals(signum)]
+        raise _Interrupted(code) from None
+
+    old = {s: signal.signal(s, handler) for s in names}
+    try:
+        yield
+    except _Interrupted as exc:
+        for p in list(_TEMPORARY):
+            _remove(p)
+        what = "interrupted" if exc.code == 130 else "terminated"
+        print(f"{prog}: {what}; temporary and partial files removed", file=sys.stderr)
+        raise SystemExit(exc.code) from None
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def quiet_closed_stdout() -> int:
+    """After a ``BrokenPipeError`` (output piped into ``head``): point stdout at
+    ``/dev/null`` so the interpreter's last flush stays quiet, and return exit code 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 0

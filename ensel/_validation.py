@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._errors import UsageError
+
 __all__ = [
     "HasMethods",
     "Interval",
@@ -334,7 +336,7 @@ def _public_caller() -> str | None:
     return found
 
 
-class InvalidParameterError(ValueError, TypeError):
+class InvalidParameterError(UsageError, TypeError):
     """A parameter outside its constraint (a ``ValueError`` and a ``TypeError``, as in
     scikit-learn: a wrong type and a wrong value are caught by either ``except``)."""
 

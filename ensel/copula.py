@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
+from ensel._errors import check_is_fitted
 from ensel._validation import (
     Interval,
     Shown,
@@ -648,9 +649,7 @@ class GaussianCopula:
         return self
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "Sigma_"):
-            raise constraint_error("self", "a fitted GaussianCopula (call fit(E) first)",
-                                   Shown("an unfitted estimator"))
+        check_is_fitted(self, "Sigma_", call="fit(E)")
 
     @validate_params({"n": [Interval(Integral, 1, None)], "random_state": ["random_state", None]})
     def sample_errors(self, n: int, *,

@@ -41,6 +41,7 @@ file, the line (CSV: the header is line 1) or row (Parquet: counted from 0) and 
 from __future__ import annotations
 
 import csv
+import errno
 import gzip
 import os
 import zlib
@@ -54,6 +55,7 @@ import pandas as pd
 
 from ensel import _encoding as enc
 from ensel._encoding import zero_one_text
+from ensel._errors import DataError
 from ensel._notice import notice
 from ensel._validation import check_X, check_y, unique_names
 
@@ -75,22 +77,6 @@ COLUMNS = ("item", "model", "condition", "answer", "label")
 #: Condition given to every row of a table without a ``condition`` column.
 DEFAULT_CONDITION = "all"
 _REQUIRED = ("item", "model", "answer", "label")
-
-
-class DataError(ValueError):
-    """Bad input data: the message names the file, the line/row or column and the problem.
-
-    The one exception of every reader (:func:`read_responses`, :func:`validate_responses`,
-    :mod:`ensel.datasets.importers`); the command line prints its message as one line and
-    exits with code 2. A missing file and a folder given as a file raise the subclasses
-    ``MissingFileError`` (also a :class:`FileNotFoundError`) and ``DirectoryGivenError``
-    (also an :class:`IsADirectoryError`).
-
-    Examples
-    --------
-    >>> issubclass(DataError, ValueError)
-    True
-    """
 
 
 class MissingFileError(DataError, FileNotFoundError):
@@ -682,9 +668,9 @@ def to_long(X: Any, y: Any, *, condition: Hashable = DEFAULT_CONDITION,
     items = unique_names(list(items), what="item")
     models = unique_names(list(models), what="model")
     if len(items) != n:
-        raise ValueError(f"items has {len(items)} names but X has {n} rows")
+        raise DataError(f"items has {len(items)} names but X has {n} rows")
     if len(models) != m:
-        raise ValueError(f"models has {len(models)} names but X has {m} columns")
+        raise DataError(f"models has {len(models)} names but X has {m} columns")
     return pd.DataFrame({
         "item": np.repeat(np.asarray(items, dtype=object), m),
         "model": np.tile(np.asarray(models, dtype=object), n),
@@ -707,6 +693,7 @@ def sniff(path: str | os.PathLike[str]) -> str:
     """What a file holds, from its first bytes (never its name).
 
     Returns ``"gzip"`` (``1f 8b``), ``"parquet"`` (``PAR1``), ``"zip"`` (``PK``),
+    ``"utf16"`` (a UTF-16 byte-order mark, as Excel's "Unicode Text" writes),
     ``"json"`` (text starting with ``{`` or ``[``), ``"binary"`` (a NUL byte in the first
     KiB) or ``"text"``.
 
@@ -726,6 +713,8 @@ def sniff(path: str | os.PathLike[str]) -> str:
         return "parquet"
     if head[:2] == b"PK":
         return "zip"
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf16"
     text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if text[:1] in (b"{", b"["):
         return "json"
@@ -734,11 +723,54 @@ def sniff(path: str | os.PathLike[str]) -> str:
     return "text"
 
 
+def refuse_kind(kind: str, shown: str, hint: str = "") -> None:
+    """Refuse a file that :func:`sniff` says is not a CSV or Parquet table, naming it.
+
+    Examples
+    --------
+    >>> refuse_kind("utf16", "t.csv")
+    Traceback (most recent call last):
+    ...
+    ensel._errors.DataError: t.csv: the file is UTF-16 text (Excel's "Unicode Text"); save it \
+as "CSV UTF-8" (comma-separated) and give that file
+    """
+    if kind == "utf16":
+        raise DataError(f"{shown}: the file is UTF-16 text (Excel's \"Unicode Text\"); save it "
+                        "as \"CSV UTF-8\" (comma-separated) and give that file")
+    if kind in ("zip", "json", "binary"):
+        what = {"zip": "a zip archive", "json": "JSON", "binary": "binary data"}[kind]
+        raise DataError(f"{shown}: the file holds {what}, not a CSV or Parquet table{hint}")
+
+
+def refuse_link_loop(path: str | os.PathLike[str]) -> None:
+    """Refuse a path whose symbolic links lead back to themselves (naming it), where
+    ``exists`` would only say "no such file" and ``resolve`` raise a ``RuntimeError``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "loop.csv"
+    >>> p.symlink_to(p)
+    >>> refuse_link_loop(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ensel._errors.DataError: .../loop.csv: a symbolic link loop (the link leads back to \
+itself); give the real file
+    """
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise DataError(f"{path}: a symbolic link loop (the link leads back to itself); "
+                            "give the real file") from None
+
+
 def _check_file(path: str | os.PathLike[str]) -> tuple[Path, str]:
     """The path of a table file (existence, folder, suffix, emptiness checked) and its name
     as shown in messages (as given)."""
     shown = str(path)
     p = Path(path).expanduser()
+    refuse_link_loop(p)
     if p.is_dir():
         raise DirectoryGivenError(
             f"responses path {shown!r} is a directory, not a file; give the path of a "
@@ -849,12 +881,8 @@ def _read_table(p: Path, shown: str) -> tuple[pd.DataFrame, str, int]:
     kind = sniff(p)
     if kind == "parquet":
         return _read_parquet(p, shown), "row", 0
-    if kind in ("zip", "json", "binary"):
-        what = {"zip": "a zip archive", "json": "JSON", "binary": "binary data"}[kind]
-        raise DataError(
-            f"{shown}: the file holds {what}, not a CSV or Parquet table"
-            + (" (MMLU-Pro outputs: ensel import mmlu-pro)" if kind != "binary" else "")
-        )
+    refuse_kind(kind, shown, " (MMLU-Pro outputs: ensel import mmlu-pro)"
+                if kind in ("zip", "json") else "")
     return _read_csv(p, shown, gz=kind == "gzip"), "line", 2
 
 
@@ -862,13 +890,17 @@ def _header(p: Path, shown: str, gz: bool) -> str:
     try:
         with (gzip.open(p, "rb") if gz else open(p, "rb")) as fh:
             first = fh.readline()
-        return first.removeprefix(b"\xef\xbb\xbf").decode("utf-8").rstrip("\r\n")
+        header = first.removeprefix(b"\xef\xbb\xbf").decode("utf-8").rstrip("\r\n")
     except UnicodeDecodeError:
         raise DataError(f"{shown}, line 1: the header is not UTF-8 text; save the file as "
                         "UTF-8") from None
     except (OSError, EOFError, zlib.error) as exc:
         raise DataError(f"{shown}: cannot decompress ({exc}); is the .gz file complete?"
                         ) from None
+    if header.strip().lower().startswith("sep=") and len(header.strip()) <= 6:
+        raise DataError(f"{shown}, line 1: {header.strip()!r} is Excel's separator hint, not "
+                        "the header; delete that first line (or save as \"CSV UTF-8\")")
+    return header
 
 
 def _csv_names(p: Path, shown: str, gz: bool) -> list[str]:

@@ -78,7 +78,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ensel._io import UsageError
+from ensel._errors import UsageError
 from ensel.protocol import LARGE_POOL, SELECT_PROTOCOL
 
 __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "SelectEvidence", "UsageError",

@@ -140,7 +140,7 @@ def test_map_errors():
     with pytest.raises(ValueError, match="X of MAPAggregator.predict must be of 2 columns .*; "
                        "got 3 columns"):
         m.predict(np.ones((2, 3)))
-    with pytest.raises(ValueError, match="self of MAPAggregator.predict must be a fitted"):
+    with pytest.raises(ValueError, match="this MAPAggregator is not fitted yet"):
         MAPAggregator().predict(X)
     with pytest.raises(ValueError, match=r"alpha of MAPAggregator must be a real number in "
                        r"\[0, inf\); got -1"):
@@ -258,8 +258,8 @@ def test_wmv_errors():
     with pytest.raises(ValueError, match="X of WeightedMajorityVote.predict must be of 2 "
                        "columns .*; got 1 columns"):
         w.predict(np.ones((2, 1)))
-    with pytest.raises(ValueError, match="self of WeightedMajorityVote.predict must be a "
-                       "fitted"):
+    with pytest.raises(ValueError, match="this WeightedMajorityVote is not fitted "
+                       "yet"):
         WeightedMajorityVote().predict(X)
 
 

@@ -260,8 +260,8 @@ def test_fit_errors():
     with pytest.raises(ValueError, match=r"E of .* must be 2-dimensional \(n_items, n_models\);"
                                          r" got shape"):
         fit_gaussian_copula(np.array([0, 1, 1]))
-    with pytest.raises(ValueError, match="self of GaussianCopula.sample must be a fitted"
-                                         " GaussianCopula"):
+    with pytest.raises(ValueError, match="this GaussianCopula is not fitted yet; "
+                                         r"call fit\(E\) first"):
         GaussianCopula().sample(10)
 
 

@@ -267,7 +267,7 @@ def test_transform_and_dataframes():
     assert sel.get_params() == {"k": 2, "alpha": 1.0}
     with pytest.raises(ValueError, match="X of GreedyMI.transform must be of 3 models"):
         sel.transform(X[:, :2])
-    with pytest.raises(ValueError, match="self of MRMR.transform must be a fitted MRMR"):
+    with pytest.raises(ValueError, match="this MRMR is not fitted yet"):
         MRMR(2).transform(X)
 
 

@@ -91,9 +91,9 @@ def test_errors():
     with pytest.raises(ValueError, match="not fitted yet"):
         LogisticStacking().predict(X)
     agg = LogisticStacking().fit(X, y)
-    with pytest.raises(ValueError, match="fitted on 2"):
+    with pytest.raises(ValueError, match="must be of 2 columns"):
         agg.predict(X[:, :1])
-    with pytest.raises(ValueError, match=r"l2 of LogisticStacking.fit must be a real number"):
+    with pytest.raises(ValueError, match=r"l2 of LogisticStacking must be a real number"):
         LogisticStacking(l2=0).fit(X, y)
 
 
@@ -185,7 +185,7 @@ def test_backoff_registered_and_errors():
     X, y = _family_data(n=100)
     with pytest.raises(ValueError, match="not fitted yet"):
         BackoffMAP().predict(X)
-    with pytest.raises(ValueError, match="strength of BackoffMAP.fit must be a real number"):
+    with pytest.raises(ValueError, match="strength of BackoffMAP must be a real number"):
         BackoffMAP(strength=-1).fit(X, y)
 
 

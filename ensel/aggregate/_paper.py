@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ensel._errors import check_is_fitted
 from ensel._estimator import AggregatorMixin
 from ensel._kernels import label_bits
 from ensel._validation import (
@@ -43,10 +44,7 @@ DENSE_MAX_PATTERNS = 2**22
 
 
 def _check_n_models(estimator: Any, Xa: np.ndarray) -> None:
-    name = type(estimator).__name__
-    if not hasattr(estimator, "n_models_"):
-        raise constraint_error("self", f"a fitted {name} (call fit(X, y) first)",
-                               Shown("an unfitted estimator"))
+    check_is_fitted(estimator, "n_models_")
     if Xa.shape[1] != estimator.n_models_:
         raise constraint_error(
             "X", f"of {estimator.n_models_} columns (models), the selected models of fit in the "

@@ -74,13 +74,23 @@ Examples
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy.special import betaln, chdtri, expit, log_expit, xlogy
 
+from ensel._errors import check_is_fitted
 from ensel._estimator import AggregatorMixin
-from ensel._validation import check_int, check_real, check_X, check_X_y, constraint_error
+from ensel._validation import (
+    Interval,
+    Shown,
+    StrOptions,
+    check_X,
+    check_X_y,
+    constraint_error,
+    validate_params,
+)
 from ensel.aggregate._paper import MAPAggregator
 from ensel.info import MAX_PATTERN_SIZE, pattern_codes
 
@@ -208,6 +218,13 @@ class LogisticStacking(AggregatorMixin):
     True
     """
 
+    _parameter_constraints: dict[str, Any] = {
+        "l2": [Interval(Real, 0, None, closed="neither")],  # the L2 penalty
+        "max_iter": [Interval(Integral, 1, None)],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean", StrOptions(["auto"])],
+    }
+
     def __init__(self, l2: float = 1.0, max_iter: int = 100, tol: float = 1e-10,
                  fit_intercept: bool | str = "auto") -> None:
         self.l2 = l2
@@ -215,6 +232,7 @@ class LogisticStacking(AggregatorMixin):
         self.tol = tol
         self.fit_intercept = fit_intercept
 
+    @validate_params({"X": ["array-like"], "y": ["array-like"]})
     def fit(self, X: Any, y: Any) -> LogisticStacking:
         """Fit the intercept (when used) and the answer weights.
 
@@ -229,13 +247,7 @@ class LogisticStacking(AggregatorMixin):
         -------
         self
         """
-        l2 = check_real(self.l2, "l2", low=0, low_open=True, what="the L2 penalty")
-        max_iter = check_int(self.max_iter, "max_iter", low=1)
-        tol = check_real(self.tol, "tol", low=0, low_open=True)
-        if not (isinstance(self.fit_intercept, (bool, np.bool_))
-                or (isinstance(self.fit_intercept, str) and self.fit_intercept == "auto")):
-            raise constraint_error("fit_intercept", "True, False or 'auto'",
-                                   self.fit_intercept, func="LogisticStacking.fit")
+        l2, max_iter, tol = float(self.l2), int(self.max_iter), float(self.tol)
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         k = Xa.shape[1]
         t = (ya.astype(float) + 1.0) / 2.0
@@ -273,14 +285,12 @@ class LogisticStacking(AggregatorMixin):
         return self
 
     def _check_fitted(self, X: Any) -> np.ndarray:
-        if not hasattr(self, "coef_"):
-            raise ValueError("this LogisticStacking is not fitted yet; call fit(X, y) first")
+        check_is_fitted(self, "coef_")
         Xa = check_X(X)
         if Xa.shape[1] != self.n_models_:
-            raise ValueError(
-                f"X has {Xa.shape[1]} columns (models) but this LogisticStacking was fitted "
-                f"on {self.n_models_}; pass the same selected models in the same order"
-            )
+            raise constraint_error(
+                "X", f"of {self.n_models_} columns (models), the selected models of fit in the "
+                "same order", Shown(f"{Xa.shape[1]} columns"))
         return Xa
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -355,10 +365,17 @@ class BackoffMAP(AggregatorMixin):
     True
     """
 
+    _parameter_constraints: dict[str, Any] = {
+        # the prior strength in pseudo-items, or 'auto'
+        "strength": [Interval(Real, 0, None, closed="neither"), StrOptions(["auto"])],
+        "l2": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, strength: float | str = "auto", l2: float = 1.0) -> None:
         self.strength = strength
         self.l2 = l2
 
+    @validate_params({"X": ["array-like"], "y": ["array-like"]})
     def fit(self, X: Any, y: Any) -> BackoffMAP:
         """Fit the logistic prior and count the training patterns.
 
@@ -373,10 +390,7 @@ class BackoffMAP(AggregatorMixin):
         -------
         self
         """
-        auto = isinstance(self.strength, str) and self.strength == "auto"
-        if not auto:
-            check_real(self.strength, "strength", low=0, low_open=True,
-                       what="the prior strength in pseudo-items, or 'auto'")
+        auto = isinstance(self.strength, str)
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         self.logistic_ = LogisticStacking(l2=self.l2).fit(Xa, ya)
         self.table_ = MAPAggregator(alpha=0.0).fit(Xa, ya)
@@ -388,8 +402,7 @@ class BackoffMAP(AggregatorMixin):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Posterior ``P(Y = y | x)``; columns follow ``classes_ = [-1, +1]``."""
-        if not hasattr(self, "logistic_"):
-            raise ValueError("this BackoffMAP is not fitted yet; call fit(X, y) first")
+        check_is_fitted(self, "logistic_")
         c = self.strength_
         q = self.logistic_.predict_proba(X)[:, 1]
         if np.isinf(c):  # the counts carry no evidence against the logistic model

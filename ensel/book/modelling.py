@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ensel._errors import UsageError
+
 __all__ = [
     "fmt_p",
     "data_facts",
@@ -528,7 +530,7 @@ def source_view(dataset: str, df: pd.DataFrame, condition: str | None = None) ->
     conditions = [str(c) for c in pd.unique(df["condition"].astype(str))]
     cond = conditions[0] if condition is None else str(condition)
     if cond not in conditions:
-        raise ValueError(f"condition of modelling.source_view must be one of {conditions}; "
+        raise UsageError(f"condition of modelling.source_view must be one of {conditions}; "
                          f"got {condition!r}")
     Xw, yw = to_wide(df, cond, validate=False)
     mc = prof.get("queries") == "multiple-choice"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ensel._errors import UsageError
 from ensel.experiment import validate_results
 
 __all__ = ["ResultsDamagedError", "load_results", "results_dir", "results_path", "save_results"]
@@ -30,7 +31,7 @@ def results_dir() -> Path:
 def _dataset_key(dataset: str | os.PathLike[str]) -> str:
     name = str(dataset)
     if not name.strip():
-        raise ValueError("dataset name must be a non-empty string")
+        raise UsageError("dataset name must be a non-empty string")
     p = Path(name)
     if p.suffix.lower() in (".csv", ".parquet", ".pq") or os.sep in name:
         name = p.stem  # a user's file: key by its stem
@@ -52,7 +53,7 @@ def results_path(dataset: str | os.PathLike[str], kind: str = "results") -> Path
     """Where :func:`save_results` writes a dataset's results (``<results_dir>/<name>.parquet``;
     ``kind="halves"``: ``<name>.halves.parquet``)."""
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {sorted(KINDS)}; got {kind!r}")
+        raise UsageError(f"kind must be one of {sorted(KINDS)}; got {kind!r}")
     return results_dir() / f"{_dataset_key(dataset)}{KINDS[kind]}.parquet"
 
 

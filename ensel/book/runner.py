@@ -491,7 +491,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         ) from None
     except BaseException as exc:  # kernel death, bad parameters, Ctrl-C, ...
         kept = _keep_failed(staging, failed)
-        if isinstance(exc, KeyboardInterrupt):
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):  # Ctrl-C, or SIGTERM's exit
             raise
         raise NotebookRunError(f"{label} could not be executed: {exc}{kept}") from exc
     _strip_volatile(executed)

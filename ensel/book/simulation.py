@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from ensel._errors import UsageError
 from ensel.copula import bivariate_normal_cdf
 
 __all__ = ["batch_means", "compare_one_factor", "nominal_one_factor"]
@@ -36,7 +37,7 @@ def batch_means(values: np.ndarray, *, n_batches: int = 20) -> tuple[np.ndarray,
     """
     values = np.asarray(values, dtype=float)
     if values.shape[0] < 2 * n_batches:
-        raise ValueError(
+        raise UsageError(
             f"need at least {2 * n_batches} items for {n_batches} batches; got {values.shape[0]}"
         )
     batches = np.array_split(values, n_batches, axis=0)
@@ -54,9 +55,9 @@ def nominal_one_factor(accuracy: float, rho: float, m: int) -> dict[str, float]:
     ``E K = m eps`` and ``Var K = m eps (1 - eps) + m (m - 1) (P11 - eps^2)``.
     """
     if not 0.0 < accuracy < 1.0:
-        raise ValueError(f"accuracy must be in (0, 1); got {accuracy!r}")
+        raise UsageError(f"accuracy must be in (0, 1); got {accuracy!r}")
     if not 0.0 <= rho < 1.0:
-        raise ValueError(f"rho must be in [0, 1); got {rho!r}")
+        raise UsageError(f"rho must be in [0, 1); got {rho!r}")
     eps = 1.0 - accuracy
     tau = float(ndtri(eps))
     p11 = float(bivariate_normal_cdf(tau, tau, rho))
@@ -91,9 +92,9 @@ def compare_one_factor(E: Any, accuracy: float, rho: float, *, n_batches: int = 
     """
     E = np.asarray(E, dtype=float)
     if E.ndim != 2 or E.shape[1] < 2:
-        raise ValueError(f"E must have shape (n_items, m) with m >= 2; got {E.shape}")
+        raise UsageError(f"E must have shape (n_items, m) with m >= 2; got {E.shape}")
     if not np.isin(E, (0.0, 1.0)).all():
-        raise ValueError("E must contain 0/1 error indicators only")
+        raise UsageError("E must contain 0/1 error indicators only")
     n, m = E.shape
     nominal = nominal_one_factor(accuracy, rho, m)
     K = E.sum(axis=1)

@@ -120,7 +120,8 @@ def _message(exc: BaseException, inputs: Sequence[str] = ()) -> str:
     files, named when the error itself does not say which file it is about)."""
 
     text = _bare_message(exc)
-    if inputs and not any(str(i) in text or os.path.basename(str(i)) in text for i in inputs):
+    named = any(str(i) in text or os.path.basename(str(i)) in text for i in inputs)
+    if inputs and not named and not text.startswith("-"):  # "-o x: ..." is about an option
         text = f"{', '.join(map(str, inputs))}: {text}"
     return text
 
@@ -148,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import yaml
 
-    from ensel._io import NotebookRunError
+    from ensel._io import NotebookRunError, exit_on_signals, quiet_closed_stdout
     from ensel.datasets._fetch import DataUnavailableError
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -157,21 +158,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
     except SystemExit as exc:  # --help and --version exit 0 as argparse does
         if exc.code in (0, None):
             raise
         return int(exc.code) if isinstance(exc.code, int) else 2
     prog = f"ensel {args.ensel_command}"
+    if extra:  # unknown options after a command: that command's prefix, not "ensel"
+        print(f"{prog}: error: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
+        return 2
     inputs = [*(getattr(args, "data", None) or ()), *(getattr(args, "paths", None) or ())]
     try:
-        return _dispatch(args)
+        with exit_on_signals(prog):
+            return _dispatch(args)
     except (ValueError, TypeError, KeyError, OSError, EOFError, zlib.error, yaml.YAMLError,
             DataUnavailableError, NotebookRunError) as exc:
         if isinstance(exc, BrokenPipeError):  # output piped into e.g. `head`: stop quietly
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            return 0
+            return quiet_closed_stdout()
         print(f"{prog}: error: {_message(exc, inputs)}", file=sys.stderr)
         return 2
     except SystemExit as exc:

@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 
 from ensel._io import UsageError, check_output
-from ensel.cli._args import POSITIVE, SEED, _add_format, _add_progress, _read, _wants_progress
+from ensel.cli._args import (
+    POSITIVE,
+    SEED,
+    _add_format,
+    _add_progress,
+    _int_at_least,
+    _read,
+    _wants_progress,
+)
 
 __all__ = ["EVALUATE_MAX_K", "HELP", "add_arguments", "default_ks", "run_command", "to_html"]
 
@@ -33,7 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ks", default=None,
                    help="budgets, e.g. 1-10 or 1,3,5 (default 1..m; beyond 20 models "
                         "1..min(20, log2 n_train))")
-    p.add_argument("--splits", type=positive, default=None,
+    p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
                    help="random splits per condition (default: chosen by the page, the "
                         "smallest number whose interval is within 20%% of the narrowest "
                         "possible)")
@@ -55,6 +63,7 @@ def run_command(args: Any) -> int:
     HTML report and the executed notebook beside it."""
     import time
 
+    from ensel._io import temporary_paths, write_atomic
     from ensel.book.runner import execute_notebook, require_page_packages
     from ensel.evidence import EXHAUSTIVE_LIMIT
 
@@ -79,6 +88,7 @@ def run_command(args: Any) -> int:
     m = int(df["model"].nunique())
     if ks and ks[-1] > m:
         raise UsageError(f"--ks asks for k={ks[-1]} but the data has {m} model(s)")
+    _check_before_the_page(df)
     phase(f"read {', '.join(args.data)}: {len(df):,} answers, {df['item'].nunique():,} items, "
           f"{m} models, {df['condition'].nunique()} condition(s) "
           f"({time.perf_counter() - t0:.1f} s)")
@@ -95,7 +105,8 @@ def run_command(args: Any) -> int:
     exhaustive = not args.no_exhaustive and m <= EXHAUSTIVE_LIMIT
     stem = Path(args.data[0]).name.split(".")[0] or "data"
     out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="ensel-evaluate-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ensel-evaluate-") as tmp, \
+            temporary_paths(Path(tmp)):  # removed on SIGINT/SIGTERM too
         tmpd = Path(tmp)
         data_path = tmpd / f"{stem}.parquet"
         df.to_parquet(data_path, index=False)
@@ -115,43 +126,27 @@ def run_command(args: Any) -> int:
         except Exception as exc:  # the runner's NotebookRunError
             raise UsageError(_first_failure(str(exc))) from None
         phase(f"page executed in {time.perf_counter() - t1:.1f} s; writing the report")
-        nbformat.write(executed, nb_path)
-        out.write_text(to_html(executed), encoding="utf-8")
+        write_atomic(out, lambda t: t.write_text(to_html(executed), encoding="utf-8"),
+                     force=args.force)
+        write_atomic(nb_path, lambda t: nbformat.write(executed, t), force=args.force)
     print(f"wrote {out} and {nb_path}" + ("" if quiet else
           f" ({time.perf_counter() - t0:.1f} s in all)"), file=sys.stderr)
     return 0
 
 
-def _first_failure(message: str) -> str:
-    """One line for a failed page: its first line, and when that only counts the failed
-    checks ("... 2 of 6 checks failed:"), the first of them and how many more.
+def _check_before_the_page(df: Any) -> None:
+    """Refuse, before the page starts, what ``ensel select`` refuses (with its messages):
+    too few items or one label class in a condition, every answer blank; and a pool of one
+    model, which the experiments page cannot compare."""
+    from ensel.evidence import _check_pool, _pickable
+    from ensel.experiment import condition_data
 
-    >>> msg = ("x failed in cell 4: CheckFailed: x: 2 of 6 checks failed:\\n"
-    ...        "  ✗ pairs: 0.03, expected < 0.02\\n  ✗ tv: 0.5, expected < 0.1"
-    ...        " (the partly executed notebook is r.ipynb)")
-    >>> print(_first_failure(msg))  # doctest: +NORMALIZE_WHITESPACE
-    x failed in cell 4: CheckFailed: x: 2 of 6 checks failed: pairs: 0.03, expected < 0.02 (and
-    1 more) (the partly executed notebook is r.ipynb)
-    """
-    kept = ""
-    if " (the partly executed notebook is " in message:
-        message, _, kept = message.rpartition(" (the partly executed notebook is ")
-        kept = " (the partly executed notebook is " + kept
-    lines = message.splitlines()
-    head = lines[0] if lines else message
-    failed = [ln.strip().lstrip("✗").strip() for ln in lines[1:] if ln.strip().startswith("✗")]
-    if head.endswith("checks failed:") and failed:
-        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
-        return f"{head} {failed[0]}{more}{kept}"
-    return head + kept
-
-
-def _budgets(ks: Sequence[int]) -> str:
-    """``1..5`` for a run of budgets, else ``1,3,5``."""
-    ks = list(ks)
-    if ks == list(range(ks[0], ks[-1] + 1)) and len(ks) > 2:
-        return f"{ks[0]}..{ks[-1]}"
-    return ",".join(map(str, ks))
+    data, _ = _pickable(condition_data(df, None, validate=False))
+    _check_pool(data, None, 1, 0.2)
+    if len(data[0].models) < 2:
+        raise UsageError(f"the experiments page compares ensembles and needs at least 2 "
+                         f"models; the data has 1 ({data[0].models[0]!r}); use ensel select "
+                         "for one model's held-out error")
 
 
 def _first_failure(message: str) -> str:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
-from ensel._io import UsageError, check_output
+from ensel._io import UsageError, check_output, write_atomic
 from ensel.cli._args import SEED
 
 __all__ = ["HELP", "add_arguments", "run_command"]
@@ -61,13 +60,9 @@ def run_command(args: Any) -> int:
     df = read(args.paths, format=fmt, **options)
     if args.condition and fmt == "tidy":
         df = df.assign(condition=args.condition)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    if out.name.lower().endswith(".csv"):
-        df.to_csv(tmp, index=False)
-    else:
-        df.to_parquet(tmp, index=False)
-    os.replace(tmp, out)
+    csv = out.name.lower().endswith(".csv")
+    write_atomic(out, lambda tmp: df.to_csv(tmp, index=False) if csv
+                 else df.to_parquet(tmp, index=False), force=args.force)
     print(f"wrote {out}: {len(df):,} answers, {df['item'].nunique():,} items x "
           f"{df['model'].nunique()} models x {df['condition'].nunique()} condition(s)",
           file=sys.stderr)

@@ -183,11 +183,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     m.add_argument("--allow-mixed", action="store_true")
     sim = sub.add_parser("simulate", help="serve the simulated model pool on 127.0.0.1")
     sim.add_argument("config", help=cfg_help)
-    sim.add_argument("--port", type=int, default=0)
-    sim.add_argument("--fault-rate", type=float, default=0.0,
-                     help="rate of each fault kind (429, 500, 502, 503, drop, malformed, ...)")
+    sim.add_argument("--port", type=_port, default=0,
+                     help="TCP port in [0, 65535] (default 0: any free port)")
+    sim.add_argument("--fault-rate", type=_fault_rate, default=0.0,
+                     help=f"rate of each of the {len(_FAULT_KINDS)} fault kinds (429, 500, 502, "
+                     f"503, drop, malformed, off-format), in [0, 1/{len(_FAULT_KINDS)}]")
     sim.add_argument("--unauthorized", action="store_true", help="answer every request 401")
     sim.add_argument("--seconds", type=float, default=0.0, help="stop after this many seconds")
+
+
+#: The fault kinds ``--fault-rate`` sets, each to the same rate (together at most 1).
+_FAULT_KINDS = ("rate_429", "rate_500", "rate_502", "rate_503", "drop", "malformed",
+                "off_format")
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a TCP port in [0, 65535]; got {value}")
+    return port
+
+
+def _fault_rate(value: str) -> float:
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = float("nan")
+    top = 1 / len(_FAULT_KINDS)
+    if not 0.0 <= rate <= top:
+        raise argparse.ArgumentTypeError(
+            f"must be a rate in [0, {top:.4f}] (each of the {len(_FAULT_KINDS)} fault kinds "
+            f"gets it, and together they are at most 1); got {value}")
+    return rate
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -217,9 +247,8 @@ def _simulate(args: argparse.Namespace) -> int:
 
     cfg = _load(args.config)
     pool = SimulatedPool.from_config(cfg, load_queries(cfg))
-    r = args.fault_rate
-    faults = Faults(rate_429=r, rate_500=r, rate_502=r, rate_503=r, drop=r, malformed=r,
-                    off_format=r, unauthorized=args.unauthorized)
+    faults = Faults(**dict.fromkeys(_FAULT_KINDS, args.fault_rate),
+                    unauthorized=args.unauthorized)
     server = SimulatorServer(pool, faults, port=args.port).start()
     print(server.base_url, flush=True)
     try:
@@ -275,18 +304,23 @@ def run_command(args: argparse.Namespace) -> int:
                 print(st.status(prices).to_string(index=False))
             return 0
         if args.action == "export":
-            from ensel._io import check_output
+            from ensel._io import check_output, write_atomic
 
             check_output(args.output, inputs=[args.store], force=args.force)
             with Store(args.store) as st:
                 df = st.export(args.dataset)
-            df.to_parquet(args.output, index=False)
+            write_atomic(args.output, lambda tmp: df.to_parquet(tmp, index=False),
+                         force=args.force)
             print(f"{len(df)} answers -> {args.output}")
             return 0
         with Store(args.output) as st:
             n = st.merge(args.stores, allow_mixed=args.allow_mixed)
         print(f"{n} rows in {args.output}")
         return 0
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
+        from ensel._io import quiet_closed_stdout
+
+        return quiet_closed_stdout()
     except (ConfigError, StoreError, DatasetFileError, DataUnavailableError, ValueError,
             OSError) as exc:
         print(f"ensel collect: error: {exc}".splitlines()[0], file=sys.stderr)

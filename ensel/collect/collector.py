@@ -40,10 +40,11 @@ from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_random_exponential
 
+from ensel._errors import DataError, UsageError
 from ensel.collect.config import RunConfig
 from ensel.collect.parse import parse_reply
 from ensel.collect.prompts import PromptTemplate, load_template
-from ensel.collect.queries import SOURCES, build_queries
+from ensel.collect.queries import SOURCES
 from ensel.collect.store import Store
 
 __all__ = ["EndpointRefused", "RunSummary", "collect", "load_queries", "parse_shard",
@@ -115,9 +116,9 @@ def parse_shard(text: str) -> tuple[int, int]:
     try:
         i, n = (int(x) for x in text.split("/"))
     except ValueError:
-        raise ValueError(f"--shard must look like i/n (e.g. 1/4); got {text!r}") from None
+        raise UsageError(f"--shard must look like i/n (e.g. 1/4); got {text!r}") from None
     if not 1 <= i <= n:
-        raise ValueError(f"--shard {text}: need 1 <= i <= n")
+        raise UsageError(f"--shard {text}: need 1 <= i <= n")
     return i, n
 
 
@@ -128,9 +129,7 @@ def _in_shard(query_id: str, shard: tuple[int, int]) -> bool:
 
 def load_queries(cfg: RunConfig) -> dict[str, pd.DataFrame]:
     """The query set of every dataset of a configuration (seeded with ``cfg.seed``)."""
-    return {name: build_queries(d.source, n_queries=d.n_queries, seed=cfg.seed, path=d.path,
-                                single_only=d.single_only)
-            for name, d in cfg.datasets.items()}
+    return {name: cfg.queries(name) for name in cfg.datasets}
 
 
 def prompt_hashes(cfg: RunConfig) -> set[str]:
@@ -153,7 +152,7 @@ def _reply(raw: httpx2.Response) -> tuple[str | None, str | None, int | None, in
         return (text, choice.get("finish_reason"), usage.get("prompt_tokens"),
                 usage.get("completion_tokens"), body.get("model"), body.get("provider"))
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        raise ValueError("the reply is not a chat completion") from None
+        raise DataError("the reply is not a chat completion") from None
 
 
 def _retry_after(exc: BaseException) -> float | None:

@@ -9,18 +9,26 @@ Top-level keys (``*`` = required)::
     {model id: number, default: number}), max_attempts, cost_cap_usd, seed, prompt_version,
     store (path, relative to the config file), prices: {as_of, per_million_tokens: {id: [in, out]}}
 
-Any other key is an error naming the key and the file.
+Any other key is an error naming the key and the file; so is a key given twice in one mapping
+(naming its line), a per-model setting (``requests_per_minute``, ``prices``) for a model id no
+dataset lists (with the closest ids), a local ``path`` that does not exist, and an
+``api_key_env`` that is not an environment variable's name (a pasted key is refused without
+being shown).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ensel._errors import ConfigError
 from ensel.collect.prompts import PROMPT_VERSION
 from ensel.collect.queries import SOURCES
 
@@ -34,8 +42,6 @@ _DATASET = {"source", "models", "n_queries", "path", "pool", "single_only"}
 _PRICES = {"as_of", "per_million_tokens"}
 
 
-class ConfigError(ValueError):
-    """A run configuration that cannot be used (the message names the file and the key)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,27 @@ class RunConfig:
         """Requests per minute allowed for ``model_id``."""
         return self.requests_per_minute.get(model_id, self.default_rpm)
 
+    def queries(self, name: str) -> Any:
+        """The query set of dataset ``name`` (seeded with ``seed``), as ``run`` and
+        ``estimate`` both build it.
+
+        Raises
+        ------
+        ConfigError
+            A value the source cannot serve (``n_queries`` beyond a local file, an odd
+            ``n_queries``), naming the file and the key.
+        """
+        from ensel.collect.queries import DatasetFileError, build_queries
+
+        d = self.datasets[name]
+        try:
+            return build_queries(d.source, n_queries=d.n_queries, seed=self.seed, path=d.path,
+                                 single_only=d.single_only)
+        except DatasetFileError:
+            raise
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"{self.path}: datasets.{name}: {exc}") from None
+
     def api_key(self) -> str:
         """The key from the environment (never stored); ``"none"`` when the config needs none.
 
@@ -100,6 +127,63 @@ class RunConfig:
             f"{self.path}: no API key: set the environment variable {' or '.join(names)} "
             "(the key is read from the environment only)"
         )
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (YAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            line = key_node.start_mark.line + 1
+            if isinstance(key, str | int | float | bool) and key in seen:
+                raise ConfigError(f"line {line}: the key {key!r} is given twice in one mapping "
+                                  f"(first on line {seen[key]}); YAML would keep only the last")
+            if isinstance(key, str | int | float | bool):
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+                                 _UniqueKeyLoader.construct_mapping)
+
+#: An environment variable's name (what ``api_key_env`` must hold).
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+#: Prefixes of API keys (OpenAI, OpenRouter, Anthropic, Hugging Face, GitHub, AWS, xAI, Groq).
+_KEY_PREFIXES = ("sk-", "sk_", "or-", "hf_", "ghp_", "github_pat_", "AKIA", "xai-", "gsk_")
+
+
+def _check_api_key_env(value: Any, path: Path) -> str | None:
+    """``api_key_env`` as given, when it names an environment variable; a value that looks like
+    a key is refused without being shown."""
+    if value is None:
+        return None
+    text = str(value)
+    looks_like_key = (text.startswith(_KEY_PREFIXES)
+                      or (len(text) >= 24 and any(c.isdigit() for c in text)
+                          and any(c.islower() for c in text)))
+    if looks_like_key or not _ENV_NAME.fullmatch(text):
+        what = "looks like an API key itself" if looks_like_key else "is not a variable name"
+        raise ConfigError(
+            f"{path}: endpoint.api_key_env must name the environment variable that holds the "
+            f"key (e.g. OPENROUTER_API_KEY); its value ({len(text)} characters, not shown) "
+            f"{what}: put the key in an environment variable and name that variable here")
+    return text
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+    return f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+
+
+def _check_model_ids(where: str, given: Iterable[str], known: Sequence[str], path: Path) -> None:
+    """Refuse a per-model setting for a model id that no dataset lists."""
+    for mid in given:
+        if mid not in known:
+            raise ConfigError(f"{path}: {where}.{mid} names a model id that no dataset lists"
+                              f"{_did_you_mean(mid, known)} (model ids: "
+                              f"{', '.join(sorted(known)[:6])}{', ...' if len(known) > 6 else ''})")
 
 
 def _unknown(where: str, got: dict, allowed: set[str], path: Path) -> None:
@@ -138,9 +222,11 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
     """
     p = Path(path)
     try:
-        doc = yaml.safe_load(p.read_text(encoding="utf-8"))
+        doc = yaml.load(p.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except FileNotFoundError:
         raise ConfigError(f"{p}: no such configuration file") from None
+    except ConfigError as exc:  # a repeated key: name the file
+        raise ConfigError(f"{p}, {exc}") from None
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{p}: cannot read the configuration: {exc}".splitlines()[0]) from None
     if not isinstance(doc, dict):
@@ -170,12 +256,16 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
                               "models (paper name: endpoint id)")
         n = d.get("n_queries")
         local = d.get("path")
+        if local is not None and not (p.parent / str(local)).is_file():
+            raise ConfigError(f"{p}: datasets.{name}.path: no such file {p.parent / str(local)}"
+                              " (a local upstream file, relative to the config's folder)")
         specs[str(name)] = DatasetSpec(
             name=str(name), source=d["source"],
             models={str(k): str(v) for k, v in models.items()},
             n_queries=None if n is None else _num(n, f"datasets.{name}.n_queries", p, kind=int),
             path=None if local is None else (p.parent / str(local)),
             pool=d.get("pool"), single_only=bool(d.get("single_only", False)))
+    model_ids = sorted({mid for s in specs.values() for mid in s.models.values()})
     temps = doc.get("temperatures", [0.01, 0.3, 0.7])
     if not isinstance(temps, list) or not temps:
         raise ConfigError(f"{p}: temperatures must be a non-empty list; got {temps!r}")
@@ -185,6 +275,7 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
     if isinstance(rpm, dict):
         per_model = {str(k): _num(v, f"requests_per_minute.{k}", p) for k, v in rpm.items()}
         default_rpm = per_model.pop("default", 600.0)
+        _check_model_ids("requests_per_minute", per_model, model_ids, p)
     else:
         default_rpm = _num(rpm, "requests_per_minute", p)
     prices_doc = doc.get("prices") or {}
@@ -196,11 +287,12 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
                               f" USD per million tokens; got {pair!r}")
         prices[str(mid)] = (_num(pair[0], f"price of {mid}", p, strict=False),
                             _num(pair[1], f"price of {mid}", p, strict=False))
+    _check_model_ids("prices.per_million_tokens", prices, model_ids, p)
     cap = doc.get("cost_cap_usd")
     seed = doc.get("seed", 0)
     return RunConfig(
         path=p, base_url=str(ep["base_url"]),
-        api_key_env=ep.get("api_key_env", "OPENROUTER_API_KEY"),
+        api_key_env=_check_api_key_env(ep.get("api_key_env", "OPENROUTER_API_KEY"), p),
         timeout_s=_num(ep.get("timeout_s", 60), "endpoint.timeout_s", p),
         datasets=specs, temperatures=temps,
         runs=_num(doc.get("runs", 2), "runs", p, kind=int),

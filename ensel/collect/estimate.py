@@ -13,7 +13,7 @@ import pandas as pd
 
 from ensel.collect.config import RunConfig
 from ensel.collect.prompts import load_template
-from ensel.collect.queries import SOURCES, build_queries
+from ensel.collect.queries import SOURCES
 
 __all__ = ["ASSUMED_QUERY_CHARS", "estimate"]
 
@@ -48,10 +48,11 @@ def _mean_chars(cfg: RunConfig, name: str) -> tuple[float, int, str]:
     if not _local(d.source, d.path):
         n = d.n_queries if d.n_queries is not None else 0
         return base + ASSUMED_QUERY_CHARS[d.source], n, "assumed"
-    try:
-        q = build_queries(d.source, n_queries=d.n_queries, seed=cfg.seed, path=d.path,
-                          single_only=d.single_only)
-    except Exception:  # no mirror / cache / network: fall back to the documented assumption
+    from ensel.datasets._fetch import DataUnavailableError
+
+    try:  # a bad value (n_queries beyond the file, an unreadable file) is refused as in run
+        q = cfg.queries(name)
+    except DataUnavailableError:  # no mirror / cache / network: the documented assumption
         n = d.n_queries if d.n_queries is not None else 0
         return base + ASSUMED_QUERY_CHARS[d.source], n, "assumed"
     chars = sum(q[f].astype(str).str.len().mean() for f in template.fields)

@@ -26,6 +26,7 @@ from functools import cache
 
 import yaml
 
+from ensel._errors import DataError
 from ensel._validation import Shown, constraint_error
 from ensel.datasets._paths import package_data
 
@@ -94,7 +95,7 @@ def _templates(version: str) -> dict[str, PromptTemplate]:
     path = package_data("collect", "prompts.yml")
     doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     if doc.get("version") != version:
-        raise ValueError(
+        raise DataError(
             f"prompt version {version!r} is not shipped; {path} holds {doc.get('version')!r}"
         )
     return {

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ensel._errors import DataError
 from ensel._validation import check_int, check_option, constraint_error
 from ensel.collect.sources import fetch_source, source_entry
 from ensel.datasets.mmlu_pro import negative_options
@@ -43,7 +44,7 @@ _REQUIRED = {
 }
 
 
-class DatasetFileError(ValueError):
+class DatasetFileError(DataError):
     """A source file that cannot be read as its upstream format."""
 
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
+from ensel._errors import UsageError
 from ensel.collect.prompts import load_template
 
 __all__ = ["Faults", "SimulatedPool", "SimulatorServer", "latent_rng"]
@@ -208,13 +209,26 @@ class SimulatorServer:
         self.port = self._server.sockets[0].getsockname()[1]
 
     def start(self) -> SimulatorServer:
-        """Serve in a daemon thread; returns once the port is bound."""
+        """Serve in a daemon thread; returns once the port is bound.
+
+        Raises
+        ------
+        ensel._errors.UsageError
+            The port cannot be bound (in use, privileged, out of range): one line naming it.
+        """
         ready = threading.Event()
+        failed: list[BaseException] = []
 
         def run() -> None:
             self._loop = asyncio.new_event_loop()
             asyncio.set_event_loop(self._loop)
-            self._loop.run_until_complete(self.start_async())
+            try:
+                self._loop.run_until_complete(self.start_async())
+            except (OSError, OverflowError) as exc:
+                failed.append(exc)
+                self._loop.close()
+                ready.set()
+                return
             ready.set()
             self._loop.run_forever()
             # Stopped: finish the open connections' handlers on this loop before closing it,
@@ -228,6 +242,10 @@ class SimulatorServer:
         self._thread = threading.Thread(target=run, name="ensel-simulator", daemon=True)
         self._thread.start()
         ready.wait(30)
+        if failed:
+            self._thread.join(10)
+            reason = getattr(failed[0], "strerror", None) or str(failed[0])
+            raise UsageError(f"cannot serve on {_HOST} port {self.port}: {reason}")
         return self
 
     def stop(self) -> None:

@@ -17,6 +17,7 @@ import io
 import os
 from pathlib import Path
 
+from ensel._errors import DataError
 from ensel._validation import constraint_error
 from ensel.datasets._fetch import (
     DataUnavailableError,
@@ -51,7 +52,7 @@ def read_sources(path: str | os.PathLike[str] | None = None) -> dict[str, Regist
     reader = csv.DictReader(io.StringIO(text))
     missing = [c for c in _COLUMNS if c not in (reader.fieldnames or [])]
     if missing:
-        raise ValueError(f"source registry {p} lacks the column(s) {missing}")
+        raise DataError(f"source registry {p} lacks the column(s) {missing}")
     out = {}
     for row in reader:
         out[row["repo"]] = RegistryEntry(

@@ -211,7 +211,19 @@ class Store:
             ``item, model, condition, answer, label`` (answer 0 = abstention), ``int8``
             answers and labels; rows sorted by condition, item, model. With several prompt
             hashes in the store, ``condition`` gets the hash appended (``t0.3-r1-<hash>``).
+
+        Raises
+        ------
+        StoreError
+            ``dataset`` is not in the store (the message lists those it holds), or the store
+            holds several datasets and none is named.
         """
+        if dataset is not None:
+            held = [r[0] for r in self._db.execute(
+                "SELECT DISTINCT dataset FROM answers ORDER BY dataset")]
+            if dataset not in held:
+                raise StoreError(f"the store {self.path} holds no dataset {dataset!r}; it holds "
+                                 f"{', '.join(map(repr, held)) or 'no answers yet'}")
         where = "answer IS NOT NULL" + (" AND dataset = ?" if dataset else "")
         df = pd.read_sql_query(
             "SELECT dataset, query_id AS item, model, temperature, run, prompt_hash, answer, "

@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ensel._errors import UsageError
+
 __all__ = ["demo_config", "write_fixture"]
 
 
@@ -48,7 +50,7 @@ def write_fixture(source: str, path: str | os.PathLike[str], n: int = 50, *,
         df = pd.DataFrame({"text": [f"Synthetic review {i}: a film I saw." for i in range(n)],
                            "label": np.arange(n) % 2})
     else:
-        raise ValueError(f"no fixture for source {source!r}")
+        raise UsageError(f"no fixture for source {source!r}")
     df.to_parquet(p, index=False)
     return p
 

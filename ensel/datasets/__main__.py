@@ -34,6 +34,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ensel._errors import UsageError
 from ensel.datasets import _fetch
 from ensel.datasets._paths import data_dir
 
@@ -177,12 +178,12 @@ def run_command(args: argparse.Namespace) -> int:
         table = available()
         real = [str(n) for n in table[table["kind"] == "real"]["name"]]
         if args.name in set(table["name"]):
-            raise ValueError(f"{exc} ({args.name!r} is a paper-calibrated stand-in, generated "
+            raise UsageError(f"{exc} ({args.name!r} is a paper-calibrated stand-in, generated "
                              f"locally: nothing to download; real datasets: "
                              f"{', '.join(real)})") from None
         from ensel.datasets import unknown_dataset
 
-        raise ValueError(unknown_dataset(args.name, real, files=False)
+        raise UsageError(unknown_dataset(args.name, real, files=False)
                          + " (only real datasets are downloaded)") from None
     if args.command == "fetch":
         return _fetch_all(args.name)

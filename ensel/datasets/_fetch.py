@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ensel._errors import DataError, UsageError
 from ensel._notice import notice
 from ensel.datasets._paths import data_dir, import_pooch, package_data
 
@@ -112,11 +113,11 @@ def registry_path(name: str) -> Path:
     pathlib.Path
     """
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name) or ".." in name:
-        raise ValueError(f"no download registry for dataset {name!r}: a dataset name is a plain "
+        raise UsageError(f"no download registry for dataset {name!r}: a dataset name is a plain "
                          "word such as 'mmlu_pro'")
     path = package_data("registry", f"{name}.csv")
     if not path.is_file():
-        raise ValueError(f"no download registry for dataset {name!r}: expected the file {path}")
+        raise UsageError(f"no download registry for dataset {name!r}: expected the file {path}")
     return path
 
 
@@ -140,7 +141,7 @@ def read_registry(registry: str | os.PathLike[str]) -> list[RegistryEntry]:
         reader = csv.DictReader(fh)
         missing = [c for c in _REGISTRY_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"registry {path} lacks the column(s) {missing}")
+            raise DataError(f"registry {path} lacks the column(s) {missing}")
         entries = [
             _safe_entry(
                 RegistryEntry(
@@ -157,7 +158,7 @@ def read_registry(registry: str | os.PathLike[str]) -> list[RegistryEntry]:
             for line, row in enumerate(reader, start=2)
         ]
     if not entries:
-        raise ValueError(f"registry {path} lists no files")
+        raise DataError(f"registry {path} lists no files")
     return entries
 
 
@@ -166,14 +167,14 @@ def _safe_entry(entry: RegistryEntry, where: str) -> RegistryEntry:
     for field_name in ("owner", "repo", "commit"):
         value = getattr(entry, field_name)
         if not value or value in (".", "..") or any(c in value for c in "/\\:\0"):
-            raise ValueError(
+            raise DataError(
                 f"{where}: {field_name} {value!r} is not a plain folder name; registry files "
                 "must stay below <cache>/raw/<owner>/<repo>/<commit>/"
             )
     parts = entry.path.split("/")
     if (not entry.path or entry.path.startswith("/") or "\\" in entry.path or "\0" in entry.path
             or ":" in parts[0] or any(p in ("", ".", "..") for p in parts)):
-        raise ValueError(
+        raise DataError(
             f"{where}: path {entry.path!r} leaves the cache folder (absolute, '..', '.' or "
             "empty segments are refused); registry paths are relative upstream paths such as "
             "'eval_results/x.json'"
@@ -185,7 +186,7 @@ def _inside(base: Path, path: Path) -> Path:
     """``path``, after checking that it lies below ``base`` (lexically: a mirror may be a
     farm of symbolic links, which is fine; what is refused is a path naming another place)."""
     if not Path(os.path.normpath(path)).is_relative_to(os.path.normpath(base)):
-        raise ValueError(f"{path} lies outside {base}; refusing to read or write it")
+        raise DataError(f"{path} lies outside {base}; refusing to read or write it")
     return path
 
 
@@ -243,9 +244,9 @@ def _resolve(entry: RegistryEntry | tuple[str | os.PathLike[str], str]) -> Regis
         registry, path = entry
         matches = [e for e in read_registry(registry) if e.path == path]
         if not matches:
-            raise ValueError(f"registry {registry!r} has no file with path {path!r}")
+            raise DataError(f"registry {registry!r} has no file with path {path!r}")
         return matches[0]
-    raise ValueError(
+    raise DataError(
         f"entry must be a RegistryEntry or a (registry, path) tuple, got {type(entry).__name__}"
     )
 

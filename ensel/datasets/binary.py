@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ensel._errors import DataError
+
 __all__ = [
     "NULL_PRED",
     "BinaryTables",
@@ -103,13 +105,13 @@ def negative_options(
     gold = np.asarray(answer_index, dtype=np.int64)
     n_opt = np.asarray(n_options, dtype=np.int64)
     if not (qid.shape == gold.shape == n_opt.shape) or qid.ndim != 1:
-        raise ValueError("question_ids, answer_index and n_options must be 1-D and equally long")
+        raise DataError("question_ids, answer_index and n_options must be 1-D and equally long")
     if any(int(q) < 0 for q in qid.tolist()):
-        raise ValueError("question_ids must be non-negative")
+        raise DataError("question_ids must be non-negative")
     if np.any(n_opt < 2):
-        raise ValueError("every question needs at least 2 options to draw a wrong one")
+        raise DataError("every question needs at least 2 options to draw a wrong one")
     if np.any((gold < 0) | (gold >= n_opt)):
-        raise ValueError("answer_index must lie in [0, n_options)")
+        raise DataError("answer_index must lie in [0, n_options)")
     out = np.empty(qid.shape[0], dtype=np.int64)
     for i, (q, g, n) in enumerate(zip(qid.tolist(), gold.tolist(), n_opt.tolist(), strict=True)):
         k = int(np.random.default_rng([int(seed), int(q)]).integers(n - 1))

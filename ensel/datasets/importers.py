@@ -34,7 +34,14 @@ import numpy as np
 import pandas as pd
 
 from ensel._notice import notice
-from ensel.data import DataError, DirectoryGivenError, MissingFileError, sniff
+from ensel.data import (
+    DataError,
+    DirectoryGivenError,
+    MissingFileError,
+    refuse_kind,
+    refuse_link_loop,
+    sniff,
+)
 
 __all__ = ["FORMATS", "DataError", "detect", "read", "read_data", "read_mmlu_pro_files"]
 
@@ -54,6 +61,7 @@ def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
     out = []
     for p in paths:
         path = Path(p).expanduser()
+        refuse_link_loop(path)
         if path.is_dir():
             raise DirectoryGivenError(
                 f"{path} is a directory; pass the data file(s) in it (e.g. "
@@ -86,9 +94,7 @@ def _table_columns(path: Path) -> list[str]:
             return [str(c) for c in pq.read_schema(path).names]
         except Exception as exc:  # pyarrow raises several types for a bad file
             raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
-    if kind in ("zip", "json", "binary"):
-        raise DataError(f"{path}: the file holds {'JSON' if kind == 'json' else kind} data, "
-                        "not a CSV or Parquet table; name the format with --format")
+    refuse_kind(kind, str(path), "; name the format with --format")
     return _csv_names(path, str(path), kind == "gzip")
 
 
@@ -233,8 +239,12 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
                 raise DataError(f"{where}: question_id {qid} of model {model!r} is given twice "
                                 f"(record {fi} of {fpath} and record {i} of {path})")
             first[(model, qid)] = (path, i)
-            pred = rec["pred"]
-            rows.append((model, qid, gold, n, None if pred is None else str(pred)))
+            pred = None if rec["pred"] is None else str(rec["pred"]).strip().upper()
+            if pred is not None and not (len(pred) == 1 and "A" <= pred < chr(ord("A") + n)):
+                raise DataError(f"{where} (question_id {qid}): pred {rec['pred']!r} is not one "
+                                f"of the option letters A-{chr(ord('A') + n - 1)} (any case) "
+                                "or null")
+            rows.append((model, qid, gold, n, pred))
     if not rows:
         raise DataError("no MMLU-Pro record found in the input files")
     raw = pd.DataFrame(rows, columns=["model", "question_id", "answer_index", "n_options",

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ensel._errors import DataError, UsageError
 from ensel.datasets import _fetch
 from ensel.datasets.binary import NULL_PRED
 
@@ -92,7 +93,7 @@ def file_entries() -> dict[tuple[str, str], _fetch.RegistryEntry]:
     for entry in _fetch.read_registry(NAME):
         m = _PATH_RE.match(entry.path)
         if not m:
-            raise ValueError(f"registry {NAME!r}: unrecognised file {entry.path!r}")
+            raise DataError(f"registry {NAME!r}: unrecognised file {entry.path!r}")
         out[(m["subset"], f"{m['llm']}/{m['strategy']}")] = entry
     return out
 
@@ -116,7 +117,7 @@ def _subsets(subset: str | Sequence[str], known: Sequence[str]) -> list[str]:
     chosen = list(subset)
     unknown = [s for s in chosen if s not in known]
     if unknown or not chosen:
-        raise ValueError(f"subset of llmbar.load must be one of {sorted(groups)} or subset "
+        raise UsageError(f"subset of llmbar.load must be one of {sorted(groups)} or subset "
                          f"paths from {sorted(known)}; got {unknown or chosen!r}")
     return chosen
 
@@ -124,8 +125,8 @@ def _subsets(subset: str | Sequence[str], known: Sequence[str]) -> list[str]:
 def _verdict(results: object, where: str) -> dict:
     dicts = [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
     if len(dicts) != 1:
-        raise ValueError(f"{where}: 'results' must hold exactly one verdict object "
-                         f"({{'swap = False': ..., 'swap = True': ...}}); found {len(dicts)}")
+        raise DataError(f"{where}: 'results' must hold exactly one verdict object "
+                        f"({{'swap = False': ..., 'swap = True': ...}}); found {len(dicts)}")
     return dicts[0]
 
 
@@ -133,19 +134,19 @@ def _read(path: str | Path) -> list:
     with open(path, encoding="utf-8") as fh:
         data = json.load(fh)
     if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of records; got {type(data).__name__}")
+        raise DataError(f"{path}: expected a JSON list of records; got {type(data).__name__}")
     return data
 
 
 def _check_options(orders: object, null_pred: object) -> list[str]:
     if null_pred not in NULL_PRED:
-        raise ValueError(f"null_pred of llmbar.load must be one of {NULL_PRED}; "
+        raise UsageError(f"null_pred of llmbar.load must be one of {NULL_PRED}; "
                          f"got {null_pred!r}")
     order_list = ([orders] if isinstance(orders, str)
                   else list(orders) if isinstance(orders, Sequence) else [orders])
     bad = [o for o in order_list if o not in ORDERS]
     if bad or not order_list or len(set(order_list)) != len(order_list):
-        raise ValueError(f"orders of llmbar.load must be distinct values from {sorted(ORDERS)}; "
+        raise UsageError(f"orders of llmbar.load must be distinct values from {sorted(ORDERS)}; "
                          f"got {orders!r}")
     return order_list
 
@@ -173,7 +174,7 @@ def convert(files: Mapping[tuple[str, str], str | Path], *,
     models = sorted({m for _, m in files})
     missing = [(s, m) for s in subsets for m in models if (s, m) not in files]
     if missing:
-        raise ValueError(f"llmbar files: every subset needs every model; missing {missing[:3]}")
+        raise UsageError(f"llmbar files: every subset needs every model; missing {missing[:3]}")
     abstain = 0 if null_pred == "abstain" else -1
     rows: list[tuple[str, str, str, int, int]] = []
     n_records: dict[str, int] = {}
@@ -186,7 +187,7 @@ def convert(files: Mapping[tuple[str, str], str | Path], *,
             for i, rec in enumerate(data):
                 where = f"{path} record {i}"
                 if not isinstance(rec, dict) or rec.get("label") not in (1, 2):
-                    raise ValueError(f"{where}: expected a record with 'label' 1 or 2")
+                    raise DataError(f"{where}: expected a record with 'label' 1 or 2")
                 records.append((rec.get("input"), rec.get("output_1"), rec.get("output_2"),
                                 rec["label"]))
                 verdict = _verdict(rec.get("results"), where)
@@ -194,14 +195,14 @@ def convert(files: Mapping[tuple[str, str], str | Path], *,
                 for order in order_list:
                     key, condition = ORDERS[order]
                     if key not in verdict:
-                        raise ValueError(f"{where}: no verdict {key!r}")
+                        raise DataError(f"{where}: no verdict {key!r}")
                     winner = verdict[key].get("winner") if isinstance(verdict[key], dict) else None
                     answer = _WINNER.get(str(winner), abstain) if winner is not None else abstain
                     rows.append((f"{subset}/{i}", model, condition, answer, label))
             if reference is None:
                 reference = records
             elif records != reference:
-                raise ValueError(f"{path}: its records differ from those of the other judges of "
+                raise UsageError(f"{path}: its records differ from those of the other judges of "
                                  f"{subset!r} (every file of a subset must list the same records "
                                  "in the same order)")
         n_records[subset] = len(reference or [])

@@ -70,10 +70,16 @@ def model_name(samples_path: str | Path) -> str:
             doc = json.loads(res.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise _Err(f"{res}: not a readable JSON results file ({exc})") from None
+        if not isinstance(doc, dict):
+            raise _Err(f"{res}: expected a JSON object (lm-evaluation-harness results, with "
+                       f"model_name or config); got a JSON {type(doc).__name__}")
         name = doc.get("model_name")
         if isinstance(name, str) and name.strip():
             return name.strip()
         config = doc.get("config") or {}
+        if not isinstance(config, dict):
+            raise _Err(f"{res}: 'config' must be a JSON object; got a JSON "
+                       f"{type(config).__name__}")
         args = config.get("model_args")
         if isinstance(args, dict):
             for key in ("pretrained", "model", "path"):

@@ -62,6 +62,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ensel._errors import DataError, UsageError
 from ensel.datasets import _fetch, _integrity
 from ensel.datasets._paths import data_dir, package_data
 from ensel.datasets.binary import negative_options, to_binary
@@ -130,7 +131,7 @@ def model_entries() -> dict[str, list[_fetch.RegistryEntry]]:
         elif _GPT4O_RE.match(entry.path):
             out.setdefault("gpt4o", []).append(entry)
         else:
-            raise ValueError(f"registry {NAME!r}: unrecognised file {entry.path!r}")
+            raise DataError(f"registry {NAME!r}: unrecognised file {entry.path!r}")
     return out
 
 
@@ -159,14 +160,14 @@ def _resolve_models(models: str | Sequence[str]) -> list[str]:
         models = [models]
     chosen = list(models)
     if not chosen:
-        raise ValueError("models must name at least one model, got an empty list")
+        raise UsageError("models must name at least one model, got an empty list")
     unknown = [m for m in chosen if m not in known]
     if unknown:
-        raise ValueError(
+        raise DataError(
             f"unknown MMLU-Pro model(s) {unknown}; use 'default', 'all' or ids from {known}"
         )
     if len(set(chosen)) != len(chosen):
-        raise ValueError(f"models contains duplicates: {chosen}")
+        raise UsageError(f"models contains duplicates: {chosen}")
     return chosen
 
 
@@ -176,7 +177,7 @@ def _records(entry: _fetch.RegistryEntry, path: Path) -> list:
         with zipfile.ZipFile(path) as zf:
             members = [n for n in zf.namelist() if n.endswith(".json")]
             if len(members) != 1:
-                raise ValueError(
+                raise DataError(
                     f"{entry.name}: expected one JSON file in the zip, found {members}"
                 )
             data = json.loads(zf.read(members[0]))
@@ -184,7 +185,7 @@ def _records(entry: _fetch.RegistryEntry, path: Path) -> list:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     if not isinstance(data, list):
-        raise ValueError(
+        raise DataError(
             f"{entry.name}: expected a JSON list of records, got {type(data).__name__}"
         )
     return data
@@ -321,7 +322,7 @@ def _subset_mask(questions: pd.DataFrame, subset: str | Sequence[str]) -> pd.Ser
         subset = [subset]
     wanted = list(subset)
     if not wanted:
-        raise ValueError("subset must name at least one category or subject, got an empty list")
+        raise UsageError("subset must name at least one category or subject, got an empty list")
     categories = set(questions["category"])
     sources = set(src)
     mask = pd.Series(False, index=questions.index)
@@ -336,7 +337,7 @@ def _subset_mask(questions: pd.DataFrame, subset: str | Sequence[str]) -> pd.Ser
         else:
             unknown.append(name)
     if unknown:
-        raise ValueError(
+        raise DataError(
             f"unknown subset name(s) {unknown}: use 'ori_mmlu', 'all', 'health', a category "
             f"({sorted(categories)}), an MMLU subject (e.g. 'anatomy') or a src value"
         )
@@ -379,7 +380,7 @@ def _check_options(subset, null_pred, seed) -> None:
     check_option(null_pred, "null_pred", _NULL_PRED)
     check_int(seed, "seed", low=0)
     if not isinstance(subset, str) and not all(isinstance(s, str) for s in subset):
-        raise ValueError(f"subset must be a string or a list of strings, got {subset!r}")
+        raise UsageError(f"subset must be a string or a list of strings, got {subset!r}")
 
 
 def binary_view(
@@ -428,7 +429,7 @@ def binary_view(
     raw = raw[~raw["question_id"].isin(drop4)]
     dropped["kept"] = len(per_q)
     if per_q.empty:
-        raise ValueError(f"no question left for subset={subset!r} and models={pool}")
+        raise UsageError(f"no question left for subset={subset!r} and models={pool}")
 
     tables = to_binary(per_q, raw, models=pool, seed=int(seed), null_pred=null_pred,
                        condition=condition, extra_columns=("category", "src"))

@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ensel._errors import DataError, UsageError
 from ensel.datasets import _fetch
 from ensel.datasets.binary import NULL_PRED, question_key, to_binary
 
@@ -102,10 +103,10 @@ def subject_files() -> dict[str, tuple[_fetch.RegistryEntry, _fetch.RegistryEntr
         elif m_r:
             redux[m_r["subject"]] = entry
         else:
-            raise ValueError(f"registry {NAME!r}: unrecognised file {entry.path!r}")
+            raise DataError(f"registry {NAME!r}: unrecognised file {entry.path!r}")
     if set(helm) != set(redux):
-        raise ValueError(f"registry {NAME!r}: subjects without both files: "
-                         f"{sorted(set(helm) ^ set(redux))}")
+        raise DataError(f"registry {NAME!r}: subjects without both files: "
+                        f"{sorted(set(helm) ^ set(redux))}")
     return {s: (helm[s], redux[s]) for s in sorted(helm)}
 
 
@@ -123,8 +124,8 @@ def _read_csv(path: str | Path) -> pd.DataFrame:
                      quoting=csv.QUOTE_MINIMAL)
     missing = [c for c in ("question", "choices") if c not in df.columns]
     if missing:
-        raise ValueError(f"{path}: expected the columns 'question' and 'choices'; "
-                         f"missing {missing} (columns: {list(df.columns)})")
+        raise DataError(f"{path}: expected the columns 'question' and 'choices'; "
+                        f"missing {missing} (columns: {list(df.columns)})")
     return df
 
 
@@ -136,10 +137,10 @@ def _norm_choices(choices: str, where: str) -> tuple[str, ...]:
     try:
         parsed = ast.literal_eval(choices)
     except (ValueError, SyntaxError) as exc:
-        raise ValueError(f"{where}: choices must be a Python list literal; got "
-                         f"{choices[:60]!r}") from exc
+        raise DataError(f"{where}: choices must be a Python list literal; got "
+                        f"{choices[:60]!r}") from exc
     if not isinstance(parsed, list | tuple) or len(parsed) < 2:
-        raise ValueError(f"{where}: choices must list at least 2 options; got {choices[:60]!r}")
+        raise DataError(f"{where}: choices must list at least 2 options; got {choices[:60]!r}")
     return tuple(_norm_text(c) for c in parsed)
 
 
@@ -160,8 +161,8 @@ def _subject_questions(subject: str, helm_path: str | Path, redux_path: str | Pa
     redux = _read_csv(redux_path)
     for col in ("answer", "error_type"):
         if col not in redux.columns:
-            raise ValueError(f"{redux_path}: expected a column {col!r}; columns: "
-                             f"{list(redux.columns)}")
+            raise DataError(f"{redux_path}: expected a column {col!r}; columns: "
+                            f"{list(redux.columns)}")
     helm["key_q"] = helm["question"].map(_norm_text)
     helm["key_c"] = [_norm_choices(c, f"{helm_path} row {i + 2}")
                      for i, c in enumerate(helm["choices"])]
@@ -173,8 +174,8 @@ def _subject_questions(subject: str, helm_path: str | Path, redux_path: str | Pa
     bad = ~redux["answer"].str.strip().str.fullmatch(r"\d+")
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ValueError(f"{redux_path} row {i + 2}: answer must be an option index (0, 1, ...); "
-                         f"got {redux['answer'].iloc[i]!r}")
+        raise DataError(f"{redux_path} row {i + 2}: answer must be an option index (0, 1, ...); "
+                        f"got {redux['answer'].iloc[i]!r}")
     redux["answer_index"] = redux["answer"].astype(int)
     counts["annotated"] += len(redux)
     # 2. the same question annotated twice: one row if the annotations agree, none otherwise
@@ -195,19 +196,19 @@ def _subject_questions(subject: str, helm_path: str | Path, redux_path: str | Pa
     out_of_range = merged["answer_index"] >= merged["n_options"]
     if out_of_range.any():
         row = int(merged.loc[out_of_range, "row"].iloc[0])
-        raise ValueError(f"{redux_path} row {row + 2}: answer index is beyond the options")
+        raise DataError(f"{redux_path} row {row + 2}: answer index is beyond the options")
     merged["subject"] = subject
     return merged, models
 
 
 def _check_options(seed: object, null_pred: object, keep: object) -> None:
     if keep not in KEEP:
-        raise ValueError(f"keep of mmlu_redux.load must be one of {KEEP}; got {keep!r}")
+        raise UsageError(f"keep of mmlu_redux.load must be one of {KEEP}; got {keep!r}")
     if null_pred not in NULL_PRED:
-        raise ValueError(f"null_pred of mmlu_redux.load must be one of {NULL_PRED}; "
+        raise UsageError(f"null_pred of mmlu_redux.load must be one of {NULL_PRED}; "
                          f"got {null_pred!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed of mmlu_redux.load must be a non-negative integer; got {seed!r}")
+        raise UsageError(f"seed of mmlu_redux.load must be a non-negative integer; got {seed!r}")
 
 
 def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0,
@@ -240,11 +241,11 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
         if pool is None:
             pool = models
         elif models != pool:
-            raise ValueError(f"{helm_path}: model columns {models} differ from those of the "
-                             f"other subjects {pool}")
+            raise DataError(f"{helm_path}: model columns {models} differ from those of the "
+                            f"other subjects {pool}")
         frames.append(q)
     if not frames or pool is None:
-        raise ValueError("files of mmlu_redux.convert must name at least one subject")
+        raise UsageError("files of mmlu_redux.convert must name at least one subject")
     merged = pd.concat(frames, ignore_index=True)
     if keep == "ok":
         verified = merged["error"] == "ok"
@@ -253,7 +254,7 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
     merged = merged.sort_values(["subject", "row"]).reset_index(drop=True)
     counts["kept"] = len(merged)
     if merged.empty:
-        raise ValueError("no MMLU-Redux question matched a HELM answer row")
+        raise DataError("no MMLU-Redux question matched a HELM answer row")
     questions = pd.DataFrame({
         "question_id": np.arange(len(merged)),
         "name": merged["subject"] + "/" + merged["row"].astype(str),
@@ -318,7 +319,7 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
         chosen = [subjects] if isinstance(subjects, str) else list(subjects)
         unknown = [s for s in chosen if s not in pairs]
         if unknown or not chosen:
-            raise ValueError(f"subjects of mmlu_redux.load must be MMLU subjects from "
+            raise UsageError(f"subjects of mmlu_redux.load must be MMLU subjects from "
                              f"{sorted(pairs)}; got {unknown or chosen!r}")
         pairs = {s: pairs[s] for s in chosen}
     files = {s: (_fetch.fetch(h), _fetch.fetch(r)) for s, (h, r) in pairs.items()}

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ensel._errors import DataError, UsageError
 from ensel.datasets._paths import package_data
 
 __all__ = ["PAPER_TABLES", "DATASETS", "paper_dir", "load_paper_table"]
@@ -84,12 +85,12 @@ def _read(name: str) -> pd.DataFrame:
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     expected = _COLUMNS[name]
     if list(df.columns) != expected:
-        raise ValueError(f"{path.name} has columns {list(df.columns)}; expected {expected}")
+        raise DataError(f"{path.name} has columns {list(df.columns)}; expected {expected}")
     for col in df.columns:
         empty = df[col].str.strip() == ""
         if empty.any():
             row = int(empty.to_numpy().argmax()) + 2
-            raise ValueError(f"{path.name} column {col!r} is empty in line {row}")
+            raise DataError(f"{path.name} column {col!r} is empty in line {row}")
         if col in _INT:
             df[col] = pd.to_numeric(df[col], errors="raise").astype("int64")
         elif col in _FLOAT:
@@ -97,8 +98,8 @@ def _read(name: str) -> pd.DataFrame:
         elif col == "bold":
             bad = ~df[col].isin(["true", "false"])
             if bad.any():
-                raise ValueError(f"{path.name} column 'bold' has value {df[col][bad].iloc[0]!r}; "
-                                 "expected true/false")
+                raise DataError(f"{path.name} column 'bold' has value {df[col][bad].iloc[0]!r}; "
+                                "expected true/false")
             df[col] = df[col] == "true"
     return df
 
@@ -106,27 +107,27 @@ def _read(name: str) -> pd.DataFrame:
 def _check(name: str, df: pd.DataFrame) -> None:
     unknown = sorted(set(df["dataset"]) - set(DATASETS))
     if unknown:
-        raise ValueError(f"{name}: unknown dataset {unknown[0]!r}; expected one of {DATASETS}")
+        raise UsageError(f"{name}: unknown dataset {unknown[0]!r}; expected one of {DATASETS}")
     if name == "model_pools":
         if df.duplicated(["dataset", "model"]).any():
             dup = df[df.duplicated(["dataset", "model"])].iloc[0]
-            raise ValueError(f"{name}: model {dup['model']!r} listed twice for {dup['dataset']}")
+            raise DataError(f"{name}: model {dup['model']!r} listed twice for {dup['dataset']}")
         if not df["accuracy_pct"].between(0, 100).all() or not df["avg_rho"].between(-1, 1).all():
-            raise ValueError(f"{name}: accuracy_pct must lie in [0, 100] and avg_rho in [-1, 1]")
+            raise DataError(f"{name}: accuracy_pct must lie in [0, 100] and avg_rho in [-1, 1]")
     if name in _RESULT_TABLES:
         if not (df["mean"].between(0, 1).all() and df["std"].between(0, 1).all()):
-            raise ValueError(f"{name}: mean and std must be error probabilities in [0, 1]")
+            raise DataError(f"{name}: mean and std must be error probabilities in [0, 1]")
         for ds, grp in df.groupby("dataset", sort=False):
             kmax = int(grp["k"].max())
             for method in METHODS:
                 ks = sorted(grp.loc[grp["method"] == method, "k"])
                 if ks != list(range(1, kmax + 1)):
-                    raise ValueError(f"{name}: {ds}/{method} has k values {ks}; "
-                                     f"expected each of 1..{kmax} once")
+                    raise DataError(f"{name}: {ds}/{method} has k values {ks}; "
+                                    f"expected each of 1..{kmax} once")
         bad = ~df["method"].isin(METHODS) | ~df["aggregator"].isin(AGGREGATORS)
         if bad.any():
             row = df[bad].iloc[0]
-            raise ValueError(
+            raise DataError(
                 f"{name}: unknown method/aggregator {row['method']}/{row['aggregator']}"
             )
 
@@ -155,9 +156,9 @@ def load_paper_table(name: str, *, dataset: str | None = None) -> pd.DataFrame:
         Unknown table or dataset name, or a malformed file (column, value and row named).
     """
     if name not in PAPER_TABLES:
-        raise ValueError(f"unknown paper table {name!r}; expected one of {sorted(PAPER_TABLES)}")
+        raise UsageError(f"unknown paper table {name!r}; expected one of {sorted(PAPER_TABLES)}")
     if dataset is not None and dataset not in DATASETS:
-        raise ValueError(f"unknown dataset {dataset!r}; the paper's tables cover {list(DATASETS)}")
+        raise UsageError(f"unknown dataset {dataset!r}; the paper's tables cover {list(DATASETS)}")
     if name == "results":
         df = pd.concat([load_paper_table(t) for t in _RESULT_TABLES], ignore_index=True)
     else:

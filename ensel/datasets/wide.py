@@ -3,10 +3,12 @@
 CSV (``.csv``, ``.csv.gz``) or Parquet (``.parquet``, ``.pq``). Columns:
 
 * the **gold** column (``gold``, ``label``, ``target`` or ``correct_answer``; or named with
-  ``gold=``);
+  ``gold=``; two such columns are refused unless one is named);
 * optionally an **item** column (``item``, ``id``, ``question_id`` or ``doc_id``; else the
   row number);
 * optionally a **condition** column (``condition``);
+* a saved row index (``Unnamed: 0`` or an unnamed column, as ``DataFrame.to_csv`` writes
+  it) is dropped with a notice;
 * every other column is a **model**.
 
 Two kinds of task:
@@ -16,8 +18,8 @@ Two kinds of task:
   parsed. Rows become the paper's two binary queries per item through
   :func:`ensel.datasets.binary.to_binary`. The option set is ``options=`` when given
   (a chosen option outside it is an error) or every value seen in the gold and model
-  columns (letters: ``A`` up to the last letter seen; integers: indices ``0`` up to the
-  largest seen).
+  columns (letters: ``A`` up to the last letter seen, matched case-insensitively so that
+  ``a`` is ``A``; integers: indices ``0`` up to the largest seen).
 * **natively binary** (the gold column holds only ``True/False``, ``+1/-1``, ``1/0`` or
   ``yes/no``; pass ``options=`` to read a 0/1 gold column as two-option multiple choice
   instead): a model cell holds the model's binary answer, read by the one encoding rule of
@@ -35,6 +37,7 @@ file's lines (the header is line 1); Parquet rows are counted from 0.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ensel import _encoding as enc
-from ensel.data import DataError, sniff
+from ensel.data import DataError, refuse_kind, sniff
 from ensel.datasets.binary import option_label, question_key, to_binary
 
 __all__ = ["GOLD_COLUMNS", "ITEM_COLUMNS", "read_table", "read_wide", "wide_to_tidy"]
@@ -51,6 +54,8 @@ __all__ = ["GOLD_COLUMNS", "ITEM_COLUMNS", "read_table", "read_wide", "wide_to_t
 GOLD_COLUMNS = ("gold", "label", "target", "correct_answer")
 ITEM_COLUMNS = ("item", "id", "question_id", "doc_id")
 _YES_NO = {"yes": "True", "no": "False"}
+#: The header pandas gives a saved row index (``df.to_csv()`` without ``index=False``).
+_INDEX_COLUMN = re.compile(r"Unnamed: \d+|")
 
 _Err = DataError
 
@@ -67,9 +72,7 @@ def read_table(path: Path) -> tuple[pd.DataFrame, str]:
         except Exception as exc:  # pyarrow raises several types for a damaged file
             raise _Err(f"{path}: cannot read as Parquet ({type(exc).__name__}); is it a "
                        "complete Parquet file?") from None
-    if kind in ("zip", "json", "binary"):
-        raise _Err(f"{path}: the file holds {'JSON' if kind == 'json' else kind} data, not a "
-                   "CSV or Parquet matrix")
+    refuse_kind(kind, str(path))
     gz = kind == "gzip"
     _csv_names(path, str(path), gz)  # separator and repeated names, said on line 1
     try:
@@ -114,9 +117,12 @@ def _pick(columns: Sequence[str], given: str | None, defaults: Sequence[str], wh
         if given not in columns:
             raise _Err(f"{path}: no {what} column {given!r}; columns are {list(columns)}")
         return given
-    for c in columns:
-        if str(c).strip().lower() in defaults:
-            return c
+    found = [c for c in columns if str(c).strip().lower() in defaults]
+    if len(found) > 1 and what == "gold":  # 'label' and 'gold': neither is read as a model
+        raise _Err(f"{path}: {len(found)} columns could be the {what} column "
+                   f"({', '.join(map(repr, found))}); keep one, or name it with --{what}")
+    if found:
+        return found[0]
     if required:
         raise _Err(f"{path}: missing the {what} column: name it one of {list(defaults)} or "
                    f"pass its name; columns are {list(columns)}")
@@ -142,6 +148,15 @@ def _wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str 
         raise _Err(f"{path}: the file has no rows")
     cols = [str(c) for c in df.columns]
     df = df.set_axis(cols, axis=1)
+    index_cols = [c for c in cols if _INDEX_COLUMN.fullmatch(c) and c not in (gold, item)]
+    if index_cols:
+        from ensel._notice import notice
+
+        notice(f"{path}: column {index_cols[0]!r} is a saved row index (pandas' to_csv), not a "
+               "model: dropped" if len(index_cols) == 1 else
+               f"{path}: columns {index_cols} are saved row indices, not models: dropped")
+        df = df.drop(columns=index_cols)
+        cols = [c for c in cols if c not in index_cols]
     gcol = _pick(cols, gold, GOLD_COLUMNS, "gold", path, True)
     icol = _pick(cols, item, ITEM_COLUMNS, "item", path, False)
     ccol = "condition" if "condition" in cols else None
@@ -246,6 +261,8 @@ def _norm(v: object) -> str | None:
     s = str(v).strip()
     if s.endswith(".0") and s[:-2].isdigit():
         s = s[:-2]
+    if len(s) == 1 and "a" <= s <= "z":  # option letters are matched case-insensitively
+        s = s.upper()
     return s or None
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._errors import check_is_fitted
 from ensel._estimator import SelectorMixin
 from ensel._validation import (
     Interval,
@@ -82,9 +83,7 @@ class _BaseSelector(SelectorMixin):
     @validate_params({"X": ["array-like"]})
     def transform(self, X: Any) -> Any:
         """Keep the selected columns (in pick order); a DataFrame stays a DataFrame."""
-        if not hasattr(self, "selected_"):
-            raise constraint_error("self", f"a fitted {type(self).__name__} (call fit(X, y) "
-                                   "first)", Shown("an unfitted estimator"))
+        check_is_fitted(self, "selected_")
         Xa = check_X(X)
         if Xa.shape[1] != self.n_features_in_:
             raise constraint_error("X", f"of {self.n_features_in_} models (columns), as in fit",

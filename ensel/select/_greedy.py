@@ -74,6 +74,7 @@ from ensel._validation import (
     Shown,
     check_k,
     check_real,
+    check_subset,
     check_X_y,
     constraint_error,
     validate_params,
@@ -418,6 +419,7 @@ def marginal_gains(X: Any, y: Any, picks: Any, alpha: float = 1.0) -> list[float
     True
     """
     Xa, ya = check_X_y(X, y)
+    picks = check_subset(picks, Xa.shape[1], "picks", func="marginal_gains")
     yc = label_bits(ya)
     codes = np.zeros(len(ya), dtype=np.int64)
     size, prev, out = 1, 0.0, []

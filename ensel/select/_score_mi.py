@@ -63,13 +63,14 @@ Examples
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import chdtri
 
-from ensel._validation import check_int, check_real
+from ensel._validation import Interval
 from ensel.aggregate import WeightedMajorityVote
 from ensel.select._base import _BaseSelector
 from ensel.select._engine import TIE_TOL
@@ -170,6 +171,12 @@ class ScoreMI(_BaseSelector):
     [0.279, 0.121, 0.022]
     """
 
+    _parameter_constraints: dict[str, Any] = {
+        "k": [Interval(Integral, 1, None)],
+        "n_bins": [Interval(Integral, 2, None)],
+        "level": [Interval(Real, 0, 1, closed="neither")],  # family-wise level of the no-gain test
+    }
+
     def __init__(self, k: int = 3, n_bins: int = 16, level: float = 0.01) -> None:
         self.k = k
         self.n_bins = n_bins
@@ -177,9 +184,7 @@ class ScoreMI(_BaseSelector):
 
     def _path(self, Xa: np.ndarray, ya: np.ndarray,
               k: int) -> tuple[list[int], list[float], np.ndarray]:
-        n_bins = check_int(self.n_bins, "n_bins", low=2)
-        level = check_real(self.level, "level", low=0, high=1, low_open=True, high_open=True,
-                           what="the family-wise level of the no-gain test")
+        n_bins, level = int(self.n_bins), float(self.level)  # checked by fit
         n, m = Xa.shape
         ftype = np.float32 if n < (1 << 24) else np.float64  # exact 0/1 sums below 2**24
         B1 = np.ascontiguousarray(Xa == 1, dtype=ftype)

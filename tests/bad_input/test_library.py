@@ -58,8 +58,6 @@ CASES = [
     ("WMV eps out of range", ValueError,
      lambda: aggregate.WeightedMajorityVote(eps=0.7).fit(X, Y), (), {}, "eps",
      "WeightedMajorityVote", "(0, 0.5) or None; got 0.7"),
-    ("predict before fit", ValueError, lambda: aggregate.MAPAggregator().predict(X), (), {},
-     "self", "MAPAggregator.predict", "fitted"),
     ("predict on other models", ValueError,
      lambda: aggregate.MAPAggregator().fit(X, Y).predict(X[:, :2]), (), {}, "X",
      "MAPAggregator.predict", "got 2 columns"),

@@ -1,0 +1,81 @@
+"""One error family (``EnselError``: data, usage, config) and one fitted check.
+
+Every estimator used before ``fit`` raises ``NotFittedError``, which is scikit-learn's
+``NotFittedError`` (so ``except`` clauses and scikit-learn's own checks catch it), a
+``ValueError`` and an ``AttributeError``, with one message naming the class.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError as SkNotFittedError
+
+from ensel import _errors as E
+from ensel import _validation as V
+from ensel.aggregate import AGGREGATORS
+from ensel.copula import GaussianCopula
+from ensel.select import SELECTORS
+
+X = np.array([[1, -1, 1], [1, 1, -1], [-1, -1, 1], [-1, 1, -1]])
+
+
+def test_the_family() -> None:
+    from ensel.collect.config import ConfigError
+    from ensel.collect.queries import DatasetFileError
+    from ensel.data import DataError, MissingFileError
+    from ensel._io import UsageError
+
+    assert DataError is E.DataError and UsageError is E.UsageError
+    assert ConfigError is E.ConfigError
+    for cls in (E.DataError, E.UsageError, E.ConfigError, E.NotFittedError,
+                V.InvalidParameterError, MissingFileError, DatasetFileError):
+        assert issubclass(cls, E.EnselError) and issubclass(cls, ValueError), cls
+    assert issubclass(V.InvalidParameterError, TypeError)
+    assert issubclass(E.NotFittedError, AttributeError)
+
+
+def _unfitted_calls():
+    for name, cls in sorted(SELECTORS.items()):
+        for method in ("transform", "get_support", "get_feature_names_out"):
+            yield f"{name}.{method}", cls, method, (X,) if method == "transform" else ()
+    for name, cls in sorted(AGGREGATORS.items()):
+        for method in ("predict", "predict_proba"):
+            if hasattr(cls, method):
+                yield f"{name}.{method}", cls, method, (X,)
+    yield "copula.sample", GaussianCopula, "sample", (10,)
+
+
+CALLS = list(_unfitted_calls())
+
+
+@pytest.mark.parametrize(("cls", "method", "args"), [c[1:] for c in CALLS],
+                         ids=[c[0] for c in CALLS])
+def test_unfitted_estimators_raise_not_fitted(cls, method, args) -> None:
+    est = cls()
+    with pytest.raises(SkNotFittedError) as info:
+        getattr(est, method)(*args)
+    assert isinstance(info.value, E.NotFittedError)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, AttributeError)
+    msg = str(info.value)
+    assert msg.startswith(f"this {cls.__name__} is not fitted yet; call fit("), msg
+    assert "\n" not in msg
+
+
+def test_n_features_in_of_an_unfitted_aggregator_is_absent() -> None:
+    for cls in AGGREGATORS.values():
+        assert not hasattr(cls(), "n_features_in_")
+
+
+@pytest.mark.parametrize("name", ["LogisticStacking", "BackoffMAP", "ScoreMI"])
+def test_the_scalable_estimators_declare_their_constraints(name) -> None:
+    cls = {**{c.__name__: c for c in SELECTORS.values()},
+           **{c.__name__: c for c in AGGREGATORS.values()}}[name]
+    declared = cls.__dict__["_parameter_constraints"]
+    assert set(declared) == set(cls._get_param_names())
+
+
+def test_every_registered_estimator_declares_every_parameter() -> None:
+    for cls in [*SELECTORS.values(), *AGGREGATORS.values()]:
+        declared = V._class_declaration(cls)
+        assert set(declared) == set(cls._get_param_names()), cls.__name__
