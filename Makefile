@@ -56,7 +56,7 @@ notebooks: $(STAMP)
 html: $(STAMP)
 	$(if $(FORCE),rm -rf _build/html _build/.doctrees)
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
-	$(BIN)/python -m ensel.book.bookcheck _build/html
+	$(BIN)/python -m tools.bookcheck _build/html
 	@echo "Book: $(CURDIR)/_build/html/index.html"
 
 book: $(STAMP)
@@ -77,7 +77,7 @@ check-browser: $(STAMP)
 	@test -f _build/html/index.html || { echo "check-browser: no _build/html/index.html; run make book first"; exit 2; }
 	@command -v chromium > /dev/null || { echo "check-browser: installing chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
-	$(BIN)/python -m ensel.book.browsercheck _build/html --screenshots _build/screenshots --mode both
+	$(BIN)/python -m tools.browsercheck _build/html --screenshots _build/screenshots --mode both
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules tests ensel

@@ -52,6 +52,8 @@ def repository_root() -> Path | None:
 
 
 def book_folders() -> list[Path]:
+    """The folders no command may write into: the repository's ``book``, ``_build`` and
+    ``notebooks`` (and ``$ENSEL_RESULTS_DIR``)."""
     roots = {r for r in (repository_root(), Path(__file__).resolve().parents[1])
              if r is not None and (r / "notebooks" / "runs.yml").is_file()}
     out = [r / sub for r in sorted(roots) for sub in ("book", "_build", "notebooks")]

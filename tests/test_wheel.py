@@ -76,6 +76,9 @@ def test_twine_check_strict_and_contents(dists: dict[str, Path]) -> None:
                     "ensel/_data/notebooks/experiments.py", "ensel/_data/notebooks/runs.yml",
                     "ensel/py.typed", "ensel-0.1.0.dist-info/licenses/LICENSE"):
         assert shipped.replace("0.1.0", _version()) in names, shipped
+    # build tooling stays out of the wheel (development only: tools/)
+    assert not [n for n in names if "browsercheck" in n or "bookcheck" in n or
+                n.startswith("tools/")], names
     meta = zipfile.ZipFile(dists["wheel"]).read(
         f"ensel-{_version()}.dist-info/METADATA").decode()
     for field in ("License-Expression: MIT", "License-File: LICENSE",

@@ -1,6 +1,6 @@
 """Checks on the built HTML book: it must load nothing from outside this machine.
 
-``python -m ensel.book.bookcheck _build/html`` exits non-zero and lists every page and tag that
+``python -m tools.bookcheck _build/html`` exits non-zero and lists every page and tag that
 refers to an external resource (``<script src>``, ``<link href>`` of a stylesheet/font/icon,
 ``<img src>``, ``<iframe src>``, ``<source src>``, ``url(...)`` in CSS), so that the book reads
 the same offline as online. Ordinary hyperlinks (``<a href>``) are allowed: following them is
@@ -91,7 +91,7 @@ def external_resources(html_dir: str | Path) -> dict[str, list[str]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry: ``python -m ensel.book.bookcheck [HTML_DIR]``."""
+    """Command-line entry: ``python -m tools.bookcheck [HTML_DIR]``."""
     args = list(sys.argv[1:] if argv is None else argv)
     html_dir = Path(args[0] if args else "_build/html")
     problems = external_resources(html_dir)

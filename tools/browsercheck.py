@@ -1,6 +1,6 @@
 """The built book as a reader's browser shows it: every page opened in headless Chromium.
 
-``python -m ensel.book.browsercheck _build/html [--screenshots DIR]`` serves the HTML folder
+``python -m tools.browsercheck _build/html [--screenshots DIR]`` serves the HTML folder
 from a local HTTP server on 127.0.0.1 (a free port, started and stopped here), opens every page
 in headless Chromium (Debian's ``chromium``) at a 1280 px wide window, saves a full-page
 screenshot of each page and prints one line per problem, ``<page>: <kind>: <detail>``:
@@ -603,7 +603,7 @@ def summary(checked: Sequence[str], problems: Sequence[Problem]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ensel.book.browsercheck",
+        prog="python -m tools.browsercheck",
         description="Open every page of a built book in headless Chromium and report console "
                     "errors, broken internal links and images, unrendered math and horizontal "
                     "overflow at 1280 px.")

@@ -24,6 +24,8 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # tools/ (the browser check) is not in the wheel
+    sys.path.insert(0, str(ROOT))
 PDF_NAME = "ensel-book.pdf"
 #: The page's title as the reader sees it (the first heading, without its "#" link).
 _TITLE = """() => {
@@ -78,7 +80,7 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
     from playwright.sync_api import sync_playwright
     from pypdf import PdfReader, PdfWriter
 
-    from ensel.book.browsercheck import (
+    from tools.browsercheck import (
         _MATHJAX_READY,
         CHROMIUM_FLAGS,
         LOAD_TIMEOUT_MS,

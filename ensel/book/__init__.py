@@ -9,7 +9,6 @@ module                     what
 :mod:`ensel.book.simulation`  Monte Carlo comparisons against exact laws (batch means)
 :mod:`ensel.book.results`  where experiments pages keep their results for the report
 :mod:`ensel.book.runner`   executes the notebooks with papermill (``make book``)
-:mod:`ensel.book.bookcheck`  fails the build when a page loads anything from the network
 =========================  ===================================================================
 
 The library (everything else in :mod:`ensel`) never imports this package; a test checks it.

@@ -26,6 +26,7 @@ The paper's printed tables are in :mod:`ensel.datasets.paper_tables`.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,18 +34,65 @@ import pandas as pd
 
 from ensel.datasets import standins as _standins
 
-__all__ = ["available", "load", "model_info"]
+__all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info"]
 
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """What ensel knows about one named dataset: the one declaration of it.
+
+    Parameters
+    ----------
+    name : str
+        The name :func:`load` accepts (``ensel datasets list``, ``ensel select NAME``).
+    kind : str
+        ``"stand-in"`` (simulated, calibrated to the paper) or ``"real"`` (downloaded).
+    description : str
+        One line for ``ensel datasets list``.
+    loader : str
+        ``"module:function"`` returning the tidy table; a stand-in's loader takes its
+        name first.
+    pages : tuple of str
+        The notebooks run once per dataset that run on it (``notebooks/runs.yml`` is checked
+        against this by ``tests/datasets/test_declared_once.py``).
+    """
+
+    name: str
+    kind: str
+    description: str
+    loader: str
+    pages: tuple[str, ...] = ("standins_dataset", "experiments")
+
+    def load(self, **options: Any) -> pd.DataFrame:
+        """The tidy table, from :attr:`loader` with ``options``."""
+        import importlib
+
+        module, _, func = self.loader.partition(":")
+        fn = getattr(importlib.import_module(module), func)
+        return fn(self.name, **options) if self.kind == "stand-in" else fn(**options)
+
+
+_DOWNLOADED = "(downloaded, SHA-256 checked)"
+_REAL_PAGES = ("realdata_card", "experiments", "mmlu_pro_modelling")
+
+#: Every named dataset, name -> :class:`DatasetSpec`.
+DATASETS: dict[str, DatasetSpec] = {s.name: s for s in (
+    *(DatasetSpec(name, "stand-in", desc, "ensel.datasets.standins:load")
+      for name, desc in _standins.NAMES.items()),
+    DatasetSpec("mmlu_pro", "real", "MMLU-Pro published per-question LLM outputs as binary "
+                f"queries {_DOWNLOADED}", "ensel.datasets.mmlu_pro:load",
+                ("experiments", "mmlu_pro_modelling")),
+    DatasetSpec("mmlu_redux", "real", "HELM's 5-shot MMLU answers of 10 models graded with the "
+                f"MMLU-Redux verified gold, as binary queries {_DOWNLOADED}",
+                "ensel.datasets.mmlu_redux:load", _REAL_PAGES),
+    DatasetSpec("llmbar", "real", "LLMBar: 6 LLM judges x 3 prompting strategies choosing the "
+                f"better output, natively binary {_DOWNLOADED}", "ensel.datasets.llmbar:load",
+                _REAL_PAGES),
+)}
+
+# name -> (kind, description), read by the importers and the command line
 _DESCRIPTIONS: dict[str, tuple[str, str]] = {
-    **{name: ("stand-in", desc) for name, desc in _standins.NAMES.items()},
-    "mmlu_pro": ("real", "MMLU-Pro published per-question LLM outputs as binary queries "
-                         "(downloaded, SHA-256 checked)"),
-    "mmlu_redux": ("real", "HELM's 5-shot MMLU answers of 10 models graded with the MMLU-Redux "
-                           "verified gold, as binary queries (downloaded, SHA-256 checked)"),
-    "llmbar": ("real", "LLMBar: 6 LLM judges x 3 prompting strategies choosing the better "
-                       "output, natively binary (downloaded, SHA-256 checked)"),
-}
-_REAL_LOADERS = ("mmlu_pro", "mmlu_redux", "llmbar")
+    name: (spec.kind, spec.description) for name, spec in DATASETS.items()}
 _FILE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
@@ -115,12 +163,8 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
     >>> df["model"].nunique(), df["condition"].nunique()
     (12, 6)
     """
-    if isinstance(name, str) and name in _standins.NAMES:
-        return _standins.load(name, **options)
-    if isinstance(name, str) and name in _REAL_LOADERS:
-        import importlib
-
-        return importlib.import_module(f"ensel.datasets.{name}").load(**options)
+    if isinstance(name, str) and name in DATASETS:
+        return DATASETS[name].load(**options)
     if isinstance(name, (str, os.PathLike)) and (_looks_like_path(name) or Path(name).exists()):
         from ensel.data import read_responses
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ensel.book.bookcheck import external_resources, main
+from tools.bookcheck import external_resources, main
 
 
 def _site(tmp_path: Path, body: str, css: str = "") -> Path:

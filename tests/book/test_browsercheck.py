@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ensel.book.browsercheck import Problem, check_site, find_chromium, main, pages, serve
+from tools.browsercheck import Problem, check_site, find_chromium, main, pages, serve
 
 pytestmark = pytest.mark.xdist_group("browser")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from ensel.book.bookcheck import external_resources
 from ensel.book.runner import NotebookRunError, execute_run, load_runs
+from tools.bookcheck import external_resources
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = load_runs(ROOT / "notebooks" / "runs.yml")

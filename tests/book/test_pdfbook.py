@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ensel.book.browsercheck import find_chromium
+from tools.browsercheck import find_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(find_chromium() is None, reason="chromium is not installed")
