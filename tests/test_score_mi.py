@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from ensel.score_mi import ScoreMI, score_bins, score_mi
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,6 @@ from ensel.aggregate import AGGREGATORS, DEFAULT_AGGREGATOR, WeightedMajorityVot
 from ensel.copula import sample, sample_equicorrelated
 from ensel.experiment import heldout_errors
 from ensel.info import conditional_mutual_information_table
-from ensel.score_mi import ScoreMI, score_bins, score_mi
 from ensel.select import DEFAULT_REASON, DEFAULT_SELECTOR, SELECTORS, greedy_mi
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ensel.stacking import LogisticStacking
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit
 
 from ensel.aggregate import AGGREGATORS, make_aggregator
-from ensel.stacking import LogisticStacking
 
 
 def bsc(eps, n, seed):
@@ -134,8 +134,9 @@ def _family_data(n=3000, seed=0):
 
 
 def test_backoff_limits_are_map_and_logistic():
-    from ensel.aggregate import MAPAggregator
     from ensel.stacking import BackoffMAP
+
+    from ensel.aggregate import MAPAggregator
 
     X, y = _family_data()
     Xt, _ = _family_data(seed=1)
@@ -178,8 +179,9 @@ def test_backoff_auto_strength_follows_the_evidence():
 
 
 def test_backoff_registered_and_errors():
-    from ensel.aggregate import DEFAULT_AGGREGATOR
     from ensel.stacking import BackoffMAP
+
+    from ensel.aggregate import DEFAULT_AGGREGATOR
 
     assert AGGREGATORS["backoff"] is BackoffMAP and DEFAULT_AGGREGATOR == "backoff"
     X, y = _family_data(n=100)

@@ -21,10 +21,10 @@ X = np.array([[1, -1, 1], [1, 1, -1], [-1, -1, 1], [-1, 1, -1]])
 
 
 def test_the_family() -> None:
+    from ensel._io import UsageError
     from ensel.collect.config import ConfigError
     from ensel.collect.queries import DatasetFileError
     from ensel.data import DataError, MissingFileError
-    from ensel._io import UsageError
 
     assert DataError is E.DataError and UsageError is E.UsageError
     assert ConfigError is E.ConfigError
