@@ -43,9 +43,8 @@
 # page; the front page shows the same table.
 
 # %% tags=["parameters"]
-datasets_to_report = ["medmcqa", "mmlu", "imdb", "mmlu_pro",
-                      "mmlu_redux", "llmbar"]
-required = ["medmcqa", "mmlu", "imdb"]  # stand-ins: results must exist
+datasets_to_report = None  # None: every declared dataset the experiments page runs on
+required = None  # stand-ins whose results must exist; None: the stand-ins reported
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
@@ -61,6 +60,10 @@ from ensel.datasets.paper_tables import load_paper_table
 from ensel.meta import FRAGILE_BELOW
 
 checks = PageChecks("reproduction_report")
+if datasets_to_report is None:
+    datasets_to_report = protocol.report_sources()
+if required is None:
+    required = [d for d in datasets_to_report if profiles.is_standin(d)]
 
 
 def load_or_none(name: str, kind: str = "results") -> pd.DataFrame | None:

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from ensel.datasets import DATASETS
+
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = "TIGER-AI-Lab/MMLU-Pro"
 #: The mirrored upstream repository of each real dataset.
-UPSTREAMS = {"mmlu_pro": UPSTREAM, "mmlu_redux": "aryopg/mmlu-redux",
-             "llmbar": "princeton-nlp/LLMBar"}
+UPSTREAMS = {name: spec.upstream for name, spec in DATASETS.items() if spec.upstream}
 
 
 def shared_mirror(upstream: str = UPSTREAM) -> Path | None:

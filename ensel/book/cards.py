@@ -653,10 +653,10 @@ def source_registry(name: str) -> pd.DataFrame:
 
 def model_families(name: str, models: Sequence[str]) -> pd.DataFrame:
     """Each model of a real source with its family (the loader's ``family`` function)."""
-    import importlib
+    from ensel.datasets import DATASETS
 
-    fam = importlib.import_module(f"ensel.datasets.{name}").family
-    out = pd.DataFrame({"model": list(models), "family": [fam(m) for m in models]})
+    spec = DATASETS[name]
+    out = pd.DataFrame({"model": list(models), "family": [spec.family_of(m) for m in models]})
     return out.set_index("model")
 
 

@@ -2,27 +2,29 @@
 
 ``data/datasets.yml`` holds one profile per dataset (label, stand-in or real, the paper's
 table, the selection condition, models, families, conditions, conversion, items, licence,
-url, card page). :func:`profile` is the one reader; the pages and the book layer ask it
+url, card page); a dataset registered at run time (:func:`ensel.datasets.register_dataset`)
+may bring its own. :func:`profile` is the one reader; the pages and the book layer ask it
 instead of testing dataset names.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 __all__ = ["is_real", "is_standin", "label", "names", "profile"]
 
 
-@cache
 def _profiles() -> dict[str, dict[str, Any]]:
-    import yaml
+    """Every profile: ``data/datasets.yml``'s, then those of datasets registered at run time
+    with their own (:attr:`ensel.datasets.DatasetSpec.profile`)."""
+    from ensel.datasets import DATASETS, _profile_file
 
-    from ensel.datasets._paths import package_data
-
-    with open(package_data("datasets.yml"), encoding="utf-8") as fh:
-        return dict(yaml.safe_load(fh)["datasets"])
+    out = dict(_profile_file())
+    for name, spec in DATASETS.items():
+        if name not in out and spec.profile:
+            out[name] = spec.profile
+    return out
 
 
 def names(kind: str | None = None) -> list[str]:

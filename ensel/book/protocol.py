@@ -23,6 +23,7 @@ from ensel.protocol import PAPER_PROTOCOL, Protocol
 __all__ = [
     "STANDINS",
     "REAL",
+    "report_sources",
     "load_options",
     "copula_fits",
     "copula_fit_table",
@@ -525,6 +526,20 @@ def claims_skipped_note(ks: Any) -> str:
 
 
 # ------------------------------------------------------------------- reproduction report
+def report_sources() -> list[str]:
+    """The datasets the reproduction report covers: every declared dataset
+    (:data:`ensel.datasets.DATASETS`, in declaration order) that the experiments page runs on.
+
+    Examples
+    --------
+    >>> report_sources()
+    ['medmcqa', 'mmlu', 'imdb', 'mmlu_pro', 'mmlu_redux', 'llmbar']
+    """
+    from ensel.datasets import DATASETS
+
+    return [name for name, spec in DATASETS.items() if "experiments" in spec.pages]
+
+
 def report_comparison(summaries: Mapping[str, pd.DataFrame], datasets: Sequence[str]
                       ) -> pd.DataFrame:
     """Paper vs ours for every cell of the paper's three results tables of each dataset."""

@@ -209,7 +209,7 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
             raise ValueError(f"{config}: entry {i} must be a mapping with a 'notebook' key")
         name = str(entry["notebook"])
         unknown = set(entry) - {"notebook", "runs", "test_parameters", "needs", "produces",
-                                "requires_data"}
+                                "requires_data", "per_dataset"}
         if unknown:
             raise ValueError(f"{config}: notebook {name!r} has unknown keys {sorted(unknown)}")
         source = config.parent / f"{name}.py"
@@ -220,6 +220,10 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         produces = tuple(str(p) for p in entry.get("produces") or ())
         requires = _as_tuple(entry.get("requires_data"))
         run_specs = entry.get("runs") or [{"output": name}]
+        if "per_dataset" in entry:
+            run_specs = [*(entry.get("runs") or []),
+                         *_declared_runs(name, entry["per_dataset"], entry.get("runs") or [],
+                                         config)]
         for spec in run_specs:
             bad = set(spec) - {"output", "parameters", "title", "requires_data"}
             if bad:
@@ -234,6 +238,32 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
                                     needs, produces,
                                     requires + _as_tuple(spec.get("requires_data"))))
     return _order(runs, config)
+
+
+def _declared_runs(notebook: str, template: Any, listed: Sequence[dict], config: Path
+                   ) -> list[dict[str, Any]]:
+    """The runs of ``notebook`` for the datasets declared to run on it
+    (:attr:`ensel.datasets.DatasetSpec.pages`) that ``runs.yml`` does not list itself, from the
+    entry's ``per_dataset: {output: ..., title: ...}`` template (``{dataset}`` and ``{label}``
+    are filled in): a new dataset needs no edit of ``runs.yml``."""
+    from ensel.book.profiles import label
+    from ensel.datasets import DATASETS
+
+    if not isinstance(template, dict) or set(template) - {"output", "title"} \
+            or "{dataset}" not in str(template.get("output", "")):
+        raise ValueError(f"{config}: notebook {notebook!r}: per_dataset must be a mapping "
+                         "{output: '<name with {dataset}>', title: '...'}")
+    done = {str((run.get("parameters") or {}).get("dataset")) for run in listed}
+    out = []
+    for name, spec in DATASETS.items():
+        if notebook in spec.pages and name not in done:
+            fill = {"dataset": name, "label": label(name)}
+            run: dict[str, Any] = {"output": str(template["output"]).format(**fill),
+                                   "parameters": {"dataset": name}}
+            if "title" in template:
+                run["title"] = str(template["title"]).format(**fill)
+            out.append(run)
+    return out
 
 
 def _as_tuple(value: Any) -> tuple[str, ...]:
@@ -293,20 +323,14 @@ def find_runs(runs: Sequence[NotebookRun], notebook: str, output: str | None = N
 
 
 def _dataset_available(name: str) -> bool:
-    """Whether dataset ``name`` can be loaded here, by the dataset's own availability function
-    (``ensel.datasets.<name>.is_available``, which never probes the network). Names without
-    one (the stand-ins, which are generated, and paths to a user's table) count as
+    """Whether dataset ``name`` can be loaded here, by its declared availability function
+    (:meth:`ensel.datasets.DatasetSpec.is_available`, which never probes the network). Names
+    without one (the stand-ins, which are generated, and paths to a user's table) count as
     available: loading them reports its own errors."""
-    import importlib
+    from ensel.datasets import DATASETS
 
-    if not name.isidentifier():
-        return True
-    try:
-        module = importlib.import_module(f"ensel.datasets.{name}")
-    except ImportError:
-        return True
-    check = getattr(module, "is_available", None)
-    return True if check is None else bool(check())
+    spec = DATASETS.get(name)
+    return True if spec is None else spec.is_available()
 
 
 def unavailable_data(run: NotebookRun, parameters: dict[str, Any]) -> list[str]:

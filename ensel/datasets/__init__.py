@@ -26,20 +26,29 @@ The paper's printed tables are in :mod:`ensel.datasets.paper_tables`.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from ensel._errors import UsageError
 from ensel.datasets import standins as _standins
 
-__all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info"]
+__all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "register_dataset",
+           "unregister_dataset"]
 
 
 @dataclass(frozen=True)
 class DatasetSpec:
     """What ensel knows about one named dataset: the one declaration of it.
+
+    Everything that lists datasets reads :data:`DATASETS`: :func:`load` and :func:`available`
+    (``ensel datasets list``), the book's per-dataset runs (:func:`ensel.book.runner.load_runs`
+    adds a run of each page in :attr:`pages` that ``notebooks/runs.yml`` does not list), the
+    reproduction report's sources and the tests' parametrisation over the real datasets.
 
     Parameters
     ----------
@@ -53,8 +62,22 @@ class DatasetSpec:
         ``"module:function"`` returning the tidy table; a stand-in's loader takes its
         name first.
     pages : tuple of str
-        The notebooks run once per dataset that run on it (``notebooks/runs.yml`` is checked
-        against this by ``tests/datasets/test_declared_once.py``).
+        The notebooks run once per dataset that run on it (``notebooks/runs.yml`` lists or
+        templates these runs; ``tests/datasets/test_declared_once.py`` checks them).
+    registry : str or None
+        The download registry (``data/registry/<registry>.csv``: path, size, SHA-256 of each
+        upstream file), for a real dataset that is downloaded; ``None`` otherwise.
+    family : str or None
+        ``"module:function"`` mapping a model name to its family (real datasets).
+    upstream : str or None
+        The upstream repository (``owner/name``) whose files the registry lists, as the data
+        mirror (``$ENSEL_DATA_MIRROR``) holds them.
+    available : str or None
+        ``"module:function"`` saying (without the network) whether the data can be read here;
+        ``None``: always (generated or local data).
+    profile_data : mapping or None
+        The profile (label, conversion, licence, ...) when it is not in ``data/datasets.yml``
+        (a dataset registered at run time); see :attr:`profile`.
     """
 
     name: str
@@ -62,38 +85,115 @@ class DatasetSpec:
     description: str
     loader: str
     pages: tuple[str, ...] = ("standins_dataset", "experiments")
+    registry: str | None = None
+    family: str | None = None
+    upstream: str | None = None
+    available: str | None = None
+    profile_data: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def load(self, **options: Any) -> pd.DataFrame:
         """The tidy table, from :attr:`loader` with ``options``."""
-        import importlib
-
-        module, _, func = self.loader.partition(":")
-        fn = getattr(importlib.import_module(module), func)
+        fn = _resolve(self.loader)
         return fn(self.name, **options) if self.kind == "stand-in" else fn(**options)
+
+    @property
+    def profile(self) -> dict[str, Any]:
+        """What the book says about the dataset: :attr:`profile_data`, else its entry of
+        ``data/datasets.yml`` (empty when it has none)."""
+        if self.profile_data is not None:
+            return dict(self.profile_data)
+        return dict(_profile_file().get(self.name) or {})
+
+    def family_of(self, model: str) -> str | None:
+        """The family of ``model`` by the :attr:`family` function (``None`` without one)."""
+        return None if self.family is None else str(_resolve(self.family)(model))
+
+    def is_available(self) -> bool:
+        """Whether the data can be read here without the network (:attr:`available`)."""
+        return True if self.available is None else bool(_resolve(self.available)())
+
+
+def _resolve(target: str) -> Any:
+    """The object named by ``"module:attribute"``."""
+    import importlib
+
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@cache
+def _profile_file() -> dict[str, dict[str, Any]]:
+    """``data/datasets.yml``'s profiles, name -> profile (read once)."""
+    import yaml
+
+    from ensel.datasets._paths import package_data
+
+    with open(package_data("datasets.yml"), encoding="utf-8") as fh:
+        return dict(yaml.safe_load(fh)["datasets"])
 
 
 _DOWNLOADED = "(downloaded, SHA-256 checked)"
 _REAL_PAGES = ("realdata_card", "experiments", "mmlu_pro_modelling")
 
-#: Every named dataset, name -> :class:`DatasetSpec`.
+
+def _real(name: str, description: str, pages: tuple[str, ...], upstream: str, *,
+          family: bool = True) -> DatasetSpec:
+    """A downloaded real dataset whose module ``ensel.datasets.<name>`` has ``load``,
+    ``is_available`` (and ``family``) and whose registry is ``data/registry/<name>.csv``."""
+    module = f"ensel.datasets.{name}"
+    return DatasetSpec(name, "real", f"{description} {_DOWNLOADED}", f"{module}:load", pages,
+                       registry=name, family=f"{module}:family" if family else None,
+                       upstream=upstream, available=f"{module}:is_available")
+
+
+#: Every named dataset, name -> :class:`DatasetSpec` (add one with :func:`register_dataset`).
 DATASETS: dict[str, DatasetSpec] = {s.name: s for s in (
     *(DatasetSpec(name, "stand-in", desc, "ensel.datasets.standins:load")
       for name, desc in _standins.NAMES.items()),
-    DatasetSpec("mmlu_pro", "real", "MMLU-Pro published per-question LLM outputs as binary "
-                f"queries {_DOWNLOADED}", "ensel.datasets.mmlu_pro:load",
-                ("experiments", "mmlu_pro_modelling")),
-    DatasetSpec("mmlu_redux", "real", "HELM's 5-shot MMLU answers of 10 models graded with the "
-                f"MMLU-Redux verified gold, as binary queries {_DOWNLOADED}",
-                "ensel.datasets.mmlu_redux:load", _REAL_PAGES),
-    DatasetSpec("llmbar", "real", "LLMBar: 6 LLM judges x 3 prompting strategies choosing the "
-                f"better output, natively binary {_DOWNLOADED}", "ensel.datasets.llmbar:load",
-                _REAL_PAGES),
+    _real("mmlu_pro", "MMLU-Pro published per-question LLM outputs as binary queries",
+          ("experiments", "mmlu_pro_modelling"), "TIGER-AI-Lab/MMLU-Pro", family=False),
+    _real("mmlu_redux", "HELM's 5-shot MMLU answers of 10 models graded with the MMLU-Redux "
+          "verified gold, as binary queries", _REAL_PAGES, "aryopg/mmlu-redux"),
+    _real("llmbar", "LLMBar: 6 LLM judges x 3 prompting strategies choosing the better output, "
+          "natively binary", _REAL_PAGES, "princeton-nlp/LLMBar"),
 )}
 
 # name -> (kind, description), read by the importers and the command line
 _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     name: (spec.kind, spec.description) for name, spec in DATASETS.items()}
 _FILE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
+
+
+def register_dataset(spec: DatasetSpec) -> DatasetSpec:
+    """Declare one more named dataset (a plug-in, or a test's toy dataset).
+
+    It is then loaded by :func:`load`, listed by ``ensel datasets list``, run by the book's
+    per-dataset pages (:attr:`DatasetSpec.pages`) and reported by the reproduction report.
+
+    Raises
+    ------
+    ValueError
+        The name is already declared, or the kind or loader is malformed.
+    """
+    if spec.name in DATASETS:
+        raise UsageError(f"dataset {spec.name!r} is already declared")
+    if spec.kind not in ("stand-in", "real"):
+        raise UsageError(f"dataset {spec.name!r}: kind must be 'stand-in' or 'real', "
+                         f"got {spec.kind!r}")
+    for what in ("loader", "family", "available"):
+        target = getattr(spec, what)
+        if target is not None and ":" not in target:
+            raise UsageError(f"dataset {spec.name!r}: {what} must be 'module:function', "
+                             f"got {target!r}")
+    DATASETS[spec.name] = spec
+    _DESCRIPTIONS[spec.name] = (spec.kind, spec.description)
+    return spec
+
+
+def unregister_dataset(name: str) -> None:
+    """Remove a dataset added by :func:`register_dataset` (tests clean up with it)."""
+    DATASETS.pop(name, None)
+    _DESCRIPTIONS.pop(name, None)
 
 
 def available() -> pd.DataFrame:

@@ -104,14 +104,14 @@ def list_document() -> dict[str, Any]:
     >>> doc["schema"], [d["available"] for d in doc["datasets"] if d["name"] == "medmcqa"]
     ('ensel.datasets.list/1', [True])
     """
-    from ensel.datasets import available
+    from ensel.datasets import DATASETS, available
 
     mirror = _fetch.mirror_dir()
     rows = []
     for row in available().itertuples(index=False):
         ok = True
         if row.kind == "real":
-            ok = bool(_fetch.is_available(row.name))
+            ok = DATASETS[row.name].is_available()
             how = ("available offline" if ok
                    else f"not downloaded yet: `ensel datasets fetch {row.name}`"
                    if mirror is None else

@@ -175,14 +175,22 @@ def test_experiments_page_runs_on_a_users_own_table(tmp_path: Path,
     assert "2 conditions" in text
 
 
-@pytest.mark.parametrize("output, name, label", [
-    ("experiments-mmlu_pro", "mmlu_pro", "MMLU-Pro"), ("mmlu_pro_card", "mmlu_pro", "MMLU-Pro"),
-    ("mmlu_pro_modelling", "mmlu_pro", "MMLU-Pro"),
-    ("experiments-mmlu_redux", "mmlu_redux", "MMLU-Redux"),
-    ("realdata_card-mmlu_redux", "mmlu_redux", "MMLU-Redux"),
-    ("modelling-mmlu_redux", "mmlu_redux", "MMLU-Redux"),
-    ("experiments-llmbar", "llmbar", "LLMBar"), ("realdata_card-llmbar", "llmbar", "LLMBar"),
-    ("modelling-llmbar", "llmbar", "LLMBar")])
+def _real_data_runs() -> list[tuple[str, str, str]]:
+    """(output, dataset, label) of every run that requires a downloaded dataset declared in
+    ``ensel.datasets.DATASETS``."""
+    from ensel.book.profiles import label
+    from ensel.datasets import DATASETS
+
+    out = []
+    for run in RUNS:
+        for template in run.requires_data:
+            name = template.format(**run.parameters)
+            if name in DATASETS and DATASETS[name].registry is not None:
+                out.append((run.output, name, label(name)))
+    return out
+
+
+@pytest.mark.parametrize("output, name, label", _real_data_runs())
 def test_real_data_pages_explain_how_to_get_missing_data(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch,
                                                         output: str, name: str,
