@@ -26,7 +26,7 @@ The paper's printed tables are in :mod:`ensel.datasets.paper_tables`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -227,7 +227,8 @@ def unknown_dataset(name: str, known: list[str] | None = None, *, files: bool = 
     return f"unknown dataset {name!r}{hint}; known: {', '.join(known)}{tail}"
 
 
-def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
+def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
+         format: str | None = None, **options: Any) -> pd.DataFrame:
     """Load a dataset as a tidy table ``item, model, condition, answer, label``.
 
     Parameters
@@ -237,8 +238,13 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
         ``n_items=None``, ``cache=True``, see :func:`ensel.datasets.standins.load`),
         ``"mmlu_pro"``, ``"mmlu_redux"``, ``"llmbar"`` (options of the ``load`` function of
         :mod:`ensel.datasets.mmlu_pro`, :mod:`~ensel.datasets.mmlu_redux` and
-        :mod:`~ensel.datasets.llmbar`), or the path of a
-        CSV/Parquet tidy table (option ``validate=True``).
+        :mod:`~ensel.datasets.llmbar`), the path of a
+        CSV/Parquet tidy table (option ``validate=True``), or the path(s) of files in one
+        of the importer formats (:data:`ensel.datasets.importers.FORMATS`).
+    format : str, optional
+        Read the file(s) in this importer format (``"tidy"``, ``"wide"``, ``"lm-eval"``,
+        ``"mmlu-pro"``; options of :func:`ensel.datasets.importers.read`). Without it a
+        ``.csv``/``.parquet`` path is a tidy table and other files are detected.
     **options
         Passed to the loader.
 
@@ -263,9 +269,15 @@ def load(name: str | os.PathLike[str], **options: Any) -> pd.DataFrame:
     >>> df["model"].nunique(), df["condition"].nunique()
     (12, 6)
     """
-    if isinstance(name, str) and name in DATASETS:
+    if isinstance(name, str) and name in DATASETS and format is None:
         return DATASETS[name].load(**options)
-    if isinstance(name, (str, os.PathLike)) and (_looks_like_path(name) or Path(name).exists()):
+    several = isinstance(name, (list, tuple))
+    if format is not None or several or (
+            Path(name).is_file() and not str(name).lower().endswith(_FILE_SUFFIXES)):
+        from ensel.datasets.importers import read
+
+        return read(list(name) if several else name, format=format, **options)
+    if _looks_like_path(name) or Path(name).exists():
         from ensel.data import read_responses
 
         df = read_responses(name, **options)

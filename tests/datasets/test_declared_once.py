@@ -59,3 +59,24 @@ def test_each_declared_real_dataset_has_its_registry_family_and_profile() -> Non
         assert spec.upstream and "/" in spec.upstream, name
         assert spec.family is None or isinstance(spec.family_of("some/model"), str), name
         assert isinstance(spec.is_available(), bool), name
+
+
+def test_load_reads_a_name_a_tidy_table_or_any_importer_format(tmp_path: Path) -> None:
+    # one entry point: ensel.datasets.load(name_or_path, format=...)
+    import pandas as pd
+
+    from ensel.datasets import load
+    from ensel.datasets.importers import read
+
+    data = ROOT / "tests" / "data"
+    wide = load(data / "wide_binary.csv", format="wide")
+    pd.testing.assert_frame_equal(wide, read(data / "wide_binary.csv", format="wide"))
+    assert set(wide["model"]) == {"model_a", "model_b", "model_c"}
+    samples = sorted((data / "lm_eval").rglob("samples_*.jsonl"))
+    assert samples
+    detected = load(samples)  # several files, format detected
+    pd.testing.assert_frame_equal(detected, read(samples))
+    assert detected["model"].nunique() == len({p.parent for p in samples}) > 1
+    tidy = wide.astype({"item": str, "model": str, "condition": str})
+    tidy.to_csv(tmp_path / "t.csv", index=False)
+    assert len(load(tmp_path / "t.csv")) == len(load(tmp_path / "t.csv", format="tidy"))
