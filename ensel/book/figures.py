@@ -362,7 +362,6 @@ def copula_validation(pairs: pd.DataFrame, simultaneous: pd.DataFrame, *,
 def families_of(dataset: str, models: Sequence[str]) -> list[str] | None:
     """The family of each model of a named dataset (a stand-in's pool table, or the real
     loader's ``family`` function); None for a dataset without families (a user's table)."""
-    import importlib
 
     try:
         from ensel.datasets import standins
@@ -372,11 +371,12 @@ def families_of(dataset: str, models: Sequence[str]) -> list[str] | None:
         return [fam[m] for m in models] if all(m in fam for m in models) else None
     except (KeyError, ValueError, TypeError):
         pass
-    try:
-        family = importlib.import_module(f"ensel.datasets.{dataset}").family
-    except (ImportError, AttributeError, ValueError):
+    from ensel.datasets import DATASETS
+
+    spec = DATASETS.get(str(dataset))
+    if spec is None or spec.family is None:
         return None
-    return [str(family(m)) for m in models]
+    return [str(spec.family_of(m)) for m in models]
 
 
 def correlation_heatmap(sigma: np.ndarray, names: Sequence[str], *, title: str | None = None,
