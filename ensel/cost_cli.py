@@ -46,6 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from ensel._errors import UsageError
+
 __all__ = ["add_price_arguments", "add_frontier_arguments", "add_cascade_arguments",
            "prepare", "select_budget_command", "frontier_command", "cascade_command",
            "run_select_budget", "run_cascade", "frontier_figure", "draw_frontier"]
@@ -252,7 +254,7 @@ def frontier_command(args: Any) -> int:
     )
 
     if args.output and not str(args.output).endswith((".png", ".html")):
-        raise ValueError(f"-o {args.output!r}: the figure must end in .png or .html")
+        raise UsageError(f"-o {args.output!r}: the figure must end in .png or .html")
     data, usd, dropped, source = prepare(args)
     budgets = budget_grid(usd, args.budgets, max_models=args.max_models,
                           include=[best_single_price(data, usd)])
@@ -295,7 +297,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
     if budget is not None:
         check_budget(budget, usd, name="--budget-usd")
     if target_error is not None and not 0 <= target_error <= 1:
-        raise ValueError(f"--target-error must be in [0, 1]; got {target_error!r}")
+        raise UsageError(f"--target-error must be in [0, 1]; got {target_error!r}")
     errs, costs, asked_all = [], [], []
     for d in data:
         for s in range(n_splits):
@@ -330,7 +332,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
 def cascade_command(args: Any) -> int:
     """``ensel cascade``."""
     if args.target_cost is not None and args.target_error is not None:
-        raise ValueError("give --target-cost or --target-error, not both")
+        raise UsageError("give --target-cost or --target-error, not both")
     data, usd, dropped, source = prepare(args)
     doc = run_cascade(data, usd, target_cost=args.target_cost, target_error=args.target_error,
                       budget=args.budget_usd, aggregator=args.aggregator,

@@ -310,7 +310,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         else:
             data = [d for d in df if condition is None or d.condition == str(condition)]
             if not data:
-                raise ValueError(f"condition {condition!r} not in the table")
+                raise UsageError(f"condition {condition!r} not in the table")
     except ValueError as exc:
         if condition is not None and "not in the table" in str(exc):
             known = (sorted({str(c) for c in df["condition"].unique()})
