@@ -284,6 +284,9 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     if method is None:
         method = DEFAULT_SELECTOR
         defaults.append(f"method {method} (ensel.select.DEFAULT_SELECTOR)")
+    # the registry names first (EXHAUSTIVE, Greedy-MI, MAP), so the rules below see them
+    method = resolve_method(method)
+    aggregator = None if aggregator is None else _resolve_aggregator(aggregator)
     if method == "exhaustive":  # the exhaustive scan of experiment is scored with MAP only
         if aggregator not in (None, "map"):
             raise UsageError(f"--method exhaustive is evaluated with --aggregator map only; "
