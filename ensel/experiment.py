@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ensel._errors import DataError, UsageError
 from ensel import _kernels as kernels
+from ensel._errors import DataError, UsageError
 from ensel._validation import (
     Interval,
     Shown,
@@ -591,7 +591,7 @@ def _from_protocol(protocol: Protocol | None, n_splits: int, test_fraction: floa
                    seed: int) -> tuple[int, float, int]:
     """``(n_splits, test_fraction, seed)`` of ``protocol`` when given, else the arguments."""
     if protocol is None:
-        return n_splits, test_fraction, seed
+        return n_splits, test_fraction, check_int(seed, "seed", low=0)
     if not isinstance(protocol, Protocol):
         raise constraint_error("protocol", "an ensel.protocol.Protocol or None",
                                Shown(type(protocol).__name__))
@@ -979,6 +979,7 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
     if protocol is not None:
         _, test_fraction, seed = _from_protocol(protocol, 0, test_fraction, seed)
         n_halvings, splits_per_half = protocol.n_halvings, protocol.splits_per_half
+    seed = check_int(seed, "seed", low=0)
     n_halvings = check_int(n_halvings, "n_halvings", low=2)
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     data, prov = _as_data(df)
