@@ -878,6 +878,25 @@ def _resolve_paths(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def check_dataset_parameters(run: NotebookRun, parameters: dict[str, Any]) -> None:
+    """Refuse, before the page runs, a dataset parameter (``dataset``, or what a run's
+    ``requires_data`` template names) that is neither a known dataset nor an existing file,
+    with the one message of :func:`ensel.datasets.unknown_dataset` (the known names)."""
+    from ensel.datasets import DATASETS, unknown_dataset
+
+    names = [(f"-p dataset={parameters['dataset']}: ", parameters["dataset"])
+             ] if "dataset" in parameters else []
+    for template in run.requires_data:
+        try:
+            names.append((f"requires_data {template!r}: ", template.format(**parameters)))
+        except (KeyError, IndexError):
+            continue  # the run does not set that parameter: nothing to require
+    for where, name in names:
+        if (isinstance(name, str) and name not in DATASETS
+                and not Path(name).expanduser().exists()):
+            raise NotebookRunError(where + unknown_dataset(name))
+
+
 def adhoc_run(base: NotebookRun, overrides: dict[str, Any],
               runs: Sequence[NotebookRun]) -> tuple[NotebookRun, bool]:
     """The run for ``base`` with parameters overridden: the listed run of ``runs.yml`` with
@@ -1171,6 +1190,7 @@ def run_command(args: argparse.Namespace) -> int:
             overrides = _resolve_paths(_parse_params(args.param))
             check_parameter_names(chosen[0], overrides, repo_root())
             run, is_adhoc = adhoc_run(chosen[0], overrides, runs)
+            check_dataset_parameters(run, run.effective_parameters(test=args.test))
             args.param = []
             chosen = [run]
             if is_adhoc and not explicit_out_dir:
