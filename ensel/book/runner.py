@@ -882,7 +882,7 @@ def check_dataset_parameters(run: NotebookRun, parameters: dict[str, Any]) -> No
     """Refuse, before the page runs, a dataset parameter (``dataset``, or what a run's
     ``requires_data`` template names) that is neither a known dataset nor an existing file,
     with the one message of :func:`ensel.datasets.unknown_dataset` (the known names)."""
-    from ensel.datasets import DATASETS, unknown_dataset
+    from ensel.datasets import DATASETS, _looks_like_path, unknown_dataset
 
     names = [(f"-p dataset={parameters['dataset']}: ", parameters["dataset"])
              ] if "dataset" in parameters else []
@@ -892,9 +892,12 @@ def check_dataset_parameters(run: NotebookRun, parameters: dict[str, Any]) -> No
         except (KeyError, IndexError):
             continue  # the run does not set that parameter: nothing to require
     for where, name in names:
-        if (isinstance(name, str) and name not in DATASETS
-                and not Path(name).expanduser().exists()):
-            raise NotebookRunError(where + unknown_dataset(name))
+        if (not isinstance(name, str) or name in DATASETS
+                or Path(name).expanduser().exists()):
+            continue
+        if _looks_like_path(name):
+            raise NotebookRunError(f"{where}no such file {name}")
+        raise NotebookRunError(where + unknown_dataset(name))
 
 
 def adhoc_run(base: NotebookRun, overrides: dict[str, Any],

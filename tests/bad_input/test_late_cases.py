@@ -169,6 +169,9 @@ def test_a_notebook_parameter_naming_a_file_is_not_refused_as_unknown(tmp_path) 
     src = tmp_path / "mine.csv"
     src.write_text("item,model,answer,label\n", encoding="utf-8")
     check_dataset_parameters(run, {"dataset": str(src)})
+    missing = str(tmp_path / "gone.csv")
+    with pytest.raises(NotebookRunError, match=r"^-p dataset=.*gone.csv: no such file .*gone"):
+        check_dataset_parameters(run, {"dataset": missing})
     with pytest.raises(NotebookRunError, match=r"^-p dataset=mmlux: unknown dataset 'mmlux' "
                                          r"\(did you mean 'mmlu"):
         check_dataset_parameters(run, {"dataset": "mmlux"})
