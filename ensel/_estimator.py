@@ -415,15 +415,17 @@ class AggregatorMixin(EstimatorMixin):
         >>> MAPAggregator().fit(X, y).score(X, y)
         0.75
         """
-        from ensel._validation import check_X_y
+        from ensel._validation import check_sample_weight, check_X_y
 
         if not np.array_equal(self._labels_of(np.array([-1, 1])), [-1, 1]):
             truth = np.asarray(y)  # fit's own labels (classes_)
             pred = self.predict(X)  # type: ignore[attr-defined]
-            return float(np.average(pred == truth, weights=sample_weight))
+            weights = check_sample_weight(sample_weight, len(pred), func="score")
+            return float(np.average(pred == truth, weights=weights))
         Xa, ya = check_X_y(X, y)
+        weights = check_sample_weight(sample_weight, Xa.shape[0], func="score")
         pred = self.predict(Xa)  # type: ignore[attr-defined]
-        return float(np.average(pred == ya, weights=sample_weight))
+        return float(np.average(pred == ya, weights=weights))
 
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import ClassifierTags

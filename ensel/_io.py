@@ -85,6 +85,12 @@ def check_output(path: str | Path, *, inputs: Sequence[str | Path] = (),
             raise UsageError(f"{option} {path}: is also an input; write to another file")
     if out.is_dir():
         raise UsageError(f"{option} {path}: is a directory; give a file name")
+    for parent in out.parents:  # the nearest existing folder on the way must be a folder
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"{option} {path}: {parent} is a file, not a folder; give an "
+                                 "output path inside a folder")
+            break
     if out.exists() and not force:
         raise UsageError(f"{option} {path}: the file exists; pass --force to overwrite it")
     return out

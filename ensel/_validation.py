@@ -51,6 +51,7 @@ __all__ = [
     "check_options",
     "check_probabilities",
     "check_real",
+    "check_sample_weight",
     "check_subset",
     "constraint_error",
 ]
@@ -91,6 +92,16 @@ def _encoded_labels(values: Any) -> np.ndarray | None:
     return values.copy() if bool(((values == 1) | (values == -1)).all()) else None
 
 
+def _refuse_sparse(values: Any, name: str) -> None:
+    """A scipy sparse matrix is not accepted: say so (``np.asarray`` would make it a 0-d
+    object array, reported as "shape ()")."""
+    sparse = sys.modules.get("scipy.sparse")  # not imported: the value cannot be sparse
+    if sparse is not None and sparse.issparse(values):
+        raise InvalidParameterError(
+            f"{name} is a scipy sparse matrix ({type(values).__name__} of shape "
+            f"{values.shape}), which is not accepted; convert it with {name}.toarray()")
+
+
 def as_pm1(values: Any, *, name: str, allow_abstain: bool,
            where: Callable[[tuple[int, ...]], str] | None = None,
            report: dict[str, str] | None = None) -> np.ndarray:
@@ -129,6 +140,7 @@ def as_pm1(values: Any, *, name: str, allow_abstain: bool,
     ValueError
         Naming the first offending value and its position.
     """
+    _refuse_sparse(values, name)
     from ensel import _encoding as enc
 
     where = where or _at_position
@@ -193,6 +205,7 @@ def check_X(X: Any, *, name: str = "X", allow_abstain: bool = True) -> np.ndarra
     -------
     numpy.ndarray of shape (n_items, n_models), dtype int8
     """
+    _refuse_sparse(X, name)
     if isinstance(X, pd.DataFrame):
         dup = X.columns[X.columns.duplicated()]
         if len(dup):
@@ -236,6 +249,7 @@ def check_y(y: Any, *, name: str = "y", n_items: int | None = None,
     -------
     numpy.ndarray of shape (n_items,), dtype int8
     """
+    _refuse_sparse(y, name)
     raw = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if raw.ndim != 1:
         raise constraint_error(name, "1-dimensional (n_items,)", Shown(f"shape {raw.shape}"))
@@ -257,6 +271,46 @@ def check_X_y(X: Any, y: Any, *, allow_abstain: bool = True,
     Xa = check_X(X, allow_abstain=allow_abstain)
     ya = check_y(y, n_items=Xa.shape[0], require_both_classes=require_both_classes)
     return Xa, ya
+
+
+def check_sample_weight(sample_weight: Any, n_items: int, *,
+                        func: str | None = None) -> np.ndarray | None:
+    """Validate item weights: ``None``, or one finite weight ``>= 0`` per item of ``X``.
+
+    Examples
+    --------
+    >>> check_sample_weight([1, 2, 1], 3).tolist()
+    [1.0, 2.0, 1.0]
+    >>> check_sample_weight([1, 2], 3, func="score")
+    Traceback (most recent call last):
+    ...
+    ensel._validation.InvalidParameterError: sample_weight of score must be one weight \
+per item of X (3 weights); got 2 weights
+    """
+    if sample_weight is None:
+        return None
+    _refuse_sparse(sample_weight, "sample_weight")
+    raw = np.asarray(sample_weight.to_numpy() if isinstance(sample_weight, pd.Series)
+                     else sample_weight)
+    if raw.ndim != 1:
+        raise constraint_error("sample_weight", f"1-dimensional, one weight per item of X "
+                               f"({n_items} weights)", Shown(f"shape {raw.shape}"), func=func)
+    if raw.shape[0] != n_items:
+        raise constraint_error("sample_weight", f"one weight per item of X ({n_items} weights)",
+                               Shown(f"{raw.shape[0]} weights"), func=func)
+    try:
+        w = raw.astype(float)
+    except (TypeError, ValueError):
+        raise constraint_error("sample_weight", "numbers", Shown(f"dtype {raw.dtype}"),
+                               func=func) from None
+    bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
+    if bad.size:
+        raise constraint_error("sample_weight", "finite weights >= 0",
+                               Shown(f"{float(w[bad[0]])!r} at position {int(bad[0])}"), func=func)
+    if n_items and not w.sum() > 0:
+        raise constraint_error("sample_weight", "weights with a positive sum",
+                               Shown("all weights 0"), func=func)
+    return w
 
 
 def check_k(k: Any, n_models: int, *, name: str = "k", func: str | None = None) -> int:

@@ -46,6 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from ensel._errors import UsageError
+
 __all__ = ["add_price_arguments", "add_frontier_arguments", "add_cascade_arguments",
            "prepare", "select_budget_command", "frontier_command", "cascade_command",
            "run_select_budget", "run_cascade", "frontier_figure", "draw_frontier"]
@@ -97,14 +99,14 @@ def add_cascade_arguments(p: Any) -> None:
 def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     """Read the data and the prices; the conditions (priced models only), their prices,
     the dropped models and the price table's name."""
-    from ensel.cli._args import _read
+    from ensel.datasets.importers import read_data
     from ensel.costs import PriceError, prices_from_tidy, read_prices, shipped_prices
     from ensel.experiment import condition_data
 
     if args.prices is None:
         raise PriceError("--prices is required: a price table (CSV or YAML), 'shipped' or "
                          "'tidy' (the data's cost column)")
-    df = _read(args.data, args.format)
+    df = read_data(args.data[0] if len(args.data) == 1 else list(args.data), format=args.format)
     prices = (shipped_prices() if args.prices == "shipped"
               else prices_from_tidy(df) if args.prices == "tidy"
               else read_prices(args.prices))
@@ -252,7 +254,7 @@ def frontier_command(args: Any) -> int:
     )
 
     if args.output and not str(args.output).endswith((".png", ".html")):
-        raise ValueError(f"-o {args.output!r}: the figure must end in .png or .html")
+        raise UsageError(f"-o {args.output!r}: the figure must end in .png or .html")
     data, usd, dropped, source = prepare(args)
     budgets = budget_grid(usd, args.budgets, max_models=args.max_models,
                           include=[best_single_price(data, usd)])
@@ -295,7 +297,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
     if budget is not None:
         check_budget(budget, usd, name="--budget-usd")
     if target_error is not None and not 0 <= target_error <= 1:
-        raise ValueError(f"--target-error must be in [0, 1]; got {target_error!r}")
+        raise UsageError(f"--target-error must be in [0, 1]; got {target_error!r}")
     errs, costs, asked_all = [], [], []
     for d in data:
         for s in range(n_splits):
@@ -330,7 +332,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
 def cascade_command(args: Any) -> int:
     """``ensel cascade``."""
     if args.target_cost is not None and args.target_error is not None:
-        raise ValueError("give --target-cost or --target-error, not both")
+        raise UsageError("give --target-cost or --target-error, not both")
     data, usd, dropped, source = prepare(args)
     doc = run_cascade(data, usd, target_cost=args.target_cost, target_error=args.target_error,
                       budget=args.budget_usd, aggregator=args.aggregator,

@@ -284,6 +284,9 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     if method is None:
         method = DEFAULT_SELECTOR
         defaults.append(f"method {method} (ensel.select.DEFAULT_SELECTOR)")
+    # the registry names first (EXHAUSTIVE, Greedy-MI, MAP), so the rules below see them
+    method = resolve_method(method)
+    aggregator = None if aggregator is None else _resolve_aggregator(aggregator)
     if method == "exhaustive":  # the exhaustive scan of experiment is scored with MAP only
         if aggregator not in (None, "map"):
             raise UsageError(f"--method exhaustive is evaluated with --aggregator map only; "
@@ -310,7 +313,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         else:
             data = [d for d in df if condition is None or d.condition == str(condition)]
             if not data:
-                raise ValueError(f"condition {condition!r} not in the table")
+                raise UsageError(f"condition {condition!r} not in the table")
     except ValueError as exc:
         if condition is not None and "not in the table" in str(exc):
             known = (sorted({str(c) for c in df["condition"].unique()})

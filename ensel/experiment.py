@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from ensel import _kernels as kernels
+from ensel._errors import DataError, UsageError
 from ensel._validation import (
     Interval,
     Shown,
@@ -155,7 +156,7 @@ def _split_from_keys(keys: np.ndarray, *, condition: Any, split: int, seed: int,
     n_items = len(keys)
     n_test = int(round(test_fraction * n_items))
     if n_test < 1 or n_test >= n_items:
-        raise ValueError(
+        raise UsageError(
             f"test_fraction={test_fraction} leaves {n_test} test and {n_items - n_test} training "
             f"items out of {n_items}; both parts need at least one item"
         )
@@ -225,7 +226,7 @@ def prepare_table(df: pd.DataFrame, *,
     from ensel.data import conditions, validate_responses
 
     if not isinstance(df, pd.DataFrame):
-        raise ValueError(f"df must be a pandas DataFrame (tidy responses); got {type(df).__name__}")
+        raise UsageError(f"df must be a pandas DataFrame (tidy responses); got {type(df).__name__}")
     if validate:
         df = validate_responses(df)
     return df, sorted(conditions(df), key=str)
@@ -260,7 +261,7 @@ def _check_ks(ks: Any, m: int, condition: Any) -> list[int]:
         ks = [ks]
     out = sorted({check_k(k, m, name=f"ks entry (condition {condition!r})") for k in ks})
     if not out:
-        raise ValueError("ks must contain at least one budget")
+        raise UsageError("ks must contain at least one budget")
     return out
 
 
@@ -590,7 +591,7 @@ def _from_protocol(protocol: Protocol | None, n_splits: int, test_fraction: floa
                    seed: int) -> tuple[int, float, int]:
     """``(n_splits, test_fraction, seed)`` of ``protocol`` when given, else the arguments."""
     if protocol is None:
-        return n_splits, test_fraction, seed
+        return n_splits, test_fraction, check_int(seed, "seed", low=0)
     if not isinstance(protocol, Protocol):
         raise constraint_error("protocol", "an ensel.protocol.Protocol or None",
                                Shown(type(protocol).__name__))
@@ -770,7 +771,7 @@ def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
         by_text = {str(c): c for c in conds}
         unknown = [c for c in conditions if str(c) not in by_text]
         if unknown:
-            raise ValueError(f"condition {unknown[0]!r} not in the table; available: "
+            raise UsageError(f"condition {unknown[0]!r} not in the table; available: "
                              f"{[str(c) for c in conds]}")
         conds = sorted({by_text[str(c)] for c in conditions}, key=str)
     out = []
@@ -978,6 +979,7 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
     if protocol is not None:
         _, test_fraction, seed = _from_protocol(protocol, 0, test_fraction, seed)
         n_halvings, splits_per_half = protocol.n_halvings, protocol.splits_per_half
+    seed = check_int(seed, "seed", low=0)
     n_halvings = check_int(n_halvings, "n_halvings", low=2)
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     data, prov = _as_data(df)
@@ -1020,7 +1022,7 @@ def half_sample_means(replicates: pd.DataFrame, values: str = "error") -> pd.Dat
     """
     need = {"halving", "half", "selector", "aggregator", "k", values}
     if not isinstance(replicates, pd.DataFrame) or not need <= set(replicates.columns):
-        raise ValueError(f"replicates must be the output of half_sample_errors() with "
+        raise DataError(f"replicates must be the output of half_sample_errors() with "
                          f"columns {sorted(need)}")
     return replicates.pivot_table(index=["halving", "half"],
                                   columns=["selector", "aggregator", "k"],
@@ -1035,10 +1037,10 @@ def selected_models(selected: str) -> list[str]:
 # --------------------------------------------------------------------------- summaries
 def validate_results(results: pd.DataFrame) -> None:
     if not isinstance(results, pd.DataFrame):
-        raise ValueError(f"results must be a DataFrame from evaluate(); got {type(results)}")
+        raise UsageError(f"results must be a DataFrame from evaluate(); got {type(results)}")
     missing = [c for c in RESULT_COLUMNS if c not in results.columns]
     if missing:
-        raise ValueError(f"results lack columns {missing}; expected the output of evaluate()")
+        raise DataError(f"results lack columns {missing}; expected the output of evaluate()")
 
 
 def summarise(results: pd.DataFrame, *, by: Sequence[str] = (), ddof: int = 1) -> pd.DataFrame:
@@ -1124,19 +1126,19 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
 
     validate_results(results)
     if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence must lie strictly between 0 and 1; got {confidence}")
+        raise UsageError(f"confidence must lie strictly between 0 and 1; got {confidence}")
     if test_fraction is None:
         prov = results.attrs.get("provenance", {})
         test_fraction = float(prov.get("test_fraction", 0.2)) if isinstance(prov, dict) else 0.2
     if not 0.0 < float(test_fraction) < 1.0:
-        raise ValueError(f"test_fraction must lie strictly between 0 and 1; got {test_fraction}")
+        raise UsageError(f"test_fraction must lie strictly between 0 and 1; got {test_fraction}")
     agg_b = aggregator if aggregator_b is None else aggregator_b
     keys = ["condition", "split", "k"]
 
     def pick(sel: str, agg: str) -> pd.Series:
         part = results[(results["selector"] == sel) & (results["aggregator"] == agg)]
         if part.empty:
-            raise ValueError(f"results have no rows for selector {sel!r} with aggregator {agg!r}")
+            raise UsageError(f"results have no rows for selector {sel!r} with aggregator {agg!r}")
         return part.set_index(keys)["error"]
 
     ea, eb = pick(a, aggregator), pick(b, agg_b)
@@ -1147,7 +1149,7 @@ def paired_differences(results: pd.DataFrame, a: str = "greedy_mi", b: str = "to
         joined = ea.rename("a").reset_index().join(eb, on=["condition", "split"], how="inner")
         joined = joined.dropna(subset=["b"])
     if joined.empty:
-        raise ValueError(f"selectors {a!r} and {b!r} share no (condition, split, k) evaluation")
+        raise DataError(f"selectors {a!r} and {b!r} share no (condition, split, k) evaluation")
     halves = None if replicates is None else half_sample_means(replicates)
     rng = np.random.default_rng(seed)
     rows = []
@@ -1262,7 +1264,7 @@ def selection_table(df: pd.DataFrame, *, condition: Any, ks: Iterable[int],
     selectors = check_options(selectors, "selectors", list(PAPER_SELECTORS))
     df, conds = prepare_table(df)
     if condition not in conds:
-        raise ValueError(f"condition {condition!r} not in the table; available: {conds}")
+        raise UsageError(f"condition {condition!r} not in the table; available: {conds}")
     X, y, names, ids = condition_arrays(df, condition)
     if split is not None:
         tr, _ = split_indices(len(y), condition=condition, split=int(split), seed=seed,
@@ -1322,7 +1324,7 @@ def diverse_vs_topk_example(df: pd.DataFrame, k: int, *, condition: Any = None,
     if condition is None:
         condition = conds[0]
     if condition not in conds:
-        raise ValueError(f"condition {condition!r} not in the table; available: {conds}")
+        raise UsageError(f"condition {condition!r} not in the table; available: {conds}")
     X, y, names, items = condition_arrays(df, condition)
     k = check_k(k, X.shape[1])
     tr, te = split_indices(len(y), condition=condition, split=split, seed=seed,

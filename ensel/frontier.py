@@ -71,6 +71,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._errors import UsageError
 from ensel._validation import Interval, validate_params
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
@@ -171,10 +172,10 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     bb = [check_budget(b, c, name="budget") for b in np.atleast_1d(budgets)]
     unknown = [mm for mm in methods if mm not in METHODS]
     if unknown:
-        raise ValueError(f"methods: unknown method {unknown[0]!r}; known: {', '.join(METHODS)}")
+        raise UsageError(f"methods: unknown method {unknown[0]!r}; known: {', '.join(METHODS)}")
     for d in data:
         if c.shape != (d.X.shape[1],):
-            raise ValueError(f"usd: one price per model ({d.X.shape[1]}) expected; got {c.size}")
+            raise UsageError(f"usd: one price per model ({d.X.shape[1]}) expected; got {c.size}")
     tasks = [(d, s) for d in data for s in range(n_splits)]
 
     def one(task: tuple[Any, int]) -> list[tuple[Any, ...]]:
@@ -270,7 +271,7 @@ def hull_aiq(cost: Any, error: Any, c_max: float) -> float:
     h = convex_hull(cost, error)
     x, q = h[:, 0], 1.0 - h[:, 1]
     if x[0] > 0:
-        raise ValueError("hull_aiq: the points must include a zero-cost point")
+        raise UsageError("hull_aiq: the points must include a zero-cost point")
     keep = x <= c_max
     xs, qs = list(x[keep]), list(q[keep])
     if x[-1] > c_max:  # interpolate at c_max

@@ -55,6 +55,8 @@ from typing import Any
 import numpy as np
 from scipy import special as _sp
 
+from ensel._errors import UsageError
+
 __all__ = ["FRAGILE_BELOW", "RandomEffects", "random_effects"]
 
 #: Fewer sources than this make a pooled estimate fragile: ``tau^2`` (and with it every
@@ -172,14 +174,14 @@ def random_effects(estimates: Sequence[float] | np.ndarray, se: Sequence[float] 
     x = np.asarray(estimates, dtype=float).ravel()
     s = np.asarray(se, dtype=float).ravel()
     if x.size == 0 or x.shape != s.shape:
-        raise ValueError(f"estimates and se of random_effects must be non-empty and equally "
+        raise UsageError(f"estimates and se of random_effects must be non-empty and equally "
                          f"long; got {x.size} and {s.size}")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(s))):
-        raise ValueError("estimates and se of random_effects must be finite numbers")
+        raise UsageError("estimates and se of random_effects must be finite numbers")
     if np.any(s <= 0):
-        raise ValueError(f"se of random_effects must be positive; got {s.tolist()}")
+        raise UsageError(f"se of random_effects must be positive; got {s.tolist()}")
     if isinstance(confidence, bool) or not 0 < float(confidence) < 1:
-        raise ValueError(f"confidence of random_effects must be in (0, 1); got {confidence!r}")
+        raise UsageError(f"confidence of random_effects must be in (0, 1); got {confidence!r}")
     c = float(confidence)
     k = int(x.size)
     w = 1.0 / s**2

@@ -208,7 +208,8 @@ def test_paired_differences_known_case() -> None:
     ({"aggregators": ("vote",)}, "aggregators of evaluate must be one of 'map', 'mv', 'wmv'.*; "
                                  "got 'vote'"),
     ({"n_splits": 0}, r"n_splits of evaluate must be an int in \[1, inf\); got 0"),
-    ({"seed": "x"}, "seed of evaluate must be an int; got 'x'"),
+    ({"seed": "x"}, r"seed of evaluate must be an int in \[0, inf\); got 'x'"),
+    ({"seed": -1}, r"seed of evaluate must be an int in \[0, inf\); got -1"),
 ])
 def test_bad_arguments(tidy: pd.DataFrame, kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):

@@ -41,11 +41,6 @@ EXPECTED_FAILURES: dict[str, str] = {
         "check_fit2d_1sample", "check_estimators_nan_inf", "check_requires_y_none",
         "check_classifiers_regression_target",
     ], _MESSAGE),
-    **dict.fromkeys(["check_estimator_sparse_array", "check_estimator_sparse_matrix",
-                     "check_estimator_sparse_tag"],
-                    "answer matrices are dense -1/0/+1 arrays (the sparse tag is False); a "
-                    "sparse matrix is refused with ensel's message, not the phrase the check "
-                    "looks for"),
     "check_classifier_not_supporting_multiclass": (
         "binary by design (the paper's Y in {-1, +1}, multi_class tag False); a third class "
         "is refused naming the value, not with the phrase the check looks for"),

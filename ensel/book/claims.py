@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._errors import UsageError
 from ensel.book.tables import LABELS, column_label, format_number, paper_summary
 from ensel.experiment import selected_models
 from ensel.stats import (
@@ -967,9 +968,9 @@ def grade(value: float, holds: float, partly: float) -> str:
     """
     v = float(value)
     if np.isnan(v):
-        raise ValueError("value is NaN; cannot grade it")
+        raise UsageError("value is NaN; cannot grade it")
     if not holds <= partly:
-        raise ValueError(f"thresholds must satisfy holds <= partly; got {holds} > {partly}")
+        raise UsageError(f"thresholds must satisfy holds <= partly; got {holds} > {partly}")
     if v <= holds:
         return "holds"
     if v <= partly:

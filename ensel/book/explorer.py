@@ -17,6 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ensel._errors import DataError
+
 __all__ = ["explorer_grid", "explorer_html", "EXPLORER_ID"]
 
 #: The ``id`` of the explorer's element (``explorer.js`` and the browser check look for it).
@@ -69,7 +71,7 @@ def explorer_html(grid: pd.DataFrame, *, alpha: float, rho: float, m: int) -> st
     shape = (len(alphas), len(rhos), len(ms))
     g = grid.sort_values(["alpha", "rho", "m"])
     if len(g) != shape[0] * shape[1] * shape[2]:
-        raise ValueError(f"the grid must hold every (alpha, rho, m) once; got {len(g)} rows "
+        raise DataError(f"the grid must hold every (alpha, rho, m) once; got {len(g)} rows "
                          f"for {shape[0]} x {shape[1]} x {shape[2]} points")
     doc = {"alpha": alphas, "rho": rhos, "m": [int(v) for v in ms],
            "map": [round(float(v), 7) for v in g["map"]],

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ensel._errors import UsageError
 from ensel.book.tables import _SpecField, column_label
 
 __all__ = [
@@ -212,7 +213,7 @@ def _curves(summary: pd.DataFrame, lines: Sequence[tuple[str, str]], ax: Any,
     for n, (sel, agg) in enumerate(lines):
         c = summary[(summary["selector"] == sel) & (summary["aggregator"] == agg)].sort_values("k")
         if c.empty:
-            raise ValueError(f"summary has no rows for selector {sel!r} with aggregator {agg!r}")
+            raise UsageError(f"summary has no rows for selector {sel!r} with aggregator {agg!r}")
         st = dict(SELECTOR_STYLE.get(sel, {}))
         ls = st.pop("linestyle", "-")
         dx = (n - (len(lines) - 1) / 2) * LINE_OFFSET
@@ -282,11 +283,11 @@ def error_vs_k_panels(summary: pd.DataFrame, *, panel: str = "condition",
     (``summarise(results, by=("condition",))``).
     """
     if panel not in summary.columns:
-        raise ValueError(f"summary has no column {panel!r}; for per-condition panels use "
+        raise UsageError(f"summary has no column {panel!r}; for per-condition panels use "
                          "summarise(results, by=('condition',))")
     values = list(pd.unique(summary[panel]))
     if panel == "aggregator" and isinstance(selectors, Mapping):
-        raise ValueError("with panel='aggregator' pass selectors as a sequence")
+        raise UsageError("with panel='aggregator' pass selectors as a sequence")
     n = len(values)
     ncols = max(1, min(ncols, n))
     nrows = int(np.ceil(n / ncols))
@@ -396,12 +397,12 @@ def correlation_heatmap(sigma: np.ndarray, names: Sequence[str], *, title: str |
 
     S = np.asarray(sigma, dtype=float)
     if S.ndim != 2 or S.shape[0] != S.shape[1] or S.shape[0] != len(names):
-        raise ValueError(f"sigma must be square with one row per name; got shape {S.shape} "
+        raise UsageError(f"sigma must be square with one row per name; got shape {S.shape} "
                          f"and {len(names)} names")
     blocks: list[int] = []
     if families is not None:
         if len(families) != len(names):
-            raise ValueError(f"families must have one entry per name; got {len(families)} "
+            raise UsageError(f"families must have one entry per name; got {len(families)} "
                              f"for {len(names)} names")
         first = {f: i for i, f in reversed(list(enumerate(families)))}
         order = sorted(range(len(names)), key=lambda j: (first[families[j]], j))

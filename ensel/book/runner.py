@@ -63,6 +63,7 @@ from typing import Any
 
 import yaml
 
+from ensel._errors import ConfigError, DataError, UsageError
 from ensel._io import NotebookRunError
 
 __all__ = [
@@ -114,7 +115,7 @@ class NotebookRun:
         try:
             return [p.format(**params) for p in self.produces]
         except KeyError as exc:
-            raise ValueError(f"run {self.output!r}: 'produces' names parameter {exc} that the "
+            raise ConfigError(f"run {self.output!r}: 'produces' names parameter {exc} that the "
                              "run does not set") from None
 
     def effective_parameters(self, *, test: bool) -> dict[str, Any]:
@@ -201,20 +202,20 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         doc = yaml.safe_load(fh) or {}
     entries = doc.get("notebooks")
     if not isinstance(entries, list):
-        raise ValueError(f"{config}: expected a top-level 'notebooks:' list")
+        raise ConfigError(f"{config}: expected a top-level 'notebooks:' list")
     runs: list[NotebookRun] = []
     seen: set[str] = set()
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict) or "notebook" not in entry:
-            raise ValueError(f"{config}: entry {i} must be a mapping with a 'notebook' key")
+            raise ConfigError(f"{config}: entry {i} must be a mapping with a 'notebook' key")
         name = str(entry["notebook"])
         unknown = set(entry) - {"notebook", "runs", "test_parameters", "needs", "produces",
                                 "requires_data", "per_dataset"}
         if unknown:
-            raise ValueError(f"{config}: notebook {name!r} has unknown keys {sorted(unknown)}")
+            raise ConfigError(f"{config}: notebook {name!r} has unknown keys {sorted(unknown)}")
         source = config.parent / f"{name}.py"
         if not source.is_file():
-            raise ValueError(f"{config}: notebook {name!r} has no source file {source}")
+            raise ConfigError(f"{config}: notebook {name!r} has no source file {source}")
         test_params = dict(entry.get("test_parameters") or {})
         needs = tuple(str(n) for n in entry.get("needs") or ())
         produces = tuple(str(p) for p in entry.get("produces") or ())
@@ -227,10 +228,10 @@ def load_runs(config: Path | None = None) -> list[NotebookRun]:
         for spec in run_specs:
             bad = set(spec) - {"output", "parameters", "title", "requires_data"}
             if bad:
-                raise ValueError(f"{config}: a run of {name!r} has unknown keys {sorted(bad)}")
+                raise ConfigError(f"{config}: a run of {name!r} has unknown keys {sorted(bad)}")
             output = str(spec.get("output", name))
             if output in seen:
-                raise ValueError(f"{config}: output name {output!r} is used twice")
+                raise ConfigError(f"{config}: output name {output!r} is used twice")
             seen.add(output)
             title = spec.get("title")
             runs.append(NotebookRun(name, output, dict(spec.get("parameters") or {}),
@@ -279,7 +280,7 @@ def _order(runs: list[NotebookRun], config: Path) -> list[NotebookRun]:
     for r in runs:
         missing = [n for n in r.needs if n not in names]
         if missing:
-            raise ValueError(f"{config}: notebook {r.notebook!r} needs {missing}, which "
+            raise ConfigError(f"{config}: notebook {r.notebook!r} needs {missing}, which "
                              "runs.yml does not list")
     ordered: list[NotebookRun] = []
     done: set[str] = set()
@@ -288,7 +289,7 @@ def _order(runs: list[NotebookRun], config: Path) -> list[NotebookRun]:
         ready = [r for r in pending
                  if all(n in done or n == r.notebook for n in r.needs)]
         if not ready:
-            raise ValueError(f"{config}: the 'needs' of {sorted({r.notebook for r in pending})} "
+            raise ConfigError(f"{config}: the 'needs' of {sorted({r.notebook for r in pending})} "
                              "form a cycle")
         first = ready[0].notebook
         batch = [r for r in pending if r.notebook == first]
@@ -318,7 +319,7 @@ def find_runs(runs: Sequence[NotebookRun], notebook: str, output: str | None = N
     if not chosen:
         names = sorted({r.notebook for r in runs})
         what = f"notebook {notebook!r}" + (f" with output {output!r}" if output else "")
-        raise ValueError(f"no run of {what} in runs.yml; notebooks: {', '.join(names)}")
+        raise UsageError(f"no run of {what} in runs.yml; notebooks: {', '.join(names)}")
     return chosen
 
 
@@ -388,7 +389,7 @@ def _set_title(nb: Any, title: str) -> None:
                 cell.source = "\n".join(lines)
                 return
         break
-    raise ValueError("the notebook has no '# title' line in its first markdown cell")
+    raise DataError("the notebook has no '# title' line in its first markdown cell")
 
 
 def _fill_run_labels(nb: Any, output: str) -> None:
@@ -901,6 +902,28 @@ def _resolve_paths(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def check_dataset_parameters(run: NotebookRun, parameters: dict[str, Any]) -> None:
+    """Refuse, before the page runs, a dataset parameter (``dataset``, or what a run's
+    ``requires_data`` template names) that is neither a known dataset nor an existing file,
+    with the one message of :func:`ensel.datasets.unknown_dataset` (the known names)."""
+    from ensel.datasets import DATASETS, _looks_like_path, unknown_dataset
+
+    names = [(f"-p dataset={parameters['dataset']}: ", parameters["dataset"])
+             ] if "dataset" in parameters else []
+    for template in run.requires_data:
+        try:
+            names.append((f"requires_data {template!r}: ", template.format(**parameters)))
+        except (KeyError, IndexError):
+            continue  # the run does not set that parameter: nothing to require
+    for where, name in names:
+        if (not isinstance(name, str) or name in DATASETS
+                or Path(name).expanduser().exists()):
+            continue
+        if _looks_like_path(name):
+            raise NotebookRunError(f"{where}no such file {name}")
+        raise NotebookRunError(where + unknown_dataset(name))
+
+
 def adhoc_run(base: NotebookRun, overrides: dict[str, Any],
               runs: Sequence[NotebookRun]) -> tuple[NotebookRun, bool]:
     """The run for ``base`` with parameters overridden: the listed run of ``runs.yml`` with
@@ -1194,6 +1217,7 @@ def run_command(args: argparse.Namespace) -> int:
             overrides = _resolve_paths(_parse_params(args.param))
             check_parameter_names(chosen[0], overrides, repo_root())
             run, is_adhoc = adhoc_run(chosen[0], overrides, runs)
+            check_dataset_parameters(run, run.effective_parameters(test=args.test))
             args.param = []
             chosen = [run]
             if is_adhoc and not explicit_out_dir:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from ensel._errors import DataError, UsageError
 from ensel.aggregate import SPECS as AGGREGATOR_SPECS
 from ensel.experiment import PAPER_SELECTORS
 from ensel.select import SPECS as SELECTOR_SPECS
@@ -118,7 +119,7 @@ def table_layout(kind: str) -> list[tuple[str, str]]:
         return [(s, "map") for s in PAPER_SELECTORS]
     if kind in ("mv", "wmv"):
         return [(s, kind) for s in ("topk", "relevance", "mrmr")] + [("greedy_mi", "map")]
-    raise ValueError(f"unknown table kind {kind!r}; expected 'map', 'mv' or 'wmv'")
+    raise UsageError(f"unknown table kind {kind!r}; expected 'map', 'mv' or 'wmv'")
 
 
 def format_mean_std_table(summary: pd.DataFrame, columns: Sequence[tuple[str, str]], *,
@@ -149,15 +150,15 @@ def format_mean_std_table(summary: pd.DataFrame, columns: Sequence[tuple[str, st
         boolean mask of bold cells.
     """
     if markup not in _BOLD:
-        raise ValueError(f"unknown markup {markup!r}; expected one of {list(_BOLD)}")
+        raise UsageError(f"unknown markup {markup!r}; expected one of {list(_BOLD)}")
     cols = [tuple(c) for c in columns]
     if not cols:
-        raise ValueError("columns must name at least one (selector, aggregator) pair")
+        raise UsageError("columns must name at least one (selector, aggregator) pair")
     idx = summary.set_index(["selector", "aggregator", "k"])
     missing = [c for c in cols if c not in set(zip(summary["selector"], summary["aggregator"],
                                                    strict=True))]
     if missing:
-        raise ValueError(f"summary has no rows for (selector, aggregator) {missing[0]}")
+        raise UsageError(f"summary has no rows for (selector, aggregator) {missing[0]}")
     kk = sorted(set(summary["k"])) if ks is None else sorted(set(int(k) for k in ks))
     means = np.full((len(kk), len(cols)), np.nan)
     stds = np.full_like(means, np.nan)
@@ -283,7 +284,7 @@ def pool_statistics(df: pd.DataFrame) -> PoolStatistics:
             models = names
         order = [names.index(m) for m in models] if set(names) == set(models) else None
         if order is None:
-            raise ValueError(f"condition {c!r} has models {names}, not the same set as the "
+            raise DataError(f"condition {c!r} has models {names}, not the same set as the "
                              f"first condition ({models})")
         X = X[:, order]
         E = errors_from(X, y)
@@ -442,7 +443,7 @@ def comparison_table(comparison: pd.DataFrame, *, decimals: int | None = None
     """
     need = {"k", "selector", "aggregator", "paper_mean", "ours_mean", "diff"}
     if not need <= set(comparison.columns):
-        raise ValueError(f"comparison must have columns {sorted(need)}; got "
+        raise DataError(f"comparison must have columns {sorted(need)}; got "
                          f"{list(comparison.columns)}")
     dec = (_decimals_for(comparison["paper_mean"].to_numpy(dtype=float)) if decimals is None
            else int(decimals))

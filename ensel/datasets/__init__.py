@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from ensel._errors import UsageError
+from ensel._errors import DataError, UsageError
 from ensel.datasets import standins as _standins
 
 __all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "register_dataset",
@@ -284,7 +284,7 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
         if options.get("validate", True):
             _require_two_models(df, str(name))
         return df
-    raise ValueError(unknown_dataset(str(name)))
+    raise UsageError(unknown_dataset(str(name)))
 
 
 def _require_two_models(df: pd.DataFrame, shown: str) -> None:
@@ -295,7 +295,7 @@ def _require_two_models(df: pd.DataFrame, shown: str) -> None:
         cond = few.index[0]
         models = sorted(map(str, df.loc[df["condition"] == cond, "model"].unique()))
         where = "" if len(per_condition) == 1 else f" (condition {cond!r})"
-        raise ValueError(
+        raise DataError(
             f"{shown!r} needs at least 2 models to select an ensemble from; it has "
             f"{len(models)}{where}: {', '.join(map(repr, models))}"
         )
@@ -307,7 +307,7 @@ def model_info(name: str) -> pd.DataFrame:
     See :func:`ensel.datasets.standins.model_info`.
     """
     if name not in _standins.NAMES:
-        raise ValueError(
+        raise UsageError(
             f"model_info is available for the stand-ins {sorted(_standins.NAMES)}; got {name!r}"
         )
     return _standins.model_info(name)

@@ -71,6 +71,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from ensel._errors import UsageError
 from ensel._validation import check_int
 from ensel.copula import average_correlation
 from ensel.datasets import _integrity
@@ -118,7 +119,7 @@ _NAME_CODE = {"medmcqa": 1, "mmlu": 2, "imdb": 3}
 
 def _check_name(name: str) -> str:
     if name not in NAMES:
-        raise ValueError(f"unknown stand-in {name!r}; expected one of {sorted(NAMES)}")
+        raise UsageError(f"unknown stand-in {name!r}; expected one of {sorted(NAMES)}")
     return name
 
 
@@ -236,13 +237,13 @@ def _spec_cached(name: str, family_scale: float = 1.0) -> StandinSpec:
 def _check_scale(family_scale: float) -> float:
     v = float(family_scale)
     if isinstance(family_scale, bool) or not 0.0 <= v <= 1.0:
-        raise ValueError(f"family_scale must lie in [0, 1]; got {family_scale!r}")
+        raise UsageError(f"family_scale must lie in [0, 1]; got {family_scale!r}")
     return v
 
 
 def _check_variant(variant: str) -> str:
     if variant not in VARIANTS:
-        raise ValueError(f"unknown stand-in variant {variant!r}; expected one of "
+        raise UsageError(f"unknown stand-in variant {variant!r}; expected one of "
                          f"{list(VARIANTS)}")
     return variant
 
@@ -276,7 +277,7 @@ def class_error_rates(name: str, error: np.ndarray | float) -> tuple[np.ndarray,
         return eps.copy(), eps.copy()
     pos = 2.0 * eps * (k - 1) / k
     if np.any(pos >= 1):
-        raise ValueError(f"binary error {float(np.max(eps))} of {name} is too large for "
+        raise UsageError(f"binary error {float(np.max(eps))} of {name} is too large for "
                          f"{k}-option questions (error on Y=+1 would reach 1)")
     return pos, 2.0 * eps / k
 
@@ -393,11 +394,11 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
     seed = check_int(seed, "seed", low=0)
     n = s.n_items if n_items is None else n_items
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n_items must be an integer >= 2; got {n_items!r}")
+        raise UsageError(f"n_items must be an integer >= 2; got {n_items!r}")
     n = int(n)
     p = float(persistence)
     if not 0.0 <= p <= 1.0:
-        raise ValueError(f"persistence must lie in [0, 1]; got {persistence!r}")
+        raise UsageError(f"persistence must lie in [0, 1]; got {persistence!r}")
     m, C = len(s.models), len(CONDITIONS)
     acc = condition_accuracies(name, seed=seed).to_numpy()
     if variant == "class-asymmetric":

@@ -79,3 +79,47 @@ def test_every_registered_estimator_declares_every_parameter() -> None:
     for cls in [*SELECTORS.values(), *AGGREGATORS.values()]:
         declared = V._class_declaration(cls)
         assert set(declared) == set(cls._get_param_names()), cls.__name__
+
+
+BUILTIN_RAISE_LIMIT = 60
+
+
+def _builtin_raises() -> list[str]:
+    """``file:line Name`` of each ``raise`` of a bare built-in exception in ``ensel/``.
+
+    ``ensel/_validation.py`` and ``ensel/_errors.py`` define the family and are left out.
+    """
+    import ast
+    import builtins
+    from pathlib import Path
+
+    builtin = {name for name, obj in vars(builtins).items()
+               if isinstance(obj, type) and issubclass(obj, BaseException)}
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for path in sorted((root / "ensel").rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel in {"ensel/_validation.py", "ensel/_errors.py"}:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=rel)):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(exc, ast.Name) and exc.id in builtin:
+                    found.append(f"{rel}:{node.lineno} {exc.id}")
+    return found
+
+
+def test_the_counter_sees_a_bare_builtin_raise() -> None:
+    # the count below is not vacuous: the library does still raise a few bare built-ins
+    raises = _builtin_raises()
+    assert any(r.endswith(" KeyError") for r in raises), raises
+    assert not any("ensel/_errors.py" in r or "ensel/_validation.py" in r for r in raises)
+
+
+def test_bare_builtin_raises_stay_few() -> None:
+    """Errors raised on purpose come from the family; the bare built-ins cannot creep back."""
+    raises = _builtin_raises()
+    assert len(raises) < BUILTIN_RAISE_LIMIT, (
+        f"{len(raises)} raises of a bare built-in exception (limit {BUILTIN_RAISE_LIMIT}); "
+        "raise DataError, UsageError or ConfigError from ensel._errors instead:\n"
+        + "\n".join(raises))
