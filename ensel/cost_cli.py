@@ -99,8 +99,8 @@ def add_cascade_arguments(p: Any) -> None:
 def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     """Read the data and the prices; the conditions (priced models only), their prices,
     the dropped models and the price table's name."""
-    from ensel.datasets.importers import read_data
     from ensel.costs import PriceError, prices_from_tidy, read_prices, shipped_prices
+    from ensel.datasets.importers import read_data
     from ensel.experiment import condition_data
 
     if args.prices is None:
