@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from ensel._errors import UsageError
+from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["add_price_arguments", "add_frontier_arguments", "add_cascade_arguments",
            "prepare", "select_budget_command", "frontier_command", "cascade_command",
@@ -100,7 +101,7 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     """Read the data and the prices; the conditions (priced models only), their prices,
     the dropped models and the price table's name."""
     from ensel.costs import PriceError, prices_from_tidy, read_prices, shipped_prices
-    from ensel.datasets.importers import read_data
+    from ensel.datasets import read_data
     from ensel.experiment import condition_data
 
     if args.prices is None:
@@ -130,7 +131,8 @@ def _interval(v: np.ndarray, clip: bool = True) -> tuple[float, float, float]:
 
 
 def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int | None,
-                      aggregator: str = "backoff", n_splits: int = 5, seed: int = 0,
+                      aggregator: str = "backoff", n_splits: int = PAPER_PROTOCOL.n_splits,
+                      seed: int = 0,
                       max_models: int = 20) -> dict[str, Any]:
     """The ``ensel.select-budget/1`` document (without ``data``, ``prices``)."""
     from ensel.budget import BudgetedScoreMI
@@ -285,7 +287,7 @@ def frontier_command(args: Any) -> int:
 
 def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None = None,
                 target_error: float | None = None, budget: float | None = None,
-                aggregator: str = "backoff", n_splits: int = 5, seed: int = 0,
+                aggregator: str = "backoff", n_splits: int = PAPER_PROTOCOL.n_splits, seed: int = 0,
                 max_models: int = 20) -> dict[str, Any]:
     """The ``ensel.cascade/1`` document (without ``data``, ``prices``)."""
     from ensel.cascade import Cascade

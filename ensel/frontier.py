@@ -73,6 +73,7 @@ import pandas as pd
 
 from ensel._errors import UsageError
 from ensel._validation import Interval, validate_params
+from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
            "frontier_summary",
@@ -131,7 +132,8 @@ def _majority_error(ytr: np.ndarray, yte: np.ndarray) -> float:
                   "n_jobs": "no_validation"})
 def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                     methods: Sequence[str] = METHODS, aggregator: str = "backoff",
-                    n_splits: int = 5, test_fraction: float = 0.2, seed: int = 0,
+                    n_splits: int = PAPER_PROTOCOL.n_splits,
+                    test_fraction: float = PAPER_PROTOCOL.test_fraction, seed: int = 0,
                     max_models: int = 20, names: Sequence[str] | None = None,
                     n_jobs: int | None = None) -> pd.DataFrame:
     """Held-out error and cost per query of each method at each budget, per split.
@@ -317,7 +319,7 @@ def _diff(d: np.ndarray, test_fraction: float, confidence: float,
                   "seed": [Interval(Integral, 0, None)], "aggregator": [str],
                   "dropped": ["sequence"]})
 def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
-                     test_fraction: float = 0.2, confidence: float = 0.95,
+                     test_fraction: float = PAPER_PROTOCOL.test_fraction, confidence: float = 0.95,
                      seed: int = 0, aggregator: str = "backoff",
                      dropped: Sequence[str] = ()) -> dict[str, Any]:
     """The frontier document (schema ``ensel.frontier/1``, see the module text)."""

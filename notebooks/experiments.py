@@ -45,7 +45,7 @@ example_k = 4  # ensemble size of the Figure-2-style example
 ks = None  # budgets k to evaluate (None: 1..m), as ensel evaluate --ks
 n_halvings = 10  # halvings checking the intervals (0: none)
 n_jobs = None  # threads for the splits (the same tables for any number)
-extra_selectors = []  # names of ensel.select.SPECS beyond the paper's four
+extra_selectors = []  # more ensel.select.SPECS names than the four
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt

@@ -43,8 +43,8 @@
 # page; the front page shows the same table.
 
 # %% tags=["parameters"]
-datasets_to_report = None  # None: every declared dataset the experiments page runs on
-required = None  # stand-ins whose results must exist; None: the stand-ins reported
+datasets_to_report = None  # None: every declared dataset
+required = None  # stand-ins that must have results (None: all)
 
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt

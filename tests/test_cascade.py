@@ -70,7 +70,7 @@ def test_fast_on_many_queries(data) -> None:
 
 def test_unfitted_and_bad_threshold(data) -> None:
     Xtr, ytr, *_ = data
-    with pytest.raises(ValueError, match="fitted Cascade"):
+    with pytest.raises(ValueError, match="Cascade is not fitted"):
         Cascade().predict(Xtr)
     with pytest.raises(ValueError, match="threshold"):
         Cascade(threshold=0.2).fit(Xtr, ytr)

@@ -31,6 +31,7 @@ from ensel.book.tables import _SpecField, column_label
 
 __all__ = [
     "FIGURE_DATA_MIME",
+    "FIGURE_DATA_MAX_ROWS",
     "figure_data",
     "install_figure_data",
     "SELECTOR_STYLE",
@@ -159,6 +160,25 @@ def figure_data(fig: Figure) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_DATA_COLUMNS)
 
 
+#: Largest figure (in plotted points or cells) that gets its data attached as CSV: beyond it
+#: (the correlation heatmap of ``ensel evaluate`` on 1,000 models has a million cells) the
+#: CSV would cost seconds per figure and megabytes per page, so the figure goes without.
+FIGURE_DATA_MAX_ROWS = 200_000
+
+
+def _plotted_size(fig: Figure) -> int:
+    """About how many rows :func:`figure_data` would return, counted without building them."""
+    n = 0
+    for ax in fig.axes:
+        n += sum(len(np.ravel(line.get_xdata())) for line in ax.lines)
+        for coll in ax.collections:
+            arr = coll.get_array()
+            n += max(len(coll.get_offsets()), 0 if arr is None else int(np.size(arr)))
+        n += sum(int(np.size(im.get_array())) for im in ax.images)
+        n += len(ax.patches)
+    return n
+
+
 def install_figure_data(shell: Any = None) -> bool:
     """Attach :func:`figure_data` as CSV (:data:`FIGURE_DATA_MIME`) to every matplotlib
     figure the IPython ``shell`` (default: the running one) displays. Returns False outside
@@ -183,6 +203,8 @@ def install_figure_data(shell: Any = None) -> bool:
         def __call__(self, obj: Any) -> str | None:
             if not self.enabled or not isinstance(obj, Figure):
                 return None
+            if _plotted_size(obj) > FIGURE_DATA_MAX_ROWS:
+                return None  # e.g. the heatmap of 1,000 models: no CSV rather than 1 M rows
             return figure_data(obj).to_csv(index=False)
 
     display = shell.display_formatter

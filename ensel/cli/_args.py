@@ -65,7 +65,7 @@ POSITIVE = _int_at_least(1, "a positive integer")
 
 
 def _read(data: Sequence[str], fmt: str | None, **options: Any) -> pd.DataFrame:
-    from ensel.datasets.importers import read_data
+    from ensel.datasets import read_data
 
     if len(data) == 1:
         return read_data(data[0], format=fmt, **options)

@@ -37,8 +37,8 @@ import pandas as pd
 from ensel._errors import DataError, UsageError
 from ensel.datasets import standins as _standins
 
-__all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "register_dataset",
-           "unregister_dataset"]
+__all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "read_data",
+           "register_dataset", "unregister_dataset"]
 
 
 @dataclass(frozen=True)
@@ -311,3 +311,26 @@ def model_info(name: str) -> pd.DataFrame:
             f"model_info is available for the stand-ins {sorted(_standins.NAMES)}; got {name!r}"
         )
     return _standins.model_info(name)
+
+
+def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = None,
+              **options: Any) -> pd.DataFrame:
+    """A dataset name of :func:`load` or input file(s) (see
+    :func:`ensel.datasets.importers.read`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("item,model,answer,label\\n1,a,1,1\\n1,b,-1,1\\n")
+    >>> read_data(p)["model"].tolist()
+    ['a', 'b']
+    """
+    from ensel.datasets.importers import read
+
+    if isinstance(data, str) and format is None and not Path(data).exists():
+        if data in _DESCRIPTIONS:
+            return load(data)
+        if not Path(data).suffix and "/" not in data and "\\" not in data:  # a name, no file
+            raise DataError(f"{unknown_dataset(data)}; no file {data!r} exists in {Path.cwd()}")
+    return read(data, format=format, **options)

@@ -15,10 +15,11 @@ format          what
 
 Multiple-choice sources become the paper's binary queries through the one conversion of
 :mod:`ensel.datasets.binary`. :func:`detect` guesses the format from the file names and, for
-CSV/Parquet, the columns; :func:`read` reads one or several files; :func:`read_data` also
-accepts the names of :func:`ensel.datasets.load` (``medmcqa``, ``mmlu``, ``imdb``,
-``mmlu_pro``). Every problem raises :class:`DataError` (a ``ValueError``) naming the file,
-the line or column, and what is wrong.
+CSV/Parquet, the columns; :func:`read` reads one or several files;
+:func:`ensel.datasets.read_data` also accepts the names of
+:func:`ensel.datasets.load` (``medmcqa``, ``mmlu``, ``imdb``, ``mmlu_pro``). Every problem
+raises :class:`DataError` (a ``ValueError``) naming the file, the line or column, and what is
+wrong.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from ensel.data import (
     sniff,
 )
 
-__all__ = ["FORMATS", "DataError", "detect", "read", "read_data", "read_mmlu_pro_files"]
+__all__ = ["FORMATS", "DataError", "detect", "read", "read_mmlu_pro_files"]
 
 #: Accepted formats and one line on each.
 FORMATS: dict[str, str] = {
@@ -374,25 +375,3 @@ def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
     out = _validate(df, default_condition="all", origin=origin, from_file=True, encoded=True)
     out.attrs = {**attrs, **out.attrs}
     return out
-
-
-def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = None,
-              **options: Any) -> pd.DataFrame:
-    """A dataset name of :func:`ensel.datasets.load` or input file(s) (see :func:`read`).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
-    >>> _ = p.write_text("item,model,answer,label\\n1,a,1,1\\n1,b,-1,1\\n")
-    >>> read_data(p)["model"].tolist()
-    ['a', 'b']
-    """
-    from ensel.datasets import _DESCRIPTIONS, load, unknown_dataset
-
-    if isinstance(data, str) and format is None and not Path(data).exists():
-        if data in _DESCRIPTIONS:
-            return load(data)
-        if not Path(data).suffix and "/" not in data and "\\" not in data:  # a name, no file
-            raise DataError(f"{unknown_dataset(data)}; no file {data!r} exists in {Path.cwd()}")
-    return read(data, format=format, **options)

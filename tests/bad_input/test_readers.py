@@ -20,7 +20,8 @@ import pytest
 
 from ensel._validation import check_X
 from ensel.data import DataError, read_responses, to_wide, validate_responses
-from ensel.datasets.importers import read, read_data
+from ensel.datasets import read_data
+from ensel.datasets.importers import read
 
 from .conftest import assert_usage_error, run_cli
 

@@ -135,7 +135,7 @@ def test_standin_cache_from_other_inputs_is_regenerated(data_dir, caplog, monkey
     original = standins.load("mmlu", n_items=30)
     path = standins._cache_path("mmlu", 0, 30)
     # same file name (forced), different derivation (generator version): never used
-    monkeypatch.setattr(standins, "_cache_path", lambda *a: path)
+    monkeypatch.setattr(standins, "_cache_path", lambda *a, **k: path)
     monkeypatch.setattr(standins, "GENERATOR_VERSION", "test-bump")
     with caplog.at_level(logging.WARNING, logger="ensel"):
         got = standins.load("mmlu", n_items=30)
