@@ -17,8 +17,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ensel.datasets import binary, mmlu_pro
-from ensel.datasets.importers import DataError, detect, read, read_data
+from ensel.data import DataError
+from ensel.datasets import binary, mmlu_pro, read_data
+from ensel.datasets.importers import detect, read
 
 DATA = Path(__file__).parent / "data"
 LM = sorted((DATA / "lm_eval").glob("*/samples_*.jsonl"))

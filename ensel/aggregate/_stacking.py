@@ -116,7 +116,7 @@ def _pattern_groups(Xa: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray,
                                   model: LogisticStacking) -> float:
-    """Empirical-Bayes prior strength: the ``c`` of :data:`STRENGTH_GRID` or ``inf`` that
+    """Empirical-Bayes prior strength: the ``c`` of ``STRENGTH_GRID`` or ``inf`` that
     maximises the Beta-binomial marginal likelihood of the training patterns' counts.
 
     Each seen pattern ``x`` with counts ``(n_+, n_-)`` has the prior ``Beta(c q, c (1 - q))``,
@@ -336,7 +336,7 @@ class BackoffMAP(AggregatorMixin):
     ----------
     strength : float or "auto", default="auto"
         Prior strength ``c`` in pseudo-items (``> 0``), or ``"auto"``: the ``c`` of
-        :data:`STRENGTH_GRID` (or ``inf``) with the largest marginal likelihood.
+        ``STRENGTH_GRID`` (or ``inf``) with the largest marginal likelihood.
     l2 : float, default=1.0
         Penalty of the logistic model (see :class:`LogisticStacking`).
 

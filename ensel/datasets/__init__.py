@@ -47,7 +47,7 @@ class DatasetSpec:
 
     Everything that lists datasets reads :data:`DATASETS`: :func:`load` and :func:`available`
     (``ensel datasets list``), the book's per-dataset runs (:func:`ensel.book.runner.load_runs`
-    adds a run of each page in :attr:`pages` that ``notebooks/runs.yml`` does not list), the
+    adds a run of each page in ``pages`` that ``notebooks/runs.yml`` does not list), the
     reproduction report's sources and the tests' parametrisation over the real datasets.
 
     Parameters
@@ -77,7 +77,7 @@ class DatasetSpec:
         ``None``: always (generated or local data).
     profile_data : mapping or None
         The profile (label, conversion, licence, ...) when it is not in ``data/datasets.yml``
-        (a dataset registered at run time); see :attr:`profile`.
+        (a dataset registered at run time); see ``profile``.
     """
 
     name: str
@@ -92,24 +92,24 @@ class DatasetSpec:
     profile_data: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def load(self, **options: Any) -> pd.DataFrame:
-        """The tidy table, from :attr:`loader` with ``options``."""
+        """The tidy table, from ``loader`` with ``options``."""
         fn = _resolve(self.loader)
         return fn(self.name, **options) if self.kind == "stand-in" else fn(**options)
 
     @property
     def profile(self) -> dict[str, Any]:
-        """What the book says about the dataset: :attr:`profile_data`, else its entry of
+        """What the book says about the dataset: ``profile_data``, else its entry of
         ``data/datasets.yml`` (empty when it has none)."""
         if self.profile_data is not None:
             return dict(self.profile_data)
         return dict(_profile_file().get(self.name) or {})
 
     def family_of(self, model: str) -> str | None:
-        """The family of ``model`` by the :attr:`family` function (``None`` without one)."""
+        """The family of ``model`` by the ``family`` function (``None`` without one)."""
         return None if self.family is None else str(_resolve(self.family)(model))
 
     def is_available(self) -> bool:
-        """Whether the data can be read here without the network (:attr:`available`)."""
+        """Whether the data can be read here without the network (``available``)."""
         return True if self.available is None else bool(_resolve(self.available)())
 
 
@@ -168,7 +168,7 @@ def register_dataset(spec: DatasetSpec) -> DatasetSpec:
     """Declare one more named dataset (a plug-in, or a test's toy dataset).
 
     It is then loaded by :func:`load`, listed by ``ensel datasets list``, run by the book's
-    per-dataset pages (:attr:`DatasetSpec.pages`) and reported by the reproduction report.
+    per-dataset pages (``DatasetSpec.pages``) and reported by the reproduction report.
 
     Raises
     ------

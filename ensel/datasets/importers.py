@@ -18,8 +18,8 @@ Multiple-choice sources become the paper's binary queries through the one conver
 CSV/Parquet, the columns; :func:`read` reads one or several files;
 :func:`ensel.datasets.read_data` also accepts the names of
 :func:`ensel.datasets.load` (``medmcqa``, ``mmlu``, ``imdb``, ``mmlu_pro``). Every problem
-raises :class:`DataError` (a ``ValueError``) naming the file, the line or column, and what is
-wrong.
+raises :class:`ensel.data.DataError` (a ``ValueError``) naming the file, the line or column,
+and what is wrong.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from ensel.data import (
     sniff,
 )
 
-__all__ = ["FORMATS", "DataError", "detect", "read", "read_mmlu_pro_files"]
+__all__ = ["FORMATS", "detect", "read", "read_mmlu_pro_files"]
 
 #: Accepted formats and one line on each.
 FORMATS: dict[str, str] = {
