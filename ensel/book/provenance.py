@@ -230,7 +230,7 @@ def runs(out_dir: str | Path) -> list[RunRecord]:
 
 def runs_table(out_dir: str | Path) -> str:
     """One row per run: page, status and time of the last build, parameters, ensel version
-    and commit, environment digest and run key (the first 12 hex digits of each)."""
+    and commit, environment digest and run key (the first 8 hex digits of each)."""
     rows = ["| page | status | seconds | parameters | ensel | environment | run key |",
             "|---|---|---|---|---|---|---|"]
     for r in runs(out_dir):
@@ -241,6 +241,6 @@ def runs_table(out_dir: str | Path) -> str:
         rows.append("| " + " | ".join([
             _doc(r.output) if exists else f"`{r.output}`", r.status or "–",
             "–" if r.seconds is None else f"{r.seconds:.1f}", _cell(params) or "–",
-            version or "–", f"`{r.environment[:12]}`" if r.environment else "–",
-            f"`{r.key[:12]}`" if r.key else "–"]) + " |")
+            version or "–", f"`{r.environment[:8]}`" if r.environment else "–",
+            f"`{r.key[:8]}`" if r.key else "–"]) + " |")
     return "\n".join(rows) + "\n"

@@ -132,7 +132,7 @@ def test_list_of_figures_and_runs_tables_from_the_runs(demo_run: tuple[Path, Pat
     assert table.count("{doc}`/book/_generated/demo`") == 2
     runs = runs_table(out)
     assert "| {doc}`/book/_generated/demo` | executed | 4.2 | `n=3` | 0.1.0" in runs
-    assert "`ffffffffffff`" in runs
+    assert "`ffffffff`" in runs
 
 
 def _numbers() -> list[tuple[str, str]]:
