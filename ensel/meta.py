@@ -48,16 +48,18 @@ a random effects model", Metrologia 41, 132-136 (the worked example of the tests
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import special as _sp
 
 from ensel._errors import UsageError
+from ensel.stats import verdict
 
-__all__ = ["FRAGILE_BELOW", "RandomEffects", "random_effects"]
+__all__ = ["FRAGILE_BELOW", "RandomEffects", "random_effects", "pool_claims", "pool_paired"]
 
 #: Fewer sources than this make a pooled estimate fragile: ``tau^2`` (and with it every
 #: interval) rests on fewer than four residuals.
@@ -212,3 +214,70 @@ def random_effects(estimates: Sequence[float] | np.ndarray, se: Sequence[float] 
     return RandomEffects(mu, se_mu, low, high, hk_se, z_low, z_high, pi_low, pi_high,
                          float(tau2), q, q_p, float(i2), k,
                          tuple(float(v) for v in w_star / np.sum(w_star)), c)
+
+
+def pool_claims(verdicts_df: pd.DataFrame, sources: Sequence[str]) -> pd.DataFrame:
+    """Each directional claim checked on the real ``sources``: every source's effect, interval
+    and verdict, and the random-effects pooled estimate (:func:`random_effects`:
+    DerSimonian-Laird ``tau^2``, Hartung-Knapp-Sidik-Jonkman interval) with its verdict,
+    prediction interval and heterogeneity.
+
+    Returns one row per (claim, source) plus one ``dataset="pooled"`` row per claim, with
+    columns ``id, short, dataset, effect, effect_low, effect_high, se, verdict`` and, on the
+    pooled rows, ``pi_low, pi_high`` (prediction interval for a new source), ``dl_low,
+    dl_high`` (the normal DerSimonian-Laird interval, for comparison), ``tau2, i2,
+    q_p_value, n_sources, fragile`` (fewer than :data:`FRAGILE_BELOW` sources).
+    A source whose effect has no spread at all (standard error 0, e.g. both selectors always
+    pick the same model) carries no weight information and is left out of the pooling
+    (shown, not pooled; ``pooled`` says which).
+    """
+    v = verdicts_df[verdicts_df["dataset"].isin(list(sources)) & verdicts_df["effect"].notna()]
+    rows = []
+    for cid in pd.unique(v["id"]):
+        part = v[v["id"] == cid].set_index("dataset").reindex(
+            [s for s in sources if s in set(v.loc[v["id"] == cid, "dataset"])])
+        usable = part[part["effect_se"] > 0]
+        for d, r in part.iterrows():
+            rows.append({"id": cid, "short": r["short"], "dataset": d, "effect": r["effect"],
+                         "effect_low": r["effect_low"], "effect_high": r["effect_high"],
+                         "se": r["effect_se"], "verdict": r["verdict"],
+                         "pooled": d in usable.index})
+        if len(usable) >= 2:
+            m = random_effects(usable["effect"].to_numpy(), usable["effect_se"].to_numpy())
+            rows.append({"id": cid, "short": part["short"].iloc[0], "dataset": "pooled",
+                         "effect": m.estimate, "effect_low": m.low, "effect_high": m.high,
+                         "se": m.hk_se, "verdict": verdict(m.low, m.high), "pooled": True,
+                         "pi_low": m.pi_low, "pi_high": m.pi_high, "dl_low": m.z_low,
+                         "dl_high": m.z_high, "tau2": m.tau2, "i2": m.i2,
+                         "q_p_value": m.q_p_value, "n_sources": m.k, "fragile": m.fragile})
+    cols = ["id", "short", "dataset", "effect", "effect_low", "effect_high", "se", "verdict",
+            "pooled", "pi_low", "pi_high", "dl_low", "dl_high", "tau2", "i2", "q_p_value",
+            "n_sources", "fragile"]
+    return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def pool_paired(paired: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None:
+    """Greedy MI − Top-k (MAP) per budget ``k`` on every real source side by side, and pooled
+    (DerSimonian-Laird, HKSJ interval, prediction interval) over the budgets every source
+    has with a non-zero spread; ``None`` when fewer than two sources saved their paired
+    differences."""
+    paired = {d: p for d, p in paired.items() if p is not None and len(p)}
+    if len(paired) < 2:
+        return None
+    common = sorted(set.intersection(*(set(p["k"].astype(int)) for p in paired.values())))
+    rows = []
+    for k in common:
+        part = {d: p[p["k"] == k].iloc[0] for d, p in paired.items()}
+        row: dict[str, Any] = {"k": k}
+        for d, r in part.items():
+            row[d] = f"{r['mean_diff']:+.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+        se = np.array([float(r["se"]) for r in part.values()])
+        if np.all(se > 0):
+            m = random_effects([float(r["mean_diff"]) for r in part.values()], se)
+            row.update({"pooled": m.estimate, "pooled_low": m.low, "pooled_high": m.high,
+                        "verdict": verdict(m.low, m.high), "pi_low": m.pi_low,
+                        "pi_high": m.pi_high, "tau2": m.tau2, "i2": m.i2})
+        else:
+            row.update({"pooled": np.nan, "verdict": "not pooled (a source has no spread)"})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("k")

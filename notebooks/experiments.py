@@ -165,8 +165,11 @@ summary_c = experiment.summarise(results, by=("condition",))
 # {glue:text}`n_halvings` random halvings of the items, saved beside the results:
 
 # %%
-replicates = protocol.half_samples(df, dataset, n_halvings, ks=ks,
-                                   seed=seed, n_jobs=n_jobs)
+replicates = None
+if n_halvings:
+    replicates = experiment.half_sample_errors(df, n_halvings=n_halvings, ks=ks,
+                                               seed=seed, n_jobs=n_jobs)
+    save_results(replicates, dataset, kind="halves")
 
 # %% tags=["remove-cell"]
 n_eval = len(conditions) * n_splits

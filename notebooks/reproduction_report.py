@@ -57,7 +57,7 @@ from ensel.book import claims, figures, profiles, protocol, tables
 from ensel.book.claims import PageChecks
 from ensel.book.results import load_results, results_dir
 from ensel.datasets.paper_tables import load_paper_table
-from ensel.meta import FRAGILE_BELOW
+from ensel.meta import FRAGILE_BELOW, pool_claims, pool_paired
 
 checks = PageChecks("reproduction_report")
 if datasets_to_report is None:
@@ -408,8 +408,8 @@ checks.add("every dataset has budgets", (beyond["budgets"] > 0).all())
 # %%
 real = [d for d in datasets_to_report
         if profiles.is_real(d) and results.get(d) is not None]
-pooled = protocol.pool_claims(v, real)
-per_k = protocol.pool_paired(
+pooled = pool_claims(v, real)
+per_k = pool_paired(
     {d: load_or_none(d, "paired") for d in real})
 copula_fit = {d: load_or_none(d, "copula") for d in real}
 

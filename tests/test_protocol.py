@@ -65,7 +65,7 @@ def test_no_literal_split_count_or_test_fraction_outside_the_protocol_module() -
 
 
 def test_another_split_count_runs_the_experiments_page_computation() -> None:
-    """The experiments page's calls (splits_for, evaluate, half_samples' replicates,
+    """The experiments page's calls (splits_for, evaluate, half_sample_errors,
     paired_differences) with a protocol of 3 splits instead of the paper's 5."""
     three = PAPER_PROTOCOL.replace(n_splits=3, n_halvings=2)
     df = load("medmcqa", n_items=300, cache=False)

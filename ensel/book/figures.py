@@ -538,7 +538,7 @@ def claims_forest(effects: pd.DataFrame, *, dataset_label: Any = str,
 
 
 def pooled_forest(pooled: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
-    """Forest plots across the real sources (from :func:`ensel.book.protocol.
+    """Forest plots across the real sources (from :func:`ensel.meta.
     pool_claims`), one panel per claim with its own x scale (a source with large effects
     does not squash the others): each source's effect with its 95 % interval (dot, coloured
     by verdict; hollow when it was not pooled) and the random-effects pooled estimate

@@ -37,7 +37,6 @@ __all__ = [
     "check_pool",
     "check_protocol",
     "page_verdicts",
-    "half_samples",
     "save_conclusions",
     "splits_for",
     "verdict_counts",
@@ -53,8 +52,6 @@ __all__ = [
     "first_picks",
     "pick_agreement",
     "beyond_table",
-    "pool_claims",
-    "pool_paired",
     "copula_side_by_side",
     "pooled_sentence",
     "gather_verdicts",
@@ -461,21 +458,6 @@ def single_model_sentence(v: pd.DataFrame) -> str:
             f"test error by {r['effect']:+.4f} ± {half:.4f} (95 % interval): {what}.")
 
 
-def half_samples(df: pd.DataFrame, dataset: Any, n_halvings: int, *, ks: Any,
-                 seed: int, n_jobs: int | None = None) -> pd.DataFrame | None:
-    """:func:`ensel.experiment.half_sample_errors` on the page's data, saved beside its
-    results (``kind="halves"``); ``None`` when ``n_halvings`` is 0."""
-    from ensel.book.results import save_results
-    from ensel.experiment import half_sample_errors
-
-    if not n_halvings:
-        return None
-    reps = half_sample_errors(df, n_halvings=int(n_halvings), ks=ks, seed=seed,
-                              n_jobs=n_jobs)
-    save_results(reps, dataset, kind="halves")
-    return reps
-
-
 def save_conclusions(dataset: Any, verdicts_df: pd.DataFrame, diffs: pd.DataFrame,
                      copula_fit: pd.DataFrame) -> None:
     """Save what an experiments run concluded beside its results (kinds ``verdicts``,
@@ -619,80 +601,6 @@ def beyond_table(results: Mapping[str, pd.DataFrame | None],
     out = pd.DataFrame(rows).set_index("dataset")
     out.attrs["min_oracle_gap"] = gaps  # Greedy MI minus oracle, smallest over k
     return out
-
-
-# ------------------------------------------------------------- pooling the real sources
-def pool_claims(verdicts_df: pd.DataFrame, sources: Sequence[str]) -> pd.DataFrame:
-    """Each directional claim checked on the real ``sources``: every source's effect, interval
-    and verdict, and the random-effects pooled estimate (:func:`ensel.meta.random_effects`:
-    DerSimonian-Laird ``tau^2``, Hartung-Knapp-Sidik-Jonkman interval) with its verdict,
-    prediction interval and heterogeneity.
-
-    Returns one row per (claim, source) plus one ``dataset="pooled"`` row per claim, with
-    columns ``id, short, dataset, effect, effect_low, effect_high, se, verdict`` and, on the
-    pooled rows, ``pi_low, pi_high`` (prediction interval for a new source), ``dl_low,
-    dl_high`` (the normal DerSimonian-Laird interval, for comparison), ``tau2, i2,
-    q_p_value, n_sources, fragile`` (fewer than :data:`ensel.meta.FRAGILE_BELOW` sources).
-    A source whose effect has no spread at all (standard error 0, e.g. both selectors always
-    pick the same model) carries no weight information and is left out of the pooling
-    (shown, not pooled; ``pooled`` says which).
-    """
-    from ensel.meta import random_effects
-    from ensel.stats import verdict
-
-    v = verdicts_df[verdicts_df["dataset"].isin(list(sources)) & verdicts_df["effect"].notna()]
-    rows = []
-    for cid in pd.unique(v["id"]):
-        part = v[v["id"] == cid].set_index("dataset").reindex(
-            [s for s in sources if s in set(v.loc[v["id"] == cid, "dataset"])])
-        usable = part[part["effect_se"] > 0]
-        for d, r in part.iterrows():
-            rows.append({"id": cid, "short": r["short"], "dataset": d, "effect": r["effect"],
-                         "effect_low": r["effect_low"], "effect_high": r["effect_high"],
-                         "se": r["effect_se"], "verdict": r["verdict"],
-                         "pooled": d in usable.index})
-        if len(usable) >= 2:
-            m = random_effects(usable["effect"].to_numpy(), usable["effect_se"].to_numpy())
-            rows.append({"id": cid, "short": part["short"].iloc[0], "dataset": "pooled",
-                         "effect": m.estimate, "effect_low": m.low, "effect_high": m.high,
-                         "se": m.hk_se, "verdict": verdict(m.low, m.high), "pooled": True,
-                         "pi_low": m.pi_low, "pi_high": m.pi_high, "dl_low": m.z_low,
-                         "dl_high": m.z_high, "tau2": m.tau2, "i2": m.i2,
-                         "q_p_value": m.q_p_value, "n_sources": m.k, "fragile": m.fragile})
-    cols = ["id", "short", "dataset", "effect", "effect_low", "effect_high", "se", "verdict",
-            "pooled", "pi_low", "pi_high", "dl_low", "dl_high", "tau2", "i2", "q_p_value",
-            "n_sources", "fragile"]
-    return pd.DataFrame(rows).reindex(columns=cols)
-
-
-def pool_paired(paired: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | None:
-    """Greedy MI − Top-k (MAP) per budget ``k`` on every real source side by side, and pooled
-    (DerSimonian-Laird, HKSJ interval, prediction interval) over the budgets every source
-    has with a non-zero spread; ``None`` when fewer than two sources saved their paired
-    differences."""
-    from ensel.meta import random_effects
-    from ensel.stats import verdict
-
-    paired = {d: p for d, p in paired.items() if p is not None and len(p)}
-    if len(paired) < 2:
-        return None
-    common = sorted(set.intersection(*(set(p["k"].astype(int)) for p in paired.values())))
-    rows = []
-    for k in common:
-        part = {d: p[p["k"] == k].iloc[0] for d, p in paired.items()}
-        row: dict[str, Any] = {"k": k}
-        for d, r in part.items():
-            row[d] = f"{r['mean_diff']:+.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
-        se = np.array([float(r["se"]) for r in part.values()])
-        if np.all(se > 0):
-            m = random_effects([float(r["mean_diff"]) for r in part.values()], se)
-            row.update({"pooled": m.estimate, "pooled_low": m.low, "pooled_high": m.high,
-                        "verdict": verdict(m.low, m.high), "pi_low": m.pi_low,
-                        "pi_high": m.pi_high, "tau2": m.tau2, "i2": m.i2})
-        else:
-            row.update({"pooled": np.nan, "verdict": "not pooled (a source has no spread)"})
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("k")
 
 
 def copula_side_by_side(copula: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""The reproduction report's pooling of the real sources (ensel.book.protocol) and the
+"""The reproduction report's pooling of the real sources (ensel.meta) and the
 dataset profiles (ensel.book.profiles), on small hand-made tables."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from ensel.book import figures, profiles, protocol
-from ensel.meta import random_effects
+from ensel.meta import pool_claims, pool_paired, random_effects
 
 
 def _verdicts(rows):
@@ -24,7 +24,7 @@ def test_pool_claims_matches_the_meta_analysis_and_skips_spreadless_sources():
         ("G5", "a", "claim five", -0.05, -0.07, -0.03, 0.010, "holds"),
         ("G5", "x", "claim five", -0.05, -0.07, -0.03, 0.010, "holds"),  # not a source
     ])
-    out = protocol.pool_claims(v, ["a", "b", "c"])
+    out = pool_claims(v, ["a", "b", "c"])
     g2 = out[out["id"] == "G2"].set_index("dataset")
     assert list(g2.index) == ["a", "b", "c", "pooled"]
     assert not g2.loc["c", "pooled"] and g2.loc["a", "pooled"]
@@ -52,12 +52,12 @@ def test_pool_paired_per_budget():
         return pd.DataFrame({"k": k, "mean_diff": m, "ci_low": m - 2 * s, "ci_high": m + 2 * s,
                              "se": s})
 
-    out = protocol.pool_paired({"a": paired([0.0, 0.01, 0.02], [0.01, 0.0, 0.01]),
+    out = pool_paired({"a": paired([0.0, 0.01, 0.02], [0.01, 0.0, 0.01]),
                                 "b": paired([0.0, 0.03], [0.01, 0.01]), "c": None})
     assert list(out.index) == [1, 2]  # the budgets both sources have
     assert out.loc[1, "pooled"] == pytest.approx(0.0)
     assert np.isnan(out.loc[2, "pooled"]) and out.loc[2, "verdict"].startswith("not pooled")
-    assert protocol.pool_paired({"a": paired([0.0], [0.01]), "b": None}) is None
+    assert pool_paired({"a": paired([0.0], [0.01]), "b": None}) is None
 
 
 def test_gather_verdicts_orders_by_claim_then_dataset():
@@ -71,7 +71,7 @@ def test_gather_verdicts_orders_by_claim_then_dataset():
 def test_forest_plot_has_one_row_per_source_and_pooled_estimate():
     v = _verdicts([("G2", "mmlu_redux", "c", -0.02, -0.04, 0.0, 0.01, "within noise"),
                    ("G2", "llmbar", "c", 0.01, -0.01, 0.03, 0.01, "within noise")])
-    pooled = protocol.pool_claims(v, ["mmlu_redux", "llmbar"])
+    pooled = pool_claims(v, ["mmlu_redux", "llmbar"])
     fig = figures.pooled_forest(pooled, dataset_label=profiles.label)
     labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     assert labels == ["MMLU-Redux", "LLMBar", "pooled"]
@@ -99,7 +99,7 @@ def test_forest_plots_give_each_claim_and_each_effect_type_its_own_panel_and_sca
                    ("G2", "llmbar", "c", 0.01, -0.01, 0.03, 0.01, "within noise"),
                    ("G5", "mmlu_redux", "c", -0.3, -0.4, -0.2, 0.01, "holds"),
                    ("G5", "llmbar", "c", -0.25, -0.35, -0.15, 0.01, "holds")])
-    pooled = protocol.pool_claims(v, ["mmlu_redux", "llmbar"])
+    pooled = pool_claims(v, ["mmlu_redux", "llmbar"])
     fig = figures.pooled_forest(pooled, dataset_label=profiles.label)
     assert [ax.get_title(loc="left") for ax in fig.axes] == ["G2", "G5"]
     (lo2, hi2), (lo5, hi5) = (ax.get_xlim() for ax in fig.axes)
