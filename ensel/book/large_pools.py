@@ -263,7 +263,7 @@ def above_best_topk(tables: dict[str, pd.DataFrame], names: Sequence[str]) -> pd
 
 def available(names: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split dataset names into (loadable here, missing), by each dataset's own check."""
-    from ensel.book.runner import _dataset_available
+    from ensel.book.runner._config import _dataset_available
 
     have = [n for n in names if _dataset_available(n)]
     return have, [n for n in names if n not in have]

@@ -24,7 +24,8 @@ from ensel.book.provenance import (  # noqa: E402
     paper_figures_table,
     runs_table,
 )
-from ensel.book.runner import NotebookRun, _environment_digest, execute_run  # noqa: E402
+from ensel.book.runner import NotebookRun, execute_run  # noqa: E402
+from ensel.book.runner._keys import _environment_digest  # noqa: E402
 from ensel.paper import paper_map  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

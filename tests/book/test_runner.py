@@ -8,14 +8,8 @@ import nbformat
 import pytest
 import yaml
 
-from ensel.book.runner import (
-    NotebookRun,
-    _strip_volatile,
-    _warnings_in,
-    adhoc_run,
-    find_runs,
-    load_runs,
-)
+from ensel.book.runner import NotebookRun, adhoc_run, find_runs, load_runs
+from ensel.book.runner._execute import _strip_volatile, _warnings_in
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -138,7 +132,7 @@ def test_strip_volatile_and_warning_scan() -> None:
 
 
 def test_run_title_replaces_the_page_title(tmp_path: Path) -> None:
-    from ensel.book.runner import _set_title
+    from ensel.book.runner._execute import _set_title
 
     cfg = _write(tmp_path, "notebooks:\n  - notebook: a\n    runs:\n"
                  "      - {output: a-x, title: 'Page X', parameters: {d: x}}\n")
@@ -275,7 +269,7 @@ def test_a_run_without_its_data_is_one_note_and_is_not_executed(
 
 
 def test_output_fills_figure_and_target_labels() -> None:
-    from ensel.book.runner import _fill_run_labels as _label_figures
+    from ensel.book.runner._execute import _fill_run_labels as _label_figures
 
     nb = nbformat.v4.new_notebook()
     md = nbformat.v4.new_markdown_cell("(tab-{output}-pool)=\n## Pool\n\nText {output} kept.")
@@ -406,7 +400,7 @@ def test_an_interrupted_run_leaves_the_previous_page(tmp_path: Path, sig: str) -
 
 
 def test_figure_labels_name_their_run() -> None:
-    from ensel.book.runner import _fill_run_labels
+    from ensel.book.runner._execute import _fill_run_labels
 
     fig = nbformat.v4.new_code_cell("plot()", metadata={
         "mystnb": {"figure": {"caption": "c", "name": "fig-{output}-error"}}})
@@ -419,7 +413,8 @@ def test_figure_labels_name_their_run() -> None:
 
 
 def test_longest_chain_starts_first(tmp_path: Path) -> None:
-    from ensel.book.runner import DURATIONS, _read_durations, critical_path
+    from ensel.book.runner import DURATIONS, critical_path
+    from ensel.book.runner._schedule import _read_durations
 
     nb = tmp_path / "notebooks"
     nb.mkdir()
