@@ -261,13 +261,14 @@ def pool_paired(paired: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame | Non
     (DerSimonian-Laird, HKSJ interval, prediction interval) over the budgets every source
     has with a non-zero spread; ``None`` when fewer than two sources saved their paired
     differences."""
-    paired = {d: p for d, p in paired.items() if p is not None and len(p)}
-    if len(paired) < 2:
+    given: dict[str, pd.DataFrame] = {d: p for d, p in paired.items()
+                                      if p is not None and len(p)}
+    if len(given) < 2:
         return None
-    common = sorted(set.intersection(*(set(p["k"].astype(int)) for p in paired.values())))
+    common = sorted(set.intersection(*(set(p["k"].astype(int)) for p in given.values())))
     rows = []
     for k in common:
-        part = {d: p[p["k"] == k].iloc[0] for d, p in paired.items()}
+        part = {d: p[p["k"] == k].iloc[0] for d, p in given.items()}
         row: dict[str, Any] = {"k": k}
         for d, r in part.items():
             row[d] = f"{r['mean_diff']:+.4f} [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
