@@ -8,42 +8,37 @@ import nbformat
 import pytest
 import yaml
 
-from ensel.book.runner import NotebookRun, adhoc_run, find_runs, load_runs
+from ensel.book.runner import NotebookRun, adhoc_run, find_runs, load_runs, toc_problems
+from ensel.book.runner._config import _toc_files
 from ensel.book.runner._execute import _strip_volatile, _warnings_in
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _toc_files() -> list[str]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(toc.get("parts", []))
-    walk(toc.get("chapters", []))
-    return files
 
 
 def test_every_notebook_source_has_runs_and_every_run_is_in_the_toc() -> None:
     runs = load_runs(ROOT / "notebooks" / "runs.yml")
     sources = {p.stem for p in (ROOT / "notebooks").glob("*.py")}
     assert sources == {r.notebook for r in runs}, "notebooks/*.py and runs.yml disagree"
-    toc = set(_toc_files())
-    generated = {f"book/_generated/{r.output}" for r in runs}
-    assert generated <= toc, f"runs missing from _toc.yml: {sorted(generated - toc)}"
-    in_toc = {f for f in toc if f.startswith("book/_generated/")}
-    assert in_toc <= generated, f"_toc.yml pages with no run: {sorted(in_toc - generated)}"
-    for f in toc - in_toc:
-        assert (ROOT / f"{f}.md").is_file(), f"_toc.yml names {f} but {f}.md does not exist"
+    assert toc_problems(runs, ROOT / "_toc.yml") == []
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    for f in _toc_files(toc):
+        if not f.startswith("book/_generated/"):
+            assert (ROOT / f"{f}.md").is_file(), f"_toc.yml names {f} but {f}.md does not exist"
+
+
+def test_toc_problems_name_a_missing_and_a_stale_page(tmp_path: Path) -> None:
+    runs = load_runs(ROOT / "notebooks" / "runs.yml")
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    for part in toc["parts"]:
+        for ch in part["chapters"]:
+            if ch.get("file") == "book/_generated/experiments-llmbar":
+                ch["file"] = "book/_generated/experiments-gone"
+    (tmp_path / "_toc.yml").write_text(yaml.safe_dump(toc))
+    assert toc_problems(runs, tmp_path / "_toc.yml") == [
+        "_toc.yml does not list the page of run 'experiments-llmbar' (notebook 'experiments', "
+        "dataset 'llmbar'): add '- file: book/_generated/experiments-llmbar'",
+        "_toc.yml lists book/_generated/experiments-gone, which no run of runs.yml writes (a "
+        "stale entry, or a dataset no longer declared with that page)"]
 
 
 def _write(tmp_path: Path, text: str) -> Path:

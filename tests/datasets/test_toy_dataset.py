@@ -75,6 +75,19 @@ def test_the_toy_dataset_gets_its_runs_without_editing_runs_yml(toy: DatasetSpec
     assert mine["experiments-toy_judges"].requires_data == ("{dataset}",)
 
 
+def test_its_pages_must_be_in_the_table_of_contents(toy: DatasetSpec) -> None:
+    """The one file a dataset with pages adds by hand beyond its declaration: the book's
+    ``_toc.yml`` must list the pages its runs write (the toy's are not listed, so the
+    repository's own check, ``tests/book/test_runner.py``, would fail with these lines)."""
+    from ensel.book.runner import load_runs, repo_root, toc_problems
+
+    problems = toc_problems(load_runs(), repo_root() / "_toc.yml")
+    assert sorted(problems) == [
+        f"_toc.yml does not list the page of run '{page}-{NAME}' (notebook '{page}', dataset "
+        f"'{NAME}'): add '- file: book/_generated/{page}-{NAME}'"
+        for page in ("experiments", "realdata_card")]
+
+
 def test_the_toy_dataset_is_a_source_of_the_report(toy: DatasetSpec) -> None:
     from ensel.book import profiles, protocol
 
@@ -84,10 +97,11 @@ def test_the_toy_dataset_is_a_source_of_the_report(toy: DatasetSpec) -> None:
 
 def test_without_it_nothing_lists_it() -> None:
     from ensel.book import protocol
-    from ensel.book.runner import load_runs
+    from ensel.book.runner import load_runs, repo_root, toc_problems
 
     assert NAME not in DATASETS and NAME not in protocol.report_sources()
     assert not [r for r in load_runs() if r.parameters.get("dataset") == NAME]
+    assert toc_problems(load_runs(), repo_root() / "_toc.yml") == []
 
 
 def test_a_bad_declaration_is_refused() -> None:

@@ -64,6 +64,7 @@ from ensel.book.runner._config import (
     repo_root,
     require_page_packages,
     source_root,
+    toc_problems,
     unavailable_data,
 )
 from ensel.book.runner._execute import (
@@ -106,4 +107,5 @@ __all__ = [
     "SCHEMA_LIST",
     "DURATIONS",
     "critical_path",
+    "toc_problems",
 ]

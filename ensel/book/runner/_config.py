@@ -224,6 +224,54 @@ def _order(runs: list[NotebookRun], config: Path) -> list[NotebookRun]:
     return ordered
 
 
+def _toc_files(toc: Any) -> list[str]:
+    files: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(str(node["file"]))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc)
+    return files
+
+
+def toc_problems(runs: Sequence[NotebookRun], toc: Path) -> list[str]:
+    """What the table of contents ``toc`` (a jb-book ``_toc.yml``) misses or has too many:
+    one line per run whose page ``book/_generated/<output>`` it does not list (a dataset
+    declared with pages in :data:`ensel.datasets.DATASETS` gets runs, so its pages must be
+    listed), and per listed ``book/_generated/`` page that no run writes (a stale entry).
+    Empty when they agree; ``tests/book/test_runner.py`` holds the book to it.
+
+    Examples
+    --------
+    >>> root = repo_root()
+    >>> toc_problems(load_runs(root / "notebooks" / "runs.yml"), root / "_toc.yml")
+    []
+    """
+    with open(toc, encoding="utf-8") as fh:
+        listed = _toc_files(yaml.safe_load(fh) or {})
+    pages = {f"book/_generated/{r.output}": r for r in runs}
+    out = []
+    for page, run in pages.items():
+        if page not in listed:
+            what = f"notebook {run.notebook!r}"
+            if "dataset" in run.parameters:
+                what += f", dataset {run.parameters['dataset']!r}"
+            out.append(f"{toc.name} does not list the page of run {run.output!r} ({what}): "
+                       f"add '- file: {page}'")
+    for page in listed:
+        if page.startswith("book/_generated/") and page not in pages:
+            out.append(f"{toc.name} lists {page}, which no run of runs.yml writes (a stale "
+                       "entry, or a dataset no longer declared with that page)")
+    return out
+
+
 def missing_inputs(run: NotebookRun, runs: Sequence[NotebookRun], out_dir: Path, *,
                    test: bool = False) -> list[str]:
     """The runs that ``run`` needs and that have not run into ``out_dir`` (no executed
