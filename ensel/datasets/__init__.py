@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from ensel._errors import DataError, UsageError
+from ensel._files import is_table_name
 from ensel.datasets import standins as _standins
 
 __all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "read_data",
@@ -161,7 +162,6 @@ DATASETS: dict[str, DatasetSpec] = {s.name: s for s in (
 # name -> (kind, description), read by the importers and the command line
 _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     name: (spec.kind, spec.description) for name, spec in DATASETS.items()}
-_FILE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
 def register_dataset(spec: DatasetSpec) -> DatasetSpec:
@@ -213,7 +213,7 @@ def available() -> pd.DataFrame:
 def _looks_like_path(name: str | os.PathLike[str]) -> bool:
     if isinstance(name, os.PathLike):
         return True
-    return name.lower().endswith(_FILE_SUFFIXES) or os.sep in name or "/" in name
+    return is_table_name(name) or os.sep in name or "/" in name
 
 
 def unknown_dataset(name: str, known: list[str] | None = None, *, files: bool = True) -> str:
@@ -273,7 +273,7 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
         return DATASETS[name].load(**options)
     several = isinstance(name, (list, tuple))
     if format is not None or several or (
-            Path(name).is_file() and not str(name).lower().endswith(_FILE_SUFFIXES)):
+            Path(name).is_file() and not is_table_name(name)):
         from ensel.datasets.importers import read
 
         return read(list(name) if several else name, format=format, **options)

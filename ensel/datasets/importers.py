@@ -34,15 +34,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ensel._notice import notice
-from ensel.data import (
-    DataError,
+from ensel._errors import DataError
+from ensel._files import (
     DirectoryGivenError,
     MissingFileError,
+    csv_names,
+    is_samples_name,
+    is_table_name,
+    one_json_member,
     refuse_kind,
     refuse_link_loop,
     sniff,
 )
+from ensel._notice import notice
 
 __all__ = ["FORMATS", "detect", "read", "read_mmlu_pro_files"]
 
@@ -53,7 +57,6 @@ FORMATS: dict[str, str] = {
     "lm-eval": "lm-evaluation-harness --log_samples samples_*.jsonl (several models)",
     "mmlu-pro": "MMLU-Pro per-question outputs (JSON list of records, or a zip of one)",
 }
-_TABLE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
 def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
@@ -85,8 +88,6 @@ def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
 
 def _table_columns(path: Path) -> list[str]:
     """Column names of a CSV/Parquet file, read by its content."""
-    from ensel.data import _csv_names
-
     kind = sniff(path)
     if kind == "parquet":
         import pyarrow.parquet as pq
@@ -96,7 +97,7 @@ def _table_columns(path: Path) -> list[str]:
         except Exception as exc:  # pyarrow raises several types for a bad file
             raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
     refuse_kind(kind, str(path), "; name the format with --format")
-    return _csv_names(path, str(path), kind == "gzip")
+    return csv_names(path, str(path), kind == "gzip")
 
 
 def detect(paths: Sequence[str | Path]) -> str:
@@ -122,11 +123,11 @@ def detect(paths: Sequence[str | Path]) -> str:
     found = []
     for path in _check_paths(paths):
         name = path.name.lower()
-        if name.startswith("samples_") and name.endswith(".jsonl"):
+        if is_samples_name(name):
             found.append("lm-eval")
         elif name.endswith((".json", ".zip")):
             found.append("mmlu-pro")
-        elif name.endswith(_TABLE_SUFFIXES):
+        elif is_table_name(name):
             cols = {c.strip().lower() for c in _table_columns(path)}
             # a wide matrix has one column per model: a 'model' or 'answer' column is tidy
             # (validation then names the column it lacks)
@@ -169,10 +170,7 @@ def _mmlu_pro_records(path: Path) -> list[Any]:
     try:
         if sniff(path) == "zip":
             with zipfile.ZipFile(path) as zf:
-                members = [n for n in zf.namelist() if n.endswith(".json")]
-                if len(members) != 1:
-                    raise DataError(f"{path}: expected one JSON file in the zip, found {members}")
-                data = json.loads(zf.read(members[0]))
+                data = json.loads(one_json_member(zf, str(path)))
         else:
             data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, zipfile.BadZipFile, UnicodeDecodeError, EOFError,

@@ -31,6 +31,7 @@ from typing import Any
 
 import pandas as pd
 
+from ensel._files import is_samples_name
 from ensel.data import DataError
 from ensel.datasets.binary import option_label, question_key, to_binary
 
@@ -44,7 +45,7 @@ _Err = DataError
 
 def is_samples_file(path: Path) -> bool:
     """Whether ``path`` is named like an lm-evaluation-harness samples file."""
-    return path.name.startswith("samples_") and path.name.endswith(".jsonl")
+    return is_samples_name(path)
 
 
 def _task_and_stamp(path: Path) -> tuple[str, str | None]:

@@ -63,6 +63,7 @@ from pathlib import Path
 import pandas as pd
 
 from ensel._errors import DataError, UsageError
+from ensel._files import one_json_member, sniff
 from ensel.datasets import _fetch, _integrity
 from ensel.datasets._paths import data_dir, package_data
 from ensel.datasets.binary import negative_options, to_binary
@@ -173,14 +174,9 @@ def _resolve_models(models: str | Sequence[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- parsing
 def _records(entry: _fetch.RegistryEntry, path: Path) -> list:
-    if path.suffix == ".zip":
+    if sniff(path) == "zip":
         with zipfile.ZipFile(path) as zf:
-            members = [n for n in zf.namelist() if n.endswith(".json")]
-            if len(members) != 1:
-                raise DataError(
-                    f"{entry.name}: expected one JSON file in the zip, found {members}"
-                )
-            data = json.loads(zf.read(members[0]))
+            data = json.loads(one_json_member(zf, entry.name))
     else:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)

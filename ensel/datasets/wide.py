@@ -46,7 +46,8 @@ import numpy as np
 import pandas as pd
 
 from ensel import _encoding as enc
-from ensel.data import DataError, refuse_kind, sniff
+from ensel._errors import DataError
+from ensel._files import csv_names, refuse_kind, sniff
 from ensel.datasets.binary import option_label, question_key, to_binary
 
 __all__ = ["GOLD_COLUMNS", "ITEM_COLUMNS", "read_table", "read_wide", "wide_to_tidy"]
@@ -63,8 +64,6 @@ _Err = DataError
 def read_table(path: Path) -> tuple[pd.DataFrame, str]:
     """Read a CSV/Parquet file (by its content) as text, or native Parquet values; return it
     and its kind (``"csv"`` or ``"parquet"``)."""
-    from ensel.data import _csv_names
-
     kind = sniff(path)
     if kind == "parquet":
         try:
@@ -74,7 +73,7 @@ def read_table(path: Path) -> tuple[pd.DataFrame, str]:
                        "complete Parquet file?") from None
     refuse_kind(kind, str(path))
     gz = kind == "gzip"
-    _csv_names(path, str(path), gz)  # separator and repeated names, said on line 1
+    csv_names(path, str(path), gz)  # separator and repeated names, said on line 1
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=[""],
                          compression="gzip" if gz else None, encoding="utf-8")
