@@ -35,8 +35,8 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-__all__ = ["ConfigError", "DataError", "EnselError", "NotFittedError", "UsageError",
-           "check_is_fitted"]
+__all__ = ["ConfigError", "DataError", "EnselError", "NotFittedError", "NotFoundError",
+           "UsageError", "check_is_fitted"]
 
 
 class EnselError(ValueError):
@@ -65,6 +65,21 @@ class UsageError(EnselError):
 
 class ConfigError(EnselError):
     """A configuration that cannot be used (the message names the file and the key)."""
+
+
+class NotFoundError(EnselError, KeyError):
+    """A name or entry that is not there (a ``ValueError`` and a ``KeyError``, so code that
+    catches ``KeyError`` keeps working); its message is shown as written, not quoted.
+
+    Examples
+    --------
+    >>> str(NotFoundError("no run named 'x'"))
+    "no run named 'x'"
+    >>> issubclass(NotFoundError, KeyError) and issubclass(NotFoundError, ValueError)
+    True
+    """
+
+    __str__ = EnselError.__str__  # KeyError would quote the message
 
 
 class NotFittedError(EnselError, AttributeError):

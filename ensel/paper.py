@@ -23,6 +23,8 @@ from pathlib import Path
 
 import yaml
 
+from ensel._errors import NotFoundError
+
 __all__ = ["KINDS", "PaperObject", "Reference", "check_references", "find_references",
            "paper_map", "paper_object", "paper_ref"]
 
@@ -148,13 +150,13 @@ def paper_object(kind: str, number: str) -> PaperObject:
 
     Raises
     ------
-    KeyError
-        When the paper has no such object in the map; the message names it.
+    ensel._errors.NotFoundError
+        (a ``KeyError``) When the paper has no such object in the map; the message names it.
     """
     try:
         return _index()[(kind, str(number))]
     except KeyError:
-        raise KeyError(f"the paper map has no {kind} {number}") from None
+        raise NotFoundError(f"the paper map has no {kind} {number}") from None
 
 
 def paper_ref(label: str) -> str:
@@ -165,13 +167,13 @@ def paper_ref(label: str) -> str:
 
     Raises
     ------
-    KeyError
-        When no object in the map carries ``label``.
+    ensel._errors.NotFoundError
+        (a ``KeyError``) When no object in the map carries ``label``.
     """
     for obj in paper_map():
         if label in obj.labels:
             return obj.ref
-    raise KeyError(f"the paper map has no object labelled {label!r}")
+    raise NotFoundError(f"the paper map has no object labelled {label!r}")
 
 
 def _expand(first: str, last: str) -> list[str]:

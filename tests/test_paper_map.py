@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ensel._errors import EnselError
 from ensel.paper import KINDS, check_references, find_references, paper_map, paper_object, paper_ref
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,6 +96,9 @@ def test_the_map_names_the_results_by_their_compiled_numbers():
     assert paper_object("Remark", "4.2").page == "theorem_4_1"
     with pytest.raises(KeyError, match="no Theorem 4.5"):
         paper_object("Theorem", "4.5")
+    with pytest.raises(EnselError) as err:  # one of ensel's errors, its message unquoted
+        paper_ref("thm:nowhere")
+    assert str(err.value) == "the paper map has no object labelled 'thm:nowhere'"
     assert set(o.kind for o in paper_map()) <= set(KINDS)
 
 

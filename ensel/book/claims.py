@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ensel._errors import UsageError
+from ensel._errors import NotFoundError, UsageError
 from ensel.book.tables import LABELS, column_label, format_number, paper_summary
 from ensel.experiment import selected_models
 from ensel.stats import (
@@ -77,6 +77,7 @@ from ensel.stats import (
 
 __all__ = [
     "CheckFailed",
+    "NotComputable",
     "PageCheck",
     "PageChecks",
     "check_copula_pairs",
@@ -146,6 +147,12 @@ def tally_outcome(v: str) -> str | None:
     return TALLY.get(str(v))
 
 
+class NotComputable(NotFoundError):
+    """The evidence lacks what a claim needs (an arm, a budget, the selection data): the
+    claim is reported as "not computable (<message>)" instead of a verdict. A
+    :class:`~ensel._errors.NotFoundError`, so also a ``KeyError``."""
+
+
 Arm = tuple[str, str]  # (selector, aggregator)
 Term = tuple[float, Arm, int, str]  # (weight, arm, k, "error" | "accuracy")
 
@@ -184,19 +191,19 @@ class Evidence:
     def curve(self, sel: str, agg: str) -> pd.DataFrame:
         c = self.summary[(self.summary["selector"] == sel) & (self.summary["aggregator"] == agg)]
         if c.empty:
-            raise KeyError(f"no results for {sel}/{agg}")
+            raise NotComputable(f"no results for {sel}/{agg}")
         return c.set_index("k")[["mean", "std"]].sort_index()
 
     def contrast(self, terms: Sequence[Term], *, direction: str = "less") -> PairedInterval:
         """Mean and interval of ``sum(w * quantity(arm, k))`` over the evaluations."""
         if not terms:
-            raise KeyError("no budget of the claim was evaluated")
+            raise NotComputable("no budget of the claim was evaluated")
         ratio = self.test_fraction / (1.0 - self.test_fraction)
         if self.per_eval is not None:
             cols = [(q, a[0], a[1], int(k)) for _, a, k, q in terms]
             missing = [c for c in cols if c not in self.per_eval.columns]
             if missing:
-                raise KeyError(f"no results for {missing[0][1]}/{missing[0][2]} at "
+                raise NotComputable(f"no results for {missing[0][1]}/{missing[0][2]} at "
                                f"k={missing[0][3]}")
             w = np.array([t[0] for t in terms], dtype=float)
             d = self.per_eval.loc[:, cols].to_numpy(dtype=float) @ w
@@ -215,14 +222,14 @@ class Evidence:
         for w, (sel, agg), k, q in terms:
             if q == "accuracy":
                 if self.set_accuracy is None:
-                    raise KeyError("no selection data")
+                    raise NotComputable("no selection data")
                 t = self.set_accuracy.set_index(["selector", "k"])["set_accuracy"]
                 if (sel, int(k)) not in t.index:
-                    raise KeyError(f"no selection data for {sel} at k={k}")
+                    raise NotComputable(f"no selection data for {sel} at k={k}")
                 mu, sd = float(t[(sel, int(k))]), 0.0  # the selections table has no spread
             else:
                 if (sel, agg, int(k)) not in self._index:
-                    raise KeyError(f"no results for {sel}/{agg} at k={k}")
+                    raise NotComputable(f"no results for {sel}/{agg} at k={k}")
                 mu, sd = self._index[(sel, agg, int(k))]
             mean += w * mu
             by_arm[(q, sel, agg)] = by_arm.get((q, sel, agg), 0.0) + abs(w) * sd
@@ -337,7 +344,7 @@ def _pm(r: PairedInterval) -> str:
 def _combine(outcomes: Sequence[str]) -> str:
     """Every part holds -> holds; any part contradicted -> contradicted; else within noise."""
     if not outcomes:
-        raise KeyError("no budget of the claim was evaluated")
+        raise NotComputable("no budget of the claim was evaluated")
     if all(o == HOLDS for o in outcomes):
         return HOLDS
     if any(o == CONTRADICTED for o in outcomes):
@@ -360,7 +367,7 @@ def _budgets(ev: Evidence, ks: Sequence[int] | str, *arms: Arm) -> list[int]:
     curves = [ev.curve(*a) for a in arms]
     kk = [k for k in _ks(ks, ev.m) if all(k in c.index for c in curves)]
     if not kk:
-        raise KeyError(f"no budget in {ks!r} was evaluated")
+        raise NotComputable(f"no budget in {ks!r} was evaluated")
     return kk
 
 
@@ -443,7 +450,7 @@ def argmin_in(a: Arm, ks: Sequence[int]) -> Check:
         inside = ca[ca.index.isin(list(ks))]
         outside = ca[~ca.index.isin(list(ks))]
         if inside.empty:
-            raise KeyError(f"no budget in {list(ks)} was evaluated")
+            raise NotComputable(f"no budget in {list(ks)} was evaluated")
         kin = int(inside.idxmin())
         if outside.empty:
             return Finding(f"{column_label(*a)}: every budget lies in {list(ks)}", HOLDS, True)
@@ -460,7 +467,7 @@ def _combine_equivalence(outcomes: Sequence[str], min_fraction: float) -> str:
     that the fraction cannot be reached -> different; else not shown equivalent."""
     n = len(outcomes)
     if not n:
-        raise KeyError("no budget of the claim was evaluated")
+        raise NotComputable("no budget of the claim was evaluated")
     if sum(o == EQUIVALENT for o in outcomes) >= min_fraction * n - 1e-12:
         return EQUIVALENT
     if sum(o == DIFFERENT for o in outcomes) > (1.0 - min_fraction) * n + 1e-12:
@@ -507,7 +514,7 @@ def beats_single(a: Arm, single: Arm = ("topk", "map")) -> Check:
         cs = ev.curve(*single)["mean"]
         ens = ca[ca.index >= 2]
         if ens.empty or 1 not in cs.index:
-            raise KeyError("needs k = 1 and at least one k >= 2")
+            raise NotComputable("needs k = 1 and at least one k >= 2")
         kb = int(ens.idxmin())
         r = ev.contrast(_diff(a, kb, single, 1))
         return Finding(f"best {LABELS.get(a[0], a[0])} ensemble {_f(ca[kb])} (k={kb}) vs the "
@@ -523,7 +530,7 @@ def full_set_worse(a: Arm) -> Check:
         m = int(ca.index.max())
         smaller = ca[ca.index < m]
         if smaller.empty:
-            raise KeyError("only one budget was evaluated")
+            raise NotComputable("only one budget was evaluated")
         kmin = int(smaller.idxmin())
         r = ev.contrast(_diff(a, kmin, a, m))
         return Finding(f"{column_label(*a)}: k={m} {_f(ca[m])} vs best {_f(ca[kmin])} "
@@ -536,11 +543,11 @@ def set_more_accurate(a: str, b: str, ks: Sequence[int]) -> Check:
     """Mean accuracy of ``a``'s first-``k`` set above ``b``'s at every ``k`` in ``ks``."""
     def check(ev: Evidence) -> Finding:
         if ev.set_accuracy is None:
-            raise KeyError("no selection data")
+            raise NotComputable("no selection data")
         t = ev.set_accuracy.set_index(["selector", "k"])["set_accuracy"]
         kk = [k for k in ks if (a, k) in t.index and (b, k) in t.index]
         if not kk:
-            raise KeyError("no selection data")
+            raise NotComputable("no selection data")
         A, B = (a, "map"), (b, "map")
         rs = [ev.contrast(_diff(B, k, A, k, "accuracy")) for k in kk]
         parts = [f"k={k}: {100 * t[(a, k)]:.1f}% vs {100 * t[(b, k)]:.1f}%" for k in kk]

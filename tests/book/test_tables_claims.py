@@ -258,6 +258,9 @@ def test_restricted_budgets_give_no_results_not_an_error() -> None:
     assert set(v["verdict"]) <= {"no results", "holds", "within noise", "contradicted"}
     assert (v.loc[v["id"] == "G2", "verdict"] == "no results").all()
     assert "not computable" in v.loc[v["id"] == "G2", "ours"].iloc[0]
+    ev = claims.evidence_from_results(only)
+    with pytest.raises(claims.NotComputable, match=r"^no results for nope/map$"):
+        ev.curve("nope", "map")
 
 
 def test_paper_rule_from_its_mean_and_std() -> None:

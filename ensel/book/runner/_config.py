@@ -177,7 +177,7 @@ def _declared_runs(notebook: str, template: Any, listed: Sequence[dict], config:
 
     if not isinstance(template, dict) or set(template) - {"output", "title"} \
             or "{dataset}" not in str(template.get("output", "")):
-        raise ValueError(f"{config}: notebook {notebook!r}: per_dataset must be a mapping "
+        raise ConfigError(f"{config}: notebook {notebook!r}: per_dataset must be a mapping "
                          "{output: '<name with {dataset}>', title: '...'}")
     done = {str((run.get("parameters") or {}).get("dataset")) for run in listed}
     out = []
