@@ -32,24 +32,10 @@ def _out_dir(env: Any) -> Path:
 
 
 def _toc_order(env: Any) -> list[str]:
-    import yaml
+    from ensel.book.runner import toc_files
 
-    toc = yaml.safe_load((Path(env.srcdir) / "_toc.yml").read_text(encoding="utf-8"))
-    found: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            f = node.get("file", "")
-            if f.startswith(OUT + "/"):
-                found.append(f[len(OUT) + 1:])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(toc)
-    return found
+    return [f[len(OUT) + 1:] for f in toc_files(Path(env.srcdir) / "_toc.yml")
+            if f.startswith(OUT + "/")]
 
 
 class _Generated(SphinxDirective):

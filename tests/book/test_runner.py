@@ -8,8 +8,14 @@ import nbformat
 import pytest
 import yaml
 
-from ensel.book.runner import NotebookRun, adhoc_run, find_runs, load_runs, toc_problems
-from ensel.book.runner._config import _toc_files
+from ensel.book.runner import (
+    NotebookRun,
+    adhoc_run,
+    find_runs,
+    load_runs,
+    toc_files,
+    toc_problems,
+)
 from ensel.book.runner._execute import _strip_volatile, _warnings_in
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,8 +26,7 @@ def test_every_notebook_source_has_runs_and_every_run_is_in_the_toc() -> None:
     sources = {p.stem for p in (ROOT / "notebooks").glob("*.py")}
     assert sources == {r.notebook for r in runs}, "notebooks/*.py and runs.yml disagree"
     assert toc_problems(runs, ROOT / "_toc.yml") == []
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    for f in _toc_files(toc):
+    for f in toc_files(ROOT / "_toc.yml"):
         if not f.startswith("book/_generated/"):
             assert (ROOT / f"{f}.md").is_file(), f"_toc.yml names {f} but {f}.md does not exist"
 

@@ -64,6 +64,7 @@ from ensel.book.runner._config import (
     repo_root,
     require_page_packages,
     source_root,
+    toc_files,
     toc_problems,
     unavailable_data,
 )
@@ -107,5 +108,6 @@ __all__ = [
     "SCHEMA_LIST",
     "DURATIONS",
     "critical_path",
+    "toc_files",
     "toc_problems",
 ]

@@ -224,7 +224,11 @@ def _order(runs: list[NotebookRun], config: Path) -> list[NotebookRun]:
     return ordered
 
 
-def _toc_files(toc: Any) -> list[str]:
+def toc_files(toc: Path) -> list[str]:
+    """Every ``file:`` of a jb-book table of contents (``_toc.yml``), in the book's order
+    (the root page is not among them)."""
+    with open(toc, encoding="utf-8") as fh:
+        doc = yaml.safe_load(fh) or {}
     files: list[str] = []
 
     def walk(node: Any) -> None:
@@ -237,7 +241,7 @@ def _toc_files(toc: Any) -> list[str]:
             for v in node:
                 walk(v)
 
-    walk(toc)
+    walk(doc)
     return files
 
 
@@ -254,8 +258,7 @@ def toc_problems(runs: Sequence[NotebookRun], toc: Path) -> list[str]:
     >>> toc_problems(load_runs(root / "notebooks" / "runs.yml"), root / "_toc.yml")
     []
     """
-    with open(toc, encoding="utf-8") as fh:
-        listed = _toc_files(yaml.safe_load(fh) or {})
+    listed = toc_files(toc)
     pages = {f"book/_generated/{r.output}": r for r in runs}
     out = []
     for page, run in pages.items():
