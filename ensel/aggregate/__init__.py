@@ -20,10 +20,11 @@ The registry is :data:`SPECS` (one :class:`AggregatorSpec` per name); :data:`AGG
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ensel._registry import EstimatorSpec, EstimatorView
 from ensel._validation import StrOptions, validate_params
 from ensel.aggregate._paper import MajorityVote, MAPAggregator, WeightedMajorityVote
 from ensel.aggregate._stacking import BackoffMAP, LogisticStacking
@@ -43,7 +44,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class AggregatorSpec:
+class AggregatorSpec(EstimatorSpec):
     """What the library, the command line and the book know about one aggregator.
 
     Parameters
@@ -60,27 +61,8 @@ class AggregatorSpec:
         Takes ``random_state`` (majority vote's tie break); the others are deterministic.
     """
 
-    name: str
-    estimator: type
-    label: str
     in_paper: bool = False
     seeded: bool = False
-
-
-class _Estimators(Mapping[str, type]):
-    """A read-only view of :data:`SPECS` as name -> estimator class (always current)."""
-
-    def __getitem__(self, name: str) -> type:
-        return SPECS[name].estimator
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(SPECS)
-
-    def __len__(self) -> int:
-        return len(SPECS)
-
-    def __repr__(self) -> str:
-        return repr({name: spec.estimator for name, spec in SPECS.items()})
 
 
 #: The one registry of aggregators, name -> :class:`AggregatorSpec`, in display order.
@@ -94,7 +76,7 @@ SPECS: dict[str, AggregatorSpec] = {s.name: s for s in (
 )}
 
 #: name -> class, derived from :data:`SPECS` (scikit-learn style ``fit``/``predict``).
-AGGREGATORS: Mapping[str, type] = _Estimators()
+AGGREGATORS: Mapping[str, type] = EstimatorView(SPECS)
 
 #: The aggregator `ensel select` uses unless told otherwise (the paper's MAP stays available
 #: as "map"); the evidence is :data:`ensel.select.DEFAULT_REASON`.

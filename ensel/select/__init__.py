@@ -33,10 +33,11 @@ selector is one module in this package plus its spec here.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ensel._registry import EstimatorSpec, EstimatorView
 from ensel._validation import validate_params
 from ensel.select._base import _BaseSelector
 from ensel.select._budgeted import BudgetedScoreMI
@@ -87,7 +88,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class SelectorSpec:
+class SelectorSpec(EstimatorSpec):
     """What the library, the command line and the book know about one selector.
 
     Parameters
@@ -115,30 +116,12 @@ class SelectorSpec:
         underscores (``greedy-mi``).
     """
 
-    name: str
     estimator: type[_BaseSelector]
-    label: str
     paper_name: str | None = None
     style: Mapping[str, Any] = field(default_factory=dict)
     nested: bool = True
     in_paper: bool = False
     aliases: tuple[str, ...] = ()
-
-
-class _Estimators(Mapping[str, type[_BaseSelector]]):
-    """A read-only view of :data:`SPECS` as name -> estimator class (always current)."""
-
-    def __getitem__(self, name: str) -> type[_BaseSelector]:
-        return SPECS[name].estimator
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(SPECS)
-
-    def __len__(self) -> int:
-        return len(SPECS)
-
-    def __repr__(self) -> str:
-        return repr({name: spec.estimator for name, spec in SPECS.items()})
 
 
 #: The one registry of selectors, name -> :class:`SelectorSpec`, in display order.
@@ -162,7 +145,7 @@ SPECS: dict[str, SelectorSpec] = {s.name: s for s in (
 
 #: name -> estimator class, derived from :data:`SPECS` (``cls(k).fit(X, y).selected_`` is the
 #: pick order). ``ensel.experiment`` and the command line read names from here.
-SELECTORS: Mapping[str, type[_BaseSelector]] = _Estimators()
+SELECTORS: Mapping[str, type[_BaseSelector]] = EstimatorView(SPECS)
 
 
 @validate_params({})
