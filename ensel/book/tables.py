@@ -24,7 +24,6 @@ from scipy.special import ndtri
 
 from ensel._errors import DataError, UsageError
 from ensel.aggregate import SPECS as AGGREGATOR_SPECS
-from ensel.experiment import PAPER_SELECTORS
 from ensel.select import SPECS as SELECTOR_SPECS
 
 __all__ = [
@@ -112,14 +111,28 @@ _BOLD = {"html": ("<b>", "</b>"), "markdown": ("**", "**"), "latex": (r"$\mathbf
          "none": ("", "")}
 
 
+#: The transcription of each of the paper's results tables (:mod:`ensel.datasets.paper_tables`).
+_PAPER_RESULTS = {"map": "results_map", "mv": "results_mv_vs_map", "wmv": "results_wmv_vs_map"}
+
+
 def table_layout(kind: str) -> list[tuple[str, str]]:
-    """Columns of the paper's tables: ``"map"`` (all four selectors with MAP), ``"mv"`` /
-    ``"wmv"`` (the three baselines with MV / W-MV, Greedy MI with MAP)."""
-    if kind == "map":
-        return [(s, "map") for s in PAPER_SELECTORS]
-    if kind in ("mv", "wmv"):
-        return [(s, kind) for s in ("topk", "relevance", "mrmr")] + [("greedy_mi", "map")]
-    raise UsageError(f"unknown table kind {kind!r}; expected 'map', 'mv' or 'wmv'")
+    """Columns of the paper's results tables, (selector, aggregator) in the paper's order,
+    read from their transcription (``data/paper/results_*.csv``), so the layout is the
+    paper's data, not code: ``"map"`` (the four selectors with MAP), ``"mv"`` / ``"wmv"``
+    (the three baselines with MV / W-MV beside Greedy MI with MAP).
+
+    Examples
+    --------
+    >>> table_layout("wmv")
+    [('topk', 'wmv'), ('relevance', 'wmv'), ('mrmr', 'wmv'), ('greedy_mi', 'map')]
+    """
+    from ensel.datasets.paper_tables import load_paper_table
+
+    if kind not in _PAPER_RESULTS:
+        raise UsageError(f"unknown table kind {kind!r}; expected 'map', 'mv' or 'wmv'")
+    t = load_paper_table(_PAPER_RESULTS[kind])
+    return list(dict.fromkeys(zip(t["method"].astype(str), t["aggregator"].astype(str),
+                                  strict=True)))
 
 
 def format_mean_std_table(summary: pd.DataFrame, columns: Sequence[tuple[str, str]], *,

@@ -65,6 +65,13 @@ def test_decimals_for_small_errors_and_bad_markup() -> None:
 def test_table_layouts_match_paper() -> None:
     assert tables.table_layout("mv") == [("topk", "mv"), ("relevance", "mv"), ("mrmr", "mv"),
                                          ("greedy_mi", "map")]
+    # the transcribed tables (the layout's source) and the registry agree on the paper's
+    # selectors and aggregators
+    from ensel.experiment import PAPER_AGGREGATORS, PAPER_SELECTORS
+
+    assert [s for s, _ in tables.table_layout("map")] == list(PAPER_SELECTORS)
+    assert {a for kind in PAPER_AGGREGATORS for _, a in tables.table_layout(kind)} == \
+        set(PAPER_AGGREGATORS)
     paper = tables.paper_summary("medmcqa")
     t = tables.results_table(paper, "map", markup="markdown")
     # the paper bolds Greedy MI at k = 3..8 in its MEDMCQA MAP table
