@@ -167,8 +167,8 @@ summary_c = experiment.summarise(results, by=("condition",))
 # %%
 replicates = None
 if n_halvings:
-    replicates = experiment.half_sample_errors(df, n_halvings=n_halvings, ks=ks,
-                                               seed=seed, n_jobs=n_jobs)
+    replicates = experiment.half_sample_errors(
+        df, n_halvings=n_halvings, ks=ks, seed=seed, n_jobs=n_jobs)
     save_results(replicates, dataset, kind="halves")
 
 # %% tags=["remove-cell"]
