@@ -167,19 +167,18 @@ class Cascade(AggregatorMixin):
     def fit(self, X: Any, y: Any) -> Cascade:
         """Learn the order, fit the prefix aggregators and tune the threshold."""
         from ensel._validation import check_int
-        from ensel.select._budgeted import _costs, _Gains, _greedy
+        from ensel.costs import check_budget, check_costs
+        from ensel.select._budgeted import _Gains, _greedy
 
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         m = Xa.shape[1]
-        c = _costs(self.costs, m)
+        c = check_costs(self.costs, m)
         max_models = check_int(self.max_models, "max_models", low=1)
         if self.target_cost is not None and self.target_error is not None:
             raise constraint_error("target_error", "None when target_cost is given",
                                    self.target_error)
         budget = np.inf
         if self.budget is not None:
-            from ensel.costs import check_budget
-
             budget = check_budget(self.budget, c)
         given = not isinstance(self.order, str)
         if given:

@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["PriceError", "Prices", "read_prices", "prices_from_tidy", "prices_from_store",
-           "shipped_prices", "check_budget", "SHIPPED_PRICES"]
+           "shipped_prices", "check_budget", "check_costs", "SHIPPED_PRICES"]
 
 #: The shipped price table, as package data (``data/prices.csv`` in a checkout).
 SHIPPED_PRICES = "prices.csv"
@@ -284,6 +284,39 @@ def shipped_prices() -> Prices:
         df = pd.read_csv(f)
     p = _from_frame(df, "the shipped price table (data/prices.csv)")
     return p
+
+
+def check_costs(costs: Any, n_models: int, *, name: str = "costs") -> np.ndarray:
+    """Dollars per query of each of ``n_models`` columns, as an array: one positive finite
+    price per model (``None``: 1 each, so a budget counts models).
+
+    The one check of a price vector given to the library (:class:`ensel.budget.BudgetedScoreMI`,
+    :class:`ensel.cascade.Cascade`, :func:`ensel.frontier.frontier_errors`); price *tables*
+    are checked row by row when read (:func:`read_prices`).
+
+    Examples
+    --------
+    >>> check_costs([0.5, 2], 2).tolist()
+    [0.5, 2.0]
+    >>> check_costs([0.5, -1], 2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ensel._validation.InvalidParameterError: costs ... got -1.0 for model 1
+    """
+    from ensel._validation import Shown, constraint_error
+
+    if costs is None:
+        return np.ones(n_models)
+    c = np.asarray(costs, dtype=float).ravel()
+    if c.shape != (n_models,):
+        raise constraint_error(name, f"one price per model ({n_models} values)",
+                               Shown(f"{c.size} values"))
+    bad = ~np.isfinite(c) | (c <= 0)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise constraint_error(name, "positive finite dollars per query",
+                               Shown(f"{float(c[j])!r} for model {j}"))
+    return c
 
 
 def check_budget(budget: Any, usd: np.ndarray, *, name: str = "budget") -> float:

@@ -12,10 +12,10 @@ import scipy.sparse as sp
 
 from ensel._validation import (
     Interval,
-    Shown,
     StrOptions,
     constraint_error,
 )
+from ensel.costs import check_budget, check_costs
 from ensel.select._base import _BaseSelector
 from ensel.select._engine import TIE_TOL
 
@@ -25,26 +25,9 @@ _LN2 = math.log(2.0)
 
 
 
-def _costs(costs: Any, m: int) -> np.ndarray:
-    if costs is None:
-        return np.ones(m)
-    c = np.asarray(costs, dtype=float).ravel()
-    if c.shape != (m,):
-        raise constraint_error("costs", f"one price per model ({m} values)",
-                               Shown(f"{c.size} values"))
-    bad = ~np.isfinite(c) | (c <= 0)
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        raise constraint_error("costs", "positive finite dollars per query",
-                               Shown(f"{c[j]!r} for model {j}"))
-    return c
-
-
 def _budget(budget: Any, c: np.ndarray, k: int) -> float:
     if budget is None:
         return float(np.sort(c)[:k].sum()) if np.all(c == c[0]) else math.inf
-    from ensel.costs import check_budget
-
     return check_budget(budget, c)
 
 
@@ -205,7 +188,7 @@ class BudgetedScoreMI(_BaseSelector):
         from ensel._validation import check_int
 
         n_bins = check_int(self.n_bins, "n_bins", low=2)
-        c = _costs(self.costs, Xa.shape[1])
+        c = check_costs(self.costs, Xa.shape[1])
         budget = _budget(self.budget, c, k)
         gains = _Gains(Xa, ya, n_bins)
         runs = {name: _greedy(gains, c, budget, k, per_dollar=name == "cost_benefit")
