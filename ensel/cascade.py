@@ -159,8 +159,16 @@ class Cascade(AggregatorMixin):
 
     def _prefixes(self, X: np.ndarray, y: np.ndarray) -> list[Any]:
         from ensel.aggregate import make_aggregator
+        from ensel.select._budgeted import _shared_for
 
-        return [make_aggregator(self.aggregator, random_state=0).fit(X[:, self.order_[: t + 1]], y)
+        sh = _shared_for(X, y)
+
+        def fit(cols: list[int]) -> Any:
+            return make_aggregator(self.aggregator, random_state=0).fit(X[:, cols], y)
+
+        return [fit(self.order_[: t + 1]) if sh is None
+                else sh.get(("prefix", tuple(self.order_[: t + 1]), self.aggregator),
+                            lambda t=t: fit(self.order_[: t + 1]))
                 for t in range(len(self.order_))]
 
     @validate_params({"X": ["array-like"], "y": ["array-like"]})
@@ -229,10 +237,13 @@ class Cascade(AggregatorMixin):
 
     def _tune(self, Xa: np.ndarray, ya: np.ndarray) -> tuple[float, dict[float, tuple]]:
         from ensel.aggregate import make_aggregator
+        from ensel.select._budgeted import _shared_for
 
+        sh = _shared_for(Xa, ya)
         n = len(ya)
         rng = np.random.default_rng(self.random_state)
-        fold = rng.permutation(n) % max(2, int(self.n_folds))
+        n_folds = max(2, int(self.n_folds))
+        fold = rng.permutation(n) % n_folds
         T = len(self.order_)
         P = np.full((n, T), 0.5)  # cross-fitted posterior after each prefix
         for f in np.unique(fold):
@@ -241,9 +252,16 @@ class Cascade(AggregatorMixin):
                 continue
             for t in range(T):
                 cols = self.order_[: t + 1]
-                agg = make_aggregator(self.aggregator, random_state=0).fit(Xa[tr][:, cols],
-                                                                           ya[tr])
-                P[te, t] = agg.predict_proba(Xa[te][:, cols])[:, 1]
+
+                def fold_proba(cols: list[int] = cols, tr: np.ndarray = tr,
+                               te: np.ndarray = te) -> np.ndarray:
+                    agg = make_aggregator(self.aggregator, random_state=0).fit(
+                        Xa[tr][:, cols], ya[tr])
+                    return agg.predict_proba(Xa[te][:, cols])[:, 1]
+
+                P[te, t] = fold_proba() if sh is None else sh.get(
+                    ("fold", self.random_state, n_folds, int(f), tuple(cols), self.aggregator),
+                    fold_proba)
         run = np.cumsum(self.costs_[self.order_])
         table: dict[float, tuple[float, float]] = {}
         conf = np.maximum(P, 1.0 - P)

@@ -249,19 +249,47 @@ def prices_from_tidy(df: pd.DataFrame) -> Prices:
                        "the tidy table's cost column")
 
 
-def prices_from_store(store: Any, config: Any) -> Prices:
+def prices_from_store(store: Any, config: Any = None) -> Prices:
     """Prices (and latencies) measured by ``ensel collect``: the tokens of every answered
     row of the SQLite ``store`` times the per-million-token prices of the run ``config``
-    (``data/collect/paper.yml`` format), averaged per model (the store's model names)."""
-    from ensel.collect.config import load_config
-    from ensel.collect.store import Store
+    (``data/collect/paper.yml`` format; default: that shipped config, prices as of its
+    ``prices.as_of``), averaged per model (the store's model names).
 
+    The store is opened read-only. Raises :class:`PriceError` (one line) for a store that
+    does not exist or is not an ``ensel collect`` store, one with no answered row, a model
+    whose answered rows lack token counts, and a model with no price in ``config``.
+    """
+    import sqlite3
+
+    from ensel.collect.config import load_config
+
+    if config is None:
+        from ensel.datasets._paths import package_data
+
+        config = package_data("collect", "paper.yml")
+    path = Path(store)
+    if not path.is_file():
+        raise PriceError(f"prices: no store at {str(store)!r} (an ensel collect SQLite file)")
     cfg = load_config(config)
-    with Store(store) as st:
-        t = st.table()
-    t = t[t["answer"].notna()]
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            t = pd.read_sql_query("SELECT model, model_id, prompt_tokens, completion_tokens, "
+                                  "latency_s FROM answers WHERE answer IS NOT NULL", con)
+        finally:
+            con.close()
+    except (sqlite3.Error, pd.errors.DatabaseError) as exc:
+        raise PriceError(f"prices: {str(store)!r} is not an ensel collect store (SQLite with "
+                         f"an answers table): {' '.join(str(exc).split())}") from None
     if t.empty:
         raise PriceError(f"prices: the store {str(store)!r} has no answered row")
+    untokened = t[t["prompt_tokens"].isna() | t["completion_tokens"].isna()]
+    if len(untokened):
+        model = str(untokened["model"].iloc[0])
+        n = int((untokened["model"] == model).sum())
+        raise PriceError(f"prices: model {model!r} has {n} answered row(s) without token "
+                         f"counts (prompt_tokens, completion_tokens) in the store "
+                         f"{str(store)!r}; give --prices with usd_per_query instead")
     unpriced = sorted(set(t["model_id"].astype(str)) - set(cfg.prices))
     if unpriced:
         model = t.loc[t["model_id"].astype(str) == unpriced[0], "model"].iloc[0]

@@ -173,6 +173,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     from ensel.cascade import Cascade
     from ensel.costs import check_budget, check_costs
     from ensel.experiment import _jobs, _map_in_order, _mv_seed, split_indices
+    from ensel.select._budgeted import shared_fits
 
     c = np.asarray(usd, dtype=float)
     bb = [check_budget(b, c, name="budget") for b in np.atleast_1d(budgets)]
@@ -185,7 +186,6 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
 
     def one(task: tuple[Any, int]) -> list[tuple[Any, ...]]:
         d, s = task
-        m = d.X.shape[1]
         model_names = list(names) if names is not None else list(d.models)
         tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
                                test_fraction=test_fraction, item_ids=d.items)
@@ -194,6 +194,15 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         n_te = len(te)
         rows: list[tuple[Any, ...]] = [(d.condition, s, "none", 0.0,
                                         _majority_error(ytr, yte), 0.0, 0, "", n_te)]
+        with shared_fits(Xtr, ytr):  # the budgets' fits share their greedy and prefix fits
+            rows += budgets_of_split(d, s, Xtr, ytr, Xte, yte, mv, n_te, model_names)
+        return rows
+
+    def budgets_of_split(d: Any, s: int, Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray,
+                         yte: np.ndarray, mv: int, n_te: int,
+                         model_names: list[str]) -> list[tuple[Any, ...]]:
+        m = d.X.shape[1]
+        rows: list[tuple[Any, ...]] = []
         cache: dict[tuple[int, ...], float] = {}
         cascades: dict[tuple[int, ...], Any] = {}
         for b in bb:

@@ -56,6 +56,34 @@ def test_rows_use_the_protocol_splits(run) -> None:
     assert row["error"] == pytest.approx(np.mean(agg.predict(d.X[te][:, [j]]) != d.y[te]))
 
 
+def test_sharing_work_across_budgets_changes_no_row(run, monkeypatch) -> None:
+    # the budgets of a split share their greedy gains, cross-fitted errors and cascade
+    # prefix fits (ensel.select._budgeted.shared_fits); without it every fit starts afresh
+    import contextlib
+
+    import pandas as pd
+
+    import ensel.select._budgeted as budgeted
+
+    d, usd, budgets, res = run
+    calls = []
+    real = budgeted._Gains.__call__
+
+    def counted(self, *a):
+        calls.append(1)
+        return real(self, *a)
+
+    monkeypatch.setattr(budgeted._Gains, "__call__", counted)
+    shared = frontier_errors([d], usd, budgets, n_splits=3, max_models=6)
+    n_shared = len(calls)
+    monkeypatch.setattr(budgeted, "shared_fits", lambda X, y: contextlib.nullcontext())
+    calls.clear()
+    alone = frontier_errors([d], usd, budgets, n_splits=3, max_models=6)
+    pd.testing.assert_frame_equal(shared, res, check_exact=True)
+    pd.testing.assert_frame_equal(alone, res, check_exact=True)
+    assert n_shared < len(calls) / 2, (n_shared, len(calls))  # the work really is shared
+
+
 def test_summary_document(run) -> None:
     d, usd, budgets, res = run
     doc = frontier_summary(res, usd=usd, models=d.models)

@@ -16,11 +16,18 @@ __all__ = ["add_price_arguments", "add_common_arguments", "prepare", "interval"]
 
 
 def add_price_arguments(p: Any) -> None:
-    """``--prices``, ``--drop-unpriced``."""
+    """``--prices``, ``--prices-from-store`` (with ``--store-config``), ``--drop-unpriced``."""
     p.add_argument("--prices", default=None, metavar="P",
                    help="price table (CSV model,usd_per_query or per-token columns; YAML); "
                         "'shipped' for ensel's dated list prices; 'tidy' for the data's own "
                         "cost column (mean USD per answer)")
+    p.add_argument("--prices-from-store", default=None, metavar="STORE",
+                   help="price each model by its measured tokens: the ensel collect SQLite "
+                        "STORE's prompt and completion tokens of every answer times the "
+                        "per-million-token prices of --store-config (instead of --prices)")
+    p.add_argument("--store-config", default=None, metavar="CONFIG",
+                   help="the run config whose prices.per_million_tokens price the store "
+                        "(default: ensel's shipped paper.yml, prices as of its as_of date)")
     p.add_argument("--drop-unpriced", action="store_true",
                    help="drop the data's models that have no price (default: error)")
 
@@ -42,17 +49,31 @@ def add_common_arguments(p: Any) -> None:
 def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     """Read the data and the prices; the conditions (priced models only), their prices,
     the dropped models and the price table's name."""
-    from ensel.costs import PriceError, prices_from_tidy, read_prices, shipped_prices
+    from ensel._errors import UsageError
+    from ensel.costs import (
+        prices_from_store,
+        prices_from_tidy,
+        read_prices,
+        shipped_prices,
+    )
     from ensel.datasets import read_data
     from ensel.experiment import condition_data
 
-    if args.prices is None:
-        raise PriceError("--prices is required: a price table (CSV or YAML), 'shipped' or "
-                         "'tidy' (the data's cost column)")
+    store = getattr(args, "prices_from_store", None)
+    if args.prices is not None and store is not None:
+        raise UsageError("give --prices or --prices-from-store, not both")
+    if args.prices is None and store is None:
+        raise UsageError("--prices is required: a price table (CSV or YAML), 'shipped' or "
+                         "'tidy' (the data's cost column); or --prices-from-store STORE")
+    if getattr(args, "store_config", None) is not None and store is None:
+        raise UsageError("--store-config prices a store: give --prices-from-store STORE too")
+    if store is not None:  # before the data: a bad store fails fast
+        prices = prices_from_store(store, args.store_config)
     df = read_data(args.data[0] if len(args.data) == 1 else list(args.data), format=args.format)
-    prices = (shipped_prices() if args.prices == "shipped"
-              else prices_from_tidy(df) if args.prices == "tidy"
-              else read_prices(args.prices))
+    if store is None:
+        prices = (shipped_prices() if args.prices == "shipped"
+                  else prices_from_tidy(df) if args.prices == "tidy"
+                  else read_prices(args.prices))
     models = sorted(df["model"].astype(str).unique())
     usd, kept, dropped = prices.for_models(models, drop_unpriced=args.drop_unpriced)
     if dropped:
@@ -63,7 +84,7 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     data = condition_data(df, validate=False)
     order = {m: i for i, m in enumerate(kept)}
     usd = np.array([usd[order[m]] for m in data[0].models])
-    return data, usd, dropped, str(args.prices)
+    return data, usd, dropped, str(args.prices) if store is None else f"store:{store}"
 
 
 def interval(v: np.ndarray, clip: bool = True) -> tuple[float, float, float]:
