@@ -15,7 +15,8 @@ read from one of these forms, all validated the same way:
 * **The collector's store** (:func:`prices_from_store`): the measured prompt and completion
   tokens of every answer of an ``ensel collect`` store times the run config's
   ``prices.per_million_tokens``; a model's price is the mean over its answers, its latency
-  the mean ``latency_s``.
+  the mean ``latency_s`` (on the command line ``--prices-from-store STORE [--store-config
+  CONFIG]``).
 * **A** ``cost`` **column of the tidy table** (:func:`prices_from_tidy`): the dollars each
   answer cost; a model's price is the mean over its answers.
 

@@ -62,11 +62,11 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     store = getattr(args, "prices_from_store", None)
     if args.prices is not None and store is not None:
         raise UsageError("give --prices or --prices-from-store, not both")
+    if getattr(args, "store_config", None) is not None and store is None:
+        raise UsageError("--store-config prices a store: give --prices-from-store STORE too")
     if args.prices is None and store is None:
         raise UsageError("--prices is required: a price table (CSV or YAML), 'shipped' or "
                          "'tidy' (the data's cost column); or --prices-from-store STORE")
-    if getattr(args, "store_config", None) is not None and store is None:
-        raise UsageError("--store-config prices a store: give --prices-from-store STORE too")
     if store is not None:  # before the data: a bad store fails fast
         prices = prices_from_store(store, args.store_config)
     df = read_data(args.data[0] if len(args.data) == 1 else list(args.data), format=args.format)
