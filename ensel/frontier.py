@@ -504,16 +504,19 @@ def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True) ->
 def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
     """Error against cost per query, one line per method with its hull; saved to ``path``
     (``.png``, or ``.html`` with the PNG embedded) when given. Needs matplotlib (the
-    ``notebooks`` or ``book`` extra)."""
+    ``notebooks`` or ``book`` extra). A figure written to a file is made without pyplot, so
+    it neither needs a display nor changes the caller's backend."""
     import json
 
-    import matplotlib
+    if path:
+        from matplotlib.figure import Figure
 
-    if path:  # writing a file (the command line): no display needed
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+        fig = Figure(figsize=(7, 4.5))
+        ax = fig.subplots()
+    else:
+        import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+        fig, ax = plt.subplots(figsize=(7, 4.5))
     draw_frontier(ax, doc)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -531,5 +534,4 @@ def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
                         f"<pre>{json.dumps(doc, indent=1)}</pre>")
         else:
             fig.savefig(path, dpi=120)
-        plt.close(fig)
     return fig

@@ -110,3 +110,24 @@ def test_grid_includes_the_best_single_models_price(run) -> None:
     acc = (d.X == d.y[:, None]).mean(axis=0)
     assert p == usd[int(np.argmax(acc))]
     assert p in budget_grid(usd, 5, max_models=6, include=[p]).tolist()
+
+
+def test_the_figure_is_written_without_touching_the_callers_backend(run, tmp_path) -> None:
+    import json
+
+    import matplotlib
+
+    from ensel.frontier import frontier_figure
+
+    d, usd, _, res = run
+    doc = frontier_summary(res, usd=usd, models=d.models)
+    backend = matplotlib.get_backend()
+    frontier_figure(doc, str(tmp_path / "f.png"))
+    frontier_figure(doc, tmp_path / "f.html")
+    assert matplotlib.get_backend() == backend
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    html = (tmp_path / "f.html").read_text(encoding="utf-8")
+    assert "data:image/png;base64," in html and json.dumps(doc, indent=1) in html
+    ax = frontier_figure(doc).axes[0]  # no path: a pyplot figure, one line pair per method
+    assert ax.get_xscale() == "log" and len(ax.get_legend_handles_labels()[1]) == len(
+        doc["methods"])
