@@ -280,8 +280,9 @@ def prices_from_store(store: Any, config: Any = None) -> Prices:
         finally:
             con.close()
     except (sqlite3.Error, pd.errors.DatabaseError) as exc:
+        why = " ".join(str(exc).split()).rsplit("': ", 1)[-1]  # pandas quotes the query
         raise PriceError(f"prices: {str(store)!r} is not an ensel collect store (SQLite with "
-                         f"an answers table): {' '.join(str(exc).split())}") from None
+                         f"an answers table): {why}") from None
     if t.empty:
         raise PriceError(f"prices: the store {str(store)!r} has no answered row")
     untokened = t[t["prompt_tokens"].isna() | t["completion_tokens"].isna()]

@@ -51,6 +51,7 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     the dropped models and the price table's name."""
     from ensel._errors import UsageError
     from ensel.costs import (
+        PriceError,
         prices_from_store,
         prices_from_tidy,
         read_prices,
@@ -68,7 +69,11 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
         raise UsageError("--prices is required: a price table (CSV or YAML), 'shipped' or "
                          "'tidy' (the data's cost column); or --prices-from-store STORE")
     if store is not None:  # before the data: a bad store fails fast
-        prices = prices_from_store(store, args.store_config)
+        try:
+            prices = prices_from_store(store, args.store_config)
+        except PriceError as exc:  # about the store, not the data: named by the option
+            raise UsageError(f"--prices-from-store {store}: "
+                             f"{str(exc).removeprefix('prices: ')}") from None
     df = read_data(args.data[0] if len(args.data) == 1 else list(args.data), format=args.format)
     if store is None:
         prices = (shipped_prices() if args.prices == "shipped"

@@ -175,6 +175,8 @@ def test_bad_stores_exit_2_with_one_line(capsys, run, case, store, config, extra
     assert code == 2, (case, err)
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert re.search(needle, err), (case, err)
+    if case not in ("both price sources", "a model of the data not in the store"):
+        assert f"error: --prices-from-store {store(run)}: " in err  # named by the option
     assert not (run["dir"] / "nowhere.sqlite").exists()  # a missing store is not created
 
 
