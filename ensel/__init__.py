@@ -21,13 +21,13 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.costs``        price tables (dollars per query), validated; the shipped list prices
 ``ensel.budget``       selection within a dollar budget (cost-aware greedy, best of two)
 ``ensel.cascade``      an adaptive cascade: ask the next model only while unsure
-``ensel.frontier``     the cost-error frontier: hull, area, reach table, intervals
-``ensel.cost_cli``     ``ensel select --budget-usd``, ``ensel frontier``, ``ensel cascade``
+``ensel.frontier``     the cost-error frontier: hull, area, reach table, intervals, figure
 ``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
 ``ensel.paper``        the paper's numbering as data (its numbered objects, a reference scanner)
 ``ensel.evidence``     the evidence procedure behind ``ensel select`` (your own models)
 ``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
-``ensel.cli``          the ``ensel`` command line
+``ensel.cli``          the ``ensel`` command line (also ``select --budget-usd``, ``frontier``,
+                       ``cascade``)
 
 ``ensel.book`` (tables, claims, figures, simulations, results, the notebook runner and the
 offline check) serves the book's pages only: nothing in the library imports it.
@@ -50,7 +50,6 @@ _SUBMODULES = (
     "cli",
     "collect",
     "copula",
-    "cost_cli",
     "costs",
     "data",
     "datasets",

@@ -66,7 +66,8 @@ from typing import Any
 import numpy as np
 
 from ensel._validation import Interval, check_X_y, validate_params
-from ensel.select._budgeted import BudgetedScoreMI, _costs, _fill
+from ensel.costs import check_costs
+from ensel.select._budgeted import BudgetedScoreMI, _fill
 
 __all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELINES"]
 
@@ -98,7 +99,7 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
     """
     Xa, ya = check_X_y(X, y)
     m = Xa.shape[1]
-    c = _costs(costs, m)
+    c = check_costs(costs, m)
     from ensel.costs import check_budget
 
     b = check_budget(budget, c)

@@ -159,27 +159,34 @@ class Cascade(AggregatorMixin):
 
     def _prefixes(self, X: np.ndarray, y: np.ndarray) -> list[Any]:
         from ensel.aggregate import make_aggregator
+        from ensel.select._budgeted import _shared_for
 
-        return [make_aggregator(self.aggregator, random_state=0).fit(X[:, self.order_[: t + 1]], y)
+        sh = _shared_for(X, y)
+
+        def fit(cols: list[int]) -> Any:
+            return make_aggregator(self.aggregator, random_state=0).fit(X[:, cols], y)
+
+        return [fit(self.order_[: t + 1]) if sh is None
+                else sh.get(("prefix", tuple(self.order_[: t + 1]), self.aggregator),
+                            lambda t=t: fit(self.order_[: t + 1]))
                 for t in range(len(self.order_))]
 
     @validate_params({"X": ["array-like"], "y": ["array-like"]})
     def fit(self, X: Any, y: Any) -> Cascade:
         """Learn the order, fit the prefix aggregators and tune the threshold."""
         from ensel._validation import check_int
-        from ensel.select._budgeted import _costs, _Gains, _greedy
+        from ensel.costs import check_budget, check_costs
+        from ensel.select._budgeted import _Gains, _greedy
 
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         m = Xa.shape[1]
-        c = _costs(self.costs, m)
+        c = check_costs(self.costs, m)
         max_models = check_int(self.max_models, "max_models", low=1)
         if self.target_cost is not None and self.target_error is not None:
             raise constraint_error("target_error", "None when target_cost is given",
                                    self.target_error)
         budget = np.inf
         if self.budget is not None:
-            from ensel.costs import check_budget
-
             budget = check_budget(self.budget, c)
         given = not isinstance(self.order, str)
         if given:
@@ -230,10 +237,13 @@ class Cascade(AggregatorMixin):
 
     def _tune(self, Xa: np.ndarray, ya: np.ndarray) -> tuple[float, dict[float, tuple]]:
         from ensel.aggregate import make_aggregator
+        from ensel.select._budgeted import _shared_for
 
+        sh = _shared_for(Xa, ya)
         n = len(ya)
         rng = np.random.default_rng(self.random_state)
-        fold = rng.permutation(n) % max(2, int(self.n_folds))
+        n_folds = max(2, int(self.n_folds))
+        fold = rng.permutation(n) % n_folds
         T = len(self.order_)
         P = np.full((n, T), 0.5)  # cross-fitted posterior after each prefix
         for f in np.unique(fold):
@@ -242,9 +252,16 @@ class Cascade(AggregatorMixin):
                 continue
             for t in range(T):
                 cols = self.order_[: t + 1]
-                agg = make_aggregator(self.aggregator, random_state=0).fit(Xa[tr][:, cols],
-                                                                           ya[tr])
-                P[te, t] = agg.predict_proba(Xa[te][:, cols])[:, 1]
+
+                def fold_proba(cols: list[int] = cols, tr: np.ndarray = tr,
+                               te: np.ndarray = te) -> np.ndarray:
+                    agg = make_aggregator(self.aggregator, random_state=0).fit(
+                        Xa[tr][:, cols], ya[tr])
+                    return agg.predict_proba(Xa[te][:, cols])[:, 1]
+
+                P[te, t] = fold_proba() if sh is None else sh.get(
+                    ("fold", self.random_state, n_folds, int(f), tuple(cols), self.aggregator),
+                    fold_proba)
         run = np.cumsum(self.costs_[self.order_])
         table: dict[float, tuple[float, float]] = {}
         conf = np.maximum(P, 1.0 - P)

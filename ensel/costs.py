@@ -15,7 +15,8 @@ read from one of these forms, all validated the same way:
 * **The collector's store** (:func:`prices_from_store`): the measured prompt and completion
   tokens of every answer of an ``ensel collect`` store times the run config's
   ``prices.per_million_tokens``; a model's price is the mean over its answers, its latency
-  the mean ``latency_s``.
+  the mean ``latency_s`` (on the command line ``--prices-from-store STORE [--store-config
+  CONFIG]``).
 * **A** ``cost`` **column of the tidy table** (:func:`prices_from_tidy`): the dollars each
   answer cost; a model's price is the mean over its answers.
 
@@ -54,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["PriceError", "Prices", "read_prices", "prices_from_tidy", "prices_from_store",
-           "shipped_prices", "check_budget", "SHIPPED_PRICES"]
+           "shipped_prices", "check_budget", "check_costs", "SHIPPED_PRICES"]
 
 #: The shipped price table, as package data (``data/prices.csv`` in a checkout).
 SHIPPED_PRICES = "prices.csv"
@@ -249,19 +250,48 @@ def prices_from_tidy(df: pd.DataFrame) -> Prices:
                        "the tidy table's cost column")
 
 
-def prices_from_store(store: Any, config: Any) -> Prices:
+def prices_from_store(store: Any, config: Any = None) -> Prices:
     """Prices (and latencies) measured by ``ensel collect``: the tokens of every answered
     row of the SQLite ``store`` times the per-million-token prices of the run ``config``
-    (``data/collect/paper.yml`` format), averaged per model (the store's model names)."""
-    from ensel.collect.config import load_config
-    from ensel.collect.store import Store
+    (``data/collect/paper.yml`` format; default: that shipped config, prices as of its
+    ``prices.as_of``), averaged per model (the store's model names).
 
+    The store is opened read-only. Raises :class:`PriceError` (one line) for a store that
+    does not exist or is not an ``ensel collect`` store, one with no answered row, a model
+    whose answered rows lack token counts, and a model with no price in ``config``.
+    """
+    import sqlite3
+
+    from ensel.collect.config import load_config
+
+    if config is None:
+        from ensel.datasets._paths import package_data
+
+        config = package_data("collect", "paper.yml")
+    path = Path(store)
+    if not path.is_file():
+        raise PriceError(f"prices: no store at {str(store)!r} (an ensel collect SQLite file)")
     cfg = load_config(config)
-    with Store(store) as st:
-        t = st.table()
-    t = t[t["answer"].notna()]
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            t = pd.read_sql_query("SELECT model, model_id, prompt_tokens, completion_tokens, "
+                                  "latency_s FROM answers WHERE answer IS NOT NULL", con)
+        finally:
+            con.close()
+    except (sqlite3.Error, pd.errors.DatabaseError) as exc:
+        why = " ".join(str(exc).split()).rsplit("': ", 1)[-1]  # pandas quotes the query
+        raise PriceError(f"prices: {str(store)!r} is not an ensel collect store (SQLite with "
+                         f"an answers table): {why}") from None
     if t.empty:
         raise PriceError(f"prices: the store {str(store)!r} has no answered row")
+    untokened = t[t["prompt_tokens"].isna() | t["completion_tokens"].isna()]
+    if len(untokened):
+        model = str(untokened["model"].iloc[0])
+        n = int((untokened["model"] == model).sum())
+        raise PriceError(f"prices: model {model!r} has {n} answered row(s) without token "
+                         f"counts (prompt_tokens, completion_tokens) in the store "
+                         f"{str(store)!r}; give --prices with usd_per_query instead")
     unpriced = sorted(set(t["model_id"].astype(str)) - set(cfg.prices))
     if unpriced:
         model = t.loc[t["model_id"].astype(str) == unpriced[0], "model"].iloc[0]
@@ -284,6 +314,39 @@ def shipped_prices() -> Prices:
         df = pd.read_csv(f)
     p = _from_frame(df, "the shipped price table (data/prices.csv)")
     return p
+
+
+def check_costs(costs: Any, n_models: int, *, name: str = "costs") -> np.ndarray:
+    """Dollars per query of each of ``n_models`` columns, as an array: one positive finite
+    price per model (``None``: 1 each, so a budget counts models).
+
+    The one check of a price vector given to the library (:class:`ensel.budget.BudgetedScoreMI`,
+    :class:`ensel.cascade.Cascade`, :func:`ensel.frontier.frontier_errors`); price *tables*
+    are checked row by row when read (:func:`read_prices`).
+
+    Examples
+    --------
+    >>> check_costs([0.5, 2], 2).tolist()
+    [0.5, 2.0]
+    >>> check_costs([0.5, -1], 2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ensel._validation.InvalidParameterError: costs ... got -1.0 for model 1
+    """
+    from ensel._validation import Shown, constraint_error
+
+    if costs is None:
+        return np.ones(n_models)
+    c = np.asarray(costs, dtype=float).ravel()
+    if c.shape != (n_models,):
+        raise constraint_error(name, f"one price per model ({n_models} values)",
+                               Shown(f"{c.size} values"))
+    bad = ~np.isfinite(c) | (c <= 0)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise constraint_error(name, "positive finite dollars per query",
+                               Shown(f"{float(c[j])!r} for model {j}"))
+    return c
 
 
 def check_budget(budget: Any, usd: np.ndarray, *, name: str = "budget") -> float:

@@ -59,11 +59,16 @@ JSON schema ``ensel.frontier/1`` (:func:`frontier_summary`)::
 ``ratio`` is the cascade's cost per query over the cost of the cheapest static (budgeted)
 subset with at most the cascade's error, at the cascade's most accurate target (geometric
 mean over the evaluations where such a subset exists: ``matched_in``).
+
+The figure: :func:`draw_frontier` draws one document on matplotlib axes (the book's panels),
+:func:`frontier_figure` makes the whole figure and writes it as PNG or HTML (``ensel
+frontier -o``); matplotlib is imported only there.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from numbers import Integral
 from typing import Any
@@ -76,8 +81,7 @@ from ensel._validation import Interval, validate_params
 from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
-           "frontier_summary",
-           "convex_hull", "hull_aiq"]
+           "frontier_summary", "convex_hull", "hull_aiq", "draw_frontier", "frontier_figure"]
 
 SCHEMA = "ensel.frontier/1"
 #: Methods of the frontier, in the order they are drawn.
@@ -167,8 +171,9 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     from ensel.aggregate import make_aggregator
     from ensel.budget import BudgetedScoreMI, budget_baselines
     from ensel.cascade import Cascade
-    from ensel.costs import check_budget
+    from ensel.costs import check_budget, check_costs
     from ensel.experiment import _jobs, _map_in_order, _mv_seed, split_indices
+    from ensel.select._budgeted import shared_fits
 
     c = np.asarray(usd, dtype=float)
     bb = [check_budget(b, c, name="budget") for b in np.atleast_1d(budgets)]
@@ -176,13 +181,11 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     if unknown:
         raise UsageError(f"methods: unknown method {unknown[0]!r}; known: {', '.join(METHODS)}")
     for d in data:
-        if c.shape != (d.X.shape[1],):
-            raise UsageError(f"usd: one price per model ({d.X.shape[1]}) expected; got {c.size}")
+        check_costs(c, d.X.shape[1], name="usd")
     tasks = [(d, s) for d in data for s in range(n_splits)]
 
     def one(task: tuple[Any, int]) -> list[tuple[Any, ...]]:
         d, s = task
-        m = d.X.shape[1]
         model_names = list(names) if names is not None else list(d.models)
         tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
                                test_fraction=test_fraction, item_ids=d.items)
@@ -191,6 +194,15 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         n_te = len(te)
         rows: list[tuple[Any, ...]] = [(d.condition, s, "none", 0.0,
                                         _majority_error(ytr, yte), 0.0, 0, "", n_te)]
+        with shared_fits(Xtr, ytr):  # the budgets' fits share their greedy and prefix fits
+            rows += budgets_of_split(d, s, Xtr, ytr, Xte, yte, mv, n_te, model_names)
+        return rows
+
+    def budgets_of_split(d: Any, s: int, Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray,
+                         yte: np.ndarray, mv: int, n_te: int,
+                         model_names: list[str]) -> list[tuple[Any, ...]]:
+        m = d.X.shape[1]
+        rows: list[tuple[Any, ...]] = []
         cache: dict[tuple[int, ...], float] = {}
         cascades: dict[tuple[int, ...], Any] = {}
         for b in bb:
@@ -465,3 +477,61 @@ def _cascade_vs_static(res: pd.DataFrame, evals: list[tuple[Any, ...]],
             "matched_in": int(got.size), "n_evaluations": len(evals),
             "static_best_error": s_best["error"], "static_best_cost": s_best["cost"],
             "cascade_reaches_static_best_in": int(reach_best)}
+
+
+@validate_params({"ax": "no_validation", "doc": [dict], "aiq_in_label": ["boolean"]})
+def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True) -> None:
+    """Draw one frontier document on ``ax``: each method's mean (cost, error) points and its
+    hull, on a log cost axis (the hull is linear in cost, so it is drawn densely)."""
+    for i, (name, mdoc) in enumerate(doc["methods"].items()):
+        x = [p["cost"] for p in mdoc["points"]]
+        y = [p["error"] for p in mdoc["points"]]
+        label = f"{name} (AIQ {mdoc['aiq']:.3f})" if aiq_in_label else name
+        ax.plot(x, y, "o", ms=3, alpha=0.6, color=f"C{i}")
+        h = np.asarray(mdoc["hull"])[1:]  # without the zero-cost guess (log axis)
+        if len(h) > 1:
+            xs = np.concatenate([np.linspace(a, b, 30) for a, b in zip(h[:-1, 0], h[1:, 0],
+                                                                          strict=True)])
+            ax.plot(xs, np.interp(xs, h[:, 0], h[:, 1]), "-", color=f"C{i}", label=label)
+        else:
+            ax.plot(x[:1], y[:1], "-", color=f"C{i}", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("cost per query (USD, log scale)")
+    ax.set_ylabel("held-out error")
+
+
+@validate_params({"doc": [dict], "path": [str, os.PathLike, None]})
+def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
+    """Error against cost per query, one line per method with its hull; saved to ``path``
+    (``.png``, or ``.html`` with the PNG embedded) when given. Needs matplotlib (the
+    ``notebooks`` or ``book`` extra). A figure written to a file is made without pyplot, so
+    it neither needs a display nor changes the caller's backend."""
+    import json
+
+    if path:
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(7, 4.5))
+        ax = fig.subplots()
+    else:
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+    draw_frontier(ax, doc)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    if path:
+        if str(path).endswith(".html"):
+            import base64
+            import io
+
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=120)
+            data = base64.b64encode(buf.getvalue()).decode()
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("<!doctype html><meta charset='utf-8'><title>ensel frontier</title>"
+                        f"<img alt='cost-error frontier' src='data:image/png;base64,{data}'>"
+                        f"<pre>{json.dumps(doc, indent=1)}</pre>")
+        else:
+            fig.savefig(path, dpi=120)
+    return fig

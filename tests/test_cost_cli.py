@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from ensel.cli import main
-from ensel.cost_cli import run_select_budget
+from ensel.cli.select import run_select_budget
 from ensel.costs import read_prices
 from ensel.experiment import condition_data
 from ensel.pools import family_pool

@@ -56,6 +56,34 @@ def test_rows_use_the_protocol_splits(run) -> None:
     assert row["error"] == pytest.approx(np.mean(agg.predict(d.X[te][:, [j]]) != d.y[te]))
 
 
+def test_sharing_work_across_budgets_changes_no_row(run, monkeypatch) -> None:
+    # the budgets of a split share their greedy gains, cross-fitted errors and cascade
+    # prefix fits (ensel.select._budgeted.shared_fits); without it every fit starts afresh
+    import contextlib
+
+    import pandas as pd
+
+    import ensel.select._budgeted as budgeted
+
+    d, usd, budgets, res = run
+    calls = []
+    real = budgeted._Gains.__call__
+
+    def counted(self, *a):
+        calls.append(1)
+        return real(self, *a)
+
+    monkeypatch.setattr(budgeted._Gains, "__call__", counted)
+    shared = frontier_errors([d], usd, budgets, n_splits=3, max_models=6)
+    n_shared = len(calls)
+    monkeypatch.setattr(budgeted, "shared_fits", lambda X, y: contextlib.nullcontext())
+    calls.clear()
+    alone = frontier_errors([d], usd, budgets, n_splits=3, max_models=6)
+    pd.testing.assert_frame_equal(shared, res, check_exact=True)
+    pd.testing.assert_frame_equal(alone, res, check_exact=True)
+    assert n_shared < len(calls) / 2, (n_shared, len(calls))  # the work really is shared
+
+
 def test_summary_document(run) -> None:
     d, usd, budgets, res = run
     doc = frontier_summary(res, usd=usd, models=d.models)
@@ -82,3 +110,24 @@ def test_grid_includes_the_best_single_models_price(run) -> None:
     acc = (d.X == d.y[:, None]).mean(axis=0)
     assert p == usd[int(np.argmax(acc))]
     assert p in budget_grid(usd, 5, max_models=6, include=[p]).tolist()
+
+
+def test_the_figure_is_written_without_touching_the_callers_backend(run, tmp_path) -> None:
+    import json
+
+    import matplotlib
+
+    from ensel.frontier import frontier_figure
+
+    d, usd, _, res = run
+    doc = frontier_summary(res, usd=usd, models=d.models)
+    backend = matplotlib.get_backend()
+    frontier_figure(doc, str(tmp_path / "f.png"))
+    frontier_figure(doc, tmp_path / "f.html")
+    assert matplotlib.get_backend() == backend
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    html = (tmp_path / "f.html").read_text(encoding="utf-8")
+    assert "data:image/png;base64," in html and json.dumps(doc, indent=1) in html
+    ax = frontier_figure(doc).axes[0]  # no path: a pyplot figure, one line pair per method
+    assert ax.get_xscale() == "log" and len(ax.get_legend_handles_labels()[1]) == len(
+        doc["methods"])

@@ -96,11 +96,36 @@ def test_no_import_circles_in_ensel() -> None:
 def test_no_module_outside_the_command_package_imports_a_command_module() -> None:
     graph = import_graph()
     commands = {m for m in graph if m.startswith("ensel.cli.")}
-    assert {"ensel.cli.select", "ensel.cli.evaluate", "ensel.cli.importer"} <= commands
+    assert {"ensel.cli.select", "ensel.cli.evaluate", "ensel.cli.importer",
+            "ensel.cli.frontier", "ensel.cli.cascade"} <= commands
     offenders = sorted(f"{m} -> {d}" for m, deps in graph.items()
                        if not m.startswith("ensel.cli") for d in deps
                        if d in commands or (d == "ensel.cli" and m != "ensel.__main__"))
     assert offenders == []
+
+
+def test_every_command_module_lives_in_the_command_package() -> None:
+    # a command's module (``add_arguments``/``run_command``) is in ``ensel/cli/`` or is a
+    # package's own ``cli``/``__main__``/runner, and no other module defines both
+    from ensel.cli import COMMANDS
+
+    graph = import_graph()
+    defines = sorted(m for m in graph
+                     if {"add_arguments", "run_command"} <= _top_level_functions(m))
+    allowed = {module for module, _, _ in COMMANDS.values()}
+    assert set(defines) <= allowed, sorted(set(defines) - allowed)
+    assert not [m for m in allowed if not m.startswith("ensel.cli.")
+                and m.rpartition(".")[2] not in ("cli", "__main__", "runner")]
+
+
+def _top_level_functions(module: str) -> set[str]:
+    path = _modules()[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for n in tree.body:  # ``from x import a as add_arguments``
+        if isinstance(n, ast.ImportFrom):
+            names |= {a.asname for a in n.names if a.asname}
+    return names
 
 
 def test_a_command_imports_the_book_runner_only_when_it_runs() -> None:

@@ -164,7 +164,7 @@ def plot_frontiers(docs: dict[str, dict[str, Any]]) -> Any:
     """One panel per source: mean error against mean cost per query with each method's hull."""
     import matplotlib.pyplot as plt
 
-    from ensel.cost_cli import draw_frontier
+    from ensel.frontier import draw_frontier
 
     names = list(docs)
     cols = min(3, len(names))

@@ -2,6 +2,9 @@
 
 ``ensel select|evaluate|import ...``  your own models (:mod:`ensel.cli.select`,
     :mod:`ensel.cli.evaluate`, :mod:`ensel.cli.importer`; the evidence: :mod:`ensel.evidence`)
+``ensel frontier|cascade ...`` and ``ensel select --budget-usd``  budgets in dollars
+    (:mod:`ensel.cli.frontier`, :mod:`ensel.cli.cascade`, :mod:`ensel.cli.select`; prices
+    and data read by :mod:`ensel.cli._prices`)
 ``ensel notebooks ...``  execute the book's notebooks (see :mod:`ensel.book.runner`)
 ``ensel datasets ...``   list or fetch datasets (see :mod:`ensel.datasets`)
 ``ensel collect ...``    regenerate the paper's raw answers (see :mod:`ensel.collect.cli`)

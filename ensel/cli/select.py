@@ -2,12 +2,31 @@
 
 Parses the arguments and prints the document of :func:`ensel.evidence.run_select` (schema
 ``ensel.select/1``, described in :mod:`ensel.evidence`) or its plain-text summary.
+
+``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [-k K] [--json]``
+    Picks models within ``B`` dollars per query (:class:`ensel.budget.BudgetedScoreMI` on all
+    the data; ``-k`` caps their number) and reports held-out error and cost per query with
+    intervals next to Top-k under the same budget, cheapest-first and the best single model
+    within budget (:func:`run_select_budget`). JSON schema ``ensel.select-budget/1``::
+
+        {"schema": "ensel.select-budget/1", "data": [str], "budget_usd": float,
+         "prices": str, "dropped_models": [str], "n_items": int, "n_models": int,
+         "selected": [{"model": str, "usd_per_query": float}], "cost": float,
+         "run": "cost_benefit" | "plain",
+         "arms": {name: {"error": float, "error_low": float, "error_high": float,
+                         "cost": float, "cost_low": float, "cost_high": float}},
+         "comparisons": [{"against": str, "difference": float, "low": float,
+                          "high": float, "verdict": str}],
+         "evaluation": {...}}
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
+
+import numpy as np
 
 from ensel._io import UsageError
 from ensel.cli._args import (
@@ -22,8 +41,11 @@ from ensel.cli._args import (
     _read,
     _wants_progress,
 )
+from ensel.cli._prices import add_price_arguments, interval, prepare
+from ensel.protocol import PAPER_PROTOCOL
 
-__all__ = ["HELP", "add_arguments", "format_select", "run_command"]
+__all__ = ["HELP", "add_arguments", "format_select", "run_command", "run_select_budget",
+           "select_budget_command"]
 
 HELP = "pick an ensemble of your models, with held-out evidence"
 DESCRIPTION = ("Pick an ensemble of your models and show held-out evidence against Top-k and "
@@ -43,7 +65,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="ensemble size, or 'auto' (required unless --budget-usd)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="B",
                    help="dollars per query instead of (or with) -k; needs --prices "
-                        "(see ensel.cost_cli)")
+                        "(see ensel.costs)")
     methods = [*SELECTORS, "exhaustive"]
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
@@ -64,20 +86,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
     _add_progress(p, "a progress bar of the splits on stderr")
     _add_format(p)
-    from ensel.cost_cli import add_price_arguments
-
     add_price_arguments(p)
 
 
 def run_command(args: Any) -> int:
     """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
-    import json
-
     from ensel import evidence
 
     if args.budget_usd is not None:
-        from ensel.cost_cli import select_budget_command
-
         return select_budget_command(args)
     if args.k is None:
         raise UsageError("-k is required (or --budget-usd with --prices)")
@@ -146,3 +162,67 @@ def format_select(doc: dict[str, Any]) -> str:
                      f"data: {doc['auto']['k_all_data']}; deployed: {doc['k']}")
     lines += ["", doc["message"]]
     return "\n".join(lines)
+
+
+def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int | None,
+                      aggregator: str = "backoff", n_splits: int = PAPER_PROTOCOL.n_splits,
+                      seed: int = 0,
+                      max_models: int = 20) -> dict[str, Any]:
+    """The ``ensel.select-budget/1`` document (without ``data``, ``prices``)."""
+    from ensel.budget import BudgetedScoreMI
+    from ensel.costs import check_budget
+    from ensel.frontier import _diff, frontier_errors
+
+    b = check_budget(budget, usd, name="--budget-usd")
+    m = len(data[0].models)
+    cap = min(m, max_models if k is None else int(k))
+    res = frontier_errors(data, usd, [b], methods=("budgeted", "topk_budget",
+                                                   "cheapest_first", "best_single"),
+                          aggregator=aggregator, n_splits=n_splits, seed=seed,
+                          max_models=cap)
+    res = res[res["method"] != "none"].sort_values(["method", "condition", "split"])
+    arms = {}
+    for name, g in res.groupby("method", sort=False):
+        e = interval(g["error"].to_numpy())
+        c = interval(g["cost"].to_numpy(), clip=False)
+        arms[str(name)] = {"error": e[0], "error_low": e[1], "error_high": e[2],
+                           "cost": c[0], "cost_low": c[1], "cost_high": c[2]}
+    a = res[res["method"] == "budgeted"]["error"].to_numpy()
+    comparisons = []
+    for other in ("topk_budget", "cheapest_first", "best_single"):
+        o = res[res["method"] == other]["error"].to_numpy()
+        comparisons.append({"against": other, **_diff(a - o, 0.2, 0.95)})
+    X = np.concatenate([d.X for d in data])
+    y = np.concatenate([d.y for d in data])
+    sel = BudgetedScoreMI(cap, budget=b, costs=usd).fit(X, y)
+    models = data[0].models
+    return {"budget_usd": b, "n_items": int(sum(len(d.y) for d in data)), "n_models": m,
+            "aggregator": aggregator,
+            "selected": [{"model": models[j], "usd_per_query": float(usd[j])}
+                         for j in sel.selected_],
+            "cost": sel.cost_, "run": sel.run_, "arms": arms, "comparisons": comparisons,
+            "evaluation": {"n_splits": n_splits, "n_evaluations": int(len(a)),
+                           "test_fraction": 0.2, "seed": seed, "confidence": 0.95}}
+
+
+def select_budget_command(args: Any) -> int:
+    """``ensel select --budget-usd``."""
+    data, usd, dropped, source = prepare(args)
+    doc = run_select_budget(data, usd, args.budget_usd, k=args.k if args.k != "auto" else None,
+                            aggregator=args.aggregator or "backoff",
+                            n_splits=args.splits or 5, seed=args.seed)
+    doc = {"schema": "ensel.select-budget/1", "data": list(args.data), "prices": source,
+           "dropped_models": dropped, **doc}
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    print(f"Within {doc['budget_usd']:.6g} USD per query: "
+          f"{', '.join(s['model'] for s in doc['selected'])} "
+          f"({doc['cost']:.6g} USD per query; {doc['run'].replace('_', '-')} greedy)")
+    for name, a in doc["arms"].items():
+        print(f"  {name:15s} error {a['error']:.4f} [{a['error_low']:.4f}, {a['error_high']:.4f}]"
+              f"  cost {a['cost']:.6g} [{a['cost_low']:.6g}, {a['cost_high']:.6g}] USD/query")
+    for c in doc["comparisons"]:
+        print(f"  vs {c['against']:15s} {c['difference']:+.4f} [{c['low']:+.4f}, "
+              f"{c['high']:+.4f}] ({c['verdict']})")
+    return 0

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+from collections.abc import Iterator, Sequence
 from numbers import Integral, Real
 from typing import Any
 
@@ -12,10 +15,10 @@ import scipy.sparse as sp
 
 from ensel._validation import (
     Interval,
-    Shown,
     StrOptions,
     constraint_error,
 )
+from ensel.costs import check_budget, check_costs
 from ensel.select._base import _BaseSelector
 from ensel.select._engine import TIE_TOL
 
@@ -23,28 +26,59 @@ __all__ = ["BudgetedScoreMI"]
 
 _LN2 = math.log(2.0)
 
+#: The work shared by the fits on one training part (see :func:`shared_fits`).
+_SHARED: contextvars.ContextVar[_Shared | None] = contextvars.ContextVar("ensel_shared_fits",
+                                                                         default=None)
 
 
-def _costs(costs: Any, m: int) -> np.ndarray:
-    if costs is None:
-        return np.ones(m)
-    c = np.asarray(costs, dtype=float).ravel()
-    if c.shape != (m,):
-        raise constraint_error("costs", f"one price per model ({m} values)",
-                               Shown(f"{c.size} values"))
-    bad = ~np.isfinite(c) | (c <= 0)
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        raise constraint_error("costs", "positive finite dollars per query",
-                               Shown(f"{c[j]!r} for model {j}"))
-    return c
+class _Shared:
+    """What the fits on the same training answers can share (private): the greedy's gains
+    after every prefix of picks (per ``n_bins``) and any other result keyed by what it was
+    computed from (:meth:`get`). Results are exactly those of a fit without it."""
+
+    def __init__(self, Xa: np.ndarray, ya: np.ndarray) -> None:
+        self.Xa, self.ya = Xa, ya
+        self.gains: dict[int, _Gains] = {}
+        self.results: dict[tuple[Any, ...], Any] = {}
+
+    def get(self, key: tuple[Any, ...], make: Any) -> Any:
+        if key not in self.results:
+            self.results[key] = make()
+        return self.results[key]
+
+
+@contextlib.contextmanager
+def shared_fits(Xa: np.ndarray, ya: np.ndarray) -> Iterator[None]:
+    """Within the block, :class:`BudgetedScoreMI` and :class:`ensel.cascade.Cascade` fitted on
+    exactly ``Xa, ya`` reuse each other's work (the frontier fits both at every budget of a
+    split); their results are the same as without it. One block per thread."""
+    token = _SHARED.set(_Shared(np.asarray(Xa), np.asarray(ya)))
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _shared_for(Xa: np.ndarray, ya: np.ndarray) -> _Shared | None:
+    """The active :class:`_Shared` if it was made for exactly ``Xa, ya``."""
+    sh = _SHARED.get()
+    if sh is None or sh.Xa.shape != Xa.shape or sh.ya.shape != ya.shape:
+        return None
+    return sh if np.array_equal(sh.ya, ya) and np.array_equal(sh.Xa, Xa) else None
+
+
+def _gains_for(Xa: np.ndarray, ya: np.ndarray, n_bins: int) -> _Gains:
+    sh = _shared_for(Xa, ya)
+    if sh is None:
+        return _Gains(Xa, ya, n_bins)
+    if n_bins not in sh.gains:
+        sh.gains[n_bins] = _Gains(Xa, ya, n_bins)
+    return sh.gains[n_bins]
 
 
 def _budget(budget: Any, c: np.ndarray, k: int) -> float:
     if budget is None:
         return float(np.sort(c)[:k].sum()) if np.all(c == c[0]) else math.inf
-    from ensel.costs import check_budget
-
     return check_budget(budget, c)
 
 
@@ -63,6 +97,23 @@ class _Gains:
         self.yb = (ya.astype(np.int64) + 1) // 2
         self.w = WeightedMajorityVote().fit(Xa, ya).weights_
         self.n_bins = n_bins
+        self._after: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+
+    def after(self, picks: Sequence[int]) -> np.ndarray:
+        """The gain of every column given ``picks`` (the greedy's score of them, summed in
+        their order), computed once per prefix."""
+        key = tuple(int(j) for j in picks)
+        if key not in self._after:
+            if key:
+                score = self._score(key[:-1]) + self.w[key[-1]] * self.Xa[:, key[-1]]
+            else:
+                score = np.zeros(self.n)
+            self._after[key] = (score, self(score, not key, np.arange(self.Xa.shape[1])))
+        return self._after[key][1]
+
+    def _score(self, key: tuple[int, ...]) -> np.ndarray:
+        self.after(key)
+        return self._after[key][0]
 
     def __call__(self, score: np.ndarray, first: bool, cand: np.ndarray) -> np.ndarray:
         from ensel.select._score_mi import _plugin_cmi_bits, score_bins
@@ -90,14 +141,14 @@ def _greedy(gains: _Gains, c: np.ndarray, budget: float, k: int, per_dollar: boo
             ) -> tuple[list[int], list[float]]:
     m = c.size
     remaining = np.ones(m, dtype=bool)
-    spent, score = 0.0, np.zeros(gains.n)
+    spent = 0.0
     picks: list[int] = []
     got: list[float] = []
     while len(picks) < k:
         cand = np.flatnonzero(remaining & (c <= budget - spent + 1e-12))
         if cand.size == 0:
             break
-        g = gains(score, not picks, cand)
+        g = gains.after(picks)[cand]
         if not np.any(g > 0) and picks:
             break
         crit = g / c[cand] if per_dollar else g
@@ -110,17 +161,12 @@ def _greedy(gains: _Gains, c: np.ndarray, budget: float, k: int, per_dollar: boo
         got.append(float(g[pos]))
         remaining[j] = False
         spent += float(c[j])
-        score = score + gains.w[j] * gains.Xa[:, j]
     return picks, got
 
 
 def _run_gains(gains: _Gains, picks: list[int]) -> list[float]:
     """The debiased gain of each of ``picks`` at its step, in their order."""
-    score, got = np.zeros(gains.n), []
-    for t, j in enumerate(picks):
-        got.append(float(gains(score, t == 0, np.array([j]))[0]))
-        score = score + gains.w[j] * gains.Xa[:, j]
-    return got
+    return [float(gains.after(picks[:t])[j]) for t, j in enumerate(picks)]
 
 
 def _crossfit_error(Xa: np.ndarray, ya: np.ndarray, cols: list[int], aggregator: str,
@@ -205,9 +251,9 @@ class BudgetedScoreMI(_BaseSelector):
         from ensel._validation import check_int
 
         n_bins = check_int(self.n_bins, "n_bins", low=2)
-        c = _costs(self.costs, Xa.shape[1])
+        c = check_costs(self.costs, Xa.shape[1])
         budget = _budget(self.budget, c, k)
-        gains = _Gains(Xa, ya, n_bins)
+        gains = _gains_for(Xa, ya, n_bins)
         runs = {name: _greedy(gains, c, budget, k, per_dollar=name == "cost_benefit")
                 for name in ("plain", "cost_benefit")}
         totals = {name: float(sum(g)) for name, (_, g) in runs.items()}
@@ -218,8 +264,12 @@ class BudgetedScoreMI(_BaseSelector):
             fill = _fill(np.lexsort((np.arange(c.size), -acc)), c, budget, k)
             runs["accuracy"] = (fill, _run_gains(gains, fill))
             totals["accuracy"] = float(sum(runs["accuracy"][1]))
-            self.cv_error_ = {name: _crossfit_error(Xa, ya, picks, self.aggregator)
-                              for name, (picks, _) in runs.items()}
+            sh = _shared_for(Xa, ya)
+            self.cv_error_ = {
+                name: _crossfit_error(Xa, ya, picks, self.aggregator) if sh is None
+                else sh.get(("crossfit", tuple(picks), self.aggregator),
+                            lambda p=picks: _crossfit_error(Xa, ya, p, self.aggregator))
+                for name, (picks, _) in runs.items()}
             win = min(runs, key=lambda r: (self.cv_error_[r], float(c[runs[r][0]].sum()),
                                            -totals[r]))
         elif self.compare != "gain":

@@ -1,0 +1,100 @@
+"""What the commands that pay in dollars share: the price options, reading the data and
+the prices, and the interval of a per-split value.
+
+Used by ``ensel select --budget-usd`` (:mod:`ensel.cli.select`), ``ensel frontier``
+(:mod:`ensel.cli.frontier`) and ``ensel cascade`` (:mod:`ensel.cli.cascade`). A price table
+missing a model of the data is an error (exit 2) unless ``--drop-unpriced``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["add_price_arguments", "add_common_arguments", "prepare", "interval"]
+
+
+def add_price_arguments(p: Any) -> None:
+    """``--prices``, ``--prices-from-store`` (with ``--store-config``), ``--drop-unpriced``."""
+    p.add_argument("--prices", default=None, metavar="P",
+                   help="price table (CSV model,usd_per_query or per-token columns; YAML); "
+                        "'shipped' for ensel's dated list prices; 'tidy' for the data's own "
+                        "cost column (mean USD per answer)")
+    p.add_argument("--prices-from-store", default=None, metavar="STORE",
+                   help="price each model by its measured tokens: the ensel collect SQLite "
+                        "STORE's prompt and completion tokens of every answer times the "
+                        "per-million-token prices of --store-config (instead of --prices)")
+    p.add_argument("--store-config", default=None, metavar="CONFIG",
+                   help="the run config whose prices.per_million_tokens price the store "
+                        "(default: ensel's shipped paper.yml, prices as of its as_of date)")
+    p.add_argument("--drop-unpriced", action="store_true",
+                   help="drop the data's models that have no price (default: error)")
+
+
+def add_common_arguments(p: Any) -> None:
+    """DATA, the prices and the protocol's options shared by ``frontier`` and ``cascade``."""
+    p.add_argument("data", nargs="+", metavar="DATA",
+                   help="answers file(s) or a dataset name (ensel datasets list)")
+    add_price_arguments(p)
+    p.add_argument("--aggregator", default="backoff")
+    p.add_argument("--splits", type=int, default=5, help="random 80/20 splits per condition")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-models", type=int, default=20,
+                   help="largest number of models of a subset or of the cascade's order")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--format", default=None, help="input format (default: detected)")
+
+
+def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
+    """Read the data and the prices; the conditions (priced models only), their prices,
+    the dropped models and the price table's name."""
+    from ensel._errors import UsageError
+    from ensel.costs import (
+        PriceError,
+        prices_from_store,
+        prices_from_tidy,
+        read_prices,
+        shipped_prices,
+    )
+    from ensel.datasets import read_data
+    from ensel.experiment import condition_data
+
+    store = getattr(args, "prices_from_store", None)
+    if args.prices is not None and store is not None:
+        raise UsageError("give --prices or --prices-from-store, not both")
+    if getattr(args, "store_config", None) is not None and store is None:
+        raise UsageError("--store-config prices a store: give --prices-from-store STORE too")
+    if args.prices is None and store is None:
+        raise UsageError("--prices is required: a price table (CSV or YAML), 'shipped' or "
+                         "'tidy' (the data's cost column); or --prices-from-store STORE")
+    if store is not None:  # before the data: a bad store fails fast
+        try:
+            prices = prices_from_store(store, args.store_config)
+        except PriceError as exc:  # about the store, not the data: named by the option
+            raise UsageError(f"--prices-from-store {store}: "
+                             f"{str(exc).removeprefix('prices: ')}") from None
+    df = read_data(args.data[0] if len(args.data) == 1 else list(args.data), format=args.format)
+    if store is None:
+        prices = (shipped_prices() if args.prices == "shipped"
+                  else prices_from_tidy(df) if args.prices == "tidy"
+                  else read_prices(args.prices))
+    models = sorted(df["model"].astype(str).unique())
+    usd, kept, dropped = prices.for_models(models, drop_unpriced=args.drop_unpriced)
+    if dropped:
+        from ensel._notice import notice
+
+        notice(f"{len(dropped)} unpriced model(s) dropped: {', '.join(dropped)}")
+        df = df[df["model"].astype(str).isin(kept)]
+    data = condition_data(df, validate=False)
+    order = {m: i for i, m in enumerate(kept)}
+    usd = np.array([usd[order[m]] for m in data[0].models])
+    return data, usd, dropped, str(args.prices) if store is None else f"store:{store}"
+
+
+def interval(v: np.ndarray, clip: bool = True) -> tuple[float, float, float]:
+    """Mean and 95 % interval of per-split values (the protocol's 80/20 overlap correction);
+    errors clipped to [0, 1], costs to [0, inf)."""
+    from ensel.frontier import _interval as interval
+
+    return interval(v, 0.2, 0.95, clip=(0.0, 1.0) if clip else (0.0, float("inf")))
