@@ -9,7 +9,10 @@ notebooks in ``book/_generated`` (their "Reproduce this" boxes and metadata), th
 ``{ensel-book-figures}``
     every figure of the book, in the order of the table of contents;
 ``{ensel-runs}``
-    every run with its time, status, parameters, versions, environment digest and key.
+    every run with its time, status, parameters, versions, environment digest and key;
+``{ensel-figure-provenance} <figure name>``
+    the "Reproduce this" box of one figure, for a page that glues the figure from its run
+    (the front page).
 
 The pages that use them are read again on every build (their content depends on the runs,
 not on their own source).
@@ -89,6 +92,18 @@ class Runs(_Generated):
         return runs_table(_out_dir(self.env))
 
 
+class FigureProvenance(_Generated):
+    required_arguments = 1
+
+    def markdown(self) -> str:
+        from ensel.book.provenance import figure_box
+
+        try:
+            return figure_box(_out_dir(self.env), self.arguments[0])
+        except LookupError as exc:
+            raise self.error(str(exc)) from None
+
+
 def _always_read(app: Any, env: Any, added: set, changed: set, removed: set) -> list[str]:
     return sorted(d for d in getattr(env, "ensel_generated", set()) if d in env.found_docs)
 
@@ -97,5 +112,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("ensel-paper-figures", PaperFigures)
     app.add_directive("ensel-book-figures", BookFigures)
     app.add_directive("ensel-runs", Runs)
+    app.add_directive("ensel-figure-provenance", FigureProvenance)
     app.connect("env-get-outdated", _always_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

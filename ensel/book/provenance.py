@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["BookFigure", "RunRecord", "book_figures", "defined_labels", "runs",
-           "paper_figures_table", "book_figures_table", "runs_table"]
+           "paper_figures_table", "book_figures_table", "runs_table", "figure_box"]
 
 _TARGET = re.compile(r"(?m)^\((\S+)\)=\s*$")
 _PAGE_ORDER_SKIP = (".staging", "_failed")
@@ -201,6 +201,32 @@ def book_figures_table(out_dir: str | Path, objects: Sequence[Any] | None = None
             _download(out_dir_name, f.csv), f"`{f.command}`" if f.command else "",
         ]) + " |")
     return "\n".join(rows) + "\n"
+
+
+_DOWNLOAD = re.compile(r"\{download\}`([^`<]*)<([^>`]+)>`")
+
+
+def figure_box(out_dir: str | Path, name: str, *, out_dir_name: str = "_generated") -> str:
+    """The "Reproduce this figure" box the runner put under the figure ``name`` (its label
+    or generated name), as MyST Markdown for another page: the same command, versions,
+    digests and data download, the download's path made absolute (``/book/<out_dir_name>/
+    ...``). Shown where a figure is glued onto another page, e.g. the front page.
+
+    Raises
+    ------
+    LookupError
+        When no executed page in ``out_dir`` has a box for ``name`` (the run that draws it
+        was not executed, or the figure lost its name).
+    """
+    for path in _notebooks(Path(out_dir)):
+        for cell in _read(path).cells:
+            names = [f.get("name") for f in cell.metadata.get("ensel", {}).get("figures", [])]
+            if name in names:
+                return _DOWNLOAD.sub(
+                    lambda m: f"{{download}}`{m.group(1)}</book/{out_dir_name}/{m.group(2)}>`",
+                    cell.source)
+    raise LookupError(f"no executed page in {out_dir} has a 'Reproduce this' box for the "
+                      f"figure {name!r}: run the page that draws it (make run NB=...)")
 
 
 def runs(out_dir: str | Path) -> list[RunRecord]:
