@@ -10,6 +10,9 @@ notebooks in ``book/_generated`` (their "Reproduce this" boxes and metadata), th
     every figure of the book, in the order of the table of contents;
 ``{ensel-runs}``
     every run with its time, status, parameters, versions, environment digest and key;
+``{ensel-paper-map} results|algorithms|figures``
+    one table of the map of the paper: every object of those kinds, where it is reproduced,
+    its page, its code and the command that re-runs the page;
 ``{ensel-figure-provenance} <figure name>``
     the "Reproduce this" box of one figure, for a page that glues the figure from its run
     (the front page).
@@ -92,6 +95,18 @@ class Runs(_Generated):
         return runs_table(_out_dir(self.env))
 
 
+class PaperMap(_Generated):
+    required_arguments = 1
+
+    def markdown(self) -> str:
+        from ensel.book.provenance import paper_map_table
+
+        try:
+            return paper_map_table(_out_dir(self.env), self.arguments[0])
+        except (ValueError, LookupError) as exc:
+            raise self.error(str(exc)) from None
+
+
 class FigureProvenance(_Generated):
     required_arguments = 1
 
@@ -112,6 +127,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("ensel-paper-figures", PaperFigures)
     app.add_directive("ensel-book-figures", BookFigures)
     app.add_directive("ensel-runs", Runs)
+    app.add_directive("ensel-paper-map", PaperMap)
     app.add_directive("ensel-figure-provenance", FigureProvenance)
     app.connect("env-get-outdated", _always_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

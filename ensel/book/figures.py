@@ -651,7 +651,7 @@ def budget_differences(per_budget: Mapping[str, pd.DataFrame],
                           else c, ls="", label=v) for v, c in _BUDGET_COLOR.items()]
     fig.legend(handles=handles, fontsize=8, loc="upper center", ncol=3, frameon=False,
                bbox_to_anchor=(0.5, 1.0))
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    fig.tight_layout(rect=(0, 0.03, 1, 0.9))  # room for a "synthetic" stamp below
     return fig
 
 
