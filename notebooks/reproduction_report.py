@@ -47,6 +47,8 @@ datasets_to_report = None  # None: every declared dataset
 required = None  # stand-ins that must have results (None: all)
 
 # %% tags=["remove-cell"]
+from html import escape
+
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import HTML, Markdown, display
@@ -496,8 +498,9 @@ if synthetic:
 plt.show()
 
 # %% tags=["remove-cell"]
-glue("headline_figure", fig, display=False)
-glue("headline_caption", Markdown(headline_caption), display=False)
+glue("headline_figure", figures.as_image(fig, headline_caption), display=False)
+# pasted onto the front page, across pages: MyST-NB carries HTML there, not Markdown
+glue("headline_caption", HTML(f"<p>{escape(headline_caption)}</p>"), display=False)
 checks.equal("the front page's figure has one panel per source shown, plus pooled",
              sum(bool(ax.get_title()) for ax in fig.axes),
              len(shown) + (per_k is not None and not synthetic

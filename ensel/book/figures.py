@@ -46,6 +46,7 @@ __all__ = [
     "pooled_forest",
     "budget_differences",
     "budget_differences_caption",
+    "as_image",
 ]
 
 #: MIME type of the plotted data (CSV) attached to every displayed figure.
@@ -659,7 +660,8 @@ def budget_differences_caption(per_budget: Mapping[str, pd.DataFrame],
                                pooled: pd.DataFrame | None = None, *,
                                synthetic: bool = False, dataset_label: Any = str) -> str:
     """The caption of :func:`budget_differences` for the sources it shows: what each point
-    is, how it is marked, and whether the data are real answers or stand-ins.
+    is, how it is marked, and whether the data are real answers or stand-ins (plain text,
+    no math: the front page pastes it from another page as HTML).
 
     Examples
     --------
@@ -673,7 +675,7 @@ def budget_differences_caption(per_budget: Mapping[str, pd.DataFrame],
         return "No dataset saved its paired differences in this build."
     kind = ("the paper-calibrated stand-ins (synthetic answers; no real source is "
             "available in this build)" if synthetic else "the real LLM answers")
-    text = (f"Greedy MI − Top-k (MAP) at every budget $k$ on {kind}: "
+    text = (f"Greedy MI − Top-k (MAP) at every budget k on {kind}: "
             + ", ".join(names) + ". Each point is the mean paired difference of test "
             "errors over the evaluations with its 95 % interval; below zero Greedy MI has "
             "the smaller error (each panel has its own scale). Filled: one selector is "
@@ -683,3 +685,27 @@ def budget_differences_caption(per_budget: Mapping[str, pd.DataFrame],
         text += (f" Pooled: random-effects estimate over the {len(names)} sources "
                  "(Hartung-Knapp-Sidik-Jonkman interval, not Holm-adjusted).")
     return text
+
+
+def as_image(fig: Figure, alt: str, dpi: int = 100) -> Any:
+    """The figure as one HTML ``<img>`` holding its PNG (a ``data:`` URI), with nothing else
+    attached: what a page glues when another page shows the figure. MyST-NB pastes HTML
+    across pages (``{glue}`` with ``:doc:``) but not images, and the figure's data and
+    "Reproduce this" box stay with the page that drew it.
+
+    Examples
+    --------
+    >>> fig, ax = plt.subplots(figsize=(2, 1))
+    >>> as_image(fig, "an empty plot").data[:44]
+    '<img alt="an empty plot" src="data:image/png'
+    """
+    import base64
+    import html
+    import io
+
+    from IPython.display import HTML
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return HTML(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">')

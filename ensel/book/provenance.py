@@ -322,7 +322,7 @@ def paper_map_table(out_dir: str | Path, group: str, objects: Sequence[Any] | No
         if page == "figure_map":
             where, page_text = _cell(obj.note) or "the code (no page of its own)", ""
         elif obj.anchor and on_run and obj.anchor in labels:
-            where, page_text = f"{{ref}}`statement <{obj.anchor}>`", page_cell(page)
+            where, page_text = f"{{prf:ref}}`statement <{obj.anchor}>`", page_cell(page)
         else:
             where, page_text = ("the page" if on_run else "not in this build"), page_cell(page)
         rows.append(f"| {paper} | {where} | {page_text} | {code} | "
