@@ -61,6 +61,7 @@ def _toc_order(env: Any) -> list[str]:
 class _Generated(SphinxDirective):
     has_content = False
     required_arguments = 0
+    classes: tuple[str, ...] = ()  # more classes of the container, for the page's CSS
 
     def markdown(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -68,7 +69,7 @@ class _Generated(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         self.env.ensel_generated = getattr(self.env, "ensel_generated", set())
         self.env.ensel_generated.add(self.env.docname)
-        container = nodes.container(classes=["ensel-generated"])
+        container = nodes.container(classes=["ensel-generated", *self.classes])
         self.state.nested_parse(StringList(self.markdown().splitlines()), self.content_offset,
                                 container)
         return [container]
@@ -97,6 +98,7 @@ class Runs(_Generated):
 
 class PaperMap(_Generated):
     required_arguments = 1
+    classes = ("ensel-paper-map",)
 
     def markdown(self) -> str:
         from ensel.book.provenance import paper_map_table

@@ -201,7 +201,12 @@ _THEME = """<script>document.documentElement.dataset.theme =
 html[data-theme=light] {--pst-color-text-base:#222832; --pst-color-text-muted:#48566b;
   --pst-color-primary:#0a7d91; --pst-color-danger:#d72d47; background:#fff; color:#222832}
 html[data-theme=dark] {--pst-color-text-base:#ced6dd; --pst-color-text-muted:#9ca4af;
-  --pst-color-primary:#3fb1c5; --pst-color-danger:#e78894; background:#14181e; color:#ced6dd}
+  --pst-color-primary:#3fb1c5; --pst-color-danger:#e78894; --pst-color-background:#14181e;
+  --pst-color-on-background:#222832; background:#14181e; color:#ced6dd}
+html[data-theme=light] {--pst-color-background:#fff}
+/* as pydata-sphinx-theme does: in dark mode an HTML output sits on a light box */
+html[data-theme=dark] .bd-content div.cell_output .text_html:not(:has(table.dataframe)) {
+  color: var(--pst-color-on-background); background-color: var(--pst-color-text-base)}
 </style><link rel='stylesheet' href='_static/ensel.css'>
 <script defer src='_static/explorer.js'></script>"""
 
@@ -220,8 +225,9 @@ def explorer_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "_static").mkdir(parents=True)
     for name in ("explorer.js", "ensel.css"):
         shutil.copy(ROOT / "book" / "_static" / name, root / "_static" / name)
-    explorer = explorer_html(explorer_grid([0.6, 0.7], [0.2, 0.4], [1, 3, 5]),
-                             alpha=0.7, rho=0.2, m=3)
+    explorer = ("<div class='bd-content'><div class='cell_output'><div class='output "
+                "text_html'>" + explorer_html(explorer_grid([0.6, 0.7], [0.2, 0.4], [1, 3, 5]),
+                                              alpha=0.7, rho=0.2, m=3) + "</div></div></div>")
     (root / "index.html").write_text(_themed("<p>home</p>"))
     (root / "explorer.html").write_text(_themed(explorer))
     # a curve coloured for the light mode only: it vanishes on the dark background
