@@ -663,7 +663,7 @@ CLOSING_SHOTS = (
     "book/intro.html#fig-front-headline",
     "book/_generated/corrections.html",
     "book/notation.html",
-    "book/_generated/explorer.html",
+    "book/_generated/explorer.html#ensel-explorer",
     "book/list_of_figures.html",
 )
 
