@@ -22,7 +22,7 @@ ifeq ($(origin ENSEL_DATA_MIRROR), undefined)
   endif
 endif
 
-.PHONY: book notebooks html pdf check-browser test run lint bench lock env clean help
+.PHONY: book notebooks html pdf check-browser screenshots test run lint bench lock env clean help
 
 help:
 	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
@@ -32,6 +32,8 @@ help:
 	@echo "make test    run the tests (unit, property, notebooks)"
 	@echo "make check-browser  open every page of _build/html in headless Chromium, light and dark"
 	@echo "             (after make book); screenshots in _build/screenshots (dark/ for dark mode)"
+	@echo "make screenshots  1280x900 light and dark shots of the closing note's pages (after make book)"
+	@echo "             in _build/closing-screenshots; SHOTS='page.html page.html#id' for others"
 	@echo "make run NB=<notebook> [OUTPUT=<run>] [DATASET=<name|path>] [PARAMS='k=v ...']"
 	@echo "make lint | bench | lock | clean"
 
@@ -78,6 +80,13 @@ check-browser: $(STAMP)
 	@command -v chromium > /dev/null || { echo "check-browser: installing chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
 	$(BIN)/python -m tools.browsercheck _build/html --screenshots _build/screenshots --mode both
+
+# Screenshots for a closing note or a review (no checks): the front page, its headline figure
+# with the "Reproduce this" box opened, corrections, notation, explorer, list of figures.
+screenshots: $(STAMP)
+	@test -f _build/html/index.html || { echo "screenshots: no _build/html/index.html; run make book first"; exit 2; }
+	$(BIN)/python -m tools.browsercheck _build/html --shots _build/closing-screenshots \
+	  $(foreach s,$(SHOTS),--shot "$(s)")
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules tests ensel

@@ -71,6 +71,12 @@ class PaperObject:
         The label of its statement on that page.
     reproduced_by : tuple of str
         Labels of the book's figures and tables that reproduce a paper figure or table.
+    code : tuple of str
+        Dotted names of the ``ensel`` modules, functions and classes that compute it (the
+        map of the paper lists them).
+    note : str
+        What the map of the paper says of an object the book does not reproduce (a
+        schematic, an overview), in MyST Markdown.
     """
 
     kind: str
@@ -80,6 +86,8 @@ class PaperObject:
     page: str | None = None
     anchor: str | None = None
     reproduced_by: tuple[str, ...] = ()
+    code: tuple[str, ...] = ()
+    note: str = ""
 
     @property
     def ref(self) -> str:
@@ -136,7 +144,8 @@ def _read_map() -> tuple[PaperObject, ...]:
     return tuple(PaperObject(kind=o["kind"], number=str(o["number"]), title=o.get("title") or "",
                              labels=tuple(o.get("labels") or ()), page=o.get("page"),
                              anchor=o.get("anchor"),
-                             reproduced_by=tuple(o.get("reproduced_by") or ()))
+                             reproduced_by=tuple(o.get("reproduced_by") or ()),
+                             code=tuple(o.get("code") or ()), note=o.get("note") or "")
                  for o in document["objects"])
 
 

@@ -47,6 +47,8 @@ datasets_to_report = None  # None: every declared dataset
 required = None  # stand-ins that must have results (None: all)
 
 # %% tags=["remove-cell"]
+from html import escape
+
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import HTML, Markdown, display
@@ -473,6 +475,36 @@ if len(real) >= 2:
                bool(((est >= src.groupby("id")["effect"].min().reindex(est.index) - 1e-12)
                      & (est <= src.groupby("id")["effect"].max().reindex(est.index) + 1e-12))
                     .all()))
+
+# %% [markdown]
+# (fig-report-headline)=
+# ## Budget by budget on the real sources
+#
+# The front page's figure: Greedy MI − Top-$k$ (MAP) at every budget on each real source
+# and pooled over them (on the stand-ins when no real source has results), marked by the
+# Holm verdicts of [the budget tables](tab-report-budgets); the pooled numbers per budget
+# are in the table of [the real sources pooled](fig-report-pooled).
+
+# %%
+shown = {d: t for d, t in per_budget.items() if d in real} or per_budget
+synthetic = not any(d in real for d in shown)
+headline_caption = figures.budget_differences_caption(
+    shown, per_k, synthetic=synthetic, dataset_label=tables.dataset_label)
+
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Greedy MI − Top-k (MAP) at every budget on each real source and pooled (on the stand-ins when no real source has results); filled: beyond the noise after Holm's adjustment.", "name": "fig-report-headline-budgets"}}
+fig = figures.budget_differences(shown, per_k, dataset_label=tables.dataset_label)
+if synthetic:
+    protocol.stamp_synthetic(fig)
+plt.show()
+
+# %% tags=["remove-cell"]
+glue("headline_figure", figures.as_image(fig, headline_caption), display=False)
+# pasted onto the front page, across pages: MyST-NB carries HTML there, not Markdown
+glue("headline_caption", HTML(f"<p>{escape(headline_caption)}</p>"), display=False)
+checks.equal("the front page's figure has one panel per source shown, plus pooled",
+             sum(bool(ax.get_title()) for ax in fig.axes),
+             len(shown) + (per_k is not None and not synthetic
+                           and bool(per_k["pooled"].notna().any())))
 
 # %% [markdown]
 # (tab-report-findings)=

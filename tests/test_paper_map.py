@@ -117,22 +117,82 @@ def test_every_object_has_a_page_and_its_anchor_is_on_it():
                 f"{obj.ref}: no label {obj.anchor!r} on {obj.page}")
 
 
-def test_the_figure_map_links_what_the_paper_map_says_reproduces_each_figure():
-    """Each row of the map of the paper's figures and tables links exactly the book figures
-    and tables that ``reproduced_by`` lists for the paper objects the row names."""
-    text = (ROOT / "book" / "figure_map.md").read_text(encoding="utf-8")
-    section = text[text.index("## Figures and tables of the paper"):]
-    rows = [line for line in section.splitlines() if re.match(r"\| (Figure|Table)s? \d", line)]
-    assert len(rows) >= 15
-    covered = set()
-    for row in rows:
-        cited = {(r.kind, r.number) for r in find_references(row.split(" | ")[0])}
-        covered |= cited
-        expected = {label for kind, number in cited
-                    for label in paper_object(kind, number).reproduced_by}
-        linked = set(re.findall(r"<((?:fig|tab)-[\w-]+)>`", row))
-        assert linked == expected, f"{row[:40]}...: links {linked ^ expected} disagree"
-    assert covered == {(o.kind, o.number) for o in paper_map() if o.kind in ("Figure", "Table")}
+def _generated_map(out: Path, objects) -> dict[str, str]:
+    """The three tables of the map of the paper as the book's build makes them, on a build
+    whose executed pages define every label the paper map names and every theorem page."""
+    import nbformat
+
+    from ensel.book.provenance import MAP_GROUPS, paper_map_table
+
+    out.mkdir(parents=True, exist_ok=True)
+    pages: dict[str, list[str]] = {}
+    for obj in objects:
+        for lab in obj.reproduced_by:
+            pages.setdefault(lab.split("-")[1], []).append(f"({lab})=")
+        if obj.page and obj.page != "figure_map":
+            pages.setdefault(obj.page, []).extend([f":label: {obj.anchor}"] if obj.anchor
+                                                  else [])
+    for page, targets in pages.items():
+        nb = nbformat.v4.new_notebook(metadata={"ensel": {
+            "command": f"ensel notebooks run {page} --output {page}"}})
+        nb.cells = [nbformat.v4.new_markdown_cell(t) for t in dict.fromkeys(targets)]
+        nbformat.write(nb, out / f"{page}.ipynb")
+    return {g: paper_map_table(out, g, objects) for g in MAP_GROUPS}
+
+
+def _map_problems(tables: dict[str, str], objects) -> list[str]:
+    """What the generated map gets wrong: an object of the paper map without its row, or a
+    figure/table row whose links differ from ``reproduced_by``."""
+    from ensel.book.provenance import MAP_GROUPS
+
+    problems = []
+    for obj in objects:
+        group = next(g for g, kinds in MAP_GROUPS.items() if obj.kind in kinds)
+        rows = [r for r in tables[group].splitlines() if r.startswith(f"| {obj.ref}: ")]
+        if len(rows) != 1:
+            problems.append(f"{obj.ref}: {len(rows)} rows on the map of the paper")
+            continue
+        linked = set(re.findall(r"<((?:fig|tab)-[\w-]+)>`", rows[0]))
+        if obj.kind in ("Figure", "Table") and linked != set(obj.reproduced_by):
+            problems.append(f"{obj.ref}: links {sorted(linked ^ set(obj.reproduced_by))}")
+        if obj.anchor and f"<{obj.anchor}>`" not in rows[0]:
+            problems.append(f"{obj.ref}: no link to its statement {obj.anchor}")
+        if not all(f"<{name}>`" in rows[0] for name in obj.code):
+            problems.append(f"{obj.ref}: code {obj.code} not linked")
+    return problems
+
+
+def test_the_generated_map_has_every_numbered_object_and_its_links(tmp_path: Path) -> None:
+    """Every numbered object of the paper map has one row on the generated map of the paper,
+    linking its statement, the book figures and tables that reproduce it and its code; a
+    row left out, or a link lost, is found."""
+    objects = paper_map()
+    assert all(o.code or o.note for o in objects), "every object names the code that computes it"
+    tables = _generated_map(tmp_path / "book" / "_generated", objects)
+    assert _map_problems(tables, objects) == []
+    assert "not in this build" not in "".join(tables.values())
+    figure5 = paper_object("Figure", "5")
+    broken = dict(tables, figures="\n".join(
+        r for r in tables["figures"].splitlines() if not r.startswith("| Figure 5: ")))
+    assert _map_problems(broken, objects) == ["Figure 5: 0 rows on the map of the paper"]
+    lost = dict(tables, figures=tables["figures"].replace(
+        f"<{figure5.reproduced_by[0]}>`", ">`"))
+    assert _map_problems(lost, objects) == [f"Figure 5: links {list(figure5.reproduced_by)}"]
+    # the page uses every table, and nothing of the map is written by hand on it
+    page = (ROOT / "book" / "figure_map.md").read_text(encoding="utf-8")
+    for group in tables:
+        assert f"```{{ensel-paper-map}} {group}\n```" in page
+    assert not re.search(r"(?m)^\| (Figure|Table|Theorem|Algorithm)", page)
+
+
+def test_the_map_says_what_this_build_lacks(tmp_path: Path) -> None:
+    from ensel.book.provenance import paper_map_table
+
+    (tmp_path / "empty").mkdir()
+    empty = paper_map_table(tmp_path / "empty", "figures")
+    assert "{ref}" not in empty and "{doc}" not in empty and "not in this build" in empty
+    with pytest.raises(ValueError, match="group must be one of"):
+        paper_map_table(tmp_path / "empty", "lemmas")
 
 
 def test_theorem_page_titles_carry_the_number_of_their_theorem():

@@ -23,6 +23,11 @@ screenshot of each page and prints one line per problem, ``<page>: <kind>: <deta
     an interactive element that does not respond: on a page with the explorer
     (``ensel.book.explorer``), moving the accuracy slider must redraw the curve and change
     the read-out line.
+``contrast``
+    a mark of the explorer (its axes and tick labels, the MAP curve, the majority-vote
+    markers, the floor, the read-out line) whose colour has a contrast ratio below 3:1 (WCAG's
+    minimum for graphics) against the page's background in the mode checked: a colour
+    written for the light mode that vanishes in the dark one.
 ``overflow``
     horizontal overflow at 1280 px: the document is wider than the window, or an element
     (a code cell's ``pre``/``div.highlight``, a table or its wrapper, display math) has content
@@ -35,6 +40,14 @@ page loads, as the theme's switch would, and dark-mode problems are reported as
 ``dark:<page>`` with screenshots under ``<DIR>/dark/``.
 
 It exits 1 when there is a problem, 0 otherwise, and ends with a one-line summary.
+
+``python -m tools.browsercheck _build/html --shots DIR [--shot PAGE[#ID] ...]`` checks
+nothing: it saves one 1280 x 900 screenshot per page and mode (light and dark unless
+``--mode`` says otherwise) under ``DIR/<mode>/``, for a closing note or a review
+(:func:`take_screenshots`). With ``#ID`` the page is scrolled to that element and the first
+"Reproduce this figure" box at or after it is opened. Without ``--shot`` it takes
+:data:`CLOSING_SHOTS` (the front page, its headline figure with the box opened, the
+corrections, the notation, the explorer, the list of figures); ``make screenshots`` runs it.
 
 The browser is driven with Playwright for Python, launched with the system Chromium
 (``executable_path``): Playwright's own browser downloads are never used. Playwright rather than
@@ -60,7 +73,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
-__all__ = ["CHROMIUM_FLAGS", "Problem", "check_site", "find_chromium", "main", "pages"]
+__all__ = ["CHROMIUM_FLAGS", "CLOSING_SHOTS", "Problem", "check_site", "contrast_ratio",
+           "find_chromium", "main", "pages", "shot_name", "take_screenshots"]
 
 #: Window size of the check: the issue's reference width.
 VIEWPORT = {"width": 1280, "height": 900}
@@ -78,7 +92,10 @@ MATHJAX_START_MS = 5_000
 _ASSET_DIRS = {"_static", "_sources", "_images", "_downloads", "_sphinx_design_static"}
 
 KINDS = ("console", "broken-link", "broken-image", "broken-resource", "math", "interaction",
-         "overflow")
+         "contrast", "overflow")
+#: The least contrast ratio a mark of the explorer must have against the page (WCAG 2.1,
+#: non-text contrast).
+MIN_CONTRAST = 3.0
 MODES = ("light", "dark")
 #: Set before any script of the page runs: the theme (pydata-sphinx-theme) reads the reader's
 #: stored light/dark choice from localStorage, as its mode switch stores it.
@@ -87,7 +104,7 @@ _MODE_SCRIPT = ("try {{ localStorage.setItem('mode', '{0}'); "
 
 #: Moves the explorer's first slider by one step and reports the read-out and the curve
 #: before and after (``null`` when the page has no explorer).
-_EXPLORER_PROBE = """() => {
+_EXPLORER_PROBE = r"""() => {
   const root = document.querySelector('.ensel-explorer');
   if (!root) return null;
   const input = root.querySelector('input[type=range]');
@@ -96,10 +113,36 @@ _EXPLORER_PROBE = """() => {
     const p = root.querySelector('path.map');
     return p ? p.getAttribute('d') : '';
   };
+  // the colour of each kind of mark against the page's background (the first opaque
+  // background from the explorer up; white when none is)
+  const rgb = (c) => {
+    const m = (c || "").match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    const v = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number);
+    return v.length > 3 && v[3] === 0 ? null : v.slice(0, 3);
+  };
+  let background = null;
+  for (let e = root; e && !background; e = e.parentElement) {
+    background = rgb(getComputedStyle(e).backgroundColor);
+  }
+  background = background || [255, 255, 255];
+  const marks = {};
+  const look = (name, selector, prop) => {
+    const e = root.querySelector(selector);
+    const c = e ? rgb(getComputedStyle(e)[prop]) : null;
+    if (c) marks[name] = c;
+  };
   const before = [readout.textContent, curve()];
+  look("tick labels", "svg text", "fill");
+  look("axes", "svg line.axis", "stroke");
+  look("MAP curve", "path.map", "stroke");
+  look("majority-vote markers", "circle.majority", "stroke");
+  look("floor", "line.floor", "stroke");
+  look("read-out line", ".ensel-explorer-readout", "color");
   input.value = String(+input.value === +input.max ? +input.value - 1 : +input.value + 1);
   input.dispatchEvent(new Event('input', {bubbles: true}));
-  return {before: before, after: [readout.textContent, curve()]};
+  return {before: before, after: [readout.textContent, curve()], marks: marks,
+          background: background};
 }"""
 
 
@@ -122,6 +165,25 @@ def find_chromium() -> str | None:
         if path:
             return path
     return "/usr/bin/chromium" if Path("/usr/bin/chromium").is_file() else None
+
+
+def contrast_ratio(a: Sequence[float], b: Sequence[float]) -> float:
+    """WCAG 2.1 contrast ratio of two sRGB colours (0-255 per channel), from 1 to 21.
+
+    Examples
+    --------
+    >>> round(contrast_ratio((0, 0, 0), (255, 255, 255)), 1)
+    21.0
+    >>> contrast_ratio((20, 24, 30), (20, 24, 30))
+    1.0
+    """
+    def luminance(c: Sequence[float]) -> float:
+        lin = [v / 255 / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4
+               for v in c[:3]]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
 def pages(html_dir: str | Path) -> list[str]:
@@ -504,6 +566,13 @@ def _check_page(context, site: _Site, base: str, rel: str, shots: Path | None) -
             elif moved["before"] == moved["after"]:
                 add("interaction", "moving the explorer's slider changed neither the curve "
                     "nor the read-out")
+            for what, colour in moved["marks"].items():
+                ratio = contrast_ratio(colour, moved["background"])
+                if ratio < MIN_CONTRAST:
+                    add("contrast", f"the explorer's {what} (rgb{tuple(colour)}) has a "
+                        f"contrast of {ratio:.2f}:1 against the page background "
+                        f"(rgb{tuple(moved['background'])}); at least {MIN_CONTRAST:g}:1 "
+                        "is needed to see it")
 
         for item in info["overflow"]:
             add("overflow", f"{item['what']}; content {item['scroll']} px wide in a "
@@ -586,6 +655,139 @@ def check_site(html_dir: str | Path, *, screenshots: str | Path | None = None,
     return checked, problems
 
 
+#: The pages of the closing note's screenshots (``PAGE[#ID]``, relative to the HTML folder):
+#: the front page, its headline figure with the "Reproduce this" box opened, the corrections,
+#: the notation, the explorer and the list of figures.
+CLOSING_SHOTS = (
+    "book/intro.html",
+    "book/intro.html#fig-front-headline",
+    "book/_generated/corrections.html",
+    "book/notation.html",
+    "book/_generated/explorer.html#ensel-explorer",
+    "book/list_of_figures.html",
+)
+
+#: Scrolls to the element ``id`` and opens the first "Reproduce this figure" box at or after
+#: it (a sphinx-togglebutton admonition, or a ``<details>``); false when there is no such
+#: element.
+_OPEN_AT = r"""(id) => {
+  const target = document.getElementById(id);
+  if (!target) return false;
+  const boxes = [...document.querySelectorAll('.ensel-provenance')];
+  const box = boxes.find((b) => b === target || target.contains(b)
+    || (target.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING));
+  if (box) {
+    const button = box.querySelector('.toggle-button[aria-expanded="false"]');
+    if (button) button.click();
+    if (box.tagName === 'DETAILS') box.open = true;
+  }
+  target.scrollIntoView({block: 'start'});
+  window.scrollBy(0, -72);  // below the theme's fixed header
+  return true;
+}"""
+
+
+def shot_name(spec: str) -> str:
+    """The file name of the screenshot of ``PAGE[#ID]``: the page's path with ``/`` as
+    ``__`` and without ``.html``, then ``--ID``.
+
+    Examples
+    --------
+    >>> shot_name("book/intro.html#fig-front-headline")
+    'book__intro--fig-front-headline.png'
+    """
+    page, _, fragment = spec.partition("#")
+    stem = page.removesuffix(".html").replace("/", "__")
+    return stem + (f"--{fragment}" if fragment else "") + ".png"
+
+
+def take_screenshots(html_dir: str | Path, out_dir: str | Path,
+                     shots: Sequence[str] = CLOSING_SHOTS, *,
+                     modes: Sequence[str] = MODES, full_page: bool = False,
+                     chromium: str | None = None) -> list[Path]:
+    """Screenshots of given pages of a built book in light and dark mode at 1280 px.
+
+    Parameters
+    ----------
+    html_dir : str or Path
+        The HTML output folder (e.g. ``_build/html``).
+    out_dir : str or Path
+        Where the PNGs go: ``<out_dir>/<mode>/<name>`` (:func:`shot_name`); replaced.
+    shots : sequence of str
+        ``PAGE`` or ``PAGE#ID`` (relative to ``html_dir``): with ``#ID`` the page is
+        scrolled to that element and the first "Reproduce this figure" box at or after it is
+        opened first.
+    modes : sequence of {"light", "dark"}
+    full_page : bool, default False
+        The whole page instead of the 1280 x 900 window.
+
+    Returns
+    -------
+    list of Path
+        The files written, mode by mode.
+
+    Raises
+    ------
+    FileNotFoundError
+        When a page is not in the build, or an ``#ID`` names no element of its page.
+    """
+    root = Path(html_dir)
+    if not (root / "index.html").is_file():
+        raise FileNotFoundError(f"{root} has no index.html: build the book first (make book)")
+    for spec in shots:
+        page = spec.partition("#")[0]
+        if not (root / page).is_file():
+            raise FileNotFoundError(f"{page} is not a page of {root} (--shot {spec})")
+    for mode in modes:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}; got {mode!r}")
+    executable = chromium or find_chromium()
+    if executable is None:
+        raise FileNotFoundError("chromium is not installed (apt-get install -y chromium)")
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    out = Path(out_dir)
+    shutil.rmtree(out, ignore_errors=True)
+    written: list[Path] = []
+    with serve(root) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, headless=True,
+                                     args=list(CHROMIUM_FLAGS), timeout=LOAD_TIMEOUT_MS)
+        try:
+            for mode in modes:
+                for spec in shots:
+                    page_rel, _, fragment = spec.partition("#")
+                    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1,
+                                                  service_workers="block", color_scheme=mode)
+                    context.add_init_script(_MODE_SCRIPT.format(mode))
+                    try:
+                        page = context.new_page()
+                        page.set_default_timeout(LOAD_TIMEOUT_MS)
+                        page.goto(base + page_rel, wait_until="load")
+                        try:  # typeset math and web fonts, bounded
+                            page.wait_for_function(
+                                "() => !document.querySelector('.math') || "
+                                "document.querySelector('mjx-container')", timeout=MATH_TIMEOUT_MS)
+                            page.wait_for_function("() => document.fonts.status === 'loaded'",
+                                                   timeout=15_000)
+                        except PlaywrightError:
+                            pass
+                        if fragment and not page.evaluate(_OPEN_AT, fragment):
+                            raise FileNotFoundError(
+                                f"{page_rel} has no element with id {fragment!r} (--shot {spec})")
+                        page.wait_for_timeout(300)  # the box's opening transition
+                        path = out / mode / shot_name(spec)
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        page.screenshot(path=str(path), full_page=full_page,
+                                        timeout=LOAD_TIMEOUT_MS)
+                        written.append(path)
+                    finally:
+                        context.close()
+        finally:
+            browser.close()
+    return written
+
+
 def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
@@ -614,13 +816,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-screenshots", action="store_true", help="take no screenshots")
     parser.add_argument("--page", action="append", metavar="PAGE",
                         help="check only this page (relative path; repeatable)")
-    parser.add_argument("--mode", choices=("light", "dark", "both"), default="light",
-                        help="the theme mode(s) to check every page in (default: light)")
+    parser.add_argument("--mode", choices=("light", "dark", "both"), default=None,
+                        help="the theme mode(s) to check every page in (default: light; "
+                             "with --shots: both)")
+    parser.add_argument("--shots", metavar="DIR",
+                        help="check nothing: save 1280 x 900 screenshots of the --shot pages "
+                             "in DIR/<mode>/")
+    parser.add_argument("--shot", action="append", metavar="PAGE[#ID]",
+                        help="a page for --shots (repeatable; #ID scrolls to that element and "
+                             "opens the first 'Reproduce this' box from it; default: "
+                             + ", ".join(CLOSING_SHOTS) + ")")
+    parser.add_argument("--full-page", action="store_true",
+                        help="with --shots: the whole page, not the window")
     args = parser.parse_args(argv)
+    if args.shots is not None:
+        try:
+            written = take_screenshots(
+                args.html_dir, args.shots, args.shot or CLOSING_SHOTS,
+                modes=(args.mode,) if args.mode in MODES else MODES, full_page=args.full_page)
+        except FileNotFoundError as exc:
+            print(f"browser check: {exc}", file=sys.stderr)
+            return 2
+        for path in written:
+            print(path)
+        print(f"screenshots: {_n(len(written), 'file')} in {args.shots}")
+        return 0
+    if args.shot or args.full_page:
+        print("browser check: --shot and --full-page go with --shots DIR", file=sys.stderr)
+        return 2
     shots = None if args.no_screenshots else (
         args.screenshots or Path(args.html_dir).resolve().parent / "screenshots")
     try:
-        modes = MODES if args.mode == "both" else (args.mode,)
+        modes = MODES if args.mode == "both" else (args.mode or "light",)
         checked, problems = check_site(args.html_dir, screenshots=shots, only=args.page,
                                        modes=modes)
     except FileNotFoundError as exc:

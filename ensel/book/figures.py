@@ -44,6 +44,9 @@ __all__ = [
     "paired_differences_plot",
     "claims_forest",
     "pooled_forest",
+    "budget_differences",
+    "budget_differences_caption",
+    "as_image",
 ]
 
 #: MIME type of the plotted data (CSV) attached to every displayed figure.
@@ -581,3 +584,128 @@ def pooled_forest(pooled: pd.DataFrame, *, dataset_label: Any = str) -> Figure:
                    bbox_to_anchor=(0.5, 1.15), frameon=False)
     fig.tight_layout()
     return fig
+
+
+#: Colours of a budget's Holm verdict (:func:`ensel.book.protocol.budget_verdicts`); a
+#: budget within the noise is drawn hollow in grey.
+_BUDGET_COLOR = {"Greedy MI better": _VERDICT_COLOR["holds"],
+                 "Top-k better": _VERDICT_COLOR["contradicted"],
+                 "within noise": "#6e7781"}
+_POOLED_AS = {"holds": "Greedy MI better", "contradicted": "Top-k better"}
+
+
+def budget_differences(per_budget: Mapping[str, pd.DataFrame],
+                       pooled: pd.DataFrame | None = None, *,
+                       dataset_label: Any = str) -> Figure:
+    """Greedy MI − Top-k (MAP) at every budget ``k``, one panel per source and one for the
+    sources pooled: the mean paired difference with its 95 % interval, filled and coloured
+    when the budget's Holm-adjusted verdict (:func:`ensel.book.protocol.budget_verdicts`)
+    says one selector is better, hollow and grey when it is within the noise; below zero
+    Greedy MI has the smaller error.
+
+    ``pooled`` is :func:`ensel.book.protocol.pool_paired`'s table (index ``k``; columns
+    ``pooled``, ``pooled_low``, ``pooled_high``, ``verdict``); its points are marked by the
+    pooled interval's own verdict (no Holm adjustment: the pooled budgets share the
+    sources). Each panel has its own y scale: a source with wide intervals (few items) does
+    not flatten the others."""
+    panels: list[tuple[str, pd.DataFrame]] = []
+    for d, t in per_budget.items():
+        panels.append((str(dataset_label(d)), t.assign(
+            low=t["ci_low"], high=t["ci_high"], mark=t["verdict"])))
+    if pooled is not None and "pooled" in pooled.columns:
+        p = pooled[pooled["pooled"].notna()]
+        if len(p):
+            panels.append(("pooled", pd.DataFrame({
+                "k": p.index.to_numpy(), "mean_diff": p["pooled"].to_numpy(float),
+                "low": p["pooled_low"].to_numpy(float), "high": p["pooled_high"].to_numpy(float),
+                "mark": [_POOLED_AS.get(str(v), "within noise") for v in p["verdict"]]})))
+    if not panels:
+        fig, ax = plt.subplots(figsize=(7.2, 1.2))
+        ax.text(0.5, 0.5, "No dataset saved its paired differences in this build.",
+                ha="center", va="center", fontsize=9)
+        ax.set_axis_off()
+        return fig
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, squeeze=False,
+                             figsize=(max(7.2, 2.3 * n), 3.4))
+    for (title, t), ax in zip(panels, axes.flat, strict=True):
+        t = t.sort_values("k")
+        for mark, color in _BUDGET_COLOR.items():
+            g = t[t["mark"] == mark]
+            if g.empty:
+                continue
+            mean = g["mean_diff"].to_numpy(float)
+            err = np.vstack([mean - g["low"].to_numpy(float), g["high"].to_numpy(float) - mean])
+            ax.errorbar(g["k"].to_numpy(), mean, yerr=err, fmt="D" if title == "pooled" else "o",
+                        color=color, mfc="white" if mark == "within noise" else color,
+                        ms=5, capsize=2, lw=1.2, label=mark)
+        ax.axhline(0.0, color="k", lw=1)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("budget $k$", fontsize=9)
+        ks = t["k"].to_numpy()
+        step = max(1, int(np.ceil(len(ks) / 8)))
+        ax.set_xticks(ks[::step])
+        ax.tick_params(labelsize=8)
+        ax.grid(alpha=0.3)
+    axes.flat[0].set_ylabel("Greedy MI − Top-k test error", fontsize=9)
+    handles = [plt.Line2D([], [], color=c, marker="o", mfc="white" if v == "within noise"
+                          else c, ls="", label=v) for v, c in _BUDGET_COLOR.items()]
+    fig.legend(handles=handles, fontsize=8, loc="upper center", ncol=3, frameon=False,
+               bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(rect=(0, 0.03, 1, 0.9))  # room for a "synthetic" stamp below
+    return fig
+
+
+def budget_differences_caption(per_budget: Mapping[str, pd.DataFrame],
+                               pooled: pd.DataFrame | None = None, *,
+                               synthetic: bool = False, dataset_label: Any = str) -> str:
+    """The caption of :func:`budget_differences` for the sources it shows: what each point
+    is, how it is marked, and whether the data are real answers or stand-ins (plain text,
+    no math: the front page pastes it from another page as HTML).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"k": [2], "mean_diff": [-0.01], "ci_low": [-0.02],
+    ...                   "ci_high": [0.0], "verdict": ["within noise"]})
+    >>> budget_differences_caption({"a": t}, synthetic=True)[:38]
+    'Greedy MI − Top-k (MAP) at every budge'
+    """
+    names = [str(dataset_label(d)) for d in per_budget]
+    if not names:
+        return "No dataset saved its paired differences in this build."
+    kind = ("the paper-calibrated stand-ins (synthetic answers; no real source is "
+            "available in this build)" if synthetic else "the real LLM answers")
+    text = (f"Greedy MI − Top-k (MAP) at every budget k on {kind}: "
+            + ", ".join(names) + ". Each point is the mean paired difference of test "
+            "errors over the evaluations with its 95 % interval; below zero Greedy MI has "
+            "the smaller error (each panel has its own scale). Filled: one selector is "
+            "better beyond the noise after Holm's adjustment over the budgets; hollow: "
+            "within the noise.")
+    if pooled is not None and "pooled" in pooled.columns and pooled["pooled"].notna().any():
+        text += (f" Pooled: random-effects estimate over the {len(names)} sources "
+                 "(Hartung-Knapp-Sidik-Jonkman interval, not Holm-adjusted).")
+    return text
+
+
+def as_image(fig: Figure, alt: str, dpi: int = 100) -> Any:
+    """The figure as one HTML ``<img>`` holding its PNG (a ``data:`` URI), with nothing else
+    attached: what a page glues when another page shows the figure. MyST-NB pastes HTML
+    across pages (``{glue}`` with ``:doc:``) but not images, and the figure's data and
+    "Reproduce this" box stay with the page that drew it.
+
+    Examples
+    --------
+    >>> fig, ax = plt.subplots(figsize=(2, 1))
+    >>> as_image(fig, "an empty plot").data[:44]
+    '<img alt="an empty plot" src="data:image/png'
+    """
+    import base64
+    import html
+    import io
+
+    from IPython.display import HTML
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return HTML(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">')

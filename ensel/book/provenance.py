@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["BookFigure", "RunRecord", "book_figures", "defined_labels", "runs",
-           "paper_figures_table", "book_figures_table", "runs_table"]
+           "paper_figures_table", "book_figures_table", "runs_table", "figure_box",
+           "MAP_GROUPS", "paper_map_table", "code_role"]
 
-_TARGET = re.compile(r"(?m)^\((\S+)\)=\s*$")
+_TARGET = re.compile(r"(?m)^\((\S+)\)=\s*$|^:label:\s*(\S+)\s*$")
 _PAGE_ORDER_SKIP = (".staging", "_failed")
 
 
@@ -97,7 +98,7 @@ def defined_labels(out_dir: str | Path) -> set[str]:
             if name:
                 labels.add(name)
             if cell.cell_type == "markdown":
-                labels.update(_TARGET.findall(cell.source))
+                labels.update(a or b for a, b in _TARGET.findall(cell.source))
     return labels
 
 
@@ -173,8 +174,8 @@ def _label_pages(out_dir: str | Path) -> dict[str, str]:
             if name:
                 pages[name] = path.stem
             if cell.cell_type == "markdown":
-                for lab in _TARGET.findall(cell.source):
-                    pages[lab] = path.stem
+                for a, b in _TARGET.findall(cell.source):
+                    pages[a or b] = path.stem
     return pages
 
 
@@ -200,6 +201,132 @@ def book_figures_table(out_dir: str | Path, objects: Sequence[Any] | None = None
             str(n), title, _doc(f.page), ", ".join(reproduces.get(f.label, [])) or "–",
             _download(out_dir_name, f.csv), f"`{f.command}`" if f.command else "",
         ]) + " |")
+    return "\n".join(rows) + "\n"
+
+
+_DOWNLOAD = re.compile(r"\{download\}`([^`<]*)<([^>`]+)>`")
+
+
+def figure_box(out_dir: str | Path, name: str, *, out_dir_name: str = "_generated") -> str:
+    """The "Reproduce this figure" box the runner put under the figure ``name`` (its label
+    or generated name), as MyST Markdown for another page: the same command, versions,
+    digests and data download, the download's path made absolute (``/book/<out_dir_name>/
+    ...``). Shown where a figure is glued onto another page, e.g. the front page.
+
+    Raises
+    ------
+    LookupError
+        When no executed page in ``out_dir`` has a box for ``name`` (the run that draws it
+        was not executed, or the figure lost its name).
+    """
+    for path in _notebooks(Path(out_dir)):
+        for cell in _read(path).cells:
+            names = [f.get("name") for f in cell.metadata.get("ensel", {}).get("figures", [])]
+            if name in names:
+                return _DOWNLOAD.sub(
+                    lambda m: f"{{download}}`{m.group(1)}</book/{out_dir_name}/{m.group(2)}>`",
+                    cell.source)
+    raise LookupError(f"no executed page in {out_dir} has a 'Reproduce this' box for the "
+                      f"figure {name!r}: run the page that draws it (make run NB=...)")
+
+
+#: The tables of the map of the paper (``book/figure_map.md``): which kinds of numbered
+#: objects each lists.
+MAP_GROUPS: dict[str, tuple[str, ...]] = {
+    "results": ("Theorem", "Definition", "Lemma", "Example", "Remark", "Corollary",
+                "Proposition", "Equation"),
+    "algorithms": ("Algorithm",),
+    "figures": ("Figure", "Table"),
+}
+
+
+def code_role(name: str) -> str:
+    """A cross-reference to the ``ensel`` object ``name`` (dotted), by its kind: ``py:mod``,
+    ``py:class`` or ``py:func``, shown without the leading ``ensel.``.
+
+    Examples
+    --------
+    >>> code_role("ensel.select.greedy_mi")
+    '{py:func}`select.greedy_mi <ensel.select.greedy_mi>`'
+    >>> code_role("ensel.copula")
+    '{py:mod}`copula <ensel.copula>`'
+    """
+    import importlib
+    import inspect
+
+    parts = name.split(".")
+    obj: Any = None
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        break
+    if obj is None:
+        raise LookupError(f"{name!r} (a code name of the paper map) does not import")
+    role = "mod" if inspect.ismodule(obj) else "class" if inspect.isclass(obj) else "func"
+    return f"{{py:{role}}}`{name.removeprefix('ensel.')} <{name}>`"
+
+
+def paper_map_table(out_dir: str | Path, group: str, objects: Sequence[Any] | None = None,
+                    ) -> str:
+    """One table of the map of the paper: every object of the paper map whose kind is in
+    :data:`MAP_GROUPS` ``[group]``, one row each, in the paper's order: the paper object, where
+    the book reproduces it (its statement's label, or the book figures and tables of
+    ``reproduced_by``), the page, the code that computes it and the command that re-runs
+    the page. Links only to what this build has: a page or a label that was not built says
+    so instead."""
+    if group not in MAP_GROUPS:
+        raise ValueError(f"group must be one of {sorted(MAP_GROUPS)}; got {group!r}")
+    if objects is None:
+        from ensel.paper import paper_map
+
+        objects = paper_map()
+    out = Path(out_dir)
+    labels = defined_labels(out)
+    page_of = _label_pages(out)
+    commands = {p.stem: _read(p).metadata.get("ensel", {}).get("command", "")
+                for p in _notebooks(out)}
+
+    def page_cell(page: str) -> str:
+        return _doc(page) if page in commands else f"`{page}` (not in this build)"
+
+    def command_cell(pages: Sequence[str]) -> str:
+        return "<br>".join(f"`{commands[p]}`" for p in dict.fromkeys(pages)
+                           if commands.get(p))
+
+    rows = ["| paper | reproduced in | page | code | command |", "|---|---|---|---|---|"]
+    for obj in objects:
+        if obj.kind not in MAP_GROUPS[group]:
+            continue
+        paper = f"{obj.ref}: {_cell(obj.title)}"
+        code = " · ".join(code_role(n) for n in obj.code)
+        if obj.kind in ("Figure", "Table"):
+            built = [lab for lab in obj.reproduced_by if lab in labels]
+            pages = [page_of[lab] for lab in built if lab in page_of]
+            if not obj.reproduced_by:
+                where = _cell(obj.note) or "not reproduced"
+            elif not built:
+                where = (f"not in this build ({', '.join(obj.reproduced_by)}: their pages "
+                         "were not built, e.g. their data was not available)")
+            else:
+                where = " · ".join(f"{{ref}}`{lab} <{lab}>`" for lab in built)
+            rows.append(f"| {paper} | {where} | "
+                        f"{' · '.join(_doc(p) for p in dict.fromkeys(pages))} | {code} | "
+                        f"{command_cell(pages)} |")
+            continue
+        page = obj.page or ""
+        on_run = page in commands
+        if page == "figure_map":
+            where, page_text = _cell(obj.note) or "the code (no page of its own)", ""
+        elif obj.anchor and on_run and obj.anchor in labels:
+            where, page_text = f"{{prf:ref}}`statement <{obj.anchor}>`", page_cell(page)
+        else:
+            where, page_text = ("the page" if on_run else "not in this build"), page_cell(page)
+        rows.append(f"| {paper} | {where} | {page_text} | {code} | "
+                    f"{command_cell([page] if on_run else [])} |")
     return "\n".join(rows) + "\n"
 
 

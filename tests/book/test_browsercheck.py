@@ -188,3 +188,110 @@ def test_missing_build_is_a_clear_error(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(tmp_path), "--no-screenshots"]) == 2
     assert "no index.html" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- the explorer's
+# colours in light and dark mode, and screenshots for a closing note
+
+ROOT = Path(__file__).resolve().parents[2]
+# The theme's mode switch, as pydata-sphinx-theme does it: the stored choice becomes
+# html[data-theme], whose variables colour the page (its values for the two modes).
+_THEME = """<script>document.documentElement.dataset.theme =
+  localStorage.getItem('mode') || 'light';</script><style>
+html[data-theme=light] {--pst-color-text-base:#222832; --pst-color-text-muted:#48566b;
+  --pst-color-primary:#0a7d91; --pst-color-danger:#d72d47; background:#fff; color:#222832}
+html[data-theme=dark] {--pst-color-text-base:#ced6dd; --pst-color-text-muted:#9ca4af;
+  --pst-color-primary:#3fb1c5; --pst-color-danger:#e78894; --pst-color-background:#14181e;
+  --pst-color-on-background:#222832; background:#14181e; color:#ced6dd}
+html[data-theme=light] {--pst-color-background:#fff}
+/* as pydata-sphinx-theme does: in dark mode an HTML output sits on a light box */
+html[data-theme=dark] .bd-content div.cell_output .text_html:not(:has(table.dataframe)) {
+  color: var(--pst-color-on-background); background-color: var(--pst-color-text-base)}
+</style><link rel='stylesheet' href='_static/ensel.css'>
+<script defer src='_static/explorer.js'></script>"""
+
+
+def _themed(body: str, style: str = "") -> str:
+    return _page(body, _THEME + (f"<style>{style}</style>" if style else ""))
+
+
+@pytest.fixture(scope="module")
+def explorer_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if find_chromium() is None:
+        pytest.skip("chromium is not installed")
+    from ensel.book.explorer import explorer_grid, explorer_html
+
+    root = tmp_path_factory.mktemp("explorer") / "html"
+    (root / "_static").mkdir(parents=True)
+    for name in ("explorer.js", "ensel.css"):
+        shutil.copy(ROOT / "book" / "_static" / name, root / "_static" / name)
+    explorer = ("<div class='bd-content'><div class='cell_output'><div class='output "
+                "text_html'>" + explorer_html(explorer_grid([0.6, 0.7], [0.2, 0.4], [1, 3, 5]),
+                                              alpha=0.7, rho=0.2, m=3) + "</div></div></div>")
+    (root / "index.html").write_text(_themed("<p>home</p>"))
+    (root / "explorer.html").write_text(_themed(explorer))
+    # a curve coloured for the light mode only: it vanishes on the dark background
+    (root / "explorer-light-only.html").write_text(_themed(
+        explorer, ".ensel-explorer-plot .map { stroke: #222832 }"))
+    (root / "box.html").write_text(_themed(
+        "<h1>Box</h1><div style='height:1200px'>filler</div>"
+        "<figure id='fig-x'><p>a figure</p></figure>"
+        "<details class='ensel-provenance'><summary>Reproduce this figure</summary>"
+        "<div style='height:300px;background:#ff00ff'>the box</div></details>"))
+    return root
+
+
+def test_the_explorer_is_readable_in_both_modes(explorer_site: Path) -> None:
+    _, problems = check_site(explorer_site, only=["explorer.html"], modes=("light", "dark"))
+    assert problems == []
+
+
+def test_a_colour_written_for_the_light_mode_only_fails_in_dark(explorer_site: Path) -> None:
+    _, problems = check_site(explorer_site, only=["explorer-light-only.html"],
+                             modes=("light", "dark"))
+    assert [(p.page, p.kind) for p in problems] == [("dark:explorer-light-only.html",
+                                                     "contrast")]
+    assert "MAP curve" in problems[0].detail and "rgb(34, 40, 50)" in problems[0].detail
+
+
+def test_contrast_ratio_matches_wcag() -> None:
+    from tools.browsercheck import contrast_ratio
+
+    assert contrast_ratio((255, 255, 255), (0, 0, 0)) == pytest.approx(21.0)
+    # pydata-sphinx-theme's dark-mode primary on its dark background, and the light-mode
+    # text colour on it
+    assert contrast_ratio((0x3f, 0xb1, 0xc5), (0x14, 0x18, 0x1e)) > 3
+    assert contrast_ratio((0x22, 0x28, 0x32), (0x14, 0x18, 0x1e)) < 1.5
+
+
+def test_screenshots_of_given_pages_in_light_and_dark(explorer_site: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    import matplotlib.image as mpimg
+
+    from tools.browsercheck import shot_name, take_screenshots
+
+    out = tmp_path / "shots"
+    written = take_screenshots(explorer_site, out, ["explorer.html", "box.html",
+                                                    "box.html#fig-x"])
+    assert [p.relative_to(out).as_posix() for p in written] == [
+        f"{m}/{n}" for m in ("light", "dark")
+        for n in ("explorer.png", "box.png", "box--fig-x.png")]
+    assert shot_name("box.html#fig-x") == "box--fig-x.png"
+    for mode, corner in (("light", 1.0), ("dark", 0x14 / 255)):
+        img = mpimg.imread(out / mode / "box--fig-x.png")
+        assert img.shape[:2] == (900, 1280), "the window, 1280 px wide"
+        assert img[5, 5, 0] == pytest.approx(corner, abs=0.02), f"{mode} background"
+        magenta = (img[..., 0] > 0.9) & (img[..., 1] < 0.1) & (img[..., 2] > 0.9)
+        assert magenta.sum() > 1000, "the box after #fig-x is opened and in view"
+        closed = mpimg.imread(out / mode / "box.png")
+        assert not ((closed[..., 0] > 0.9) & (closed[..., 1] < 0.1)).any()
+    # errors: a page not in the build, an id not on its page; exit code 2 on the command line
+    with pytest.raises(FileNotFoundError, match="nowhere.html is not a page"):
+        take_screenshots(explorer_site, out, ["nowhere.html"])
+    assert main([str(explorer_site), "--shots", str(out), "--shot", "box.html#fig-none"]) == 2
+    assert "box.html has no element with id 'fig-none'" in capsys.readouterr().err
+    assert main([str(explorer_site), "--shots", str(out), "--shot", "index.html",
+                 "--mode", "dark"]) == 0
+    assert sorted(p.name for p in out.rglob("*.png")) == ["index.png"]
+    assert capsys.readouterr().out.strip().endswith(f"screenshots: 1 file in {out}")

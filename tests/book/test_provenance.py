@@ -21,6 +21,7 @@ import pytest  # noqa: E402
 from ensel.book.figures import FIGURE_DATA_MIME, figure_data  # noqa: E402
 from ensel.book.provenance import (  # noqa: E402
     book_figures_table,
+    figure_box,
     paper_figures_table,
     runs_table,
 )
@@ -134,6 +135,23 @@ def test_list_of_figures_and_runs_tables_from_the_runs(demo_run: tuple[Path, Pat
     runs = runs_table(out)
     assert "| {doc}`/book/_generated/demo` | executed | 4.2 | `n=3` | 0.1.0" in runs
     assert "`ffffffff`" in runs
+
+
+def test_a_glued_figure_gets_its_runs_box_with_absolute_downloads(
+        demo_run: tuple[Path, Path]) -> None:
+    """The front page glues a figure from a run: the box shown under it is the run's own
+    box, its download pointing into the output folder from any page."""
+    _, path = demo_run
+    box = figure_box(path.parent, "fig-demo-line")
+    nb = nbformat.read(path, as_version=4)
+    (own,) = [c.source for c in nb.cells
+              if [f["name"] for f in c.metadata.get("ensel", {}).get("figures", [])]
+              == ["fig-demo-line"]]
+    assert box == own.replace("<_figdata/", "</book/_generated/_figdata/")
+    assert "{download}`CSV </book/_generated/_figdata/demo/fig-demo-line.csv>`" in box
+    assert box.startswith(":::{admonition} Reproduce this figure")
+    with pytest.raises(LookupError, match="'fig-no-such'"):
+        figure_box(path.parent, "fig-no-such")
 
 
 def _numbers() -> list[tuple[str, str]]:
