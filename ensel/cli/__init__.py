@@ -39,7 +39,7 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
                  "report and the executed notebook beside it."),
     "import": ("ensel.cli.importer", "convert answers to the tidy table",
                "Convert your models' answers to the tidy table."),
-    "notebooks": ("ensel.book.runner", "execute the book's notebooks (papermill)", None),
+    "notebooks": ("ensel.book.runner._cli", "execute the book's notebooks (papermill)", None),
     "datasets": ("ensel.datasets.__main__", "list, fetch or check datasets", None),
     "collect": ("ensel.collect.cli", "regenerate the paper's raw answers from LLM endpoints",
                 None),
