@@ -107,6 +107,11 @@ def test_batches_predict_as_the_whole(name, cuts, abstain) -> None:
     np.testing.assert_array_equal(np.concatenate([est.predict(Xf[p]) for p in parts]), whole)
     for i in range(0, len(Xf), 37):
         assert est.predict(Xf[i:i + 1])[0] == whole[i]
+    for method in ("predict_proba", "decision_function"):  # the scores too, where there are
+        if hasattr(est, method):
+            score = getattr(est, method)
+            np.testing.assert_allclose(np.concatenate([score(Xf[p]) for p in parts]),
+                                       score(Xf), rtol=1e-12, atol=1e-12)
 
 
 def test_majority_vote_ties_do_not_depend_on_the_batch() -> None:
