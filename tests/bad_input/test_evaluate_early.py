@@ -49,7 +49,8 @@ def test_evaluate_refuses_without_importing_the_page_packages(tmp_path: Path) ->
     results = json.loads(proc.stdout)
     wanted = ["fewer than the 5 needed", "only one label class", "needs at least 2 models",
               "--splits must be an integer >= 2; got 1", "unknown dataset 'no_such_dataset'"]
-    for argv, (code, line, imported), fragment in zip(cases, results, wanted):
+    assert len(results) == len(cases) == len(wanted)
+    for argv, (code, line, imported), fragment in zip(cases, results, wanted, strict=True):
         assert code == 2, (argv, line)
         assert line.startswith("ensel evaluate: error:") and fragment in line, (argv, line)
         assert imported == [], (argv, imported)
