@@ -190,6 +190,13 @@ def test_row_coins_is_the_literal_chain(rows, seed) -> None:
     assert int(kernels.splitmix64(z, 12345)[0]) == literal_splitmix64(seed, 12345)
 
 
+def test_no_module_keeps_its_own_mixer() -> None:
+    """SplitMix64's multipliers appear in ensel/_kernels.py only."""
+    holders = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+                     if "BF58476D1CE4E5B9" in p.read_text(encoding="utf-8").upper())
+    assert holders == ["_kernels.py"]
+
+
 def test_row_coins_blocks_and_rows_do_not_change_a_coin(monkeypatch) -> None:
     rng = np.random.default_rng(0)
     x = rng.integers(-1, 2, size=(1000, 9), dtype=np.int8)
