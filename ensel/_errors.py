@@ -11,7 +11,10 @@ of three kinds:
 * :class:`ConfigError`: a configuration file or key that cannot be used (the message names
   the file and the key).
 
-The command line prints the message of any of them as one line and exits with code 2.
+The command line prints the message of any of them as one line and exits with code 2, as it
+does for :class:`DataUnavailableError` (a ``RuntimeError``: a pinned data file that the mirror,
+the cache and the network cannot provide; raised by :mod:`ensel.datasets._fetch`, defined
+here so that the command line catches it without importing the datasets package).
 
 :class:`NotFittedError` is raised by :func:`check_is_fitted` when an estimator is used before
 ``fit``. It is a ``ValueError`` and an ``AttributeError`` (as scikit-learn's is); when
@@ -35,8 +38,8 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-__all__ = ["ConfigError", "DataError", "EnselError", "NotFittedError", "NotFoundError",
-           "UsageError", "check_is_fitted"]
+__all__ = ["ConfigError", "DataError", "DataUnavailableError", "EnselError", "NotFittedError",
+           "NotFoundError", "UsageError", "check_is_fitted"]
 
 
 class EnselError(ValueError):
@@ -80,6 +83,10 @@ class NotFoundError(EnselError, KeyError):
     """
 
     __str__ = EnselError.__str__  # KeyError would quote the message
+
+
+class DataUnavailableError(RuntimeError):
+    """A pinned data file could not be read from the mirror, the cache or the network."""
 
 
 class NotFittedError(EnselError, AttributeError):

@@ -154,7 +154,8 @@ class EstimatorMixin:
         arr = np.asarray(values)
         if arr.dtype.kind not in "iub" or arr.ndim != 2 or arr.size == 0:
             return X
-        if arr.dtype.kind == "b" or not np.isin(arr, (0, 1)).all():
+        # only 0/1 values (min and max: one fast pass each; np.isin is ~100x slower on int8)
+        if arr.dtype.kind == "b" or arr.min() < 0 or arr.max() > 1:
             return X
         if self._zero_one_:  # fit read 1/0 as True/False: so does this batch
             return np.where(arr == 1, 1, -1).astype(np.int8)

@@ -1,4 +1,4 @@
-"""The one smoothed-entropy kernel and the one answer-digit coder of ``ensel``.
+"""The one smoothed-entropy kernel, the one answer-digit coder and the one keyed hash of ``ensel``.
 
 Everything in the package that computes the paper's smoothed entropy (Algorithm "Smoothed
 Mutual Information Estimation": add-``alpha`` counts, bits) or codes answers into pattern
@@ -30,6 +30,10 @@ only the order in which cells are visited differs (the reference-loop tests pin 
   one ``bincount`` (the exhaustive scans over large alphabets);
 * :class:`CountTable` -- ``phi`` tabulated once per count value ``0..N`` and read by index
   (Greedy MI's candidates, where counts are integers and the logarithms dominate).
+
+*The keyed hash.* :func:`splitmix64` (SplitMix64's finaliser of ``keys ^ salt``) is the one
+64-bit mixer: :mod:`ensel.experiment` orders items by it (seeded splits) and
+:func:`row_coins` chains it over a row's answers (majority vote's per-row tie coin).
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ __all__ = [
     "grouped_entropy",
     "label_bits",
     "q_log2_q",
+    "row_coins",
+    "splitmix64",
 ]
 
 # --------------------------------------------------------------------------- the coder
@@ -194,3 +200,87 @@ class CountTable:
             table, zero = self.table(float(Kv))
             out[rows] = table[idx[rows]].sum(axis=1) + zero
         return out
+
+
+# --------------------------------------------------------------------------- the keyed hash
+def splitmix64(keys: Any, salt: int = 0) -> np.ndarray:
+    """SplitMix64's finaliser of ``keys ^ salt``: a keyed hash, uniform over 64 bits.
+
+    A bijection of ``uint64`` for every ``salt`` (so distinct keys never collide).
+
+    Examples
+    --------
+    >>> splitmix64(np.array([0, 1], dtype=np.uint64), salt=1).tolist()
+    [6238072747940578789, 0]
+    """
+    z = np.asarray(keys, dtype=np.uint64) ^ np.uint64(salt)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+#: SplitMix64's increment (the golden ratio in 64 bits): the salt of every step of
+#: :func:`row_coins`.
+_GAMMA = 0x9E3779B97F4A7C15
+
+#: Bytes of answers packed per block of :func:`row_coins` (rows per block = this / models).
+_COIN_BLOCK_BYTES = 1 << 22
+
+
+def row_coins(X: Any, seed: int, rows: Any = None) -> np.ndarray:
+    """A fair coin per row that depends only on ``seed`` and the row's answers (``bool``).
+
+    Each row of answers in ``{-1, 0, +1}`` is packed into two bit planes (``+1`` and
+    ``-1``; ``0`` is neither), read as little-endian 64-bit words ``w_1 .. w_W``, and hashed
+    by the chain ``h_0 = seed``, ``h_i = splitmix64(h_{i-1} ^ w_i, GAMMA)`` (``GAMMA`` is
+    SplitMix64's increment, so no state is a fixed point of an all-zero word); the coin is
+    the top bit of ``h_W``. So:
+
+    * a row's coin is a function of ``(seed, row)`` only: the same row gets the same coin
+      alone or in any batch, in any position, and identical answer patterns get the same
+      coin under one seed;
+    * every step is a bijection of the state, so two different rows of one width never share
+      ``h_W``, and over seeds a fixed row's ``h_W`` is a bijection of the seed: its top bit is
+      a fair coin;
+    * vectorised over rows (a Python loop over the ``W = ceil(2 ceil(m / 8) / 8)`` words
+      only), in blocks of about 4 MB.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_rows, m)
+        Answers in ``{-1, 0, +1}`` (any integer dtype; values, not bytes, are hashed).
+    seed : int
+        In ``[0, 2**64)``.
+    rows : array-like of int, optional
+        Hash only these rows of ``X``, in this order (default: all; saves copying them).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_rows,) or (len(rows),), dtype bool
+
+    Examples
+    --------
+    >>> X = np.array([[1, -1], [-1, 1], [1, -1]], dtype=np.int8)
+    >>> c = row_coins(X, seed=7)
+    >>> bool(c[0] == c[2]), c.dtype.name
+    (True, 'bool')
+    """
+    x = np.asarray(X)
+    m = x.shape[1]
+    n = x.shape[0] if rows is None else len(rows)
+    nb = (m + 7) // 8  # bytes of one bit plane
+    n_words = (2 * nb + 7) // 8
+    block = max(1, _COIN_BLOCK_BYTES // max(m, 1))
+    out = np.empty(n, dtype=bool)
+    for a in range(0, n, block):
+        xb = x[a:a + block] if rows is None else x[np.asarray(rows[a:a + block])]
+        buf = np.zeros((xb.shape[0], 8 * n_words), dtype=np.uint8)
+        buf[:, :nb] = np.packbits(xb > 0, axis=1)
+        buf[:, nb:2 * nb] = np.packbits(xb < 0, axis=1)
+        words = buf.view("<u8")
+        h = np.full(xb.shape[0], np.uint64(seed))
+        for w in range(n_words):
+            h = splitmix64(h ^ words[:, w], _GAMMA)
+        out[a:a + block] = (h >> np.uint64(63)).astype(bool)
+    return out

@@ -142,15 +142,6 @@ def _item_keys(item_ids: Any, n_items: int) -> np.ndarray:
     return pd.util.hash_array(ids.astype(object), categorize=False).astype(np.uint64)
 
 
-def _mix(keys: np.ndarray, salt: int) -> np.ndarray:
-    """SplitMix64's finaliser of ``keys ^ salt``: a keyed hash, uniform over 64 bits."""
-    z = keys ^ np.uint64(salt)
-    with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 def _split_from_keys(keys: np.ndarray, *, condition: Any, split: int, seed: int,
                      test_fraction: float) -> tuple[np.ndarray, np.ndarray]:
     n_items = len(keys)
@@ -161,7 +152,7 @@ def _split_from_keys(keys: np.ndarray, *, condition: Any, split: int, seed: int,
             f"items out of {n_items}; both parts need at least one item"
         )
     salt = int(_seed_sequence(seed, condition, split).generate_state(1, dtype=np.uint64)[0])
-    order = np.argsort(_mix(keys, salt), kind="stable")
+    order = np.argsort(kernels.splitmix64(keys, salt), kind="stable")
     test = np.zeros(n_items, dtype=bool)
     test[order[:n_test]] = True
     return np.flatnonzero(~test), np.flatnonzero(test)

@@ -204,7 +204,11 @@ plt.show()
 #
 # The baselines with each aggregator, Greedy MI with MAP as in the paper; one panel per
 # condition (mean $\pm$ std over its splits) when there are several, as in the paper's
-# appendix figures.
+# appendix figures. Majority vote breaks a tie (possible for even $k$ or with abstentions)
+# with a fair coin that depends only on the split's seed and the item's answers
+# (`ensel.aggregate.MajorityVote`): an item gets the same label however the test part is
+# batched or ordered, and within one split items with identical answers share their coin,
+# where the paper flips a coin per item; over splits each coin is fair.
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Baselines with MAP, Greedy MI with MAP (paper Figures 7, 12, 17).", "name": "fig-{output}-panels-map"}}
 fig = protocol.aggregator_figure(summary, summary_c, "map", label)

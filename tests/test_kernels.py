@@ -145,3 +145,68 @@ def test_selectors_and_scans_use_the_kernel_bit_for_bit() -> None:
     for r, (j,) in enumerate(out[1]["combos"]):
         lit = literal_mi(list(1 - yc[:240]), list(kernels.answer_digits(X[:240, j])), 2, 2, 1.0)
         assert out[1]["mi"][r] == pytest.approx(lit, abs=1e-15)
+
+
+# --------------------------------------------------------------------------- the keyed hash
+M64 = (1 << 64) - 1
+
+
+def literal_splitmix64(z: int, salt: int) -> int:
+    """SplitMix64's finaliser of ``z ^ salt`` on Python ints."""
+    z ^= salt
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def literal_row_coin(row, seed: int) -> bool:
+    """The coin of one row, written out: two bit planes (+1, -1), most significant bit first
+    (``np.packbits``), zero-padded to whole 64-bit little-endian words, chained from ``seed``."""
+    m = len(row)
+    nb = (m + 7) // 8
+    planes = bytearray(8 * ((2 * nb + 7) // 8))
+    for j, v in enumerate(row):
+        if v:
+            planes[(0 if v > 0 else nb) + j // 8] |= 0x80 >> (j % 8)
+    h = seed
+    for w in range(len(planes) // 8):
+        word = int.from_bytes(planes[8 * w:8 * w + 8], "little")
+        h = literal_splitmix64(h ^ word, kernels._GAMMA)
+    return bool(h >> 63)
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.integers(1, 70).flatmap(lambda m: st.lists(
+    st.lists(st.sampled_from([-1, 0, 1]), min_size=m, max_size=m), min_size=1, max_size=12)),
+    st.integers(0, 2**64 - 1))
+def test_row_coins_is_the_literal_chain(rows, seed) -> None:
+    x = np.array(rows, dtype=np.int8)
+    want = [literal_row_coin(r, seed) for r in rows]
+    assert kernels.row_coins(x, seed).tolist() == want
+    assert kernels.row_coins(x.astype(np.int64), seed).tolist() == want  # values, not bytes
+    pick = np.arange(len(rows))[::-1]
+    assert kernels.row_coins(x, seed, rows=pick).tolist() == want[::-1]
+    z = np.array([seed], dtype=np.uint64)
+    assert int(kernels.splitmix64(z, 12345)[0]) == literal_splitmix64(seed, 12345)
+
+
+def test_no_module_keeps_its_own_mixer() -> None:
+    """SplitMix64's multipliers appear in ensel/_kernels.py only."""
+    holders = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+                     if "BF58476D1CE4E5B9" in p.read_text(encoding="utf-8").upper())
+    assert holders == ["_kernels.py"]
+
+
+def test_row_coins_blocks_and_rows_do_not_change_a_coin(monkeypatch) -> None:
+    rng = np.random.default_rng(0)
+    x = rng.integers(-1, 2, size=(1000, 9), dtype=np.int8)
+    whole = kernels.row_coins(x, 99)
+    monkeypatch.setattr(kernels, "_COIN_BLOCK_BYTES", 50)  # blocks of 5 rows
+    np.testing.assert_array_equal(kernels.row_coins(x, 99), whole)
+    idx = rng.permutation(1000)[:300]
+    np.testing.assert_array_equal(kernels.row_coins(x, 99, rows=idx), whole[idx])
+    # identical rows share a coin; distinct rows are near-independent fair coins
+    np.testing.assert_array_equal(kernels.row_coins(np.vstack([x, x]), 99), np.tile(whole, 2))
+    distinct = np.unique(x, axis=0)
+    share = kernels.row_coins(distinct, 99).mean()
+    assert abs(share - 0.5) < 4 * np.sqrt(0.25 / len(distinct))

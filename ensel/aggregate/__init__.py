@@ -2,7 +2,8 @@
 
 * ``_paper`` -- the paper's rules (Appendix "Implementation Details"):
   :class:`MAPAggregator` (plug-in MAP over answer patterns, add-``alpha`` counts, ties ->
-  ``+1``), :class:`MajorityVote` (ties broken uniformly at random),
+  ``+1``), :class:`MajorityVote` (ties broken by a fair coin of the fitted seed and the
+  row's answers, so a row gets one label alone or in any batch),
   :class:`WeightedMajorityVote` (log-odds weighted vote, Theorem E.1);
 * ``_stacking`` -- beyond the paper: :class:`LogisticStacking` (L2 logistic regression on
   the answers) and :class:`BackoffMAP` (the MAP table backing off to it for rare patterns).

@@ -2,8 +2,8 @@
 
 * :class:`MAPAggregator` -- plug-in MAP over answer patterns with add-``alpha`` counts
   (Algorithm "The MAP Aggregation"; ties -> ``+1``);
-* :class:`MajorityVote` -- sign of the vote sum, ties broken uniformly at random
-  (Algorithm "Majority Voting");
+* :class:`MajorityVote` -- sign of the vote sum, ties broken by a fair coin of the fitted
+  seed and the row's answers (Algorithm "Majority Voting");
 * :class:`WeightedMajorityVote` -- sign of the log-odds weighted vote
   ``sum_j log(p_j / (1 - p_j)) x_j`` (Algorithm "W-MV", optimal under independence,
   Theorem E.1).
@@ -24,7 +24,7 @@ import numpy as np
 
 from ensel._errors import check_is_fitted
 from ensel._estimator import AggregatorMixin
-from ensel._kernels import label_bits
+from ensel._kernels import label_bits, row_coins
 from ensel._validation import (
     Interval,
     Shown,
@@ -200,17 +200,28 @@ class MajorityVote(AggregatorMixin):
 
     Predict the sign of ``V = sum_j x_j``; abstentions (``0``) add nothing. A tie
     ``V = 0`` -- possible for an even number of models, or when abstentions leave an even
-    number of votes, including all models abstaining -- is broken uniformly at random.
+    number of votes, including all models abstaining -- is broken by a fair coin, as the
+    paper's "ties are broken randomly".
+
+    The coin of a tied row is a function of the fitted seed ``tie_seed_`` and of the row's
+    answers only (:func:`ensel._kernels.row_coins`), not of a generator advanced through the
+    batch. So a row predicted alone gets the label it gets in any batch, permuting the rows
+    permutes the predictions, and refitting with the same int ``random_state`` gives the same
+    labels. What this means: under one seed, identical answer patterns get the same coin
+    (tied items with the same answers are all ``+1`` or all ``-1``), while different patterns
+    get independent-looking coins; over seeds every row's coin is fair.
 
     Parameters
     ----------
     random_state : int, numpy.random.Generator or None, default=None
-        Seed of the tie-breaking coin. With an int (or ``None`` -> fresh entropy each call)
-        a new generator is created at every :meth:`predict`, so the same seed gives the
-        same predictions on every call; a Generator is advanced by each call.
+        Source of ``tie_seed_``, drawn once in :meth:`fit`: an int gives the same seed at
+        every fit, a Generator is advanced by one draw per fit, ``None`` draws fresh entropy
+        per fit (predictions stay deterministic per row within one fitted estimator).
 
     Attributes
     ----------
+    tie_seed_ : int
+        The seed of the tie coins, in ``[0, 2**64)``.
     n_models_ : int
         Number of columns seen in ``fit``.
     classes_ : numpy.ndarray, ``[-1, 1]``
@@ -222,6 +233,11 @@ class MajorityVote(AggregatorMixin):
     >>> X = np.array([[1, 1, -1], [-1, -1, 1]])
     >>> MajorityVote(random_state=0).fit(X, [1, -1]).predict(X).tolist()
     [1, -1]
+    >>> Xt = np.array([[1, -1], [-1, 1], [1, -1]])  # ties; rows 0 and 2 are one pattern
+    >>> mv = MajorityVote(random_state=0).fit(Xt, [1, -1, 1])
+    >>> pred = mv.predict(Xt)
+    >>> bool(pred[0] == pred[2] == mv.predict(Xt[2:])[0])
+    True
     """
 
     _parameter_constraints: dict[str, Any] = {"random_state": ["random_state", None]}
@@ -231,11 +247,14 @@ class MajorityVote(AggregatorMixin):
 
     @validate_params({"X": ["array-like"], "y": ["array-like", None]})
     def fit(self, X: Any, y: Any = None) -> MajorityVote:
-        """Validate the inputs and record ``n_models_`` (nothing is learned)."""
+        """Validate the inputs, record ``n_models_`` and draw ``tie_seed_`` (nothing is
+        learned from the answers)."""
         if y is None:
             Xa = check_X(X)
         else:
             Xa, _ = check_X_y(X, y)
+        rng = check_random_state(self.random_state)
+        self.tie_seed_ = int(rng.integers(0, 2**64, dtype=np.uint64))
         self.n_models_ = Xa.shape[1]
         self.classes_ = np.array([-1, 1], dtype=np.int8)
         return self
@@ -249,13 +268,15 @@ class MajorityVote(AggregatorMixin):
 
     @validate_params({"X": ["array-like"]})
     def predict(self, X: Any) -> np.ndarray:
-        """``sign(V)`` with ties broken by the seeded coin; ``int8`` in ``{-1, +1}``."""
-        v = self.decision_function(X)
-        rng = check_random_state(self.random_state)
+        """``sign(V)``; a tied row gets its coin of ``(tie_seed_, row)``; ``int8`` in
+        ``{-1, +1}``."""
+        Xa = check_X(X)
+        _check_n_models(self, Xa)
+        v = Xa.sum(axis=1, dtype=np.int64)
         out = np.sign(v).astype(np.int8)
         ties = np.flatnonzero(v == 0)
         if ties.size:
-            out[ties] = np.where(rng.random(ties.size) < 0.5, 1, -1)
+            out[ties] = np.where(row_coins(Xa, self.tie_seed_, rows=ties), 1, -1)
         return out
 
 

@@ -152,8 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import yaml
 
+    from ensel._errors import DataUnavailableError  # not ensel.datasets: pandas, scipy
     from ensel._io import NotebookRunError, exit_on_signals, quiet_closed_stdout
-    from ensel.datasets._fetch import DataUnavailableError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(next((a for a in argv if a in _COMMANDS), None))

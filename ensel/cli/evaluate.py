@@ -67,8 +67,9 @@ def run_command(args: Any) -> int:
     from ensel.book.runner import execute_notebook, require_page_packages
     from ensel.evidence import EXHAUSTIVE_LIMIT
 
-    require_page_packages("ensel evaluate runs the experiments page and")
-    import nbformat
+    require_page_packages("ensel evaluate runs the experiments page and")  # find_spec only:
+    # nbformat, papermill and matplotlib are imported after the checks below, so a refusal
+    # costs reading the data, not starting the notebook machinery
 
     bar = _wants_progress(args)
     quiet = args.progress is False
@@ -103,6 +104,7 @@ def run_command(args: Any) -> int:
                   "training items; the claims about budgets up to the full pool are not "
                   "checked; --ks overrides)", file=sys.stderr)
     exhaustive = not args.no_exhaustive and m <= EXHAUSTIVE_LIMIT
+    import nbformat
     stem = Path(args.data[0]).name.split(".")[0] or "data"
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ensel-evaluate-") as tmp, \

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ensel._errors import DataError, UsageError
+from ensel._errors import DataError, DataUnavailableError, UsageError
 from ensel._notice import notice
 from ensel.datasets._paths import data_dir, import_pooch, package_data
 
@@ -55,10 +55,6 @@ __all__ = [
 MIRROR_ENV = "ENSEL_DATA_MIRROR"
 
 _REGISTRY_COLUMNS = ("owner", "repo", "commit", "path", "url", "sha256", "size")
-
-
-class DataUnavailableError(RuntimeError):
-    """A pinned data file could not be read from the mirror, the cache or the network."""
 
 
 @dataclass(frozen=True)
