@@ -489,14 +489,20 @@ def save_conclusions(dataset: Any, verdicts_df: pd.DataFrame, diffs: pd.DataFram
 
 
 def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any,
-                  replicates: pd.DataFrame | None = None) -> pd.DataFrame:
+                  replicates: pd.DataFrame | None = None, *,
+                  data: pd.DataFrame | None = None) -> pd.DataFrame:
     """The claims checked on this dataset; none when the run evaluated only some budgets
-    (the claims are about budgets up to the full pool)."""
+    (the claims are about budgets up to the full pool). ``data``: the table the results
+    come from; what it holds by construction (``attrs["by_construction"]``, set by the
+    stand-ins for the variant actually loaded) decides which claims are not counted."""
     from ensel.book.claims import verdicts
+    from ensel.datasets.standins import BY_CONSTRUCTION_ATTR as ATTR
 
     if ks is not None:
         return pd.DataFrame(columns=["id", "dataset", "verdict"])
-    v = verdicts({dataset: results}, replicates={dataset: replicates})
+    built = (None if data is None or ATTR not in data.attrs
+             else {dataset: tuple(data.attrs[ATTR])})
+    v = verdicts({dataset: results}, replicates={dataset: replicates}, by_construction=built)
     return not_applicable(v[v["dataset"] == dataset], results)
 
 

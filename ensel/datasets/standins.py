@@ -37,18 +37,19 @@ Calibration (everything read from ``data/paper/model_pools.csv``)
 
 Variants
 --------
-* ``variant="label-invariant"`` (the default): every model errs with the same probability
-  whatever the label (``Lambda = 0`` in the paper's decomposition). Some of the paper's
-  claims are then true by construction (Term 1 ranks models exactly as accuracy does).
-* ``variant="class-asymmetric"``: the errors follow the paper's binary conversion of a
-  ``K``-option question (:mod:`ensel.datasets.binary`): the positive query (``Y = +1``,
-  the gold option) is wrong whenever the model's choice is wrong, the negative query
-  (``Y = -1``, one wrong option drawn uniformly) only when the model chose that very
+* ``variant="class-asymmetric"`` (the default): the errors follow the paper's binary
+  conversion of a ``K``-option question (:mod:`ensel.datasets.binary`): the positive query
+  (``Y = +1``, the gold option) is wrong whenever the model's choice is wrong, the negative
+  query (``Y = -1``, one wrong option drawn uniformly) only when the model chose that very
   option. With the model's binary error ``eps`` (the table's accuracy) kept, that gives
   ``eps_+ = 2 eps (K - 1) / K`` and ``eps_- = 2 eps / K`` (MEDMCQA and MMLU: ``K = 4``, so
   ``eps_+ = 3 eps_-``; IMDB is binary by nature and stays label-invariant). The copula,
   loadings and persistence are unchanged; only the threshold depends on the label:
   ``E_j = 1(Z_j < Phi^-1(eps_{Y,j}))``.
+* ``variant="label-invariant"``: every model errs with the same probability whatever the
+  label (``Lambda = 0`` in the paper's decomposition). Some of the paper's claims are then
+  true by construction (Term 1 ranks models exactly as accuracy does); pages that need
+  ``Lambda = 0`` by construction ask for it by name.
 * ``family_scale`` in ``[0, 1]`` (default 1) sets the family loading to that fraction of
   the largest one the table allows (``g = family_scale * g_max``), refitting the common
   loadings so that every model's average correlation still matches the table: 0 is no
@@ -79,10 +80,14 @@ from ensel.datasets._paths import data_dir
 from ensel.datasets.paper_tables import load_paper_table
 
 __all__ = [
+    "BY_CONSTRUCTION_ATTR",
     "CONDITIONS",
+    "DEFAULT_VARIANT",
+    "LABEL_INVARIANT",
     "NAMES",
     "OPTIONS_PER_QUESTION",
     "VARIANTS",
+    "by_construction",
     "class_error_rates",
     "StandinSpec",
     "condition_accuracies",
@@ -107,7 +112,14 @@ CONDITIONS = tuple(f"t{t:g}-r{r}" for t in TEMPERATURES for r in RUNS)
 #: Bump when the generator changes, so cached Parquet files are not reused.
 GENERATOR_VERSION = "1"
 #: The named variants of the stand-ins (see the module text); the first is the default.
-VARIANTS = ("label-invariant", "class-asymmetric")
+VARIANTS = ("class-asymmetric", "label-invariant")
+#: The variant :func:`load` and :func:`generate` make unless asked for another.
+DEFAULT_VARIANT = VARIANTS[0]
+#: What a table made by a stand-in holds true by construction, in ``df.attrs`` under this
+#: key (a tuple of property names; see :func:`by_construction`).
+BY_CONSTRUCTION_ATTR = "by_construction"
+#: The property of a stand-in whose errors do not depend on the label (``Lambda = 0``).
+LABEL_INVARIANT = "label-invariant"
 #: Options per question of each paper dataset's multiple-choice source (``None``: binary by
 #: nature, no conversion): what the class-asymmetric variant's error rates follow.
 OPTIONS_PER_QUESTION: dict[str, int | None] = {"medmcqa": 4, "mmlu": 4, "imdb": None}
@@ -365,7 +377,7 @@ def _sqrt_psd(S: np.ndarray) -> np.ndarray:
 
 
 def generate(name: str, *, seed: int = 0, n_items: int | None = None,
-             persistence: float = DEFAULT_PERSISTENCE, variant: str = VARIANTS[0],
+             persistence: float = DEFAULT_PERSISTENCE, variant: str = DEFAULT_VARIANT,
              family_scale: float = 1.0) -> pd.DataFrame:
     """Sample a stand-in (no caching; see :func:`load`).
 
@@ -377,7 +389,7 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
         Number of binary queries; default the paper's (8,366 / 10,000 / 10,000).
     persistence : float in [0, 1], default=0.9
         Share of the latent error variable common to all conditions of an item.
-    variant : {"label-invariant", "class-asymmetric"}, default="label-invariant"
+    variant : {"class-asymmetric", "label-invariant"}, default="class-asymmetric"
         Whether a model's error rate depends on the label (:func:`class_error_rates`).
     family_scale : float in [0, 1], default=1
         The family loading as a fraction of the largest the table allows.
@@ -387,7 +399,7 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
     pandas.DataFrame
         Tidy table ``item, model, condition, answer, label``: ``item``, ``model``,
         ``condition`` categorical (models in the paper's order), ``answer`` and ``label``
-        ``int8``; rows ordered by condition, item, model.
+        ``int8``; rows ordered by condition, item, model. ``attrs`` as in :func:`load`.
     """
     s = spec(name, family_scale)
     variant = _check_variant(variant)
@@ -420,14 +432,41 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
     width = len(str(n - 1))
     items = [f"{name}-{i:0{width}d}" for i in range(n)]
     item_codes = np.tile(np.repeat(np.arange(n), m), C)
-    return pd.DataFrame({
+    return _mark(name, variant, pd.DataFrame({
         "item": pd.Categorical.from_codes(item_codes, categories=items),
         "model": pd.Categorical.from_codes(np.tile(np.arange(m), n * C), categories=s.models),
         "condition": pd.Categorical.from_codes(np.repeat(np.arange(C), n * m),
                                                categories=list(CONDITIONS)),
         "answer": answers.reshape(-1),
         "label": np.tile(np.repeat(y, m), C),
-    })
+    }))
+
+
+def by_construction(name: str, variant: str = DEFAULT_VARIANT) -> tuple[str, ...]:
+    """What the stand-in ``name`` made as ``variant`` holds true by construction.
+
+    ``(LABEL_INVARIANT,)`` when every model errs with the same probability whatever the
+    label (the label-invariant variant, or a source binary by nature such as IMDB, which
+    the class-asymmetric variant leaves symmetric), else ``()``. :func:`generate` and
+    :func:`load` put it in the table's ``attrs[BY_CONSTRUCTION_ATTR]``, so whoever checks
+    a claim on the table knows which claims the data cannot contradict.
+
+    Examples
+    --------
+    >>> by_construction("mmlu"), by_construction("mmlu", "label-invariant")
+    ((), ('label-invariant',))
+    >>> by_construction("imdb")
+    ('label-invariant',)
+    """
+    symmetric = (_check_variant(variant) == "label-invariant"
+                 or OPTIONS_PER_QUESTION[_check_name(name)] is None)
+    return (LABEL_INVARIANT,) if symmetric else ()
+
+
+def _mark(name: str, variant: str, df: pd.DataFrame) -> pd.DataFrame:
+    df.attrs.update({BY_CONSTRUCTION_ATTR: by_construction(name, variant),
+                     "standin_variant": variant})
+    return df
 
 
 @cache
@@ -437,12 +476,13 @@ def _pool_sha256(name: str) -> str:
     return hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()
 
 
-def _cache_path(name: str, seed: int, n_items: int | None, variant: str = VARIANTS[0],
+def _cache_path(name: str, seed: int, n_items: int | None, variant: str = DEFAULT_VARIANT,
                 family_scale: float = 1.0) -> Path:
     digest = _pool_sha256(name)[:10]
     n = "paper" if n_items is None else str(int(n_items))
-    extra = ("" if variant == VARIANTS[0] else f"_{variant}") + (
-        "" if family_scale == 1.0 else f"_g{family_scale:g}")
+    # the variant is always named (the default changed once: a file without it would be
+    # ambiguous), the family scale only when it is not 1
+    extra = f"_{variant}" + ("" if family_scale == 1.0 else f"_g{family_scale:g}")
     fname = f"{name}_seed{seed}_n{n}{extra}_v{GENERATOR_VERSION}_{digest}.parquet"
     return data_dir("standins") / fname
 
@@ -463,7 +503,7 @@ def _restore_dtypes(df: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def load(name: str, *, seed: int = 0, n_items: int | None = None,
-         cache: bool = True, variant: str = VARIANTS[0],
+         cache: bool = True, variant: str = DEFAULT_VARIANT,
          family_scale: float = 1.0) -> pd.DataFrame:
     """Load a paper-calibrated stand-in as a tidy table (cached as Parquet).
 
@@ -479,7 +519,7 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
         written atomically with a checksum record and verified before use; a damaged,
         truncated or stale file is regenerated with a one-line notice
         (:mod:`ensel.datasets._integrity`).
-    variant : {"label-invariant", "class-asymmetric"}, default="label-invariant"
+    variant : {"class-asymmetric", "label-invariant"}, default="class-asymmetric"
         See :func:`generate`.
     family_scale : float in [0, 1], default=1
         See :func:`generate`.
@@ -487,7 +527,9 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
     Returns
     -------
     pandas.DataFrame
-        See :func:`generate`.
+        See :func:`generate`; ``df.attrs[BY_CONSTRUCTION_ATTR]`` says what the table holds
+        true by construction (:func:`by_construction`) and ``df.attrs["standin_variant"]``
+        names the variant.
     """
     _check_name(name)
     seed = check_int(seed, "seed", low=0)
@@ -498,19 +540,19 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
     derived = _derivation(name, seed, n_items, **opts)
     cached = _integrity.read_parquet(path, derived_from=derived, action="regenerating it")
     if cached is not None:
-        return _restore_dtypes(cached, name)
+        return _mark(name, opts["variant"], _restore_dtypes(cached, name))
     df = generate(name, seed=seed, n_items=n_items, **opts)
     _integrity.write_parquet(df, path, derived_from=derived)
     return df
 
 
-def _derivation(name: str, seed: int, n_items: int | None, variant: str = VARIANTS[0],
+def _derivation(name: str, seed: int, n_items: int | None, variant: str = DEFAULT_VARIANT,
                 family_scale: float = 1.0) -> dict:
     """What a cached stand-in is derived from (checked before the cache is used)."""
     out = {"kind": "stand-in", "name": name, "seed": int(seed),
            "n_items": None if n_items is None else int(n_items),
            "generator": GENERATOR_VERSION, "code": _integrity.code_version(),
-           "pool_table_sha256": _pool_sha256(name)}
-    if variant != VARIANTS[0] or family_scale != 1.0:
-        out.update(variant=variant, family_scale=float(family_scale))
+           "pool_table_sha256": _pool_sha256(name), "variant": variant}
+    if family_scale != 1.0:
+        out["family_scale"] = float(family_scale)
     return out

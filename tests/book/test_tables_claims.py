@@ -237,8 +237,12 @@ def test_duplicates_are_detected_from_identical_findings() -> None:
 def test_claim_classes() -> None:
     res = {"mmlu": _noisy([0.0] * 13, 0.005, 0, m=13), "mmlu_pro": _noisy([0.0] * 8, 0.01, 1)}
     v = claims.verdicts(res).set_index(["id", "dataset"])
-    assert v.loc[("MMLU3", "mmlu"), "class"] == claims.BY_CONSTRUCTION
-    assert "label-invariant" in v.loc[("MMLU3", "mmlu"), "class_note"]
+    # the default stand-ins are class-asymmetric: Top-k vs Term 1 can differ, so it counts
+    assert v.loc[("MMLU3", "mmlu"), "class"] == claims.TESTABLE
+    sym = claims.verdicts(res, by_construction={"mmlu": ["label-invariant"]})
+    sym = sym.set_index(["id", "dataset"])
+    assert sym.loc[("MMLU3", "mmlu"), "class"] == claims.BY_CONSTRUCTION
+    assert "label-invariant" in sym.loc[("MMLU3", "mmlu"), "class_note"]
     assert v.loc[("G3-WMV", "mmlu_pro"), "class"] == claims.CONTROL
     assert v.loc[("G3", "mmlu_pro"), "class"] == claims.TESTABLE
     assert "2ᵏ" in v.loc[("G3", "mmlu_pro"), "class_note"]
@@ -249,6 +253,22 @@ def test_claim_classes() -> None:
     # is shown and not counted
     assert counts.loc["mmlu", "not counted"] == 1
     assert v.loc[("MMLU4", "mmlu"), "class"] == claims.DUPLICATE
+
+
+@pytest.mark.parametrize("variant, cls", [("class-asymmetric", claims.TESTABLE),
+                                          ("label-invariant", claims.BY_CONSTRUCTION)])
+def test_claim_class_follows_the_variant_actually_loaded(variant: str, cls: str) -> None:
+    """The experiments page passes the table it ran on: the stand-in records what it holds
+    by construction for the variant loaded, and MMLU3's class follows it (not a list)."""
+    from ensel.book import protocol
+    from ensel.datasets import standins
+
+    data = standins.generate("mmlu", n_items=20, variant=variant)
+    res = _noisy([0.0] * 13, 0.005, 0, m=13)
+    v = protocol.page_verdicts(res, "mmlu", None, data=data).set_index("id")
+    assert v.loc["MMLU3", "class"] == cls
+    # IMDB is binary by nature: label-invariant under either variant
+    assert standins.by_construction("imdb", variant) == ("label-invariant",)
 
 
 def test_restricted_budgets_give_no_results_not_an_error() -> None:

@@ -102,11 +102,25 @@ def test_empirical_accuracy_close_to_drawn_targets(name):
         assert np.all(np.abs(acc - tgt) < 4.5 * se), cond
 
 
-def test_error_correlations_have_family_structure():
+@pytest.mark.parametrize("variant", standins.VARIANTS)
+def test_error_correlations_have_family_structure(variant):
+    """The latent copula is Sigma within each label class. Label-invariant: pooled over the
+    classes too, so the table's average correlations come back. Class-asymmetric (the
+    default): the thresholds depend on the label, so the pooled errors mix two copulas and
+    their tetrachoric correlations run higher than Sigma's; within one class they are Sigma."""
     name = "medmcqa"
-    df = standins.generate(name, seed=2, n_items=8000)
+    df = standins.generate(name, seed=2, n_items=8000, variant=variant)
     X, y = to_wide(df, "t0.7-r1", validate=False)
-    R = tetrachoric_matrix(errors_from(X.to_numpy(), y.to_numpy()))
+    E = errors_from(X.to_numpy(), y.to_numpy())
+    if variant == "class-asymmetric":
+        pos = y.to_numpy() == 1  # one class: one threshold per model, the copula exactly
+        R = tetrachoric_matrix(E[pos])
+        off = ~np.eye(R.shape[0], dtype=bool)
+        assert np.mean(np.abs(R - standins.spec(name).Sigma)[off]) < 0.05
+        pooled = tetrachoric_matrix(E)
+        assert pooled[off].mean() > R[off].mean()
+        return
+    R = tetrachoric_matrix(E)
     fam = np.asarray(standins.spec(name).families)
     off = ~np.eye(len(fam), dtype=bool)
     same = (fam[:, None] == fam[None, :]) & off
@@ -279,7 +293,7 @@ def test_class_error_rates_follow_the_binary_conversion():
 def test_class_asymmetric_variant_has_the_calibrated_class_errors(name):
     n = 6000
     df = standins.generate(name, n_items=n, variant="class-asymmetric")
-    same = standins.generate(name, n_items=n)
+    same = standins.generate(name, n_items=n, variant="label-invariant")
     acc = standins.condition_accuracies(name).stack().rename("target")
     for data, asym in ((df, True), (same, False)):
         e = (data["answer"] != data["label"]).astype(float)
