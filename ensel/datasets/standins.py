@@ -86,6 +86,7 @@ __all__ = [
     "LABEL_INVARIANT",
     "NAMES",
     "OPTIONS_PER_QUESTION",
+    "RELEVANCE_FOLLOWS_ACCURACY",
     "VARIANTS",
     "by_construction",
     "class_error_rates",
@@ -120,6 +121,9 @@ DEFAULT_VARIANT = VARIANTS[0]
 BY_CONSTRUCTION_ATTR = "by_construction"
 #: The property of a stand-in whose errors do not depend on the label (``Lambda = 0``).
 LABEL_INVARIANT = "label-invariant"
+#: The property of a stand-in whose models' channels lie in one family with one parameter,
+#: the error, so that the relevance ``I(Y; X_j)`` ranks them exactly as accuracy does.
+RELEVANCE_FOLLOWS_ACCURACY = "relevance follows accuracy"
 #: Options per question of each paper dataset's multiple-choice source (``None``: binary by
 #: nature, no conversion): what the class-asymmetric variant's error rates follow.
 OPTIONS_PER_QUESTION: dict[str, int | None] = {"medmcqa": 4, "mmlu": 4, "imdb": None}
@@ -445,22 +449,31 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
 def by_construction(name: str, variant: str = DEFAULT_VARIANT) -> tuple[str, ...]:
     """What the stand-in ``name`` made as ``variant`` holds true by construction.
 
-    ``(LABEL_INVARIANT,)`` when every model errs with the same probability whatever the
-    label (the label-invariant variant, or a source binary by nature such as IMDB, which
-    the class-asymmetric variant leaves symmetric), else ``()``. :func:`generate` and
-    :func:`load` put it in the table's ``attrs[BY_CONSTRUCTION_ATTR]``, so whoever checks
-    a claim on the table knows which claims the data cannot contradict.
+    * :data:`LABEL_INVARIANT` when every model errs with the same probability whatever the
+      label: the label-invariant variant, or a source binary by nature (IMDB), which the
+      class-asymmetric variant leaves symmetric.
+    * :data:`RELEVANCE_FOLLOWS_ACCURACY`, always: every model's channel is one of a family
+      with one parameter, its binary error ``eps`` (``eps_+ = eps_- = eps``, or
+      ``eps_+ = 2 eps (K - 1) / K`` and ``eps_- = 2 eps / K``, the same ratio for every
+      model), and within such a family ``I(Y; X_j)`` with balanced labels falls strictly as
+      ``eps`` grows on ``eps <= 1/2`` (the stand-ins clip accuracies at 0.5), so Term 1
+      ranks the models exactly as accuracy does.
+
+    :func:`generate` and :func:`load` put it in the table's ``attrs[BY_CONSTRUCTION_ATTR]``,
+    so whoever checks a claim on the table knows which claims the data cannot contradict.
 
     Examples
     --------
-    >>> by_construction("mmlu"), by_construction("mmlu", "label-invariant")
-    ((), ('label-invariant',))
+    >>> by_construction("mmlu")
+    ('relevance follows accuracy',)
+    >>> by_construction("mmlu", "label-invariant")
+    ('label-invariant', 'relevance follows accuracy')
     >>> by_construction("imdb")
-    ('label-invariant',)
+    ('label-invariant', 'relevance follows accuracy')
     """
     symmetric = (_check_variant(variant) == "label-invariant"
                  or OPTIONS_PER_QUESTION[_check_name(name)] is None)
-    return (LABEL_INVARIANT,) if symmetric else ()
+    return ((LABEL_INVARIANT,) if symmetric else ()) + (RELEVANCE_FOLLOWS_ACCURACY,)
 
 
 def _mark(name: str, variant: str, df: pd.DataFrame) -> pd.DataFrame:
