@@ -94,7 +94,9 @@ checks.add(f"{prof['label']}: correlation matrix in the paper's model order",
 #
 # A circular check by design: the copula is re-fitted to data the same copula generated, so
 # it tests the sampler and the fit, not the paper's model. Condition
-# {glue:text}`rec_condition`, {glue:text}`rec_n:,` queries.
+# {glue:text}`rec_condition`, the {glue:text}`rec_n:,` positive queries ($Y = +1$): within
+# one label the errors follow the copula exactly, with that label's thresholds; pooled over
+# both labels, the class-asymmetric thresholds add correlation the copula does not have.
 # `ensel.copula.fit_gaussian_copula` on the generated errors gives a mean off-diagonal
 # correlation of {glue:text}`rec_mean_hat:.4f` against {glue:text}`rec_mean_sigma:.4f` in
 # $\Sigma$ (z = {glue:text}`rec_z_mean:.2f`); the largest entrywise difference is
