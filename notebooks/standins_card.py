@@ -178,7 +178,8 @@ cards.glue_values("", {"max_res_all": fits["max |residual|"].max(), "z_max": z_m
 # jointly Gaussian with cross-covariance $p\,\Sigma$: in particular the latent correlation of
 # a model with itself across conditions is $p$ = {glue:text}`persistence_p`. Fitting the
 # copula on the errors of the conditions {glue:text}`persistence_c1` and
-# {glue:text}`persistence_c2` side by side ($2m$ columns) recovers this block; the Monte Carlo
+# {glue:text}`persistence_c2` side by side ($2m$ columns, the positive queries, where the
+# errors follow the copula exactly) recovers this block; the Monte Carlo
 # spread again comes from independent samples of the joint copula at the same size.
 
 # %%

@@ -402,7 +402,9 @@ def fit_summary() -> pd.DataFrame:
 def persistence(frames: Mapping[str, pd.DataFrame], *, seed: int, n_reps: int,
                 conditions: tuple[str, str]) -> pd.DataFrame:
     """The copula fitted on two conditions side by side (2m columns): the same model's
-    latent correlation across conditions against the assumed persistence ``p``."""
+    latent correlation across conditions against the assumed persistence ``p``. Fitted on
+    the positive queries (``Y = +1``), where the errors follow the copula exactly with that
+    label's thresholds, as in :func:`recovery`."""
     from scipy.special import ndtri
 
     from ensel.copula import errors_from, fit_gaussian_copula, sample_errors
@@ -418,12 +420,17 @@ def persistence(frames: Mapping[str, pd.DataFrame], *, seed: int, n_reps: int,
         Es = []
         for c in (c1, c2):
             X, y = to_wide(df, c, validate=False)
-            Es.append(errors_from(X.to_numpy(), y.to_numpy()))
+            pos = y.to_numpy() == 1
+            Es.append(errors_from(X.to_numpy()[pos], y.to_numpy()[pos]))
+            y = y[pos]
         _, S2 = fit_gaussian_copula(np.hstack(Es))
         Sigma = np.asarray(s.Sigma)
         joint = np.block([[Sigma, p * Sigma], [p * Sigma, Sigma]])
         acc = standins.condition_accuracies(name, seed=seed)
-        tau2 = ndtri(1.0 - np.concatenate([acc.loc[c1], acc.loc[c2]]))
+        eps2 = 1.0 - np.concatenate([acc.loc[c1], acc.loc[c2]])
+        if df.attrs.get("standin_variant", standins.DEFAULT_VARIANT) == "class-asymmetric":
+            eps2 = standins.class_error_rates(name, eps2)[0]
+        tau2 = ndtri(eps2)
         rng = np.random.default_rng([seed, 9, m])
         reps = np.stack([fit_gaussian_copula(sample_errors(tau2, joint, len(y),
                                                            random_state=rng))[1]
