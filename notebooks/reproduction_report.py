@@ -340,6 +340,11 @@ for d, t in per_budget.items():
 # %%
 effects = claims.effects_table(v)
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("partly")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Headline effect of every directional claim on every dataset with its 95 % interval, coloured by verdict; hollow squares: the paper's own numbers.", "name": "fig-report-forest-plot"}}
 fig = figures.claims_forest(effects, dataset_label=tables.dataset_label)
 plt.show()
@@ -412,6 +417,11 @@ pooled = protocol.pool_claims(v, real)
 per_k = protocol.pool_paired(
     {d: load_or_none(d, "paired") for d in real})
 copula_fit = {d: load_or_none(d, "copula") for d in real}
+
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures(False)  # stamped inside the image
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Every general claim on each real source (dot: its effect and 95 % interval, coloured by verdict) and pooled over the sources (diamond: DerSimonian-Laird random effects); negative supports the claim.", "name": "fig-report-pooled-forest"}}
 fig = figures.pooled_forest(pooled, dataset_label=tables.dataset_label)

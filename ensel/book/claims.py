@@ -45,9 +45,9 @@ data can contradict it: counted), **by construction** (true because of how the d
 made, e.g. Top-k and Term 1 pick the same models on stand-ins whose models' channels differ
 only in their error: shown, not counted, with the reason; it follows what the table checked
 holds by construction, which a stand-in records in ``attrs`` for the variant loaded,
-:func:`ensel.datasets.standins.by_construction`), **duplicate** (the same finding on the same data as an earlier
-claim, detected by comparing the findings themselves: merged into the first), and
-**control** (a check of the book's own beside a paper claim, e.g. G3 without the MAP
+:func:`ensel.datasets.standins.by_construction`), **duplicate** (the same finding on the
+same data as an earlier claim, detected by comparing the findings themselves: merged into
+the first), and **control** (a check of the book's own beside a paper claim, e.g. G3 without the MAP
 table's 2^k cells: shown, not counted).
 """
 
@@ -574,9 +574,9 @@ class Claim:
         A few words for compact verdict tables (default: ``text``).
     construction : mapping of str to str
         Properties a table can hold by construction (``"label-invariant"``,
-        ``"relevance follows accuracy"``: :func:`ensel.datasets.standins.by_construction`) under which the claim is true
-        whatever the data, each with the reason; on a table that holds one, the row is
-        shown, not counted.
+        ``"relevance follows accuracy"``: :func:`ensel.datasets.standins.by_construction`)
+        under which the claim is true whatever the data, each with the reason; on a table
+        that holds one, the row is shown, not counted.
     note : str
         What a reader must know to weigh the verdict (an artefact behind it, say).
     control : str

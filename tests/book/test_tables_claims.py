@@ -286,7 +286,7 @@ def test_relevance_follows_accuracy_on_both_variants() -> None:
     for name in ("mmlu", "imdb"):
         pos, neg = standins.class_error_rates(name, eps)
         mi = [mutual_information_table(asymmetric_joint_law([p], [q]), 0, 1)
-              for p, q in zip(pos, neg)]
+              for p, q in zip(pos, neg, strict=True)]
         assert np.all(np.diff(mi) < 0), name
 
 
