@@ -194,8 +194,9 @@ for d, t in picks.items():
 # that have results. The verdicts are those each experiments run saved beside its results.
 # A row that is not counted says why under its verdict: *duplicate* (its finding, numbers
 # and all, is identical to an earlier claim's on the same data), *true by construction*
-# (MMLU3 on the stand-ins: they are label-invariant, so Term 1 ranks models exactly as
-# accuracy does), or *the book's control* (G3-WMV: G3's question without the MAP table's
+# (MMLU3 on the stand-ins: every model's error rates keep one ratio, ε₊ = 3ε₋ on the
+# class-asymmetric stand-ins and ε₊ = ε₋ on the label-invariant ones, so Term 1 ranks models
+# exactly as accuracy does; the class follows what the data run record), or *the book's control* (G3-WMV: G3's question without the MAP table's
 # $2^k$ cells, behind which G3 may be an artefact).
 
 # %%
