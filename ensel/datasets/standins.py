@@ -57,7 +57,7 @@ Variants
   verdicts depend on it.
 
 :func:`load` returns the tidy table (see :mod:`ensel.data`) and caches it as Parquet under
-``ensel.datasets._paths.data_dir("standins")`` keyed by (name, seed, n_items, generator
+``ensel.datasets._paths.data_dir("standins")`` keyed by (name, seed, n_items, variant, generator
 version, a hash of the pool table), so a rerun is instant.
 """
 
