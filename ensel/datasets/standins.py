@@ -546,15 +546,15 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
     """
     _check_name(name)
     seed = check_int(seed, "seed", low=0)
-    opts = {"variant": _check_variant(variant), "family_scale": _check_scale(family_scale)}
+    variant, scale = _check_variant(variant), _check_scale(family_scale)
     if not cache:
-        return generate(name, seed=seed, n_items=n_items, **opts)
-    path = _cache_path(name, seed, n_items, **opts)
-    derived = _derivation(name, seed, n_items, **opts)
+        return generate(name, seed=seed, n_items=n_items, variant=variant, family_scale=scale)
+    path = _cache_path(name, seed, n_items, variant, scale)
+    derived = _derivation(name, seed, n_items, variant, scale)
     cached = _integrity.read_parquet(path, derived_from=derived, action="regenerating it")
     if cached is not None:
-        return _mark(name, opts["variant"], _restore_dtypes(cached, name))
-    df = generate(name, seed=seed, n_items=n_items, **opts)
+        return _mark(name, variant, _restore_dtypes(cached, name))
+    df = generate(name, seed=seed, n_items=n_items, variant=variant, family_scale=scale)
     _integrity.write_parquet(df, path, derived_from=derived)
     return df
 
