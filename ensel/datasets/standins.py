@@ -43,9 +43,15 @@ Variants
   query (``Y = -1``, one wrong option drawn uniformly) only when the model chose that very
   option. With the model's binary error ``eps`` (the table's accuracy) kept, that gives
   ``eps_+ = 2 eps (K - 1) / K`` and ``eps_- = 2 eps / K`` (MEDMCQA and MMLU: ``K = 4``, so
-  ``eps_+ = 3 eps_-``; IMDB is binary by nature and stays label-invariant). The copula,
-  loadings and persistence are unchanged; only the threshold depends on the label:
-  ``E_j = 1(Z_j < Phi^-1(eps_{Y,j}))``.
+  ``eps_+ = 3 eps_-``; IMDB is binary by nature and stays label-invariant). The threshold
+  depends on the label, ``E_j = 1(Z_j < Phi^-1(eps_{Y,j}))``, and the latent ``Sigma`` is
+  calibrated so that the errors pooled over both labels (balanced), read with the pooled
+  thresholds ``Phi^-1(eps_j)`` as the paper's tables read them, have the label-invariant
+  fit's correlations: per pair, the ``r`` with ``pi_+ Phi2(tau+_i, tau+_j; r) + pi_-
+  Phi2(tau-_i, tau-_j; r) = Phi2(tau_i, tau_j; Sigma_ij)`` (monotone in ``r``: a vectorised
+  bisection, unreachable targets clipped to ``+-1`` and counted), then the nearest
+  correlation matrix (:func:`pooled_correlation` reads the pooled correlations back).
+  Loadings and persistence are those of the fit.
 * ``variant="label-invariant"``: every model errs with the same probability whatever the
   label (``Lambda = 0`` in the paper's decomposition). Some of the paper's claims are then
   true by construction (Term 1 ranks models exactly as accuracy does); pages that need
@@ -86,6 +92,7 @@ __all__ = [
     "LABEL_INVARIANT",
     "NAMES",
     "OPTIONS_PER_QUESTION",
+    "POOLED_CALIBRATION_TOL",
     "RELEVANCE_FOLLOWS_ACCURACY",
     "VARIANTS",
     "by_construction",
@@ -97,6 +104,7 @@ __all__ = [
     "generate",
     "load",
     "model_info",
+    "pooled_correlation",
     "spec",
 ]
 
@@ -159,11 +167,21 @@ class StandinSpec:
     family_loading : float
         ``g`` (``g**2`` is the extra within-family correlation).
     Sigma : numpy.ndarray of shape (m, m)
-        Latent correlation matrix.
+        Latent correlation matrix. For the class-asymmetric variant it is calibrated so that
+        the errors pooled over both labels have the label-invariant fit's correlations
+        (:func:`pooled_correlation`); ``loadings`` and ``family_loading`` then describe that
+        pooled structure, the one the table reports.
     n_items : int
         The paper's number of binary queries.
     tolerance : float
         Allowed absolute avg-rho residual (0.4 units of the printed precision).
+    variant : str
+        The variant the latent ``Sigma`` is made for (:data:`VARIANTS`).
+    calibration_clipped : int
+        Pairs whose pooled target the class-asymmetric mixture cannot reach (clipped to
+        ``r = +-1``); 0 for the label-invariant variant.
+    calibration_shift : float
+        Largest change the nearest-correlation projection made to the calibrated pairs.
     """
 
     name: str
@@ -178,6 +196,9 @@ class StandinSpec:
     Sigma: np.ndarray = field(repr=False)
     n_items: int
     tolerance: float
+    variant: str = "label-invariant"
+    calibration_clipped: int = 0
+    calibration_shift: float = 0.0
 
 
 def _build_sigma(a: np.ndarray, g2: float, same: np.ndarray) -> np.ndarray:
@@ -221,8 +242,62 @@ def _fit(target: np.ndarray, families: list[str], tol: float) -> tuple[np.ndarra
     return best, float(np.sqrt(lo))
 
 
+#: Width of the bisection bracket at which the pooled calibration stops (latent r units).
+POOLED_CALIBRATION_TOL = 1e-12
+
+
+def _label_thresholds(name: str, eps: np.ndarray, variant: str
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Thresholds on ``Y = +1`` and ``Y = -1`` queries for binary errors ``eps``."""
+    if variant == "class-asymmetric":
+        pos, neg = class_error_rates(name, eps)
+    else:
+        pos = neg = np.asarray(eps, dtype=float)
+    return ndtri(pos), ndtri(neg)
+
+
+def _pooled_joint(tp: np.ndarray, tn: np.ndarray, pi_pos: float, i: np.ndarray,
+                  j: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """``P(E_i = 1, E_j = 1)`` pooled over labels: ``pi+ Phi2(tau+_i, tau+_j; r) +
+    pi- Phi2(tau-_i, tau-_j; r)`` (pairs ``(i, j)``)."""
+    from ensel.copula import bivariate_normal_cdf
+
+    return (pi_pos * bivariate_normal_cdf(tp[i], tp[j], r)
+            + (1.0 - pi_pos) * bivariate_normal_cdf(tn[i], tn[j], r))
+
+
+def _calibrate_pooled(name: str, Sigma: np.ndarray, eps: np.ndarray, pi_pos: float
+                      ) -> tuple[np.ndarray, int, float]:
+    """Latent correlations of the class-asymmetric variant whose errors, pooled over both
+    labels with the pooled thresholds ``Phi^-1(eps)``, have tetrachoric correlation
+    ``Sigma`` (the label-invariant fit). The pooled joint error probability is monotone in
+    the latent ``r``, so a vectorised bisection finds it; unreachable targets are clipped
+    to ``r = +-1`` and counted. Returns (the projected matrix, clipped pairs, largest change
+    the nearest-correlation projection made)."""
+    from ensel.copula import bivariate_normal_cdf, nearest_correlation
+
+    m = len(eps)
+    i, j = np.triu_indices(m, 1)
+    tau = ndtri(eps)
+    target = bivariate_normal_cdf(tau[i], tau[j], Sigma[i, j])
+    tp, tn = _label_thresholds(name, eps, "class-asymmetric")
+    lo, hi = np.full(i.size, -1.0), np.full(i.size, 1.0)
+    below = _pooled_joint(tp, tn, pi_pos, i, j, lo) > target
+    above = _pooled_joint(tp, tn, pi_pos, i, j, hi) < target
+    while np.max(hi - lo) > POOLED_CALIBRATION_TOL:
+        mid = 0.5 * (lo + hi)
+        up = _pooled_joint(tp, tn, pi_pos, i, j, mid) < target
+        lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+    r = np.where(below, -1.0, np.where(above, 1.0, 0.5 * (lo + hi)))
+    R = np.eye(m)
+    R[i, j] = R[j, i] = r
+    out = nearest_correlation(R)
+    return out, int(np.sum(below | above)), float(np.max(np.abs(out - R)))
+
+
 @cache
-def _spec_cached(name: str, family_scale: float = 1.0) -> StandinSpec:
+def _spec_cached(name: str, family_scale: float = 1.0,
+                 variant: str = DEFAULT_VARIANT) -> StandinSpec:
     from ensel.copula import nearest_correlation
 
     pool = load_paper_table("model_pools", dataset=name)
@@ -240,14 +315,25 @@ def _spec_cached(name: str, family_scale: float = 1.0) -> StandinSpec:
         a = _fit_loadings(target, same, g * g)[0]
     Sigma = nearest_correlation(_build_sigma(a, g * g, same))
     acc = pool["accuracy"].to_numpy(dtype=float)
+    n_items = int(ds["n_items"].iloc[0])
+    clipped, shift = 0, 0.0
+    if variant == "class-asymmetric" and OPTIONS_PER_QUESTION[name] is not None:
+        Sigma, clipped, shift = _calibrate_pooled(name, Sigma, 1.0 - acc,
+                                                  _positive_share(n_items))
     for arr in (a, acc, Sigma):
         arr.setflags(write=False)
     return StandinSpec(
         name=name, models=list(pool["model"]), families=families, accuracy=acc,
         accuracy_std=pool["accuracy_std"].to_numpy(dtype=float), tau=ndtri(1.0 - acc),
         target_avg_rho=target, loadings=a, family_loading=g, Sigma=Sigma,
-        n_items=int(ds["n_items"].iloc[0]), tolerance=tol,
+        n_items=n_items, tolerance=tol, variant=variant, calibration_clipped=clipped,
+        calibration_shift=shift,
     )
+
+
+def _positive_share(n: int) -> float:
+    """Share of ``Y = +1`` queries among ``n`` balanced ones (as :func:`generate` draws)."""
+    return ((n + 1) // 2) / n
 
 
 def _check_scale(family_scale: float) -> float:
@@ -264,11 +350,43 @@ def _check_variant(variant: str) -> str:
     return variant
 
 
-def spec(name: str, family_scale: float = 1.0) -> StandinSpec:
-    """Calibrated parameters of stand-in ``name`` (fitted once per process); with
-    ``family_scale < 1`` the family loading is that fraction of the largest the table
-    allows and the common loadings are refitted to the table's average correlations."""
-    return _spec_cached(_check_name(name), _check_scale(family_scale))
+def spec(name: str, family_scale: float = 1.0, variant: str = DEFAULT_VARIANT
+         ) -> StandinSpec:
+    """Calibrated parameters of stand-in ``name`` made as ``variant`` (fitted once per
+    process); with ``family_scale < 1`` the family loading is that fraction of the largest
+    the table allows and the common loadings are refitted to the table's average
+    correlations."""
+    return _spec_cached(_check_name(name), _check_scale(family_scale),
+                        _check_variant(variant))
+
+
+def pooled_correlation(name: str, variant: str = DEFAULT_VARIANT,
+                       family_scale: float = 1.0, *, latent: np.ndarray | None = None
+                       ) -> pd.DataFrame:
+    """Tetrachoric correlation of the errors pooled over both labels, with the pooled
+    thresholds ``Phi^-1(1 - accuracy)`` at the mean accuracies: the quantity the paper's
+    tables report. For the label-invariant variant it is the latent ``Sigma`` itself.
+    ``latent`` replaces the stand-in's latent ``Sigma`` (to measure another one, e.g. the
+    label-invariant ``Sigma`` under class-asymmetric thresholds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        models x models, unit diagonal.
+    """
+    from ensel.copula import solve_tetrachoric
+
+    s = spec(name, family_scale, variant)
+    S = np.array(s.Sigma if latent is None else latent, dtype=float)
+    if variant != "label-invariant" and OPTIONS_PER_QUESTION[name] is not None:
+        eps = 1.0 - s.accuracy
+        i, j = np.triu_indices(len(eps), 1)
+        tp, tn = _label_thresholds(name, eps, variant)
+        joint = _pooled_joint(tp, tn, _positive_share(s.n_items), i, j, S[i, j])
+        tau = ndtri(eps)
+        S[i, j] = S[j, i] = solve_tetrachoric(tau[i], tau[j], joint)
+    idx = pd.Index(s.models, name="model")
+    return pd.DataFrame(S, index=idx, columns=idx.rename("model_j"))
 
 
 def class_error_rates(name: str, error: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
@@ -315,25 +433,30 @@ def model_info(name: str) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def correlation_matrix(name: str) -> pd.DataFrame:
+def correlation_matrix(name: str, variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """The stand-in's latent correlation matrix ``Sigma`` (models x models)."""
-    s = spec(name)
+    s = spec(name, variant=variant)
     idx = pd.Index(s.models, name="model")
     return pd.DataFrame(np.array(s.Sigma), index=idx, columns=idx.rename("model_j"))
 
 
-def fit_residuals(name: str) -> pd.DataFrame:
+def fit_residuals(name: str, variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """Target vs achieved average correlation per model (and the family summary).
+
+    The achieved value is that of the errors pooled over both labels
+    (:func:`pooled_correlation`), as the paper's tables pool them; for the label-invariant
+    variant it is the latent ``Sigma``'s.
 
     Returns
     -------
     pandas.DataFrame
         One row per model: ``model, family, target_avg_rho, fitted_avg_rho, residual``
         (fitted minus target). ``df.attrs`` holds ``family_loading``, ``within_family_mean``,
-        ``across_family_mean``, ``max_abs_residual`` and ``tolerance``.
+        ``across_family_mean`` (of the pooled correlations), ``max_abs_residual``,
+        ``tolerance`` and ``variant``.
     """
-    s = spec(name)
-    S = np.asarray(s.Sigma)
+    s = spec(name, variant=variant)
+    S = pooled_correlation(name, variant).to_numpy()
     fitted = average_correlation(S, per_model=True)
     fam = np.asarray(s.families)
     offdiag = ~np.eye(len(fam), dtype=bool)
@@ -348,7 +471,7 @@ def fit_residuals(name: str) -> pd.DataFrame:
         within_family_mean=float(S[same].mean()) if same.any() else float("nan"),
         across_family_mean=float(S[across].mean()),
         max_abs_residual=float(np.max(np.abs(df["residual"]))),
-        tolerance=float(s.tolerance),
+        tolerance=float(s.tolerance), variant=variant,
     )
     return df
 
@@ -405,8 +528,8 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
         ``condition`` categorical (models in the paper's order), ``answer`` and ``label``
         ``int8``; rows ordered by condition, item, model. ``attrs`` as in :func:`load`.
     """
-    s = spec(name, family_scale)
     variant = _check_variant(variant)
+    s = spec(name, family_scale, variant)
     seed = check_int(seed, "seed", low=0)
     n = s.n_items if n_items is None else n_items
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 2:
