@@ -393,3 +393,17 @@ def test_variants_are_cached_apart_and_checked(tmp_path):
         standins.load("mmlu", n_items=40, variant="skewed")
     with pytest.raises(ValueError, match=r"family_scale must lie in \[0, 1\]; got 1.5"):
         standins.load("mmlu", n_items=40, family_scale=1.5)
+
+
+def test_the_cards_pooled_gap_check_uses_the_label_invariant_gap():
+    """The dataset card's tolerance is the label-invariant fit's own gap (plus the bisection
+    tolerance), and the uncalibrated class-asymmetric pool would fail it."""
+    from ensel.book import cards
+
+    g = cards.pooled_gap("mmlu")
+    tol = g.attrs["tolerance"]
+    assert tol == (g.loc["label-invariant", "max |pooled - paper|"]
+                   + standins.POOLED_CALIBRATION_TOL)
+    assert g.loc["class-asymmetric", "max |pooled - paper|"] <= tol
+    assert g.loc["class-asymmetric, uncalibrated", "max |pooled - paper|"] > 10 * tol
+    assert g.loc["class-asymmetric, uncalibrated", "mean (pooled - paper)"] > 0.03
