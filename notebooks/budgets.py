@@ -105,6 +105,11 @@ for s in sources:
     docs[s.name] = run_frontier(s, n_budgets=n_budgets, n_splits=splits,
                                 max_models=max_models, seed=seed)
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("partly" if have else "simulated")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out error against cost per query (log scale) on each data set: points are the methods at each budget (mean over the splits), lines their non-decreasing convex hull.", "name": "fig-budgets-frontiers"}}
 plot_frontiers(docs)
 plt.show()

@@ -87,6 +87,11 @@ glue("floor", floor, display=False)
 # models), close to where this starts; and it is one reason why selection matters: a few
 # well-chosen models are both cheaper and better estimated than many.
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("simulated")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Test error against ensemble size: simulated majority vote and plug-in MAP, the exact error (quadrature) and the saturation floor (dotted).", "name": "fig-{output}-error"}}
 plot_sweep(errors, floor, rho=rho, accuracy=accuracy)
 plt.show()

@@ -387,7 +387,7 @@ checks.equal("every budget has all paired evaluations", sorted(set(diffs["n"])),
 # beside the results; the reproduction report reads them for every dataset.
 
 # %%
-v = protocol.page_verdicts(results, dataset, ks, replicates)
+v = protocol.page_verdicts(results, dataset, ks, replicates, data=df)
 
 # %% tags=["hide-input"]
 if v.empty:

@@ -101,6 +101,11 @@ breakdown = gain_breakdown(gain_ns, accuracy=accuracy, rho=gain_rho,
 breakdown.pivot(index="step", columns="n",
                 values=["estimated", "exact"]).round(4)
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("simulated")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Greedy MI's estimated gain of each pick (solid) against its exact gain (dashed) on an equicorrelated copula law, for three numbers of items. The add-one estimate over 2^|S| patterns falls below the exact value and turns negative as |S| grows, earlier for fewer items.", "name": "fig-large-pools-gains"}}
 plot_gains(breakdown)
 plt.show()
@@ -179,6 +184,12 @@ tables = compare_all(data, ks=ks, n_splits=n_splits,
 summary = pd.concat({name: verdict_summary(t)
                      for name, t in tables.items()}, names=["data"])
 summary.round(4)
+
+# %% tags=["remove-cell"]
+from ensel.book import profiles
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("partly" if set(data) & set(profiles.names("real")) else "simulated")  # stamped inside the image
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out error against the budget on every data set of this page (log scale): ensel's defaults (score_mi + backoff, thick) against Greedy MI + MAP, Top-k + MAP and Top-k + W-MV.", "name": "fig-large-pools-errors"}}
 plot_errors(tables)

@@ -137,7 +137,7 @@ X, y = to_wide(df)
 tau, Sigma_fit = fit_gaussian_copula((X.to_numpy() != y.to_numpy()[:, None]).astype(int))
 
 # %% tags=["hide-input"]
-spec = standins.spec("mmlu")
+spec = standins.spec("mmlu", variant="label-invariant")  # what collect.simulate samples
 idx = [spec.models.index(m) for m in X.columns]
 Sigma_pool = np.asarray(spec.Sigma)[np.ix_(idx, idx)]
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.4))

@@ -196,8 +196,9 @@ for d, t in picks.items():
 # that have results. The verdicts are those each experiments run saved beside its results.
 # A row that is not counted says why under its verdict: *duplicate* (its finding, numbers
 # and all, is identical to an earlier claim's on the same data), *true by construction*
-# (MMLU3 on the stand-ins: they are label-invariant, so Term 1 ranks models exactly as
-# accuracy does), or *the book's control* (G3-WMV: G3's question without the MAP table's
+# (MMLU3 on the stand-ins: every model's error rates keep one ratio, ε₊ = 3ε₋ on the
+# class-asymmetric stand-ins and ε₊ = ε₋ on the label-invariant ones, so Term 1 ranks models
+# exactly as accuracy does; the class follows what the data run record), or *the book's control* (G3-WMV: G3's question without the MAP table's
 # $2^k$ cells, behind which G3 may be an artefact).
 
 # %%
@@ -342,6 +343,11 @@ for d, t in per_budget.items():
 # %%
 effects = claims.effects_table(v)
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("partly")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Headline effect of every directional claim on every dataset with its 95 % interval, coloured by verdict; hollow squares: the paper's own numbers.", "name": "fig-report-forest-plot"}}
 fig = figures.claims_forest(effects, dataset_label=tables.dataset_label)
 plt.show()
@@ -414,6 +420,11 @@ pooled = pool_claims(v, real)
 per_k = pool_paired(
     {d: load_or_none(d, "paired") for d in real})
 copula_fit = {d: load_or_none(d, "copula") for d in real}
+
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures(False)  # stamped inside the image
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Every general claim on each real source (dot: its effect and 95 % interval, coloured by verdict) and pooled over the sources (diamond: DerSimonian-Laird random effects); negative supports the claim.", "name": "fig-report-pooled-forest"}}
 fig = figures.pooled_forest(pooled, dataset_label=tables.dataset_label)

@@ -159,6 +159,11 @@ glue("n_stats", len(stats), display=False)
 # many items that every model answers correctly and a heavy tail of items that most models get
 # wrong together. Those shared errors are what no aggregation rule can undo (Theorem 4.4).
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("simulated")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Fraction of items on which $k$ of the $m$ models are wrong, one panel per accuracy: simulated (solid) and the exact law (dashed), for each latent correlation $\\rho$.", "name": "fig-system-error-counts"}}
 plot_error_counts(samples, accuracies, rhos, m, n_items)
 plt.show()
@@ -304,6 +309,11 @@ short = max(mutual_information_xy(independent_joint_law([e], prior=0.3))
 checks.add("prior 0.3 gives less than the capacity − 1e-6 (uniform input is optimal)",
            short < 0, value=short, bound="< 0")
 glue("rho_pool", rho_pool, display=False)
+
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("exact")  # stamped inside the image
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Each model as a binary symmetric channel: the capacity $1 - h(\\epsilon)$ (line) and the exact relevance $I(Y; X_j)$ of the pool's models under the correlated copula (points).", "name": "fig-system-bsc"}}
 plot_bsc_capacity(bsc, bsc_pool)

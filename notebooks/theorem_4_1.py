@@ -400,6 +400,11 @@ checks.add("flip rate δ in all four cells (Y, X₂) within 4 s.e. (Markov chain
 glue("err_weak", err_weak, display=False)
 glue("se_weak", se_weak, display=False)
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("simulated")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Example A.1. Left: mutual information (bars) and MAP error (red) of the three pairs; $\\{1,3\\}$ ties with $H_2 = \\{1,2\\}$ on the error. Right: simulated flip rates $P(\\widetilde X_3 \\neq X_2 \\mid Y, X_2)$ with $\\pm 4$ standard errors, against $\\delta = 1/3$.", "name": "fig-thm41-example"}}
 plot_example_a1(example, flips, delta)
 plt.show()

@@ -339,6 +339,11 @@ cols = ["relevance", "redundancy", "error_correlation", "correction",
         "delta", "mrmr", "three_term"]
 short_terms(no_negative_zero(terms[cols].round(4)))
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("exact")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "The terms of Theorem 4.3 for each candidate $j$ given $S = \\{0\\}$ in the worked copula example; the star is their sum $\\Delta(j \\mid S)$.", "name": "fig-thm42-terms"}}
 plot_decomposition_terms(terms)
 plt.show()

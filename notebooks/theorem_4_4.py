@@ -108,6 +108,11 @@ curve_df = pd.DataFrame(
       "floor": saturation_floor(a, r)} for a, r in curves for m in ms])
 saturation_summary(curve_df, m_max)
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("exact")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Exact MAP error $\\mathbb{P}_e(m)$ against the (odd) ensemble size, one curve per $(\\alpha, \\rho)$; dashed: the floor $\\Phi(\\Phi^{-1}(1-\\alpha)/\\sqrt{\\rho})$ of Theorem 4.4.", "name": "fig-thm43-curves"}}
 plot_saturation_curves(curve_df)
 plt.show()

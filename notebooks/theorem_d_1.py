@@ -262,6 +262,11 @@ glue("worst_ratio", gr["ratio"].min(), display=False)
 glue("n_greedy_optimal", int(gr["greedy optimal"].sum()), display=False)
 glue("n_gr", len(gr), display=False)
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("exact")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Greedy against exhaustive maximisation of the difficulty-aware information $F(S)$ at the budget `k_budget`, one point per instance; dashed: the $(1 - 1/e)$ guarantee.", "name": "fig-thmd1-greedy"}}
 plot_greedy_vs_optimum(gr, k_budget, bound)
 plt.show()

@@ -282,6 +282,11 @@ corr = pd.DataFrame(rows)
 corr.pivot(index="rho", columns="pool",
            values=["map_error", "vote_error", "disagreement_mass"]).round(4)
 
+# %% tags=["remove-cell"]
+from ensel.book.protocol import mark_synthetic_figures
+
+mark_synthetic_figures("exact")  # stamped inside the image
+
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Exact error of the MAP rule and of the log-odds weighted vote (left), and the probability of the answer patterns where they disagree (right), against the latent error correlation $\\rho$.", "name": "fig-thme1-correlated"}}
 plot_vote_vs_map(corr)
 plt.show()

@@ -1,6 +1,9 @@
 """``ensel select --json`` is byte-identical to the documents recorded before the registry,
 protocol and command-package moves of issue 27 (``tests/data/select_json/``, written by
 the command at commit c00f9b7): a refactoring must not change a number, a default or a word.
+``mmlu_auto.json`` was re-recorded by the same command when the MMLU stand-in's default
+became class-asymmetric (issue 26), and again when that variant's latent Sigma was
+calibrated to the pooled table: only its numbers changed, from new data.
 """
 
 from __future__ import annotations

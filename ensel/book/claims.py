@@ -42,10 +42,12 @@ What counts
 -----------
 Every (claim, dataset) gets a class (:func:`verdicts`, column ``class``): **testable** (the
 data can contradict it: counted), **by construction** (true because of how the data were
-made, e.g. Top-k and Term 1 pick the same models on label-invariant stand-ins: shown, not
-counted, with the reason), **duplicate** (the same finding on the same data as an earlier
-claim, detected by comparing the findings themselves: merged into the first), and
-**control** (a check of the book's own beside a paper claim, e.g. G3 without the MAP
+made, e.g. Top-k and Term 1 pick the same models on stand-ins whose models' channels differ
+only in their error: shown, not counted, with the reason; it follows what the table checked
+holds by construction, which a stand-in records in ``attrs`` for the variant loaded,
+:func:`ensel.datasets.standins.by_construction`), **duplicate** (the same finding on the
+same data as an earlier claim, detected by comparing the findings themselves: merged into
+the first), and **control** (a check of the book's own beside a paper claim, e.g. G3 without the MAP
 table's 2^k cells: shown, not counted).
 """
 
@@ -60,6 +62,7 @@ import pandas as pd
 
 from ensel._errors import NotFoundError, UsageError
 from ensel.book.tables import LABELS, column_label, format_number, paper_summary
+from ensel.datasets import standins
 from ensel.experiment import selected_models
 from ensel.stats import (
     CONTRADICTED,
@@ -577,9 +580,10 @@ class Claim:
     short : str
         A few words for compact verdict tables (default: ``text``).
     construction : mapping of str to str
-        Kinds of data (``"stand-in"``, ``"real"``; :func:`ensel.book.profiles.kind`) on which
-        the claim is true by construction, each with the reason; such rows are shown, not
-        counted.
+        Properties a table can hold by construction (``"label-invariant"``,
+        ``"relevance follows accuracy"``: :func:`ensel.datasets.standins.by_construction`)
+        under which the claim is true whatever the data, each with the reason; on a table
+        that holds one, the row is shown, not counted.
     note : str
         What a reader must know to weigh the verdict (an artefact behind it, say).
     control : str
@@ -609,11 +613,13 @@ _G3_NOTE = (
     "table")
 
 #: Why "Top-k and Term 1 agree" is no evidence on the stand-ins.
-_LABEL_INVARIANT = (
-    "the stand-ins are label-invariant by construction (each model errs with the same "
-    "probability whatever the label, Λ = 0), and for such a channel with balanced labels "
-    "I(Y; X_j) = 1 − h(ε_j) falls as the error ε_j < 1/2 grows, so Term 1 ranks the "
-    "models exactly as accuracy does: the two selectors can only differ by sampling noise")
+_RELEVANCE_FOLLOWS_ACCURACY = (
+    "on these stand-ins every model's channel has one parameter, its error ε_j: the same "
+    "error on both labels (label-invariant), or ε₊ = 3ε₋ for every model (the binary "
+    "conversion of a 4-option question, class-asymmetric); within such a family, with "
+    "balanced labels, I(Y; X_j) falls strictly as ε_j ≤ 1/2 grows, so Term 1 ranks the "
+    "models exactly as accuracy does by construction: the two selectors can only differ by "
+    "sampling noise")
 
 
 def _bl(agg: str) -> list[tuple[str, str]]:
@@ -706,7 +712,7 @@ CLAIMS: list[Claim] = [
           "Top-k and Term 1 overlap almost everywhere (within 0.002 at every k).",
           as_good([(T, R)], "all"),
           short="Top-k and Term 1 as good at every k",
-          construction={"stand-in": _LABEL_INVARIANT}),
+          construction={standins.RELEVANCE_FOLLOWS_ACCURACY: _RELEVANCE_FOLLOWS_ACCURACY}),
     Claim("MMLU4", "mmlu", "Sec. 6.2 'Results'",
           "For larger k all methods degrade (all about 0.171 at k = 13).", full_set_worse(G),
           short="all 13 models worse than the best subset"),
@@ -775,7 +781,8 @@ def _cols(f: Finding | None | str, prefix: str) -> dict[str, Any]:
 
 def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
              claims: Sequence[Claim] = CLAIMS,
-             replicates: Mapping[str, pd.DataFrame | None] | None = None) -> pd.DataFrame:
+             replicates: Mapping[str, pd.DataFrame | None] | None = None,
+             by_construction: Mapping[str, Iterable[str]] | None = None) -> pd.DataFrame:
     """Check every claim on the paper's numbers and on our results.
 
     Parameters
@@ -788,6 +795,13 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
     replicates : mapping, optional
         ``{dataset: half_sample_errors() output}``: the intervals on that dataset then take
         the larger of the corrected variance and the one measured on the halves.
+    by_construction : mapping, optional
+        ``{dataset: properties}``: what the table each dataset's results come from holds
+        by construction (``df.attrs["by_construction"]`` of a stand-in; see
+        :func:`ensel.datasets.standins.by_construction`). A claim whose ``construction``
+        names one of them is classed :data:`BY_CONSTRUCTION`. A dataset not given holds
+        what its loader makes by default (a stand-in: its default variant; anything
+        else: nothing).
 
     Returns
     -------
@@ -807,6 +821,7 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
     from ensel.datasets.paper_tables import DATASETS as PAPER_DATASETS
 
     reps = dict(replicates or {})
+    built = dict(by_construction or {})
     ours = {d: (None if r is None else evidence_from_results(r, reps.get(d)))
             for d, r in results_by_dataset.items()}
     paper = {d: evidence_from_paper(d) for d in PAPER_DATASETS}
@@ -825,26 +840,27 @@ def verdicts(results_by_dataset: Mapping[str, pd.DataFrame | None], *,
                 "verdict": "no results" if o["o_verdict"] is None else o["o_verdict"],
                 "effect": o["o_effect"], "effect_low": o["o_low"], "effect_high": o["o_high"],
                 "short": claim.short or claim.text, "effect_se": o["o_se"],
-                **_classify(claim, d)})
+                **_classify(claim, d, built.get(d))})
     cols = ["id", "dataset", "location", "claim", "paper", "paper_holds", "paper_verdict",
             "paper_effect", "paper_low", "paper_high", "ours", "holds", "verdict", "effect",
             "effect_low", "effect_high", "short", "effect_se", "class", "class_note"]
     return mark_duplicates(pd.DataFrame(rows, columns=cols))
 
 
-def _classify(claim: Claim, dataset: str) -> dict[str, str]:
-    """``class`` and ``class_note`` of one (claim, dataset) before duplicates are marked."""
-    from ensel.book import profiles
-
-    try:
-        kind = str(profiles.profile(dataset)["kind"])
-    except (KeyError, ValueError):
-        kind = "user"
+def _classify(claim: Claim, dataset: str, properties: Iterable[str] | None
+              ) -> dict[str, str]:
+    """``class`` and ``class_note`` of one (claim, dataset) before duplicates are marked;
+    ``properties``: what the dataset's table holds by construction (``None``: what its
+    loader makes by default)."""
     if claim.control:
         return {"class": CONTROL,
                 "class_note": f"the book's control for {claim.control}, not a paper claim"}
-    if kind in claim.construction:
-        return {"class": BY_CONSTRUCTION, "class_note": claim.construction[kind]}
+    if properties is None:
+        properties = (standins.by_construction(dataset) if dataset in standins.NAMES
+                      else ())
+    for prop in properties:
+        if prop in claim.construction:
+            return {"class": BY_CONSTRUCTION, "class_note": claim.construction[prop]}
     return {"class": TESTABLE, "class_note": claim.note}
 
 

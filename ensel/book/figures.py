@@ -51,6 +51,9 @@ __all__ = [
 
 #: MIME type of the plotted data (CSV) attached to every displayed figure.
 FIGURE_DATA_MIME = "application/vnd.ensel.figure-data+csv"
+#: The ``gid`` of the stamp :func:`ensel.book.protocol.stamp_synthetic` writes into a figure;
+#: :func:`figure_data` reports it as one row of kind ``stamp``.
+STAMP_GID = "ensel-stamp"
 
 _DATA_COLUMNS = ["panel", "series", "kind", "x", "y", "x_end", "y_end", "row", "column",
                  "value"]
@@ -72,8 +75,9 @@ def figure_data(fig: Figure) -> pd.DataFrame:
     Columns: ``panel`` (axes number and title), ``series`` (the artist's legend label, or its
     kind and number), ``kind`` (``line``, ``points``, ``area`` (vertices of a band),
     ``segment`` (error bars: from ``x, y`` to ``x_end, y_end``), ``bar`` (centre ``x`` and
-    height ``y``), ``cell`` (heatmaps: ``row``, ``column``, ``value``)) and the coordinates;
-    unused columns are empty. Colour bars are left out.
+    height ``y``), ``cell`` (heatmaps: ``row``, ``column``, ``value``), ``stamp`` (what the
+    figure shows, e.g. ``synthetic (stand-in)``, in ``series``; panel ``figure``)) and the
+    coordinates; unused columns are empty. Colour bars are left out.
 
     Examples
     --------
@@ -160,6 +164,9 @@ def figure_data(fig: Figure) -> pd.DataFrame:
                     for r in range(values.shape[0]):
                         for c in range(values.shape[1]):
                             add(s, "cell", row=str(r), column=str(c), value=values[r, c])
+    for text in fig.texts:  # what the figure shows, said inside the image (not data)
+        if text.get_gid() == STAMP_GID:
+            rows.append({"panel": "figure", "series": text.get_text(), "kind": "stamp"})
     return pd.DataFrame(rows, columns=_DATA_COLUMNS)
 
 

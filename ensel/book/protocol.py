@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ensel._errors import UsageError
 from ensel.book import figures, profiles, tables
 from ensel.book.claims import PageChecks
 from ensel.protocol import PAPER_PROTOCOL, Protocol
@@ -56,6 +57,7 @@ __all__ = [
     "pooled_sentence",
     "gather_verdicts",
     "findings_table",
+    "FIGURE_STAMPS",
     "SYNTHETIC_STAMP",
     "stamp_synthetic",
     "mark_synthetic_figures",
@@ -471,14 +473,20 @@ def save_conclusions(dataset: Any, verdicts_df: pd.DataFrame, diffs: pd.DataFram
 
 
 def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any,
-                  replicates: pd.DataFrame | None = None) -> pd.DataFrame:
+                  replicates: pd.DataFrame | None = None, *,
+                  data: pd.DataFrame | None = None) -> pd.DataFrame:
     """The claims checked on this dataset; none when the run evaluated only some budgets
-    (the claims are about budgets up to the full pool)."""
+    (the claims are about budgets up to the full pool). ``data``: the table the results
+    come from; what it holds by construction (``attrs["by_construction"]``, set by the
+    stand-ins for the variant actually loaded) decides which claims are not counted."""
     from ensel.book.claims import verdicts
+    from ensel.datasets.standins import BY_CONSTRUCTION_ATTR as ATTR
 
     if ks is not None:
         return pd.DataFrame(columns=["id", "dataset", "verdict"])
-    v = verdicts({dataset: results}, replicates={dataset: replicates})
+    built = (None if data is None or ATTR not in data.attrs
+             else {dataset: tuple(data.attrs[ATTR])})
+    v = verdicts({dataset: results}, replicates={dataset: replicates}, by_construction=built)
     return not_applicable(v[v["dataset"] == dataset], results)
 
 
@@ -788,21 +796,46 @@ def findings_table(v: pd.DataFrame, pooled: pd.DataFrame | None,
 
 
 # ------------------------------------------------------------ synthetic figures, stamped
+#: What a figure that does not plot real answers says inside its image, by kind (the rule
+#: is in ARCHITECTURE.md, "Figures that are not real data"): ``stand-in`` (drawn from the
+#: paper-calibrated stand-ins), ``simulated`` (estimated from sampled answers: Monte Carlo,
+#: seeded pools), ``partly`` (panels of real data beside simulated or stand-in ones) and
+#: ``exact`` (computed exactly from probability laws, no sampling, even when the laws'
+#: parameters are drawn with a seed). A figure of real answers carries none.
+FIGURE_STAMPS: dict[str, str] = {
+    "stand-in": "synthetic (stand-in)",
+    "simulated": "synthetic (simulated)",
+    "partly": "partly synthetic (simulated or stand-in panels)",
+    "exact": "exact computation (no sampling)",
+}
 #: The stamp every figure of synthetic (stand-in) data carries inside the image.
-SYNTHETIC_STAMP = "synthetic (stand-in)"
+SYNTHETIC_STAMP = FIGURE_STAMPS["stand-in"]
+_STAMP_COLORS = {"exact": "#1f4e79"}
+_current = {"kind": "stand-in"}
 
 
 def stamp_synthetic(fig: Figure) -> None:
-    """Write :data:`SYNTHETIC_STAMP` into the bottom-right corner of ``fig`` (a matplotlib
+    """Write the current stamp (:data:`FIGURE_STAMPS`, chosen by
+    :func:`mark_synthetic_figures`) into the bottom-right corner of ``fig`` (a matplotlib
     figure hook: :func:`mark_synthetic_figures` registers it for every new figure)."""
-    fig.text(0.995, 0.005, SYNTHETIC_STAMP, ha="right", va="bottom", fontsize=8,
-             color="#b42318", alpha=0.85, fontweight="bold")
+    kind = _current["kind"]
+    fig.text(0.995, 0.005, FIGURE_STAMPS[kind], ha="right", va="bottom", fontsize=8,
+             color=_STAMP_COLORS.get(kind, "#b42318"), alpha=0.85, fontweight="bold",
+             gid=figures.STAMP_GID)
 
 
-def mark_synthetic_figures(on: bool = True) -> None:
-    """From now on, every figure pyplot creates carries :data:`SYNTHETIC_STAMP` (``on``)
-    or not: the one place where a stand-in page's figures are labelled, through
-    matplotlib's ``figure.hooks``."""
+def mark_synthetic_figures(on: bool | str = True) -> None:
+    """From now on, every figure pyplot creates carries the stamp of kind ``on`` (a key of
+    :data:`FIGURE_STAMPS`; ``True`` means ``"stand-in"``), or none (``False``): the one
+    place where a page's figures are labelled, through matplotlib's ``figure.hooks``. A page
+    whose figures are of different kinds calls it again before each change."""
     hook = f"{__name__}:stamp_synthetic"
     hooks = [h for h in plt.rcParams["figure.hooks"] if h != hook]
-    plt.rcParams["figure.hooks"] = [*hooks, hook] if on else hooks
+    if on is False:
+        plt.rcParams["figure.hooks"] = hooks
+        return
+    kind = "stand-in" if on is True else str(on)
+    if kind not in FIGURE_STAMPS:
+        raise UsageError(f"unknown figure stamp {on!r}; expected one of {list(FIGURE_STAMPS)}")
+    _current["kind"] = kind
+    plt.rcParams["figure.hooks"] = [*hooks, hook]

@@ -115,7 +115,7 @@ class SimulatedPool:
         if name not in self._pools:
             from ensel.datasets.standins import spec
 
-            s = spec(name)
+            s = spec(name, variant="label-invariant")  # one threshold per model
             w, V = np.linalg.eigh(np.asarray(s.Sigma))
             L = (V * np.sqrt(np.clip(w, 0.0, None))) @ V.T
             self._pools[name] = (list(s.models), L, ndtri(1.0 - np.asarray(s.accuracy)))

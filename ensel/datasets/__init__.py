@@ -235,7 +235,8 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
     ----------
     name : str or path
         ``"medmcqa"``, ``"mmlu"``, ``"imdb"`` (stand-ins; options ``seed=0``,
-        ``n_items=None``, ``cache=True``, see :func:`ensel.datasets.standins.load`),
+        ``n_items=None``, ``cache=True``, ``variant="class-asymmetric"``,
+        ``family_scale=1``, see :func:`ensel.datasets.standins.load`),
         ``"mmlu_pro"``, ``"mmlu_redux"``, ``"llmbar"`` (options of the ``load`` function of
         :mod:`ensel.datasets.mmlu_pro`, :mod:`~ensel.datasets.mmlu_redux` and
         :mod:`~ensel.datasets.llmbar`), the path of a

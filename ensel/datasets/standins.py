@@ -37,18 +37,25 @@ Calibration (everything read from ``data/paper/model_pools.csv``)
 
 Variants
 --------
-* ``variant="label-invariant"`` (the default): every model errs with the same probability
-  whatever the label (``Lambda = 0`` in the paper's decomposition). Some of the paper's
-  claims are then true by construction (Term 1 ranks models exactly as accuracy does).
-* ``variant="class-asymmetric"``: the errors follow the paper's binary conversion of a
-  ``K``-option question (:mod:`ensel.datasets.binary`): the positive query (``Y = +1``,
-  the gold option) is wrong whenever the model's choice is wrong, the negative query
-  (``Y = -1``, one wrong option drawn uniformly) only when the model chose that very
+* ``variant="class-asymmetric"`` (the default): the errors follow the paper's binary
+  conversion of a ``K``-option question (:mod:`ensel.datasets.binary`): the positive query
+  (``Y = +1``, the gold option) is wrong whenever the model's choice is wrong, the negative
+  query (``Y = -1``, one wrong option drawn uniformly) only when the model chose that very
   option. With the model's binary error ``eps`` (the table's accuracy) kept, that gives
   ``eps_+ = 2 eps (K - 1) / K`` and ``eps_- = 2 eps / K`` (MEDMCQA and MMLU: ``K = 4``, so
-  ``eps_+ = 3 eps_-``; IMDB is binary by nature and stays label-invariant). The copula,
-  loadings and persistence are unchanged; only the threshold depends on the label:
-  ``E_j = 1(Z_j < Phi^-1(eps_{Y,j}))``.
+  ``eps_+ = 3 eps_-``; IMDB is binary by nature and stays label-invariant). The threshold
+  depends on the label, ``E_j = 1(Z_j < Phi^-1(eps_{Y,j}))``, and the latent ``Sigma`` is
+  calibrated so that the errors pooled over both labels (balanced), read with the pooled
+  thresholds ``Phi^-1(eps_j)`` as the paper's tables read them, have the label-invariant
+  fit's correlations: per pair, the ``r`` with ``pi_+ Phi2(tau+_i, tau+_j; r) + pi_-
+  Phi2(tau-_i, tau-_j; r) = Phi2(tau_i, tau_j; Sigma_ij)`` (monotone in ``r``: a vectorised
+  bisection, unreachable targets clipped to ``+-1`` and counted), then the nearest
+  correlation matrix (:func:`pooled_correlation` reads the pooled correlations back).
+  Loadings and persistence are those of the fit.
+* ``variant="label-invariant"``: every model errs with the same probability whatever the
+  label (``Lambda = 0`` in the paper's decomposition). Some of the paper's claims are then
+  true by construction (Term 1 ranks models exactly as accuracy does); pages that need
+  ``Lambda = 0`` by construction ask for it by name.
 * ``family_scale`` in ``[0, 1]`` (default 1) sets the family loading to that fraction of
   the largest one the table allows (``g = family_scale * g_max``), refitting the common
   loadings so that every model's average correlation still matches the table: 0 is no
@@ -56,7 +63,7 @@ Variants
   verdicts depend on it.
 
 :func:`load` returns the tidy table (see :mod:`ensel.data`) and caches it as Parquet under
-``ensel.datasets._paths.data_dir("standins")`` keyed by (name, seed, n_items, generator
+``ensel.datasets._paths.data_dir("standins")`` keyed by (name, seed, n_items, variant, generator
 version, a hash of the pool table), so a rerun is instant.
 """
 
@@ -79,10 +86,16 @@ from ensel.datasets._paths import data_dir
 from ensel.datasets.paper_tables import load_paper_table
 
 __all__ = [
+    "BY_CONSTRUCTION_ATTR",
     "CONDITIONS",
+    "DEFAULT_VARIANT",
+    "LABEL_INVARIANT",
     "NAMES",
     "OPTIONS_PER_QUESTION",
+    "POOLED_CALIBRATION_TOL",
+    "RELEVANCE_FOLLOWS_ACCURACY",
     "VARIANTS",
+    "by_construction",
     "class_error_rates",
     "StandinSpec",
     "condition_accuracies",
@@ -91,6 +104,7 @@ __all__ = [
     "generate",
     "load",
     "model_info",
+    "pooled_correlation",
     "spec",
 ]
 
@@ -105,9 +119,19 @@ RUNS = (1, 2)
 #: Condition labels, temperature-major: ``t0.01-r1, t0.01-r2, ..., t0.7-r2``.
 CONDITIONS = tuple(f"t{t:g}-r{r}" for t in TEMPERATURES for r in RUNS)
 #: Bump when the generator changes, so cached Parquet files are not reused.
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"  # 2: the class-asymmetric Sigma is calibrated to the pooled table
 #: The named variants of the stand-ins (see the module text); the first is the default.
-VARIANTS = ("label-invariant", "class-asymmetric")
+VARIANTS = ("class-asymmetric", "label-invariant")
+#: The variant :func:`load` and :func:`generate` make unless asked for another.
+DEFAULT_VARIANT = VARIANTS[0]
+#: What a table made by a stand-in holds true by construction, in ``df.attrs`` under this
+#: key (a tuple of property names; see :func:`by_construction`).
+BY_CONSTRUCTION_ATTR = "by_construction"
+#: The property of a stand-in whose errors do not depend on the label (``Lambda = 0``).
+LABEL_INVARIANT = "label-invariant"
+#: The property of a stand-in whose models' channels lie in one family with one parameter,
+#: the error, so that the relevance ``I(Y; X_j)`` ranks them exactly as accuracy does.
+RELEVANCE_FOLLOWS_ACCURACY = "relevance follows accuracy"
 #: Options per question of each paper dataset's multiple-choice source (``None``: binary by
 #: nature, no conversion): what the class-asymmetric variant's error rates follow.
 OPTIONS_PER_QUESTION: dict[str, int | None] = {"medmcqa": 4, "mmlu": 4, "imdb": None}
@@ -143,11 +167,21 @@ class StandinSpec:
     family_loading : float
         ``g`` (``g**2`` is the extra within-family correlation).
     Sigma : numpy.ndarray of shape (m, m)
-        Latent correlation matrix.
+        Latent correlation matrix. For the class-asymmetric variant it is calibrated so that
+        the errors pooled over both labels have the label-invariant fit's correlations
+        (:func:`pooled_correlation`); ``loadings`` and ``family_loading`` then describe that
+        pooled structure, the one the table reports.
     n_items : int
         The paper's number of binary queries.
     tolerance : float
         Allowed absolute avg-rho residual (0.4 units of the printed precision).
+    variant : str
+        The variant the latent ``Sigma`` is made for (:data:`VARIANTS`).
+    calibration_clipped : int
+        Pairs whose pooled target the class-asymmetric mixture cannot reach (clipped to
+        ``r = +-1``); 0 for the label-invariant variant.
+    calibration_shift : float
+        Largest change the nearest-correlation projection made to the calibrated pairs.
     """
 
     name: str
@@ -162,6 +196,9 @@ class StandinSpec:
     Sigma: np.ndarray = field(repr=False)
     n_items: int
     tolerance: float
+    variant: str = "label-invariant"
+    calibration_clipped: int = 0
+    calibration_shift: float = 0.0
 
 
 def _build_sigma(a: np.ndarray, g2: float, same: np.ndarray) -> np.ndarray:
@@ -205,8 +242,62 @@ def _fit(target: np.ndarray, families: list[str], tol: float) -> tuple[np.ndarra
     return best, float(np.sqrt(lo))
 
 
+#: Width of the bisection bracket at which the pooled calibration stops (latent r units).
+POOLED_CALIBRATION_TOL = 1e-12
+
+
+def _label_thresholds(name: str, eps: np.ndarray, variant: str
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Thresholds on ``Y = +1`` and ``Y = -1`` queries for binary errors ``eps``."""
+    if variant == "class-asymmetric":
+        pos, neg = class_error_rates(name, eps)
+    else:
+        pos = neg = np.asarray(eps, dtype=float)
+    return ndtri(pos), ndtri(neg)
+
+
+def _pooled_joint(tp: np.ndarray, tn: np.ndarray, pi_pos: float, i: np.ndarray,
+                  j: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """``P(E_i = 1, E_j = 1)`` pooled over labels: ``pi+ Phi2(tau+_i, tau+_j; r) +
+    pi- Phi2(tau-_i, tau-_j; r)`` (pairs ``(i, j)``)."""
+    from ensel.copula import bivariate_normal_cdf
+
+    return (pi_pos * bivariate_normal_cdf(tp[i], tp[j], r)
+            + (1.0 - pi_pos) * bivariate_normal_cdf(tn[i], tn[j], r))
+
+
+def _calibrate_pooled(name: str, Sigma: np.ndarray, eps: np.ndarray, pi_pos: float
+                      ) -> tuple[np.ndarray, int, float]:
+    """Latent correlations of the class-asymmetric variant whose errors, pooled over both
+    labels with the pooled thresholds ``Phi^-1(eps)``, have tetrachoric correlation
+    ``Sigma`` (the label-invariant fit). The pooled joint error probability is monotone in
+    the latent ``r``, so a vectorised bisection finds it; unreachable targets are clipped
+    to ``r = +-1`` and counted. Returns (the projected matrix, clipped pairs, largest change
+    the nearest-correlation projection made)."""
+    from ensel.copula import bivariate_normal_cdf, nearest_correlation
+
+    m = len(eps)
+    i, j = np.triu_indices(m, 1)
+    tau = ndtri(eps)
+    target = bivariate_normal_cdf(tau[i], tau[j], Sigma[i, j])
+    tp, tn = _label_thresholds(name, eps, "class-asymmetric")
+    lo, hi = np.full(i.size, -1.0), np.full(i.size, 1.0)
+    below = _pooled_joint(tp, tn, pi_pos, i, j, lo) > target
+    above = _pooled_joint(tp, tn, pi_pos, i, j, hi) < target
+    while np.max(hi - lo) > POOLED_CALIBRATION_TOL:
+        mid = 0.5 * (lo + hi)
+        up = _pooled_joint(tp, tn, pi_pos, i, j, mid) < target
+        lo, hi = np.where(up, mid, lo), np.where(up, hi, mid)
+    r = np.where(below, -1.0, np.where(above, 1.0, 0.5 * (lo + hi)))
+    R = np.eye(m)
+    R[i, j] = R[j, i] = r
+    out = nearest_correlation(R)
+    return out, int(np.sum(below | above)), float(np.max(np.abs(out - R)))
+
+
 @cache
-def _spec_cached(name: str, family_scale: float = 1.0) -> StandinSpec:
+def _spec_cached(name: str, family_scale: float = 1.0,
+                 variant: str = DEFAULT_VARIANT) -> StandinSpec:
     from ensel.copula import nearest_correlation
 
     pool = load_paper_table("model_pools", dataset=name)
@@ -224,14 +315,25 @@ def _spec_cached(name: str, family_scale: float = 1.0) -> StandinSpec:
         a = _fit_loadings(target, same, g * g)[0]
     Sigma = nearest_correlation(_build_sigma(a, g * g, same))
     acc = pool["accuracy"].to_numpy(dtype=float)
+    n_items = int(ds["n_items"].iloc[0])
+    clipped, shift = 0, 0.0
+    if variant == "class-asymmetric" and OPTIONS_PER_QUESTION[name] is not None:
+        Sigma, clipped, shift = _calibrate_pooled(name, Sigma, 1.0 - acc,
+                                                  _positive_share(n_items))
     for arr in (a, acc, Sigma):
         arr.setflags(write=False)
     return StandinSpec(
         name=name, models=list(pool["model"]), families=families, accuracy=acc,
         accuracy_std=pool["accuracy_std"].to_numpy(dtype=float), tau=ndtri(1.0 - acc),
         target_avg_rho=target, loadings=a, family_loading=g, Sigma=Sigma,
-        n_items=int(ds["n_items"].iloc[0]), tolerance=tol,
+        n_items=n_items, tolerance=tol, variant=variant, calibration_clipped=clipped,
+        calibration_shift=shift,
     )
+
+
+def _positive_share(n: int) -> float:
+    """Share of ``Y = +1`` queries among ``n`` balanced ones (as :func:`generate` draws)."""
+    return ((n + 1) // 2) / n
 
 
 def _check_scale(family_scale: float) -> float:
@@ -248,11 +350,43 @@ def _check_variant(variant: str) -> str:
     return variant
 
 
-def spec(name: str, family_scale: float = 1.0) -> StandinSpec:
-    """Calibrated parameters of stand-in ``name`` (fitted once per process); with
-    ``family_scale < 1`` the family loading is that fraction of the largest the table
-    allows and the common loadings are refitted to the table's average correlations."""
-    return _spec_cached(_check_name(name), _check_scale(family_scale))
+def spec(name: str, family_scale: float = 1.0, variant: str = DEFAULT_VARIANT
+         ) -> StandinSpec:
+    """Calibrated parameters of stand-in ``name`` made as ``variant`` (fitted once per
+    process); with ``family_scale < 1`` the family loading is that fraction of the largest
+    the table allows and the common loadings are refitted to the table's average
+    correlations."""
+    return _spec_cached(_check_name(name), _check_scale(family_scale),
+                        _check_variant(variant))
+
+
+def pooled_correlation(name: str, variant: str = DEFAULT_VARIANT,
+                       family_scale: float = 1.0, *, latent: np.ndarray | None = None
+                       ) -> pd.DataFrame:
+    """Tetrachoric correlation of the errors pooled over both labels, with the pooled
+    thresholds ``Phi^-1(1 - accuracy)`` at the mean accuracies: the quantity the paper's
+    tables report. For the label-invariant variant it is the latent ``Sigma`` itself.
+    ``latent`` replaces the stand-in's latent ``Sigma`` (to measure another one, e.g. the
+    label-invariant ``Sigma`` under class-asymmetric thresholds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        models x models, unit diagonal.
+    """
+    from ensel.copula import solve_tetrachoric
+
+    s = spec(name, family_scale, variant)
+    S = np.array(s.Sigma if latent is None else latent, dtype=float)
+    if variant != "label-invariant" and OPTIONS_PER_QUESTION[name] is not None:
+        eps = 1.0 - s.accuracy
+        i, j = np.triu_indices(len(eps), 1)
+        tp, tn = _label_thresholds(name, eps, variant)
+        joint = _pooled_joint(tp, tn, _positive_share(s.n_items), i, j, S[i, j])
+        tau = ndtri(eps)
+        S[i, j] = S[j, i] = solve_tetrachoric(tau[i], tau[j], joint)
+    idx = pd.Index(s.models, name="model")
+    return pd.DataFrame(S, index=idx, columns=idx.rename("model_j"))
 
 
 def class_error_rates(name: str, error: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
@@ -299,25 +433,30 @@ def model_info(name: str) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def correlation_matrix(name: str) -> pd.DataFrame:
+def correlation_matrix(name: str, variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """The stand-in's latent correlation matrix ``Sigma`` (models x models)."""
-    s = spec(name)
+    s = spec(name, variant=variant)
     idx = pd.Index(s.models, name="model")
     return pd.DataFrame(np.array(s.Sigma), index=idx, columns=idx.rename("model_j"))
 
 
-def fit_residuals(name: str) -> pd.DataFrame:
+def fit_residuals(name: str, variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """Target vs achieved average correlation per model (and the family summary).
+
+    The achieved value is that of the errors pooled over both labels
+    (:func:`pooled_correlation`), as the paper's tables pool them; for the label-invariant
+    variant it is the latent ``Sigma``'s.
 
     Returns
     -------
     pandas.DataFrame
         One row per model: ``model, family, target_avg_rho, fitted_avg_rho, residual``
         (fitted minus target). ``df.attrs`` holds ``family_loading``, ``within_family_mean``,
-        ``across_family_mean``, ``max_abs_residual`` and ``tolerance``.
+        ``across_family_mean`` (of the pooled correlations), ``max_abs_residual``,
+        ``tolerance`` and ``variant``.
     """
-    s = spec(name)
-    S = np.asarray(s.Sigma)
+    s = spec(name, variant=variant)
+    S = pooled_correlation(name, variant).to_numpy()
     fitted = average_correlation(S, per_model=True)
     fam = np.asarray(s.families)
     offdiag = ~np.eye(len(fam), dtype=bool)
@@ -332,7 +471,7 @@ def fit_residuals(name: str) -> pd.DataFrame:
         within_family_mean=float(S[same].mean()) if same.any() else float("nan"),
         across_family_mean=float(S[across].mean()),
         max_abs_residual=float(np.max(np.abs(df["residual"]))),
-        tolerance=float(s.tolerance),
+        tolerance=float(s.tolerance), variant=variant,
     )
     return df
 
@@ -365,7 +504,7 @@ def _sqrt_psd(S: np.ndarray) -> np.ndarray:
 
 
 def generate(name: str, *, seed: int = 0, n_items: int | None = None,
-             persistence: float = DEFAULT_PERSISTENCE, variant: str = VARIANTS[0],
+             persistence: float = DEFAULT_PERSISTENCE, variant: str = DEFAULT_VARIANT,
              family_scale: float = 1.0) -> pd.DataFrame:
     """Sample a stand-in (no caching; see :func:`load`).
 
@@ -377,7 +516,7 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
         Number of binary queries; default the paper's (8,366 / 10,000 / 10,000).
     persistence : float in [0, 1], default=0.9
         Share of the latent error variable common to all conditions of an item.
-    variant : {"label-invariant", "class-asymmetric"}, default="label-invariant"
+    variant : {"class-asymmetric", "label-invariant"}, default="class-asymmetric"
         Whether a model's error rate depends on the label (:func:`class_error_rates`).
     family_scale : float in [0, 1], default=1
         The family loading as a fraction of the largest the table allows.
@@ -387,10 +526,10 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
     pandas.DataFrame
         Tidy table ``item, model, condition, answer, label``: ``item``, ``model``,
         ``condition`` categorical (models in the paper's order), ``answer`` and ``label``
-        ``int8``; rows ordered by condition, item, model.
+        ``int8``; rows ordered by condition, item, model. ``attrs`` as in :func:`load`.
     """
-    s = spec(name, family_scale)
     variant = _check_variant(variant)
+    s = spec(name, family_scale, variant)
     seed = check_int(seed, "seed", low=0)
     n = s.n_items if n_items is None else n_items
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 2:
@@ -420,14 +559,50 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
     width = len(str(n - 1))
     items = [f"{name}-{i:0{width}d}" for i in range(n)]
     item_codes = np.tile(np.repeat(np.arange(n), m), C)
-    return pd.DataFrame({
+    return _mark(name, variant, pd.DataFrame({
         "item": pd.Categorical.from_codes(item_codes, categories=items),
         "model": pd.Categorical.from_codes(np.tile(np.arange(m), n * C), categories=s.models),
         "condition": pd.Categorical.from_codes(np.repeat(np.arange(C), n * m),
                                                categories=list(CONDITIONS)),
         "answer": answers.reshape(-1),
         "label": np.tile(np.repeat(y, m), C),
-    })
+    }))
+
+
+def by_construction(name: str, variant: str = DEFAULT_VARIANT) -> tuple[str, ...]:
+    """What the stand-in ``name`` made as ``variant`` holds true by construction.
+
+    * :data:`LABEL_INVARIANT` when every model errs with the same probability whatever the
+      label: the label-invariant variant, or a source binary by nature (IMDB), which the
+      class-asymmetric variant leaves symmetric.
+    * :data:`RELEVANCE_FOLLOWS_ACCURACY`, always: every model's channel is one of a family
+      with one parameter, its binary error ``eps`` (``eps_+ = eps_- = eps``, or
+      ``eps_+ = 2 eps (K - 1) / K`` and ``eps_- = 2 eps / K``, the same ratio for every
+      model), and within such a family ``I(Y; X_j)`` with balanced labels falls strictly as
+      ``eps`` grows on ``eps <= 1/2`` (the stand-ins clip accuracies at 0.5), so Term 1
+      ranks the models exactly as accuracy does.
+
+    :func:`generate` and :func:`load` put it in the table's ``attrs[BY_CONSTRUCTION_ATTR]``,
+    so whoever checks a claim on the table knows which claims the data cannot contradict.
+
+    Examples
+    --------
+    >>> by_construction("mmlu")
+    ('relevance follows accuracy',)
+    >>> by_construction("mmlu", "label-invariant")
+    ('label-invariant', 'relevance follows accuracy')
+    >>> by_construction("imdb")
+    ('label-invariant', 'relevance follows accuracy')
+    """
+    symmetric = (_check_variant(variant) == "label-invariant"
+                 or OPTIONS_PER_QUESTION[_check_name(name)] is None)
+    return ((LABEL_INVARIANT,) if symmetric else ()) + (RELEVANCE_FOLLOWS_ACCURACY,)
+
+
+def _mark(name: str, variant: str, df: pd.DataFrame) -> pd.DataFrame:
+    df.attrs.update({BY_CONSTRUCTION_ATTR: by_construction(name, variant),
+                     "standin_variant": variant})
+    return df
 
 
 @cache
@@ -437,12 +612,13 @@ def _pool_sha256(name: str) -> str:
     return hashlib.sha256(pool.to_csv(index=False).encode()).hexdigest()
 
 
-def _cache_path(name: str, seed: int, n_items: int | None, variant: str = VARIANTS[0],
+def _cache_path(name: str, seed: int, n_items: int | None, variant: str = DEFAULT_VARIANT,
                 family_scale: float = 1.0) -> Path:
     digest = _pool_sha256(name)[:10]
     n = "paper" if n_items is None else str(int(n_items))
-    extra = ("" if variant == VARIANTS[0] else f"_{variant}") + (
-        "" if family_scale == 1.0 else f"_g{family_scale:g}")
+    # the variant is always named (the default changed once: a file without it would be
+    # ambiguous), the family scale only when it is not 1
+    extra = f"_{variant}" + ("" if family_scale == 1.0 else f"_g{family_scale:g}")
     fname = f"{name}_seed{seed}_n{n}{extra}_v{GENERATOR_VERSION}_{digest}.parquet"
     return data_dir("standins") / fname
 
@@ -463,7 +639,7 @@ def _restore_dtypes(df: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def load(name: str, *, seed: int = 0, n_items: int | None = None,
-         cache: bool = True, variant: str = VARIANTS[0],
+         cache: bool = True, variant: str = DEFAULT_VARIANT,
          family_scale: float = 1.0) -> pd.DataFrame:
     """Load a paper-calibrated stand-in as a tidy table (cached as Parquet).
 
@@ -479,7 +655,7 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
         written atomically with a checksum record and verified before use; a damaged,
         truncated or stale file is regenerated with a one-line notice
         (:mod:`ensel.datasets._integrity`).
-    variant : {"label-invariant", "class-asymmetric"}, default="label-invariant"
+    variant : {"class-asymmetric", "label-invariant"}, default="class-asymmetric"
         See :func:`generate`.
     family_scale : float in [0, 1], default=1
         See :func:`generate`.
@@ -487,30 +663,32 @@ def load(name: str, *, seed: int = 0, n_items: int | None = None,
     Returns
     -------
     pandas.DataFrame
-        See :func:`generate`.
+        See :func:`generate`; ``df.attrs[BY_CONSTRUCTION_ATTR]`` says what the table holds
+        true by construction (:func:`by_construction`) and ``df.attrs["standin_variant"]``
+        names the variant.
     """
     _check_name(name)
     seed = check_int(seed, "seed", low=0)
-    opts = {"variant": _check_variant(variant), "family_scale": _check_scale(family_scale)}
+    variant, scale = _check_variant(variant), _check_scale(family_scale)
     if not cache:
-        return generate(name, seed=seed, n_items=n_items, **opts)
-    path = _cache_path(name, seed, n_items, **opts)
-    derived = _derivation(name, seed, n_items, **opts)
+        return generate(name, seed=seed, n_items=n_items, variant=variant, family_scale=scale)
+    path = _cache_path(name, seed, n_items, variant, scale)
+    derived = _derivation(name, seed, n_items, variant, scale)
     cached = _integrity.read_parquet(path, derived_from=derived, action="regenerating it")
     if cached is not None:
-        return _restore_dtypes(cached, name)
-    df = generate(name, seed=seed, n_items=n_items, **opts)
+        return _mark(name, variant, _restore_dtypes(cached, name))
+    df = generate(name, seed=seed, n_items=n_items, variant=variant, family_scale=scale)
     _integrity.write_parquet(df, path, derived_from=derived)
     return df
 
 
-def _derivation(name: str, seed: int, n_items: int | None, variant: str = VARIANTS[0],
+def _derivation(name: str, seed: int, n_items: int | None, variant: str = DEFAULT_VARIANT,
                 family_scale: float = 1.0) -> dict:
     """What a cached stand-in is derived from (checked before the cache is used)."""
     out = {"kind": "stand-in", "name": name, "seed": int(seed),
            "n_items": None if n_items is None else int(n_items),
            "generator": GENERATOR_VERSION, "code": _integrity.code_version(),
-           "pool_table_sha256": _pool_sha256(name)}
-    if variant != VARIANTS[0] or family_scale != 1.0:
-        out.update(variant=variant, family_scale=float(family_scale))
+           "pool_table_sha256": _pool_sha256(name), "variant": variant}
+    if family_scale != 1.0:
+        out["family_scale"] = float(family_scale)
     return out

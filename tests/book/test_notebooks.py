@@ -150,6 +150,19 @@ def test_every_figure_has_a_provenance_box_and_the_list_of_figures_covers_the_pa
             assert f"| {obj.kind} {obj.number}: " in table, f"{obj.ref} not in the list"
 
 
+def test_every_figure_carries_the_stamp_its_data_call_for(
+        executed: dict[str, Path | Exception]) -> None:
+    """Stand-in, simulated, partly synthetic and exact-computation figures say so inside the
+    image, real-data figures say nothing (the rule and the table: tests/figure_stamps.py)."""
+    from figure_stamps import figure_stamps, wrong_stamps
+
+    built = {k: v for k, v in executed.items() if isinstance(v, Path)}
+    problems = [p for output, path in built.items() for p in wrong_stamps(output, path)]
+    assert problems == [], "\n".join(problems)
+    kinds = {k for path in built.values() for _, k in figure_stamps(path)}
+    assert {"stand-in", "simulated", "exact"} <= kinds  # the rule's kinds all occur
+
+
 def _text(path: Path) -> str:
     nb = nbformat.read(path, as_version=4)
     parts = []

@@ -244,8 +244,12 @@ def test_duplicates_are_detected_from_identical_findings() -> None:
 def test_claim_classes() -> None:
     res = {"mmlu": _noisy([0.0] * 13, 0.005, 0, m=13), "mmlu_pro": _noisy([0.0] * 8, 0.01, 1)}
     v = claims.verdicts(res).set_index(["id", "dataset"])
+    # a stand-in not given holds what its default variant holds: Term 1 ranks as accuracy
     assert v.loc[("MMLU3", "mmlu"), "class"] == claims.BY_CONSTRUCTION
-    assert "label-invariant" in v.loc[("MMLU3", "mmlu"), "class_note"]
+    assert "ranks the models exactly as accuracy" in v.loc[("MMLU3", "mmlu"), "class_note"]
+    # a table that holds nothing by construction leaves the claim testable
+    free = claims.verdicts(res, by_construction={"mmlu": ()}).set_index(["id", "dataset"])
+    assert free.loc[("MMLU3", "mmlu"), "class"] == claims.TESTABLE
     assert v.loc[("G3-WMV", "mmlu_pro"), "class"] == claims.CONTROL
     assert v.loc[("G3", "mmlu_pro"), "class"] == claims.TESTABLE
     assert "2ᵏ" in v.loc[("G3", "mmlu_pro"), "class_note"]
@@ -256,6 +260,41 @@ def test_claim_classes() -> None:
     # is shown and not counted
     assert counts.loc["mmlu", "not counted"] == 1
     assert v.loc[("MMLU4", "mmlu"), "class"] == claims.DUPLICATE
+
+
+@pytest.mark.parametrize("variant", ["class-asymmetric", "label-invariant", None])
+def test_claim_class_follows_the_table_actually_loaded(variant: str | None) -> None:
+    """The experiments page passes the table it ran on: a stand-in records what the variant
+    loaded holds by construction, and MMLU3's class follows it (not a list of datasets):
+    on either variant Term 1 ranks as accuracy by construction; on a table that records
+    nothing (``None``: the same answers claiming no construction) the claim is testable."""
+    from ensel.book import protocol
+    from ensel.datasets import standins
+
+    data = standins.generate("mmlu", n_items=20, variant=variant or "class-asymmetric")
+    if variant is None:
+        data.attrs[standins.BY_CONSTRUCTION_ATTR] = ()
+    res = _noisy([0.0] * 13, 0.005, 0, m=13)
+    v = protocol.page_verdicts(res, "mmlu", None, data=data).set_index("id")
+    props = data.attrs.get(standins.BY_CONSTRUCTION_ATTR, ())
+    assert (v.loc["MMLU3", "class"] == claims.BY_CONSTRUCTION) == (variant is not None)
+    assert (standins.LABEL_INVARIANT in props) == (variant == "label-invariant")
+
+
+def test_relevance_follows_accuracy_on_both_variants() -> None:
+    """The premise of :data:`standins.RELEVANCE_FOLLOWS_ACCURACY`, exactly: within either
+    variant's one-parameter family of channels, I(Y; X) falls strictly as the binary error
+    grows up to 1/2 (the stand-ins' accuracies are clipped at 0.5)."""
+    from ensel.datasets import standins
+    from ensel.info import mutual_information_table
+    from ensel.theory import asymmetric_joint_law
+
+    eps = np.linspace(0.001, 0.5, 400)
+    for name in ("mmlu", "imdb"):
+        pos, neg = standins.class_error_rates(name, eps)
+        mi = [mutual_information_table(asymmetric_joint_law([p], [q]), 0, 1)
+              for p, q in zip(pos, neg, strict=True)]
+        assert np.all(np.diff(mi) < 0), name
 
 
 def test_restricted_budgets_give_no_results_not_an_error() -> None:

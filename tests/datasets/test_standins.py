@@ -102,11 +102,31 @@ def test_empirical_accuracy_close_to_drawn_targets(name):
         assert np.all(np.abs(acc - tgt) < 4.5 * se), cond
 
 
-def test_error_correlations_have_family_structure():
+@pytest.mark.parametrize("variant", standins.VARIANTS)
+def test_error_correlations_have_family_structure(variant):
+    """The latent copula is Sigma within each label class. Label-invariant: pooled over the
+    classes too, so the table's average correlations come back. Class-asymmetric (the
+    default): the thresholds depend on the label, so the pooled errors mix two copulas and
+    their tetrachoric correlations run higher than Sigma's; within one class they are Sigma,
+    and Sigma is calibrated so that the pooled ones are the label-invariant fit's."""
     name = "medmcqa"
-    df = standins.generate(name, seed=2, n_items=8000)
+    df = standins.generate(name, seed=2, n_items=8000, variant=variant)
     X, y = to_wide(df, "t0.7-r1", validate=False)
-    R = tetrachoric_matrix(errors_from(X.to_numpy(), y.to_numpy()))
+    E = errors_from(X.to_numpy(), y.to_numpy())
+    if variant == "class-asymmetric":
+        pos = y.to_numpy() == 1  # one class: one threshold per model, the copula exactly
+        R = tetrachoric_matrix(E[pos])
+        off = ~np.eye(R.shape[0], dtype=bool)
+        assert np.mean(np.abs(R - standins.spec(name, variant=variant).Sigma)[off]) < 0.05
+        pooled = tetrachoric_matrix(E)
+        assert pooled[off].mean() > R[off].mean()
+        # pooled, the sampled errors come back to the table's fit
+        li = standins.spec(name, variant="label-invariant")
+        assert np.mean(np.abs(pooled - li.Sigma)[off]) < 0.04
+        avg = (pooled.sum(axis=1) - 1) / (pooled.shape[0] - 1)
+        assert abs(np.mean(avg - li.target_avg_rho)) < 0.02
+        return
+    R = tetrachoric_matrix(E)
     fam = np.asarray(standins.spec(name).families)
     off = ~np.eye(len(fam), dtype=bool)
     same = (fam[:, None] == fam[None, :]) & off
@@ -117,7 +137,53 @@ def test_error_correlations_have_family_structure():
     target = standins.spec(name).target_avg_rho
     assert np.max(np.abs(avg - target)) < 0.06
     # and the implied population matrix is the fitted Sigma
-    assert np.mean(np.abs(R - standins.spec(name).Sigma)[off]) < 0.04
+    assert np.mean(np.abs(R - standins.spec(name, variant=variant).Sigma)[off]) < 0.04
+
+
+# sha256 of (answers, labels) of generate(name, n_items=300, variant="label-invariant") and
+# of the label-invariant Sigma, recorded with the code before the class-asymmetric
+# calibration (5272438): the calibration must leave that variant byte for byte as it was.
+_LABEL_INVARIANT_SHA = {
+    "medmcqa": ("8a1d0fee31f3afb37c140e7c978a640a8299480440a558c05efc08378c80a55c",
+                "457e0cac4ef8da12b8a976c90947d6b6cef798413c854d29b2bcd197072e5832"),
+    "mmlu": ("4f768e46241b73322f3af4d9a25a94114c6ada7e3ae0dfe9af3d954a43438694",
+             "d08eed9074b1d0dfa6db59e1fc70a887f466e0fe22ebbda65ec4bfb3d4038250"),
+    "imdb": ("b9ed03a64683b02b59358f6c4c858cdf7ab9e0bb1bad16383a19cabd7e7108ce",
+             "8fbc249db7a4255f3e00c8bcd1b1ac1de45ec99fc82bbaddb83e310be69e7200"),
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_label_invariant_variant_is_byte_identical(name):
+    import hashlib
+
+    df = standins.generate(name, n_items=300, variant="label-invariant")
+    data = df["answer"].to_numpy().tobytes() + df["label"].to_numpy().tobytes()
+    S = np.ascontiguousarray(standins.spec(name, variant="label-invariant").Sigma)
+    assert (hashlib.sha256(data).hexdigest(), hashlib.sha256(S.tobytes()).hexdigest()) \
+        == _LABEL_INVARIANT_SHA[name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_class_asymmetric_pooled_correlations_are_the_label_invariant_fit(name):
+    """The mixture law read back with the pooled thresholds gives the label-invariant
+    Sigma pair by pair; left uncalibrated it would run above (the check can fail)."""
+    li = np.asarray(standins.spec(name, variant="label-invariant").Sigma)
+    ca = standins.spec(name, variant="class-asymmetric")
+    off = ~np.eye(len(li), dtype=bool)
+    assert ca.calibration_clipped == 0 and ca.calibration_shift < 1e-9
+    pooled = standins.pooled_correlation(name, "class-asymmetric").to_numpy()
+    assert np.max(np.abs(pooled - li)[off]) < 1e-9
+    assert np.array_equal(standins.pooled_correlation(name, "label-invariant").to_numpy(), li)
+    res = standins.fit_residuals(name, "class-asymmetric")
+    assert np.all(np.abs(res["residual"]) <= res.attrs["tolerance"] + 1e-9)
+    raw = standins.pooled_correlation(name, "class-asymmetric", latent=li).to_numpy()
+    if standins.OPTIONS_PER_QUESTION[name] is None:  # binary by nature: nothing to calibrate
+        assert np.array_equal(np.asarray(ca.Sigma), li)
+        assert np.max(np.abs(raw - li)[off]) < 1e-9
+    else:
+        assert np.all(np.asarray(ca.Sigma)[off] < li[off])
+        assert np.mean((raw - li)[off]) > 0.03
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -279,7 +345,7 @@ def test_class_error_rates_follow_the_binary_conversion():
 def test_class_asymmetric_variant_has_the_calibrated_class_errors(name):
     n = 6000
     df = standins.generate(name, n_items=n, variant="class-asymmetric")
-    same = standins.generate(name, n_items=n)
+    same = standins.generate(name, n_items=n, variant="label-invariant")
     acc = standins.condition_accuracies(name).stack().rename("target")
     for data, asym in ((df, True), (same, False)):
         e = (data["answer"] != data["label"]).astype(float)
@@ -302,10 +368,12 @@ def test_family_scale_keeps_the_average_correlations():
 
     full = standins.spec("mmlu")
     for scale in (0.0, 0.5):
-        s = standins.spec("mmlu", scale)
-        assert s.family_loading == pytest.approx(scale * full.family_loading)
-        fitted = average_correlation(np.asarray(s.Sigma), per_model=True)
-        assert np.max(np.abs(fitted - s.target_avg_rho)) <= s.tolerance + 1e-9
+        for variant in standins.VARIANTS:  # pooled over the labels, as the table pools them
+            s = standins.spec("mmlu", scale, variant)
+            assert s.family_loading == pytest.approx(scale * full.family_loading)
+            pooled = standins.pooled_correlation("mmlu", variant, scale).to_numpy()
+            fitted = average_correlation(pooled, per_model=True)
+            assert np.max(np.abs(fitted - s.target_avg_rho)) <= s.tolerance + 1e-9
     fam = np.asarray(full.families)
     same = (fam[:, None] == fam[None, :]) & ~np.eye(len(fam), dtype=bool)
     gap = [np.asarray(standins.spec("mmlu", x).Sigma)[same].mean()
@@ -325,3 +393,17 @@ def test_variants_are_cached_apart_and_checked(tmp_path):
         standins.load("mmlu", n_items=40, variant="skewed")
     with pytest.raises(ValueError, match=r"family_scale must lie in \[0, 1\]; got 1.5"):
         standins.load("mmlu", n_items=40, family_scale=1.5)
+
+
+def test_the_cards_pooled_gap_check_uses_the_label_invariant_gap():
+    """The dataset card's tolerance is the label-invariant fit's own gap (plus the bisection
+    tolerance), and the uncalibrated class-asymmetric pool would fail it."""
+    from ensel.book import cards
+
+    g = cards.pooled_gap("mmlu")
+    tol = g.attrs["tolerance"]
+    assert tol == (g.loc["label-invariant", "max |pooled - paper|"]
+                   + standins.POOLED_CALIBRATION_TOL)
+    assert g.loc["class-asymmetric", "max |pooled - paper|"] <= tol
+    assert g.loc["class-asymmetric, uncalibrated", "max |pooled - paper|"] > 10 * tol
+    assert g.loc["class-asymmetric, uncalibrated", "mean (pooled - paper)"] > 0.03
