@@ -503,10 +503,10 @@ headline_caption = figures.budget_differences_caption(
     shown, per_k, synthetic=synthetic, dataset_label=tables.dataset_label)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Greedy MI − Top-k (MAP) at every budget on each real source and pooled (on the stand-ins when no real source has results); filled: beyond the noise after Holm's adjustment.", "name": "fig-report-headline-budgets"}}
+protocol.mark_synthetic_figures("stand-in" if synthetic else False)
 fig = figures.budget_differences(shown, per_k, dataset_label=tables.dataset_label)
-if synthetic:
-    protocol.stamp_synthetic(fig)
 plt.show()
+protocol.mark_synthetic_figures(False)
 
 # %% tags=["remove-cell"]
 glue("headline_figure", figures.as_image(fig, headline_caption), display=False)
