@@ -497,7 +497,8 @@ if len(real) >= 2:
 # are in the table of [the real sources pooled](fig-report-pooled).
 
 # %%
-shown = {d: t for d, t in per_budget.items() if d in real} or per_budget
+shown = {d: t for d, t in per_budget.items() if d in real}
+shown = shown or per_budget
 synthetic = not any(d in real for d in shown)
 headline_caption = figures.budget_differences_caption(
     shown, per_k, synthetic=synthetic, dataset_label=tables.dataset_label)
