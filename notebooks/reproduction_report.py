@@ -501,7 +501,8 @@ shown = {d: t for d, t in per_budget.items() if d in real}
 shown = shown or per_budget
 synthetic = not any(d in real for d in shown)
 headline_caption = figures.budget_differences_caption(
-    shown, per_k, synthetic=synthetic, dataset_label=tables.dataset_label)
+    shown, per_k, synthetic=synthetic,
+    dataset_label=tables.dataset_label)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Greedy MI − Top-k (MAP) at every budget on each real source and pooled (on the stand-ins when no real source has results); filled: beyond the noise after Holm's adjustment.", "name": "fig-report-headline-budgets"}}
 protocol.mark_synthetic_figures("stand-in" if synthetic else False)
