@@ -67,7 +67,7 @@ def test_every_public_name_is_in_an_autosummary_list() -> None:
 
 
 def test_the_map_of_the_paper_links_every_code_name() -> None:
-    from ensel.book.provenance import code_role
+    from ensel.book.provenance import code_role, resolve_name
     from ensel.paper import paper_map
 
     text = (ROOT / "book" / "figure_map.md").read_text(encoding="utf-8")
@@ -82,15 +82,7 @@ def test_the_map_of_the_paper_links_every_code_name() -> None:
     pages = "".join(p.read_text(encoding="utf-8") for p in API.glob("*.md"))
     for target in targets:  # each one imports and is on a page of the API reference
         parts = target.split(".")
-        obj = None
-        for cut in range(len(parts), 0, -1):
-            try:
-                obj = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            for attr in parts[cut:]:
-                obj = getattr(obj, attr)
-            break
+        obj = resolve_name(target)
         assert obj is not None, target
         if inspect.ismodule(obj):
             assert f"automodule:: {target}\n" in pages or f"py:module:: {target}\n" in pages

@@ -28,7 +28,7 @@ from typing import Any
 
 __all__ = ["BookFigure", "RunRecord", "book_figures", "defined_labels", "runs",
            "paper_figures_table", "book_figures_table", "runs_table", "figure_box",
-           "MAP_GROUPS", "paper_map_table", "code_role"]
+           "MAP_GROUPS", "paper_map_table", "code_role", "resolve_name"]
 
 _TARGET = re.compile(r"(?m)^\((\S+)\)=\s*$|^:label:\s*(\S+)\s*$")
 _PAGE_ORDER_SKIP = (".staging", "_failed")
@@ -240,6 +240,31 @@ MAP_GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
+def resolve_name(name: str) -> Any:
+    """The object a dotted name denotes (the longest importable module prefix, then its
+    attributes), or ``None`` when no prefix imports.
+
+    Examples
+    --------
+    >>> resolve_name("ensel.select.greedy_mi").__name__
+    'greedy_mi'
+    >>> resolve_name("nosuchmodule.x") is None
+    True
+    """
+    import importlib
+
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    return None
+
+
 def code_role(name: str) -> str:
     """A cross-reference to the ``ensel`` object ``name`` (dotted), by its kind: ``py:mod``,
     ``py:class`` or ``py:func``, shown without the leading ``ensel.``.
@@ -251,19 +276,9 @@ def code_role(name: str) -> str:
     >>> code_role("ensel.copula")
     '{py:mod}`copula <ensel.copula>`'
     """
-    import importlib
     import inspect
 
-    parts = name.split(".")
-    obj: Any = None
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for attr in parts[cut:]:
-            obj = getattr(obj, attr)
-        break
+    obj = resolve_name(name)
     if obj is None:
         raise LookupError(f"{name!r} (a code name of the paper map) does not import")
     role = "mod" if inspect.ismodule(obj) else "class" if inspect.isclass(obj) else "func"
