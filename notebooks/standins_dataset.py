@@ -125,7 +125,9 @@ checks.add(f"{prof['label']}: correlation matrix in the paper's model order",
 # the same copula at the same size gives the Monte Carlo standard deviations: the largest
 # |z| is {glue:text}`rec_z_pairs:.2f` over the {glue:text}`rec_n_pairs` pairs,
 # {glue:text}`rec_z_avg:.2f` over the per-model averages and {glue:text}`rec_z_tau:.2f`
-# over the thresholds (allowed: {glue:text}`z_max`).
+# over the thresholds (allowed: {glue:text}`rec_z_bound:.2f`, the $|z| \le$
+# {glue:text}`z_max` rule with each standard deviation estimated from
+# {glue:text}`rec_n_reps` samples, read off Student's $t$).
 
 # %%
 df = standins.load(dataset, seed=seed, n_items=n_items)
@@ -136,7 +138,8 @@ rec
 # %% tags=["remove-cell"]
 cards.check_recovery(checks, dataset, rec, z_max)
 cards.glue_values("rec", {**rec.attrs, "condition": recovery_condition,
-                          "n_reps": n_reps})
+                          "n_reps": n_reps,
+                          "z_bound": cards.estimated_spread_bound(z_max, n_reps)})
 
 # %% [markdown]
 # ## Accuracies
