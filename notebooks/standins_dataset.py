@@ -84,12 +84,11 @@ gap = cards.pooled_gap(dataset)
 gap.round(5)
 
 # %% tags=["remove-cell"]
-glue("gap_ca", gap.loc["class-asymmetric", "max |pooled - paper|"], display=False)
-glue("gap_raw", gap.loc["class-asymmetric, uncalibrated", "max |pooled - paper|"],
-     display=False)
-glue("gap_raw_mean", gap.loc["class-asymmetric, uncalibrated", "mean (pooled - paper)"],
-     display=False)
-glue("gap_tol", gap.attrs["tolerance"], display=False)
+raw = gap.loc["class-asymmetric, uncalibrated"]
+cards.glue_values("gap", {  # numpy scalars as Python numbers for {glue:text}
+    "ca": gap.loc["class-asymmetric", "max |pooled - paper|"],
+    "raw": raw["max |pooled - paper|"], "raw_mean": raw["mean (pooled - paper)"],
+    "tol": gap.attrs["tolerance"]})
 
 # %% [markdown]
 # The models that are the only one of their vendor: their printed average is a mean of
