@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtr, ndtri
 
 from ensel._errors import check_is_fitted
 from ensel._validation import (
@@ -204,6 +203,8 @@ def sample_equicorrelated(accuracy: Any, rho: float, m: int, n: int, *,
     y : numpy.ndarray of shape (n,), dtype int8
     E : numpy.ndarray of shape (n, m), dtype int8
     """
+    from scipy.special import ndtri
+
     m = check_int(m, "m", low=1)
     n = check_int(n, "n", low=1)
     acc = check_probabilities(accuracy, "accuracy", size=m)
@@ -248,6 +249,8 @@ def _bvnu(dh: np.ndarray, dk: np.ndarray, r: np.ndarray) -> np.ndarray:
     (20 points) of Plackett's identity for ``|r| < 0.925`` and of the asymptotic
     expansion around ``|r| = 1`` otherwise. Absolute error about 1e-15.
     """
+    from scipy.special import ndtr
+
     out = np.empty(dh.shape, dtype=float)
     ar = np.abs(r)
     low = ar < 0.925
@@ -332,6 +335,8 @@ def bivariate_normal_cdf(h: Any, k: Any, rho: Any) -> np.ndarray | float:
     float or numpy.ndarray
         A plain float when all inputs are scalars.
     """
+    from scipy.special import ndtr
+
     hh, kk, rr = np.broadcast_arrays(np.asarray(h, float), np.asarray(k, float),
                                      np.asarray(rho, float))
     scalar = hh.ndim == 0
@@ -383,6 +388,8 @@ _BOUND_RTOL = 1e-12  # relative: Phi(Phi^-1(rate)) reproduces a rate to ~1e-16
 @validate_params({"error_rates": [*_ARR, "real"], "eps": _EPS})
 def thresholds(error_rates: Any, *, eps: float = 1e-6) -> np.ndarray:
     """Latent thresholds ``tau_j = Phi^-1(clamp(eps_j, eps, 1 - eps))`` (Phase 1)."""
+    from scipy.special import ndtri
+
     eps = check_real(eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
     rates = check_probabilities(error_rates, "error_rates")
     return ndtri(np.clip(rates, eps, 1.0 - eps))
@@ -417,6 +424,8 @@ def solve_tetrachoric(tau_i: Any, tau_j: Any, p_joint: Any, *, tol: float = 1e-1
         ``rho = -1`` and ``rho = +1``: a target at or below the lower bound returns ``-1``,
         at or above the upper bound returns ``+1``.
     """
+    from scipy.special import ndtr
+
     ti, tj, pj = np.broadcast_arrays(np.asarray(tau_i, float), np.asarray(tau_j, float),
                                      np.asarray(p_joint, float))
     shape = ti.shape
@@ -538,6 +547,8 @@ def tetrachoric_matrix(E: Any, *, eps: float = 1e-6) -> np.ndarray:
         ``-1``/``+1``, pairs involving a constant column give ``0``). Not necessarily
         positive semi-definite.
     """
+    from scipy.special import ndtri
+
     eps = check_real(eps, "eps", low=0, high=0.5, low_open=True, high_open=True)
     Ea = check_errors(E)
     if Ea.ndim != 2:
@@ -636,6 +647,8 @@ class GaussianCopula:
     @validate_params({"E": ["array-like"]})
     def fit(self, E: Any) -> GaussianCopula:
         """Fit thresholds and latent correlations to a 0/1 error matrix ``E``."""
+        from scipy.special import ndtri
+
         eps = float(self.eps)
         Ea = check_errors(E)
         if Ea.ndim != 2:

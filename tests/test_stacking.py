@@ -31,7 +31,7 @@ def test_stationary_point_of_the_penalised_log_loss(intercept):
 
 
 def test_intercept_only_when_the_likelihood_ratio_test_supports_it():
-    from ensel.aggregate._stacking import _INTERCEPT_CRITICAL
+    from ensel.aggregate._stacking import _intercept_critical
 
     # balanced labels, class-symmetric errors: no intercept
     X, y = bsc([0.2, 0.3, 0.35], 4000, 3)
@@ -44,7 +44,7 @@ def test_intercept_only_when_the_likelihood_ratio_test_supports_it():
         p = agg.predict_proba(X)[:, 1]
         return -np.log(np.where(y == 1, p, 1 - p)).sum() + 0.5 * (agg.coef_ ** 2).sum()
 
-    assert 2 * (nll(without) - nll(with_b)) < _INTERCEPT_CRITICAL
+    assert 2 * (nll(without) - nll(with_b)) < _intercept_critical()
     # 80 % positive labels: the intercept is kept
     rng = np.random.default_rng(4)
     y2 = np.where(rng.random(4000) < 0.8, 1, -1)

@@ -74,11 +74,11 @@ Examples
 
 from __future__ import annotations
 
+from functools import cache
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from scipy.special import betaln, chdtri, expit, log_expit, xlogy
 
 from ensel._errors import check_is_fitted
 from ensel._estimator import AggregatorMixin
@@ -123,6 +123,8 @@ def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray,
     ``q = model``'s ``P(Y = +1 | x)``; ``c = inf`` is the binomial likelihood under ``q``.
     Ties go to the largest strength (the fewer effective parameters).
     """
+    from scipy.special import betaln, xlogy
+
     first, inv = _pattern_groups(Xa)
     pats = Xa[first]
     npos = np.bincount(inv, weights=(ya == 1).astype(float), minlength=len(pats))
@@ -135,15 +137,20 @@ def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray,
     return float(STRENGTH_GRID[best]) if ll[best] > ll_inf else float("inf")
 
 
-#: Chi-square (1 df) quantile at level 0.01: the likelihood-ratio statistic an intercept
+# Chi-square (1 df) quantile at level 0.01: the likelihood-ratio statistic an intercept
 #: needs when ``LogisticStacking(fit_intercept="auto")`` (the level of ScoreMI's test).
-_INTERCEPT_CRITICAL: float = float(chdtri(1, 0.01))
+@cache
+def _intercept_critical() -> float:
+    from scipy.special import chdtri  # not at import: scipy.special slows every start-up
+
+    return float(chdtri(1, 0.01))
 
 
 def _newton(Z: np.ndarray, t: np.ndarray, w: np.ndarray, pen: np.ndarray, beta: np.ndarray,
             max_iter: int, tol: float) -> tuple[np.ndarray, float, int]:
     """Minimise the penalised log-loss of ``sigmoid(Z beta)`` (row ``i`` counted ``w_i``
     times) by Newton's method with step halving; returns ``(beta, objective, iterations)``."""
+    from scipy.special import expit, log_expit
 
     def objective(b: np.ndarray) -> float:
         eta = Z @ b
@@ -272,7 +279,7 @@ class LogisticStacking(AggregatorMixin):
             fits[use] = _newton(Z, t, w, pen, beta0, max_iter, tol)
         if len(fits) == 2:  # likelihood-ratio test of the intercept, 1 df
             stat = 2.0 * (fits[False][1] - fits[True][1])
-            use = bool(stat >= _INTERCEPT_CRITICAL)
+            use = bool(stat >= _intercept_critical())
         else:
             use = next(iter(fits))
         beta, _, n_iter = fits[use]
@@ -300,6 +307,8 @@ class LogisticStacking(AggregatorMixin):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """``P(Y = y | x)``; columns follow ``classes_ = [-1, +1]``."""
+        from scipy.special import expit
+
         p = expit(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
 

@@ -76,7 +76,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.special import ndtri
 
 from ensel._errors import UsageError
 from ensel._validation import check_int
@@ -249,6 +248,8 @@ POOLED_CALIBRATION_TOL = 1e-12
 def _label_thresholds(name: str, eps: np.ndarray, variant: str
                       ) -> tuple[np.ndarray, np.ndarray]:
     """Thresholds on ``Y = +1`` and ``Y = -1`` queries for binary errors ``eps``."""
+    from scipy.special import ndtri
+
     if variant == "class-asymmetric":
         pos, neg = class_error_rates(name, eps)
     else:
@@ -274,6 +275,8 @@ def _calibrate_pooled(name: str, Sigma: np.ndarray, eps: np.ndarray, pi_pos: flo
     the latent ``r``, so a vectorised bisection finds it; unreachable targets are clipped
     to ``r = +-1`` and counted. Returns (the projected matrix, clipped pairs, largest change
     the nearest-correlation projection made)."""
+    from scipy.special import ndtri
+
     from ensel.copula import bivariate_normal_cdf, nearest_correlation
 
     m = len(eps)
@@ -298,6 +301,8 @@ def _calibrate_pooled(name: str, Sigma: np.ndarray, eps: np.ndarray, pi_pos: flo
 @cache
 def _spec_cached(name: str, family_scale: float = 1.0,
                  variant: str = DEFAULT_VARIANT) -> StandinSpec:
+    from scipy.special import ndtri
+
     from ensel.copula import nearest_correlation
 
     pool = load_paper_table("model_pools", dataset=name)
@@ -374,6 +379,8 @@ def pooled_correlation(name: str, variant: str = DEFAULT_VARIANT,
     pandas.DataFrame
         models x models, unit diagonal.
     """
+    from scipy.special import ndtri
+
     from ensel.copula import solve_tetrachoric
 
     s = spec(name, family_scale, variant)
@@ -528,6 +535,8 @@ def generate(name: str, *, seed: int = 0, n_items: int | None = None,
         ``condition`` categorical (models in the paper's order), ``answer`` and ``label``
         ``int8``; rows ordered by condition, item, model. ``attrs`` as in :func:`load`.
     """
+    from scipy.special import ndtri
+
     variant = _check_variant(variant)
     s = spec(name, family_scale, variant)
     seed = check_int(seed, "seed", low=0)

@@ -11,7 +11,6 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ensel._validation import (
     Interval,
@@ -116,6 +115,8 @@ class _Gains:
         return self._after[key][0]
 
     def __call__(self, score: np.ndarray, first: bool, cand: np.ndarray) -> np.ndarray:
+        import scipy.sparse as sp
+
         from ensel.select._score_mi import _plugin_cmi_bits, score_bins
 
         n = self.n

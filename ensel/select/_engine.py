@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ensel._kernels import CountTable, answer_digits, entropy_rows, label_bits
 from ensel._validation import Shown, constraint_error
@@ -68,6 +67,8 @@ class _Prepared:
         All columns of a block are counted (cheaper than gathering the candidates) and the
         few already-selected ones are dropped.
         """
+        import scipy.sparse as sp
+
         G, n = pattern.G, self.n
         Gy = 2 * G
         keep = getattr(pattern, "keep", None)
@@ -108,6 +109,8 @@ class _Prepared:
         counts are ``total - c1``). Only the items of ``pattern.keep`` are read: their rows
         of the answer matrix are gathered once, then counted in column blocks.
         """
+        import scipy.sparse as sp
+
         Gy = 2 * pattern.G
         rows = np.flatnonzero(pattern.keep)
         groups = pattern.codes[rows] * 2 + self.y[rows]

@@ -67,8 +67,6 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.special import chdtri
 
 from ensel._validation import Interval
 from ensel.aggregate import WeightedMajorityVote
@@ -184,6 +182,9 @@ class ScoreMI(_BaseSelector):
 
     def _path(self, Xa: np.ndarray, ya: np.ndarray,
               k: int) -> tuple[list[int], list[float], np.ndarray]:
+        import scipy.sparse as sp
+        from scipy.special import chdtri
+
         n_bins, level = int(self.n_bins), float(self.level)  # checked by fit
         n, m = Xa.shape
         ftype = np.float32 if n < (1 << 24) else np.float64  # exact 0/1 sums below 2**24
