@@ -20,12 +20,15 @@ import zipfile
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ensel._errors import DataError
 
+if TYPE_CHECKING:  # imported where a table is read: the command line parses without it
+    import pandas as pd
+
 __all__ = [
+    "FORMATS",
     "TABLE_SUFFIXES",
     "DirectoryGivenError",
     "MissingFileError",
@@ -50,6 +53,15 @@ class MissingFileError(DataError, FileNotFoundError):
 class DirectoryGivenError(DataError, IsADirectoryError):
     """A folder where an input file was expected."""
 
+
+#: The formats the importers read (:mod:`ensel.datasets.importers`), and one line on each;
+#: here, without pandas, so that the command line's ``--format`` costs nothing to parse.
+FORMATS: dict[str, str] = {
+    "tidy": "tidy table: item, model, [condition,] answer, label (CSV/Parquet)",
+    "wide": "one row per item, one column per model, one gold column (CSV/Parquet)",
+    "lm-eval": "lm-evaluation-harness --log_samples samples_*.jsonl (several models)",
+    "mmlu-pro": "MMLU-Pro per-question outputs (JSON list of records, or a zip of one)",
+}
 
 #: The names of a tidy or wide table file (its content decides how it is read).
 TABLE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
@@ -184,6 +196,8 @@ def check_table_file(path: str | os.PathLike[str]) -> tuple[Path, str]:
 
 def as_text(values: pd.Index, col: str, src: str) -> pd.Index:
     """Names kept as text (a file's ids are text: ``01`` and ``1`` are two items)."""
+    import pandas as pd
+
     if values.dtype != object and pd.api.types.is_string_dtype(values.dtype):
         return values  # a text dtype (categories hold no missing value)
     if values.dtype == object and pd.api.types.infer_dtype(values, skipna=False) == "string":
@@ -332,6 +346,7 @@ def _read_parquet(p: Path, shown: str, text_columns: Sequence[str]) -> pd.DataFr
     """A Parquet file with pyarrow; the id columns dictionary-encoded by Arrow (text columns
     read as dictionaries, others encoded after reading: integer codes, not 20 million Python
     objects or a pandas hash table), then text categoricals."""
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq

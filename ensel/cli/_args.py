@@ -6,9 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported when the data are read, not to parse arguments
+    import pandas as pd
 
 
 def _k_arg(value: str) -> int | str:
@@ -48,7 +49,7 @@ def _halvings(value: str) -> int:
 
 
 def _add_format(p: argparse.ArgumentParser) -> None:
-    from ensel.datasets.importers import FORMATS
+    from ensel._files import FORMATS
 
     p.add_argument("--format", choices=list(FORMATS), default=None,
                    help="input format (default: detected from the file)")

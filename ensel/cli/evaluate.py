@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ensel._io import UsageError, check_output
 from ensel.cli._args import (
     POSITIVE,
@@ -64,8 +62,7 @@ def run_command(args: Any) -> int:
     import time
 
     from ensel._io import temporary_paths, write_atomic
-    from ensel.book.runner import execute_notebook, require_page_packages
-    from ensel.evidence import EXHAUSTIVE_LIMIT
+    from ensel.book.runner._config import require_page_packages
 
     require_page_packages("ensel evaluate runs the experiments page and")  # find_spec only:
     # nbformat, papermill and matplotlib are imported after the checks below, so a refusal
@@ -85,7 +82,9 @@ def run_command(args: Any) -> int:
     out = check_output(out, inputs=args.data, force=args.force)
     nb_path = check_output(out.with_suffix(".ipynb"), inputs=args.data, force=args.force)
     ks = _parse_ks(args.ks) if args.ks else None
-    df = _read(args.data, args.format)
+    df = _read(args.data, args.format)  # the arguments are checked: now pandas is imported
+    from ensel.evidence import EXHAUSTIVE_LIMIT
+
     m = int(df["model"].nunique())
     if ks and ks[-1] > m:
         raise UsageError(f"--ks asks for k={ks[-1]} but the data has {m} model(s)")
@@ -105,6 +104,8 @@ def run_command(args: Any) -> int:
                   "checked; --ks overrides)", file=sys.stderr)
     exhaustive = not args.no_exhaustive and m <= EXHAUSTIVE_LIMIT
     import nbformat
+
+    from ensel.book.runner import execute_notebook
     stem = Path(args.data[0]).name.split(".")[0] or "data"
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ensel-evaluate-") as tmp, \
@@ -220,7 +221,7 @@ def default_ks(m: int, n_train: int) -> list[int]:
     """
     if int(m) <= EVALUATE_MAX_K:
         return list(range(1, int(m) + 1))
-    k_n = max(1, int(np.floor(np.log2(max(int(n_train), 2)))))
+    k_n = max(1, max(int(n_train), 2).bit_length() - 1)  # floor(log2 n_train)
     return list(range(1, min(EVALUATE_MAX_K, k_n) + 1))
 
 

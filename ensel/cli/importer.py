@@ -17,7 +17,7 @@ DESCRIPTION = "Convert your models' answers to the tidy table."
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``ensel import``."""
-    from ensel.datasets.importers import FORMATS
+    from ensel._files import FORMATS
 
     seed = SEED
     p.add_argument("format", choices=[*FORMATS, "auto"], metavar="FORMAT",

@@ -35,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from ensel._errors import DataError
-from ensel._files import (
+from ensel._files import (  # FORMATS: here for the command line, which needs no pandas
+    FORMATS,
     DirectoryGivenError,
     MissingFileError,
     csv_names,
@@ -50,13 +51,6 @@ from ensel._notice import notice
 
 __all__ = ["FORMATS", "detect", "read", "read_mmlu_pro_files"]
 
-#: Accepted formats and one line on each.
-FORMATS: dict[str, str] = {
-    "tidy": "tidy table: item, model, [condition,] answer, label (CSV/Parquet)",
-    "wide": "one row per item, one column per model, one gold column (CSV/Parquet)",
-    "lm-eval": "lm-evaluation-harness --log_samples samples_*.jsonl (several models)",
-    "mmlu-pro": "MMLU-Pro per-question outputs (JSON list of records, or a zip of one)",
-}
 
 
 def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
