@@ -397,7 +397,7 @@ class AggregatorMixin(EstimatorMixin):
         X : array-like of shape (n_items, n_models_)
             Answers in ``{-1, 0, +1}``.
         y : array-like of shape (n_items,)
-            Labels in ``{-1, +1}``.
+            Labels among ``classes_`` (the two seen at fit).
         sample_weight : array-like of shape (n_items,), optional
             Weights of the items.
 

@@ -248,7 +248,9 @@ class LogisticStacking(AggregatorMixin):
         X : array-like of shape (n_items, k)
             Answers of the selected models (``{-1, 0, +1}``).
         y : array-like of shape (n_items,)
-            Labels in ``{-1, +1}``; both classes must be present.
+            Labels: any two values (``-1``/``+1``, ``0``/``1``, strings, booleans), both
+
+            present; they become ``classes_``, which :meth:`predict` returns.
 
         Returns
         -------
@@ -393,7 +395,9 @@ class BackoffMAP(AggregatorMixin):
         X : array-like of shape (n_items, k)
             Answers of the selected models (``{-1, 0, +1}``).
         y : array-like of shape (n_items,)
-            Labels in ``{-1, +1}``; both classes must be present.
+            Labels: any two values (``-1``/``+1``, ``0``/``1``, strings, booleans), both
+
+            present; they become ``classes_``, which :meth:`predict` returns.
 
         Returns
         -------

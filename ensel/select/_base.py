@@ -53,7 +53,9 @@ class _BaseSelector(SelectorMixin):
         X : array-like or pandas.DataFrame of shape (n_items, n_models)
             Answers in ``{-1, +1}`` (``0`` = abstained).
         y : array-like of shape (n_items,)
-            Labels in ``{-1, +1}``.
+            Labels: any two values (``-1``/``+1``, ``0``/``1``, strings, booleans), both
+
+            present.
 
         Returns
         -------
