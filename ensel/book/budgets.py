@@ -162,22 +162,13 @@ def verdict_table(docs: dict[str, dict[str, Any]]) -> pd.DataFrame:
 
 def plot_frontiers(docs: dict[str, dict[str, Any]]) -> Any:
     """One panel per source: mean error against mean cost per query with each method's hull."""
-    import matplotlib.pyplot as plt
-
+    from ensel.book.figures import small_multiples
     from ensel.frontier import draw_frontier
 
-    names = list(docs)
-    cols = min(3, len(names))
-    rows = -(-len(names) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
-    for ax, name in zip(axes.ravel(), names, strict=False):
+    def draw(ax: Any, name: str) -> None:
         draw_frontier(ax, docs[name], aiq_in_label=False)
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("USD per query (log)")
         ax.set_ylabel("")
-    for ax in axes.ravel()[len(names):]:
-        ax.axis("off")
-    axes[0, 0].set_ylabel("held-out error")
-    axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+
+    return small_multiples(docs, draw, max_cols=3, panel=(4.2, 3.4), ylabel="held-out error")

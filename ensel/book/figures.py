@@ -47,6 +47,7 @@ __all__ = [
     "budget_differences",
     "budget_differences_caption",
     "as_image",
+    "small_multiples",
 ]
 
 #: MIME type of the plotted data (CSV) attached to every displayed figure.
@@ -499,6 +500,25 @@ def _panels(groups: list[tuple[str, pd.DataFrame]], row_height: float, extra: fl
                              figsize=(7.2, row_height * sum(heights) + extra),
                              gridspec_kw={"height_ratios": heights})
     return fig, list(axes.flat)
+
+
+def small_multiples(names: Sequence[str], draw: Any, *, max_cols: int,
+                    panel: tuple[float, float], ylabel: str) -> Figure:
+    """One panel per name, at most ``max_cols`` to a row, drawn by ``draw(ax, name)``; unused
+    panels are hidden, and the first panel carries the y label and the legend."""
+    names = list(names)
+    cols = min(max_cols, len(names))
+    rows = -(-len(names) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(panel[0] * cols, panel[1] * rows),
+                             squeeze=False)
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        draw(ax, name)
+    for ax in axes.ravel()[len(names):]:
+        ax.axis("off")
+    axes[0, 0].set_ylabel(ylabel)
+    axes[0, 0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
 
 
 def claims_forest(effects: pd.DataFrame, *, dataset_label: Any = str,

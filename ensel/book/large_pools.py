@@ -288,13 +288,9 @@ def plot_gains(breakdown: pd.DataFrame) -> Any:
 
 def plot_errors(tables: dict[str, pd.DataFrame]) -> Any:
     """Held-out error against the budget, the four arms, one panel per data set."""
-    import matplotlib.pyplot as plt
+    from ensel.book.figures import small_multiples
 
-    names = list(tables)
-    cols = min(4, len(names))
-    rows = -(-len(names) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.8 * rows), squeeze=False)
-    for ax, name in zip(axes.ravel(), names, strict=False):
+    def draw(ax: Any, name: str) -> None:
         s = verdict_summary(tables[name])
         for i, arm in enumerate(ARMS.values()):
             ax.plot(s.index, s[arm], "o-" if i == 0 else ".--", lw=2 if i == 0 else 1,
@@ -302,12 +298,9 @@ def plot_errors(tables: dict[str, pd.DataFrame]) -> Any:
         ax.set_title(name, fontsize=9)
         ax.set_xlabel("budget k")
         ax.set_yscale("log")
-    for ax in axes.ravel()[len(names):]:
-        ax.axis("off")
-    axes[0, 0].set_ylabel("held-out error")
-    axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+
+    return small_multiples(tables, draw, max_cols=4, panel=(3.2, 2.8),
+                           ylabel="held-out error")
 
 
 def page_data(standins: Sequence[str], real_sources: Sequence[str] | None,
