@@ -95,8 +95,9 @@ def _encoded_labels(values: Any) -> np.ndarray | None:
 def _refuse_sparse(values: Any, name: str) -> None:
     """A scipy sparse matrix is not accepted: say so (``np.asarray`` would make it a 0-d
     object array, reported as "shape ()")."""
-    sparse = sys.modules.get("scipy.sparse")  # not imported: the value cannot be sparse
-    if sparse is not None and sparse.issparse(values):
+    # by the type's module, not scipy.sparse.issparse: scipy is imported lazily, and another
+    # thread may be importing it right now (a partly initialised module has no issparse)
+    if type(values).__module__.startswith("scipy.sparse") and hasattr(values, "toarray"):
         raise InvalidParameterError(
             f"{name} is a scipy sparse matrix ({type(values).__name__} of shape "
             f"{values.shape}), which is not accepted; convert it with {name}.toarray()")

@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from ensel._errors import DataError
-from ensel._files import (  # FORMATS: here for the command line, which needs no pandas
-    FORMATS,
+from ensel._files import FORMATS as _FORMATS
+from ensel._files import (
     DirectoryGivenError,
     MissingFileError,
     csv_names,
@@ -51,6 +51,9 @@ from ensel._notice import notice
 
 __all__ = ["FORMATS", "detect", "read", "read_mmlu_pro_files"]
 
+#: Accepted formats and one line on each. The dict lives in :mod:`ensel._files`, which the
+#: command line reads to parse ``--format`` without importing pandas.
+FORMATS: dict[str, str] = _FORMATS
 
 
 def _check_paths(paths: Sequence[str | Path]) -> list[Path]:

@@ -89,7 +89,8 @@ def test_only_the_program_freezes_its_objects_at_exit(tmp_path: Path) -> None:
     so the interpreter's last collection skips pandas' objects; ``main([...])`` called from
     Python leaves the caller's collector alone."""
     probe = ("import gc, sys\nfrom ensel.cli import main\n"
-             "code = main(['select', 'missing.csv', '-k', '2'])\nfrozen_by_call = gc.get_freeze_count()\n"
+             "code = main(['select', 'missing.csv', '-k', '2'])\n"
+             "frozen_by_call = gc.get_freeze_count()\n"
              "sys.argv = ['ensel', 'select', 'missing.csv', '-k', '2']\ncode2 = main()\n"
              "print(code, code2, frozen_by_call, gc.get_freeze_count() > 0)")
     proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
