@@ -59,6 +59,13 @@ def run_command(args: Any) -> int:
         options.update(given)
     df = read(args.paths, format=fmt, **options)
     if args.condition and fmt == "tidy":
+        held = list(df["condition"].unique())
+        if len(held) > 1:  # one name for all would pair answers of two conditions as one
+            shown = ", ".join(repr(str(c)) for c in held[:3]) + (", ..." if len(held) > 3 else "")
+            raise UsageError(f"--condition {args.condition}: the data hold {len(held)} "
+                             f"conditions ({shown}); one name for all would merge them into "
+                             "duplicate answers; import one condition at a time or drop "
+                             "--condition")
         df = df.assign(condition=args.condition)
     csv = out.name.lower().endswith(".csv")
     write_atomic(out, lambda tmp: df.to_csv(tmp, index=False) if csv

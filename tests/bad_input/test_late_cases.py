@@ -175,3 +175,22 @@ def test_a_notebook_parameter_naming_a_file_is_not_refused_as_unknown(tmp_path) 
     with pytest.raises(NotebookRunError, match=r"^-p dataset=mmlux: unknown dataset 'mmlux' "
                                          r"\(did you mean 'mmlu"):
         check_dataset_parameters(run, {"dataset": "mmlux"})
+
+
+# ------------------------------------------------------------------ import tidy --condition
+def test_import_tidy_condition_does_not_merge_two_conditions(tmp_path, capsys) -> None:
+    """``--condition`` renames the one condition of a tidy file; with two, one name for both
+    would write each (item, model) twice, so it is refused (a trial found it accepted)."""
+    rows = "".join(f"q{i},{m},{c},{1 if (i + j) % 3 else -1},{1 if i % 2 else -1}\n"
+                   for c in ("t0", "t1") for i in range(6) for j, m in enumerate("ab"))
+    two = tmp_path / "two.csv"
+    two.write_text("item,model,condition,answer,label\n" + rows, encoding="utf-8")
+    out = tmp_path / "o.csv"
+    r = run_cli(["import", "tidy", two, "--condition", "y", "-o", out], capsys)
+    assert_usage_error(r, "import", "--condition y", "2 conditions ('t0', 't1')")
+    assert not out.exists()
+    one = tmp_path / "one.csv"
+    one.write_text("item,model,condition,answer,label\n" + rows[:len(rows) // 2],
+                   encoding="utf-8")
+    assert run_cli(["import", "tidy", one, "--condition", "y", "-o", out], capsys).code == 0
+    assert set(pd.read_csv(out)["condition"]) == {"y"}
