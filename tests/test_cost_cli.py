@@ -144,3 +144,19 @@ def test_prices_from_the_tidy_cost_column(capsys, files) -> None:
     priced = dict(zip(MODELS, PRICES, strict=True))
     assert all(s["usd_per_query"] == pytest.approx(priced[s["model"]])
                for s in doc["selected"])
+
+
+def test_a_bad_price_table_is_named_by_its_option(tmp_path: Path, capsys) -> None:
+    """An error in the price file names ``--prices FILE``, not the data file (a trial found
+    the data named and the price file not)."""
+    data = tmp_path / "answers.csv"
+    data.write_text("item,model,answer,label\n" + "".join(
+        f"q{i},{m},{1 if (i + j) % 3 else -1},{1 if i % 2 else -1}\n"
+        for i in range(20) for j, m in enumerate(("m1", "m2"))), encoding="utf-8")
+    prices = tmp_path / "neg.csv"
+    prices.write_text("model,usd_per_query\nm1,-0.001\nm2,0.002\n", encoding="utf-8")
+    assert main(["frontier", str(data), "--prices", str(prices), "--splits", "2"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"ensel frontier: error: --prices {prices}: usd_per_query of model "
+                           "'m1' (row 2) must be a positive"), line
+    assert "answers.csv" not in line

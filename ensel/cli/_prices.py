@@ -76,9 +76,13 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
                              f"{str(exc).removeprefix('prices: ')}") from None
     df = read_data(args.data[0] if len(args.data) == 1 else list(args.data), format=args.format)
     if store is None:
-        prices = (shipped_prices() if args.prices == "shipped"
-                  else prices_from_tidy(df) if args.prices == "tidy"
-                  else read_prices(args.prices))
+        try:
+            prices = (shipped_prices() if args.prices == "shipped"
+                      else prices_from_tidy(df) if args.prices == "tidy"
+                      else read_prices(args.prices))
+        except PriceError as exc:  # about the price table: named by the option, not DATA
+            raise UsageError(f"--prices {args.prices}: "
+                             f"{str(exc).removeprefix('prices: ')}") from None
     models = sorted(df["model"].astype(str).unique())
     usd, kept, dropped = prices.for_models(models, drop_unpriced=args.drop_unpriced)
     if dropped:
