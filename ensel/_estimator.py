@@ -158,8 +158,12 @@ class EstimatorMixin:
         if arr.dtype.kind == "b" or arr.min() < 0 or arr.max() > 1:
             return X
         if self._zero_one_:  # fit read 1/0 as True/False: so does this batch
-            return np.where(arr == 1, 1, -1).astype(np.int8)
-        return arr.astype(np.int8)  # fit read 0 as abstained: so does this batch
+            read = np.where(arr == 1, 1, -1).astype(np.int8)
+        else:
+            read = arr.astype(np.int8)  # fit read 0 as abstained: so does this batch
+        if isinstance(X, pd.DataFrame):  # the container does not depend on the values
+            return pd.DataFrame(read, index=X.index, columns=X.columns)
+        return read
 
     def _labels_of(self, pred: Any) -> Any:
         """``predict``'s -1/+1 as the labels of fit's ``y`` (``classes_``)."""

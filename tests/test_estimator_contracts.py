@@ -179,3 +179,17 @@ def test_set_output_pandas(name) -> None:
 def test_unfitted_aggregators_raise_sklearns_not_fitted_before_reading_x(name) -> None:
     with pytest.raises(NotFittedError, match="is not fitted yet"):
         _agg(name).predict(np.full((2, 5), 0.37))  # not answers: the fit check comes first
+
+
+@pytest.mark.parametrize("batch", [[[1, 0, 0, 0]], [[1, -1, 0, 0]], [[0, 1, 1, 0], [1, 1, 0, 0]]])
+def test_transform_keeps_a_dataframe_whatever_its_values(batch) -> None:
+    """A batch of only 0/1 answers is re-read as fit read them; the output stays a DataFrame
+    with the picked columns (a trial found an ndarray for such a batch)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.choice([-1, 1], (60, 4)), columns=list("abcd"))
+    sel = GreedyMI(k=2).fit(X, rng.choice([-1, 1], 60))
+    out = sel.transform(pd.DataFrame(batch, columns=list("abcd"), index=range(5, 5 + len(batch))))
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == [list("abcd")[j] for j in sel.selected_]
+    assert list(out.index) == list(range(5, 5 + len(batch)))
+    assert out.to_numpy().tolist() == np.asarray(batch)[:, sel.selected_].tolist()
