@@ -160,3 +160,38 @@ def test_a_bad_price_table_is_named_by_its_option(tmp_path: Path, capsys) -> Non
     assert line.startswith(f"ensel frontier: error: --prices {prices}: usd_per_query of model "
                            "'m1' (row 2) must be a positive"), line
     assert "answers.csv" not in line
+
+
+def _two_pools(tmp_path: Path) -> tuple[Path, Path]:
+    """Conditions t0 (models a, b, c) and t1 (a, c, d): two pools of models in one file."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for cond, models in (("t0", "abc"), ("t1", "acd")):
+        for i in range(40):
+            label = int(rng.choice([-1, 1]))
+            rows += [f"q{i},{m},{cond},{label if rng.random() < 0.75 else -label},{label}"
+                     for m in models]
+    data = tmp_path / "pools.csv"
+    data.write_text("item,model,condition,answer,label\n" + "\n".join(rows) + "\n",
+                    encoding="utf-8")
+    prices = tmp_path / "prices.csv"
+    prices.write_text("model,usd_per_query\na,0.01\nb,0.002\nc,0.003\nd,0.5\n",
+                      encoding="utf-8")
+    return data, prices
+
+
+def test_conditions_with_different_models_are_not_priced_as_one_pool(tmp_path: Path,
+                                                                       capsys) -> None:
+    """One price vector serves every condition, so conditions holding different models are
+    refused (a review found t1's models priced by t0's order: d at c's price, silently);
+    ``ensel select --condition`` prices the one condition asked for."""
+    data, prices = _two_pools(tmp_path)
+    assert main(["frontier", str(data), "--prices", str(prices), "--splits", "2"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "the conditions hold different models ('t0' has a, b, c; 't1' has a, c, d)" in line
+    assert main(["select", str(data), "--budget-usd", "0.6", "--prices", str(prices),
+                 "--splits", "2", "--condition", "t1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    price = {"a": 0.01, "c": 0.003, "d": 0.5}
+    assert doc["selected"] and all(s["usd_per_query"] == price[s["model"]]
+                                   for s in doc["selected"])

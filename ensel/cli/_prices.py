@@ -90,7 +90,18 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
 
         notice(f"{len(dropped)} unpriced model(s) dropped: {', '.join(dropped)}")
         df = df[df["model"].astype(str).isin(kept)]
-    data = condition_data(df, validate=False)
+    one = getattr(args, "condition", None)  # ensel select --condition
+    data = condition_data(df, None if one is None else [one], validate=False)
+    other = next((d for d in data if d.models != data[0].models), None)
+    if other is not None:  # one price vector serves every condition: the same pool in each
+
+        def pool(d: Any) -> str:
+            more = ", ..." if len(d.models) > 4 else ""
+            return f"{d.condition!r} has {', '.join(d.models[:4])}{more}"
+
+        raise UsageError(f"the conditions hold different models ({pool(data[0])}; "
+                         f"{pool(other)}); prices apply to one pool of models: give data whose "
+                         "conditions hold the same models, or one condition")
     order = {m: i for i, m in enumerate(kept)}
     usd = np.array([usd[order[m]] for m in data[0].models])
     return data, usd, dropped, str(args.prices) if store is None else f"store:{store}"
