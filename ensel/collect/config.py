@@ -227,6 +227,12 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
         raise ConfigError(f"{p}: no such configuration file") from None
     except ConfigError as exc:  # a repeated key: name the file
         raise ConfigError(f"{p}, {exc}") from None
+    except yaml.MarkedYAMLError as exc:  # a syntax error: where the parser stopped, and why
+        mark = exc.problem_mark or exc.context_mark
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        why = "; ".join(str(t) for t in (exc.context, exc.problem) if t)
+        raise ConfigError(f"{p}{where}: cannot read the configuration: {why or exc}"
+                          .splitlines()[0]) from None
     except (OSError, yaml.YAMLError) as exc:
         raise ConfigError(f"{p}: cannot read the configuration: {exc}".splitlines()[0]) from None
     if not isinstance(doc, dict):

@@ -149,3 +149,19 @@ def test_merge_and_export_to_the_tidy_table(tmp_path: Path,
     assert main(["status", str(tmp_path / "nothing.sqlite")]) == 2
     assert "no store at" in capsys.readouterr().err
     pd.testing.assert_frame_equal(df, load(tmp_path / "t.parquet"))
+
+
+@pytest.mark.parametrize(("text", "where", "why"), [
+    ("models: [\n", "line 2, column 1", "expected the node content"),
+    ("a: 1\nb: [1, 2\nc: 3\n", "line 3, column 2", "expected ',' or ']'"),
+])
+def test_a_yaml_syntax_error_names_its_line_and_column(tmp_path: Path, text: str, where: str,
+                                                      why: str) -> None:
+    """A trial found the parser's position dropped ("while parsing a flow node" alone)."""
+    cfg = tmp_path / "bad.yml"
+    cfg.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(cfg)
+    msg = str(info.value)
+    assert msg.startswith(f"{cfg}, {where}: cannot read the configuration: ") and why in msg
+    assert "\n" not in msg
