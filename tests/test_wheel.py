@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -39,12 +40,31 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
     return out
 
 
+def _snapshot(dest: Path) -> Path:
+    """The checkout's files as git lists them (tracked, and untracked but not ignored), copied
+    to ``dest``: the build reads a tree that no test running beside it writes into (building
+    in the checkout once failed with "No such file or directory" in a parallel run). Outside
+    a git checkout (an unpacked sdist), the checkout itself."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"],
+                                cwd=ROOT, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ROOT
+    for name in listed.decode().split("\0"):
+        src = ROOT / name
+        if name and src.is_file():  # not a file deleted in the working tree
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    return dest
+
+
 @pytest.fixture(scope="module")
 def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     dist = tmp_path_factory.mktemp("dist")
+    source = _snapshot(tmp_path_factory.mktemp("source"))
     # the wheel is built from the sdist (build's default), so a file missing from the sdist
-    # is missing from the wheel too, and nothing is written into the checkout but egg-info
-    _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(ROOT)],
+    # is missing from the wheel too; nothing is written into the checkout
+    _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(source)],
          cwd=dist)
     (wheel,) = dist.glob("ensel-*.whl")
     (sdist,) = dist.glob("ensel-*.tar.gz")
