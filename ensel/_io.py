@@ -30,8 +30,8 @@ from typing import Any
 from ensel._errors import UsageError
 
 __all__ = ["NotebookRunError", "UsageError", "book_folders", "check_output",
-           "exit_on_signals", "quiet_closed_stdout", "repository_root", "temporary_paths",
-           "write_atomic"]
+           "exit_on_signals", "quiet_closed_stdout", "repository_root", "signal_guard",
+           "temporary_paths", "write_atomic"]
 
 
 class NotebookRunError(RuntimeError):
@@ -232,31 +232,63 @@ class _Interrupted(SystemExit):
     """SIGINT (exit 130) or SIGTERM (exit 143), raised in the main thread."""
 
 
+#: Exit code of each signal the commands honour.
+_SIGNAL_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+class SignalGuard:
+    """What :func:`signal_guard` saw: ``received`` is the exit code (130 for SIGINT, 143 for
+    SIGTERM) of the first signal that arrived inside the block, else ``None``."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+
+    def check(self) -> None:
+        """Raise the interruption now if a signal arrived, even one that library code
+        caught on its way (a kernel client that takes Ctrl-C for a failed start)."""
+        if self.received is not None:
+            raise _Interrupted(self.received)
+
+
+@contextlib.contextmanager
+def signal_guard() -> Iterator[SignalGuard]:
+    """Inside the block, SIGINT and SIGTERM raise :class:`_Interrupted` (a ``SystemExit``
+    with code 130/143) in the main thread and are remembered in the yielded
+    :class:`SignalGuard`; the previous handlers come back when the block ends. Outside the
+    main thread (where signals never arrive) nothing is installed."""
+    guard = SignalGuard()
+    if threading.current_thread() is not threading.main_thread():
+        yield guard
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        code = _SIGNAL_CODES[signal.Signals(signum)]
+        if guard.received is None:
+            guard.received = code
+        raise _Interrupted(code) from None
+
+    old = {s: signal.signal(s, handler) for s in _SIGNAL_CODES}
+    try:
+        yield guard
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 @contextlib.contextmanager
 def exit_on_signals(prog: str) -> Iterator[None]:
     """Turn SIGINT and SIGTERM into one line on stderr and exit code 130/143, after the
     ``finally`` blocks of the running command have removed its temporary and partial files."""
-    names = {signal.SIGINT: ("interrupted", 130), signal.SIGTERM: ("terminated", 143)}
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals reach the main thread only
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        what, code = names[signal.Signals(signum)]
-        raise _Interrupted(code) from None
-
-    old = {s: signal.signal(s, handler) for s in names}
-    try:
-        yield
-    except _Interrupted as exc:
-        for p in list(_TEMPORARY):
-            _remove(p)
-        what = "interrupted" if exc.code == 130 else "terminated"
-        print(f"{prog}: {what}; temporary and partial files removed", file=sys.stderr)
-        raise SystemExit(exc.code) from None
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
+    with signal_guard() as guard:  # a second signal during the clean-up still exits quietly
+        try:
+            yield
+            guard.check()
+        except _Interrupted as exc:
+            for p in list(_TEMPORARY):
+                _remove(p)
+            what = "interrupted" if exc.code == 130 else "terminated"
+            print(f"{prog}: {what}; temporary and partial files removed", file=sys.stderr)
+            raise SystemExit(exc.code) from None
 
 
 def quiet_closed_stdout() -> int:

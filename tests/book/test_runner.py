@@ -404,8 +404,45 @@ def test_an_interrupted_run_leaves_the_previous_page(tmp_path: Path, sig: str) -
                              + (tmp_path / "run.log").read_text(errors="replace")[-2000:]) from None
     finally:
         log.close()
+    if sig == "SIGINT":  # one line and 130, never a second try that finishes the page
+        assert proc.returncode == 130, (tmp_path / "run.log").read_text(errors="replace")[-2000:]
+        assert (tmp_path / "run.log").read_text().rstrip().endswith(
+            "ensel notebooks: interrupted; temporary and partial files removed")
+        assert not (out / ".staging" / "b.ipynb").exists()
     assert proc.returncode != 0
     assert (out / "b.ipynb").read_bytes() == good
+
+
+def test_a_signal_the_kernel_client_swallows_still_ends_the_run(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    """Under load, Ctrl-C can land in the kernel client while the kernel starts; it comes out
+    as "Kernel died before replying", the one error the runner retries. The run must end
+    with the interruption, not run the page a second time."""
+    import os
+    import signal
+
+    import papermill
+
+    from ensel.book.runner._execute import execute_run
+
+    root = _mini_book(tmp_path)
+    calls = []
+
+    def swallowing(*args, **kwargs):
+        calls.append(1)
+        try:
+            os.kill(os.getpid(), signal.SIGINT)  # the handler raises here
+        except BaseException:  # what a library's catch-all does with it
+            pass
+        raise RuntimeError("Kernel died before replying to kernel_info")
+
+    monkeypatch.setattr(papermill, "execute_notebook", swallowing)
+    (run,) = find_runs(load_runs(root / "notebooks" / "runs.yml"), "b")
+    with pytest.raises(SystemExit) as exc:
+        execute_run(run, out_dir=tmp_path / "out", root=root)
+    assert exc.value.code == 130
+    assert calls == [1]
+    assert not (tmp_path / "out" / "b.ipynb").exists()
 
 
 def test_figure_labels_name_their_run() -> None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ensel._io import NotebookRunError
+from ensel._io import NotebookRunError, exit_on_signals
 from ensel.book.runner._config import (
     NotebookRun,
     _parse_params,
@@ -37,7 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        return run_command(args)
+        with exit_on_signals("ensel notebooks"):
+            return run_command(args)
     except NotebookRunError as exc:
         print(f"ensel notebooks: error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ensel._errors import DataError
-from ensel._io import NotebookRunError
+from ensel._io import NotebookRunError, signal_guard
 from ensel.book.runner._config import (
     NotebookRun,
     adhoc_run,
@@ -176,24 +176,31 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         return target
     label = f"notebook {run.notebook!r} (run {run.output!r}, parameters {params})"
     try:
-        for attempt in (1, 2):
-            try:
-                with _kernel_environment(out_dir):
-                    executed = pm.execute_notebook(
-                        copy.deepcopy(nb), str(staging), parameters=params,
-                        kernel_name="python3", cwd=str(cwd or root),
-                        progress_bar=_progress_bar(run) if progress else False,
-                        log_output=False, extra_arguments=_KERNEL_ARGUMENTS,
-                    )
-                break
-            except pm.PapermillExecutionError:
-                raise
-            except Exception as exc:
-                # two kernels starting at once can pick the same free port (jupyter_client
-                # chooses ports before binding them): the kernel dies before its first
-                # cell. That is the one failure worth a second try.
-                if attempt == 2 or not any(m in str(exc) for m in _KERNEL_START_FAILURES):
+        # Ctrl-C or SIGTERM ends the run, wherever it lands: the kernel client can take it
+        # for a kernel that failed to start (which would be retried), or swallow it and go
+        # on, so the guard remembers it and the run never continues or retries after one.
+        with signal_guard() as guard:
+            for attempt in (1, 2):
+                try:
+                    with _kernel_environment(out_dir):
+                        executed = pm.execute_notebook(
+                            copy.deepcopy(nb), str(staging), parameters=params,
+                            kernel_name="python3", cwd=str(cwd or root),
+                            progress_bar=_progress_bar(run) if progress else False,
+                            log_output=False, extra_arguments=_KERNEL_ARGUMENTS,
+                        )
+                    break
+                except pm.PapermillExecutionError:
+                    guard.check()
                     raise
+                except Exception as exc:
+                    guard.check()
+                    # two kernels starting at once can pick the same free port (jupyter_client
+                    # chooses ports before binding them): the kernel dies before its first
+                    # cell. That is the one failure worth a second try.
+                    if attempt == 2 or not any(m in str(exc) for m in _KERNEL_START_FAILURES):
+                        raise
+            guard.check()
     except pm.PapermillExecutionError as exc:
         kept = _keep_failed(staging, failed)
         raise NotebookRunError(

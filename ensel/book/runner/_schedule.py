@@ -9,6 +9,7 @@ import concurrent.futures
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -30,6 +31,12 @@ def _execute_in_worker(run: NotebookRun, out_dir: str, test: bool, extra: dict[s
     except NotebookRunError as exc:
         return "FAILED", str(exc)
     return "ok", str(path)
+
+
+def _quiet_idle_worker() -> None:
+    """Workers ignore Ctrl-C between runs (the terminal's Ctrl-C reaches them all; the
+    parent ends them); during a run :func:`execute_run` honours it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
@@ -78,7 +85,8 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
     pool = None
     if jobs > 1 and len(runs) > 1:
         pool = concurrent.futures.ProcessPoolExecutor(
-            max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+            max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_quiet_idle_worker)
     running: dict[Any, tuple[NotebookRun, float]] = {}
     try:
         while pending or running:
@@ -115,6 +123,11 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
                     _collect(fut, status, msg, running, record, failures)
             elif pending and all(ready(r) is False for r in pending):
                 raise RuntimeError("runner: runs wait for runs that are not scheduled")
+    except BaseException:
+        if pool is not None:  # Ctrl-C or SIGTERM of this process alone: end the runs too
+            for worker in multiprocessing.active_children():
+                worker.terminate()
+        raise
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
