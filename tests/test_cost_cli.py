@@ -195,3 +195,18 @@ def test_conditions_with_different_models_are_not_priced_as_one_pool(tmp_path: P
     price = {"a": 0.01, "c": 0.003, "d": 0.5}
     assert doc["selected"] and all(s["usd_per_query"] == price[s["model"]]
                                    for s in doc["selected"])
+
+
+def test_select_condition_needs_prices_only_for_its_own_models(tmp_path: Path,
+                                                               capsys) -> None:
+    """``select --condition t1`` prices t1's models: b, which only t0 holds, needs no price
+    (it used to be refused as unpriced)."""
+    data, prices = _two_pools(tmp_path)
+    prices.write_text("model,usd_per_query\na,0.01\nc,0.003\nd,0.5\n", encoding="utf-8")
+    assert main(["select", str(data), "--budget-usd", "0.6", "--prices", str(prices),
+                 "--splits", "2", "--condition", "t1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {s["model"] for s in doc["selected"]} <= {"a", "c", "d"}
+    assert main(["select", str(data), "--budget-usd", "0.6", "--prices", str(prices),
+                 "--splits", "2", "--condition", "t0", "--json"]) == 2
+    assert "'b'" in capsys.readouterr().err

@@ -83,15 +83,18 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
         except PriceError as exc:  # about the price table: named by the option, not DATA
             raise UsageError(f"--prices {args.prices}: "
                              f"{str(exc).removeprefix('prices: ')}") from None
-    models = sorted(df["model"].astype(str).unique())
+    one = getattr(args, "condition", None)  # ensel select --condition
+    chosen = None if one is None else [one]
+    data = condition_data(df, chosen, validate=False)
+    # the models of the conditions used, not of every condition: a model only another
+    # condition holds needs no price
+    models = sorted({str(m) for d in data for m in d.models})
     usd, kept, dropped = prices.for_models(models, drop_unpriced=args.drop_unpriced)
     if dropped:
         from ensel._notice import notice
 
         notice(f"{len(dropped)} unpriced model(s) dropped: {', '.join(dropped)}")
-        df = df[df["model"].astype(str).isin(kept)]
-    one = getattr(args, "condition", None)  # ensel select --condition
-    data = condition_data(df, None if one is None else [one], validate=False)
+        data = condition_data(df[df["model"].astype(str).isin(kept)], chosen, validate=False)
     other = next((d for d in data if d.models != data[0].models), None)
     if other is not None:  # one price vector serves every condition: the same pool in each
 
