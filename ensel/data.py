@@ -156,8 +156,9 @@ def validate_responses(df: pd.DataFrame, *,
         A required column is missing; ``item``/``model``/``condition`` has a missing value;
         an answer or label has a value outside the accepted encodings (or a label is
         missing); every answer is blank; an item has two different labels within a
-        condition; a (condition, item, model) triple appears twice. The message names the
-        column, the rows and the value.
+        condition; a (condition, item, model) triple appears twice; two model names differ
+        only in case or surrounding white space. The message names the column, the rows and
+        the value.
 
     Notes
     -----
@@ -355,6 +356,24 @@ def _missing_column(df: pd.DataFrame, origin: _Origin) -> None:
         )
 
 
+def _one_spelling_per_model(names: pd.Index, codes: np.ndarray, origin: _Origin) -> None:
+    """Refuse two model names that differ only in case or surrounding white space (``m1``
+    and ``m1 ``, ``GPT-4`` and ``gpt-4``): they would become two models, each answering part
+    of the items, without a word."""
+    if len(names) < 2:
+        return
+    seen: dict[str, int] = {}
+    for code, name in enumerate(names):
+        folded = str(name).strip().casefold()
+        other = seen.setdefault(folded, code)
+        if other != code:
+            a, b = (int(np.argmax(codes == k)) for k in (other, code))
+            raise DataError(
+                f"column 'model' has {_py(names[other])!r} ({origin(a)}) and "
+                f"{_py(name)!r} ({origin(b)}), which differ only in case or surrounding "
+                "white space; give each model one spelling")
+
+
 def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
               from_file: bool = False, encoded: bool | None = None) -> pd.DataFrame:
     """:func:`validate_responses` naming rows with ``origin``. ``from_file``: names as text
@@ -383,6 +402,7 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
                 raise DataError(f"column {col!r} has a missing value in "
                                 f"{origin(int(np.argmax(missing)))}")
         codes[col], names[col] = c, u
+    _one_spelling_per_model(names["model"], codes["model"], origin)
     answer, enc_answer = _encode(df["answer"], "answer", abstain=True, origin=origin,
                                  trust_int8=encoded)
     label, enc_label = _encode(df["label"], "label", abstain=False, origin=origin,
