@@ -199,9 +199,11 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
     ``<category>_result.json`` -> its folder). Records need ``question_id, options, answer,
     answer_index, pred`` (``question_id`` and ``answer_index`` integers); entries that are
     not records are skipped (as upstream files have a few). A question given twice for one
-    model (in one file or two) is refused naming both records. Questions whose key differs
-    between files, or that not every model answered, are dropped; what was skipped or
-    dropped is said in one notice and counted in ``attrs["dropped"]``.
+    model (in one file or two) is refused naming both records. Questions whose gold letter
+    (``answer``, when given) contradicts ``answer_index``, whose key differs between files, or
+    that not every model answered, are dropped (as :func:`ensel.datasets.mmlu_pro.load`
+    drops them); what was skipped or dropped is said in one notice and counted in
+    ``attrs["dropped"]``.
     """
     from ensel.datasets.binary import option_label, to_binary
 
@@ -240,20 +242,25 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
                 raise DataError(f"{where} (question_id {qid}): pred {rec['pred']!r} is not one "
                                 f"of the option letters A-{chr(ord('A') + n - 1)} (any case) "
                                 "or null")
-            rows.append((model, qid, gold, n, pred))
+            letter = rec.get("answer")  # the gold letter, when the record has one
+            bad_key = isinstance(letter, str) and letter.strip().upper() != chr(ord("A") + gold)
+            rows.append((model, qid, gold, n, pred, bad_key))
     if not rows:
         raise DataError("no MMLU-Pro record found in the input files")
     raw = pd.DataFrame(rows, columns=["model", "question_id", "answer_index", "n_options",
-                                      "pred"])
+                                      "pred", "bad_key"])
+    # a gold letter that contradicts answer_index: which one is the key is unknown
+    bad_key = set(raw.loc[raw["bad_key"], "question_id"])
     key = raw.groupby("question_id")[["answer_index", "n_options"]].nunique()
-    inconsistent = set(key.index[(key > 1).any(axis=1)])
+    inconsistent = set(key.index[(key > 1).any(axis=1)]) - bad_key
     counts = raw.groupby("question_id")["model"].nunique()
-    partial = set(counts.index[counts < len(models)]) - inconsistent
-    raw = raw[~raw["question_id"].isin(inconsistent | partial)]
+    partial = set(counts.index[counts < len(models)]) - inconsistent - bad_key
+    raw = raw[~raw["question_id"].isin(inconsistent | partial | bad_key)].drop(columns="bad_key")
     per_q = raw.drop_duplicates("question_id").sort_values("question_id")
     few = set(per_q.loc[per_q["n_options"] < 2, "question_id"])
     per_q = per_q[per_q["n_options"] >= 2].reset_index(drop=True)
-    dropped = {"inconsistent_across_files": len(inconsistent),
+    dropped = {"letter_contradicts_index": len(bad_key),
+               "inconsistent_across_files": len(inconsistent),
                "not_answered_by_all": len(partial), "fewer_than_2_options": len(few),
                "skipped_entries": skipped}
     _say_dropped("mmlu-pro import", int(counts.size), "questions", dropped)
@@ -270,6 +277,7 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
 
 
 _WHY = {
+    "letter_contradicts_index": "whose gold letter (answer) contradicts answer_index",
     "inconsistent_across_files": "with an answer key that differs between files",
     "not_answered_by_all": "not answered by every model",
     "fewer_than_2_options": "with fewer than 2 options",

@@ -1,7 +1,9 @@
 """Findings of the session-8 trial: inputs that gave a silent wrong answer.
 
 Two model names that differ only in case or surrounding white space (``m1`` and ``m1 ``)
-became two models, each answering part of the items; they are refused, naming both rows.
+became two models, each answering part of the items; they are refused, naming both rows. An
+MMLU-Pro record whose gold letter contradicts its ``answer_index`` was read by the index; the
+question is dropped and counted, as the dataset loader does.
 """
 
 from __future__ import annotations
@@ -34,3 +36,26 @@ def test_distinct_models_with_a_shared_prefix_are_kept() -> None:
     df = pd.DataFrame({"item": ["q1", "q1", "q1"], "model": ["m1", "m1-large", "m10"],
                        "answer": [1, -1, 1], "label": [1, 1, 1]})
     assert sorted(validate_responses(df)["model"]) == ["m1", "m1-large", "m10"]
+
+
+def test_an_mmlu_pro_gold_letter_that_contradicts_its_index_drops_the_question(
+        tmp_path, caplog) -> None:
+    """MMLU-Pro records carry the key twice (``answer`` letter, ``answer_index``); the import
+    used the index when they disagreed, silently. It drops the question, as the dataset
+    loader does, and says so."""
+    import json
+
+    from ensel.datasets.importers import read
+
+    def rec(qid: int, letter: str, index: int) -> dict:
+        return {"question_id": qid, "options": ["a", "b", "c", "d"], "answer": letter,
+                "answer_index": index, "pred": "A"}
+
+    path = tmp_path / "m" / "biology_result.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps([rec(1, "A", 0), rec(2, "B", 0), rec(3, "c", 2)]))
+    df = read([path])
+    assert sorted({i.split(":")[0] for i in df["item"]}) == ["1", "3"]
+    assert df.attrs["dropped"]["letter_contradicts_index"] == 1
+    assert "dropped 1 of 3 questions (1 whose gold letter (answer) contradicts answer_index)" \
+        in caplog.text
