@@ -66,12 +66,32 @@ def _fits(method: Any) -> Any:
     @functools.wraps(method)
     def _fitter(self: Any, X: Any, y: Any = None, *args: Any, **kwargs: Any) -> Any:
         classes, y = _classes_of(y)
+        encoding = _fit_encoding(X, type(self).__name__)
         out = method(self, X, y, *args, **kwargs)
-        self._record_fit(X, classes)
+        self._record_fit(X, classes, encoding)
         return out
 
     _fitter.__ensel_fits__ = True  # type: ignore[attr-defined]
     return _fitter
+
+
+def _fit_encoding(X: Any, owner: str) -> str:
+    """How fit reads the answers ``X`` (the encoding's name; empty when ``X`` cannot be read,
+    which fit's own check then reports); an ``X`` of abstentions only is refused."""
+    from ensel._validation import as_pm1
+
+    report: dict[str, str] = {}
+    try:
+        values = as_pm1(X, name="X", allow_abstain=True, report=report)
+    except (ValueError, TypeError):
+        return ""
+    if values.size and not values.any():
+        from ensel._errors import DataError
+
+        raise DataError(f"X of {owner}.fit: every answer is an abstention (0 or blank) in "
+                        f"all {values.shape[0]:,} items and {values.shape[-1]:,} models; there "
+                        "is nothing to learn from")
+    return report.get("encoding", "")
 
 
 def _classes_of(y: Any) -> tuple[np.ndarray | None, Any]:
@@ -111,23 +131,17 @@ class EstimatorMixin:
             if method is not None and not getattr(method, "__ensel_reads_X__", False):
                 setattr(cls, name, _reads_X_as_fitted(method))
 
-    def _record_fit(self, X: Any, classes: np.ndarray | None) -> None:
-        """After ``fit``: the column names, how ``0``/``1`` answers were read, the labels."""
+    def _record_fit(self, X: Any, classes: np.ndarray | None, encoding: str) -> None:
+        """After ``fit``: the column names, how ``0``/``1`` answers were read (``encoding``,
+        from :func:`_fit_encoding`), the labels."""
         import pandas as pd
-
-        from ensel._validation import as_pm1
 
         if isinstance(X, pd.DataFrame):
             if all(isinstance(c, str) for c in X.columns):
                 self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         else:
             self.__dict__.pop("feature_names_in_", None)
-        report: dict[str, str] = {}
-        try:
-            as_pm1(X, name="X", allow_abstain=True, report=report)
-        except (ValueError, TypeError):
-            report = {}
-        self._zero_one_ = report.get("encoding", "").startswith("1/0")
+        self._zero_one_ = encoding.startswith("1/0")
         if classes is not None and hasattr(self, "classes_"):
             self.classes_ = classes
 

@@ -12,7 +12,9 @@ import pandas as pd
 import pytest
 
 from ensel._errors import DataError
+from ensel.aggregate import AGGREGATORS
 from ensel.data import validate_responses
+from ensel.select import SELECTORS
 
 from .conftest import assert_usage_error, run_cli
 
@@ -59,3 +61,18 @@ def test_an_mmlu_pro_gold_letter_that_contradicts_its_index_drops_the_question(
     assert df.attrs["dropped"]["letter_contradicts_index"] == 1
     assert "dropped 1 of 3 questions (1 whose gold letter (answer) contradicts answer_index)" \
         in caplog.text
+
+
+@pytest.mark.parametrize("name", sorted(set(SELECTORS) | set(AGGREGATORS)))
+def test_an_answer_matrix_of_abstentions_only_is_refused_at_fit(name) -> None:
+    """The readers refuse a table whose every answer is blank; the estimators fitted on one
+    (MAP predicted +1 everywhere, GreedyMI picked arbitrary columns)."""
+    import numpy as np
+
+    est = (SELECTORS if name in SELECTORS else AGGREGATORS)[name]
+    est = est(k=1) if name in SELECTORS else est()
+    y = np.array([1, -1, 1, -1, 1, -1])
+    for X in (np.zeros((6, 3), np.int8), pd.DataFrame(np.full((6, 3), np.nan))):
+        with pytest.raises(DataError, match=r"every answer is an abstention \(0 or blank\) in "
+                                            r"all 6 items and 3 models"):
+            est.fit(X, y)
