@@ -200,8 +200,8 @@ def _num(value: Any, key: str, path: Path, *, kind: type = float, low: float = 0
         ok = ok and float(value).is_integer()
     if not ok or (value <= low if strict else value < low):
         rel = ">" if strict else ">="
-        raise ConfigError(f"{path}: {key} must be a {kind.__name__} {rel} {low:g}; "
-                          f"got {value!r}")
+        what = "an integer" if kind is int else "a number"
+        raise ConfigError(f"{path}: {key} must be {what} {rel} {low:g}; got {value!r}")
     return kind(value)
 
 
@@ -276,6 +276,10 @@ def load_config(path: str | os.PathLike[str]) -> RunConfig:
     if not isinstance(temps, list) or not temps:
         raise ConfigError(f"{p}: temperatures must be a non-empty list; got {temps!r}")
     temps = tuple(_num(t, "every temperature", p, strict=False) for t in temps)
+    repeated = next((t for i, t in enumerate(temps) if t in temps[:i]), None)
+    if repeated is not None:  # each would be asked (and paid for) twice
+        raise ConfigError(f"{p}: temperatures lists {repeated:g} twice; give each temperature "
+                          "once (runs sets the repeats)")
     rpm = doc.get("requests_per_minute", 600)
     per_model: dict[str, float] = {}
     if isinstance(rpm, dict):

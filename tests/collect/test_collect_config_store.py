@@ -31,12 +31,17 @@ def test_shipped_paper_config() -> None:
 
 @pytest.mark.parametrize(("extra", "message"), [
     ("colour: blue\n", "unknown key 'colour' in the top level"),
-    ("runs: 0\n", "runs must be a int > 0"),
+    ("runs: 0\n", "runs must be an integer > 0"),
+    ("max_attempts: 2.5\n", "max_attempts must be an integer > 0; got 2.5"),
+    ("backoff_s: -1\n", "backoff_s must be a number > 0; got -1"),
+    ("temperatures: [0.7, 0.3, 0.7]\n", "temperatures lists 0.7 twice"),
 ])
 def test_bad_config_names_the_key_and_file(tmp_path: Path, extra: str, message: str,
                                            make_config) -> None:
     path = make_config(tmp_path)
-    text = path.read_text().replace("runs: 1\n", "") + extra
+    key = extra.split(":")[0]
+    text = "".join(line for line in path.read_text().splitlines(keepends=True)
+                   if not line.startswith(("runs:", f"{key}:"))) + extra
     path.write_text(text)
     with pytest.raises(ConfigError, match=message) as info:
         load_config(path)
