@@ -250,6 +250,12 @@ def csv_names(p: Path, shown: str, gz: bool) -> list[str]:
                     f"{shown}, line 1: the columns are separated by {sep!r}, not by commas "
                     f"(header {header[:60]!r}); save the table as comma-separated CSV"
                 )
+    unnamed = [i + 1 for i, name in enumerate(names) if not name.strip()]
+    if len(unnamed) > 1:
+        cols = ", ".join(str(i) for i in unnamed[:5]) + (" ..." if len(unnamed) > 5 else "")
+        raise DataError(f"{shown}, line 1: the header has {len(unnamed)} unnamed columns "
+                        f"(columns {cols}), such as the empty columns a spreadsheet saves as "
+                        "',,' at the end of each line; delete them or give them names")
     seen: set[str] = set()
     for name in names:
         if name in seen:

@@ -1,9 +1,13 @@
-"""Findings of the session-8 trial: inputs that gave a silent wrong answer.
+"""Findings of the session-8 trial: inputs that gave a silent wrong answer or a misleading
+message.
 
-Two model names that differ only in case or surrounding white space (``m1`` and ``m1 ``)
-became two models, each answering part of the items; they are refused, naming both rows. An
-MMLU-Pro record whose gold letter contradicts its ``answer_index`` was read by the index; the
-question is dropped and counted, as the dataset loader does.
+- Two model names that differ only in case or surrounding white space (``m1`` and ``m1 ``)
+  became two models, each answering part of the items; they are refused, naming both rows.
+- An MMLU-Pro record whose gold letter contradicts its ``answer_index`` was read by the index;
+  the question is dropped and counted, as the dataset loader does.
+- The estimators fitted on an answer matrix of abstentions only; fit refuses it, as the
+  readers refuse such a table.
+- A spreadsheet's trailing empty columns were reported as a column named twice.
 """
 
 from __future__ import annotations
@@ -76,3 +80,14 @@ def test_an_answer_matrix_of_abstentions_only_is_refused_at_fit(name) -> None:
         with pytest.raises(DataError, match=r"every answer is an abstention \(0 or blank\) in "
                                             r"all 6 items and 3 models"):
             est.fit(X, y)
+
+
+def test_trailing_empty_csv_columns_are_named_as_such(tmp_path, capsys) -> None:
+    """A spreadsheet's trailing ',,' gave "the header names the column '' twice"."""
+    path = tmp_path / "a.csv"
+    path.write_text("item,model,answer,label,,\n" + "".join(
+        f"q{i},{m},{1 if (i + j) % 3 else -1},{1 if i % 2 else -1},,\n"
+        for i in range(8) for j, m in enumerate("ab")), encoding="utf-8")
+    r = run_cli(["select", path, "-k", "1"], capsys)
+    assert_usage_error(r, "select", f"{path}, line 1: the header has 2 unnamed columns "
+                       "(columns 5, 6)", "',,'")
