@@ -18,8 +18,10 @@ partial file. The temporary files registered here are removed on any exit, inclu
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -208,6 +210,13 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], Any], *,
                                 dir=target.parent)
     os.close(fd)
     tmp = Path(name)
+    # mkstemp makes the file private (0600); the output gets the mode `open(path, "w")`
+    # would give it: that of the file it replaces, else that of any new file (umask)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
+    os.chmod(tmp, mode)
     with temporary_paths(tmp):
         write(tmp)
         lock = _lock(target, option)
@@ -226,6 +235,14 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], Any], *,
                                          "made it); pass --force to overwrite it") from None
                     os.replace(tmp, target)
     return target
+
+
+@functools.lru_cache(maxsize=1)
+def _umask() -> int:
+    """The process's umask (read once: setting it is the only way to read it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 class _Interrupted(SystemExit):

@@ -210,3 +210,24 @@ def test_select_condition_needs_prices_only_for_its_own_models(tmp_path: Path,
     assert main(["select", str(data), "--budget-usd", "0.6", "--prices", str(prices),
                  "--splits", "2", "--condition", "t0", "--json"]) == 2
     assert "'b'" in capsys.readouterr().err
+
+
+def test_frontier_figure_is_written_as_every_output(capsys, files, tmp_path) -> None:
+    """``frontier -o`` wrote with a plain open(): an existing figure was replaced without
+    asking, and a missing folder was blamed on the data file (session-8 trial). It now
+    takes the path through the one output check and atomic writer, as ``import -o`` does."""
+    fig = tmp_path / "new" / "deeper" / "f.html"
+    argv = ["frontier", files["data"], "--prices", files["prices"], "--splits", "2",
+            "--budgets", "3", "-o", fig]
+    code, _, err = _run(capsys, argv)
+    assert code == 0, err
+    assert fig.read_text().startswith("<!doctype html>")
+    fig.write_text("mine")
+    code, out, err = _run(capsys, argv)
+    assert code == 2 and out == ""
+    assert err.strip() == f"ensel frontier: error: -o {fig}: the file exists; pass --force " \
+                          "to overwrite it"
+    assert fig.read_text() == "mine"
+    assert _run(capsys, [*argv, "--force"])[0] == 0
+    assert fig.read_text().startswith("<!doctype html>")
+    assert sorted(p.name for p in fig.parent.iterdir()) == ["f.html"]

@@ -1,4 +1,4 @@
-"""``ensel frontier DATA --prices P [--budgets N] [--json] [-o FIGURE.png|.html]``.
+"""``ensel frontier DATA --prices P [--budgets N] [--json] [-o FIGURE.png|.html [--force]]``.
 
 The cost-error frontier (:func:`ensel.frontier.frontier_summary`, schema
 ``ensel.frontier/1``) and its figure (:func:`ensel.frontier.frontier_figure`), over ``N``
@@ -26,6 +26,7 @@ def add_arguments(p: Any) -> None:
                    help="threads over the splits (-1: one per core); the same output for "
                         "every N")
     p.add_argument("-o", "--output", default=None, help="figure to write (.png or .html)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing figure")
 
 
 def run_command(args: Any) -> int:
@@ -39,8 +40,18 @@ def run_command(args: Any) -> int:
         frontier_summary,
     )
 
-    if args.output and not str(args.output).endswith((".png", ".html")):
-        raise UsageError(f"-o {args.output!r}: the figure must end in .png or .html")
+    out = None
+    if args.output:  # before any work: the same checks as every command's -o
+        import importlib.util
+
+        from ensel._io import check_output
+
+        if not str(args.output).endswith((".png", ".html")):
+            raise UsageError(f"-o {args.output!r}: the figure must end in .png or .html")
+        if importlib.util.find_spec("matplotlib") is None:
+            raise UsageError(f"-o {args.output}: drawing the figure needs matplotlib: pip "
+                             "install 'ensel[notebooks]' (or leave -o out)")
+        out = check_output(args.output, inputs=args.data, force=args.force)
     data, usd, dropped, source = prepare(args)
     budgets = budget_grid(usd, args.budgets, max_models=args.max_models,
                           include=[best_single_price(data, usd)])
@@ -51,8 +62,10 @@ def run_command(args: Any) -> int:
     doc = frontier_summary(res, usd=usd, models=data[0].models, seed=args.seed,
                            aggregator=args.aggregator, dropped=dropped)
     doc = {"schema": doc.pop("schema"), "data": list(args.data), "prices": source, **doc}
-    if args.output:
-        frontier_figure(doc, args.output)
+    if out is not None:
+        from ensel._io import write_atomic
+
+        write_atomic(out, lambda tmp: frontier_figure(doc, tmp), force=args.force)
     if args.json:
         print(json.dumps(doc, indent=2))
         return 0

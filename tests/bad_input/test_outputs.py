@@ -128,3 +128,17 @@ def test_a_signal_during_evaluate_leaves_nothing_behind(tmp_path, sig, code, wor
     assert lines == [f"ensel evaluate: {word}; temporary and partial files removed"], r.err
     assert not [p for p in tmp.iterdir() if p.name.startswith("ensel-evaluate-")]
     assert not out_dir.exists() or list(out_dir.iterdir()) == []
+
+
+def test_an_output_gets_the_mode_open_would_give_it(tmp_path) -> None:
+    """The temporary file is private (0600, mkstemp); the published output is not: a new
+    file gets the umask's mode, a replaced file keeps its own."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    out = write_atomic(tmp_path / "new.csv", lambda t: t.write_text("a"))
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask
+    kept = tmp_path / "kept.csv"
+    kept.write_text("old")
+    kept.chmod(0o640)
+    write_atomic(kept, lambda t: t.write_text("new"), force=True)
+    assert kept.stat().st_mode & 0o777 == 0o640 and kept.read_text() == "new"
