@@ -231,3 +231,30 @@ def test_frontier_figure_is_written_as_every_output(capsys, files, tmp_path) -> 
     assert _run(capsys, [*argv, "--force"])[0] == 0
     assert fig.read_text().startswith("<!doctype html>")
     assert sorted(p.name for p in fig.parent.iterdir()) == ["f.html"]
+
+
+@pytest.mark.parametrize("command", ["frontier", "cascade"])
+@pytest.mark.parametrize("argv, needle", [
+    (["--max-models", "0"], "--max-models must be a positive integer; got 0"),
+    (["--splits", "1"], "--splits must be an integer >= 2; got 1"),
+    (["--seed", "-3"], "--seed must be a non-negative integer; got -3"),
+    (["--aggregator", "vote"], "argument --aggregator: invalid choice: 'vote'"),
+])
+def test_price_commands_name_their_options(capsys, files, command, argv, needle) -> None:
+    """These were passed on to the library, whose message named its own function
+    ("max_models of Cascade", "name of make_aggregator") after the data file; ``--splits 1``
+    gave intervals of width 0 (session-8 trial)."""
+    extra = ["--target-cost", "0.01"] if command == "cascade" else []
+    code, out, err = _run(capsys, [command, files["data"], "--prices", files["prices"],
+                                   *extra, *argv])
+    assert code == 2 and out == ""
+    last = err.strip().splitlines()[-1]  # argparse's usage, then the one error line
+    assert last.startswith(f"ensel {command}: error: ") and needle in last, err
+    assert files["data"].name not in err and "make_aggregator" not in err
+
+
+def test_the_aggregator_is_read_in_any_case(capsys, files) -> None:
+    runs = [_run(capsys, ["frontier", files["data"], "--prices", files["prices"], "--splits",
+                          "2", "--budgets", "2", "--json", "--aggregator", a])
+            for a in ("MAP", "map")]
+    assert runs[0][0] == 0 and runs[0] == runs[1]

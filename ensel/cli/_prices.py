@@ -37,10 +37,16 @@ def add_common_arguments(p: Any) -> None:
     p.add_argument("data", nargs="+", metavar="DATA",
                    help="answers file(s) or a dataset name (ensel datasets list)")
     add_price_arguments(p)
-    p.add_argument("--aggregator", default="backoff")
-    p.add_argument("--splits", type=int, default=5, help="random 80/20 splits per condition")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-models", type=int, default=20,
+    from ensel.aggregate import AGGREGATORS
+    from ensel.cli._args import POSITIVE, SEED, _int_at_least
+
+    p.add_argument("--aggregator", default="backoff", type=str.lower,
+                   choices=list(AGGREGATORS), help="any case; default backoff")
+    p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=5,
+                   help="random 80/20 splits per condition (at least 2: an interval needs "
+                        "two)")
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--max-models", type=POSITIVE, default=20,
                    help="largest number of models of a subset or of the cascade's order")
     p.add_argument("--json", action="store_true")
     p.add_argument("--format", default=None, help="input format (default: detected)")

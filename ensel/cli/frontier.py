@@ -20,7 +20,10 @@ __all__ = ["add_arguments", "run_command"]
 def add_arguments(p: Any) -> None:
     """Arguments of ``ensel frontier``."""
     add_common_arguments(p)
-    p.add_argument("--budgets", type=int, default=20, help="number of budgets (geometric grid)")
+    from ensel.cli._args import POSITIVE
+
+    p.add_argument("--budgets", type=POSITIVE, default=20,
+                   help="number of budgets (geometric grid)")
     p.add_argument("--no-cascade", action="store_true", help="leave the cascade out")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="threads over the splits (-1: one per core); the same output for "

@@ -70,7 +70,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
                         f"default {DEFAULT_SELECTOR} (ensel.select.DEFAULT_SELECTOR)")
-    p.add_argument("--aggregator", default=None, choices=list(AGGREGATORS),
+    p.add_argument("--aggregator", default=None, choices=list(AGGREGATORS), type=str.lower,
                    help=f"default {DEFAULT_AGGREGATOR} (ensel.aggregate.DEFAULT_AGGREGATOR)")
     p.add_argument("--condition", default=None, help="use one condition only")
     p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
