@@ -156,8 +156,14 @@ def _wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str 
                f"{path}: columns {index_cols} are saved row indices, not models: dropped")
         df = df.drop(columns=index_cols)
         cols = [c for c in cols if c not in index_cols]
+    if gold is not None and gold == item:
+        raise _Err(f"{path}: the gold and the item column are both {gold!r}; one column "
+                   "cannot be both (name the item column, or leave --item out)")
     gcol = _pick(cols, gold, GOLD_COLUMNS, "gold", path, True)
     icol = _pick(cols, item, ITEM_COLUMNS, "item", path, False)
+    if icol is not None and icol == gcol:
+        raise _Err(f"{path}: the gold and the item column are both {gcol!r}; one column "
+                   "cannot be both (name the other with --gold or --item)")
     ccol = "condition" if "condition" in cols else None
     models = [c for c in cols if c not in (gcol, icol, ccol)]
     if not models:
@@ -271,6 +277,10 @@ def _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
     cells = {m: [_norm(v) for v in df[m]] for m in models}
     if options is not None:
         opts: list[Any] = [_norm(o) for o in options]
+        twice = next((o for i, o in enumerate(opts) if o in opts[:i]), None)
+        if twice is not None:  # its queries would be asked twice, one of them always false
+            raise _Err(f"options {list(options)}: {twice!r} is given twice; give each option "
+                       "once")
         known = set(opts)
         for row, v in enumerate(gold):
             if v not in known:

@@ -8,6 +8,8 @@ message.
 - The estimators fitted on an answer matrix of abstentions only; fit refuses it, as the
   readers refuse such a table.
 - A spreadsheet's trailing empty columns were reported as a column named twice.
+- ``import wide`` naming one column as both gold and item reported a duplicate item; a
+  repeated ``--options`` value was taken.
 """
 
 from __future__ import annotations
@@ -91,3 +93,19 @@ def test_trailing_empty_csv_columns_are_named_as_such(tmp_path, capsys) -> None:
     r = run_cli(["select", path, "-k", "1"], capsys)
     assert_usage_error(r, "select", f"{path}, line 1: the header has 2 unnamed columns "
                        "(columns 5, 6)", "',,'")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--item", "gold", "--gold", "gold"], "the gold and the item column are both 'gold'"),
+    (["--item", "gold"], "the gold and the item column are both 'gold'"),
+    (["--options", "A,A,B,C"], "options ['A', 'A', 'B', 'C']: 'A' is given twice"),
+])
+def test_import_wide_names_one_column_for_two_roles_and_a_repeated_option(
+        tmp_path, capsys, argv, needle) -> None:
+    """``--item gold --gold gold`` was reported as a duplicate item; a repeated option was
+    taken (its queries asked twice)."""
+    path = tmp_path / "w.csv"
+    path.write_text("item,gold,m1,m2\nq1,A,A,B\nq2,B,B,B\nq3,C,A,C\n", encoding="utf-8")
+    r = run_cli(["import", "wide", path, *argv, "-o", tmp_path / "o.csv"], capsys)
+    assert_usage_error(r, "import", needle)
+    assert not (tmp_path / "o.csv").exists()
