@@ -136,10 +136,9 @@ class EstimatorMixin:
         from :func:`_fit_encoding`), the labels."""
         import pandas as pd
 
-        if isinstance(X, pd.DataFrame):
-            if all(isinstance(c, str) for c in X.columns):
-                self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-        else:
+        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        else:  # scikit-learn's rule: names only when every column name is a string
             self.__dict__.pop("feature_names_in_", None)
         self._zero_one_ = encoding.startswith("1/0")
         if classes is not None and hasattr(self, "classes_"):
@@ -377,11 +376,14 @@ class SelectorMixin(EstimatorMixin):
 
     def _as_output(self, out: Any) -> Any:
         config = getattr(self, "_sklearn_output_config", {})
-        if config.get("transform") != "pandas" or not isinstance(out, np.ndarray):
+        if config.get("transform") != "pandas":
             return out
         import pandas as pd
 
-        return pd.DataFrame(out, columns=self.get_feature_names_out())
+        names = self.get_feature_names_out()
+        if isinstance(out, pd.DataFrame):  # keep the index; columns named as scikit-learn's
+            return out.set_axis(names, axis=1)
+        return pd.DataFrame(out, columns=names)
 
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import TransformerTags

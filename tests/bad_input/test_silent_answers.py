@@ -10,6 +10,9 @@ message.
 - A spreadsheet's trailing empty columns were reported as a column named twice.
 - ``import wide`` naming one column as both gold and item reported a duplicate item; a
   repeated ``--options`` value was taken.
+- A DataFrame with integer column names (``pd.DataFrame(array)``) could not be transformed
+  after fit, and its output names were the integers; as in scikit-learn, only string names
+  are feature names.
 """
 
 from __future__ import annotations
@@ -109,3 +112,23 @@ def test_import_wide_names_one_column_for_two_roles_and_a_repeated_option(
     r = run_cli(["import", "wide", path, *argv, "-o", tmp_path / "o.csv"], capsys)
     assert_usage_error(r, "import", needle)
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("name", sorted(SELECTORS))
+def test_a_dataframe_with_integer_column_names_works_as_in_scikit_learn(name) -> None:
+    """``pd.DataFrame(array)`` has the column names 0, 1, ...: fit kept them as
+    ``feature_names_in_`` and ``transform`` of the same frame was then refused ("got ['0',
+    '1', '2']"). As in scikit-learn, only string names are feature names; the output
+    names are ``x0, x1, ...``."""
+    import numpy as np
+
+    X = pd.DataFrame([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, -1, -1],
+                      [-1, 1, 1]], index=list("abcdef"))
+    y = np.array([1, -1, 1, -1, 1, -1])
+    sel = SELECTORS[name](k=2).fit(X, y)
+    assert not hasattr(sel, "feature_names_in_")
+    names = sel.get_feature_names_out()
+    assert list(names) == [f"x{j}" for j in sel.selected_]
+    pd.testing.assert_frame_equal(sel.transform(X), X.iloc[:, list(sel.selected_)])
+    out = sel.set_output(transform="pandas").transform(X)
+    assert list(out.columns) == list(names) and list(out.index) == list("abcdef")
