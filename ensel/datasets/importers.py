@@ -68,6 +68,10 @@ def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
                 f"{path} is a directory; pass the data file(s) in it (e.g. "
                 "DIR/*/samples_*.jsonl for lm-evaluation-harness logs)")
         if not path.exists():
+            if str(p) == "-":
+                from ensel._files import STDIN_REFUSED
+
+                raise MissingFileError(STDIN_REFUSED)
             raise MissingFileError(f"{path}: no such file")
         if path.stat().st_size == 0:
             raise DataError(f"{path}: the file is empty")

@@ -13,6 +13,8 @@ message.
 - A DataFrame with integer column names (``pd.DataFrame(array)``) could not be transformed
   after fit, and its output names were the integers; as in scikit-learn, only string names
   are feature names.
+- ``-`` (standard input) was taken for a dataset name or a missing file; it is said not to
+  be read.
 """
 
 from __future__ import annotations
@@ -132,3 +134,14 @@ def test_a_dataframe_with_integer_column_names_works_as_in_scikit_learn(name) ->
     pd.testing.assert_frame_equal(sel.transform(X), X.iloc[:, list(sel.selected_)])
     out = sel.set_output(transform="pandas").transform(X)
     assert list(out.columns) == list(names) and list(out.index) == list("abcdef")
+
+
+@pytest.mark.parametrize("argv", [["select", "-", "-k", "1"],
+                                  ["import", "tidy", "-", "-o", "o.csv"],
+                                  ["frontier", "-", "--prices", "shipped"]])
+def test_standard_input_is_said_not_to_be_read(tmp_path, capsys, monkeypatch, argv) -> None:
+    """``-`` was taken for a dataset name or a missing file."""
+    monkeypatch.chdir(tmp_path)
+    r = run_cli(argv, capsys)
+    assert_usage_error(r, argv[0], "'-' (standard input) is not read: save the answers to a "
+                                   "file")
