@@ -362,16 +362,22 @@ def _one_spelling_per_model(names: pd.Index, codes: np.ndarray, origin: _Origin)
     of the items, without a word."""
     if len(names) < 2:
         return
-    seen: dict[str, int] = {}
+    groups: dict[str, list[int]] = {}
     for code, name in enumerate(names):
-        folded = str(name).strip().casefold()
-        other = seen.setdefault(folded, code)
-        if other != code:
-            a, b = (int(np.argmax(codes == k)) for k in (other, code))
+        groups.setdefault(str(name).strip().casefold(), []).append(code)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        # (first row, code) of the spellings rows use: a categorical column can keep
+        # categories no row uses (after a filter)
+        used = sorted((int(np.argmax(hit)), k) for k, hit in ((k, codes == k) for k in group)
+                      if hit.any())
+        if len(used) > 1:
+            (a, first), (b, second) = used[:2]
             raise DataError(
-                f"column 'model' has {_py(names[other])!r} ({origin(a)}) and "
-                f"{_py(name)!r} ({origin(b)}), which differ only in case or surrounding "
-                "white space; give each model one spelling")
+                f"column 'model' has {_py(names[first])!r} ({origin(a)}) and "
+                f"{_py(names[second])!r} ({origin(b)}), which differ only in case or "
+                "surrounding white space; give each model one spelling")
 
 
 def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,

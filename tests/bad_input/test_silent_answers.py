@@ -145,3 +145,16 @@ def test_standard_input_is_said_not_to_be_read(tmp_path, capsys, monkeypatch, ar
     r = run_cli(argv, capsys)
     assert_usage_error(r, argv[0], "'-' (standard input) is not read: save the answers to a "
                                    "file")
+
+
+def test_an_unused_category_spelt_like_a_model_is_not_a_second_spelling() -> None:
+    """A categorical column keeps the categories a filter removed: only spellings that
+    rows use count."""
+    df = pd.DataFrame({"item": ["q1", "q1", "q2", "q2", "q3"],
+                       "model": pd.Categorical(["m1", "m2", "m1", "m2", "M1"]),
+                       "answer": [1, -1, 1, 1, -1], "label": [1, 1, -1, -1, 1]})
+    kept = df[df["model"] != "M1"]
+    assert "M1" in kept["model"].cat.categories
+    assert sorted(validate_responses(kept)["model"].astype(str).unique()) == ["m1", "m2"]
+    with pytest.raises(DataError, match=r"'m1' \(row 0\) and 'M1' \(row 4\)"):
+        validate_responses(df)
