@@ -66,7 +66,7 @@ def _fits(method: Any) -> Any:
     @functools.wraps(method)
     def _fitter(self: Any, X: Any, y: Any = None, *args: Any, **kwargs: Any) -> Any:
         classes, y = _classes_of(y)
-        encoding = _fit_encoding(X, type(self).__name__)
+        encoding = _fit_encoding(X)
         out = method(self, X, y, *args, **kwargs)
         self._record_fit(X, classes, encoding)
         return out
@@ -75,22 +75,18 @@ def _fits(method: Any) -> Any:
     return _fitter
 
 
-def _fit_encoding(X: Any, owner: str) -> str:
+def _fit_encoding(X: Any) -> str:
     """How fit reads the answers ``X`` (the encoding's name; empty when ``X`` cannot be read,
-    which fit's own check then reports); an ``X`` of abstentions only is refused."""
+    which fit's own check then reports). An ``X`` of abstentions only is accepted: an
+    aggregator then predicts by its prior, and fits on a subset of models (a model that never
+    answered) rely on that."""
     from ensel._validation import as_pm1
 
     report: dict[str, str] = {}
     try:
-        values = as_pm1(X, name="X", allow_abstain=True, report=report)
+        as_pm1(X, name="X", allow_abstain=True, report=report)
     except (ValueError, TypeError):
         return ""
-    if values.size and not values.any():
-        from ensel._errors import DataError
-
-        raise DataError(f"X of {owner}.fit: every answer is an abstention (0 or blank) in "
-                        f"all {values.shape[0]:,} items and {values.shape[-1]:,} models; there "
-                        "is nothing to learn from")
     return report.get("encoding", "")
 
 

@@ -258,3 +258,30 @@ def test_the_aggregator_is_read_in_any_case(capsys, files) -> None:
                           "2", "--budgets", "2", "--json", "--aggregator", a])
             for a in ("MAP", "map")]
     assert runs[0][0] == 0 and runs[0] == runs[1]
+
+
+def test_a_model_that_never_answered_is_priced_and_fitted_like_any(tmp_path, capsys) -> None:
+    """A model whose every answer is blank is valid data; the budgeted arms fit aggregators
+    on it alone (they fall back to the prior). A review found a fit-time refusal of such an
+    X breaking frontier and select --budget-usd; it was taken out before it landed."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(60):
+        label = int(rng.choice([-1, 1]))
+        rows += [f"q{i},{m},{label if rng.random() < 0.75 else -label},{label}" for m in "abc"]
+        rows.append(f"q{i},dead,,{label}")
+    data = tmp_path / "dead.csv"
+    data.write_text("item,model,answer,label\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    prices = tmp_path / "p.csv"
+    prices.write_text("model,usd_per_query\na,0.01\nb,0.02\nc,0.03\ndead,0.001\n",
+                      encoding="utf-8")
+    assert main(["frontier", str(data), "--prices", str(prices), "--splits", "2",
+                 "--budgets", "3", "--no-cascade", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["schema"] == "ensel.frontier/1"
+    assert main(["select", str(data), "--budget-usd", "0.005", "--prices", str(prices),
+                 "--splits", "2", "--json"]) == 0
+    from ensel.aggregate import MAPAggregator
+
+    y = np.array([1, 1, 1, -1])
+    assert MAPAggregator().fit(np.zeros((4, 2), np.int8), y).predict(
+        np.zeros((2, 2), np.int8)).tolist() == [1, 1]  # the prior's majority

@@ -5,8 +5,6 @@ message.
   became two models, each answering part of the items; they are refused, naming both rows.
 - An MMLU-Pro record whose gold letter contradicts its ``answer_index`` was read by the index;
   the question is dropped and counted, as the dataset loader does.
-- The estimators fitted on an answer matrix of abstentions only; fit refuses it, as the
-  readers refuse such a table.
 - A spreadsheet's trailing empty columns were reported as a column named twice.
 - ``import wide`` naming one column as both gold and item reported a duplicate item; a
   repeated ``--options`` value was taken.
@@ -23,7 +21,6 @@ import pandas as pd
 import pytest
 
 from ensel._errors import DataError
-from ensel.aggregate import AGGREGATORS
 from ensel.data import validate_responses
 from ensel.select import SELECTORS
 
@@ -72,21 +69,6 @@ def test_an_mmlu_pro_gold_letter_that_contradicts_its_index_drops_the_question(
     assert df.attrs["dropped"]["letter_contradicts_index"] == 1
     assert "dropped 1 of 3 questions (1 whose gold letter (answer) contradicts answer_index)" \
         in caplog.text
-
-
-@pytest.mark.parametrize("name", sorted(set(SELECTORS) | set(AGGREGATORS)))
-def test_an_answer_matrix_of_abstentions_only_is_refused_at_fit(name) -> None:
-    """The readers refuse a table whose every answer is blank; the estimators fitted on one
-    (MAP predicted +1 everywhere, GreedyMI picked arbitrary columns)."""
-    import numpy as np
-
-    est = (SELECTORS if name in SELECTORS else AGGREGATORS)[name]
-    est = est(k=1) if name in SELECTORS else est()
-    y = np.array([1, -1, 1, -1, 1, -1])
-    for X in (np.zeros((6, 3), np.int8), pd.DataFrame(np.full((6, 3), np.nan))):
-        with pytest.raises(DataError, match=r"every answer is an abstention \(0 or blank\) in "
-                                            r"all 6 items and 3 models"):
-            est.fit(X, y)
 
 
 def test_trailing_empty_csv_columns_are_named_as_such(tmp_path, capsys) -> None:
