@@ -364,7 +364,8 @@ def _one_spelling_per_model(names: pd.Index, codes: np.ndarray, origin: _Origin)
         return
     groups: dict[str, list[int]] = {}
     for code, name in enumerate(names):
-        groups.setdefault(str(name).strip().casefold(), []).append(code)
+        if isinstance(name, str):  # 1 and "1" in a frame are two names, not two spellings
+            groups.setdefault(name.strip().lower(), []).append(code)
     for group in groups.values():
         if len(group) < 2:
             continue

@@ -239,6 +239,7 @@ def test_frontier_figure_is_written_as_every_output(capsys, files, tmp_path) -> 
     (["--splits", "1"], "--splits must be an integer >= 2; got 1"),
     (["--seed", "-3"], "--seed must be a non-negative integer; got -3"),
     (["--aggregator", "vote"], "argument --aggregator: invalid choice: 'vote'"),
+    (["--format", "bogus"], "argument --format: invalid choice: 'bogus'"),
 ])
 def test_price_commands_name_their_options(capsys, files, command, argv, needle) -> None:
     """These were passed on to the library, whose message named its own function

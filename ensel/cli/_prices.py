@@ -38,7 +38,7 @@ def add_common_arguments(p: Any) -> None:
                    help="answers file(s) or a dataset name (ensel datasets list)")
     add_price_arguments(p)
     from ensel.aggregate import AGGREGATORS
-    from ensel.cli._args import POSITIVE, SEED, _int_at_least
+    from ensel.cli._args import POSITIVE, SEED, _add_format, _int_at_least
 
     p.add_argument("--aggregator", default="backoff", type=str.lower,
                    choices=list(AGGREGATORS), help="any case; default backoff")
@@ -49,7 +49,7 @@ def add_common_arguments(p: Any) -> None:
     p.add_argument("--max-models", type=POSITIVE, default=20,
                    help="largest number of models of a subset or of the cascade's order")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--format", default=None, help="input format (default: detected)")
+    _add_format(p)
 
 
 def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:

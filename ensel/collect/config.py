@@ -19,6 +19,7 @@ being shown).
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -195,12 +196,13 @@ def _unknown(where: str, got: dict, allowed: set[str], path: Path) -> None:
 
 def _num(value: Any, key: str, path: Path, *, kind: type = float, low: float = 0.0,
          strict: bool = True) -> Any:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
     if kind is int:
         ok = ok and float(value).is_integer()
     if not ok or (value <= low if strict else value < low):
         rel = ">" if strict else ">="
-        what = "an integer" if kind is int else "a number"
+        what = "an integer" if kind is int else "a finite number"
         raise ConfigError(f"{path}: {key} must be {what} {rel} {low:g}; got {value!r}")
     return kind(value)
 

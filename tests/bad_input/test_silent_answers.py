@@ -140,3 +140,9 @@ def test_an_unused_category_spelt_like_a_model_is_not_a_second_spelling() -> Non
     assert sorted(validate_responses(kept)["model"].astype(str).unique()) == ["m1", "m2"]
     with pytest.raises(DataError, match=r"'m1' \(row 0\) and 'M1' \(row 4\)"):
         validate_responses(df)
+
+
+def test_a_number_and_its_text_are_two_model_names_in_a_frame() -> None:
+    df = pd.DataFrame({"item": ["q1", "q1"], "model": [1, "1"], "answer": [1, -1],
+                       "label": [1, 1]})
+    assert len(validate_responses(df)) == 2

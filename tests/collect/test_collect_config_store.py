@@ -33,7 +33,9 @@ def test_shipped_paper_config() -> None:
     ("colour: blue\n", "unknown key 'colour' in the top level"),
     ("runs: 0\n", "runs must be an integer > 0"),
     ("max_attempts: 2.5\n", "max_attempts must be an integer > 0; got 2.5"),
-    ("backoff_s: -1\n", "backoff_s must be a number > 0; got -1"),
+    ("backoff_s: -1\n", "backoff_s must be a finite number > 0; got -1"),
+    ("backoff_s: .inf\n", "backoff_s must be a finite number > 0; got inf"),
+    ("temperatures: [.nan, .nan]\n", "every temperature must be a finite number >= 0; got nan"),
     ("temperatures: [0.7, 0.3, 0.7]\n", "temperatures lists 0.7 twice"),
 ])
 def test_bad_config_names_the_key_and_file(tmp_path: Path, extra: str, message: str,
