@@ -18,7 +18,6 @@ partial file. The temporary files registered here are removed on any exit, inclu
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import signal
 import stat
@@ -237,9 +236,16 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], Any], *,
     return target
 
 
-@functools.lru_cache(maxsize=1)
 def _umask() -> int:
-    """The process's umask (read once: setting it is the only way to read it)."""
+    """The process's umask: from ``/proc/self/status`` (Linux), else by setting it and
+    setting it back (the only portable way to read it, briefly process-wide)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
@@ -257,23 +263,40 @@ class SignalGuard:
     """What :func:`signal_guard` saw: ``received`` is the exit code (130 for SIGINT, 143 for
     SIGTERM) of the first signal that arrived inside the block, else ``None``."""
 
-    def __init__(self) -> None:
+    def __init__(self, raise_for: Callable[[int], BaseException]) -> None:
         self.received: int | None = None
+        self._raise_for = raise_for
 
     def check(self) -> None:
         """Raise the interruption now if a signal arrived, even one that library code
         caught on its way (a kernel client that takes Ctrl-C for a failed start)."""
         if self.received is not None:
-            raise _Interrupted(self.received)
+            raise self._raise_for(self.received)
 
 
 @contextlib.contextmanager
-def signal_guard() -> Iterator[SignalGuard]:
-    """Inside the block, SIGINT and SIGTERM raise :class:`_Interrupted` (a ``SystemExit``
-    with code 130/143) in the main thread and are remembered in the yielded
-    :class:`SignalGuard`; the previous handlers come back when the block ends. Outside the
-    main thread (where signals never arrive) nothing is installed."""
-    guard = SignalGuard()
+def signal_guard(*, exit: bool = False) -> Iterator[SignalGuard]:
+    """Inside the block, SIGINT and SIGTERM are remembered in the yielded
+    :class:`SignalGuard` (so :meth:`SignalGuard.check` raises them again however library code
+    treated them) and raised in the main thread: with ``exit``, as :class:`_Interrupted` (a
+    ``SystemExit`` with code 130/143, :func:`exit_on_signals`); else as the handler they had
+    would have (``KeyboardInterrupt`` for Ctrl-C in a library caller, the command's
+    interruption under :func:`exit_on_signals`, :class:`_Interrupted` for a default SIGTERM;
+    an ignored signal stays ignored). The previous handlers come back when the block ends.
+    Outside the main thread (where signals never arrive) nothing is installed."""
+    old: dict[int, Any] = {}
+
+    def raise_for(code: int) -> BaseException:
+        signum = next(s for s, c in _SIGNAL_CODES.items() if c == code)
+        previous = old.get(signum)
+        if not exit and callable(previous):
+            try:
+                previous(signum, None)  # raises the caller's own interruption
+            except BaseException as exc:  # noqa: BLE001 - it is re-raised by the caller
+                return exc
+        return _Interrupted(code)
+
+    guard = SignalGuard(raise_for)
     if threading.current_thread() is not threading.main_thread():
         yield guard
         return
@@ -282,21 +305,26 @@ def signal_guard() -> Iterator[SignalGuard]:
         code = _SIGNAL_CODES[signal.Signals(signum)]
         if guard.received is None:
             guard.received = code
-        raise _Interrupted(code) from None
+        raise raise_for(code) from None
 
-    old = {s: signal.signal(s, handler) for s in _SIGNAL_CODES}
+    for s in _SIGNAL_CODES:
+        previous = signal.getsignal(s)
+        if previous is signal.SIG_IGN and not exit:
+            continue  # ignored by the caller: stays ignored
+        old[s] = previous
+        signal.signal(s, handler)
     try:
         yield guard
     finally:
         for s, h in old.items():
-            signal.signal(s, h)
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
 
 
 @contextlib.contextmanager
 def exit_on_signals(prog: str) -> Iterator[None]:
     """Turn SIGINT and SIGTERM into one line on stderr and exit code 130/143, after the
     ``finally`` blocks of the running command have removed its temporary and partial files."""
-    with signal_guard() as guard:  # a second signal during the clean-up still exits quietly
+    with signal_guard(exit=True) as guard:  # a second signal in the clean-up exits quietly
         try:
             yield
             guard.check()

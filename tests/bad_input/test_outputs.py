@@ -142,3 +142,32 @@ def test_an_output_gets_the_mode_open_would_give_it(tmp_path) -> None:
     kept.chmod(0o640)
     write_atomic(kept, lambda t: t.write_text("new"), force=True)
     assert kept.stat().st_mode & 0o777 == 0o640 and kept.read_text() == "new"
+
+
+def test_signal_guard_gives_a_caller_its_own_interruption_back() -> None:
+    """In a library caller, Ctrl-C inside the guard is a KeyboardInterrupt (also when code
+    inside swallowed it), an ignored signal stays ignored, and the handlers come back; under
+    ``exit=True`` (the commands) it is the exit with code 130."""
+    from ensel._io import signal_guard
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt), signal_guard() as guard:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+        except BaseException:  # noqa: BLE001 - library code that swallows it
+            pass
+        assert guard.received == 130
+        guard.check()
+    assert signal.getsignal(signal.SIGINT) is before
+    with pytest.raises(SystemExit) as exc, signal_guard(exit=True):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+    assert exc.value.code == 130
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with signal_guard() as guard:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+        assert guard.received is None
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -438,10 +438,15 @@ def test_a_signal_the_kernel_client_swallows_still_ends_the_run(tmp_path: Path,
 
     monkeypatch.setattr(papermill, "execute_notebook", swallowing)
     (run,) = find_runs(load_runs(root / "notebooks" / "runs.yml"), "b")
-    with pytest.raises(SystemExit) as exc:
+    with pytest.raises(KeyboardInterrupt):  # a library caller gets its own Ctrl-C back
         execute_run(run, out_dir=tmp_path / "out", root=root)
-    assert exc.value.code == 130
     assert calls == [1]
+    from ensel._io import exit_on_signals
+
+    with pytest.raises(SystemExit) as exc, exit_on_signals("ensel notebooks"):
+        execute_run(run, out_dir=tmp_path / "out", root=root)  # the command: 130
+    assert exc.value.code == 130
+    assert calls == [1, 1]
     assert not (tmp_path / "out" / "b.ipynb").exists()
 
 

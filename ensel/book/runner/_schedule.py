@@ -34,8 +34,9 @@ def _execute_in_worker(run: NotebookRun, out_dir: str, test: bool, extra: dict[s
 
 
 def _quiet_idle_worker() -> None:
-    """Workers ignore Ctrl-C between runs (the terminal's Ctrl-C reaches them all; the
-    parent ends them); during a run :func:`execute_run` honours it."""
+    """Workers ignore Ctrl-C (the terminal's Ctrl-C reaches every process of the group):
+    the parent, which gets it too, ends them with SIGTERM, which :func:`execute_run` honours
+    (the kernel is shut down, the page left as it was)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -123,7 +124,7 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
                     _collect(fut, status, msg, running, record, failures)
             elif pending and all(ready(r) is False for r in pending):
                 raise RuntimeError("runner: runs wait for runs that are not scheduled")
-    except BaseException:
+    except (KeyboardInterrupt, SystemExit):
         if pool is not None:  # Ctrl-C or SIGTERM of this process alone: end the runs too
             for worker in multiprocessing.active_children():
                 worker.terminate()
