@@ -25,6 +25,7 @@ and what is wrong.
 from __future__ import annotations
 
 import json
+import os
 import re
 import zipfile
 from collections.abc import Sequence
@@ -56,7 +57,7 @@ __all__ = ["FORMATS", "detect", "read", "read_mmlu_pro_files"]
 FORMATS: dict[str, str] = _FORMATS
 
 
-def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
+def _check_paths(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
     if isinstance(paths, (str, Path)):
         paths = [paths]
     out = []
@@ -303,7 +304,7 @@ def _say_dropped(what: str, total: int, unit: str, dropped: dict[str, int]) -> N
     notice(text)
 
 
-def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
+def read(paths: Sequence[str | os.PathLike[str]] | str | Path, *, format: str | None = None,
          **options: Any) -> pd.DataFrame:
     """Read input files of one format into a validated tidy table.
 
