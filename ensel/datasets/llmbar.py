@@ -39,6 +39,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -148,7 +149,7 @@ def _check_options(orders: object, null_pred: object) -> list[str]:
     if bad or not order_list or len(set(order_list)) != len(order_list):
         raise UsageError(f"orders of llmbar.load must be distinct values from {sorted(ORDERS)}; "
                          f"got {orders!r}")
-    return order_list
+    return cast(list[str], order_list)  # every entry is a key of ORDERS (checked above)
 
 
 def convert(files: Mapping[tuple[str, str], str | Path], *,
