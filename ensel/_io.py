@@ -256,7 +256,7 @@ class _Interrupted(SystemExit):
 
 
 #: Exit code of each signal the commands honour.
-_SIGNAL_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+_SIGNAL_CODES: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
 class SignalGuard:
@@ -307,17 +307,17 @@ def signal_guard(*, exit: bool = False) -> Iterator[SignalGuard]:
             guard.received = code
         raise raise_for(code) from None
 
-    for s in _SIGNAL_CODES:
-        previous = signal.getsignal(s)
+    for signum in _SIGNAL_CODES:
+        previous = signal.getsignal(signum)
         if previous is signal.SIG_IGN and not exit:
             continue  # ignored by the caller: stays ignored
-        old[s] = previous
-        signal.signal(s, handler)
+        old[signum] = previous
+        signal.signal(signum, handler)
     try:
         yield guard
     finally:
-        for s, h in old.items():
-            signal.signal(s, h if h is not None else signal.SIG_DFL)
+        for signum, h in old.items():  # None: a handler set from C, not restorable
+            signal.signal(signum, h if h is not None else signal.SIG_DFL)
 
 
 @contextlib.contextmanager

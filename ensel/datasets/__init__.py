@@ -280,9 +280,7 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
         from ensel.datasets.importers import read
 
         paths = list(name) if isinstance(name, (list, tuple)) else name
-        # a PathLike that is not a pathlib.Path is not taken by read() (TypeError: not
-        # iterable); known, left as is here (a typing pass): read() should test os.PathLike
-        return read(paths, format=format, **options)  # type: ignore[arg-type]
+        return read(paths, format=format, **options)
     if _looks_like_path(one) or Path(one).exists():
         from ensel.data import read_responses
 

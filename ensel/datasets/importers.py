@@ -57,8 +57,9 @@ __all__ = ["FORMATS", "detect", "read", "read_mmlu_pro_files"]
 FORMATS: dict[str, str] = _FORMATS
 
 
-def _check_paths(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    if isinstance(paths, (str, Path)):
+def _check_paths(paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str]
+                 ) -> list[Path]:
+    if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out = []
     for p in paths:
@@ -304,8 +305,8 @@ def _say_dropped(what: str, total: int, unit: str, dropped: dict[str, int]) -> N
     notice(text)
 
 
-def read(paths: Sequence[str | os.PathLike[str]] | str | Path, *, format: str | None = None,
-         **options: Any) -> pd.DataFrame:
+def read(paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str], *,
+         format: str | None = None, **options: Any) -> pd.DataFrame:
     """Read input files of one format into a validated tidy table.
 
     Parameters
@@ -340,7 +341,7 @@ def read(paths: Sequence[str | os.PathLike[str]] | str | Path, *, format: str | 
     """
     from ensel.data import _Origin, _Part, _validate
 
-    files = _check_paths([paths] if isinstance(paths, (str, Path)) else list(paths))
+    files = _check_paths([paths] if isinstance(paths, (str, os.PathLike)) else list(paths))
     fmt = format or detect(files)
     if fmt not in FORMATS:
         from ensel._validation import constraint_error

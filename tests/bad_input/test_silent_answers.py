@@ -146,3 +146,21 @@ def test_a_number_and_its_text_are_two_model_names_in_a_frame() -> None:
     df = pd.DataFrame({"item": ["q1", "q1"], "model": [1, "1"], "answer": [1, -1],
                        "label": [1, 1]})
     assert len(validate_responses(df)) == 2
+
+
+@pytest.mark.parametrize("fmt", [None, "tidy"])
+def test_any_path_like_object_names_one_file(tmp_path, fmt) -> None:
+    """Only str and pathlib.Path were taken as one path: another os.PathLike gave
+    "TypeError: 'P' object is not iterable" (found by a typing pass)."""
+    from ensel.datasets import load
+
+    class P:
+        def __init__(self, path):
+            self.path = str(path)
+
+        def __fspath__(self):
+            return self.path
+
+    path = tmp_path / "t.csv"
+    path.write_text("item,model,answer,label\nq1,a,1,1\nq1,b,-1,1\n", encoding="utf-8")
+    assert sorted(load(P(path), format=fmt)["model"].astype(str)) == ["a", "b"]
