@@ -66,28 +66,12 @@ def _fits(method: Any) -> Any:
     @functools.wraps(method)
     def _fitter(self: Any, X: Any, y: Any = None, *args: Any, **kwargs: Any) -> Any:
         classes, y = _classes_of(y)
-        encoding = _fit_encoding(X)
         out = method(self, X, y, *args, **kwargs)
-        self._record_fit(X, classes, encoding)
+        self._record_fit(X, classes)
         return out
 
     _fitter.__ensel_fits__ = True  # type: ignore[attr-defined]
     return _fitter
-
-
-def _fit_encoding(X: Any) -> str:
-    """How fit reads the answers ``X`` (the encoding's name; empty when ``X`` cannot be read,
-    which fit's own check then reports). An ``X`` of abstentions only is accepted: an
-    aggregator then predicts by its prior, and fits on a subset of models (a model that never
-    answered) rely on that."""
-    from ensel._validation import as_pm1
-
-    report: dict[str, str] = {}
-    try:
-        as_pm1(X, name="X", allow_abstain=True, report=report)
-    except (ValueError, TypeError):
-        return ""
-    return report.get("encoding", "")
 
 
 def _classes_of(y: Any) -> tuple[np.ndarray | None, Any]:
@@ -127,16 +111,22 @@ class EstimatorMixin:
             if method is not None and not getattr(method, "__ensel_reads_X__", False):
                 setattr(cls, name, _reads_X_as_fitted(method))
 
-    def _record_fit(self, X: Any, classes: np.ndarray | None, encoding: str) -> None:
-        """After ``fit``: the column names, how ``0``/``1`` answers were read (``encoding``,
-        from :func:`_fit_encoding`), the labels."""
+    def _record_fit(self, X: Any, classes: np.ndarray | None) -> None:
+        """After ``fit``: the column names, how ``0``/``1`` answers were read, the labels."""
         import pandas as pd
+
+        from ensel._validation import as_pm1
 
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         else:  # scikit-learn's rule: names only when every column name is a string
             self.__dict__.pop("feature_names_in_", None)
-        self._zero_one_ = encoding.startswith("1/0")
+        report: dict[str, str] = {}
+        try:
+            as_pm1(X, name="X", allow_abstain=True, report=report)
+        except (ValueError, TypeError):
+            report = {}
+        self._zero_one_ = report.get("encoding", "").startswith("1/0")
         if classes is not None and hasattr(self, "classes_"):
             self.classes_ = classes
 
