@@ -27,14 +27,8 @@ from ensel._errors import DataError
 if TYPE_CHECKING:  # imported where a table is read: the command line parses without it
     import pandas as pd
 
-#: The message for ``-`` given as an input file: standard input is not read (a table's format
-#: is judged from its bytes and its errors name lines of a file).
-STDIN_REFUSED = ("'-' (standard input) is not read: save the answers to a file and give its "
-                 "path")
-
 __all__ = [
     "FORMATS",
-    "STDIN_REFUSED",
     "TABLE_SUFFIXES",
     "DirectoryGivenError",
     "MissingFileError",

@@ -332,11 +332,8 @@ def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = N
     """
     from ensel.datasets.importers import read
 
-    if isinstance(data, str) and format is None and not Path(data).exists():
-        if data == "-":
-            from ensel._files import STDIN_REFUSED
-
-            raise DataError(STDIN_REFUSED)
+    # '-' goes to read(), which says that standard input is not read
+    if isinstance(data, str) and data != "-" and format is None and not Path(data).exists():
         if data in _DESCRIPTIONS:
             return load(data)
         if not Path(data).suffix and "/" not in data and "\\" not in data:  # a name, no file

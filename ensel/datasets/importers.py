@@ -70,10 +70,9 @@ def _check_paths(paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str
                 f"{path} is a directory; pass the data file(s) in it (e.g. "
                 "DIR/*/samples_*.jsonl for lm-evaluation-harness logs)")
         if not path.exists():
-            if str(p) == "-":
-                from ensel._files import STDIN_REFUSED
-
-                raise MissingFileError(STDIN_REFUSED)
+            if str(p) == "-":  # a table's format is judged from its bytes, lines of a file
+                raise MissingFileError("'-' (standard input) is not read: save the answers to "
+                                       "a file and give its path")
             raise MissingFileError(f"{path}: no such file")
         if path.stat().st_size == 0:
             raise DataError(f"{path}: the file is empty")
