@@ -156,9 +156,6 @@ def _wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str 
                f"{path}: columns {index_cols} are saved row indices, not models: dropped")
         df = df.drop(columns=index_cols)
         cols = [c for c in cols if c not in index_cols]
-    if gold is not None and gold == item:
-        raise _Err(f"{path}: the gold and the item column are both {gold!r}; one column "
-                   "cannot be both (name the item column, or leave --item out)")
     gcol = _pick(cols, gold, GOLD_COLUMNS, "gold", path, True)
     icol = _pick(cols, item, ITEM_COLUMNS, "item", path, False)
     if icol is not None and icol == gcol:
