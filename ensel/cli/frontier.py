@@ -45,15 +45,12 @@ def run_command(args: Any) -> int:
 
     out = None
     if args.output:  # before any work: the same checks as every command's -o
-        import importlib.util
-
         from ensel._io import check_output
+        from ensel.book.runner._config import require_page_packages
 
         if not str(args.output).endswith((".png", ".html")):
             raise UsageError(f"-o {args.output!r}: the figure must end in .png or .html")
-        if importlib.util.find_spec("matplotlib") is None:
-            raise UsageError(f"-o {args.output}: drawing the figure needs matplotlib: pip "
-                             "install 'ensel[notebooks]' (or leave -o out)")
+        require_page_packages(f"-o {args.output}: drawing the figure", ("matplotlib",))
         out = check_output(args.output, inputs=args.data, force=args.force)
     data, usd, dropped, source = prepare(args)
     budgets = budget_grid(usd, args.budgets, max_models=args.max_models,

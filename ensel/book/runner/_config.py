@@ -79,9 +79,10 @@ PAGE_MODULES = ("papermill", "jupytext", "nbformat", "nbconvert", "ipykernel", "
                 "seaborn", "myst_nb")
 
 
-def require_page_packages(what: str = "executing a page") -> None:
+def require_page_packages(what: str = "executing a page",
+                          modules: tuple[str, ...] = PAGE_MODULES) -> None:
     """Raise :class:`NotebookRunError` (one line naming the extra to install) when a package
-    of :data:`PAGE_MODULES` is not installed, before any work starts.
+    of ``modules`` (default :data:`PAGE_MODULES`) is not installed, before any work starts.
 
     Examples
     --------
@@ -89,7 +90,7 @@ def require_page_packages(what: str = "executing a page") -> None:
     """
     import importlib.util
 
-    missing = [m for m in PAGE_MODULES if importlib.util.find_spec(m) is None]
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
         raise NotebookRunError(
             f"{what} needs the notebooks extra ({', '.join(missing)} not installed); install "
