@@ -265,13 +265,18 @@ class SignalGuard:
 
     def __init__(self, raise_for: Callable[[int], BaseException]) -> None:
         self.received: int | None = None
+        self._signum: int | None = None
         self._raise_for = raise_for
+
+    def _note(self, signum: int) -> None:
+        if self._signum is None:
+            self._signum, self.received = signum, _SIGNAL_CODES[signum]
 
     def check(self) -> None:
         """Raise the interruption now if a signal arrived, even one that library code
         caught on its way (a kernel client that takes Ctrl-C for a failed start)."""
-        if self.received is not None:
-            raise self._raise_for(self.received)
+        if self._signum is not None:
+            raise self._raise_for(self._signum)
 
 
 @contextlib.contextmanager
@@ -286,15 +291,14 @@ def signal_guard(*, exit: bool = False) -> Iterator[SignalGuard]:
     Outside the main thread (where signals never arrive) nothing is installed."""
     old: dict[int, Any] = {}
 
-    def raise_for(code: int) -> BaseException:
-        signum = next(s for s, c in _SIGNAL_CODES.items() if c == code)
+    def raise_for(signum: int) -> BaseException:
         previous = old.get(signum)
         if not exit and callable(previous):
             try:
                 previous(signum, None)  # raises the caller's own interruption
             except BaseException as exc:  # noqa: BLE001 - it is re-raised by the caller
                 return exc
-        return _Interrupted(code)
+        return _Interrupted(_SIGNAL_CODES[signum])
 
     guard = SignalGuard(raise_for)
     if threading.current_thread() is not threading.main_thread():
@@ -302,10 +306,8 @@ def signal_guard(*, exit: bool = False) -> Iterator[SignalGuard]:
         return
 
     def handler(signum: int, frame: Any) -> None:
-        code = _SIGNAL_CODES[signal.Signals(signum)]
-        if guard.received is None:
-            guard.received = code
-        raise raise_for(code) from None
+        guard._note(signum)
+        raise raise_for(signum) from None
 
     for signum in _SIGNAL_CODES:
         previous = signal.getsignal(signum)
