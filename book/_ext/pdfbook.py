@@ -128,18 +128,26 @@ def printer_digest(executable: str) -> str:
                    f"{exe}|{stat.st_size}|{stat.st_mtime_ns}")
 
 
-def page_key(html_dir: Path, page: Path, shared: str,
-             known: dict[Path, str] | None = None) -> str:
+def page_key(html_dir: Path, page: Path, shared: str, known: dict[Path, str] | None = None,
+             parsed: dict[str, list[str]] | None = None) -> str:
     """The cache key of one page: SHA-256 of ``shared`` (:func:`printer_digest` and the
     ``_static/`` :func:`tree_digest`), the page's HTML and each local file its tags load
-    (:func:`tools.bookcheck.loaded_urls`; a file that does not exist counts by its name)."""
+    (:func:`tools.bookcheck.loaded_urls`; a file that does not exist counts by its name).
+
+    ``known`` holds the digests of files already read; ``parsed`` the URLs of pages already
+    parsed, by the digest of their HTML (parsing is most of the time of an unchanged book).
+    """
     from tools.bookcheck import loaded_urls
 
     known = {} if known is None else known
+    parsed = {} if parsed is None else parsed
     text = page.read_bytes()
+    digest = _sha256(text)
+    if digest not in parsed:
+        parsed[digest] = sorted(set(loaded_urls(text.decode("utf-8", errors="replace"))))
     root = html_dir.resolve()
-    chunks: list[bytes | str] = [shared, text]
-    for url in sorted(set(loaded_urls(text.decode("utf-8", errors="replace")))):
+    chunks: list[bytes | str] = [shared, digest]
+    for url in parsed[digest]:
         parts = urlsplit(url)
         if parts.scheme or parts.netloc or not parts.path:  # external, data: URI, fragment
             continue
@@ -151,11 +159,14 @@ def page_key(html_dir: Path, page: Path, shared: str,
     return _sha256(*chunks)
 
 
-def page_keys(html_dir: Path, files: list[str], executable: str) -> dict[str, str]:
-    """The cache key of each page (a toc file without suffix) of the built ``html_dir``."""
+def page_keys(html_dir: Path, files: list[str], executable: str,
+              parsed: dict[str, list[str]] | None = None) -> dict[str, str]:
+    """The cache key of each page (a toc file without suffix) of the built ``html_dir``
+    (``parsed``: see :func:`page_key`)."""
     shared = _sha256(printer_digest(executable), tree_digest(html_dir / "_static"))
     known: dict[Path, str] = {}
-    return {f: page_key(html_dir, html_dir / f"{f}.html", shared, known) for f in files}
+    return {f: page_key(html_dir, html_dir / f"{f}.html", shared, known, parsed)
+            for f in files}
 
 
 def _print_pages(html: Path, entries: list[Entry], keys: dict[str, str], store: Path,
@@ -287,7 +298,11 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(cache) if cache is not None else Path(tmp)
         store.mkdir(parents=True, exist_ok=True)
-        keys = page_keys(html, [e.file for e in pages], executable)
+        urls_file = store / "urls.json"  # the URLs each page's HTML loads, by its digest
+        parsed = (json.loads(urls_file.read_text(encoding="utf-8")) if urls_file.is_file()
+                  else {})
+        known_pages = len(parsed)
+        keys = page_keys(html, [e.file for e in pages], executable, parsed)
         todo = [e for e in pages if not (store / f"{keys[e.file]}.json").is_file()]
         if todo:
             _print_pages(html, todo, keys, store, executable)
@@ -305,6 +320,10 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
                 manifest.write_text(json.dumps({
                     "key": book_key, "output": str(out.resolve()), "written": _written(out),
                     **counts}), encoding="utf-8")
+            if len(parsed) != known_pages:  # pages changed: keep the URLs of these only
+                htmls = {_sha256((html / f"{e.file}.html").read_bytes()) for e in pages}
+                urls_file.write_text(json.dumps({d: u for d, u in parsed.items()
+                                                 if d in htmls}), encoding="utf-8")
             used = set(keys.values())
             for path in store.iterdir():  # entries of pages that changed or left the book
                 if _CACHE_ENTRY.fullmatch(path.name) and path.name.split(".")[0] not in used:

@@ -44,6 +44,8 @@ parts:
       - file: book/two
       - file: book/never_built
 """
+OUTLINE = [(0, "Intro"), (0, "Start here"), (1, "Notation"), (0, "Theory"), (1, "One"),
+           (2, "One_a"), (1, "Two")]
 
 
 def _page(title: str, paragraphs: int) -> str:
@@ -80,9 +82,7 @@ def test_pdf_has_every_built_chapter_in_its_outline_and_the_pages_of_all(tmp_pat
     assert info["files"] == 5 and info["chapters"] == 4  # intro, notation, one, two
     pages = len(PdfReader(str(out)).pages)
     assert pages == info["pages"] and pages >= 6  # "one" is long enough for two pages
-    assert pdfbook.outline(out) == [
-        (0, "Intro"), (0, "Start here"), (1, "Notation"), (0, "Theory"), (1, "One"),
-        (2, "One_a"), (1, "Two")]
+    assert pdfbook.outline(out) == OUTLINE
 
 
 def test_the_real_toc_gives_one_outline_entry_per_chapter() -> None:
@@ -122,6 +122,9 @@ def test_a_page_key_changes_with_the_page_and_what_it_loads_only(tmp_path: Path)
 
     base = keys()
     assert len(set(base.values())) == 5 and base == keys()  # distinct pages, stable keys
+    parsed: dict[str, list[str]] = {}  # the URLs of each HTML parsed, kept by make book
+    assert pdfbook.page_keys(html, files, str(exe), parsed) == base
+    assert sorted(u for urls in parsed.values() for u in urls) == ["../_images/a.png?v=1"]
 
     def changed() -> set[str]:
         now = keys()
@@ -141,6 +144,7 @@ def test_a_page_key_changes_with_the_page_and_what_it_loads_only(tmp_path: Path)
     base = keys()
     _fake_chromium(tmp_path / "bin", "exit 2  # another version")
     assert changed() == set(files)
+    assert pdfbook.page_keys(html, files, str(exe), parsed) == keys()  # parsed: same keys
 
 
 def _seed(pdfbook, html: Path, cache: Path, exe: Path, pages: dict[str, int]) -> None:
@@ -175,9 +179,7 @@ def test_a_book_of_cached_pages_is_merged_without_printing_and_then_left_alone(
     info = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
     assert (info["printed"], info["cached"], info["written"]) == (0, 5, True)
     assert info["pages"] == len(PdfReader(str(out)).pages) == 8
-    assert pdfbook.outline(out) == [
-        (0, "Intro"), (0, "Start here"), (1, "Notation"), (0, "Theory"), (1, "One"),
-        (2, "One_a"), (1, "Two")]
+    assert pdfbook.outline(out) == OUTLINE
     reader = PdfReader(str(out))
 
     def starts(items: list) -> list[int]:
@@ -186,6 +188,7 @@ def test_a_book_of_cached_pages_is_merged_without_printing_and_then_left_alone(
 
     assert starts(reader.outline) == [0, 1, 1, 3, 3, 6, 7]  # each page's first PDF page
     assert not stale.exists() and (cache / "notes.txt").exists()
+    assert len(json.loads((cache / "urls.json").read_text())) == 5  # each page parsed once
     written = out.stat().st_mtime_ns
     again = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
     assert (again["printed"], again["written"], again["pages"]) == (0, False, 8)
@@ -233,18 +236,19 @@ def test_a_second_print_reuses_every_page_and_a_changed_page_is_printed_again(
     pdfbook = _pdfbook()
     html, toc = _site(tmp_path)
     cache = tmp_path / "pdfcache"
-    uncached = pdfbook.print_book(html, tmp_path / "plain.pdf", toc=toc)
     first = pdfbook.print_book(html, tmp_path / "book.pdf", toc=toc, cache=cache)
     assert (first["printed"], first["cached"]) == (5, 0)
+    printed = pdfbook.outline(tmp_path / "book.pdf")
+    assert printed == OUTLINE
     second = pdfbook.print_book(html, tmp_path / "book.pdf", toc=toc, cache=cache)
     assert (second["printed"], second["cached"], second["written"]) == (0, 5, False)
     two = html / "book" / "two.html"
     two.write_text(two.read_text().replace("paragraph 0", "paragraph zero"))
     third = pdfbook.print_book(html, tmp_path / "book.pdf", toc=toc, cache=cache)
     assert (third["printed"], third["cached"], third["written"]) == (1, 4, True)
-    for info in (first, second, third):
-        assert (info["pages"], info["chapters"]) == (uncached["pages"], uncached["chapters"])
-    assert pdfbook.outline(tmp_path / "book.pdf") == pdfbook.outline(tmp_path / "plain.pdf")
+    for info in (second, third):  # the same book as printed afresh
+        assert (info["pages"], info["chapters"]) == (first["pages"], first["chapters"])
+    assert pdfbook.outline(tmp_path / "book.pdf") == printed
     assert len(list(cache.glob("*.pdf"))) == 5  # the old print of "two" is gone
 
 
