@@ -52,7 +52,7 @@ CHROMIUM_MISSING = ("chromium is not installed (Debian: apt-get install chromium
 #: What ``make book`` prints, in one line, when there is no Chromium to print the PDF.
 NOTICE = ("pdf: not made: printing the book to PDF needs Chromium, which is not installed "
           "(Debian: apt-get install chromium, as root, then make book); the HTML book is complete")
-_CACHE_ENTRY = re.compile(r"[0-9a-f]{64}\.(pdf|json)")
+_CACHE_ENTRY = re.compile(r"[0-9a-f]{64}\.(pdf|json)(\.tmp)?")
 #: The page's title as the reader sees it (the first heading, without its "#" link).
 _TITLE = """() => {
   const h = document.querySelector('main h1, article h1, h1');
@@ -100,6 +100,20 @@ def _sha256(*chunks: bytes | str) -> str:
         h.update(len(data).to_bytes(8, "big"))  # length-prefixed: chunks cannot run together
         h.update(data)
     return h.hexdigest()
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """A cache file, or {} when it is absent or damaged (the cache is then rebuilt)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    tmp.replace(path)
 
 
 def _file_digest(path: Path, known: dict[Path, str]) -> str:
@@ -206,10 +220,7 @@ def _print_pages(html: Path, entries: list[Entry], keys: dict[str, str], store: 
                     page.close()
                 tmp_pdf.replace(store / f"{key}.pdf")
                 # the title last: a cache entry is complete when its .json exists
-                tmp_json = store / f"{key}.json.tmp"
-                tmp_json.write_text(json.dumps({"file": entry.file, "title": title}),
-                                    encoding="utf-8")
-                tmp_json.replace(store / f"{key}.json")
+                _write_json(store / f"{key}.json", {"file": entry.file, "title": title})
         finally:
             browser.close()
 
@@ -223,7 +234,7 @@ def _merge(parts: list[Part], pages: list[Entry], keys: dict[str, str], store: P
     printed: dict[str, tuple[int, str]] = {}  # toc file -> (first PDF page, title)
     for entry in pages:
         key = keys[entry.file]
-        title = json.loads((store / f"{key}.json").read_text(encoding="utf-8"))["title"]
+        title = _read_json(store / f"{key}.json")["title"]
         printed[entry.file] = (len(writer.pages), title)
         writer.append(PdfReader(str(store / f"{key}.pdf")))
     chapters = 0
@@ -299,31 +310,26 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
         store = Path(cache) if cache is not None else Path(tmp)
         store.mkdir(parents=True, exist_ok=True)
         urls_file = store / "urls.json"  # the URLs each page's HTML loads, by its digest
-        parsed = (json.loads(urls_file.read_text(encoding="utf-8")) if urls_file.is_file()
-                  else {})
+        parsed = _read_json(urls_file)
         known_pages = len(parsed)
         keys = page_keys(html, [e.file for e in pages], executable, parsed)
-        todo = [e for e in pages if not (store / f"{keys[e.file]}.json").is_file()]
+        todo = [e for e in pages if "title" not in _read_json(store / f"{keys[e.file]}.json")
+                or not (store / f"{keys[e.file]}.pdf").is_file()]
         if todo:
             _print_pages(html, todo, keys, store, executable)
         book_key = _sha256(json.dumps([asdict(p) for p in parts]),
                            json.dumps([(e.file, keys[e.file]) for e in pages]))
-        manifest = store / "book.json"
-        last = json.loads(manifest.read_text(encoding="utf-8")) if manifest.is_file() else {}
-        current = (not todo and out.is_file() and last.get("key") == book_key
-                   and last.get("output") == str(out.resolve())
-                   and last.get("written") == _written(out))
+        last = _read_json(store / "book.json")
+        current = not todo and cached_output(out, store) and last.get("key") == book_key
         counts = ({"pages": last["pages"], "chapters": last["chapters"]} if current
                   else _merge(parts, pages, keys, store, out))
         if cache is not None:
             if not current:
-                manifest.write_text(json.dumps({
-                    "key": book_key, "output": str(out.resolve()), "written": _written(out),
-                    **counts}), encoding="utf-8")
+                _write_json(store / "book.json", {"key": book_key, "output": str(out.resolve()),
+                                                  "written": _written(out), **counts})
             if len(parsed) != known_pages:  # pages changed: keep the URLs of these only
                 htmls = {_sha256((html / f"{e.file}.html").read_bytes()) for e in pages}
-                urls_file.write_text(json.dumps({d: u for d, u in parsed.items()
-                                                 if d in htmls}), encoding="utf-8")
+                _write_json(urls_file, {d: u for d, u in parsed.items() if d in htmls})
             used = set(keys.values())
             for path in store.iterdir():  # entries of pages that changed or left the book
                 if _CACHE_ENTRY.fullmatch(path.name) and path.name.split(".")[0] not in used:
@@ -334,11 +340,9 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
 
 def cached_output(out: str | Path, cache: str | Path) -> bool:
     """Whether ``out`` is the PDF this cache's last build wrote (unchanged since)."""
-    out, manifest = Path(out), Path(cache) / "book.json"
-    if not (out.is_file() and manifest.is_file()):
-        return False
-    last = json.loads(manifest.read_text(encoding="utf-8"))
-    return last.get("output") == str(out.resolve()) and last.get("written") == _written(out)
+    out, last = Path(out), _read_json(Path(cache) / "book.json")
+    return (out.is_file() and last.get("output") == str(out.resolve())
+            and last.get("written") == _written(out))
 
 
 def outline(pdf: str | Path) -> list[tuple[int, str]]:

@@ -175,6 +175,7 @@ def test_a_book_of_cached_pages_is_merged_without_printing_and_then_left_alone(
     _seed(pdfbook, html, cache, exe, sizes)
     stale = cache / f"{'0' * 64}.pdf"  # a page that changed since: its old print goes
     stale.write_bytes(b"%PDF-")
+    (cache / f"{'1' * 64}.pdf.tmp").write_bytes(b"%PDF-")  # left by a stopped print: goes
     (cache / "notes.txt").write_text("not a cache entry: kept")
     info = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
     assert (info["printed"], info["cached"], info["written"]) == (0, 5, True)
@@ -188,6 +189,7 @@ def test_a_book_of_cached_pages_is_merged_without_printing_and_then_left_alone(
 
     assert starts(reader.outline) == [0, 1, 1, 3, 3, 6, 7]  # each page's first PDF page
     assert not stale.exists() and (cache / "notes.txt").exists()
+    assert not (cache / f"{'1' * 64}.pdf.tmp").exists()
     assert len(json.loads((cache / "urls.json").read_text())) == 5  # each page parsed once
     written = out.stat().st_mtime_ns
     again = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
@@ -196,6 +198,9 @@ def test_a_book_of_cached_pages_is_merged_without_printing_and_then_left_alone(
     out.write_bytes(out.read_bytes())  # touched since: merged again, still nothing printed
     third = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
     assert (third["printed"], third["written"], third["pages"]) == (0, True, 8)
+    (cache / "book.json").write_text("{")  # damaged (a build stopped while writing it)
+    fourth = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
+    assert (fourth["printed"], fourth["written"], fourth["pages"]) == (0, True, 8)
 
 
 def _run_script(html: Path, path: Path, *args: str) -> subprocess.CompletedProcess:
