@@ -373,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"the PDF (default: <html_dir>/{PDF_NAME})")
     parser.add_argument("--cache", default=None,
                         help="the folder of printed pages (default: pdfcache/ beside html_dir)")
+    parser.add_argument("--toc", default=None, help="the _toc.yml (default: the repository's)")
     parser.add_argument("--if-chromium", action="store_true",
                         help="without Chromium, say so in one line and exit 0 (make book)")
     args = parser.parse_args(argv)
@@ -392,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         print(NOTICE)
         return 0
     try:
-        info = print_book(html, out, cache=cache)
+        info = print_book(html, out, toc=args.toc, cache=cache)
     except FileNotFoundError as exc:
         print(f"pdf: {exc}", file=sys.stderr)
         return 2
