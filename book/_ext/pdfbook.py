@@ -16,6 +16,8 @@ fonts), this file's source and the browser check's flags (the printing), and the
 executable (path, size, modification time). A rebuild reprints only the pages whose key
 changed, and when no key and no part of the outline changed and the PDF is the one written
 last time, it writes nothing. Entries no page uses any more are removed after each build.
+What the key does not see (the system's fonts, say) needs the cache removed by hand
+(``rm -rf _build/pdfcache``, or ``make clean``).
 
 Without Chromium the PDF cannot be made: ``make pdf`` stops (exit 2) and ``make book`` passes
 ``--if-chromium``, which says so in one line and exits 0. The front page links to the file
