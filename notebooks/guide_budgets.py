@@ -64,7 +64,8 @@ glue("budget", f"{budget:.4f}", display=False)
 # {glue:text}`budget` USD per query:
 
 # %%
-ensel(f"ensel select answers.parquet --budget-usd {budget} --prices prices.csv")
+ensel(f"ensel select answers.parquet --budget-usd {budget}"
+      " --prices prices.csv")
 
 # %% [markdown]
 # ## The cost-error frontier
@@ -76,7 +77,8 @@ ensel(f"ensel select answers.parquet --budget-usd {budget} --prices prices.csv")
 # document (schema `ensel.frontier/1`):
 
 # %%
-ensel("ensel frontier answers.parquet --prices prices.csv -o frontier.png")
+ensel("ensel frontier answers.parquet --prices prices.csv"
+      " -o frontier.png")
 
 # %% tags=["remove-cell"]
 front = ensel_json("ensel frontier answers.parquet --prices prices.csv --json")
@@ -100,7 +102,8 @@ checks.add("the figure was written", (work / "frontier.png").is_file())
 # or a budget for the worst query (`--budget-usd`):
 
 # %%
-ensel(f"ensel cascade answers.parquet --prices prices.csv --target-cost {budget}")
+ensel("ensel cascade answers.parquet --prices prices.csv"
+      f" --target-cost {budget}")
 
 # %% [markdown]
 # In Python, {class}`ensel.cascade.Cascade` is the cascade,

@@ -87,7 +87,8 @@ checks.add("the deployed k is at most --max-k", 1 <= doc["k"] <= doc["auto"]["ma
 # every data set of the book. The paper's algorithms stay available by name:
 
 # %%
-ensel("ensel select answers.parquet -k 3 --method greedy_mi --aggregator map")
+ensel("ensel select answers.parquet -k 3"
+      " --method greedy_mi --aggregator map")
 
 # %% [markdown]
 # ## Options
@@ -121,7 +122,7 @@ Xfit, yfit = X.iloc[:cut], y.iloc[:cut]
 Xout, yout = X.iloc[cut:], y.iloc[cut:]
 picks = list(GreedyMI(k=3).fit(Xfit, yfit).selected_names_)
 rule = MAPAggregator().fit(Xfit[picks], yfit)
-print(picks, "held-out accuracy", round(rule.score(Xout[picks], yout), 3))
+print(picks, "accuracy", round(rule.score(Xout[picks], yout), 3))
 
 # %% [markdown]
 # The paper's whole protocol on a table is {func}`ensel.experiment.evaluate` (every
