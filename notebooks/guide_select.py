@@ -46,6 +46,9 @@ glue("err_selected", f"{arms['selected']['error']:.3f}", display=False)
 glue("err_single", f"{arms['best_single']['error']:.3f}", display=False)
 glue("n_splits", doc["evaluation"]["n_splits"], display=False)
 glue("n_halvings", doc["evaluation"]["n_halvings"], display=False)
+tf = doc["evaluation"]["test_fraction"]
+glue("split", f"{1 - tf:.0%}/{tf:.0%}", display=False)
+glue("confidence", f"{doc['evaluation']['confidence']:.0%}", display=False)
 glue("default_selector", DEFAULT_SELECTOR, display=False)
 glue("default_aggregator", DEFAULT_AGGREGATOR, display=False)
 checks.equal("one pick per deployed model", len(doc["selected"]), doc["k"])
@@ -59,8 +62,9 @@ checks.add("the deployed k is at most --max-k", 1 <= doc["k"] <= doc["auto"]["ma
 # * **The picks**, in order, with each model's accuracy and the information it adds to the
 #   models before it (in bits). Here `-k auto` deployed {glue:text}`k_deployed` models.
 # * **Held-out error** of the chosen ensemble, of Top-k at the same size and of the best
-#   single model, over {glue:text}`n_splits` random 80/20 splits of the items (the paper's
-#   protocol, {func}`ensel.experiment.evaluate`), with 95 % intervals: here
+#   single model, over {glue:text}`n_splits` random {glue:text}`split` splits of the items
+#   (the paper's protocol, {func}`ensel.experiment.evaluate`), with
+#   {glue:text}`confidence` intervals: here
 #   {glue:text}`err_selected` for the ensemble against {glue:text}`err_single` for the best
 #   single model.
 # * **Paired differences** (chosen minus other, on the same splits) with a verdict:
