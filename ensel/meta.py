@@ -83,7 +83,7 @@ from ensel._validation import check_int, check_real
 from ensel.stats import verdict
 
 __all__ = ["COVERAGE_SE_RANGE", "FRAGILE_BELOW", "METHOD", "RandomEffects", "random_effects",
-           "pool_claims", "pool_paired", "simulate_coverage"]
+           "pool_claims", "pool_paired", "simulate_coverage", "coverage_table"]
 
 #: How the book pools: DerSimonian-Laird ``tau^2``, modified HKSJ interval.
 METHOD = "DerSimonian-Laird, HKSJ (q floored at 1)"
@@ -374,6 +374,40 @@ def simulate_coverage(n_sources: int, *,
             "fixed": covers(f["fe"], z * f["fe_se"]),
             "share_q_below_1": float(np.mean(f["q_hk"] < 1)),
             "width_ratio": float(np.median(half_floored / half_raw))}
+
+
+def coverage_table(se_range: tuple[float, float] = COVERAGE_SE_RANGE, *,
+                   n_sources: Sequence[int] = (3, 5), n_rep: int = 2000,
+                   confidence: float = 0.95, seed: int = 0) -> pd.DataFrame:
+    """:func:`simulate_coverage` for each number of sources in ``n_sources`` and four
+    spreads of the true effects: one true effect (``tau = 0``), ``tau`` = a typical
+    source's standard error (the geometric mean of ``se_range``), ``tau`` = the noisiest
+    source's, and three times that.
+
+    Returns one row per (``sources``, ``true effects``) with the columns of
+    :func:`simulate_coverage`; every row uses the same ``seed``.
+
+    Examples
+    --------
+    >>> t = coverage_table(n_sources=(3,), n_rep=500, seed=1)
+    >>> list(t.index.get_level_values("true effects"))[:2]
+    ['one true effect', "τ = a typical source's se"]
+    >>> bool((t["hksj_floored"] >= t["hksj"]).all())
+    True
+    """
+    try:
+        lo, hi = (float(v) for v in se_range)
+    except (TypeError, ValueError):
+        raise UsageError(f"se_range of coverage_table must be a pair (smallest, largest "
+                         f"standard error); got {se_range!r}") from None
+    typical = math.sqrt(lo * hi) if lo > 0 and hi > 0 else lo  # simulate_coverage names it
+    spreads = {"one true effect": 0.0, "τ = a typical source's se": typical,
+               "τ = the noisiest source's se": hi, "τ = 3 × the noisiest source's se": 3 * hi}
+    rows = [{"sources": n, "true effects": name}
+            | simulate_coverage(n, se_range=(lo, hi), tau=tau, n_rep=n_rep,
+                                confidence=confidence, seed=seed)
+            for n in n_sources for name, tau in spreads.items()]
+    return pd.DataFrame(rows).set_index(["sources", "true effects"])
 
 
 def pool_claims(verdicts_df: pd.DataFrame, sources: Sequence[str]) -> pd.DataFrame:

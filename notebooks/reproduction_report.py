@@ -45,7 +45,7 @@
 # %% tags=["parameters"]
 datasets_to_report = None  # None: every declared dataset
 required = None  # stand-ins that must have results (None: all)
-coverage_reps = 10000  # simulated meta-analyses per row of the coverage table
+coverage_reps = 10000  # simulated meta-analyses per coverage row
 coverage_seed = 0
 
 # %% tags=["remove-cell"]
@@ -61,7 +61,7 @@ from ensel.book import claims, figures, profiles, protocol, tables
 from ensel.book.claims import PageChecks
 from ensel.book.results import load_results, results_dir
 from ensel.datasets.paper_tables import load_paper_table
-from ensel.meta import COVERAGE_SE_RANGE, FRAGILE_BELOW, pool_claims, pool_paired, simulate_coverage
+from ensel.meta import COVERAGE_SE_RANGE, FRAGILE_BELOW, coverage_table, pool_claims, pool_paired
 
 checks = PageChecks("reproduction_report")
 if datasets_to_report is None:
@@ -458,10 +458,12 @@ if not pooled.empty:
              "Cochran's test of equal effects.")))
 if per_k is not None:
     display(HTML(tables.to_html(
-        tables.format_numbers(per_k, 4, signed=["pooled", "pooled_low", "pooled_high"]),
+        tables.format_numbers(per_k.drop(columns=["fe_low", "fe_high"], errors="ignore"), 4,
+                              signed=["pooled", "pooled_low", "pooled_high"]),
         caption="Greedy MI − Top-k (MAP) per budget k, per source and pooled",
         note="Budgets every source has; a budget where a source's difference has no spread "
-             "(both selectors always pick the same models) is not pooled.")))
+             "(both selectors always pick the same models) is not pooled. Pooled interval: "
+             "Hartung-Knapp-Sidik-Jonkman with its scale factor q_hk floored at 1.")))
 if any(c is not None for c in copula_fit.values()):
     display(HTML(tables.to_html(
         tables.format_numbers(protocol.copula_side_by_side(copula_fit), 4),
@@ -512,7 +514,7 @@ if len(real) >= 2:
 #
 # With so few sources, whether a pooled interval means 95 % is a question for simulation,
 # not for asymptotics. Below, seeded meta-analyses of 3 and 5 sources
-# (`ensel.meta.simulate_coverage`) whose standard errors span those of the real sources'
+# (`ensel.meta.coverage_table`) whose standard errors span those of the real sources'
 # first claim (G1), pooled exactly as above, with one true effect for all sources and with
 # true effects that differ between sources by $\tau$: how often each interval holds the
 # true mean effect. {glue:text}`coverage_sentence` Sources of very unequal precision are
@@ -520,19 +522,13 @@ if len(real) >= 2:
 # read every pooled interval here as fragile.
 
 # %%
-g1_src = (pooled[(pooled["id"] == "G1") & (pooled["dataset"] != "pooled")
-                 & pooled["pooled"].astype(bool)] if not pooled.empty else pooled)
-se_from_data = len(g1_src) >= 2
-se_range = ((float(g1_src["se"].min()), float(g1_src["se"].max())) if se_from_data
+g1 = (pooled[(pooled["id"] == "G1") & pooled["pooled"].astype(bool)
+             & (pooled["dataset"] != "pooled")]
+      if not pooled.empty else pooled)
+se_range = ((g1["se"].min(), g1["se"].max()) if len(g1) >= 2
             else COVERAGE_SE_RANGE)
-typical = (se_range[0] * se_range[1]) ** 0.5
-scenarios = {"one true effect": 0.0, "τ = a typical source's se": typical,
-             "τ = the noisiest source's se": se_range[1],
-             "τ = 3 × the noisiest source's se": 3 * se_range[1]}
-coverage = pd.DataFrame([
-    {"sources": n, "true effects": name} | simulate_coverage(
-        n, se_range=se_range, tau=tau, n_rep=coverage_reps, seed=coverage_seed)
-    for n in (3, 5) for name, tau in scenarios.items()]).set_index(["sources", "true effects"])
+coverage = coverage_table(se_range, n_rep=coverage_reps,
+                          seed=coverage_seed)
 
 # %% tags=["hide-input"]
 display(HTML(tables.to_html(
@@ -545,7 +541,7 @@ display(HTML(tables.to_html(
     note=f"{coverage_reps:,} seeded meta-analyses per row (seed {coverage_seed}; Monte Carlo "
          f"standard error about {(0.05 * 0.95 / coverage_reps) ** 0.5:.3f}); standard errors "
          f"spaced geometrically from {se_range[0]:.4f} to {se_range[1]:.4f} "
-         + ("(the real sources' on G1)" if se_from_data else
+         + ("(the real sources' on G1)" if len(g1) >= 2 else
             "(ensel.meta.COVERAGE_SE_RANGE: no real source has results in this build)")
          + "; τ: between-source standard deviation of the true effects.")))
 
@@ -554,7 +550,8 @@ c3 = coverage.loc[3]
 
 
 def pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
+    """A coverage in per cent; never rounded up to 100 unless every replicate covered."""
+    return "100 %" if x == 1 else f"{min(100 * x, 99.9):.1f} %"
 
 
 one, typ = "one true effect", "τ = a typical source's se"

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import ndtri
 
-from ensel.meta import METHOD, random_effects, simulate_coverage
+from ensel.meta import METHOD, coverage_table, random_effects, simulate_coverage
 
 
 def test_heterogeneous_sources_by_hand():
@@ -214,3 +214,17 @@ def test_simulate_coverage_bad_input(kwargs, match):
 def test_bad_input(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         random_effects(*args, **kwargs)
+
+
+def test_coverage_table_runs_the_four_spreads_at_each_number_of_sources():
+    t = coverage_table((0.002, 0.008), n_sources=(3, 4), n_rep=400, seed=3)
+    assert list(t.index.get_level_values("sources")) == [3] * 4 + [4] * 4
+    assert t["tau"].tolist() == pytest.approx([0.0, 0.004, 0.008, 0.024] * 2)
+    row = t.loc[(4, "τ = the noisiest source's se")]
+    direct = simulate_coverage(4, se_range=(0.002, 0.008), tau=0.008, n_rep=400, seed=3)
+    assert row["hksj_floored"] == direct["hksj_floored"] and row["hksj"] == direct["hksj"]
+    with pytest.raises(ValueError, match=r"se_range\[0\] of simulate_coverage must be a real "
+                                         r"number in \(0, inf\)"):
+        coverage_table((0.0, 0.01))
+    with pytest.raises(ValueError, match="se_range of coverage_table must be a pair"):
+        coverage_table(0.01)
