@@ -97,7 +97,7 @@ def test_select_budget_json_equals_the_library(capsys, files) -> None:
                                  "--budget-usd", "0.012", "--splits", "3", "--json"])
     assert code == 0
     doc = json.loads(out)
-    assert doc["schema"] == "ensel.select-budget/1"
+    assert doc["schema"] == "ensel.select-budget/2"
     assert doc["cost"] <= 0.012 + 1e-12
     data = condition_data(pd.read_csv(files["data"]))
     usd, _, _ = read_prices(files["prices"]).for_models(data[0].models)
