@@ -223,14 +223,14 @@ def cheapest_as_good(candidates: list[dict[str, Any]], *, margin: float = EQUIVA
     if not candidates:
         raise ValueError("cheapest_as_good: no candidate")
     mean = [float(np.mean(c["errors"])) for c in candidates]
-    cost = [float(c["cost"]) for c in candidates]
+    cost = [float(f"{float(c['cost']):.10g}") for c in candidates]  # no float-noise savings
     best = min(range(len(candidates)), key=lambda i: (round(mean[i], 12), cost[i], i))
     tests = [as_good(c["errors"], candidates[best]["errors"], margin=margin,
                      test_fraction=test_fraction) for c in candidates]
     tests[best]["as_good"] = True
     ok = [i for i in range(len(candidates)) if tests[i]["as_good"]]
     choice = min(ok, key=lambda i: (cost[i], round(mean[i], 12), i))
-    cheaper = [i for i in range(len(candidates)) if cost[i] < cost[choice] - 1e-15]
+    cheaper = [i for i in range(len(candidates)) if cost[i] < cost[choice]]
     return {"best": best, "choice": choice, "tests": tests,
             "cheaper": min(cheaper, key=lambda i: (round(mean[i], 12), cost[i], i))
             if cheaper else None}
@@ -324,15 +324,16 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
         e = g["error"].to_numpy(dtype=float)
         c = g["cost"].to_numpy(dtype=float)
         sets = g["selected"].astype(str)
+        if method == "cascade" and not sets.str.contains("|", regex=False).any():
+            continue  # a cascade of one model is that model alone
         key = (method == "cascade", tuple(sets), tuple(np.round(e, 12)), tuple(c))
         if key in seen:  # the same choice, found by another method or at a larger budget
             continue
         seen[key] = len(cands)
         top = sets.mode().iloc[0]
         ei = _interval(e, test_fraction, 0.95)
-        # a static subset picked within b costs at most b; a cascade at most its order
-        ci = _interval(c, test_fraction, 0.95, clip=(0.0, float(b) if method in _STATIC
-                                                      else float(c.max())))
+        # every choice picked within b costs at most b (the cascade asks such a subset)
+        ci = _interval(c, test_fraction, 0.95, clip=(0.0, float(b)))
         cands.append({"method": str(method), "at_budget": float(b), "errors": e,
                       "cost": ci[0], "cost_low": ci[1], "cost_high": ci[2],
                       "error": ei[0], "error_low": ei[1], "error_high": ei[2],

@@ -117,7 +117,7 @@ def test_drop_unpriced_and_frontier_outputs(capsys, caplog, files) -> None:
                                    "--json", "-o", fig])
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["schema"] == "ensel.frontier/1" and doc["dropped_models"] == ["m5"]
+    assert doc["schema"] == "ensel.frontier/2" and doc["dropped_models"] == ["m5"]
     assert "m5" not in doc["models"] and fig.stat().st_size > 1000
     assert "1 unpriced model(s) dropped: m5" in caplog.text
 
@@ -278,7 +278,7 @@ def test_a_model_that_never_answered_is_priced_and_fitted_like_any(tmp_path, cap
                       encoding="utf-8")
     assert main(["frontier", str(data), "--prices", str(prices), "--splits", "2",
                  "--budgets", "3", "--no-cascade", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["schema"] == "ensel.frontier/1"
+    assert json.loads(capsys.readouterr().out)["schema"] == "ensel.frontier/2"
     assert main(["select", str(data), "--budget-usd", "0.005", "--prices", str(prices),
                  "--splits", "2", "--json"]) == 0
     from ensel.aggregate import MAPAggregator

@@ -70,7 +70,8 @@ from ensel.cli._prices import add_price_arguments, interval, prepare
 from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["HELP", "add_arguments", "format_select", "format_select_budget", "run_command",
-           "run_select_budget", "budget_candidates", "select_budget_command"]
+           "run_select_budget", "budget_candidates", "select_budget_command", "table_rows",
+           "model_lines"]
 
 HELP = "pick an ensemble of your models, with held-out evidence"
 DESCRIPTION = ("Pick an ensemble of your models and show held-out evidence against Top-k and "
@@ -267,11 +268,7 @@ def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int
     used = sorted(set(picks) | set(own), key=lambda j: -float(table["accuracy"].iloc[j]))
 
     def entry(j: int) -> dict[str, Any]:
-        r = table.iloc[j]
-        return {"model": models[j], "usd_per_query": float(usd[j]),
-                "accuracy": float(r["accuracy"]), "coverage": float(r["coverage"]),
-                "accuracy_answered": (None if np.isnan(r["accuracy_answered"])
-                                      else float(r["accuracy_answered"]))}
+        return table_rows(table, [j])[0]
 
     return {"budget_usd": b, "n_items": int(sum(len(d.y) for d in data)), "n_models": m,
             "aggregator": aggregator,
@@ -352,13 +349,24 @@ def format_select_budget(doc: dict[str, Any]) -> str:
         lines.append(f"  vs {METHOD_WORDS[c['against']]:<23} {c['difference']:+.4f} "
                      f"[{c['low']:+.4f}, {c['high']:+.4f}] ({c['verdict']})")
     lines += ["", "the models above, on all the data:"]
-    lines += _model_lines(doc["model_table"])
+    lines += model_lines(doc["model_table"])
     lines.append(textwrap.fill(doc["error_rule"], 100, initial_indent="  ",
                                subsequent_indent="  "))
     return "\n".join(lines)
 
 
-def _model_lines(rows: list[dict[str, Any]]) -> list[str]:
+def table_rows(table: Any, cols: Any = None) -> list[dict[str, Any]]:
+    """Rows of :func:`ensel.evidence.model_table` as JSON values (``cols``: these rows
+    only), ``accuracy_answered`` ``None`` for a model that never answered."""
+    t = table if cols is None else table.iloc[list(cols)]
+    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
+    return [{k: (None if k == "accuracy_answered" and np.isnan(r[k]) else
+                 str(r[k]) if k == "model" else float(r[k]))
+             for k in keep if k in t.columns} for _, r in t.iterrows()]
+
+
+def model_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Text lines of rows of :func:`table_rows`."""
     import pandas as pd
 
     from ensel.evidence import format_model_table
