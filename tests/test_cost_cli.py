@@ -127,7 +127,7 @@ def test_cascade_command(capsys, files) -> None:
                                    "--target-cost", "0.005", "--splits", "2", "--json"])
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["schema"] == "ensel.cascade/1"
+    assert doc["schema"] == "ensel.cascade/2"
     assert sum(doc["asked_histogram"].values()) == pytest.approx(1.0)
     assert doc["error_low"] <= doc["error"] <= doc["error_high"]
 
