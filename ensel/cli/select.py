@@ -142,12 +142,20 @@ def run_command(args: Any) -> int:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),
            "format": args.format or _detected(args.data), **doc}
-    print(json.dumps(doc, indent=2) if args.json else format_select(doc))
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return 0
+    from ensel.evidence import model_table
+
+    sub = df if args.condition is None else df[df["condition"].astype(str) == args.condition]
+    print(format_select(doc, table=model_table(sub[sub["model"].astype(str).isin(
+        [s["model"] for s in doc["selected"]])])))
     return 0
 
 
-def format_select(doc: dict[str, Any]) -> str:
-    """The plain-text report of ``ensel select``."""
+def format_select(doc: dict[str, Any], table: Any = None) -> str:
+    """The plain-text report of ``ensel select`` (``table``: :func:`ensel.evidence.model_table`
+    of the data, for the coverage of the models picked)."""
     ev = doc["evaluation"]
     lines = [
         f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
@@ -165,10 +173,23 @@ def format_select(doc: dict[str, Any]) -> str:
     if doc.get("dropped_models"):
         lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
                      + (" ..." if len(doc["dropped_models"]) > 10 else ""))
-    lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"]
+    cov = {} if table is None else table.set_index("model").to_dict("index")
+    lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"
+              + ("  coverage  acc. when answered" if cov else "")]
     for s in doc["selected"]:
         name = s["model"] if len(s["model"]) <= 40 else s["model"][:37] + "..."
-        lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}")
+        r = cov.get(s["model"])
+        extra = "" if r is None else (
+            f"  {r['coverage']:>8.1%}  " + ("-" if np.isnan(r["accuracy_answered"])
+                                           else f"{r['accuracy_answered']:.4f}").rjust(18))
+        lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}"
+                     + extra)
+    if cov:
+        import textwrap
+
+        from ensel.evidence import ERROR_RULE
+
+        lines += textwrap.wrap(ERROR_RULE, 100, initial_indent="  ", subsequent_indent="  ")
     halves = (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"]
               else "")
     lines += [
@@ -191,8 +212,15 @@ def format_select(doc: dict[str, Any]) -> str:
     if doc["auto"]:
         ks = doc["auto"]["k_per_split"]
         counts = ", ".join(f"k={v}: {ks.count(v)}" for v in sorted(set(ks)))
-        lines.append(f"k chosen inside the {len(ks)} outer splits: {counts}; on all the "
-                     f"data: {doc['auto']['k_all_data']}; deployed: {doc['k']}")
+        import textwrap
+
+        lines += textwrap.wrap(
+            f"how k was chosen: the one-standard-error rule (the smallest k whose inner "
+            f"cross-validated error is within one standard error of the best) picked, inside "
+            f"each of the {len(ks)} outer splits, {counts}; the same rule on all the data "
+            f"picked k = {doc['auto']['k_all_data']}; the deployed k = {doc['k']} is the "
+            "smaller of that and the median of the per-split choices, so it never uses more "
+            "models than most splits chose.", 100)
     lines += ["", doc["message"]]
     return "\n".join(lines)
 
