@@ -41,13 +41,15 @@ Large pools
     variance: conservative); the output says so under ``defaults``. ``--splits`` and
     ``--halvings`` override.
 
-JSON output (``--json``), schema ``ensel.select/1``::
+JSON output (``--json``), schema ``ensel.select/2`` (``/1`` had no ``coverage`` and
+``accuracy_answered`` per model: an abstaining model read as an inaccurate one)::
 
-    {"schema": "ensel.select/1",
+    {"schema": "ensel.select/2",
      "data": [str], "format": str, "conditions": [str], "n_items": int, "n_models": int,
      "method": str, "aggregator": str, "defaults": [str], "dropped_models": [str],
      "k": int, "k_mode": "fixed" | "auto",
-     "selected": [{"rank": int, "model": str, "accuracy": float, "gain_bits": float}],
+     "selected": [{"rank": int, "model": str, "accuracy": float, "gain_bits": float,
+                   "coverage": float, "accuracy_answered": float | null}],
      "evaluation": {"n_splits": int, "n_evaluations": int, "test_fraction": float,
                     "seed": int, "confidence": float,
                     "correction": str, "n_halvings": int,
@@ -103,7 +105,7 @@ ERROR_RULE = ("error = share of items answered wrongly; a model's accuracy count
               "(an abstention adds no vote and the aggregator learns a label for it; ties "
               "go to +1, or a seeded coin for majority vote)")
 
-SCHEMA = "ensel.select/1"
+SCHEMA = "ensel.select/2"
 #: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).
 EXHAUSTIVE_LIMIT = 15
 #: Inner splits of ``-k auto``.
@@ -287,7 +289,7 @@ class _RunOptions(TypedDict):
 
 
 class _Comparison(TypedDict):
-    """One entry of ``evaluation.comparisons`` of the ``ensel.select/1`` document."""
+    """One entry of ``evaluation.comparisons`` of the ``ensel.select/2`` document."""
 
     against: str
     difference: float
@@ -301,7 +303,7 @@ class _Comparison(TypedDict):
 class SelectEvidence:
     """What ``ensel select`` found: the picks and their held-out evidence.
 
-    The fields are the keys of the ``ensel.select/1`` document (see the module docstring) in
+    The fields are the keys of the ``ensel.select/2`` document (see the module docstring) in
     its order; :meth:`to_dict` is that document (without the command's ``data`` and
     ``format``, which name its input).
     """
@@ -322,12 +324,12 @@ class SelectEvidence:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``ensel.select/1`` document: ``{"schema": ..., <fields in order>}``."""
+        """The ``ensel.select/2`` document: ``{"schema": ..., <fields in order>}``."""
         return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)}}
 
 
 def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, Any]:
-    """:func:`select_evidence` as the ``ensel.select/1`` document (a dict)."""
+    """:func:`select_evidence` as the ``ensel.select/2`` document (a dict)."""
     return select_evidence(df, k=k, **options).to_dict()
 
 
@@ -538,9 +540,12 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     acc = (X_all == y_all[:, None]).mean(axis=0)
     gains = marginal_gains(X_all, y_all, picks)
     models = data[0].models
+    answered = (X_all != 0).sum(axis=0)
     selected = [{"rank": r + 1, "model": models[j], "accuracy": float(acc[j]),
-                 "gain_bits": float(g)} for r, (j, g) in enumerate(zip(picks, gains,
-                                                                          strict=True))]
+                 "gain_bits": float(g), "coverage": float(answered[j] / len(y_all)),
+                 "accuracy_answered": (float((X_all[:, j] == y_all).sum() / answered[j])
+                                       if answered[j] else None)}
+                for r, (j, g) in enumerate(zip(picks, gains, strict=True))]
 
     def arm(sel: str, kb: int) -> dict[str, Any]:
         e = results[(results["selector"] == sel) & (results["k"] == kb)]

@@ -35,7 +35,7 @@ def test_readme_select_example_runs(tmp_path) -> None:
     assert (tmp_path / "my_answers.parquet").is_file()
     assert "paired differences" in res.stdout
     doc = json.loads((tmp_path / "picks.json").read_text())
-    assert doc["schema"] == "ensel.select/1" and doc["k_mode"] == "auto"
+    assert doc["schema"] == "ensel.select/2" and doc["k_mode"] == "auto"
 
 
 @pytest.mark.notebooks

@@ -1,7 +1,7 @@
 """``ensel select DATA -k K|auto [--method M] [--aggregator A] [--json]``.
 
 Parses the arguments and prints the document of :func:`ensel.evidence.run_select` (schema
-``ensel.select/1``, described in :mod:`ensel.evidence`) or its plain-text summary.
+``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary.
 
 ``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [--margin E] [-k K] [--json]``
     The buy list at one budget (:func:`run_select_budget`): the cheapest choice within ``B``
@@ -113,7 +113,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=positive, default=-1, metavar="N",
                    help="threads for the splits (default: one per core); the output is the "
                         "same for every N")
-    p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
+    p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/2)")
     _add_progress(p, "a progress bar of the splits on stderr")
     _add_format(p)
     add_price_arguments(p)
@@ -142,20 +142,16 @@ def run_command(args: Any) -> int:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),
            "format": args.format or _detected(args.data), **doc}
-    if args.json:
-        print(json.dumps(doc, indent=2))
-        return 0
-    from ensel.evidence import model_table
-
-    sub = df if args.condition is None else df[df["condition"].astype(str) == args.condition]
-    print(format_select(doc, table=model_table(sub[sub["model"].astype(str).isin(
-        [s["model"] for s in doc["selected"]])])))
+    print(json.dumps(doc, indent=2) if args.json else format_select(doc))
     return 0
 
 
-def format_select(doc: dict[str, Any], table: Any = None) -> str:
-    """The plain-text report of ``ensel select`` (``table``: :func:`ensel.evidence.model_table`
-    of the data, for the coverage of the models picked)."""
+def format_select(doc: dict[str, Any]) -> str:
+    """The plain-text report of ``ensel select``."""
+    import textwrap
+
+    from ensel.evidence import ERROR_RULE
+
     ev = doc["evaluation"]
     lines = [
         f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
@@ -165,31 +161,20 @@ def format_select(doc: dict[str, Any], table: Any = None) -> str:
            if doc["k_mode"] == "auto" else ""),
     ]
     if doc.get("defaults"):
-        import textwrap
-
         why = [d for d in doc["defaults"] if d.startswith("why: ")]
         lines.append("defaults: " + "; ".join(d for d in doc["defaults"] if d not in why))
         lines += [textwrap.fill(d, width=100, subsequent_indent="  ") for d in why]
     if doc.get("dropped_models"):
         lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
                      + (" ..." if len(doc["dropped_models"]) > 10 else ""))
-    cov = {} if table is None else table.set_index("model").to_dict("index")
     lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"
-              + ("  coverage  acc. when answered" if cov else "")]
+              "  coverage  acc. when answered"]
     for s in doc["selected"]:
         name = s["model"] if len(s["model"]) <= 40 else s["model"][:37] + "..."
-        r = cov.get(s["model"])
-        extra = "" if r is None else (
-            f"  {r['coverage']:>8.1%}  " + ("-" if np.isnan(r["accuracy_answered"])
-                                           else f"{r['accuracy_answered']:.4f}").rjust(18))
+        when = "-" if s["accuracy_answered"] is None else f"{s['accuracy_answered']:.4f}"
         lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}"
-                     + extra)
-    if cov:
-        import textwrap
-
-        from ensel.evidence import ERROR_RULE
-
-        lines += textwrap.wrap(ERROR_RULE, 100, initial_indent="  ", subsequent_indent="  ")
+                     f"  {s['coverage']:>8.1%}  {when:>18}")
+    lines += textwrap.wrap(ERROR_RULE, 100, initial_indent="  ", subsequent_indent="  ")
     halves = (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"]
               else "")
     lines += [
@@ -212,8 +197,6 @@ def format_select(doc: dict[str, Any], table: Any = None) -> str:
     if doc["auto"]:
         ks = doc["auto"]["k_per_split"]
         counts = ", ".join(f"k={v}: {ks.count(v)}" for v in sorted(set(ks)))
-        import textwrap
-
         lines += textwrap.wrap(
             f"how k was chosen: the one-standard-error rule (the smallest k whose inner "
             f"cross-validated error is within one standard error of the best) picked, inside "
