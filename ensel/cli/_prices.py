@@ -34,9 +34,9 @@ def add_price_arguments(p: Any) -> None:
 
     p.add_argument("--margin", type=_margin, default=None, metavar="E",
                    help="equivalence margin in held-out error (default "
-                        f"{EQUIVALENCE_MARGIN:g}): the cheapest choice whose error is shown "
-                        "within E of the best's is recommended (two one-sided tests on the "
-                        "paired difference; ensel.budget)")
+                        f"{EQUIVALENCE_MARGIN:g}): the cheapest choice whose mean error "
+                        "exceeds the best's by at most one standard error of the paired "
+                        "difference, or at most E, is recommended (ensel.budget)")
 
 
 def _margin(text: str) -> float:
