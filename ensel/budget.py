@@ -97,7 +97,7 @@ from ensel.select._budgeted import BudgetedScoreMI, _fill
 __all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELINES",
            "EQUIVALENCE_MARGIN", "EQUIVALENCE_RULE", "as_good", "cheapest_as_good",
            "why_not_cheaper", "buy_list", "deployed_models", "single_model_errors",
-           "METHOD_WORDS"]
+           "METHOD_WORDS", "mean_interval"]
 
 #: What each choice of the cost commands is, in words.
 METHOD_WORDS = {"single": "the model alone", "budgeted": "budgeted selection",
@@ -155,6 +155,24 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
             "cheapest_first": _fill(by_price, c, b, kk),
             "best_single": [int(fits[0])]}
 
+
+
+def mean_interval(values: Any, test_fraction: float = 0.2, confidence: float = 0.95,
+                  clip: tuple[float, float] | None = (0.0, 1.0)) -> tuple[float, float, float]:
+    """Mean and overlap-corrected interval of per-evaluation values (errors, costs, areas),
+    clipped to ``clip`` (what is possible; ``None``: not clipped); no spread gives the mean
+    three times."""
+    from ensel.stats import paired_interval
+
+    v = np.asarray(values, dtype=float)
+    if v.size < 2 or np.all(v == v[0]):
+        return float(v.mean()), float(v.mean()), float(v.mean())
+    r = paired_interval(v, n_train=1 - test_fraction, n_test=test_fraction,
+                        confidence=confidence)
+    lo, hi = r.low, r.high
+    if clip is not None:
+        lo, hi = max(lo, clip[0]), min(hi, clip[1])
+    return float(r.mean), float(lo), float(hi)
 
 
 def as_good(errors: Any, best: Any, *, margin: float = EQUIVALENCE_MARGIN,
@@ -307,8 +325,6 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
         ``test`` (:func:`as_good` of the choice against the best), ``why_not_cheaper``
         (one line or ``None``) and ``n_candidates``.
     """
-    from ensel.frontier import _interval
-
     res = results[results["method"] != "none"].sort_values(
         ["method", "budget", "condition", "split"], kind="stable")
     grid = sorted(float(b) for b in res["budget"].unique())
@@ -331,9 +347,9 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
             continue
         seen[key] = len(cands)
         top = sets.mode().iloc[0]
-        ei = _interval(e, test_fraction, 0.95)
+        ei = mean_interval(e, test_fraction, 0.95)
         # every choice picked within b costs at most b (the cascade asks such a subset)
-        ci = _interval(c, test_fraction, 0.95, clip=(0.0, float(b)))
+        ci = mean_interval(c, test_fraction, 0.95, clip=(0.0, float(b)))
         cands.append({"method": str(method), "at_budget": float(b), "errors": e,
                       "cost": ci[0], "cost_low": ci[1], "cost_high": ci[2],
                       "error": ei[0], "error_low": ei[1], "error_high": ei[2],

@@ -93,6 +93,7 @@ import pandas as pd
 
 from ensel._errors import UsageError
 from ensel._validation import Interval, validate_params
+from ensel.budget import mean_interval as _interval
 from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
@@ -311,21 +312,6 @@ def hull_aiq(cost: Any, error: Any, c_max: float) -> float:
         xs.append(c_max)
         qs.append(qs[-1])
     return float(np.trapezoid(qs, xs) / c_max) if c_max > 0 else float(qs[0])
-
-
-def _interval(values: np.ndarray, test_fraction: float, confidence: float,
-              clip: tuple[float, float] | None = (0.0, 1.0)) -> tuple[float, float, float]:
-    from ensel.stats import paired_interval
-
-    v = np.asarray(values, dtype=float)
-    if v.size < 2 or np.all(v == v[0]):
-        return float(v.mean()), float(v.mean()), float(v.mean())
-    r = paired_interval(v, n_train=1 - test_fraction, n_test=test_fraction,
-                        confidence=confidence)
-    lo, hi = r.low, r.high
-    if clip is not None:
-        lo, hi = max(lo, clip[0]), min(hi, clip[1])
-    return float(r.mean), float(lo), float(hi)
 
 
 def _diff(d: np.ndarray, test_fraction: float, confidence: float,

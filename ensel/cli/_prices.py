@@ -141,6 +141,6 @@ def interval(v: np.ndarray, clip: bool = True,
     """Mean and 95 % interval of per-split values (the protocol's 80/20 overlap correction);
     errors clipped to [0, 1], costs (``clip=False``) to [0, ``high``]: what the choice can
     cost at most (the budget of a subset picked within it)."""
-    from ensel.frontier import _interval as interval
+    from ensel.budget import mean_interval as interval
 
     return interval(v, 0.2, 0.95, clip=(0.0, 1.0) if clip else (0.0, float(high)))
