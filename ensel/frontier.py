@@ -542,9 +542,13 @@ def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True,
         words = METHOD_WORDS.get(name, name)
         key = tuple((round(a, 12), round(b, 12)) for a, b in zip(x, y, strict=True))
         same = seen.setdefault(key, words)
+        hull_key = ("hull", *(tuple(np.round(v, 12)) for v in mdoc["hull"]))
+        same_hull = seen.setdefault(hull_key, words)
         label = words + (f" (AIQ {mdoc['aiq']:.3f})" if aiq_in_label else "")
         if same != words:
             label += f" = {same}"
+        elif same_hull != words:
+            label += f" (hull = {same_hull}'s)"
         ax.plot(x, y, linestyle="none", marker=marker, ms=ms, mfc="none", mew=1.2,
                 color=f"C{i}", alpha=0.9)
         h = np.asarray(mdoc["hull"])

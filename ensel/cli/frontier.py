@@ -145,8 +145,10 @@ def format_frontier(doc: dict[str, Any]) -> str:
             if p["models"] == last:
                 continue
             last = p["models"]
-            lines.append(f"    from {p['budget']:.4g}: {_names(p['models'], 6)} "
-                         f"(error {p['error']:.4f}, {p['cost']:.4g} USD per query)")
+            lines += textwrap.wrap(f"from {p['budget']:.4g}: {_names(p['models'], 6)} "
+                                   f"(error {p['error']:.4f}, {p['cost']:.4g} USD per query)",
+                                   100, initial_indent="    ", subsequent_indent="      ",
+                                   break_on_hyphens=False)
     if doc.get("model_table"):
         lines += ["", "The models, on all the data:"]
         lines += model_lines(doc["model_table"])
