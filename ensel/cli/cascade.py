@@ -3,8 +3,9 @@
 Fits :class:`ensel.cascade.Cascade` on each training split and reports the expected cost
 per query and the held-out error with intervals, how many models were asked, the static
 ensemble of the same order, and whether the cascade is recommended: only where it is the
-cheapest choice as good as the best (:func:`ensel.budget.cheapest_as_good`) against every
-model alone within its cost and its own order asked in full (schema ``ensel.cascade/2``;
+cheapest choice as good as the best (:func:`ensel.budget.cheapest_as_good`) among the
+choices that cost at most as much (every model alone and its own order asked in full);
+a dearer choice of lower error is named beside it (schema ``ensel.cascade/2``;
 ``/1`` lacked ``split_order_lengths``, ``static_order``, ``recommendation`` and
 ``target_missed``, and its cost interval was not clipped)::
 
@@ -16,7 +17,7 @@ model alone within its cost and its own order asked in full (schema ``ensel.casc
      "static_order": {"error": float, "cost": float},
      "recommendation": {"recommended": bool, "verdict": str, "choice": str,
                         "why_not_cheaper": str | null, "rule": str, "margin": float,
-                        "n_candidates": int},
+                        "n_candidates": int, "dearer_but_better": str | null},
      "target_missed": str | null, "evaluation": {...}}
 
 ``asked_histogram`` counts the models asked on the held-out queries by the cascade refitted
@@ -121,10 +122,18 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
     for model, g in singles.groupby("selected", sort=False):
         cands.append({"name": f"{model} alone", "errors": g["error"].to_numpy(),
                       "cost": float(g["cost"].iloc[0])})
+    # the cascade is worth it only if no choice costing at most as much is as good for less
+    dearer = [cd for cd in cands[1:] if float(f"{cd['cost']:.10g}") > float(f"{c[0]:.10g}")]
+    cands = [cands[0], *[cd for cd in cands[1:] if cd not in dearer]]
     found = cheapest_as_good(cands, margin=delta)
     names = [cd["name"] for cd in cands]
     ch = cands[found["choice"]]
     recommended = found["choice"] == 0
+    better = min(dearer, key=lambda cd: float(np.mean(cd["errors"])), default=None)
+    more = None
+    if better is not None and float(np.mean(better["errors"])) < e[0]:
+        more = (f"for a lower error, pay more: {better['name']} errs "
+                f"{float(np.mean(better['errors'])):.4f} at {better['cost']:.4g} USD per query")
     if recommended:
         verdict = "recommended: the cheapest choice as good as the best"
         why = why_not_cheaper(found, names, margin=delta)
@@ -132,7 +141,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
         t = found["tests"][found["choice"]]
         verdict = (f"not recommended: {ch['name']} is as good for less ({ch['cost']:.4g} "
                    f"USD per query, error {float(np.mean(ch['errors'])):.4f}, "
-                   f"{t['difference']:+.4f} against the best)")
+                   f"{t['difference']:+.4f} against the best at most the cascade's cost)")
         why = None
     missed = None
     if target_error is not None and e[0] > target_error + 1e-12:
@@ -151,7 +160,8 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
             "recommendation": {"recommended": bool(recommended), "verdict": verdict,
                                "choice": ch["name"], "why_not_cheaper": why,
                                "rule": EQUIVALENCE_RULE.format(margin=delta),
-                               "margin": delta, "n_candidates": len(cands)},
+                               "margin": delta, "n_candidates": len(cands),
+                               "dearer_but_better": more},
             "target_missed": missed,
             "evaluation": {"n_splits": n_splits, "n_evaluations": len(errs),
                            "test_fraction": 0.2, "seed": seed, "confidence": 0.95,
@@ -211,7 +221,9 @@ def format_cascade(doc: dict[str, Any]) -> str:
     lines += textwrap.wrap(rec["verdict"], **wrap)
     if rec.get("why_not_cheaper"):
         lines += textwrap.wrap(rec["why_not_cheaper"], **wrap)
-    lines += textwrap.wrap(f"rule: {rec['rule']}, among {rec['n_candidates']} choices (the "
-                           "cascade, its static order, every model alone within its cost)",
-                           **wrap)
+    if rec.get("dearer_but_better"):
+        lines += textwrap.wrap(rec["dearer_but_better"], **wrap)
+    lines += textwrap.wrap(f"rule: {rec['rule']}, among {rec['n_candidates']} choices costing "
+                           "at most the cascade (of: the cascade, its static order, every "
+                           "model alone)", **wrap)
     return "\n".join(lines)
