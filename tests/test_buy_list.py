@@ -18,6 +18,14 @@ from tests.conftest import UPSTREAMS, require_mirror
 SPLITS = 2
 
 
+def _priced(df):
+    """The conditions of ``df`` with the models the shipped table prices, and their prices."""
+    _, kept, _ = shipped_prices().for_models(sorted(df["model"].astype(str).unique()),
+                                             drop_unpriced=True)
+    data = condition_data(df[df["model"].astype(str).isin(kept)], validate=False)
+    return data, shipped_prices().for_models(data[0].models)[0]
+
+
 def _alone(data, j: int) -> np.ndarray:
     """Held-out errors of model ``j`` alone on the command's splits (its own loop)."""
     out = []
@@ -37,11 +45,7 @@ def test_no_recommendation_is_dominated_beyond_noise(name, monkeypatch) -> None:
 
     mirror = require_mirror(UPSTREAMS[name] if name in UPSTREAMS else DATASETS[name].upstream)
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
-    data = condition_data(load(name), validate=False)
-    usd, kept, _ = shipped_prices().for_models(data[0].models, drop_unpriced=True)
-    data = condition_data(load(name).pipe(lambda df: df[df["model"].isin(kept)]),
-                          validate=False)
-    usd = shipped_prices().for_models(data[0].models)[0]
+    data, usd = _priced(load(name))
     # a cheap budget and one that affords the dearest model: the two ends of the list
     for budget in (float(np.sort(usd)[len(usd) // 3]), float(usd.max())):
         doc = run_select_budget(data, usd, budget, k=None, n_splits=SPLITS)
@@ -62,6 +66,30 @@ def test_no_recommendation_is_dominated_beyond_noise(name, monkeypatch) -> None:
             # its mean excess over the recommendation's error is beyond the rule's noise
             excess = float(e.mean()) - best["error"]
             assert excess > EQUIVALENCE_MARGIN - 1e-12, (name, budget, data[0].models[j])
+
+
+@pytest.mark.parametrize("name", ["mmlu_pro", "mmlu_redux", "llmbar"])
+def test_the_frontiers_buy_list_pays_for_nothing_on_real_sources(name, monkeypatch) -> None:
+    from ensel.budget import single_model_errors
+    from ensel.datasets import DATASETS, load
+    from ensel.frontier import budget_grid, frontier_errors, frontier_summary
+
+    mirror = require_mirror(UPSTREAMS[name] if name in UPSTREAMS else DATASETS[name].upstream)
+    monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
+    data, usd = _priced(load(name))
+    budgets = budget_grid(usd, 4, max_models=8)
+    res = frontier_errors(data, usd, budgets, n_splits=SPLITS, max_models=8)
+    singles = single_model_errors(data, usd, float(budgets.max()), n_splits=SPLITS)
+    doc = frontier_summary(res, usd=usd, models=data[0].models, singles=singles)
+    assert [r["budget"] for r in doc["buy_list"]] == doc["budgets"]
+    for row in doc["buy_list"]:
+        c, best, b = row["choice"], row["best"], row["budget"]
+        assert c["cost"] <= min(best["cost"], b) + 1e-12 and c["models"]
+        assert row["test"]["as_good"]
+        # no model alone that costs less than the choice is as good as the best (own loop)
+        for j in np.flatnonzero(usd < c["cost"] - 1e-12):
+            assert float(_alone(data, int(j)).mean()) - best["error"] > EQUIVALENCE_MARGIN, (
+                name, b, data[0].models[j])
 
 
 def test_cheapest_as_good_takes_the_cheaper_choice_within_noise() -> None:
