@@ -28,7 +28,17 @@ def add_arguments(p: Any) -> None:
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="threads over the splits (-1: one per core); the same output for "
                         "every N")
-    p.add_argument("-o", "--output", default=None, help="figure to write (.png or .html)")
+    p.add_argument("-o", "--output", default=None,
+                   help="figure to write (.png or .html): each method's points and hull, each "
+                        "point numbered by its set of models (the key lists them)")
+    p.description = (
+        "Held-out error against dollars per query for budgeted selection, Top-k under the "
+        "budget, cheapest first, the best single model and the cascade, at a grid of budgets. "
+        "First the buy list: at each budget, the cheapest choice (any method's, or a model "
+        "alone) whose error is as good as the best's by the equivalence rule of ensel.budget "
+        "(--margin). Then each method's AIQ: the mean quality 1 - error under its hull over "
+        "costs 0 to the largest budget (methods that make the same choices have the same "
+        "AIQ, and the text says so). Then the models at every point.")
     p.add_argument("--force", action="store_true", help="overwrite an existing figure")
 
 
