@@ -85,7 +85,7 @@ Examples
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -103,6 +103,9 @@ __all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELIN
 METHOD_WORDS = {"single": "the model alone", "budgeted": "budgeted selection",
                 "topk_budget": "Top-k under the budget", "cheapest_first": "cheapest first",
                 "best_single": "best single model", "cascade": "cascade"}
+
+#: A number strictly between 0 and 1 (a margin, a test share, a confidence).
+_UNIT = Interval(Real, 0, 1, closed="neither")
 
 #: Names of the baselines under a dollar budget, as :func:`budget_baselines` returns them.
 BASELINES = ("topk_budget", "cheapest_first", "best_single")
@@ -157,6 +160,9 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
 
 
 
+@validate_params({"values": ["array-like"], "test_fraction": [_UNIT],
+                  "confidence": [_UNIT],
+                  "clip": [tuple, None]})
 def mean_interval(values: Any, test_fraction: float = 0.2, confidence: float = 0.95,
                   clip: tuple[float, float] | None = (0.0, 1.0)) -> tuple[float, float, float]:
     """Mean and overlap-corrected interval of per-evaluation values (errors, costs, areas),
@@ -175,6 +181,8 @@ def mean_interval(values: Any, test_fraction: float = 0.2, confidence: float = 0
     return float(r.mean), float(lo), float(hi)
 
 
+@validate_params({"errors": ["array-like"], "best": ["array-like"], "margin": [_UNIT],
+                  "test_fraction": [_UNIT]})
 def as_good(errors: Any, best: Any, *, margin: float = EQUIVALENCE_MARGIN,
             test_fraction: float = 0.2) -> dict[str, Any]:
     """Whether a candidate is as good as the best, by the equivalence rule (module text).
@@ -217,6 +225,7 @@ def as_good(errors: Any, best: Any, *, margin: float = EQUIVALENCE_MARGIN,
             "as_good": bool(mean <= max(float(se), float(margin)) + 1e-12)}
 
 
+@validate_params({"candidates": [list], "margin": [_UNIT], "test_fraction": [_UNIT]})
 def cheapest_as_good(candidates: list[dict[str, Any]], *, margin: float = EQUIVALENCE_MARGIN,
                      test_fraction: float = 0.2) -> dict[str, Any]:
     """The best candidate and the cheapest one as good as it (the buy list's rule).
@@ -254,6 +263,7 @@ def cheapest_as_good(candidates: list[dict[str, Any]], *, margin: float = EQUIVA
             if cheaper else None}
 
 
+@validate_params({"found": [dict], "names": [list], "margin": [_UNIT]})
 def why_not_cheaper(found: dict[str, Any], names: list[str], *,
                     margin: float = EQUIVALENCE_MARGIN) -> str | None:
     """One line saying why the strongest cheaper candidate of :func:`cheapest_as_good` is
@@ -273,6 +283,9 @@ def why_not_cheaper(found: dict[str, Any], names: list[str], *,
 _STATIC = ("budgeted", "topk_budget", "cheapest_first", "best_single", "single")
 
 
+@validate_params({"data": ["sequence"], "usd": ["array-like"], "budget": [Real],
+                  "aggregator": [str], "n_splits": [Interval(Integral, 1, None)],
+                  "test_fraction": [_UNIT], "seed": [Interval(Integral, 0, None)]})
 def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str = "backoff",
                         n_splits: int = 5, test_fraction: float = 0.2,
                         seed: int = 0) -> Any:
@@ -300,6 +313,8 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
                                        "cost", "n_models", "selected", "n_test"])
 
 
+@validate_params({"results": "no_validation", "budgets": ["array-like", None], "margin": [_UNIT],
+                  "test_fraction": [_UNIT]})
 def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_MARGIN,
              test_fraction: float = 0.2) -> list[dict[str, Any]]:
     """For each budget: the best choice within it and the cheapest choice as good.
@@ -383,6 +398,8 @@ def _label(cd: dict[str, Any]) -> str:
     return f"{what}{shown} ({cd['cost']:.4g} USD per query)"
 
 
+@validate_params({"X": ["array-like"], "y": ["array-like"], "costs": ["array-like"],
+                  "method": [str], "budget": [Real], "k": [Interval(Integral, 1, None), None]})
 def deployed_models(X: Any, y: Any, costs: Any, method: str, budget: float, *,
                     k: int | None = None) -> list[int]:
     """The columns ``method`` (one of ``budgeted``, ``topk_budget``, ``cheapest_first``,
