@@ -117,13 +117,24 @@ def format_frontier(doc: dict[str, Any]) -> str:
     lines += ["", "Buy list: at each budget, the cheapest choice as good as the best within it"]
     lines += textwrap.wrap("(" + doc["equivalence"]["rule"] + "):", 100,
                            initial_indent="  ", subsequent_indent="  ")
-    lines.append(f"  {'budget':>9}  {'buy':<58} {'error [95 %]':<24} {'USD/query':>9}")
+    runs: list[list[dict[str, Any]]] = []  # consecutive budgets with the same choice
     for row in doc["buy_list"]:
-        c = row["choice"]
-        what = ("cascade " if c["method"] == "cascade" else "") + _names(c["models"])
-        what = what if len(what) <= 58 else what[:55] + "..."
-        lines.append(f"  {row['budget']:>9.4g}  {what:<58} {c['error']:.4f} "
-                     f"[{c['error_low']:.4f}, {c['error_high']:.4f}] {c['cost']:>9.4g}")
+        if runs and runs[-1][-1]["choice"] == row["choice"]:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    for run in runs:
+        c = run[0]["choice"]
+        at = (f"{run[0]['budget']:.4g}" if len(run) == 1
+              else f"{run[0]['budget']:.4g}-{run[-1]['budget']:.4g}")
+        what = (f"the cascade {' -> '.join(c['models'])} (asked in this order until sure)"
+                if c["method"] == "cascade" else _names(c["models"], len(c["models"])))
+        lines += textwrap.wrap(f"budget {at} USD per query: buy {what}", 100,
+                               initial_indent="  ", subsequent_indent="      ",
+                               break_on_hyphens=False)
+        lines.append(f"      error {c['error']:.4f} [{c['error_low']:.4f}, "
+                     f"{c['error_high']:.4f}], {c['cost']:.4g} USD per query"
+                     + (" on average" if c["method"] == "cascade" else ""))
     chosen = [r for r in doc["buy_list"] if r["choice"]["method"] == "cascade"]
     if "cascade" in doc["methods"]:
         lines.append(f"  cascade: the choice at {len(chosen)} of {len(doc['buy_list'])} budgets"
