@@ -314,9 +314,9 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
 
 
 @validate_params({"results": "no_validation", "budgets": ["array-like", None], "margin": [_UNIT],
-                  "test_fraction": [_UNIT]})
+                  "test_fraction": [_UNIT], "min_cost": [Interval(Real, 0, None)]})
 def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_MARGIN,
-             test_fraction: float = 0.2) -> list[dict[str, Any]]:
+             test_fraction: float = 0.2, min_cost: float = 0.0) -> list[dict[str, Any]]:
     """For each budget: the best choice within it and the cheapest choice as good.
 
     Parameters
@@ -329,6 +329,9 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
         the candidates at every budget up to it.
     margin, test_fraction
         As in :func:`as_good`.
+    min_cost : float, default=0
+        The cheapest model's price: no choice costs less (it asks at least one model), so
+        cost intervals are clipped to ``[min_cost, budget]``.
 
     Returns
     -------
@@ -364,7 +367,7 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
         top = sets.mode().iloc[0]
         ei = mean_interval(e, test_fraction, 0.95)
         # every choice picked within b costs at most b (the cascade asks such a subset)
-        ci = mean_interval(c, test_fraction, 0.95, clip=(0.0, float(b)))
+        ci = mean_interval(c, test_fraction, 0.95, clip=(float(min_cost), float(b)))
         cands.append({"method": str(method), "at_budget": float(b), "errors": e,
                       "cost": ci[0], "cost_low": ci[1], "cost_high": ci[2],
                       "error": ei[0], "error_low": ei[1], "error_high": ei[2],

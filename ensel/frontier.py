@@ -68,8 +68,9 @@ A point's ``models`` are the models its method picked on most evaluations (``in_
 of them; the cascade's: its order). ``buy_list`` is :func:`ensel.budget.buy_list` at every
 budget: the cheapest choice as good as the best within it (the cascade among the
 candidates, so it is recommended only where it beats every static choice at the same
-error). Cost intervals are clipped to what is possible, ``[0, budget]``: every method picks
-its models within the budget (the cascade asks a subset of budgeted selection's).
+error). Cost intervals are clipped to what is possible, ``[cheapest price, budget]``: every
+method picks its models within the budget (the cascade asks a subset of budgeted
+selection's) and asks at least one model.
 
 ``ratio`` is the cascade's cost per query over the cost of the cheapest static (budgeted)
 subset with at most the cascade's error, at the cascade's most accurate target (geometric
@@ -364,8 +365,10 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
         for b in budgets:
             at = r[r["budget"] == b].sort_values(["condition", "split"])
             e = _interval(at["error"].to_numpy(), test_fraction, confidence)
-            # a subset picked within b costs at most b (the cascade asks such a subset)
-            cc = _interval(at["cost"].to_numpy(), test_fraction, confidence, clip=(0.0, b))
+            # a subset picked within b costs at most b (the cascade asks such a subset) and
+            # at least the cheapest model (every choice asks one)
+            cc = _interval(at["cost"].to_numpy(), test_fraction, confidence,
+                           clip=(float(c.min()), b))
             sets = at["selected"].astype(str)
             top = sets.mode().iloc[0] if len(sets) else ""
             points.append({"budget": b, "error": e[0], "error_low": e[1], "error_high": e[2],
@@ -435,7 +438,8 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
         cascade_doc = _cascade_vs_static(res, evals, doc_methods, test_fraction, confidence)
     delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
     pool = res if singles is None else pd.concat([res, singles], ignore_index=True)
-    buys = buy_list(pool, budgets, margin=delta, test_fraction=test_fraction)
+    buys = buy_list(pool, budgets, margin=delta, test_fraction=test_fraction,
+                    min_cost=float(c.min()))
     return {
         "schema": SCHEMA,
         "n_models": len(models),

@@ -136,11 +136,12 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     return data, usd, dropped, str(args.prices) if store is None else f"store:{store}"
 
 
-def interval(v: np.ndarray, clip: bool = True,
+def interval(v: np.ndarray, clip: bool = True, low: float = 0.0,
              high: float = float("inf")) -> tuple[float, float, float]:
     """Mean and 95 % interval of per-split values (the protocol's 80/20 overlap correction);
-    errors clipped to [0, 1], costs (``clip=False``) to [0, ``high``]: what the choice can
-    cost at most (the budget of a subset picked within it)."""
+    errors clipped to [0, 1], costs (``clip=False``) to [``low``, ``high``]: what the choice
+    can cost at least (the price of the first model it asks) and at most (the budget of a
+    subset picked within it)."""
     from ensel.budget import mean_interval as interval
 
-    return interval(v, 0.2, 0.95, clip=(0.0, 1.0) if clip else (0.0, float(high)))
+    return interval(v, 0.2, 0.95, clip=(0.0, 1.0) if clip else (float(low), float(high)))

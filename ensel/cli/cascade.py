@@ -78,6 +78,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
     if target_error is not None and not 0 <= target_error <= 1:
         raise UsageError(f"--target-error must be in [0, 1]; got {target_error!r}")
     errs, costs, asked_all, static_errs, static_costs, lengths = [], [], [], [], [], []
+    firsts: list[float] = []
     for d in data:
         for s in range(n_splits):
             tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
@@ -95,6 +96,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
             full = cas.aggregators_[-1].predict(d.X[te][:, cas.order_])
             static_errs.append(float(np.mean(np.asarray(full) != d.y[te])))
             static_costs.append(float(run[-1]))
+            firsts.append(float(run[1]))
     X = np.concatenate([d.X for d in data])
     y = np.concatenate([d.y for d in data])
     full = Cascade(costs=usd, budget=budget, target_cost=target_cost, target_error=target_error,
@@ -108,8 +110,8 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
     )
 
     e = interval(np.asarray(errs))
-    # the cascade never pays more than its whole order (nor than the budget)
-    c = interval(np.asarray(costs), clip=False, high=max(static_costs))
+    # the cascade pays at least its first model and at most its whole order (the budget)
+    c = interval(np.asarray(costs), clip=False, low=min(firsts), high=max(static_costs))
     a = np.concatenate(asked_all)
     hist = {str(int(v)): float(np.mean(a == v)) for v in np.unique(a)}
     delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
@@ -166,7 +168,8 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
             "evaluation": {"n_splits": n_splits, "n_evaluations": len(errs),
                            "test_fraction": 0.2, "seed": seed, "confidence": 0.95,
                            "interval": "nadeau-bengio corrected resampled t",
-                           "cost_interval": "clipped to [0, the cost of the whole order]"}}
+                           "cost_interval": "clipped to [the first model's price, the cost of the "
+                                            "whole order]"}}
 
 
 def run_command(args: Any) -> int:
@@ -204,7 +207,7 @@ def format_cascade(doc: dict[str, Any]) -> str:
         f"cost {doc['cost']:.4g} [{doc['cost_low']:.4g}, {doc['cost_high']:.4g}] USD per query "
         f"over {ev['n_evaluations']} evaluations ({ev['n_splits']} random 80/20 splits per "
         "condition; 95 % intervals, Nadeau-Bengio corrected for overlapping splits; costs "
-        "clipped to [0, the whole order's cost])", **wrap)
+        "clipped to [the first model's price, the whole order's cost])", **wrap)
     if doc.get("target_missed"):
         lines += textwrap.wrap("warning: " + doc["target_missed"], **wrap)
     lens = sorted(set(doc["split_order_lengths"]))

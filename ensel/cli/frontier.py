@@ -113,7 +113,8 @@ def format_frontier(doc: dict[str, Any]) -> str:
         f"Cost-error frontier over {len(doc['budgets'])} budgets ({lo:.4g}-{hi:.4g} USD per "
         f"query); held-out error over {ev['n_evaluations']} evaluations "
         f"({ev['n_splits']} random 80/20 splits per condition), 95 % intervals "
-        "(Nadeau-Bengio corrected for overlapping splits; costs clipped to [0, budget]).", 100)
+        "(Nadeau-Bengio corrected for overlapping splits; costs clipped to [cheapest price, "
+        "budget]).", 100)
     lines += ["", "Buy list: at each budget, the cheapest choice as good as the best within it"]
     lines += textwrap.wrap("(" + doc["equivalence"]["rule"] + "):", 100,
                            initial_indent="  ", subsequent_indent="  ")

@@ -10,7 +10,7 @@ Parses the arguments and prints the document of :func:`ensel.evidence.run_select
     cheapest first and the best single model at every budget up to ``B``, and every model
     alone within ``B``; ``-k`` caps the number of models), deployed on all the data; the
     cheaper choice it did not take is named with the reason. Then the held-out error and
-    cost of each method at ``B`` with intervals (costs clipped to ``[0, B]``) and the
+    cost of each method at ``B`` with intervals (costs clipped to ``[cheapest price, B]``) and the
     abstention-aware table of the models named. JSON schema ``ensel.select-budget/2``
     (``/1`` had ``selected`` = budgeted selection's pick, now ``budgeted``; ``/2`` adds the
     recommendation, the best choice, the rule and the model table)::
@@ -259,7 +259,7 @@ def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int
     arms = {}
     for name, g in at_b.groupby("method", sort=False):
         e = interval(g["error"].to_numpy())
-        c = interval(g["cost"].to_numpy(), clip=False, high=b)
+        c = interval(g["cost"].to_numpy(), clip=False, low=float(np.min(usd)), high=b)
         arms[str(name)] = {"error": e[0], "error_low": e[1], "error_high": e[2],
                            "cost": c[0], "cost_low": c[1], "cost_high": c[2]}
     a = at_b[at_b["method"] == "budgeted"]["error"].to_numpy()
@@ -270,7 +270,8 @@ def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int
     X = np.concatenate([d.X for d in data])
     y = np.concatenate([d.y for d in data])
     models = data[0].models
-    buy = buy_list(pd.concat([res, singles], ignore_index=True), [b], margin=delta)[0]
+    buy = buy_list(pd.concat([res, singles], ignore_index=True), [b], margin=delta,
+                   min_cost=float(np.min(usd)))[0]
     choice = buy["choice"]
     picks = ([models.index(choice["models"][0])] if choice["method"] == "single"
              else deployed_models(X, y, usd, choice["method"], choice["at_budget"], k=cap))
@@ -299,7 +300,8 @@ def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int
             "evaluation": {"n_splits": n_splits, "n_evaluations": int(len(a)),
                            "test_fraction": 0.2, "seed": seed, "confidence": 0.95,
                            "interval": "nadeau-bengio corrected resampled t",
-                           "cost_interval": f"clipped to [0, {b:.4g}] (the budget)"}}
+                           "cost_interval": f"clipped to [{float(np.min(usd)):.4g} (the cheapest "
+                                            f"model), {b:.4g} (the budget)]"}}
 
 
 def _g(x: float) -> str:
@@ -348,8 +350,8 @@ def format_select_budget(doc: dict[str, Any]) -> str:
     lines += [""] + textwrap.wrap(
         f"held-out error and cost over {ev['n_evaluations']} evaluations "
         f"({ev['n_splits']} random 80/20 splits per condition; 95 % intervals, "
-        "Nadeau-Bengio corrected for overlapping splits; cost intervals clipped to "
-        f"[0, {_g(doc['budget_usd'])}]: no subset within the budget costs more):", 100)
+        "Nadeau-Bengio corrected for overlapping splits; cost intervals "
+        f"{doc['evaluation']['cost_interval']}: no choice costs more or less):", 100)
     for name, a in doc["arms"].items():
         lines.append(f"  {METHOD_WORDS[name]:<26} error {a['error']:.4f} [{a['error_low']:.4f}, "
                      f"{a['error_high']:.4f}]  cost {_g(a['cost'])} [{_g(a['cost_low'])}, "
