@@ -57,11 +57,18 @@ glue("budget", f"{budget:.4f}", display=False)
 # %% [markdown]
 # ## Selection within a budget
 #
-# `--budget-usd B` picks the models whose prices add up to at most `B` per query (`-k`
-# caps their number as well) and reports the held-out error and the cost per query of the
-# choice next to Top-k within the same budget, the cheapest models first and the best
-# single model within the budget. Here the budget is twice the median model's price,
-# {glue:text}`budget` USD per query:
+# `--budget-usd B` answers "what should I buy for at most `B` per query?" (`-k` caps the
+# number of models as well). It compares every choice within the budget (budgeted
+# selection, Top-k within the budget, the cheapest models first and the best single model,
+# each at every budget up to `B`, and every model alone) on the same held-out splits and
+# recommends the cheapest one whose error is as good as the best's: at most one standard
+# error of their paired difference, or half a point of error (`--margin`), above it
+# ({func}`ensel.budget.cheapest_as_good`). A cheaper choice it does not take is named, with
+# why; a dearer set is recommended only when it buys a lower error beyond the noise. The
+# output then lists each method's held-out error and cost with intervals, and each named
+# model's accuracy, coverage (the share of questions it answered) and accuracy when it
+# answered. Here the budget is twice the median model's price, {glue:text}`budget` USD per
+# query:
 
 # %%
 ensel(f"ensel select answers.parquet --budget-usd {budget}"
@@ -71,10 +78,12 @@ ensel(f"ensel select answers.parquet --budget-usd {budget}"
 # ## The cost-error frontier
 #
 # `ensel frontier` sweeps a grid of budgets, from the cheapest model to the priciest
-# models together, and reports each method's non-decreasing convex hull of error against
-# cost and the area under it (AIQ: the mean quality `1 - error` over costs from 0 to the
-# largest budget). `-o frontier.png` (or `.html`) draws the figure, `--json` gives the
-# document (schema `ensel.frontier/1`):
+# models together. It prints the buy list first (at each budget, the cheapest choice as
+# good as the best, by the same rule), then each method's non-decreasing convex hull of
+# error against cost and the area under it (AIQ: the mean quality `1 - error` over costs
+# from 0 to the largest budget), then the models at every point. `-o frontier.png` (or
+# `.html`) draws the figure, each point numbered by its set of models, `--json` gives the
+# document (schema `ensel.frontier/2`):
 
 # %%
 ensel("ensel frontier answers.parquet --prices prices.csv"
@@ -88,6 +97,9 @@ within = [p["cost"] <= b * (1 + 1e-9)
           for p, b in zip(front["methods"][m]["points"], front["budgets"], strict=True)]
 checks.add("the static subsets of the frontier stay within their budgets", all(within))
 checks.add("the figure was written", (work / "frontier.png").is_file())
+checks.add("every buy costs at most the best choice within its budget",
+           all(r["choice"]["cost"] <= min(r["best"]["cost"], r["budget"]) * (1 + 1e-9)
+               for r in front["buy_list"]))
 
 # %% [markdown]
 # The frontier above spans {glue:text}`n_budgets` budgets. The page
@@ -99,7 +111,9 @@ checks.add("the figure was written", (work / "frontier.png").is_file())
 # `ensel cascade` asks the models one at a time, cheapest first, and stops as soon as the
 # fitted aggregator's posterior clears a threshold tuned on the training part of each
 # split, for a target cost per query (`--target-cost`), a target error (`--target-error`)
-# or a budget for the worst query (`--budget-usd`):
+# or a budget for the worst query (`--budget-usd`). It says whether to use it: only where
+# no choice that costs at most as much (a model alone, or its own models all asked) is as
+# good for less:
 
 # %%
 ensel("ensel cascade answers.parquet --prices prices.csv"

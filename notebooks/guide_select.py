@@ -104,7 +104,7 @@ ensel("ensel select answers.parquet -k 3"
 # * `--condition C` uses one condition only (default: all, stacked); `--splits`,
 #   `--halvings` and `--seed` set the protocol (large pools get fewer splits by default, said
 #   in the output); `--jobs N` the threads (the same numbers for every `N`).
-# * `--json` prints one document, schema `ensel.select/1` (documented in
+# * `--json` prints one document, schema `ensel.select/2` (documented in
 #   {mod}`ensel.evidence`); the numbers are those of the library on the same data and seed,
 #   whatever the order of the table's rows.
 # * `--budget-usd B --prices P` selects within a budget in dollars: {doc}`guide_budgets`.

@@ -42,7 +42,7 @@ def test_commands_run_as_typed_and_fail_the_page_on_a_surprise(tmp_path, monkeyp
     with pytest.raises(ValueError, match="must start with 'ensel'"):
         ensel_output("python -c 1")
     doc = ensel_json("ensel select answers.csv -k 2 --splits 2 --halvings 0 --json")
-    assert doc["schema"] == "ensel.select/1" and doc["k"] == 2
+    assert doc["schema"] == "ensel.select/2" and doc["k"] == 2
 
 
 def test_workdir_is_made_current(monkeypatch, tmp_path) -> None:
