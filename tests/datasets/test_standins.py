@@ -187,21 +187,23 @@ def test_label_invariant_variant_is_byte_identical(name):
     np.testing.assert_allclose(s.Sigma, want, rtol=0, atol=2e-9)
 
 
-_PROBE = """
-import hashlib, json, sys
+_FINGERPRINT = """
+import hashlib
 import numpy as np
 import scipy.linalg  # noqa: F401  (scipy's own BLAS, the one least_squares uses, loaded too)
 from threadpoolctl import threadpool_info
 from ensel.datasets import standins
-out = {"arch": sorted({str(i.get("architecture")) for i in threadpool_info()
-                       if i.get("internal_api") == "openblas"})}
-for variant in standins.VARIANTS:
-    s = standins.spec(sys.argv[1], variant=variant)
-    df = standins.generate(sys.argv[1], n_items=300, variant=variant)
-    out[variant] = [hashlib.sha256(np.ascontiguousarray(s.Sigma).tobytes()).hexdigest(),
-                    hashlib.sha256(df["answer"].to_numpy().tobytes()
-                                   + df["label"].to_numpy().tobytes()).hexdigest()]
-print(json.dumps(out))
+
+def fingerprint(name):
+    out = {"arch": sorted({str(i.get("architecture")) for i in threadpool_info()
+                           if i.get("internal_api") == "openblas"})}
+    for variant in standins.VARIANTS:
+        s = standins.spec(name, variant=variant)
+        df = standins.generate(name, n_items=300, variant=variant)
+        out[variant] = [hashlib.sha256(np.ascontiguousarray(s.Sigma).tobytes()).hexdigest(),
+                        hashlib.sha256(df["answer"].to_numpy().tobytes()
+                                       + df["label"].to_numpy().tobytes()).hexdigest()]
+    return out
 """
 
 
@@ -210,27 +212,28 @@ def test_same_sigma_bits_and_draws_under_another_blas_kernel(name, tmp_path):
     """What another CPU does, on this one: OpenBLAS picks its kernels by CPU, and
     ``OPENBLAS_CORETYPE`` forces other ones (other FMA use and summation order, so other
     last bits in the least-squares fit and the eigendecompositions). The calibrated Sigma
-    has the same bits and the draws the same hash under both kernels and with one thread.
+    has the same bits and the draws the same hash under another kernel with one thread.
     Before the fit was polished and rounded, Sigma differed by about 5e-11 between them."""
     import json
     import os
     import subprocess
     import sys
 
-    def probe(**env: str) -> dict:
-        done = subprocess.run([sys.executable, "-c", _PROBE, name], capture_output=True,
-                              text=True, timeout=300, check=True,
-                              env={**os.environ, "ENSEL_DATA_DIR": str(tmp_path), **env})
-        return json.loads(done.stdout.strip().splitlines()[-1])
-
-    here = probe()
+    found: dict = {}
+    exec(_FINGERPRINT, found)  # noqa: S102 - the same code here and in the other process
+    here = found["fingerprint"](name)
     if not here["arch"]:
         pytest.skip("numpy/scipy do not use OpenBLAS here: no kernel to switch")
-    others = [c for c in ("SandyBridge", "Haswell", "Prescott") if c.lower()
-              not in {a.lower() for a in here["arch"]}]
-    other = probe(OPENBLAS_CORETYPE=others[0], OPENBLAS_NUM_THREADS="1")
+    other_core = [c for c in ("SandyBridge", "Haswell", "Prescott")
+                  if c.lower() not in {a.lower() for a in here["arch"]}][0]
+    code = _FINGERPRINT + "import json, sys\nprint(json.dumps(fingerprint(sys.argv[1])))\n"
+    done = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
+                          timeout=300, check=True,
+                          env={**os.environ, "ENSEL_DATA_DIR": str(tmp_path),
+                               "OPENBLAS_CORETYPE": other_core, "OPENBLAS_NUM_THREADS": "1"})
+    other = json.loads(done.stdout.strip().splitlines()[-1])
     if other["arch"] == here["arch"]:
-        pytest.skip(f"OPENBLAS_CORETYPE={others[0]} does not change the kernel here")
+        pytest.skip(f"OPENBLAS_CORETYPE={other_core} does not change the kernel here")
     for variant in standins.VARIANTS:
         assert other[variant] == here[variant], (variant, here["arch"], other["arch"])
     assert here["label-invariant"][1] == _LABEL_INVARIANT_SHA[name]
