@@ -48,8 +48,9 @@ about ``0.4 d`` per draw. The rule, for every float that feeds a draw:
   same on every machine, reached to rounding, about ``1e-16``), and the loadings and
   ``Sigma`` are rounded to :data:`STABLE_DECIMALS` (10) decimal places, a grid a million
   times coarser than what is left of the machine differences: they have the same bits on
-  every machine but with a probability of about ``1e-6`` per entry, and the grid moves
-  ``Sigma`` by at most ``5e-11``;
+  every machine but with a probability of about ``1e-6`` per entry (polish and grid
+  together moved ``Sigma`` by at most ``1.5e-10`` from the unpolished fit, and no draw of
+  the recorded tables);
 * the thresholds ``tau`` come from elementwise IEEE arithmetic and ``ndtri`` on seeded
   draws: the same bits everywhere;
 * left machine-dependent: the square root of ``Sigma`` (an eigendecomposition) and its
