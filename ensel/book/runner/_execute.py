@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ensel._errors import DataError
-from ensel._io import NotebookRunError, signal_guard
+from ensel._io import NotebookRunError, SignalGuard, signal_guard
 from ensel.book.runner._config import (
     NotebookRun,
     adhoc_run,
@@ -188,6 +188,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                             kernel_name="python3", cwd=str(cwd or root),
                             progress_bar=_progress_bar(run) if progress else False,
                             log_output=False, extra_arguments=_KERNEL_ARGUMENTS,
+                            kernel_manager_class=_kernel_manager_class(guard),
                         )
                     break
                 except pm.PapermillExecutionError:
@@ -277,6 +278,25 @@ def _progress_bar(run: NotebookRun) -> dict[str, Any]:
     """papermill's progress bar (tqdm keywords): one line on stderr, named after the run."""
     return {"file": sys.stderr, "desc": f"{run.notebook}", "unit": "cell", "leave": False,
             "dynamic_ncols": True}
+
+
+def _kernel_manager_class(guard: SignalGuard) -> type:
+    """The kernel manager of a run: after a signal the kernel is stopped at once.
+
+    The graceful shutdown (a shutdown request while the interrupted cell still runs) races
+    that cell's reply: the kernel closes its sockets first and logs the failed reply, a
+    20-line ``ZMQError: Socket operation on non-socket`` traceback on the terminal it shares
+    with the command, above the command's one line. Stopped at once, it writes nothing; a run
+    that ends without a signal keeps the graceful shutdown (and the kernel's own errors stay
+    on stderr)."""
+    from jupyter_client import AsyncKernelManager
+
+    class _KernelManager(AsyncKernelManager):
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+            await super().shutdown_kernel(now=now or guard.received is not None,
+                                          restart=restart)
+
+    return _KernelManager
 
 
 #: Arguments of every page's kernel: quiet logs, and every displayed figure carries the
