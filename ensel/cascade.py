@@ -72,9 +72,11 @@ def _walk(models: list[Any], X: np.ndarray, threshold: float, T: int
 
     The posterior after ``t`` answers depends on the query only through those answers, so
     at each step the open queries are grouped by their answer pattern so far (each group
-    numbered densely from its parent group and the new answer, without sorting) and the
-    ``t``-th aggregator is evaluated once per pattern, on one row of each group.
+    numbered from its parent group and the new answer, :func:`ensel._kernels.code_groups`)
+    and the ``t``-th aggregator is evaluated once per pattern, on one row of each group.
     """
+    from ensel._kernels import code_groups
+
     n = X.shape[0]
     p = np.full(n, 0.5)
     asked = np.zeros(n, dtype=np.int64)
@@ -85,14 +87,9 @@ def _walk(models: list[Any], X: np.ndarray, threshold: float, T: int
         if open_.size == 0:
             break
         key = group * 3 + (X[open_, t].astype(np.int64) + 1)  # answers are -1, 0, +1
-        seen = np.zeros(3 * n_groups, dtype=bool)
-        seen[key] = True
-        number = np.cumsum(seen) - 1
-        group = number[key]
-        n_groups = int(number[-1]) + 1
-        rows = np.empty(n_groups, dtype=np.int64)
-        rows[group] = open_  # one query of each pattern (they share every answer so far)
-        q_pattern = models[t].predict_proba(X[rows, : t + 1])[:, 1]
+        one, group = code_groups(key, 3 * n_groups)  # one query of each pattern so far
+        n_groups = one.size
+        q_pattern = models[t].predict_proba(X[open_[one], : t + 1])[:, 1]
         unsure = ~(np.maximum(q_pattern, 1.0 - q_pattern) >= threshold)[group]
         if t == T - 1:
             unsure[:] = False

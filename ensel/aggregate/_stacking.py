@@ -85,6 +85,7 @@ import numpy as np
 
 from ensel._errors import check_is_fitted
 from ensel._estimator import AggregatorMixin
+from ensel._kernels import code_groups
 from ensel._validation import (
     Interval,
     Shown,
@@ -105,30 +106,31 @@ STRENGTH_GRID: np.ndarray = 2.0 ** np.arange(0, 13)
 
 
 def _pattern_groups(Xa: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First row of each distinct answer pattern and each row's pattern group, from the one
-    answer-digit coder (:func:`ensel.info.pattern_codes`; rows compared whole beyond its
-    int64 alphabet)."""
+    """One row of each distinct answer pattern and each row's pattern group (numbered in
+    code order), from the one answer-digit coder (:func:`ensel.info.pattern_codes`,
+    :func:`ensel._kernels.code_groups`; rows compared whole beyond its int64 alphabet)."""
     base = 3 if (Xa == 0).any() else 2
     if float(base) ** Xa.shape[1] <= MAX_PATTERN_SIZE:
-        codes, _ = pattern_codes(Xa, base=base)
-        _, first, inv = np.unique(codes, return_index=True, return_inverse=True)
-    else:
-        _, first, inv = np.unique(Xa, axis=0, return_index=True, return_inverse=True)
+        codes, size = pattern_codes(Xa, base=base)
+        return code_groups(codes, size)
+    _, first, inv = np.unique(Xa, axis=0, return_index=True, return_inverse=True)
     return first, inv.ravel()
 
 
-def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray,
-                                  model: LogisticStacking) -> float:
+def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray, model: LogisticStacking,
+                                  groups: tuple[np.ndarray, np.ndarray] | None = None
+                                  ) -> float:
     """Empirical-Bayes prior strength: the ``c`` of ``STRENGTH_GRID`` or ``inf`` that
     maximises the Beta-binomial marginal likelihood of the training patterns' counts.
 
     Each seen pattern ``x`` with counts ``(n_+, n_-)`` has the prior ``Beta(c q, c (1 - q))``,
     ``q = model``'s ``P(Y = +1 | x)``; ``c = inf`` is the binomial likelihood under ``q``.
-    Ties go to the largest strength (the fewer effective parameters).
+    Ties go to the largest strength (the fewer effective parameters). ``groups``: the
+    rows' :func:`_pattern_groups`, when the caller has them.
     """
     from scipy.special import betaln, xlogy
 
-    first, inv = _pattern_groups(Xa)
+    first, inv = _pattern_groups(Xa) if groups is None else groups
     pats = Xa[first]
     npos = np.bincount(inv, weights=(ya == 1).astype(float), minlength=len(pats))
     nneg = np.bincount(inv, minlength=len(pats)) - npos
@@ -168,7 +170,7 @@ def _one_blas_thread() -> Iterator[None]:
             if _BLAS_STATE["controller"] is None:
                 try:
                     from threadpoolctl import ThreadpoolController
-                except ImportError:  # pragma: no cover - a core dependency
+                except ImportError:  # it comes with scikit-learn (the dev and book extras)
                     ThreadpoolController = None  # noqa: N806
                 _BLAS_STATE["controller"] = (ThreadpoolController() if ThreadpoolController
                                              else False)
@@ -191,29 +193,29 @@ def _newton(Z: np.ndarray, t: np.ndarray, w: np.ndarray, pen: np.ndarray, beta: 
     times) by Newton's method with step halving; returns ``(beta, objective, iterations)``."""
     from scipy.special import expit, log_expit
 
-    def objective(b: np.ndarray) -> float:
-        eta = Z @ b
+    def objective(b: np.ndarray) -> tuple[float, np.ndarray]:
+        eta = Z @ b  # kept: the next step's linear predictor when b is accepted
         return float(-(w * (t * log_expit(eta) + (1 - t) * log_expit(-eta))).sum()
-                     + 0.5 * (pen * b * b).sum())
+                     + 0.5 * (pen * b * b).sum()), eta
 
-    f = objective(beta)
+    f, eta = objective(beta)
     n_iter = 0
     eye = 1e-12 * np.eye(Z.shape[1])
     for _ in range(max_iter):
         n_iter += 1
-        p = expit(Z @ beta)
+        p = expit(eta)
         g = Z.T @ (w * (p - t)) + pen * beta
         H = (Z * (w * p * (1 - p))[:, None]).T @ Z + np.diag(pen) + eye
         step = np.linalg.solve(H, g)
         size = 1.0
         while True:  # step halving: the penalised log-loss never increases
             cand = beta - size * step
-            fc = objective(cand)
+            fc, eta_c = objective(cand)
             if fc <= f or size < 1e-8:
                 break
             size /= 2.0
         change = float(np.max(np.abs(cand - beta)))
-        beta, f = cand, fc
+        beta, f, eta = cand, fc, eta_c
         if change < tol:
             break
     return beta, f, n_iter
@@ -295,16 +297,20 @@ class LogisticStacking(AggregatorMixin):
         -------
         self
         """
-        l2, max_iter, tol = float(self.l2), int(self.max_iter), float(self.tol)
         Xa, ya = check_X_y(X, y, require_both_classes=True)
+        return self._fit_groups(Xa, ya, _pattern_groups(Xa)[1])
+
+    def _fit_groups(self, Xa: np.ndarray, ya: np.ndarray, inv: np.ndarray) -> LogisticStacking:
+        """:meth:`fit` on validated answers whose pattern groups ``inv`` are known."""
+        l2, max_iter, tol = float(self.l2), int(self.max_iter), float(self.tol)
         k = Xa.shape[1]
         t = (ya.astype(float) + 1.0) / 2.0
         p0 = float(np.clip(t.mean(), 1e-12, 1 - 1e-12))
         # the log-loss depends on the rows only through each (pattern, label) count: fit on
         # the distinct pairs, each weighted by its count (the same objective, far fewer rows)
-        _, inv = _pattern_groups(Xa)
-        _, rows, pair = np.unique(2 * inv + (ya == 1), return_index=True, return_inverse=True)
-        w = np.bincount(pair.ravel()).astype(float)
+        n_pat = int(inv.max()) + 1
+        rows, pair = code_groups(2 * inv + (ya == 1), 2 * n_pat)
+        w = np.bincount(pair).astype(float)
         Xa, t = Xa[rows], t[rows]
         n = len(rows)
         fits = {}
@@ -445,9 +451,11 @@ class BackoffMAP(AggregatorMixin):
         """
         auto = isinstance(self.strength, str)
         Xa, ya = check_X_y(X, y, require_both_classes=True)
-        self.logistic_ = LogisticStacking(l2=self.l2).fit(Xa, ya)
+        groups = _pattern_groups(Xa)  # one grouping for the logistic fit and the strength
+        self.logistic_ = LogisticStacking(l2=self.l2)._fit_groups(Xa, ya, groups[1])
+        self.logistic_._record_fit(Xa, None)  # what its fit records of validated answers
         self.table_ = MAPAggregator(alpha=0.0).fit(Xa, ya)
-        self.strength_ = (_marginal_likelihood_strength(Xa, ya, self.logistic_) if auto
+        self.strength_ = (_marginal_likelihood_strength(Xa, ya, self.logistic_, groups) if auto
                           else float(self.strength))
         self.n_models_ = Xa.shape[1]
         self.classes_ = np.array([-1, 1], dtype=np.int8)
