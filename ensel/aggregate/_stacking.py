@@ -152,7 +152,23 @@ def _intercept_critical() -> float:
 
 
 _BLAS_LOCK = threading.Lock()
-_BLAS_STATE: dict[str, Any] = {"depth": 0, "limiter": None, "controller": None}
+_BLAS_STATE: dict[str, Any] = {"depth": 0, "limiter": None, "controller": None,
+                               "release": None}
+
+
+def _blas_set(change: Any) -> Any:
+    """Run ``change`` (a threadpoolctl limit or restore) from whichever thread: threadpoolctl
+    lets only one "controlling" thread set OpenBLAS's process-wide pool and ignores the
+    others, so that role is released before and after (the caller's own limits still
+    apply from its thread)."""
+    release = _BLAS_STATE["release"]
+    if release is not None:
+        release(force=True)
+    try:
+        return change()
+    finally:
+        if release is not None:
+            release(force=True)
 
 
 @contextlib.contextmanager
@@ -163,19 +179,23 @@ def _one_blas_thread() -> Iterator[None]:
     second BLAS thread only adds its start-up and, on a busy machine, its spinning (a
     20-model fit on 16,000 items took 2.5 s on two threads under load, 0.13 s on one).
     The result is the same on any number of threads (each entry of the product is summed
-    in the same order). Nested and concurrent blocks share one limit: the first to enter
-    sets it, the last to leave restores the caller's setting."""
+    in the same order). Nested and concurrent blocks (``--jobs``) share one limit: the
+    first to enter sets it, the last to leave restores the setting found on entry."""
     with _BLAS_LOCK:
         if _BLAS_STATE["depth"] == 0:
             if _BLAS_STATE["controller"] is None:
                 try:
-                    from threadpoolctl import ThreadpoolController
+                    import threadpoolctl
                 except ImportError:  # it comes with scikit-learn (the dev and book extras)
-                    ThreadpoolController = None  # noqa: N806
-                _BLAS_STATE["controller"] = (ThreadpoolController() if ThreadpoolController
-                                             else False)
+                    _BLAS_STATE["controller"] = False
+                else:
+                    _BLAS_STATE["controller"] = threadpoolctl.ThreadpoolController()
+                    _BLAS_STATE["release"] = getattr(getattr(
+                        threadpoolctl, "OpenBLASController", None), "clear_controlling_thread",
+                        None)
             ctl = _BLAS_STATE["controller"]
-            _BLAS_STATE["limiter"] = ctl.limit(limits=1, user_api="blas") if ctl else None
+            _BLAS_STATE["limiter"] = (_blas_set(lambda: ctl.limit(limits=1, user_api="blas"))
+                                      if ctl else None)
         _BLAS_STATE["depth"] += 1
     try:
         yield
@@ -183,7 +203,7 @@ def _one_blas_thread() -> Iterator[None]:
         with _BLAS_LOCK:
             _BLAS_STATE["depth"] -= 1
             if _BLAS_STATE["depth"] == 0 and _BLAS_STATE["limiter"] is not None:
-                _BLAS_STATE["limiter"].restore_original_limits()
+                _blas_set(_BLAS_STATE["limiter"].restore_original_limits)
                 _BLAS_STATE["limiter"] = None
 
 
