@@ -487,6 +487,9 @@ def notebook_html(nb: Any, *, title: str | None = None, notebook_link: str | Non
 _RAW_ROLE = re.compile(r"\{[A-Za-z][\w:.+-]*\}(?:`|\x01)")  # \x01: a code element
 _RAW_LABEL = re.compile(r"(?:^|\s)\([A-Za-z0-9_{}.:-]+\)=(?:\s|$)")
 _SKIP = {"script", "style", "pre", "code", "textarea", "math", "svg", "kbd", "samp"}
+_INLINE = {"a", "span", "i", "b", "em", "strong", "sub", "sup", "small", "abbr", "cite",
+           "q", "s", "u", "mark", "var", "dfn", "time", "data", "bdi", "bdo", "label",
+           "code", "kbd", "samp", "math", "svg", "tt"}
 
 
 class _TextScan(HTMLParser):
@@ -500,6 +503,8 @@ class _TextScan(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k.lower(): v for k, v in attrs}
+        if tag not in _INLINE:  # a block starts: text on either side is not one line
+            self.text.append("\n")
         if tag == "img":
             self.images.append(a.get("alt"))
             return
@@ -513,6 +518,8 @@ class _TextScan(HTMLParser):
         self.stack.append((tag, skip))
 
     def handle_endtag(self, tag: str) -> None:
+        if tag not in _INLINE:
+            self.text.append("\n")
         for i in range(len(self.stack) - 1, -1, -1):
             if self.stack[i][0] == tag:
                 del self.stack[i:]
