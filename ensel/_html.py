@@ -421,8 +421,9 @@ def notebook_html(nb: Any, *, title: str | None = None, notebook_link: str | Non
                   bibliography: str | None = None) -> str:
     """An executed notebook of the book as one self-contained page: its markdown and the
     outputs of its cells, no code; glued numbers, roles, targets and formulas resolved;
-    every figure with its MyST-NB caption as ``alt`` text (a figure without one gets the
-    caption-less description "Figure N of <title>" only if it has a title above it)."""
+    every figure with its MyST-NB caption as ``alt`` text and numbered "Fig. N" as the book
+    numbers its own figures (a figure without a caption is described by its number and the
+    page's title); ``bibliography``: the text of a BibTeX file for ``{cite}``."""
     md = _markdown()
     glue = glue_values(nb)
     cite = _bib_entries(bibliography) if bibliography else {}
@@ -432,7 +433,7 @@ def notebook_html(nb: Any, *, title: str | None = None, notebook_link: str | Non
         fig = ((cell.get("metadata") or {}).get("mystnb") or {}).get("figure") or {}
         if fig.get("name"):
             n_fig += 1
-            targets[str(fig["name"])] = f"Figure {n_fig}"
+            targets[str(fig["name"])] = f"Fig. {n_fig}"
     parts: list[str] = []
     heading = title
     n_fig = 0
@@ -461,12 +462,12 @@ def notebook_html(nb: Any, *, title: str | None = None, notebook_link: str | Non
                 caption = fig.get("caption")
                 cap_html = None
                 if caption:
-                    cap_html = (f"<b>Figure {n_fig}.</b> "
+                    cap_html = (f"<b>Fig. {n_fig}.</b> "
                                 + myst_html(str(caption), glue=glue, targets=targets,
                                             cite=cite, md=md).strip()
                                 .removeprefix("<p>").removesuffix("</p>"))
-                alt = (re.sub(r"<[^>]+>", "", cap_html).removeprefix(f"Figure {n_fig}. ")
-                       if cap_html else f"Figure {n_fig} of the page {heading or ''}".strip())
+                alt = (re.sub(r"<[^>]+>", "", cap_html).removeprefix(f"Fig. {n_fig}. ")
+                       if cap_html else f"Fig. {n_fig} of the page {heading or ''}".strip())
                 parts.append(png_html(base64.b64decode(_as_text(data["image/png"])), alt,
                                       cap_html, anchor=fig.get("name")))
             elif "text/html" in data:

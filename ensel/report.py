@@ -7,8 +7,8 @@ all your models on the same random splits, a per-model table that keeps abstenti
 (accuracy, coverage, accuracy when answered) and, given a price per query for each model,
 the cost-error frontier of :mod:`ensel.frontier` with the models budgeted selection buys at
 each budget. :func:`report_html` renders it as one self-contained offline HTML page
-(:mod:`ensel._html`, the rendering path ``ensel evaluate`` shares); ``ensel report`` is the
-command (:mod:`ensel.cli.report`).
+(``ensel._html``, the rendering path ``ensel evaluate`` shares); ``ensel report`` is the
+command (``ensel.cli.report``).
 
 How an abstention and a tie count: the task is binary; an abstention (answer ``0``) is a
 wrong answer in a model's *accuracy* and in an ensemble's error; *coverage* is the share of
