@@ -25,8 +25,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from html.parser import HTMLParser
 from typing import Any
 
-__all__ = ["CSS", "DEFAULT_ALT_TEXTS", "esc", "figure_html", "myst_html", "notebook_html",
-           "page", "table_html", "tex_html", "unrendered_markup"]
+__all__ = ["CSS", "DEFAULT_ALT_TEXTS", "caption_text", "esc", "figure_html", "myst_html",
+           "notebook_html", "page", "png_html", "table_html", "tex_html", "unrendered_markup"]
 
 #: ``alt`` texts that say nothing about the figure (nbconvert's and matplotlib's defaults).
 DEFAULT_ALT_TEXTS = ("no description has been provided for this image", "image", "figure",
@@ -403,6 +403,26 @@ def myst_html(text: str, *, glue: Mapping[str, Mapping[str, Any]] | None = None,
     return m.release(rendered)
 
 
+def caption_text(text: str) -> str:
+    """A MyST caption as plain text, for an ``alt`` attribute: roles by their text, ``$...$``
+    formulas in Unicode, markup removed.
+
+    Examples
+    --------
+    >>> caption_text("Error of $k$ models, {numref}`as before <fig-a>` (**MAP**).")
+    'Error of k models, as before (MAP).'
+    """
+    def role_text(r: re.Match[str]) -> str:
+        t = _TARGET.match(r.group(2))
+        return t.group(1) if t else r.group(2)
+
+    m = _Myst({}, {}, {})
+    held = m.inline(_ROLE.sub(role_text, text))
+    out = re.sub(r"<[^>]+>", "", m.release(held))
+    out = re.sub(r"(\*\*|__|\*|`)", "", out)
+    return " ".join(_html.unescape(out).split())
+
+
 def _bib_entries(bib: str) -> dict[str, str]:
     """key -> "Authors, year" of a BibTeX file's entries (for ``{cite}``)."""
     out = {}
@@ -500,14 +520,14 @@ class _TextScan(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.stack: list[tuple[str, bool]] = []
         self.text: list[str] = []
-        self.images: list[str | None] = []
+        self.images: list[tuple[str | None, str | None]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k.lower(): v for k, v in attrs}
         if tag not in _INLINE:  # a block starts: text on either side is not one line
             self.text.append("\n")
         if tag == "img":
-            self.images.append(a.get("alt"))
+            self.images.append((a.get("alt"), a.get("src")))
             return
         if tag in ("br", "hr", "meta", "link", "input", "source", "wbr", "area", "col"):
             return
@@ -538,7 +558,8 @@ def unrendered_markup(html_text: str) -> list[str]:
     ``{role}```), ``(label)=`` targets, ``$...$`` formulas outside a math element (text in
     ``<code>``, ``<pre>``, ``<script>``, ``<style>`` and elements of class ``math`` is not
     read), and images whose ``alt`` text is missing, empty or a default that describes
-    nothing ("No description has been provided for this image").
+    nothing ("No description has been provided for this image", the image's own file name
+    as Sphinx writes it when none is given).
 
     Examples
     --------
@@ -562,8 +583,9 @@ def unrendered_markup(html_text: str) -> list[str]:
         found.append(f"raw target: {m.group(0).strip()}")
     for m in _DOLLAR.finditer(text):
         found.append(f"unrendered math: {m.group(0)[:40]}")
-    for alt in scan.images:
+    for alt, src in scan.images:
         a = " ".join((alt or "").split())
-        if not a or a.lower().startswith(DEFAULT_ALT_TEXTS):
+        if (not a or a.lower().startswith(DEFAULT_ALT_TEXTS) or a == src
+                or re.fullmatch(r"\S+\.(?:png|jpe?g|svg|gif|webp)", a, re.I)):
             found.append(f"image without a real alt text: {alt!r}")
     return found
