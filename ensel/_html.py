@@ -53,9 +53,9 @@ background:#fff}}
 """
 
 
-def esc(value: Any) -> str:
-    """``value`` as HTML text (``&``, ``<``, ``>`` and quotes escaped)."""
-    return _html.escape(str(value), quote=True)
+def esc(value: Any, *, quote: bool = True) -> str:
+    """``value`` as HTML text (``&``, ``<``, ``>`` and, with ``quote``, quotes escaped)."""
+    return _html.escape(str(value), quote=quote)
 
 
 def page(title: str, body: str, *, lang: str = "en") -> str:

@@ -81,7 +81,8 @@ from ensel._validation import Interval, validate_params
 from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
-           "frontier_summary", "convex_hull", "hull_aiq", "draw_frontier", "frontier_figure"]
+           "frontier_summary", "convex_hull", "hull_aiq", "draw_frontier", "frontier_alt",
+           "frontier_figure"]
 
 SCHEMA = "ensel.frontier/1"
 #: Methods of the frontier, in the order they are drawn.
@@ -500,6 +501,15 @@ def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True) ->
     ax.set_ylabel("held-out error")
 
 
+def frontier_alt(doc: dict[str, Any], source: str | None = None) -> str:
+    """What the frontier figure of ``doc`` shows, in one sentence (its ``alt`` text)."""
+    b = doc["budgets"]
+    on = f" on {source}" if source else ""
+    return (f"Held-out error against cost per query (USD, log scale, {b[0]:.3g} to "
+            f"{b[-1]:.3g}){on} for {', '.join(doc['methods'])}: each method's mean points "
+            "and its convex hull.")
+
+
 @validate_params({"doc": [dict], "path": [str, os.PathLike, None]})
 def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
     """Error against cost per query, one line per method with its hull; saved to ``path``
@@ -521,17 +531,13 @@ def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
     ax.legend(fontsize=8)
     fig.tight_layout()
     if path:
-        if str(path).endswith(".html"):
-            import base64
-            import io
+        if str(path).endswith(".html"):  # the reports' page (ensel._html), its data below
+            from ensel._html import esc, figure_html, page
 
-            buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=120)
-            data = base64.b64encode(buf.getvalue()).decode()
             with open(path, "w", encoding="utf-8") as f:
-                f.write("<!doctype html><meta charset='utf-8'><title>ensel frontier</title>"
-                        f"<img alt='cost-error frontier' src='data:image/png;base64,{data}'>"
-                        f"<pre>{json.dumps(doc, indent=1)}</pre>")
+                f.write(page("ensel frontier", "<h1>Cost-error frontier</h1>"
+                             + figure_html(fig, frontier_alt(doc), dpi=120)
+                             + f"<pre>{esc(json.dumps(doc, indent=1), quote=False)}</pre>"))
         else:
             fig.savefig(path, dpi=120)
     return fig

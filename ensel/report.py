@@ -352,17 +352,13 @@ def _figures(rep: UserReport) -> dict[str, str]:
             "Held-out error along the selection path (inner splits of -k auto); the "
             "smallest k within one standard error of the best is deployed."))
     if rep.frontier is not None:
-        from ensel.frontier import draw_frontier
+        from ensel.frontier import draw_frontier, frontier_alt
 
         fig = Figure(figsize=(7, 4.5))
         ax = fig.subplots()
         draw_frontier(ax, rep.frontier)
         ax.legend(fontsize=8)
-        b = rep.frontier["budgets"]
-        alt = (f"Held-out error against cost per query (USD, log scale, {b[0]:.3g} to "
-               f"{b[-1]:.3g}) on {name} for {', '.join(rep.frontier['methods'])}: each "
-               "method's mean points and its convex hull.")
-        out["frontier"] = figure_html(fig, alt, esc(
+        out["frontier"] = figure_html(fig, frontier_alt(rep.frontier, name), esc(
             "The cost-error frontier: held-out error against dollars per query, one colour "
             "per method (points: the budgets; lines: each method's hull)."))
     return out
