@@ -373,6 +373,9 @@ def test_evaluate_works_on_small_and_large_pools(tmp_path, capsys, m) -> None:
     html = out.read_text()
     assert "all passed" in html
     assert "not applicable" in html
+    from ensel._html import unrendered_markup
+
+    assert unrendered_markup(html) == []
     if m > 3:
         assert "budgets k = 1..7" in err
         assert f"not applicable: 300 queries for {m:,} models" in html

@@ -152,6 +152,22 @@ def test_real_report_has_the_buy_list_and_the_frontier(real) -> None:
     assert doc["prices"] == "shipped" and doc["dropped_models"]
 
 
+@pytest.mark.notebooks
+def test_evaluate_on_the_weak_pool_is_fully_rendered(tmp_path) -> None:
+    """The paper's protocol page on the same weak abstaining pool, through ``ensel evaluate``
+    (the one rendering path of the reports)."""
+    _weak_pool(tmp_path / "weak.parquet")
+    out = tmp_path / "eval.html"
+    assert main(["evaluate", str(tmp_path / "weak.parquet"), "-o", str(out), "--splits", "2",
+                 "--ks", "1-3", "--jobs", "1", "--no-progress"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert unrendered_markup(html) == []
+    text, alts = _read(html)
+    assert "24 models" in text and len(alts) >= 5
+    assert all(a.endswith(".") and len(a) > 30 for a in alts)
+    assert "<script" not in html and 'href="eval.ipynb"' in html
+
+
 def test_report_bad_input_exits_2_with_one_line(tmp_path, capsys, weak) -> None:
     from tests.bad_input.conftest import assert_usage_error, run_cli
 
