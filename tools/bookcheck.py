@@ -112,6 +112,14 @@ def unrendered_pages(html_dir: str | Path) -> dict[str, list[str]]:
     return found
 
 
+def _failed(title: str, problems: dict[str, list[str]]) -> int:
+    print(title, file=sys.stderr)
+    for page, items in problems.items():
+        for item in items:
+            print(f"  {page}: {item}", file=sys.stderr)
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry: ``python -m tools.bookcheck [HTML_DIR] [--no-markup]``."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -120,22 +128,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     html_dir = Path(args[0] if args else "_build/html")
     problems = external_resources(html_dir)
     if problems:
-        print(f"The book at {html_dir} loads external resources (it must work offline):",
-              file=sys.stderr)
-        for page, items in problems.items():
-            for item in items:
-                print(f"  {page}: {item}", file=sys.stderr)
-        return 1
+        return _failed(f"The book at {html_dir} loads external resources (it must work "
+                       "offline):", problems)
     n = sum(1 for _ in html_dir.rglob("*.html"))
-    if markup:
-        shown = unrendered_pages(html_dir)
-        if shown:
-            print(f"The book at {html_dir} shows unrendered markup on {len(shown)} page(s):",
-                  file=sys.stderr)
-            for page, items in shown.items():
-                for item in items:
-                    print(f"  {page}: {item}", file=sys.stderr)
-            return 1
+    shown = unrendered_pages(html_dir) if markup else {}
+    if shown:
+        return _failed(f"The book at {html_dir} shows unrendered markup on {len(shown)} "
+                       "page(s):", shown)
     print(f"offline check: {n} HTML pages, no external resources"
           + (", nothing unrendered" if markup else ""))
     return 0
