@@ -172,7 +172,10 @@ def _recommendation(ev: Any, table: pd.DataFrame) -> dict[str, Any]:
         headline = (f"Use these {len(models)} models together, aggregated by "
                     f"{ev.aggregator}: {', '.join(models)}. They beat the best single model "
                     "beyond the noise of the evaluation.")
+    best_model = str(table.sort_values(["accuracy", "model"],
+                                       ascending=[False, True]).iloc[0]["model"])
     return {"models": models, "aggregator": None if one else ev.aggregator,
+            "best_single_model": best_model,
             "one_model_enough": one, "error": arm["error"], "low": arm["low"],
             "high": arm["high"], "ensemble": chosen, "ensemble_error": arms["selected"],
             "best_single_error": arms["best_single"], "vs_best_single": dict(vs),
@@ -392,7 +395,8 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
                    f"{_ci(r['ensemble_error'])}; minus the best single model: "
                    f"{esc(_diff(r['vs_best_single']))}.</p>")
     elif not r["one_model_enough"]:
-        ans.append(f"<p>Against the best single model ({_ci(bs)}): "
+        ans.append(f"<p>Against the best single model ({esc(r['best_single_model'])}: "
+                   f"{_ci(bs)}): "
                    f"{esc(_diff(r['vs_best_single']))} (negative: the ensemble is "
                    "better).</p>")
     if rep.all_models is not None:
@@ -401,12 +405,14 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
                    f"{_ci(a)}; minus the best single model: "
                    f"{esc(_diff(a['vs_best_single']))}.</p>")
     if rep.buy_list:
-        best = [b for b in rep.buy_list if not b["dominated"]]
-        top = min(best, key=lambda b: (b["error"], b["cost"]))
-        ans.append(f"<p>With the prices ({esc(rep.prices)}): the lowest held-out error, "
-                   f"{_ci(top)}, costs {_usd(top['cost'])} per query buying "
-                   f"{esc(', '.join(top['models']))}. Every budget in the buy list "
-                   "below.</p>")
+        top = min(rep.buy_list, key=lambda b: (b["error"], b["cost"]))
+        price = dict(zip(rep.models["model"], rep.models["usd_per_query"], strict=True))
+        ans.append(f"<p>With the prices ({esc(rep.prices)}): the recommendation costs "
+                   f"{_usd(sum(price[m] for m in r['models']))} per query. "
+                   f'<a href="#buy">The buy list</a> gives what budgeted selection buys at '
+                   f"each budget; its lowest held-out error, {_ci(top)}, costs "
+                   f"{_usd(top['cost'])} per query ({len(top['models'])} "
+                   f"model{'s' if len(top['models']) > 1 else ''}).</p>")
     parts.append('<div class="answer">' + "".join(ans) + "</div>")
     parts.append(
         '<p class="muted">How abstentions count: an abstention is a wrong answer in a '

@@ -149,6 +149,10 @@ def test_real_report_has_the_buy_list_and_the_frontier(real) -> None:
         assert row["cost"] <= row["budget"] * (1 + 1e-9)
         assert ", ".join(row["models"]) in text
     assert any(a.startswith("Held-out error against cost per query") for a in alts)
+    price = {m["model"]: m["usd_per_query"] for m in doc["models"]}
+    cost = sum(price[m] for m in doc["recommendation"]["models"])
+    head = text[:text.index("Buy list")]
+    assert f"the recommendation costs {cost:.3g} USD per query" in head
     assert doc["prices"] == "shipped" and doc["dropped_models"]
 
 
