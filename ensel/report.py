@@ -318,9 +318,10 @@ def _figures(rep: UserReport) -> dict[str, str]:
                label="other models")
     ax.scatter(t["coverage"][picked], t["accuracy_answered"][picked], s=60, marker="*",
                color="C3", label="recommended")
-    for _, r in t[picked].iterrows():
-        ax.annotate(str(r["model"]), (r["coverage"], r["accuracy_answered"]), fontsize=8,
-                    xytext=(4, 3), textcoords="offset points")
+    for _, r in (t if len(t) <= 15 else t[picked]).iterrows():  # few models: every name
+        ax.annotate(str(r["model"]), (r["coverage"], r["accuracy_answered"]), fontsize=7,
+                    xytext=(4, 3), textcoords="offset points",
+                    color="C3" if r["model"] in rec else "0.3")
     ax.set_xlabel("coverage (share of items answered)")
     ax.set_ylabel("accuracy when answered")
     ax.legend(fontsize=8)

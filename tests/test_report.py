@@ -3,6 +3,8 @@ nothing unrendered in it; on a weak abstaining pool and on a real source with pr
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 from html.parser import HTMLParser
@@ -62,9 +64,13 @@ def weak(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("weak")
     X = _weak_pool(tmp / "weak.parquet")
     out = tmp / "r" / "weak.html"
-    assert main(["report", str(tmp / "weak.parquet"), "-o", str(out), "--jobs", "1"]) == 0
-    return {"X": X, "html": out.read_text(encoding="utf-8"), "out": out,
-            "doc": json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))}
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        assert main(["report", str(tmp / "weak.parquet"), "-o", str(out), "--jobs", "1",
+                     "--json"]) == 0
+    doc = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    return {"X": X, "html": out.read_text(encoding="utf-8"), "out": out, "doc": doc,
+            "stdout": stdout.getvalue()}
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +90,13 @@ def real(tmp_path_factory) -> dict:
         mp.undo()
     return {"html": out.read_text(encoding="utf-8"),
             "doc": json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))}
+
+
+def test_the_json_on_stdout_is_the_sidecar(weak) -> None:
+    """``--json`` prints the document written beside the page, and nothing else."""
+    doc = weak["doc"]
+    assert doc["schema"] == "ensel.report/1" and doc["select"]["schema"] == "ensel.select/1"
+    assert json.loads(weak["stdout"]) == doc
 
 
 def test_the_weak_pool_is_near_chance_and_abstains(weak) -> None:

@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="threads for the splits (default: one per core); the report is the "
                         "same for every N")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--json", action="store_true",
+                   help="print the report's JSON document (schema ensel.report/1) on stdout "
+                        "instead of its headline")
     _add_progress(p, "a progress bar of the splits on stderr")
     _add_format(p)
     add_price_arguments(p)
@@ -79,12 +82,11 @@ def run_command(args: Any) -> int:
     from ensel._io import write_atomic
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(side, lambda t: t.write_text(json.dumps(rep.to_dict(), indent=1,
-                                                         default=_plain), encoding="utf-8"),
-                 force=args.force)
+    doc = json.dumps(rep.to_dict(), indent=1, default=_plain)
+    write_atomic(side, lambda t: t.write_text(doc, encoding="utf-8"), force=args.force)
     write_atomic(out, lambda t: t.write_text(html, encoding="utf-8"), force=args.force)
     r = rep.recommendation
-    print(r["headline"])
+    print(doc if args.json else r["headline"])
     print(f"held-out error {r['error']:.3f} [{r['low']:.3f}, {r['high']:.3f}]; wrote {out} "
           f"and {side.name}", file=sys.stderr)
     return 0
