@@ -109,10 +109,12 @@ def _all_models(data: Sequence[Any], ev: Any, *, seed: int,
     """Every model aggregated by the recommended aggregator, on the splits of ``ev``, and
     its paired difference to the best single model (Top-k at ``k = m`` and at 1)."""
     from ensel.experiment import evaluate, paired_differences
+    from ensel.info import MAX_PATTERN_SIZE
     from ensel.stats import paired_interval
 
     m = len(data[0].models)
-    if m < 2:
+    radix = 3 if any((d.X == 0).any() for d in data) else 2
+    if m < 2 or float(radix) ** m > MAX_PATTERN_SIZE:  # the aggregators' pattern codes
         return None
     e = ev.evaluation
     res = evaluate(list(data), ks=[1, m], n_splits=e["n_splits"], seed=seed,
@@ -400,6 +402,13 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
                    f"{_ci(bs)}): "
                    f"{esc(_diff(r['vs_best_single']))} (negative: the ensemble is "
                    "better).</p>")
+    if rep.all_models is None and rep.n_models > 1:
+        from ensel.info import MAX_PATTERN_SIZE
+
+        most = [int(math.log(MAX_PATTERN_SIZE, r) + 1e-9) for r in (2, 3)]
+        ans.append(f"<p>All {rep.n_models} models together: not evaluated (the aggregators "
+                   f"code the answer patterns of at most {most[0]} models, {most[1]} with "
+                   "abstentions).</p>")
     if rep.all_models is not None:
         a = rep.all_models
         ans.append(f"<p>All {a['k']} models together ({esc(sel['aggregator'])}): "

@@ -169,6 +169,26 @@ def test_real_report_has_the_buy_list_and_the_frontier(real) -> None:
     assert doc["prices"] == "shipped" and doc["dropped_models"]
 
 
+@pytest.mark.parametrize("m", [1, 70])
+def test_one_model_and_a_pool_too_large_to_aggregate_whole(tmp_path, m) -> None:
+    from ensel.data import to_long
+    from ensel.pools import family_pool
+
+    pool = family_pool(m, 300, random_state=m)
+    to_long(pool.X, pool.y).to_parquet(tmp_path / "p.parquet", index=False)
+    out = tmp_path / "p.html"
+    assert main(["report", str(tmp_path / "p.parquet"), "-o", str(out), "--jobs", "1"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert unrendered_markup(html) == []
+    text, _ = _read(html)
+    doc = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert doc["all_models"] is None
+    if m == 1:
+        assert "One model is enough: use m0." in text and "together" not in text
+    else:
+        assert "All 70 models together: not evaluated" in text and "at most 62 models" in text
+
+
 @pytest.mark.notebooks
 def test_evaluate_on_the_weak_pool_is_fully_rendered(tmp_path) -> None:
     """The paper's protocol page on the same weak abstaining pool, through ``ensel evaluate``
