@@ -286,3 +286,18 @@ def test_notebook_html_hides_code_and_describes_figures() -> None:
     assert "5 models" in text and "plot()" not in text and "glue(" not in text
     assert alts == ["Error against k for two selectors."]
     assert 'href="page.ipynb"' in html
+
+
+def test_report_names_the_extra_it_needs(tmp_path, capsys, monkeypatch) -> None:
+    import importlib.util
+
+    from tests.bad_input.conftest import assert_usage_error, run_cli
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    _weak_pool(tmp_path / "weak.parquet")
+    r = run_cli(["report", str(tmp_path / "weak.parquet"), "-o", str(tmp_path / "r.html")],
+                capsys)
+    assert_usage_error(r, "report", "matplotlib not installed")
+    assert not list(tmp_path.glob("r.*"))
