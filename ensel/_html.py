@@ -129,7 +129,11 @@ _SYMBOLS = {
     "propto": "∝", "equiv": "≡", "ell": "ℓ", "emptyset": "∅", "forall": "∀", "exists": "∃",
     "neg": "¬", "land": "∧", "lor": "∨", "lvert": "|", "rvert": "|", "vert": "|",
     "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
-    "{": "{", "}": "}", "%": "%", "$": "$", "_": "_", "&": "&", "#": "#", "|": "‖",
+    "perp": "⊥", "star": "⋆", "ast": "∗", "int": "∫", "oint": "∮", "leftrightarrow": "↔",
+    "Leftrightarrow": "⇔", "iff": "⟺", "implies": "⟹", "mapsto": "↦", "subsetneq": "⊊",
+    "supset": "⊃", "supseteq": "⊇", "ll": "≪", "gg": "≫", "nabla": "∇", "circ": "∘",
+    "bullet": "•", "oplus": "⊕", "otimes": "⊗", "prime": "′", "top": "⊤", "bot": "⊥",
+    "\\": "; ", "{": "{", "}": "}", "%": "%", "$": "$", "_": "_", "&": "&", "#": "#", "|": "‖",
     ",": "\u2009", ";": "\u2005", ":": "\u2005", "!": "", " ": " ", "quad": "\u2003",
     "qquad": "\u2003\u2003", "left": "", "right": "", "big": "", "Big": "", "bigl": "",
     "bigr": "", "Bigl": "", "Bigr": "",
@@ -146,8 +150,8 @@ _BB = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ", "E": "𝔼", 
 class _Tex:
     """A small reader of inline TeX: groups, commands, sub- and superscripts."""
 
-    def __init__(self, text: str) -> None:
-        self.s, self.i = text, 0
+    def __init__(self, text: str, strict: bool = True) -> None:
+        self.s, self.i, self.strict = text, 0, strict
 
     def group(self) -> str:
         """The next argument: a ``{...}`` group, a command or one character, as HTML."""
@@ -162,7 +166,7 @@ class _Tex:
                     break
                 j += 1
             inner, self.i = self.s[self.i + 1:j], j + 1
-            return _Tex(inner).render()
+            return _Tex(inner, self.strict).render()
         if self.s[self.i] == "\\":
             return self.command()
         ch = self.s[self.i]
@@ -218,6 +222,11 @@ class _Tex:
         if name in ("frac", "dfrac", "tfrac"):
             a, b = self.group(), self.group()
             return f"({a})/({b})"
+        if name == "binom":
+            a, b = self.group(), self.group()
+            return f"C({a}, {b})"
+        if not self.strict:  # a reader sees the command's name rather than no page
+            return esc(name)
         raise ValueError(f"formula: the TeX command \\{name} has no plain-text rendering "
                          f"(ensel._html.tex_html); write it in words or add it there")
 
@@ -256,10 +265,11 @@ def _atom(ch: str) -> str:
     return esc(ch)
 
 
-def tex_html(tex: str) -> str:
+def tex_html(tex: str, *, strict: bool = True) -> str:
     """Inline TeX as HTML (Unicode symbols, ``<sub>``/``<sup>``, italic letters) in a
-    ``<span class="math">``: readable without a script. Raises ``ValueError`` naming a
-    command it cannot write.
+    ``<span class="math">``: readable without a script. A command it cannot write raises
+    ``ValueError`` naming it (``strict=False``: the command's name is written; the tests
+    hold every formula of the book's pages to ``strict``).
 
     Examples
     --------
@@ -268,7 +278,7 @@ def tex_html(tex: str) -> str:
     >>> tex_html(r"\\hat I(Y; X_S)")
     '<span class="math"><i>I\u0302</i>(<i>Y</i>; <i>X</i><sub><i>S</i></sub>)</span>'
     """
-    body = _Tex(tex.strip()).render()
+    body = _Tex(tex.strip(), strict).render()
     for g in "αβγδεζηθκλμνξπρστφχψω":  # lower-case Greek variables in italic
         body = re.sub(f"(?<!<i>){g}(?!</i>)", f"<i>{g}</i>", body)
     return f'<span class="math">{body}</span>'
@@ -347,7 +357,8 @@ class _Myst:
             keys = [k.strip() for k in target.split(",")]
             return self.hold(esc("(" + "; ".join(self.cite.get(k, k) for k in keys) + ")"))
         if name in ("math", "eq"):
-            return self.hold(tex_html(target) if name == "math" else esc(f"({target})"))
+            return self.hold(tex_html(target, strict=False) if name == "math"
+                             else esc(f"({target})"))
         if name in ("numref", "ref", "doc", "download", "term", "py:func", "py:mod",
                     "py:class", "py:meth", "py:attr", "py:data", "func", "mod", "class",
                     "meth", "attr", "data", "abbr", "sub-ref", "prf:ref"):
@@ -366,12 +377,13 @@ class _Myst:
     def inline(self, text: str) -> str:
         """``{role}`` and ``$...$`` of markdown text held as HTML."""
         text = _ROLE.sub(self.role, text)
-        return _DOLLAR.sub(lambda m: self.hold(tex_html(m.group(1))), text)
+        return _DOLLAR.sub(lambda m: self.hold(tex_html(m.group(1), strict=False)), text)
 
     def block(self, text: str) -> str:
         text = _LABEL_LINE.sub(lambda m: self.hold(f'<a id="{esc(m.group(1))}"></a>'), text)
         text = re.sub(r"^\$\$(.+?)\$\$", lambda m: self.hold(
-            f"<p>{tex_html(' '.join(m.group(1).split()))}</p>"), text, flags=re.S | re.M)
+            f"<p>{tex_html(' '.join(m.group(1).split()), strict=False)}</p>"), text,
+            flags=re.S | re.M)
         return self.inline(text)
 
 

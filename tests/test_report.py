@@ -260,8 +260,27 @@ def test_myst_and_tex_rendering() -> None:
     assert "1,234 rows, 0.123, a sentence. bold k Section 1 (X & Y, 2003)" in text
     assert '<a id="sec-a"></a>' in html and "√(" in html
     assert tex_html(r"\bar\rho_j") == '<span class="math"><i>ρ</i>\u0304<sub><i>j</i></sub></span>'
-    with pytest.raises(ValueError, match=r"\\oint"):
-        tex_html(r"\oint f")
+    with pytest.raises(ValueError, match=r"\\fooBar"):
+        tex_html(r"\fooBar f")
+    assert tex_html(r"\fooBar f", strict=False) == '<span class="math">fooBar <i>f</i></span>'
+
+
+def test_every_formula_of_the_pages_has_a_plain_rendering() -> None:
+    """``ensel evaluate`` writes the formulas of a page as HTML (no script): each ``$...$``
+    of the notebooks and book pages must be one :func:`tex_html` can write."""
+    from ensel._html import _DOLLAR
+
+    root = Path(__file__).resolve().parents[1]
+    pages = sorted((root / "notebooks").glob("*.py")) + sorted((root / "book").glob("*.md"))
+    n = 0
+    for page in pages:
+        for m in _DOLLAR.finditer(page.read_text(encoding="utf-8")):
+            n += 1
+            try:
+                tex_html(m.group(1))
+            except ValueError as exc:
+                raise AssertionError(f"{page.name}: ${m.group(1)}$: {exc}") from None
+    assert n > 500
 
 
 def test_notebook_html_hides_code_and_describes_figures() -> None:
