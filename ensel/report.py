@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -311,7 +312,7 @@ def _figures(rep: UserReport) -> dict[str, str]:
     from ensel._html import esc, figure_html
 
     out: dict[str, str] = {}
-    t, name = rep.models, ", ".join(rep.source)
+    t, name = rep.models, ", ".join(Path(s).name or s for s in rep.source)
     rec = set(rep.recommendation["models"])
     fig = Figure(figsize=(6.4, 4.2))
     ax = fig.subplots()
@@ -379,13 +380,14 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
     figs = _figures(rep)
     r, sel = rep.recommendation, rep.select
     ev = sel["evaluation"]
-    name = ", ".join(rep.source)
+    name = ", ".join(Path(s).name or s for s in rep.source)
     n_eval, conf = ev["n_evaluations"], ev["confidence"]
     how = (f"{n_eval} random {1 - ev['test_fraction']:.0%}/{ev['test_fraction']:.0%} splits, "
            f"{conf:.0%} intervals corrected for the overlap of the splits")
     parts = [f"<h1>Which models to use: {esc(name)}</h1>",
              f'<p class="muted">{rep.n_models} models, {rep.n_items:,} items, '
-             f"{len(rep.conditions)} condition(s); held-out errors over {esc(how)}.</p>"]
+             f"{len(rep.conditions)} condition{'s' if len(rep.conditions) > 1 else ''}; "
+             f"held-out errors over {esc(how)}.</p>"]
     use = ", ".join(f"<b>{esc(m)}</b>" for m in r["models"])
     ans = [f'<p class="lead">{esc(r["headline"])}</p>',
            f"<p>Use: {use}" + (f", aggregated by <b>{esc(r['aggregator'])}</b>"
