@@ -23,7 +23,8 @@ beside it.
 JSON (:meth:`UserReport.to_dict`, schema ``ensel.report/1``): ``source``, ``n_items``,
 ``n_models``, ``conditions``, ``recommendation`` (``models``, ``aggregator``,
 ``one_model_enough``, ``error``, ``low``, ``high``, ``headline``), ``all_models`` (``error``,
-``low``, ``high``, ``vs_best_single``), ``models`` (one row per model: ``model``,
+``low``, ``high``, ``vs_best_single``), ``no_model`` (``error``, ``low``, ``high`` of
+always answering the training part's majority label), ``models`` (one row per model: ``model``,
 ``accuracy``, ``coverage``, ``accuracy_answered``, ``rank``, ``usd_per_query``), ``path``
 (``k``, ``model``, ``gain_bits``, ``inner_error``, ``inner_se``), ``select`` (the
 ``ensel.select/1`` document), ``prices``, ``dropped_models``, ``buy_list`` and ``frontier``
@@ -81,6 +82,7 @@ class UserReport:
     conditions: list[str]
     recommendation: dict[str, Any]
     all_models: dict[str, Any] | None
+    no_model: dict[str, Any]
     models: pd.DataFrame = field(repr=False)
     path: list[dict[str, Any]] = field(repr=False)
     select: dict[str, Any] = field(repr=False)
@@ -96,6 +98,7 @@ class UserReport:
         return {"schema": SCHEMA, "source": self.source, "n_items": self.n_items,
                 "n_models": self.n_models, "conditions": self.conditions,
                 "recommendation": self.recommendation, "all_models": self.all_models,
+                "no_model": self.no_model,
                 "models": rows, "path": self.path, "select": self.select,
                 "prices": self.prices, "dropped_models": self.dropped_models,
                 "buy_list": self.buy_list, "frontier": self.frontier}
@@ -131,6 +134,26 @@ def _all_models(data: Sequence[Any], ev: Any, *, seed: int,
             "high": min(float(r.high), 1.0),
             "vs_best_single": {"difference": float(d["mean_diff"]), "low": float(d["ci_low"]),
                                "high": float(d["ci_high"]), "verdict": str(d["verdict"])}}
+
+
+def _no_model(data: Sequence[Any], ev: Any, *, seed: int) -> dict[str, Any]:
+    """The error of asking no model, on the splits of ``ev``: always the majority label of
+    the training part (the zero-cost point of :func:`ensel.frontier.frontier_errors`)."""
+    from ensel.experiment import split_indices
+    from ensel.frontier import _majority_error
+    from ensel.stats import paired_interval
+
+    e = ev.evaluation
+    err = []
+    for d in sorted(data, key=lambda d: d.condition):
+        for s in range(e["n_splits"]):
+            tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
+                                   test_fraction=e["test_fraction"], item_ids=d.items)
+            err.append(_majority_error(d.y[tr], d.y[te]))
+    r = paired_interval(np.asarray(err), n_train=1 - e["test_fraction"],
+                        n_test=e["test_fraction"], confidence=e["confidence"])
+    return {"error": float(r.mean), "low": max(float(r.low), 0.0),
+            "high": min(float(r.high), 1.0)}
 
 
 def _path(data: Sequence[Any], ev: Any) -> list[dict[str, Any]]:
@@ -277,7 +300,8 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
     return UserReport(
         source=[str(s) for s in source], n_items=ev.n_items, n_models=ev.n_models,
         conditions=ev.conditions, recommendation=_recommendation(ev, table),
-        all_models=_all_models(data, ev, seed=seed, n_jobs=n_jobs), models=table,
+        all_models=_all_models(data, ev, seed=seed, n_jobs=n_jobs),
+        no_model=_no_model(data, ev, seed=seed), models=table,
         path=_path(data, ev), select=ev.to_dict(), prices=prices,
         dropped_models=[*dropped, *blank], buy_list=buy, frontier=front)
 
@@ -416,6 +440,8 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
         ans.append(f"<p>All {a['k']} models together ({esc(sel['aggregator'])}): "
                    f"{_ci(a)}; minus the best single model: "
                    f"{esc(_diff(a['vs_best_single']))}.</p>")
+    ans.append(f"<p>No model at all (always the majority label of the training part): "
+               f"{_ci(rep.no_model)}.</p>")
     if rep.buy_list:
         top = min(rep.buy_list, key=lambda b: (b["error"], b["cost"]))
         price = dict(zip(rep.models["model"], rep.models["usd_per_query"], strict=True))

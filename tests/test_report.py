@@ -131,6 +131,9 @@ def test_the_recommendation_comes_first(which, request) -> None:
     assert f"{rec['error']:.3f} [{rec['low']:.3f}, {rec['high']:.3f}]" in head
     a = r["doc"]["all_models"]
     assert f"All {a['k']} models together" in head and f"{a['error']:.3f}" in head
+    z = r["doc"]["no_model"]
+    assert f"No model at all (always the majority label of the training part): " \
+           f"{z['error']:.3f} [{z['low']:.3f}, {z['high']:.3f}]" in head
     # the numbers are ensel select -k auto's with its defaults
     sel = r["doc"]["select"]
     assert sel["k_mode"] == "auto" and sel["defaults"][0].startswith("method ")
@@ -162,6 +165,9 @@ def test_real_report_has_the_buy_list_and_the_frontier(real) -> None:
         assert row["cost"] <= row["budget"] * (1 + 1e-9)
         assert ", ".join(row["models"]) in text
     assert any(a.startswith("Held-out error against cost per query") for a in alts)
+    # asking no model: the frontier's zero-cost point, on the same splits
+    assert doc["frontier"]["methods"]["budgeted"]["hull"][0] == pytest.approx(
+        [0.0, doc["no_model"]["error"]])
     price = {m["model"]: m["usd_per_query"] for m in doc["models"]}
     cost = sum(price[m] for m in doc["recommendation"]["models"])
     head = text[:text.index("Buy list")]
