@@ -10,10 +10,13 @@ each budget. :func:`report_html` renders it as one self-contained offline HTML p
 (``ensel._html``, the rendering path ``ensel evaluate`` shares); ``ensel report`` is the
 command (``ensel.cli.report``).
 
-How an abstention and a tie count: the task is binary; an abstention (answer ``0``) is a
-wrong answer in a model's *accuracy* and in an ensemble's error; *coverage* is the share of
-items a model answered and *accuracy when answered* its accuracy on those. An aggregator's
-tie is broken by its own rule (:mod:`ensel.aggregate`), so an ensemble always answers.
+How an abstention and a tie count: the task is binary. In a model's *accuracy* an
+abstention (answer ``0``) is a wrong answer; *coverage* is the share of items a model
+answered and *accuracy when answered* its accuracy on those. Every held-out error (of an
+ensemble, and of a single model) is the error of the aggregator's answers, fitted on the
+training part: an aggregator answers every item, an abstention being one more value of the
+answers it reads (for a single model: the label the training part gives its abstentions)
+and a tie broken by its own rule (:mod:`ensel.aggregate`).
 
 The recommendation: the ensemble ``ensel select -k auto`` deploys when it beats the best
 single model beyond the noise of the evaluation (or when the cross-validated ``k`` is 1);
@@ -453,12 +456,15 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
                    f"model{'s' if len(top['models']) > 1 else ''}).</p>")
     parts.append('<div class="answer">' + "".join(ans) + "</div>")
     parts.append(
-        '<p class="muted">How abstentions count: an abstention is a wrong answer in a '
-        "model's accuracy and in an ensemble's error; coverage is the share of items a model "
-        "answered, accuracy when answered its accuracy on those. An ensemble always answers "
-        "(its aggregator breaks ties). An interval is a 95 % interval of the mean held-out "
-        "error; a difference is <i>holds</i> or <i>contradicted</i> when its interval "
-        "excludes zero, <i>within noise</i> otherwise.</p>")
+        '<p class="muted">How abstentions count: in a model\'s accuracy an abstention is a '
+        "wrong answer; coverage is the share of items a model answered, accuracy when "
+        "answered its accuracy on those. A held-out error (of an ensemble or of a single "
+        "model) is that of the aggregator's answers, fitted on the training part: it answers "
+        "every item, reading an abstention as one more value of the answers (a single model's "
+        "abstentions get the label the training part gives them) and breaking ties by its "
+        "own rule. An interval is a 95 % interval of the mean held-out error; a difference "
+        "is <i>holds</i> or <i>contradicted</i> when its interval excludes zero, <i>within "
+        "noise</i> otherwise.</p>")
     if rep.buy_list:
         rows = []
         for b in rep.buy_list:
