@@ -43,8 +43,8 @@ text-align:left;font-weight:600;padding:.3rem 0}th,td{border-bottom:1px solid #d
 padding:.25rem .6rem;text-align:left;vertical-align:top}td.num,th.num{text-align:right;
 font-variant-numeric:tabular-nums}tr.pick td{background:#eef6ee}
 figure{margin:1.2rem 0}figure img{max-width:100%;height:auto}figcaption{font-size:.92rem;
-color:#333}.math{font-family:"Cambria Math","STIX Two Math","Latin Modern Math",serif;
-white-space:nowrap}.math i{font-style:italic}code,pre{font-family:ui-monospace,Menlo,Consolas,
+color:#333}.formula{font-family:"Cambria Math","STIX Two Math","Latin Modern Math",serif;
+white-space:nowrap}.formula i{font-style:italic}code,pre{font-family:ui-monospace,Menlo,Consolas,
 monospace;font-size:.9em}pre{background:#f6f6f6;padding:.6rem;overflow-x:auto}
 @media (prefers-color-scheme:dark){body{background:#161616;color:#e6e6e6}
 .answer{background:#10232e;border-color:#5aa9d6}th,td{border-color:#444}tr.pick td{
@@ -267,21 +267,22 @@ def _atom(ch: str) -> str:
 
 def tex_html(tex: str, *, strict: bool = True) -> str:
     """Inline TeX as HTML (Unicode symbols, ``<sub>``/``<sup>``, italic letters) in a
-    ``<span class="math">``: readable without a script. A command it cannot write raises
+    ``<span class="formula">`` (not ``math``: that class is MathJax's, for which
+    ``tools/browsercheck.py`` looks): readable without a script. A command it cannot write raises
     ``ValueError`` naming it (``strict=False``: the command's name is written; the tests
     hold every formula of the book's pages to ``strict``).
 
     Examples
     --------
     >>> tex_html(r"\\tau_j = \\Phi^{-1}(\\text{error rate})")
-    '<span class="math"><i>τ</i><sub><i>j</i></sub> = Φ<sup>−1</sup>(error rate)</span>'
+    '<span class="formula"><i>τ</i><sub><i>j</i></sub> = Φ<sup>−1</sup>(error rate)</span>'
     >>> tex_html(r"\\hat I(Y; X_S)")
-    '<span class="math"><i>I\u0302</i>(<i>Y</i>; <i>X</i><sub><i>S</i></sub>)</span>'
+    '<span class="formula"><i>I\u0302</i>(<i>Y</i>; <i>X</i><sub><i>S</i></sub>)</span>'
     """
     body = _Tex(tex.strip(), strict).render()
     for g in "αβγδεζηθκλμνξπρστφχψω":  # lower-case Greek variables in italic
         body = re.sub(f"(?<!<i>){g}(?!</i>)", f"<i>{g}</i>", body)
-    return f'<span class="math">{body}</span>'
+    return f'<span class="formula">{body}</span>'
 
 
 # --------------------------------------------------------------------------- MyST
@@ -407,7 +408,7 @@ def myst_html(text: str, *, glue: Mapping[str, Mapping[str, Any]] | None = None,
     ...                 glue={"n": {"text/plain": "3.14159"}}))
     <p><a id="sec-x"></a></p>
     <h2>Data</h2>
-    <p>3.14 items, <span class="math"><i>k</i></span> models</p>
+    <p>3.14 items, <span class="formula"><i>k</i></span> models</p>
     <BLANKLINE>
     """
     m = _Myst(glue or {}, targets or {}, cite or {})
@@ -544,7 +545,7 @@ class _TextScan(HTMLParser):
         if tag in ("br", "hr", "meta", "link", "input", "source", "wbr", "area", "col"):
             return
         cls = (a.get("class") or "").split()
-        skip = (tag in _SKIP or "math" in cls or "highlight" in cls
+        skip = (tag in _SKIP or "math" in cls or "formula" in cls or "highlight" in cls
                 or tag.startswith("mjx-") or any(c.startswith("highlight-") for c in cls))
         if skip and not any(s for _, s in self.stack):
             self.text.append("\x01")
@@ -568,10 +569,10 @@ def unrendered_markup(html_text: str) -> list[str]:
 
     Raw MyST roles (``{glue:text}`...```, ``{download}`...```, ``{cite}`...```, any
     ``{role}```), ``(label)=`` targets, ``$...$`` formulas outside a math element (text in
-    ``<code>``, ``<pre>``, ``<script>``, ``<style>`` and elements of class ``math`` is not
-    read), and images whose ``alt`` text is missing, empty or a default that describes
-    nothing ("No description has been provided for this image", the image's own file name
-    as Sphinx writes it when none is given).
+    ``<code>``, ``<pre>``, ``<script>``, ``<style>`` and elements of class ``math``, MathJax's,
+    or ``formula``, :func:`tex_html`'s, is not read), and images whose ``alt`` text is
+    missing, empty or a default that describes nothing ("No description has been provided
+    for this image", the image's own file name as Sphinx writes it when none is given).
 
     Examples
     --------
@@ -580,7 +581,7 @@ def unrendered_markup(html_text: str) -> list[str]:
     ...                   'image">')  # doctest: +NORMALIZE_WHITESPACE
     ['raw role: {glue:text}`n` items', 'unrendered math: $k$',
      "image without a real alt text: 'No description has been provided for this image'"]
-    >>> unrendered_markup('<p>3 items, <span class="math"><i>k</i></span></p>')
+    >>> unrendered_markup('<p>3 items, <span class="formula"><i>k</i></span></p>')
     []
     """
     scan = _TextScan()

@@ -230,6 +230,7 @@ def test_evaluate_writes_a_standalone_report(tmp_path, medmcqa_file) -> None:
     from ensel._html import unrendered_markup
     assert not re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(?!data:)', html)
     assert "<script" not in html and unrendered_markup(html) == []
+    assert 'class="math' not in html and 'class="formula"' in html  # written, not typeset
     assert "import " not in html and "glue(" not in html
     assert 'href="report.ipynb"' in html  # the code is in the executed notebook beside it
     assert out.with_suffix(".ipynb").is_file()
