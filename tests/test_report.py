@@ -50,13 +50,9 @@ def _read(html: str) -> tuple[str, list[str]]:
 
 def _weak_pool(path: Path) -> np.ndarray:
     """24 models near chance in families of 6, each abstaining on 15-20 % of the items."""
-    from ensel.data import to_long
-    from ensel.pools import family_pool
+    from tools.reports import weak_pool
 
-    pool = family_pool(24, 600, family_size=6, acc_low=0.51, acc_high=0.56, jitter=0.02,
-                       abstain=(0.15, 0.20), random_state=11)
-    to_long(pool.X, pool.y).to_parquet(path, index=False)
-    return pool.X
+    return weak_pool(path)
 
 
 @pytest.fixture(scope="module")
@@ -329,3 +325,17 @@ def test_report_names_the_extra_it_needs(tmp_path, capsys, monkeypatch) -> None:
                 capsys)
     assert_usage_error(r, "report", "matplotlib not installed")
     assert not list(tmp_path.glob("r.*"))
+
+
+def test_tools_reports_writes_the_pages_the_browser_check_opens(tmp_path, monkeypatch,
+                                                                capsys) -> None:
+    from tools.reports import main as reports
+
+    monkeypatch.setenv("ENSEL_DATA_MIRROR", str(tmp_path / "no-mirror"))  # no LLMBar here
+    assert reports([str(tmp_path / "site")]) == 0
+    site = tmp_path / "site"
+    assert sorted(p.name for p in site.glob("*.html")) == ["index.html", "weak.html"]
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="weak.html"' in index and unrendered_markup(index) == []
+    assert unrendered_markup((site / "weak.html").read_text(encoding="utf-8")) == []
+    assert "no LLMBar mirror" in capsys.readouterr().err
