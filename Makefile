@@ -22,13 +22,15 @@ ifeq ($(origin ENSEL_DATA_MIRROR), undefined)
   endif
 endif
 
-.PHONY: book notebooks html pdf check-browser reports screenshots test run lint bench lock env clean help
+.PHONY: book notebooks html pdf chromium check-browser reports screenshots test run lint bench lock env clean help
 
 help:
 	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
 	@echo "             (FORCE=1 re-executes every notebook; JOBS=n runs n at once)"
 	@echo "make pdf     print the built HTML book to one PDF with an outline, offline"
-	@echo "             (_build/html/ensel-book.pdf, linked from the front page; make book does it)"
+	@echo "             (_build/html/ensel-book.pdf, linked from the front page; make book does it"
+	@echo "             when Chromium is installed, reprinting only the pages that changed)"
+	@echo "make chromium  install Debian's chromium when it is missing (as root)"
 	@echo "make test    run the tests (unit, property, notebooks)"
 	@echo "make check-browser  open every page of _build/html in headless Chromium, light and dark"
 	@echo "             (after make book); screenshots in _build/screenshots (dark/ for dark mode)"
@@ -66,26 +68,37 @@ html: $(STAMP)
 book: $(STAMP)
 	$(MAKE) --no-print-directory notebooks
 	$(MAKE) --no-print-directory html
-	$(MAKE) --no-print-directory pdf
+	$(MAKE) --no-print-directory pdf IF_CHROMIUM=1
 
 # The book as one PDF: headless Chromium prints every page of _toc.yml from the built HTML
 # (served on 127.0.0.1, nothing from the network) and pypdf merges them with an outline.
+# A page is printed again only when its HTML or a file it loads changed (cache keyed by
+# content in _build/pdfcache). Without Chromium make pdf stops (exit 2); make book says so in
+# one line and succeeds (IF_CHROMIUM=1), and its front page then does not link the PDF.
 pdf: $(STAMP)
 	@test -f _build/html/index.html || { echo "pdf: no _build/html/index.html; run make book first"; exit 2; }
-	$(BIN)/python book/_ext/pdfbook.py _build/html -o _build/html/ensel-book.pdf
+	$(BIN)/python book/_ext/pdfbook.py _build/html -o _build/html/ensel-book.pdf \
+	  --cache _build/pdfcache $(if $(IF_CHROMIUM),--if-chromium)
 
-# The built book in a real browser: console errors, broken internal links/images, unrendered
-# math, horizontal overflow at 1280 px; a screenshot of each page. Installs Debian's chromium
-# when it is missing (as root, like CI).
+# Debian's chromium when none is on PATH (as root, like CI): the browser tests of make test,
+# the PDF and make check-browser need it. The one place that installs it (.ci/run uses it).
+chromium:
+	@command -v chromium > /dev/null || command -v chromium-browser > /dev/null || { \
+	  test "$$(id -u)" = 0 || { echo "chromium: not installed; as root: apt-get install chromium"; exit 2; }; \
+	  echo "chromium: installing Debian's chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
+
 # The user's report (ensel report) on a weak abstaining pool and on LLMBar with the shipped
 # prices, for the browser check: python -m tools.browsercheck _build/reports --mode both
 reports: $(STAMP)
 	$(BIN)/python -m tools.reports _build/reports
 
+# The built book in a real browser: console errors, broken internal links/images, unrendered
+# math, horizontal overflow at 1280 px; a screenshot of each page. Installs Debian's chromium
+# when it is missing (make chromium: as root, like CI).
 check-browser: $(STAMP)
 	@test -f _build/html/index.html || { echo "check-browser: no _build/html/index.html; run make book first"; exit 2; }
-	@command -v chromium > /dev/null || { echo "check-browser: installing chromium"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
+	@$(MAKE) --no-print-directory chromium
 	$(BIN)/python -m tools.browsercheck _build/html --screenshots _build/screenshots --mode both
 
 # Screenshots for a closing note or a review (no checks): the front page, its headline figure

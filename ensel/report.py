@@ -45,34 +45,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["SCHEMA", "UserReport", "build_report", "model_table", "report_html"]
+__all__ = ["SCHEMA", "UserReport", "build_report", "report_html"]
 
 SCHEMA = "ensel.report/1"
-
-
-def model_table(data: Sequence[Any]) -> pd.DataFrame:
-    """Per model, over every condition's items: ``accuracy`` (an abstention counts as
-    wrong), ``coverage`` (share answered) and ``accuracy_answered`` (accuracy on the
-    answered items; NaN when it answered none).
-
-    Examples
-    --------
-    >>> from ensel.experiment import condition_data
-    >>> from ensel.data import to_long
-    >>> t = model_table(condition_data(to_long([[1, 0], [1, -1], [-1, 1], [1, 1]],
-    ...                                        [1, 1, 1, -1])))
-    >>> t.round(3).to_dict("list")  # doctest: +NORMALIZE_WHITESPACE
-    {'model': ['m0', 'm1'], 'accuracy': [0.5, 0.25], 'coverage': [1.0, 0.75],
-     'accuracy_answered': [0.5, 0.333]}
-    """
-    X = np.concatenate([d.X for d in data])
-    y = np.concatenate([d.y for d in data])
-    right = (X == y[:, None]).sum(axis=0)
-    answered = (X != 0).sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        when = np.where(answered > 0, right / np.maximum(answered, 1), np.nan)
-    return pd.DataFrame({"model": list(data[0].models), "accuracy": right / len(y),
-                         "coverage": answered / len(y), "accuracy_answered": when})
 
 
 @dataclass(frozen=True)
@@ -105,6 +80,12 @@ class UserReport:
                 "models": rows, "path": self.path, "select": self.select,
                 "prices": self.prices, "dropped_models": self.dropped_models,
                 "buy_list": self.buy_list, "frontier": self.frontier}
+
+
+def _kept(usd: Any, before: list[str], data: Sequence[Any]) -> np.ndarray:
+    """The prices of the models kept (those that answered), in the conditions' order."""
+    c = np.asarray(usd, dtype=float)
+    return c[[before.index(m) for m in data[0].models]]
 
 
 def _stack(data: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -211,35 +192,6 @@ def _recommendation(ev: Any, table: pd.DataFrame) -> dict[str, Any]:
             "headline": headline}
 
 
-def _buy_list(data: Sequence[Any], usd: np.ndarray, doc: dict[str, Any], *, max_models: int
-              ) -> list[dict[str, Any]]:
-    """At each budget of the frontier: the models budgeted selection buys on all the data
-    (:class:`ensel.budget.BudgetedScoreMI`, as ``ensel select --budget-usd``), their cost
-    per query, the held-out error of the procedure at that budget and the best single model
-    within it; ``dominated`` when another row costs less for no higher mean error."""
-    from ensel.budget import BudgetedScoreMI, budget_baselines
-
-    X, y = _stack(data)
-    models = data[0].models
-    m = len(models)
-    points = {p["budget"]: p for p in doc["methods"]["budgeted"]["points"]}
-    singles = {p["budget"]: p for p in doc["methods"].get("best_single", {}).get("points", [])}
-    rows = []
-    for b in doc["budgets"]:
-        sel = BudgetedScoreMI(min(max_models, m), budget=b, costs=usd).fit(X, y)
-        single = budget_baselines(X, y, usd, b, k=min(max_models, m))["best_single"]
-        p, s = points[b], singles.get(b)
-        rows.append({"budget": b, "models": [models[j] for j in sel.selected_],
-                     "cost": float(sel.cost_), "error": p["error"], "low": p["error_low"],
-                     "high": p["error_high"],
-                     "best_single": models[single[0]] if single else None,
-                     "best_single_cost": float(usd[single[0]]) if single else None,
-                     "best_single_error": s["error"] if s else None})
-    for r in rows:
-        r["dominated"] = any(o["cost"] < r["cost"] and o["error"] <= r["error"] for o in rows)
-    return rows
-
-
 def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = None,
                  prices: str | None = None, dropped: Sequence[str] = (), seed: int = 0,
                  n_budgets: int = 8, max_models: int = 20, n_jobs: int | None = None,
@@ -268,7 +220,7 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
     progress : bool, default=False
         ``ensel select``'s progress bar on stderr.
     """
-    from ensel.evidence import _pickable, select_evidence
+    from ensel.evidence import _pickable, model_table, select_evidence
     from ensel.experiment import condition_data
 
     if isinstance(data, pd.DataFrame):
@@ -276,11 +228,12 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
     before = list(data[0].models)
     data, blank = _pickable(list(data))
     ev = select_evidence(data, k="auto", seed=seed, n_jobs=n_jobs, progress=progress)
-    table = model_table(data)
+    table = model_table(data, usd if usd is None else _kept(usd, before, data))
     ranks = {s["model"]: s["rank"] for s in ev.selected}
     table["rank"] = [ranks.get(m) for m in table["model"]]
-    buy = front = None
-    if usd is not None:
+    front = None
+    if usd is not None:  # what ensel frontier computes: its buy list is the library's
+        from ensel.budget import single_model_errors
         from ensel.frontier import (
             METHODS,
             best_single_price,
@@ -289,24 +242,29 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
             frontier_summary,
         )
 
-        c = np.asarray(usd, dtype=float)  # the models that never answered are left out
-        c = c[[before.index(mm) for mm in data[0].models]]
-        table["usd_per_query"] = c
+        c = _kept(usd, before, data)
+        e = ev.evaluation
         budgets = budget_grid(c, n_budgets, max_models=max_models,
                               include=[best_single_price(data, c)])
         res = frontier_errors(data, c, budgets, methods=METHODS, aggregator=ev.aggregator,
-                              n_splits=ev.evaluation["n_splits"], seed=seed,
-                              max_models=max_models, n_jobs=n_jobs)
+                              n_splits=e["n_splits"], seed=seed, max_models=max_models,
+                              n_jobs=n_jobs)
+        singles = single_model_errors(data, c, float(max(budgets)), aggregator=ev.aggregator,
+                                      n_splits=e["n_splits"], seed=seed)
+        keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
+        rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
+                 for k in keep} for r in table[keep].to_dict("records")]
         front = frontier_summary(res, usd=c, models=data[0].models, seed=seed,
-                                 aggregator=ev.aggregator, dropped=list(dropped))
-        buy = _buy_list(data, c, front, max_models=max_models)
+                                 aggregator=ev.aggregator, dropped=list(dropped),
+                                 singles=singles, model_table=rows)
     return UserReport(
         source=[str(s) for s in source], n_items=ev.n_items, n_models=ev.n_models,
         conditions=ev.conditions, recommendation=_recommendation(ev, table),
         all_models=_all_models(data, ev, seed=seed, n_jobs=n_jobs),
         no_model=_no_model(data, ev, seed=seed), models=table,
         path=_path(data, ev), select=ev.to_dict(), prices=prices,
-        dropped_models=[*dropped, *blank], buy_list=buy, frontier=front)
+        dropped_models=[*dropped, *blank],
+        buy_list=None if front is None else front["buy_list"], frontier=front)
 
 
 # --------------------------------------------------------------------------- HTML
@@ -446,14 +404,20 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
     ans.append(f"<p>No model at all (always the majority label of the training part): "
                f"{_ci(rep.no_model)}.</p>")
     if rep.buy_list:
-        top = min(rep.buy_list, key=lambda b: (b["error"], b["cost"]))
+        from ensel.budget import METHOD_WORDS
+
         price = dict(zip(rep.models["model"], rep.models["usd_per_query"], strict=True))
+        last = rep.buy_list[-1]
+        ch, best = last["choice"], last["best"]
+        words = METHOD_WORDS.get(ch["method"], ch["method"])
+        same = "" if ch == best else (
+            f"; as good as the most accurate choice ({esc(_names(best))}, "
+            f"{_usd(best['cost'])}, {_ci(best, 'error_low', 'error_high')})")
         ans.append(f"<p>With the prices ({esc(rep.prices)}): the recommendation costs "
-                   f"{_usd(sum(price[m] for m in r['models']))} per query. "
-                   f'<a href="#buy">The buy list</a> gives what budgeted selection buys at '
-                   f"each budget; its lowest held-out error, {_ci(top)}, costs "
-                   f"{_usd(top['cost'])} per query ({len(top['models'])} "
-                   f"model{'s' if len(top['models']) > 1 else ''}).</p>")
+                   f"{_usd(sum(price[m] for m in r['models']))} per query. To buy, by "
+                   f'<a href="#buy">the buy list</a>: <b>{esc(_names(ch))}</b> ({esc(words)}'
+                   f"), {_usd(ch['cost'])} per query, held-out error "
+                   f"{_ci(ch, 'error_low', 'error_high')}{same}.</p>")
     parts.append('<div class="answer">' + "".join(ans) + "</div>")
     parts.append(
         '<p class="muted">How abstentions count: in a model\'s accuracy an abstention is a '
@@ -466,20 +430,28 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
         "is <i>holds</i> or <i>contradicted</i> when its interval excludes zero, <i>within "
         "noise</i> otherwise.</p>")
     if rep.buy_list:
+        from ensel.budget import METHOD_WORDS
+
         rows = []
         for b in rep.buy_list:
-            rows.append([_usd(b["budget"]), esc(", ".join(b["models"])), _usd(b["cost"]),
-                         _ci(b), esc(b["best_single"] or "n/a"),
-                         _usd(b["best_single_cost"]), _e(b["best_single_error"]),
-                         "dominated" if b["dominated"] else ""])
+            ch, best = b["choice"], b["best"]
+            rows.append([_usd(b["budget"]), esc(_names(ch)),
+                         esc(METHOD_WORDS.get(ch["method"], ch["method"])),
+                         f"{_usd(ch['cost'])} [{ch['cost_low']:.3g}, {ch['cost_high']:.3g}]",
+                         _ci(ch, "error_low", "error_high"),
+                         "the same" if ch == best else
+                         f"{esc(_names(best))}: {_ci(best, 'error_low', 'error_high')}, "
+                         f"{_usd(best['cost'])}",
+                         esc(b["why_not_cheaper"] or "")])
+        rule = rep.frontier["equivalence"]["rule"] if rep.frontier else ""
         parts += ["<h2 id=\"buy\">Buy list</h2>",
-                  "<p>At each budget (dollars per query), the models budgeted selection buys "
-                  "on all your data and their cost, the held-out error of that procedure, "
-                  "and the most accurate single model within the budget. "
-                  "<i>dominated</i>: another row costs less for no higher mean error.</p>",
-                  table_html(["budget", "models to buy", "cost / query", "held-out error",
-                              "best single model", "its cost", "its error", ""], rows,
-                             numeric=[True, False, True, True, False, True, True, False],
+                  f"<p>At each budget (dollars per query): the cheapest choice as good as the "
+                  f"most accurate one within it ({esc(rule)}), among budgeted selection, "
+                  "Top-k under the budget, cheapest first, each model alone and the cascade; "
+                  "its cost and held-out error with 95 % intervals.</p>",
+                  table_html(["budget", "buy", "found by", "cost / query", "held-out error",
+                              "most accurate within the budget", "why not cheaper"], rows,
+                             numeric=[True, False, False, True, True, False, False],
                              caption="Buy list")]
     parts.append("<h2 id=\"evidence\">The evidence</h2>")
     parts.append(f"<h3>Selection path</h3><p>{esc(sel['method'])} adds models in this "
@@ -527,6 +499,12 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
         parts.append(f'<p>Every number of this page as JSON: <a href="{esc(json_link)}">'
                      f"{esc(json_link)}</a> (schema {SCHEMA}).</p>")
     return page(f"ensel report: {name}", "\n".join(parts))
+
+
+def _names(choice: dict[str, Any]) -> str:
+    """A buy-list choice's models (the cascade's in its order)."""
+    ms = choice["models"]
+    return (f"{ms[0]} alone" if len(ms) == 1 else ", ".join(ms)) if ms else "no model"
 
 
 def _auto_words(auto: dict[str, Any]) -> str:

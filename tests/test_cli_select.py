@@ -41,7 +41,7 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
 
     doc = _json(capsys, ["select", str(medmcqa_file), "-k", "4", "--condition", "t0.7-r1",
                          "--splits", "5", "--method", "greedy-mi", "--json"])
-    assert doc["schema"] == "ensel.select/1"
+    assert doc["schema"] == "ensel.select/2"
     assert set(doc) == {"schema", "data", "format", "conditions", "n_items", "n_models",
                         "method", "aggregator", "defaults", "dropped_models", "k", "k_mode",
                         "selected", "evaluation", "auto", "ensemble_beats_best_single",
@@ -52,7 +52,11 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
     assert any("DEFAULT_AGGREGATOR" in d for d in doc["defaults"])
     assert not any("DEFAULT_SELECTOR" in d for d in doc["defaults"])
     assert doc["format"] == "tidy" and doc["conditions"] == ["t0.7-r1"] and doc["k"] == 4
-    assert set(doc["selected"][0]) == {"rank", "model", "accuracy", "gain_bits"}
+    assert set(doc["selected"][0]) == {"rank", "model", "accuracy", "gain_bits", "coverage",
+                                       "accuracy_answered"}
+    for s in doc["selected"]:  # accuracy = coverage x accuracy when answered (abstention: wrong)
+        assert 0 <= s["coverage"] <= 1
+        assert s["accuracy"] == pytest.approx(s["coverage"] * s["accuracy_answered"])
     ev = doc["evaluation"]
     assert set(ev) == {"n_splits", "n_evaluations", "test_fraction", "seed", "confidence",
                        "correction", "n_halvings", "splits_per_half", "arms", "comparisons"}

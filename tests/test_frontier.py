@@ -87,7 +87,7 @@ def test_sharing_work_across_budgets_changes_no_row(run, monkeypatch) -> None:
 def test_summary_document(run) -> None:
     d, usd, budgets, res = run
     doc = frontier_summary(res, usd=usd, models=d.models)
-    assert doc["schema"] == SCHEMA == "ensel.frontier/1"
+    assert doc["schema"] == SCHEMA == "ensel.frontier/2"
     assert doc["budgets"] == pytest.approx(list(budgets))
     for name, m in doc["methods"].items():
         assert 0 <= m["aiq_low"] <= m["aiq"] <= m["aiq_high"] <= 1, name

@@ -91,7 +91,7 @@ def real(tmp_path_factory) -> dict:
 def test_the_json_on_stdout_is_the_sidecar(weak) -> None:
     """``--json`` prints the document written beside the page, and nothing else."""
     doc = weak["doc"]
-    assert doc["schema"] == "ensel.report/1" and doc["select"]["schema"] == "ensel.select/1"
+    assert doc["schema"] == "ensel.report/1" and doc["select"]["schema"] == "ensel.select/2"
     assert json.loads(weak["stdout"]) == doc
 
 
@@ -134,6 +134,7 @@ def test_the_recommendation_comes_first(which, request) -> None:
            f"{z['error']:.3f} [{z['low']:.3f}, {z['high']:.3f}]" in head
     # the numbers are ensel select -k auto's with its defaults
     sel = r["doc"]["select"]
+    assert sel["schema"] == "ensel.select/2"
     assert sel["k_mode"] == "auto" and sel["defaults"][0].startswith("method ")
     if rec["one_model_enough"]:
         assert "One model is enough" in head
@@ -156,12 +157,19 @@ def test_weak_pool_report_shows_abstentions(weak) -> None:
 def test_real_report_has_the_buy_list_and_the_frontier(real) -> None:
     text, alts = _read(real["html"])
     doc = real["doc"]
+    from ensel.frontier import SCHEMA
+
     buy = doc["buy_list"]
-    assert buy and doc["frontier"]["schema"] == "ensel.frontier/1"
+    assert buy and doc["frontier"]["schema"] == SCHEMA and buy == doc["frontier"]["buy_list"]
     assert text.index("Buy list") < text.index("The evidence")
-    for row in buy:
-        assert row["cost"] <= row["budget"] * (1 + 1e-9)
-        assert ", ".join(row["models"]) in text
+    for row in buy:  # the library's buy list (ensel.budget.buy_list), each choice named
+        assert row["choice"]["cost"] <= row["budget"] * (1 + 1e-9)
+        ms = row["choice"]["models"]
+        assert (f"{ms[0]} alone" if len(ms) == 1 else ", ".join(ms)) in text
+    last = buy[-1]["choice"]
+    head = text[:text.index("The evidence")]
+    assert f"To buy, by the buy list: {', '.join(last['models'])}" in head \
+        or f"To buy, by the buy list: {last['models'][0]} alone" in head
     assert any(a.startswith("Held-out error against cost per query") for a in alts)
     # asking no model: the frontier's zero-cost point, on the same splits
     assert doc["frontier"]["methods"]["budgeted"]["hull"][0] == pytest.approx(

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 
-__all__ = ["external_resources", "main", "unrendered_pages"]
+__all__ = ["external_resources", "loaded_urls", "main", "unrendered_pages"]
 
 _EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
 _CSS_URL = re.compile(r"""url\(\s*['"]?((?:[a-z][a-z0-9+.-]*:)?//[^'")\s]+)""", re.IGNORECASE)
@@ -31,26 +31,32 @@ _LOADED_LINK_RELS = {"stylesheet", "preload", "prefetch", "modulepreload", "icon
 
 
 class _ResourceParser(HTMLParser):
+    """Every resource a page's tags load, ``loaded`` as (description, URL), local or external;
+    ``found``: the external ones, with the external ``url(...)``/``@import`` of inline CSS."""
+
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.found: list[str] = []
+        self.loaded: list[tuple[str, str]] = []
+        self._css: list[str] = []
         self._in_style = False
+
+    @property
+    def found(self) -> list[str]:
+        return [what for what, url in self.loaded if _EXTERNAL.match(url)] + self._css
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k.lower(): (v or "") for k, v in attrs}
         if tag in ("script", "img", "iframe", "source", "audio", "video", "embed"):
-            url = a.get("src", "")
-            if _EXTERNAL.match(url):
-                self.found.append(f"<{tag} src={url}>")
+            if a.get("src"):
+                self.loaded.append((f"<{tag} src={a['src']}>", a["src"]))
         elif tag == "link":
             rels = set(a.get("rel", "").lower().split())
-            url = a.get("href", "")
-            if rels & _LOADED_LINK_RELS and _EXTERNAL.match(url):
-                self.found.append(f"<link rel={a.get('rel')} href={url}>")
-        elif tag == "object" and _EXTERNAL.match(a.get("data", "")):
-            self.found.append(f"<object data={a['data']}>")
+            if rels & _LOADED_LINK_RELS and a.get("href"):
+                self.loaded.append((f"<link rel={a.get('rel')} href={a['href']}>", a["href"]))
+        elif tag == "object" and a.get("data"):
+            self.loaded.append((f"<object data={a['data']}>", a["data"]))
         if "style" in a:
-            self.found.extend(f"style url({u})" for u in _CSS_URL.findall(a["style"]))
+            self._css.extend(f"style url({u})" for u in _CSS_URL.findall(a["style"]))
         self._in_style = tag == "style"
 
     def handle_endtag(self, tag: str) -> None:
@@ -59,8 +65,24 @@ class _ResourceParser(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._in_style:
-            self.found.extend(f"<style> url({u})" for u in _CSS_URL.findall(data))
-            self.found.extend(f"<style> @import {u}" for u in _CSS_IMPORT.findall(data))
+            self._css.extend(f"<style> url({u})" for u in _CSS_URL.findall(data))
+            self._css.extend(f"<style> @import {u}" for u in _CSS_IMPORT.findall(data))
+
+
+def loaded_urls(page: str) -> list[str]:
+    """The URLs an HTML page's tags load (``src`` of scripts, images, frames, media;
+    ``href`` of stylesheets, fonts and icons; ``data`` of objects), local or external, in
+    order; ordinary hyperlinks are not loaded.
+
+    Examples
+    --------
+    >>> loaded_urls('<script src="_static/a.js"></script><a href="x.html">x</a>'
+    ...             '<img src="https://example.org/b.png">')
+    ['_static/a.js', 'https://example.org/b.png']
+    """
+    parser = _ResourceParser()
+    parser.feed(page)
+    return [url for _, url in parser.loaded]
 
 
 def external_resources(html_dir: str | Path) -> dict[str, list[str]]:

@@ -76,6 +76,9 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     for sub in (ROOT / "book").iterdir():
         if sub.is_dir() and sub.name != "_generated":
             shutil.copytree(sub, site / "book" / sub.name)
+    # the build tooling beside the book, as in the repository (book/_ext/pdfbook.py's
+    # {book-pdf} role asks tools.browsercheck whether Chromium can print the PDF)
+    shutil.copytree(ROOT / "tools", site / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     generated = next(iter(executed.values()))
     assert isinstance(generated, Path)
     shutil.copytree(generated.parent, site / "book" / "_generated")
@@ -97,6 +100,11 @@ def test_book_builds_offline_with_warnings_as_errors(executed: dict[str, Path | 
     assert re.search(r'_downloads/[0-9a-f]+/fig-[\w-]+\.csv', page), "no CSV download"
     for name in ("list_of_figures", "execution_statistics", "bibliography", "notation"):
         assert (html / "book" / f"{name}.html").is_file(), name
+    # the front page links the PDF only where Chromium can print it (no broken link)
+    from tools.browsercheck import find_chromium
+
+    intro = (html / "book" / "intro.html").read_text()
+    assert ('href="../ensel-book.pdf"' in intro) == (find_chromium() is not None)
     # the API reference (book/api/) puts the library's objects in the inventory
     from test_api_reference import python_objects
 

@@ -1,9 +1,15 @@
 """make pdf: every page of the table of contents printed by headless Chromium into one PDF
-whose outline has one entry per part and chapter (book/_ext/pdfbook.py)."""
+whose outline has one entry per part and chapter, each page printed once and kept in a cache
+keyed by its content (book/_ext/pdfbook.py); make book without Chromium: one line, exit 0,
+and a front page without a link to a PDF that is not there."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +18,8 @@ import pytest
 from tools.browsercheck import find_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(find_chromium() is None, reason="chromium is not installed")
+SCRIPT = ROOT / "book" / "_ext" / "pdfbook.py"
+needs_chromium = pytest.mark.skipif(find_chromium() is None, reason="chromium is not installed")
 
 
 def _pdfbook():
@@ -37,6 +44,8 @@ parts:
       - file: book/two
       - file: book/never_built
 """
+OUTLINE = [(0, "Intro"), (0, "Start here"), (1, "Notation"), (0, "Theory"), (1, "One"),
+           (2, "One_a"), (1, "Two")]
 
 
 def _page(title: str, paragraphs: int) -> str:
@@ -47,34 +56,232 @@ def _page(title: str, paragraphs: int) -> str:
             "</main></body></html>")
 
 
+def _site(tmp_path: Path, sizes: dict[str, int] | None = None) -> tuple[Path, Path]:
+    """A built HTML folder of the pages of TOC (``never_built`` left out) and its toc."""
+    html = tmp_path / "html"
+    (html / "book").mkdir(parents=True)
+    (html / "index.html").write_text(_page("Home", 1))
+    sizes = sizes or {"intro": 1, "notation": 2, "one": 30, "one_a": 1, "two": 1}
+    for name, n in sizes.items():
+        (html / "book" / f"{name}.html").write_text(_page(name.capitalize(), n))
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(TOC)
+    return html, toc
+
+
+@needs_chromium
 def test_pdf_has_every_built_chapter_in_its_outline_and_the_pages_of_all(tmp_path: Path
                                                                           ) -> None:
     pdfbook = _pdfbook()
     from pypdf import PdfReader
 
-    html = tmp_path / "html"
-    (html / "book").mkdir(parents=True)
-    (html / "index.html").write_text(_page("Home", 1))
-    sizes = {"intro": 1, "notation": 2, "one": 30, "one_a": 1, "two": 1}
-    for name, n in sizes.items():
-        (html / "book" / f"{name}.html").write_text(_page(name.capitalize(), n))
-    toc = tmp_path / "_toc.yml"
-    toc.write_text(TOC)
+    html, toc = _site(tmp_path)
     out = tmp_path / "book.pdf"
     info = pdfbook.print_book(html, out, toc=toc)
     assert info["missing"] == ["book/never_built"]
     assert info["files"] == 5 and info["chapters"] == 4  # intro, notation, one, two
     pages = len(PdfReader(str(out)).pages)
     assert pages == info["pages"] and pages >= 6  # "one" is long enough for two pages
-    assert pdfbook.outline(out) == [
-        (0, "Intro"), (0, "Start here"), (1, "Notation"), (0, "Theory"), (1, "One"),
-        (2, "One_a"), (1, "Two")]
+    assert pdfbook.outline(out) == OUTLINE
 
 
 def test_the_real_toc_gives_one_outline_entry_per_chapter() -> None:
     pdfbook = _pdfbook()
     parts = pdfbook.toc_parts(ROOT / "_toc.yml")
     captions = [p.caption for p in parts if p.caption]
-    assert captions[:2] == ["Start here", "Theory"] and captions[-1] == "API reference"
+    assert captions[:3] == ["Start here", "User guide", "Theory"]
+    assert captions[-1] == "API reference"
     api = next(p for p in parts if p.caption == "API reference")
     assert len(api.chapters) == 1 and len(api.chapters[0].sections) > 10
+
+
+def _fake_chromium(folder: Path, body: str = "exit 1") -> Path:
+    """An executable named chromium that is never launched by these tests (its path and
+    size are part of the cache key, see printer_digest)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / "chromium"
+    exe.write_text(f"#!/bin/sh\n{body}\n")
+    exe.chmod(0o755)
+    return exe
+
+
+def test_a_page_key_changes_with_the_page_and_what_it_loads_only(tmp_path: Path) -> None:
+    pdfbook = _pdfbook()
+    html, _ = _site(tmp_path)
+    (html / "_images").mkdir()
+    (html / "_images" / "a.png").write_bytes(b"png a")
+    (html / "_images" / "unused.png").write_bytes(b"png b")
+    (html / "_static").mkdir()
+    (html / "_static" / "theme.css").write_text("body {}")
+    one = html / "book" / "one.html"
+    one.write_text(one.read_text().replace("</main>", "<img src='../_images/a.png?v=1'></main>"))
+    exe = _fake_chromium(tmp_path / "bin")
+    files = ["book/intro", "book/notation", "book/one", "book/one_a", "book/two"]
+
+    def keys() -> dict[str, str]:
+        return pdfbook.page_keys(html, files, str(exe))
+
+    base = keys()
+    assert len(set(base.values())) == 5 and base == keys()  # distinct pages, stable keys
+    parsed: dict[str, list[str]] = {}  # the URLs of each HTML parsed, kept by make book
+    assert pdfbook.page_keys(html, files, str(exe), parsed) == base
+    assert sorted(u for urls in parsed.values() for u in urls) == ["../_images/a.png?v=1"]
+
+    def changed() -> set[str]:
+        now = keys()
+        return {f for f in files if now[f] != base[f]}
+
+    (html / "_images" / "unused.png").write_bytes(b"png b, redrawn")
+    assert changed() == set()  # no page loads it
+    (html / "_images" / "a.png").write_bytes(b"png a, redrawn")
+    assert changed() == {"book/one"}
+    base = keys()
+    two = html / "book" / "two.html"
+    two.write_text(two.read_text().replace("paragraph 0", "paragraph zero"))
+    assert changed() == {"book/two"}
+    base = keys()
+    (html / "_static" / "theme.css").write_text("body { color: black }")  # all pages load it
+    assert changed() == set(files)
+    base = keys()
+    _fake_chromium(tmp_path / "bin", "exit 2  # another version")
+    assert changed() == set(files)
+    assert pdfbook.page_keys(html, files, str(exe), parsed) == keys()  # parsed: same keys
+
+
+def _seed(pdfbook, html: Path, cache: Path, exe: Path, pages: dict[str, int]) -> None:
+    """Cache entries as a print would leave them: a PDF of ``pages[file]`` pages and the
+    page's title, under the page's key."""
+    from pypdf import PdfWriter
+
+    cache.mkdir(parents=True, exist_ok=True)
+    for file, key in pdfbook.page_keys(html, list(pages), str(exe)).items():
+        writer = PdfWriter()
+        for _ in range(pages[file]):
+            writer.add_blank_page(width=595, height=842)
+        with open(cache / f"{key}.pdf", "wb") as fh:
+            writer.write(fh)
+        title = file.split("/")[-1].capitalize()
+        (cache / f"{key}.json").write_text(json.dumps({"file": file, "title": title}))
+
+
+def test_a_book_of_cached_pages_is_merged_without_printing_and_then_left_alone(
+        tmp_path: Path) -> None:
+    pdfbook = _pdfbook()
+    from pypdf import PdfReader
+
+    html, toc = _site(tmp_path)
+    exe = _fake_chromium(tmp_path / "bin")  # launching it would fail: nothing may be printed
+    cache, out = tmp_path / "pdfcache", tmp_path / "book.pdf"
+    sizes = {"book/intro": 1, "book/notation": 2, "book/one": 3, "book/one_a": 1, "book/two": 1}
+    _seed(pdfbook, html, cache, exe, sizes)
+    stale = cache / f"{'0' * 64}.pdf"  # a page that changed since: its old print goes
+    stale.write_bytes(b"%PDF-")
+    (cache / f"{'1' * 64}.pdf.tmp").write_bytes(b"%PDF-")  # left by a stopped print: goes
+    (cache / "notes.txt").write_text("not a cache entry: kept")
+    info = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
+    assert (info["printed"], info["cached"], info["written"]) == (0, 5, True)
+    assert info["pages"] == len(PdfReader(str(out)).pages) == 8
+    assert pdfbook.outline(out) == OUTLINE
+    reader = PdfReader(str(out))
+
+    def starts(items: list) -> list[int]:
+        return [n for i in items for n in (starts(i) if isinstance(i, list)
+                                           else [reader.get_destination_page_number(i)])]
+
+    assert starts(reader.outline) == [0, 1, 1, 3, 3, 6, 7]  # each page's first PDF page
+    assert not stale.exists() and (cache / "notes.txt").exists()
+    assert not (cache / f"{'1' * 64}.pdf.tmp").exists()
+    assert len(json.loads((cache / "urls.json").read_text())) == 5  # each page parsed once
+    written = out.stat().st_mtime_ns
+    again = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
+    assert (again["printed"], again["written"], again["pages"]) == (0, False, 8)
+    assert out.stat().st_mtime_ns == written
+    out.write_bytes(out.read_bytes())  # touched since: merged again, still nothing printed
+    third = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
+    assert (third["printed"], third["written"], third["pages"]) == (0, True, 8)
+    (cache / "book.json").write_text("{")  # damaged (a build stopped while writing it)
+    fourth = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
+    assert (fourth["printed"], fourth["written"], fourth["pages"]) == (0, True, 8)
+
+
+def _run_script(html: Path, path: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), str(html), *args],
+                          env={**os.environ, "PATH": str(path)}, capture_output=True, text=True)
+
+
+def test_the_book_step_without_chromium_says_so_in_one_line_and_succeeds(tmp_path: Path
+                                                                         ) -> None:
+    pdfbook = _pdfbook()
+    html, _ = _site(tmp_path)
+    no_browser = tmp_path / "bin"  # PATH without chromium: find_chromium finds none
+    no_browser.mkdir()
+    book = _run_script(html, no_browser, "--if-chromium")
+    assert (book.returncode, book.stderr) == (0, "")
+    assert book.stdout.splitlines() == [pdfbook.NOTICE]
+    assert "Chromium" in book.stdout and "apt-get install chromium" in book.stdout
+    pdf = _run_script(html, no_browser)  # make pdf, asked for explicitly
+    assert pdf.returncode == 2 and pdf.stdout == ""
+    assert pdf.stderr.strip() == f"pdf: {pdfbook.CHROMIUM_MISSING}"
+    # a PDF there that this step did not write is not touched; one it printed from an
+    # earlier build, which the new HTML no longer links, is removed
+    out = html / pdfbook.PDF_NAME
+    out.write_bytes(b"%PDF- somebody's file")
+    assert _run_script(html, no_browser, "--if-chromium").returncode == 0 and out.is_file()
+    cache = tmp_path / "pdfcache"
+    cache.mkdir()
+    (cache / "book.json").write_text(json.dumps({"output": str(out.resolve()),
+                                                 "written": pdfbook._written(out)}))
+    assert pdfbook.cached_output(out, cache)
+    assert _run_script(html, no_browser, "--if-chromium").returncode == 0
+    assert not out.exists()
+
+
+@needs_chromium
+def test_a_second_print_reuses_every_page_and_a_changed_page_is_printed_again(
+        tmp_path: Path) -> None:
+    pdfbook = _pdfbook()
+    html, toc = _site(tmp_path)
+    cache = tmp_path / "pdfcache"
+    first = pdfbook.print_book(html, tmp_path / "book.pdf", toc=toc, cache=cache)
+    assert (first["printed"], first["cached"]) == (5, 0)
+    printed = pdfbook.outline(tmp_path / "book.pdf")
+    assert printed == OUTLINE
+    second = pdfbook.print_book(html, tmp_path / "book.pdf", toc=toc, cache=cache)
+    assert (second["printed"], second["cached"], second["written"]) == (0, 5, False)
+    two = html / "book" / "two.html"
+    two.write_text(two.read_text().replace("paragraph 0", "paragraph zero"))
+    third = pdfbook.print_book(html, tmp_path / "book.pdf", toc=toc, cache=cache)
+    assert (third["printed"], third["cached"], third["written"]) == (1, 4, True)
+    for info in (second, third):  # the same book as printed afresh
+        assert (info["pages"], info["chapters"]) == (first["pages"], first["chapters"])
+    assert pdfbook.outline(tmp_path / "book.pdf") == printed
+    assert len(list(cache.glob("*.pdf"))) == 5  # the old print of "two" is gone
+
+
+def test_the_front_page_links_the_pdf_only_when_chromium_can_print_it(tmp_path: Path) -> None:
+    src, out = tmp_path / "src", tmp_path / "html"
+    (src / "book").mkdir(parents=True)
+    (src / "conf.py").write_text(f"import sys\nsys.path.insert(0, {str(SCRIPT.parent)!r})\n"
+                                 "extensions = ['myst_parser', 'pdfbook']\n")
+    (src / "index.md").write_text("# Home\n\n```{toctree}\nbook/intro\n```\n")
+    (src / "book" / "intro.md").write_text("# Intro\n\nThe whole book is also "  # as book/intro.md
+                                           "{book-pdf}`one PDF`.\n")
+    no_browser, browser = tmp_path / "empty", tmp_path / "bin"
+    no_browser.mkdir()
+    _fake_chromium(browser)  # find_chromium looks on PATH; the role never launches it
+
+    def build(path: Path) -> str:  # incremental, as make book runs Sphinx
+        proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", "-W",
+                               str(src), str(out)], env={**os.environ, "PATH": str(path)},
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return (out / "book" / "intro.html").read_text()
+
+    page = build(no_browser)
+    text = re.sub(r"<[^>]+>", "", page)
+    assert "ensel-book.pdf" not in page
+    assert ("one PDF (not in this build: printing it needs Chromium, apt-get install chromium "
+            "on Debian, then make book)") in text
+    page = build(browser)  # the page is read again: Chromium appeared
+    assert 'href="../ensel-book.pdf"' in page and "not in this build" not in page
+    assert "ensel-book.pdf" not in build(no_browser)
