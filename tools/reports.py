@@ -1,9 +1,9 @@
 """The user's reports on two sources, written for the browser check.
 
-``python -m tools.reports _build/reports`` writes ``ensel report`` on a weak, abstaining pool
+``python -m tools.reports _reports`` writes ``ensel report`` on a weak, abstaining pool
 (:func:`weak_pool`: 24 models near chance, 15-20 % abstentions, seeded) and, when the LLMBar
 mirror is present, on LLMBar with the shipped prices, plus an ``index.html`` linking them, so
-that ``python -m tools.browsercheck _build/reports --mode both`` opens them as it opens the
+that ``python -m tools.browsercheck _reports --mode both`` opens them as it opens the
 book (``make reports``). Development tooling: not in the wheel.
 """
 
@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ensel.cli import main as ensel
 
     args = list(sys.argv[1:] if argv is None else argv)
-    out = Path(args[0] if args else "_build/reports")
+    out = Path(args[0] if args else "_reports")
     out.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory(prefix="ensel-reports-") as tmp:
