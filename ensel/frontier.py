@@ -534,7 +534,7 @@ def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True,
     markers of its own shape and size) and its hull as straight segments between the hull's
     vertices, on a log cost axis (the zero-cost guess is left out); a method whose points
     are another's is labelled so. With ``numbers``, each point carries the number of its
-    model set (:func:`point_sets`)."""
+    model set (``point_sets``)."""
     from ensel.budget import METHOD_WORDS
 
     sets = point_sets(doc) if numbers else []
