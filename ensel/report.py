@@ -52,7 +52,8 @@ SCHEMA = "ensel.report/1"
 
 @dataclass(frozen=True)
 class UserReport:
-    """What :func:`build_report` found (see the module text); :meth:`UserReport.to_dict` is its JSON."""
+    """What :func:`build_report` found (see the module text); its JSON is
+    :meth:`UserReport.to_dict`."""
 
     source: list[str]
     n_items: int

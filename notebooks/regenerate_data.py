@@ -136,7 +136,7 @@ results = experiment.evaluate(df, n_splits=3, seed=seed, aggregators=("map",))
 X, y = to_wide(df)
 tau, Sigma_fit = fit_gaussian_copula((X.to_numpy() != y.to_numpy()[:, None]).astype(int))
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input"] mystnb={"image": {"alt": "Left: test error (MAP) against ensemble size k for each selector on the collected answers. Right: each pair's correlation fitted from the collected answers against the simulated pool's correlation, with the diagonal."}}
 spec = standins.spec("mmlu", variant="label-invariant")  # what collect.simulate samples
 idx = [spec.models.index(m) for m in X.columns]
 Sigma_pool = np.asarray(spec.Sigma)[np.ix_(idx, idx)]
