@@ -22,7 +22,7 @@ ifeq ($(origin ENSEL_DATA_MIRROR), undefined)
   endif
 endif
 
-.PHONY: book notebooks html pdf chromium check-browser reports screenshots test run lint bench lock env clean help
+.PHONY: book notebooks html pdf chromium check-browser reports screenshots test test-slow test-book run lint bench lock env clean help
 
 help:
 	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
@@ -32,6 +32,9 @@ help:
 	@echo "             when Chromium is installed, reprinting only the pages that changed)"
 	@echo "make chromium  install Debian's chromium when it is missing (as root)"
 	@echo "make test    run the tests (unit, property, notebooks)"
+	@echo "make test-slow  the minutes-long tests make test leaves to CI (the wheel in a fresh"
+	@echo "             environment, the full coverage study, a 1,000-model report)"
+	@echo "make test-book  the tests that read the built book (after make book)"
 	@echo "make check-browser  open every page of _build/html in headless Chromium, light and dark"
 	@echo "             (after make book); screenshots in _build/screenshots (dark/ for dark mode)"
 	@echo "make reports  ensel report on a weak abstaining pool and on LLMBar in _reports"
@@ -109,7 +112,16 @@ screenshots: $(STAMP)
 	  $(foreach s,$(SHOTS),--shot "$(s)")
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules tests ensel
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules -m "not slow and not built_book" tests ensel
+
+# CI runs both (.ci/run): the tests marked slow, and after make book those marked built_book,
+# which read book/_generated and _build/html instead of executing the pages again.
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m slow tests
+
+test-book: $(STAMP)
+	@test -f _build/html/index.html || { echo "test-book: no _build/html/index.html; run make book first"; exit 2; }
+	$(BIN)/python -m pytest -m built_book tests
 
 run: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make run NB=<notebook> [OUTPUT=..] [DATASET=..] [PARAMS='k=v ...']"; exit 2; }

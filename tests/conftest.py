@@ -37,6 +37,18 @@ def require_mirror(upstream: str = UPSTREAM) -> Path:
     return mirror
 
 
+def require_built_book() -> Path:
+    """Return ``_build/html`` of the book ``make book`` built; fail in CI (``CI=true``, where
+    ``make test-book`` runs after ``make book``) and skip elsewhere when it is missing."""
+    html = REPO / "_build" / "html"
+    if not (html / "index.html").is_file():
+        msg = "no built book (_build/html/index.html); make book builds it"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg + " (CI runs make test-book after make book)")
+        pytest.skip(msg)
+    return html
+
+
 #: Cell tags that keep a cell's code out of the reader's sight.
 HIDDEN_TAGS = {"remove-cell", "remove-input", "hide-input"}
 

@@ -99,14 +99,13 @@ def python_objects(inv_path: Path) -> set[str]:
     return {name for kind, objs in inv.items() if kind.startswith("py:") for name in objs}
 
 
+@pytest.mark.built_book
 def test_objects_inv_lists_the_library() -> None:
-    """On a built book (make book): at least 150 Python objects, the map's names among them.
+    """On the built book (make book, then make test-book): at least 150 Python objects, the
+    map's names among them."""
+    from conftest import require_built_book
 
-    tests/book/test_notebooks.py checks the same count on the book it builds in make test.
-    """
-    inv_path = ROOT / "_build" / "html" / "objects.inv"
-    if not inv_path.is_file():
-        pytest.skip("no built book (_build/html/objects.inv); make book builds it")
+    inv_path = require_built_book() / "objects.inv"
     py = python_objects(inv_path)
     assert len(py) >= 150, len(py)
     assert {"ensel.select.GreedyMI", "ensel.select.GreedyMI.get_params",

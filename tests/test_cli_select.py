@@ -359,12 +359,13 @@ def test_select_json_does_not_depend_on_the_threads(tmp_path, capsys) -> None:
 
 
 @pytest.mark.notebooks
-@pytest.mark.parametrize("m", [2, 3, 70, 1000])
+@pytest.mark.parametrize("m", [2, 3, 70, pytest.param(1000, marks=pytest.mark.slow)])
 def test_evaluate_works_on_small_and_large_pools(tmp_path, capsys, m) -> None:
     """2 and 3 models: the claims that need larger budgets are "not applicable" instead of
     failing the page; 70 and 1,000 models: the default budgets are capped (MAP's 2^k
     table), and with 300 queries the copula's pair check is "not applicable" (fewer than 10
-    queries per model)."""
+    queries per model). 70 models take the large-pool paths (capped budgets, a heatmap
+    labelling only some of more than 40 models); 1,000, the scale, runs in CI (slow)."""
     from ensel.copula import sample_equicorrelated
 
     acc = np.random.default_rng(m).uniform(0.6, 0.85, m)

@@ -9,6 +9,11 @@ data and the command line from there (``ensel --version``, ``ensel collect estim
 needs); then it adds the ``notebooks`` extra, executes a page of the book as a reader who
 downloaded it would, and runs ``ensel evaluate`` on a small tidy table. One virtual
 environment serves every test.
+
+The fresh environment takes minutes (pip installs every dependency), so its tests are marked
+``slow``: CI runs them (``make test-slow``), ``make test`` deselects them. ``make test`` builds
+the distributions, checks them with twine, and runs the library and the command line from the
+wheel unpacked outside the checkout, on this environment's dependencies.
 """
 
 from __future__ import annotations
@@ -127,7 +132,8 @@ CORE = textwrap.dedent("""
     import importlib.util, json, sys
     from pathlib import Path
     import ensel
-    assert Path(ensel.__file__).resolve().is_relative_to(Path(sys.prefix).resolve()), ensel.__file__
+    home = Path(sys.argv[1] if len(sys.argv) > 1 else sys.prefix).resolve()
+    assert Path(ensel.__file__).resolve().is_relative_to(home), ensel.__file__
     from ensel.datasets import load
     from ensel.datasets._paths import package_data
     from ensel.datasets.paper_tables import load_paper_table
@@ -147,6 +153,46 @@ CORE = textwrap.dedent("""
                                       "aiolimiter", "sklearn") if importlib.util.find_spec(m)],
     }))
 """)
+
+
+@pytest.fixture(scope="module")
+def unpacked(dists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The wheel unpacked in a temporary folder, first on the path of this environment's Python
+    (its dependencies, the wheel's code and data): the quick stand-in for the fresh
+    environment."""
+    home = tmp_path_factory.mktemp("unpacked")
+    with zipfile.ZipFile(dists["wheel"]) as wheel:
+        wheel.extractall(home / "site")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("VIRTUAL_ENV", "ENSEL_PAPER_DIR", "ENSEL_REPO_ROOT")}
+    env.update(PYTHONPATH=str(home / "site"), ENSEL_DATA_DIR=str(home / "cache"))
+    return {"python": Path(sys.executable), "home": home, "env": env}
+
+
+def test_the_unpacked_wheel_runs_outside_the_checkout(unpacked: dict) -> None:
+    """The library, its shipped data and the command line from the wheel's files alone."""
+    site = str(unpacked["home"] / "site")
+    out = _run([str(unpacked["python"]), "-c", CORE, site], cwd=unpacked["home"],
+               env=unpacked["env"])
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["version"] == _version()
+    assert got["rows"] == 100 * got["models"] * 6  # 100 items x 12 models x 6 conditions
+    assert got["results"] > 0 and got["pools"] == 37 and got["experiments_page"]
+    assert got["paper_requests"] == 2_102_352
+
+    def ensel(*args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+        cmd = [str(unpacked["python"]), "-m", "ensel", *args]
+        done = subprocess.run(cmd, cwd=unpacked["home"], env=unpacked["env"],
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == code, f"{cmd}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        return done
+
+    assert ensel("--version").stdout.strip() == f"ensel {_version()}"
+    assert "total: 2,102,352 requests" in ensel("collect", "estimate", "paper").stdout
+    nbs = json.loads(ensel("notebooks", "list", "--json").stdout)
+    assert nbs["checkout"] is False and nbs["config"].startswith(site)
+    run = ensel("notebooks", "run", "experiments", code=2).stderr.strip().splitlines()
+    assert len(run) == 1 and "checkout" in run[0]
 
 
 def _ensel(fresh: dict, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
@@ -188,6 +234,7 @@ def core_cli(fresh: dict, small_table: Path) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_the_wheel_runs_outside_the_checkout(fresh: dict, core_cli: dict) -> None:
     out = _run([str(fresh["python"]), "-c", CORE], cwd=fresh["home"], env=fresh["env"])
     got = json.loads(out.stdout.strip().splitlines()[-1])
@@ -200,6 +247,7 @@ def test_the_wheel_runs_outside_the_checkout(fresh: dict, core_cli: dict) -> Non
     assert core_cli["version"].strip() == f"ensel {_version()}"
 
 
+@pytest.mark.slow
 def test_the_cli_of_the_core_install(core_cli: dict) -> None:
     # the README's command, with the config shipped in the wheel
     assert "total: 2,102,352 requests" in core_cli["estimate"]
@@ -232,6 +280,7 @@ def with_notebooks(fresh: dict, dists: dict[str, Path], core_cli: dict) -> dict:
     return fresh
 
 
+@pytest.mark.slow
 def test_a_downloaded_page_runs_with_the_notebooks_extra(with_notebooks: dict) -> None:
     """The reader's path: pip install "ensel[notebooks]", then run a page's notebook."""
     import jupytext
@@ -259,6 +308,7 @@ def test_a_downloaded_page_runs_with_the_notebooks_extra(with_notebooks: dict) -
     assert len(glued) >= 5, "the page glues its numbers with myst_nb"
 
 
+@pytest.mark.slow
 def test_evaluate_from_the_wheel(with_notebooks: dict, small_table: Path) -> None:
     """``ensel evaluate`` outside the checkout: the experiments page shipped in the wheel,
     executed on a small tidy table, written as an HTML report and the executed notebook."""

@@ -1,6 +1,6 @@
 """The rendered-page prose checks (tests/rendered_prose.py) catch what they are meant to catch.
 
-The checks themselves run on every page of the book that test_notebooks.py builds."""
+The checks themselves run on every page of the built book (test_built_book.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,161 @@
+"""The book that ``make book`` built: what its executed pages and its HTML must show.
+
+The book build is the execution test: ``make book`` executes every run of runs.yml (failing on
+an error, a failed check or a printed warning) and builds the HTML with warnings as errors
+and the offline check (``tools.bookcheck``). These tests read that build, ``book/_generated``
+and ``_build/html``, instead of executing the pages again: every run's page is there, current
+(its run key is this checkout's) and free of errors; every figure carries its provenance box,
+its data and the stamp its data call for; the HTML is offline and complete.
+
+They are marked ``built_book``: ``make test`` deselects them, ``make test-book`` runs them
+after ``make book`` (CI does). Without a build they are skipped (they fail under ``CI=true``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import require_built_book
+
+from ensel.book.runner import cached, load_runs, run_keys, unavailable_data
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNS = load_runs(ROOT / "notebooks" / "runs.yml")
+GENERATED = ROOT / "book" / "_generated"
+pytestmark = pytest.mark.built_book
+
+
+@pytest.fixture(scope="module")
+def generated() -> dict[str, Path]:
+    """The executed page of every run, once it is known to be this checkout's build."""
+    require_built_book()
+    keys = run_keys(RUNS, root=ROOT, out_dir=GENERATED)
+    # a run whose data is not on this machine is a note on how to get it, never cached
+    stale = [r.output for r in RUNS if not cached(r, keys[r.output], GENERATED)
+             and not (unavailable_data(r, r.effective_parameters())
+                      and (GENERATED / f"{r.output}.ipynb").is_file())]
+    assert stale == [], ("book/_generated is not the build of this checkout (make book "
+                         f"re-executes what changed); missing or stale: {stale}")
+    return {r.output: GENERATED / f"{r.output}.ipynb" for r in RUNS}
+
+
+@pytest.fixture(scope="module")
+def html(generated: dict[str, Path]) -> Path:
+    return require_built_book()
+
+
+def test_every_run_has_its_page_and_no_cell_failed(generated: dict[str, Path]) -> None:
+    problems = []
+    for output, path in generated.items():
+        nb = nbformat.read(path, as_version=4)
+        errors = [o for c in nb.cells for o in c.get("outputs", []) if o.output_type == "error"]
+        problems += [f"{output}: {e.get('ename')}: {e.get('evalue')}" for e in errors]
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_html_is_offline_and_complete(html: Path) -> None:
+    from tools.bookcheck import external_resources
+
+    assert external_resources(html) == {}
+    # math is rendered by the local MathJax copy
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    page = (html / "book" / "_generated" / "system_model.html").read_text()
+    assert "_static/mathjax/tex-chtml.js" in page
+    # every figure has its folded provenance box and data download; the generated pages exist
+    # (Sphinx serves the run's _figdata/<run>/<figure>.csv as _downloads/<hash>/<figure>.csv)
+    assert "Reproduce this figure" in page
+    assert re.search(r'_downloads/[0-9a-f]+/fig-[\w-]+\.csv', page), "no CSV download"
+    for name in ("list_of_figures", "execution_statistics", "bibliography", "notation"):
+        assert (html / "book" / f"{name}.html").is_file(), name
+    # the front page links the PDF only where Chromium can print it (no broken link)
+    from tools.browsercheck import find_chromium
+
+    intro = (html / "book" / "intro.html").read_text()
+    assert ('href="../ensel-book.pdf"' in intro) == (find_chromium() is not None)
+    # (the API reference's objects in the inventory: tests/test_api_reference.py, built_book)
+    # no dormant Thebe/Binder launcher pointing at a CDN (book/_ext/offline_only.py)
+    for path in html.rglob("*.html"):
+        text = path.read_text()
+        assert "unpkg.com" not in text and "thebe" not in text.lower(), path
+
+
+def test_no_quoted_glue_and_no_default_shown_where_other_values_ran(html: Path) -> None:
+    """Prose: no glued value pasted with its quote marks, no default parameter values shown
+    on a page that ran with others (tests/rendered_prose.py)."""
+    from rendered_prose import quoted_glue, shown_defaults
+
+    problems = []
+    for path in sorted((html / "book").rglob("*.html")):
+        text = path.read_text()
+        problems += [f"{path.name}: glued value in quotes: {q}" for q in quoted_glue(text)]
+        problems += [f"{path.name}: {p}" for p in shown_defaults(text)]
+    assert problems == [], "\n".join(problems)
+
+
+def test_every_figure_has_a_provenance_box_and_the_list_of_figures_covers_the_paper(
+        generated: dict[str, Path]) -> None:
+    from ensel.book.provenance import paper_figures_table
+    from ensel.paper import paper_map
+
+    n_figures = 0
+    for output, path in generated.items():
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            tags = set(cell.metadata.get("tags", []))
+            shows = (cell.cell_type == "code" and not tags & {"remove-cell", "remove-output"}
+                     and any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])))
+            if not shows:
+                continue
+            box = nb.cells[i + 1] if i + 1 < len(nb.cells) else None
+            figs = box.metadata.get("ensel", {}).get("figures") if box is not None else None
+            assert figs, f"{output}: cell {i} shows a figure without a 'Reproduce this' box"
+            for f in figs:
+                data = (GENERATED / f["csv"]).read_bytes()
+                assert hashlib.sha256(data).hexdigest() == f["sha256"], (output, f["name"])
+                assert f"{{download}}`CSV <{f['csv']}>`" in box.source
+                n_figures += 1
+    assert n_figures > 20
+    table = paper_figures_table(GENERATED)
+    for obj in paper_map():
+        if obj.kind in ("Figure", "Table") and obj.reproduced_by:
+            assert f"| {obj.kind} {obj.number}: " in table, f"{obj.ref} not in the list"
+
+
+def test_every_figure_carries_the_stamp_its_data_call_for(generated: dict[str, Path]) -> None:
+    """Stand-in, simulated, partly synthetic and exact-computation figures say so inside the
+    image, real-data figures say nothing (the rule and the table: tests/figure_stamps.py)."""
+    from figure_stamps import figure_stamps, wrong_stamps
+
+    problems = [p for output, path in generated.items() for p in wrong_stamps(output, path)]
+    assert problems == [], "\n".join(problems)
+    kinds = {k for path in generated.values() for _, k in figure_stamps(path)}
+    assert {"stand-in", "simulated", "exact"} <= kinds  # the rule's kinds all occur
+
+
+def test_a_published_page_is_reproduced_byte_for_byte(generated: dict[str, Path],
+                                                      tmp_path: Path) -> None:
+    """Re-executing a built page (system_model, at its book parameters) gives the same cell
+    outputs and the same file; only the commit its provenance names may differ, when the
+    checkout moved since the build. (The experiments page, too slow at book size, is
+    executed twice at test size in tests/book/test_notebooks.py.)"""
+    from ensel.book.runner import execute_run
+
+    run = next(r for r in RUNS if r.output == "system_model")
+    built = generated[run.output]
+    key = nbformat.read(built, as_version=4).metadata["ensel"]["key"]
+    again = execute_run(run, out_dir=tmp_path, root=ROOT, key=key)
+    first, second = (nbformat.read(p, as_version=4) for p in (built, again))
+    assert _code_outputs(first) == _code_outputs(second)
+    commits = first.metadata["ensel"]["commit"], second.metadata["ensel"]["commit"]
+    text = built.read_text(encoding="utf-8")
+    if all(commits):
+        text = text.replace(*commits)
+    assert text == again.read_text(encoding="utf-8")
+
+
+def _code_outputs(nb) -> list:
+    return [c.get("outputs") for c in nb.cells if c.cell_type == "code"]
