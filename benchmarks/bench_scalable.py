@@ -24,11 +24,10 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import numpy as np
-from ensel.score_mi import score_mi
 
 from ensel.aggregate import make_aggregator
 from ensel.copula import sample_equicorrelated
-from ensel.select import greedy_mi
+from ensel.select import greedy_mi, score_mi
 
 T = TypeVar("T")
 
