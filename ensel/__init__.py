@@ -59,6 +59,7 @@ _SUBMODULES = (
     "paper",
     "pools",
     "protocol",
+    "report",
     "select",
     "stats",
     "theory",

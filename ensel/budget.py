@@ -304,9 +304,13 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
             tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
                                    test_fraction=test_fraction, item_ids=d.items)
             mv = _mv_seed(seed, d.condition, s)
-            for j in np.flatnonzero(c <= float(budget) * (1 + 1e-12)):
-                agg = make_aggregator(aggregator, random_state=mv).fit(d.X[tr][:, [j]], d.y[tr])
-                err = float(np.mean(np.asarray(agg.predict(d.X[te][:, [j]])) != d.y[te]))
+            affordable = np.flatnonzero(c <= float(budget) * (1 + 1e-12))
+            # the affordable columns of the split, taken once (not a full copy per model)
+            x_tr, x_te = d.X[np.ix_(tr, affordable)], d.X[np.ix_(te, affordable)]
+            y_tr, y_te = d.y[tr], d.y[te]
+            for col, j in enumerate(affordable):
+                agg = make_aggregator(aggregator, random_state=mv).fit(x_tr[:, [col]], y_tr)
+                err = float(np.mean(np.asarray(agg.predict(x_te[:, [col]])) != y_te))
                 rows.append((d.condition, s, "single", float(c[j]), err, float(c[j]), 1,
                              d.models[j], len(te)))
     return pd.DataFrame(rows, columns=["condition", "split", "method", "budget", "error",

@@ -98,7 +98,8 @@ from ensel.budget import mean_interval as _interval
 from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
-           "frontier_summary", "convex_hull", "hull_aiq", "draw_frontier", "frontier_figure"]
+           "frontier_summary", "convex_hull", "hull_aiq", "draw_frontier", "frontier_alt",
+           "frontier_figure"]
 
 SCHEMA = "ensel.frontier/2"
 #: Methods of the frontier, in the order they are drawn.
@@ -575,6 +576,17 @@ def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True,
     ax.set_ylabel("held-out error")
 
 
+def frontier_alt(doc: dict[str, Any], source: str | None = None) -> str:
+    """What the frontier figure of ``doc`` shows, in one sentence (its ``alt`` text)."""
+    from ensel.budget import METHOD_WORDS
+
+    b = doc["budgets"]
+    on = f" on {source}" if source else ""
+    words = ", ".join(METHOD_WORDS.get(m, m) for m in doc["methods"])
+    return (f"Held-out error against cost per query (USD, log scale, {b[0]:.3g} to "
+            f"{b[-1]:.3g}){on} for {words}: each method's mean points and its convex hull.")
+
+
 def _key_lines(doc: dict[str, Any], width: int = 110) -> list[str]:
     lines = []
     for n, ms in enumerate(point_sets(doc), start=1):
@@ -589,7 +601,6 @@ def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
     (``.png``, or ``.html`` with the PNG embedded) when given. Needs matplotlib (the
     ``notebooks`` or ``book`` extra). A figure written to a file is made without pyplot, so
     it neither needs a display nor changes the caller's backend."""
-    import html as _html
     import json
 
     keys = _key_lines(doc)
@@ -616,23 +627,17 @@ def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
     else:
         fig.tight_layout()
     if path:
-        if str(path).endswith(".html"):
-            import base64
-            import io
+        if str(path).endswith(".html"):  # the reports' page (ensel._html), its data below
+            from ensel._html import esc, figure_html, page
 
-            buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=120)
-            data = base64.b64encode(buf.getvalue()).decode()
             with open(path, "w", encoding="utf-8") as f:
-                items = "".join(f"<li>{_html.escape(k.split(': ', 1)[1])}</li>"
-                                for k in keys)
-                alt = ("Held-out error against cost per query (log scale) for "
-                       f"{', '.join(doc['methods'])}; each point is numbered by its set of "
-                       "models, listed below")
-                f.write("<!doctype html><meta charset='utf-8'><title>ensel frontier</title>"
-                        f"<img alt='{_html.escape(alt)}' src='data:image/png;base64,{data}'>"
-                        f"<p>Models at each point:</p><ol>{items}</ol>"
-                        f"<pre>{json.dumps(doc, indent=1)}</pre>")
+                items = "".join(f"<li>{esc(k.split(': ', 1)[1])}</li>" for k in keys)
+                alt = (frontier_alt(doc) + " Each point is numbered by its set of models, "
+                       "listed below.")
+                f.write(page("ensel frontier", "<h1>Cost-error frontier</h1>"
+                             + figure_html(fig, alt, dpi=120)
+                             + f"<p>Models at each point:</p><ol>{items}</ol>"
+                             + f"<pre>{esc(json.dumps(doc, indent=1), quote=False)}</pre>"))
         else:
             fig.savefig(path, dpi=120)
     return fig

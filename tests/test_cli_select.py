@@ -227,10 +227,16 @@ def test_evaluate_writes_a_standalone_report(tmp_path, medmcqa_file) -> None:
                  "--splits", "2", "--no-exhaustive"]) == 0
     html = out.read_text()
     assert "<img" in html and "Experiments" in html
-    # standalone and offline: no script or stylesheet from the network, MathJax inlined
+    # standalone and offline: nothing loaded from the network, no script at all (formulas
+    # are written as HTML); every glued number, role, target and formula rendered, no code
     import re
-    assert not re.findall(r'<(?:script|link)[^>]+(?:src|href)="https?://', html)
-    assert "window.MathJax" in html and "cdnjs" not in html
+
+    from ensel._html import unrendered_markup
+    assert not re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(?!data:)', html)
+    assert "<script" not in html and unrendered_markup(html) == []
+    assert 'class="math' not in html and 'class="formula"' in html  # written, not typeset
+    assert "import " not in html and "glue(" not in html
+    assert 'href="report.ipynb"' in html  # the code is in the executed notebook beside it
     assert out.with_suffix(".ipynb").is_file()
     assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.ipynb"]
 
@@ -372,6 +378,9 @@ def test_evaluate_works_on_small_and_large_pools(tmp_path, capsys, m) -> None:
     html = out.read_text()
     assert "all passed" in html
     assert "not applicable" in html
+    from ensel._html import unrendered_markup
+
+    assert unrendered_markup(html) == []
     if m > 3:
         assert "budgets k = 1..7" in err
         assert f"not applicable: 300 queries for {m:,} models" in html

@@ -128,6 +128,9 @@ def test_the_figure_is_written_without_touching_the_callers_backend(run, tmp_pat
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     html = (tmp_path / "f.html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and json.dumps(doc, indent=1) in html
+    from ensel._html import unrendered_markup  # the reports' page: a real alt text
+
+    assert unrendered_markup(html) == [] and 'alt="Held-out error against cost' in html
     ax = frontier_figure(doc).axes[0]  # no path: a pyplot figure, one line pair per method
     assert ax.get_xscale() == "log" and len(ax.get_legend_handles_labels()[1]) == len(
         doc["methods"])

@@ -68,10 +68,6 @@ def test_readme_budget_example_runs(tmp_path) -> None:
 
 @pytest.mark.notebooks
 def test_readme_report_example_runs(tmp_path) -> None:
-    from ensel.cli import COMMANDS
-
-    if "report" not in COMMANDS:  # built on its own branch; remove this guard once merged
-        pytest.skip("ensel report is not merged yet")
     res = _run(_blocks()["report"], _user_folder(tmp_path))
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "report.html").is_file()

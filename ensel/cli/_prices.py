@@ -133,6 +133,10 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
                          "conditions hold the same models, or one condition")
     order = {m: i for i, m in enumerate(kept)}
     usd = np.array([usd[order[m]] for m in data[0].models])
+    del df  # pivoted: the conditions' arrays are all that is used from here
+    from ensel._files import release_read_memory
+
+    release_read_memory()
     return data, usd, dropped, str(args.prices) if store is None else f"store:{store}"
 
 

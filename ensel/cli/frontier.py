@@ -25,9 +25,9 @@ def add_arguments(p: Any) -> None:
     p.add_argument("--budgets", type=POSITIVE, default=20,
                    help="number of budgets (geometric grid)")
     p.add_argument("--no-cascade", action="store_true", help="leave the cascade out")
-    p.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="threads over the splits (-1: one per core); the same output for "
-                        "every N")
+    p.add_argument("--jobs", type=int, default=-1, metavar="N",
+                   help="threads over the splits (default -1: one per core, as ensel "
+                        "select); the same output for every N")
     p.add_argument("-o", "--output", default=None,
                    help="figure to write (.png or .html): each method's points and hull, each "
                         "point numbered by its set of models (the key lists them)")

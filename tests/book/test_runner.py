@@ -555,3 +555,25 @@ def test_longest_chain_starts_first(tmp_path: Path) -> None:
     assert [r.output for r in order] == ["exp-b", "exp-a", "small", "report", "new"]
     (out / DURATIONS).write_text("not json")
     assert _read_durations(out) == {"small": 12.0, "exp-b": 10.0}
+
+
+def test_captioned_figures_get_their_caption_as_alt_text() -> None:
+    """Without ``mystnb.image.alt`` Sphinx writes the image's file name as its alt text."""
+    import nbformat
+
+    from ensel._html import unrendered_markup
+    from ensel.book.runner._execute import _figure_alt_texts
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("plt.show()", metadata={"mystnb": {"figure": {
+            "caption": "Test error of $k$ models, {numref}`as before <fig-a>`.",
+            "name": "fig-x"}}}),
+        nbformat.v4.new_code_cell("plt.show()", metadata={"mystnb": {
+            "figure": {"caption": "c"}, "image": {"alt": "kept as written"}}}),
+        nbformat.v4.new_code_cell("x = 1")])
+    _figure_alt_texts(nb)
+    alt = nb.cells[0].metadata["mystnb"]["image"]["alt"]
+    assert alt == "Test error of k models, as before."
+    assert unrendered_markup(f'<img src="a.png" alt="{alt}">') == []
+    assert nb.cells[1].metadata["mystnb"]["image"]["alt"] == "kept as written"
+    assert "mystnb" not in nb.cells[2].metadata

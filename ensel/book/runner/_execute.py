@@ -93,6 +93,18 @@ def _fill_run_labels(nb: Any, output: str) -> None:
             figure["name"] = figure["name"].replace("{output}", output)
 
 
+def _figure_alt_texts(nb: Any) -> None:
+    """Each captioned figure's image gets its caption, in plain text, as ``alt`` text
+    (MyST-NB's ``mystnb.image.alt``; without it Sphinx writes the image's file name)."""
+    from ensel._html import caption_text
+
+    for cell in nb.cells:
+        mystnb = cell.metadata.get("mystnb", {})
+        caption = mystnb.get("figure", {}).get("caption")
+        if caption and "alt" not in mystnb.get("image", {}):
+            mystnb.setdefault("image", {})["alt"] = caption_text(caption)
+
+
 def _strip_volatile(nb: Any) -> None:
     """Remove timestamps and durations so identical runs give identical files."""
     pm = nb.metadata.get("papermill")
@@ -160,6 +172,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     if run.title:
         _set_title(nb, run.title)
     _fill_run_labels(nb, run.output)
+    _figure_alt_texts(nb)
     params = run.effective_parameters(test=test)
     params.update(extra_parameters or {})
     check_parameter_names(run, params, root)
