@@ -36,9 +36,6 @@ offline check) serves the book's pages only: nothing in the library imports it.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
-import sys
 from typing import Any
 
 __version__ = "0.1.0"
@@ -69,31 +66,6 @@ _SUBMODULES = (
 )
 
 __all__ = [*_SUBMODULES, "__version__"]
-
-
-#: Import paths kept for code and documents written before ``ensel.select`` and
-#: ``ensel.aggregate`` became packages: the old name is the module itself.
-_MOVED = {"ensel.score_mi": "ensel.select._score_mi",
-          "ensel.stacking": "ensel.aggregate._stacking"}
-
-
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """``import ensel.score_mi`` gives :mod:`ensel.select._score_mi` (one module object)."""
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name in _MOVED:
-            return importlib.machinery.ModuleSpec(name, self)
-        return None
-
-    def create_module(self, spec: Any) -> Any:
-        return importlib.import_module(_MOVED[spec.name])
-
-    def exec_module(self, module: Any) -> None:
-        return None
-
-
-if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
-    sys.meta_path.append(_MovedModules())
 
 
 def __getattr__(name: str) -> Any:

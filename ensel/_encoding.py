@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._errors import EnselError
+
 __all__ = ["Encoding", "classify", "decide", "ABSTAIN_STRINGS"]
 
 logger = logging.getLogger("ensel")
@@ -146,7 +148,7 @@ def decide(kinds: np.ndarray, *, allow_abstain: bool) -> tuple[np.ndarray, str]:
     return out, "+1/-1" + (" with blanks = abstained" if has[BLANK] else "")
 
 
-class _Ambiguous(ValueError):
+class _Ambiguous(EnselError):
     def __init__(self, kind: int, reason: str) -> None:
         super().__init__(reason)
         self.kind = kind

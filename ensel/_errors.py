@@ -12,9 +12,14 @@ of three kinds:
   the file and the key).
 
 The command line prints the message of any of them as one line and exits with code 2, as it
-does for :class:`DataUnavailableError` (a ``RuntimeError``: a pinned data file that the mirror,
-the cache and the network cannot provide; raised by :mod:`ensel.datasets._fetch`, defined
-here so that the command line catches it without importing the datasets package).
+does for :class:`DataUnavailableError` (a pinned data file that the mirror, the cache and the
+network cannot provide; raised by :mod:`ensel.datasets._fetch`, defined here so that the
+command line catches it without importing the datasets package).
+
+Every other exception class of the package is an :class:`EnselError` too, keeping the builtin
+base it had (``StoreError``, ``DataUnavailableError`` and others are also ``RuntimeError``,
+``CheckFailed`` an ``AssertionError``), so ``except EnselError`` catches all of them and the
+old ``except`` clauses keep working.
 
 :class:`NotFittedError` is raised by :func:`check_is_fitted` when an estimator is used before
 ``fit``. It is a ``ValueError`` and an ``AttributeError`` (as scikit-learn's is); when
@@ -85,7 +90,7 @@ class NotFoundError(EnselError, KeyError):
     __str__ = EnselError.__str__  # KeyError would quote the message
 
 
-class DataUnavailableError(RuntimeError):
+class DataUnavailableError(EnselError, RuntimeError):
     """A pinned data file could not be read from the mirror, the cache or the network."""
 
 

@@ -28,14 +28,14 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ensel._errors import UsageError
+from ensel._errors import EnselError, UsageError
 
 __all__ = ["NotebookRunError", "UsageError", "book_folders", "check_output",
            "exit_on_signals", "quiet_closed_stdout", "repository_root", "signal_guard",
            "temporary_paths", "write_atomic"]
 
 
-class NotebookRunError(RuntimeError):
+class NotebookRunError(EnselError, RuntimeError):
     """A notebook failed to execute, or printed a warning."""
 
 

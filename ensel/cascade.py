@@ -9,7 +9,7 @@ confident enough:
   with the largest debiased gain ``I(Y; X_j | T_S)`` per dollar, up to ``max_models``
   models (a model with no positive gain left is never asked);
 * **posterior** after ``t`` answers: the aggregator (default ``backoff``,
-  :class:`ensel.stacking.BackoffMAP`) fitted on the training data of the first ``t`` models
+  :class:`ensel.aggregate.BackoffMAP`) fitted on the training data of the first ``t`` models
   of the order, evaluated on the answers seen so far;
 * **stop** when ``max P(Y = y | answers) >= threshold``, when the next model would exceed
   the per-query ``budget``, or at the end of the order; the prediction is the posterior's

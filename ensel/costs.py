@@ -54,6 +54,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._errors import EnselError
+
 __all__ = ["PriceError", "Prices", "read_prices", "prices_from_tidy", "prices_from_store",
            "shipped_prices", "check_budget", "check_costs", "SHIPPED_PRICES"]
 
@@ -63,7 +65,7 @@ SHIPPED_PRICES = "prices.csv"
 _TOKEN_COLS = ("usd_per_m_input", "usd_per_m_output", "input_tokens", "output_tokens")
 
 
-class PriceError(ValueError):
+class PriceError(EnselError):
     """A bad price table or budget: one line naming the model, row or parameter."""
 
 

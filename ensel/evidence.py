@@ -86,6 +86,7 @@ chosen ensemble's error minus the other arm's (negative = the chosen one is bett
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, TypedDict
 
@@ -333,6 +334,229 @@ def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, A
     return select_evidence(df, k=k, **options).to_dict()
 
 
+def _resolve_choices(method: str | None,
+                     aggregator: str | None) -> tuple[str, str, list[str]]:
+    """A phase of :func:`select_evidence`: the method and the aggregator (registry names),
+    and the defaults taken, as the document's ``defaults`` lists them."""
+    from ensel import select
+    from ensel.aggregate import DEFAULT_AGGREGATOR
+    from ensel.select import DEFAULT_SELECTOR
+
+    defaults: list[str] = []
+    if method is None:
+        method = DEFAULT_SELECTOR
+        defaults.append(f"method {method} (ensel.select.DEFAULT_SELECTOR)")
+    # the registry names first (EXHAUSTIVE, Greedy-MI, MAP), so the rules below see them
+    method = resolve_method(method)
+    aggregator = None if aggregator is None else _resolve_aggregator(aggregator)
+    if method == "exhaustive":  # the exhaustive scan of experiment is scored with MAP only
+        if aggregator not in (None, "map"):
+            raise UsageError(f"--method exhaustive is evaluated with --aggregator map only; "
+                             f"got {aggregator!r}")
+        if aggregator is None:
+            aggregator = "map"
+            defaults.append("aggregator map (the exhaustive scan's)")
+    if aggregator is None:
+        aggregator = DEFAULT_AGGREGATOR
+        defaults.append(f"aggregator {aggregator} (ensel.aggregate.DEFAULT_AGGREGATOR)")
+    reason = getattr(select, "DEFAULT_REASON", None)
+    if reason and (method == DEFAULT_SELECTOR or aggregator == DEFAULT_AGGREGATOR) and \
+            len(defaults):
+        defaults.append(f"why: {reason}")
+    return resolve_method(method), _resolve_aggregator(aggregator), defaults
+
+
+def _conditions(df: Any, condition: str | None,
+                validated: bool) -> tuple[list[Any], list[str]]:
+    """A phase of :func:`select_evidence`: the conditions' data (one condition if asked)
+    without the models that cannot be picked, and those models' names."""
+    from ensel.experiment import condition_data
+
+    try:
+        if isinstance(df, pd.DataFrame):
+            data = condition_data(df, None if condition is None else [condition],
+                                  validate=not validated)
+        else:
+            data = [d for d in df if condition is None or d.condition == str(condition)]
+            if not data:
+                raise UsageError(f"condition {condition!r} not in the table")
+    except ValueError as exc:
+        if condition is not None and "not in the table" in str(exc):
+            known = (sorted({str(c) for c in df["condition"].unique()})
+                     if isinstance(df, pd.DataFrame) and "condition" in df.columns
+                     else sorted(d.condition for d in df)
+                     if not isinstance(df, pd.DataFrame) else ["all"])
+            raise UsageError(f"--condition: unknown condition {condition!r}; the data has "
+                             f"{', '.join(known)}") from None
+        raise
+    data, dropped = _pickable(data)
+    if dropped:
+        from ensel._notice import notice
+
+        shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5
+                                          else "")
+        notice(f"{len(dropped)} model(s) dropped: no answer in condition(s) "
+               f"{', '.join(d.condition for d in data)} ({shown}); they cannot be picked")
+    return data, dropped
+
+
+def _auto_results(method: str, aggregator: str, data: list[Any], max_k: int, n_splits: int,
+                  opts: _RunOptions, step: Callable[[str], None]
+                  ) -> tuple[int, pd.DataFrame, dict[str, Any]]:
+    """A phase of :func:`select_evidence` with ``k="auto"``: the deployed ``k``, the held-out
+    errors of the procedure (``k`` chosen inside each split, relabelled ``auto`` and
+    ``topk_auto`` at the deployed ``k``) and the document's ``auto`` entry."""
+    from ensel.experiment import evaluate, split_indices
+
+    seed, test_fraction, n_jobs = opts["seed"], opts["test_fraction"], opts["n_jobs"]
+    code = "exhaustive_mi" if method == "exhaustive" else method
+    k_all, table = _k_auto(method, aggregator, data, max_k, seed=seed,
+                           test_fraction=test_fraction, key="auto", n_jobs=n_jobs)
+    step("k on all data")
+    res = evaluate(data, ks=range(1, max_k + 1), n_splits=n_splits,
+                   selectors=_base_selectors(method), exhaustive=method == "exhaustive",
+                   **opts)
+    step("held-out errors")
+    per_split: list[int] = []
+    chosen, topk_at = [], []
+    for s in range(n_splits):
+        rows = {d.condition: split_indices(len(d.y), condition=d.condition, split=s,
+                                           seed=seed, test_fraction=test_fraction,
+                                           item_ids=d.items)[0] for d in data}
+        k_s = _k_auto(method, aggregator, data, max_k, seed=seed,
+                      test_fraction=test_fraction, key=f"split{s}/auto", rows=rows,
+                      n_jobs=n_jobs)[0]
+        per_split.append(k_s)
+        step(f"nested split {s + 1}/{n_splits}")
+        at = res[(res["split"] == s) & (res["k"] == k_s)]
+        chosen.append(at[at["selector"] == code])
+        topk_at.append(at[at["selector"] == "topk"])
+    kk = int(min(k_all, sorted(per_split)[(len(per_split) - 1) // 2]))
+    # the procedure's errors (k chosen per split), relabelled at the deployed k
+    results = pd.concat([
+        pd.concat(chosen).assign(selector="auto", k=kk),
+        pd.concat(topk_at).assign(selector="topk_auto", k=kk),
+        res[(res["selector"] == "topk") & (res["k"] == 1)],
+    ], ignore_index=True)
+    results.attrs = res.attrs
+    auto_doc = {"max_k": max_k, "inner_splits": INNER_SPLITS,
+                "rule": "one standard error (corrected) of the best inner error; "
+                        "deployed k = min(choice on all data, lower median of the "
+                        "per-split choices)",
+                "inner_error": {str(int(r.k)): float(r.mean) for r in table.itertuples()},
+                "inner_se": {str(int(r.k)): float(r.se) for r in table.itertuples()},
+                "k_all_data": int(k_all), "k_per_split": per_split}
+    return kk, results, auto_doc
+
+
+def _base_selectors(method: str) -> list[str]:
+    """The selectors the held-out loop runs for ``method`` (top-k always, as the baseline)."""
+    return ["topk"] if method in ("topk", "exhaustive") else [method, "topk"]
+
+
+def _protocol_sizes(data: list[Any], n_splits: int | None, halvings: int | None,
+                    defaults: list[str]) -> tuple[int, int, int | None]:
+    """The splits, halvings and splits per half of :func:`select_evidence` (the protocol's
+    rule for the table's size where not given, appended to ``defaults``)."""
+    cells = sum(d.X.size for d in data)
+    large = SELECT_PROTOCOL.is_large(cells)
+    rule = SELECT_PROTOCOL.for_table(cells)
+    splits_per_half = None
+    if n_splits is None:
+        n_splits = rule.n_splits
+        defaults.append(f"{n_splits} splits" + (f" (large pool: {cells:,} answer cells > "
+                                                f"{LARGE_POOL:,})" if large else ""))
+    if halvings is None:
+        halvings, splits_per_half = rule.n_halvings, rule.splits_per_half
+        defaults.append(f"{halvings} halvings" + (" with one split per half (large pool)"
+                                                  if large else ""))
+    return n_splits, halvings, splits_per_half
+
+
+def _replicates(data: list[Any], method: str, kk: int, halvings: int,
+                splits_per_half: int | None, auto: bool, opts: _RunOptions) -> pd.DataFrame:
+    """The half-sample replicates of :func:`select_evidence` (with ``k="auto"``, also
+    labelled ``auto`` and ``topk_auto`` as the procedure's errors are)."""
+    from ensel.experiment import half_sample_errors
+
+    reps = half_sample_errors(data, n_halvings=halvings, ks=sorted({1, kk}),
+                              splits_per_half=splits_per_half,
+                              selectors=["topk"] if method == "topk" else [method, "topk"],
+                              **opts)
+    if auto:
+        reps = pd.concat([reps, reps[reps["selector"] == method].assign(selector="auto"),
+                          reps[reps["selector"] == "topk"].assign(selector="topk_auto")],
+                         ignore_index=True)
+    return reps
+
+
+def _selected_rows(X: np.ndarray, y: np.ndarray, models: list[str],
+                   picks: list[int]) -> list[dict[str, Any]]:
+    """A phase of :func:`select_evidence`: the document's ``selected`` (one row per pick, on
+    all the data)."""
+    from ensel.select import marginal_gains
+
+    acc = (X == y[:, None]).mean(axis=0)
+    gains = marginal_gains(X, y, picks)
+    answered = (X != 0).sum(axis=0)
+    return [{"rank": r + 1, "model": models[j], "accuracy": float(acc[j]),
+             "gain_bits": float(g), "coverage": float(answered[j] / len(y)),
+             "accuracy_answered": (float((X[:, j] == y).sum() / answered[j])
+                                   if answered[j] else None)}
+            for r, (j, g) in enumerate(zip(picks, gains, strict=True))]
+
+
+def _arms_and_comparisons(results: pd.DataFrame, reps: pd.DataFrame | None, *, a: str,
+                          method: str, aggregator: str, kk: int, auto: bool,
+                          test_fraction: float, confidence: float
+                          ) -> tuple[dict[str, Any], list[_Comparison]]:
+    """A phase of :func:`select_evidence`: each arm's held-out error with its interval, and
+    the paired comparisons of the selected arm (``a``) with top-k and the best single."""
+    from ensel.experiment import paired_differences
+    from ensel.stats import paired_interval
+
+    def arm(sel: str, kb: int) -> dict[str, Any]:
+        e = results[(results["selector"] == sel) & (results["k"] == kb)]
+        e = e.sort_values(["condition", "split"])["error"].to_numpy(dtype=float)
+        r = paired_interval(e, n_train=1 - test_fraction, n_test=test_fraction,
+                            confidence=confidence)
+        return {"error": r.mean, "low": max(r.low, 0.0), "high": min(r.high, 1.0)}
+
+    a_top = "topk_auto" if auto else "topk"
+    arms = {"selected": {**arm(a, kk), "k": None if auto else kk},
+            "top_k": {**arm(a_top, kk), "k": None if auto else kk},
+            "best_single": {**arm("topk", 1), "k": 1}}
+    comparisons: list[_Comparison] = []
+    for other, sel_b, k_b in (("top_k", a_top, None), ("best_single", "topk", 1)):
+        if other == "top_k" and method == "topk":
+            continue
+        row = paired_differences(results, a, sel_b, k_b=k_b, aggregator=aggregator,
+                                 confidence=confidence, n_boot=0, replicates=reps)
+        row = row[row["k"] == kk].iloc[0]
+        comparisons.append({"against": other, "difference": float(row["mean_diff"]),
+                            "low": float(row["ci_low"]), "high": float(row["ci_high"]),
+                            "verdict": str(row["verdict"]), "interval": str(row["interval"])})
+    return arms, comparisons
+
+
+def _verdict_message(kk: int, beats: bool, vs_single: _Comparison,
+                     auto_doc: dict[str, Any] | None, n_splits: int, auto: bool) -> str:
+    """The document's one-sentence ``message``."""
+    if kk == 1:
+        return ("One model is enough: the cross-validated choice of k is 1"
+                + (f" ({auto_doc['k_per_split'].count(1)} of {n_splits} nested splits "
+                   "chose k = 1)." if auto_doc else ".")
+                if auto else "k = 1: a single model, no ensemble.")
+    if not beats:
+        return (f"No ensemble beats the best single model here: the {kk}-model ensemble's "
+                f"error differs from the best single model's by "
+                f"{vs_single['difference']:+.4f} [{vs_single['low']:+.4f}, "
+                f"{vs_single['high']:+.4f}] ({vs_single['verdict']}).")
+    return (f"The {kk}-model ensemble beats the best single model by "
+            f"{-vs_single['difference']:.4f} error "
+            f"[{-vs_single['high']:.4f}, {-vs_single['low']:.4f}].")
+
+
 def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None,
                aggregator: str | None = None, condition: str | None = None,
                n_splits: int | None = None,
@@ -341,6 +565,12 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
                halvings: int | None = None, validated: bool = False,
                progress: bool = False, n_jobs: int | None = None) -> SelectEvidence:
     """The evidence procedure of ``ensel select`` on a tidy table (see the module docstring).
+
+    Its phases: the method and aggregator (:func:`_resolve_choices`), the conditions
+    (:func:`_conditions`), the protocol's sizes (:func:`_protocol_sizes`), the held-out
+    errors (with ``k="auto"``, :func:`_auto_results`) and half-sample replicates
+    (:func:`_replicates`), the picks on all the data (:func:`_selected_rows`), the arms and
+    comparisons (:func:`_arms_and_comparisons`), and the document.
 
     Parameters
     ----------
@@ -373,70 +603,14 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         Threads for the splits (:func:`ensel.experiment.heldout_errors`; ``-1``: one per
         core, the command line's default); the document is the same whatever ``n_jobs``.
     """
-    from ensel import select
-    from ensel.aggregate import DEFAULT_AGGREGATOR
-    from ensel.experiment import (
-        condition_data,
-        evaluate,
-        half_sample_errors,
-        half_splits,
-        paired_differences,
-        split_indices,
-    )
-    from ensel.select import DEFAULT_SELECTOR, marginal_gains
-    from ensel.stats import paired_interval
+    from ensel.experiment import evaluate, half_splits
 
-    defaults: list[str] = []
-    if method is None:
-        method = DEFAULT_SELECTOR
-        defaults.append(f"method {method} (ensel.select.DEFAULT_SELECTOR)")
-    # the registry names first (EXHAUSTIVE, Greedy-MI, MAP), so the rules below see them
-    method = resolve_method(method)
-    aggregator = None if aggregator is None else _resolve_aggregator(aggregator)
-    if method == "exhaustive":  # the exhaustive scan of experiment is scored with MAP only
-        if aggregator not in (None, "map"):
-            raise UsageError(f"--method exhaustive is evaluated with --aggregator map only; "
-                             f"got {aggregator!r}")
-        if aggregator is None:
-            aggregator = "map"
-            defaults.append("aggregator map (the exhaustive scan's)")
-    if aggregator is None:
-        aggregator = DEFAULT_AGGREGATOR
-        defaults.append(f"aggregator {aggregator} (ensel.aggregate.DEFAULT_AGGREGATOR)")
-    reason = getattr(select, "DEFAULT_REASON", None)
-    if reason and (method == DEFAULT_SELECTOR or aggregator == DEFAULT_AGGREGATOR) and \
-            len(defaults):
-        defaults.append(f"why: {reason}")
-    method, aggregator = resolve_method(method), _resolve_aggregator(aggregator)
+    method, aggregator, defaults = _resolve_choices(method, aggregator)
     auto = k == "auto"
     kk = None if auto else int(k)
     if kk is not None and kk < 1:
         raise UsageError(f"-k must be a positive integer or 'auto'; got {k}")
-    try:
-        if isinstance(df, pd.DataFrame):
-            data = condition_data(df, None if condition is None else [condition],
-                                  validate=not validated)
-        else:
-            data = [d for d in df if condition is None or d.condition == str(condition)]
-            if not data:
-                raise UsageError(f"condition {condition!r} not in the table")
-    except ValueError as exc:
-        if condition is not None and "not in the table" in str(exc):
-            known = (sorted({str(c) for c in df["condition"].unique()})
-                     if isinstance(df, pd.DataFrame) and "condition" in df.columns
-                     else sorted(d.condition for d in df)
-                     if not isinstance(df, pd.DataFrame) else ["all"])
-            raise UsageError(f"--condition: unknown condition {condition!r}; the data has "
-                             f"{', '.join(known)}") from None
-        raise
-    data, dropped = _pickable(data)
-    if dropped:
-        from ensel._notice import notice
-
-        shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5
-                                          else "")
-        notice(f"{len(dropped)} model(s) dropped: no answer in condition(s) "
-               f"{', '.join(d.condition for d in data)} ({shown}); they cannot be picked")
+    data, dropped = _conditions(df, condition, validated)
     m = len(data[0].models)
     max_k = min(int(max_k), m)
     _check_pool(data, kk, max_k, test_fraction)
@@ -444,23 +618,10 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         raise UsageError(f"--method exhaustive scans every subset and accepts at most "
                          f"{EXHAUSTIVE_LIMIT} models; the data has {m} (use --method "
                          "greedy_mi)")
-    cells = sum(d.X.size for d in data)
-    large = SELECT_PROTOCOL.is_large(cells)
-    rule = SELECT_PROTOCOL.for_table(cells)
-    splits_per_half = None
-    if n_splits is None:
-        n_splits = rule.n_splits
-        defaults.append(f"{n_splits} splits" + (f" (large pool: {cells:,} answer cells > "
-                                                f"{LARGE_POOL:,})" if large else ""))
-    if halvings is None:
-        halvings, splits_per_half = rule.n_halvings, rule.splits_per_half
-        defaults.append(f"{halvings} halvings" + (" with one split per half (large pool)"
-                                                  if large else ""))
+    n_splits, halvings, splits_per_half = _protocol_sizes(data, n_splits, halvings, defaults)
 
     X_all = np.concatenate([d.X for d in data])
     y_all = np.concatenate([d.y for d in data])
-    code = "exhaustive_mi" if method == "exhaustive" else method
-    base_sels = ["topk"] if method in ("topk", "exhaustive") else [method, "topk"]
     exhaustive = method == "exhaustive"
     opts: _RunOptions = {"test_fraction": test_fraction, "seed": seed,
                          "aggregators": [aggregator], "n_jobs": n_jobs}
@@ -479,111 +640,30 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
 
     auto_doc: dict[str, Any] | None = None
     if auto:
-        k_all, table = _k_auto(method, aggregator, data, max_k, seed=seed,
-                               test_fraction=test_fraction, key="auto", n_jobs=n_jobs)
-        step("k on all data")
-        res = evaluate(data, ks=range(1, max_k + 1), n_splits=n_splits, selectors=base_sels,
-                       exhaustive=exhaustive, **opts)
-        step("held-out errors")
-        per_split: list[int] = []
-        chosen, topk_at = [], []
-        for s in range(n_splits):
-            rows = {d.condition: split_indices(len(d.y), condition=d.condition, split=s,
-                                               seed=seed, test_fraction=test_fraction,
-                                               item_ids=d.items)[0] for d in data}
-            k_s = _k_auto(method, aggregator, data, max_k, seed=seed,
-                          test_fraction=test_fraction, key=f"split{s}/auto", rows=rows,
-                          n_jobs=n_jobs)[0]
-            per_split.append(k_s)
-            step(f"nested split {s + 1}/{n_splits}")
-            at = res[(res["split"] == s) & (res["k"] == k_s)]
-            chosen.append(at[at["selector"] == code])
-            topk_at.append(at[at["selector"] == "topk"])
-        kk = int(min(k_all, sorted(per_split)[(len(per_split) - 1) // 2]))
-        # the procedure's errors (k chosen per split), relabelled at the deployed k
-        results = pd.concat([
-            pd.concat(chosen).assign(selector="auto", k=kk),
-            pd.concat(topk_at).assign(selector="topk_auto", k=kk),
-            res[(res["selector"] == "topk") & (res["k"] == 1)],
-        ], ignore_index=True)
-        results.attrs = res.attrs
+        kk, results, auto_doc = _auto_results(method, aggregator, data, max_k, n_splits,
+                                              opts, step)
         a = "auto"
-        auto_doc = {"max_k": max_k, "inner_splits": INNER_SPLITS,
-                    "rule": "one standard error (corrected) of the best inner error; "
-                            "deployed k = min(choice on all data, lower median of the "
-                            "per-split choices)",
-                    "inner_error": {str(int(r.k)): float(r.mean) for r in table.itertuples()},
-                    "inner_se": {str(int(r.k)): float(r.se) for r in table.itertuples()},
-                    "k_all_data": int(k_all), "k_per_split": per_split}
     else:
         assert kk is not None  # not auto: kk = int(k) above
-        results = evaluate(data, ks=sorted({1, kk}), n_splits=n_splits, selectors=base_sels,
-                           exhaustive=exhaustive, **opts)
+        results = evaluate(data, ks=sorted({1, kk}), n_splits=n_splits,
+                           selectors=_base_selectors(method), exhaustive=exhaustive, **opts)
         step("held-out errors")
-        a = code
-    assert kk is not None
+        a = "exhaustive_mi" if exhaustive else method
     reps = None
     if halvings and not exhaustive:
-        reps = half_sample_errors(data, n_halvings=halvings, ks=sorted({1, kk}),
-                                  splits_per_half=splits_per_half,
-                                  selectors=["topk"] if method == "topk" else [method, "topk"],
-                                  **opts)
-        if auto:
-            reps = pd.concat([reps, reps[reps["selector"] == method].assign(selector="auto"),
-                              reps[reps["selector"] == "topk"].assign(selector="topk_auto")],
-                             ignore_index=True)
+        reps = _replicates(data, method, kk, halvings, splits_per_half, auto, opts)
         step("half-sample replicates")
 
     picks = _picks(method, X_all, y_all, kk)
     step("picks")
     bar.close()
-    acc = (X_all == y_all[:, None]).mean(axis=0)
-    gains = marginal_gains(X_all, y_all, picks)
-    models = data[0].models
-    answered = (X_all != 0).sum(axis=0)
-    selected = [{"rank": r + 1, "model": models[j], "accuracy": float(acc[j]),
-                 "gain_bits": float(g), "coverage": float(answered[j] / len(y_all)),
-                 "accuracy_answered": (float((X_all[:, j] == y_all).sum() / answered[j])
-                                       if answered[j] else None)}
-                for r, (j, g) in enumerate(zip(picks, gains, strict=True))]
-
-    def arm(sel: str, kb: int) -> dict[str, Any]:
-        e = results[(results["selector"] == sel) & (results["k"] == kb)]
-        e = e.sort_values(["condition", "split"])["error"].to_numpy(dtype=float)
-        r = paired_interval(e, n_train=1 - test_fraction, n_test=test_fraction,
-                            confidence=confidence)
-        return {"error": r.mean, "low": max(r.low, 0.0), "high": min(r.high, 1.0)}
-
-    a_top = "topk_auto" if auto else "topk"
-    arms = {"selected": {**arm(a, kk), "k": None if auto else kk},
-            "top_k": {**arm(a_top, kk), "k": None if auto else kk},
-            "best_single": {**arm("topk", 1), "k": 1}}
-    comparisons: list[_Comparison] = []
-    for other, sel_b, k_b in (("top_k", a_top, None), ("best_single", "topk", 1)):
-        if other == "top_k" and method == "topk":
-            continue
-        row = paired_differences(results, a, sel_b, k_b=k_b, aggregator=aggregator,
-                                 confidence=confidence, n_boot=0, replicates=reps)
-        row = row[row["k"] == kk].iloc[0]
-        comparisons.append({"against": other, "difference": float(row["mean_diff"]),
-                            "low": float(row["ci_low"]), "high": float(row["ci_high"]),
-                            "verdict": str(row["verdict"]), "interval": str(row["interval"])})
+    selected = _selected_rows(X_all, y_all, data[0].models, picks)
+    arms, comparisons = _arms_and_comparisons(
+        results, reps, a=a, method=method, aggregator=aggregator, kk=kk, auto=auto,
+        test_fraction=test_fraction, confidence=confidence)
     vs_single = next(c for c in comparisons if c["against"] == "best_single")
     beats = kk > 1 and vs_single["verdict"] == "holds"
-    if kk == 1:
-        message = ("One model is enough: the cross-validated choice of k is 1"
-                   + (f" ({auto_doc['k_per_split'].count(1)} of {n_splits} nested splits "
-                      "chose k = 1)." if auto_doc else ".")
-                   if auto else "k = 1: a single model, no ensemble.")
-    elif not beats:
-        message = (f"No ensemble beats the best single model here: the {kk}-model ensemble's "
-                   f"error differs from the best single model's by "
-                   f"{vs_single['difference']:+.4f} [{vs_single['low']:+.4f}, "
-                   f"{vs_single['high']:+.4f}] ({vs_single['verdict']}).")
-    else:
-        message = (f"The {kk}-model ensemble beats the best single model by "
-                   f"{-vs_single['difference']:.4f} error "
-                   f"[{-vs_single['high']:.4f}, {-vs_single['low']:.4f}].")
+    message = _verdict_message(kk, beats, vs_single, auto_doc, n_splits, auto)
     n_eval = int(((results["selector"] == a) & (results["k"] == kk)).sum())
     return SelectEvidence(
         conditions=[d.condition for d in data],

@@ -1,11 +1,10 @@
-"""Tests of ensel.score_mi: the estimator against its definition, the fallback, properties."""
+"""Tests of ScoreMI (ensel.select): the estimator against its definition, fallback, properties."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from ensel.score_mi import ScoreMI, score_bins, score_mi
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +12,15 @@ from ensel.aggregate import AGGREGATORS, DEFAULT_AGGREGATOR, WeightedMajorityVot
 from ensel.copula import sample, sample_equicorrelated
 from ensel.experiment import heldout_errors
 from ensel.info import conditional_mutual_information_table
-from ensel.select import DEFAULT_REASON, DEFAULT_SELECTOR, SELECTORS, greedy_mi
+from ensel.select import (
+    DEFAULT_REASON,
+    DEFAULT_SELECTOR,
+    SELECTORS,
+    ScoreMI,
+    greedy_mi,
+    score_bins,
+    score_mi,
+)
 
 
 def _pool(m=8, n=3000, seed=0):

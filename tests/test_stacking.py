@@ -1,15 +1,14 @@
-"""Tests of ensel.stacking.LogisticStacking: optimality conditions, Theorem E.1, properties."""
+"""Tests of ensel.aggregate.LogisticStacking: optimality conditions, Theorem E.1, properties."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from ensel.stacking import LogisticStacking
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit
 
-from ensel.aggregate import AGGREGATORS, make_aggregator
+from ensel.aggregate import AGGREGATORS, LogisticStacking, make_aggregator
 
 
 def bsc(eps, n, seed):
@@ -134,9 +133,7 @@ def _family_data(n=3000, seed=0):
 
 
 def test_backoff_limits_are_map_and_logistic():
-    from ensel.stacking import BackoffMAP
-
-    from ensel.aggregate import MAPAggregator
+    from ensel.aggregate import BackoffMAP, MAPAggregator
 
     X, y = _family_data()
     Xt, _ = _family_data(seed=1)
@@ -150,7 +147,7 @@ def test_backoff_limits_are_map_and_logistic():
 
 
 def test_backoff_unseen_patterns_follow_the_logistic_model():
-    from ensel.stacking import BackoffMAP
+    from ensel.aggregate import BackoffMAP
 
     X, y = _family_data(n=200)
     agg = BackoffMAP().fit(X, y)
@@ -179,9 +176,7 @@ def test_backoff_auto_strength_follows_the_evidence():
 
 
 def test_backoff_registered_and_errors():
-    from ensel.stacking import BackoffMAP
-
-    from ensel.aggregate import DEFAULT_AGGREGATOR
+    from ensel.aggregate import DEFAULT_AGGREGATOR, BackoffMAP
 
     assert AGGREGATORS["backoff"] is BackoffMAP and DEFAULT_AGGREGATOR == "backoff"
     X, y = _family_data(n=100)
@@ -194,7 +189,7 @@ def test_backoff_registered_and_errors():
 @given(answer_data())
 @settings(deadline=None, max_examples=40)
 def test_backoff_properties(data):
-    from ensel.stacking import BackoffMAP
+    from ensel.aggregate import BackoffMAP
 
     X, y, _ = data
     agg = BackoffMAP().fit(X, y)

@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ensel._errors import NotFoundError, UsageError
+from ensel._errors import EnselError, NotFoundError, UsageError
 from ensel.book.tables import LABELS, column_label, format_number, paper_summary
 from ensel.datasets import standins
 from ensel.experiment import selected_models
@@ -1032,7 +1032,7 @@ def check_copula_pairs(checks: PageChecks, gap: float, *, n_models: int, n_queri
             bound="< 0.02", ref=ref)
 
 
-class CheckFailed(AssertionError):
+class CheckFailed(EnselError, AssertionError):
     """At least one check of a page does not hold (the build fails on it)."""
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ensel._errors import UsageError
+from ensel._errors import EnselError, UsageError
 from ensel.experiment import validate_results
 
 __all__ = ["ResultsDamagedError", "load_results", "results_dir", "results_path", "save_results"]
@@ -67,7 +67,7 @@ def _results_derivation(results: pd.DataFrame, dataset: str | os.PathLike[str]) 
             "provenance": provenance if isinstance(provenance, dict) else str(provenance)}
 
 
-class ResultsDamagedError(RuntimeError):
+class ResultsDamagedError(EnselError, RuntimeError):
     """A saved results file failed its checksum check (or cannot be read)."""
 
 

@@ -40,7 +40,7 @@ from aiolimiter import AsyncLimiter
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_random_exponential
 
-from ensel._errors import DataError, UsageError
+from ensel._errors import DataError, EnselError, UsageError
 from ensel.collect.config import RunConfig
 from ensel.collect.parse import parse_reply
 from ensel.collect.prompts import PromptTemplate, load_template
@@ -56,7 +56,7 @@ _FATAL_STATUS = {401: "the endpoint refused the API key", 402: "the account has 
                  403: "the key may not use this endpoint or model"}
 
 
-class EndpointRefused(RuntimeError):
+class EndpointRefused(EnselError, RuntimeError):
     """The endpoint answered 401/402/403, or the cost cap was reached: the run stopped."""
 
 

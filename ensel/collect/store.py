@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel._errors import EnselError
+
 __all__ = ["COLUMNS", "KEY", "Store", "StoreError", "condition_label"]
 
 KEY = ("dataset", "query_id", "model", "temperature", "run", "prompt_hash")
@@ -47,7 +49,7 @@ _UPSERT = (
 )
 
 
-class StoreError(RuntimeError):
+class StoreError(EnselError, RuntimeError):
     """The store cannot be opened or written, or holds answers of another prompt version."""
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ensel.score_mi import ScoreMI, score_mi
-from ensel.stacking import BackoffMAP, LogisticStacking
 
+from ensel.aggregate import BackoffMAP, LogisticStacking
 from ensel.pools import family_pool
+from ensel.select import ScoreMI, score_mi
 
 X = np.array([[1, -1], [-1, 1], [1, 1], [-1, -1]])
 y = np.array([1, -1, 1, -1])
