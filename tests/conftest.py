@@ -64,3 +64,16 @@ def page_code_cells(page: str) -> list:
 def visible(cell) -> bool:
     """Whether a reader sees the cell's code."""
     return not set(cell.metadata.get("tags", [])) & HIDDEN_TAGS
+
+
+@pytest.fixture
+def python_sigint():
+    """SIGINT handled as Python does in a foreground process (``KeyboardInterrupt``) for the
+    test, whatever the test runner inherited: a shell starts a background job with SIGINT
+    ignored, and ``signal_guard`` rightly keeps an ignored signal ignored."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)

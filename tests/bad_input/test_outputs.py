@@ -144,6 +144,7 @@ def test_an_output_gets_the_mode_open_would_give_it(tmp_path) -> None:
     assert kept.stat().st_mode & 0o777 == 0o640 and kept.read_text() == "new"
 
 
+@pytest.mark.usefixtures("python_sigint")
 def test_signal_guard_gives_a_caller_its_own_interruption_back() -> None:
     """In a library caller, Ctrl-C inside the guard is a KeyboardInterrupt (also when code
     inside swallowed it), an ignored signal stays ignored, and the handlers come back; under

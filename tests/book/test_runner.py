@@ -413,6 +413,7 @@ def test_an_interrupted_run_leaves_the_previous_page(tmp_path: Path, sig: str) -
     assert (out / "b.ipynb").read_bytes() == good
 
 
+@pytest.mark.usefixtures("python_sigint")
 def test_after_a_signal_the_kernel_is_stopped_at_once(monkeypatch) -> None:
     """A graceful shutdown after a signal races the interrupted cell's reply and the kernel
     logs a ZMQError traceback under the command's one line; after a signal the run's kernel
@@ -442,6 +443,7 @@ def test_after_a_signal_the_kernel_is_stopped_at_once(monkeypatch) -> None:
     assert seen == [False, True, True]
 
 
+@pytest.mark.usefixtures("python_sigint")
 @pytest.mark.notebooks
 def test_a_kernel_stopped_after_a_signal_writes_nothing(tmp_path: Path) -> None:
     """A real kernel in the middle of a cell, shut down after a signal: its stderr (the
@@ -475,6 +477,7 @@ def test_a_kernel_stopped_after_a_signal_writes_nothing(tmp_path: Path) -> None:
     assert (tmp_path / "kernel.err").read_text(errors="replace") == ""
 
 
+@pytest.mark.usefixtures("python_sigint")
 def test_a_signal_the_kernel_client_swallows_still_ends_the_run(tmp_path: Path,
                                                                   monkeypatch) -> None:
     """Under load, Ctrl-C can land in the kernel client while the kernel starts; it comes out
