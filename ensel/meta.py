@@ -188,8 +188,9 @@ def random_effects(estimates: Sequence[float] | np.ndarray, se: Sequence[float] 
     k = int(x.size)
     w = 1.0 / s**2
     m_fixed = float(np.sum(w * x) / np.sum(w))
-    q = float(np.sum(w * (x - m_fixed) ** 2))
     df = k - 1
+    # one source has no heterogeneity: Q is 0 (rounding noise in m_fixed would make I^2 = 1)
+    q = float(np.sum(w * (x - m_fixed) ** 2)) if df > 0 else 0.0
     cc = float(np.sum(w) - np.sum(w**2) / np.sum(w))
     tau2 = max(0.0, (q - df) / cc) if df > 0 and cc > 0 else 0.0
     w_star = 1.0 / (s**2 + tau2)

@@ -26,7 +26,7 @@ __all__ = ["add_arguments", "run_command", "run_cascade"]
 
 def add_arguments(p: Any) -> None:
     """Arguments of ``ensel cascade``."""
-    add_common_arguments(p)
+    add_common_arguments(p, cascade_only=True)
     p.add_argument("--target-cost", type=float, default=None, help="dollars per query")
     p.add_argument("--target-error", type=float, default=None)
     p.add_argument("--budget-usd", type=float, default=None,
