@@ -1,0 +1,237 @@
+"""Bad input on the cost surfaces (issue 36, item 6): ``select --budget-usd``, ``frontier``,
+``cascade``, the price readers and the library functions behind them.
+
+Each case was seen to fail first (a traceback, a silent wrong answer, valid input refused, or
+a message naming the wrong thing); now it is refused with exit 2 and one line naming the
+file, line, model or option, or read correctly.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ensel._validation import InvalidParameterError
+from ensel.cascade import Cascade, posterior_aggregators
+from ensel.costs import PriceError, check_costs, read_prices
+from ensel.frontier import budget_grid, convex_hull, hull_aiq
+from ensel.meta import random_effects
+
+from .conftest import assert_usage_error, run_cli
+
+MODELS = ["m0", "m1", "m2"]
+
+
+def _answers(names: list[str] = MODELS, n: int = 60, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.choice([-1, 1], n)
+    rows = []
+    for j, m in enumerate(names):
+        right = rng.random(n) < 0.65 + 0.1 * j
+        rows += [{"item": f"q{i}", "model": m, "answer": int(y[i] if right[i] else -y[i]),
+                  "label": int(y[i])} for i in range(n)]
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture()
+def data(tmp_path):
+    p = tmp_path / "answers.csv"
+    _answers().to_csv(p, index=False)
+    prices = tmp_path / "prices.csv"
+    prices.write_text("model,usd_per_query\nm0,0.001\nm1,0.002\nm2,0.004\n", encoding="utf-8")
+    return p, prices
+
+
+FAST = ["--splits", "2"]
+
+
+# --------------------------------------------------------------------------- aggregators
+@pytest.mark.parametrize("voter", ["mv", "wmv"])
+def test_the_cascade_offers_only_aggregators_with_a_posterior(data, capsys, voter) -> None:
+    assert voter not in posterior_aggregators()
+    answers, prices = data
+    r = run_cli(["cascade", answers, "--prices", prices, "--aggregator", voter, *FAST], capsys)
+    assert_usage_error(r, "cascade", "--aggregator", f"invalid choice: '{voter}'", "'backoff'")
+    r = run_cli(["frontier", answers, "--prices", prices, "--aggregator", voter, *FAST,
+                 "--budgets", "2"], capsys)
+    assert_usage_error(r, "frontier", f"--aggregator {voter} only votes", "--no-cascade")
+
+
+def test_cascade_and_frontier_errors_refuse_a_voting_aggregator_by_name() -> None:
+    X = np.array([[1, -1], [-1, 1], [1, 1], [-1, -1]])
+    y = np.array([1, -1, 1, -1])
+    with pytest.raises(InvalidParameterError, match=r"^aggregator of Cascade\.fit must be one "
+                       r"of 'map', 'logistic', 'backoff' \(it only votes.*got 'mv'$"):
+        Cascade(aggregator="mv").fit(X, y)
+    from ensel.experiment import condition_data
+    from ensel.frontier import frontier_errors
+
+    d = condition_data(_answers())
+    with pytest.raises(InvalidParameterError, match=r"aggregator of frontier_errors .*'wmv'"):
+        frontier_errors(d, [0.001, 0.002, 0.004], [0.004], aggregator="wmv", n_splits=2)
+
+
+def test_frontier_without_the_cascade_still_takes_a_voting_aggregator(data, capsys) -> None:
+    answers, prices = data
+    r = run_cli(["frontier", answers, "--prices", prices, "--aggregator", "mv", *FAST,
+                 "--budgets", "2", "--no-cascade"], capsys)
+    assert r.code == 0, r.err
+
+
+# --------------------------------------------------------------------------- silent answers
+def test_a_model_twice_in_a_yaml_price_table_is_refused_with_both_lines(tmp_path) -> None:
+    p = tmp_path / "p.yaml"
+    p.write_text("m0: 0.001\nm1: 0.002\n# the dear one\nm0: 0.5\n", encoding="utf-8")
+    with pytest.raises(PriceError, match=r"model 'm0' appears twice in .*p\.yaml \(lines 1 "
+                       r"and 4\)$"):
+        read_prices(p)
+    nested = tmp_path / "n.yaml"
+    nested.write_text("m0:\n  usd_per_query: 0.1\n  usd_per_query: 0.2\n", encoding="utf-8")
+    with pytest.raises(PriceError, match=r"key 'usd_per_query' appears twice .*lines 2 and 3"):
+        read_prices(nested)
+
+
+def test_a_yaml_price_error_names_the_file_line(tmp_path) -> None:
+    p = tmp_path / "p.yaml"
+    p.write_text("# prices\nm0: 0.001\n\nm1: -2\n", encoding="utf-8")
+    with pytest.raises(PriceError, match=r"model 'm1' \(line 4\) must be a positive"):
+        read_prices(p)
+
+
+def test_a_negative_cost_per_answer_is_refused_at_its_line(tmp_path, capsys) -> None:
+    df = _answers()
+    df["cost"] = 0.001
+    df.loc[5, "cost"] = -0.002  # averaged with the model's other answers: a positive price
+    p = tmp_path / "costs.csv"
+    df.to_csv(p, index=False)
+    r = run_cli(["frontier", p, "--prices", "tidy", *FAST, "--no-cascade"], capsys)
+    assert_usage_error(r, "frontier", "column 'cost' has value -0.002 in line 7 of", "costs.csv",
+                       ">= 0")
+
+
+@pytest.mark.parametrize("method", ["bogus", "greedy_mi"])
+def test_select_budget_refuses_a_method_it_does_not_use(data, capsys, method) -> None:
+    answers, prices = data
+    r = run_cli(["select", answers, "--prices", prices, "--budget-usd", "0.01",
+                 "--method", method, *FAST], capsys)
+    assert_usage_error(r, "select", f"--method {method}", "with --budget-usd")
+
+
+@pytest.mark.parametrize("option", [["--max-k", "3"], ["--halvings", "4"], ["--jobs", "2"]])
+def test_select_budget_refuses_options_it_would_ignore(data, capsys, option) -> None:
+    answers, prices = data
+    r = run_cli(["select", answers, "--prices", prices, "--budget-usd", "0.01", *option,
+                 *FAST], capsys)
+    assert_usage_error(r, "select", f"{option[0]} is not used with --budget-usd")
+
+
+def test_a_cost_series_keyed_by_name_is_not_applied_by_position() -> None:
+    from ensel.budget import BudgetedScoreMI
+
+    X = pd.DataFrame(np.array([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, -1]]),
+                     columns=["a", "b", "c"])
+    y = np.array([1, -1, 1, -1])
+    costs = pd.Series({"c": 0.001, "b": 1.0, "a": 1.0})  # a different order than X
+    with pytest.raises(InvalidParameterError, match=r"costs of BudgetedScoreMI\.fit must be "
+                       r"one price per column of X, in column order.*got a Series keyed by "
+                       r"'c', 'b', 'a'$"):
+        BudgetedScoreMI(2, budget=0.5, costs=costs).fit(X, y)
+    assert check_costs(pd.Series([1.0, 2.0]), 2).tolist() == [1.0, 2.0]  # positional: fine
+    with pytest.raises(InvalidParameterError, match="keyed by 'a'"):
+        check_costs({"a": 1.0}, 1)
+
+
+@pytest.mark.parametrize("usd, shown", [([float("nan"), 1.0, 2.0], "nan for model 0"),
+                                        ([1.0, -1.0, 2.0], "-1.0 for model 1")])
+def test_nan_or_negative_prices_give_no_budget_grid(usd, shown) -> None:
+    with pytest.raises(InvalidParameterError, match=rf"usd of budget_grid .*got {shown}$"):
+        budget_grid(usd, 3)
+
+
+def test_a_nan_point_is_refused_by_the_hull() -> None:
+    with pytest.raises(InvalidParameterError, match=r"cost of convex_hull .*nan at point 1$"):
+        convex_hull([0, float("nan"), 2], [0.5, 0.1, 0.3])
+    with pytest.raises(InvalidParameterError, match=r"error of hull_aiq .*nan at point 1$"):
+        hull_aiq([0, 1, 2], [0.5, float("nan"), 0.3], 2)
+    assert convex_hull([0, 1, 2, 3], [0.5, 0.2, 0.19, 0.3]).tolist() == [
+        [0.0, 0.5], [1.0, 0.2], [2.0, 0.19]]
+
+
+def test_one_source_has_no_heterogeneity() -> None:
+    # m_fixed = sum(w x) / sum(w) differs from x by rounding here: Q was 4e-32, I^2 = 1
+    r = random_effects([0.8631789223498866], [0.5414612202490917])
+    assert r.i2 == 0.0 and r.q == 0.0 and r.tau2 == 0.0
+
+
+# --------------------------------------------------------------------------- valid input
+def test_a_hash_inside_a_model_name_is_a_name_not_a_comment(tmp_path) -> None:
+    p = tmp_path / "p.csv"
+    p.write_text("# list prices\nmodel,usd_per_query\ngpt#4,0.001\n  # indented comment\n"
+                 "m1,0.002\n", encoding="utf-8")
+    assert read_prices(p).usd_per_query.to_dict() == {"gpt#4": 0.001, "m1": 0.002}
+
+
+def test_model_names_that_look_like_numbers_are_read_as_text(tmp_path, capsys) -> None:
+    names = ["1", "007", "3.50"]
+    answers = tmp_path / "answers.csv"
+    _answers(names).to_csv(answers, index=False)
+    prices = tmp_path / "p.csv"
+    prices.write_text("model,usd_per_query\n1,0.001\n007,0.002\n3.50,0.004\n", encoding="utf-8")
+    assert read_prices(prices).models == names
+    r = run_cli(["frontier", answers, "--prices", prices, *FAST, "--budgets", "2",
+                 "--no-cascade", "--json"], capsys)
+    assert r.code == 0, r.err
+
+
+# --------------------------------------------------------------------------- right names
+def test_a_latin1_price_file_is_named_not_the_data(data, tmp_path, capsys) -> None:
+    answers, _ = data
+    p = tmp_path / "latin.csv"
+    p.write_bytes("model,usd_per_query\nm0,0.001\nm1,0.002\nm2,0.004\nmodèle,1\n"
+                  .encode("latin-1"))
+    r = run_cli(["frontier", answers, "--prices", p, *FAST], capsys)
+    line = assert_usage_error(r, "frontier", f"--prices {p}: {p} is not UTF-8 text (line 5")
+    assert "answers.csv" not in line
+
+
+def test_a_price_error_names_the_file_line_after_comments(data, tmp_path, capsys) -> None:
+    answers, _ = data
+    p = tmp_path / "p.csv"
+    p.write_text("# prices\n# as of 2025\nmodel,usd_per_query\nm0,0.001\n\nm1,-1\nm2,0.004\n",
+                 encoding="utf-8")
+    r = run_cli(["frontier", answers, "--prices", p, *FAST], capsys)
+    assert_usage_error(r, "frontier", "usd_per_query of model 'm1' (line 6) must be a positive")
+
+
+def test_a_locked_store_is_called_locked(tmp_path) -> None:
+    from ensel.costs import prices_from_store
+
+    store = tmp_path / "store.sqlite"
+    con = sqlite3.connect(store)
+    con.execute("CREATE TABLE answers(model TEXT, model_id TEXT, prompt_tokens INT, "
+                "completion_tokens INT, latency_s REAL, answer TEXT)")
+    con.execute("INSERT INTO answers VALUES ('a', 'x', 10, 10, 1.0, 'A')")
+    con.commit()
+    con.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(PriceError) as info:
+            prices_from_store(store)
+    finally:
+        con.rollback()
+        con.close()
+    msg = str(info.value)
+    assert "is locked by another process" in msg and "not an ensel collect store" not in msg
+
+
+def test_differing_conditions_name_the_differing_models(tmp_path, capsys, data) -> None:
+    _, prices = data
+    a = _answers([*MODELS, "zz-the-last-model"]).assign(condition="c1")
+    b = _answers(MODELS).assign(condition="c2")
+    p = tmp_path / "conds.csv"
+    pd.concat([a, b]).to_csv(p, index=False)
+    prices.write_text(prices.read_text() + "zz-the-last-model,0.1\n", encoding="utf-8")
+    r = run_cli(["frontier", p, "--prices", prices, *FAST, "--no-cascade"], capsys)
+    assert_usage_error(r, "frontier", "(only 'c1' has 'zz-the-last-model')")
