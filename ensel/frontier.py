@@ -378,8 +378,9 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
         for b in budgets:
             at = r[r["budget"] == b].sort_values(["condition", "split"])
             e = _interval(at["error"].to_numpy(), test_fraction, confidence)
+            # every method asks at least one model and at most what the budget buys
             cc = _interval(at["cost"].to_numpy(), test_fraction, confidence,
-                           clip=(0.0, math.inf))
+                           clip=(float(c.min()), b))
             points.append({"budget": b, "error": e[0], "error_low": e[1], "error_high": e[2],
                            "cost": cc[0], "cost_low": cc[1], "cost_high": cc[2],
                            "n_models": float(at["n_models"].mean())})
@@ -423,8 +424,10 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
                 errs_at.append(float(within["error"].iloc[-1]) if len(within) else math.nan)
             cr = np.asarray(costs_reached)
             got = cr[np.isfinite(cr)]
-            ci = (_interval(got, test_fraction, confidence, clip=(0.0, math.inf)) if got.size
-                  else (None,) * 3)
+            # reached at one of the budgets: it costs at least the cheapest model, at most
+            # the largest budget (an interval past either is impossible)
+            ci = (_interval(got, test_fraction, confidence, clip=(float(c.min()), b_max))
+                  if got.size else (None,) * 3)
             ea = np.asarray(errs_at)
             ei = (_interval(ea, test_fraction, confidence) if np.all(np.isfinite(ea))
                   else (None,) * 3)

@@ -235,3 +235,27 @@ def test_differing_conditions_name_the_differing_models(tmp_path, capsys, data) 
     prices.write_text(prices.read_text() + "zz-the-last-model,0.1\n", encoding="utf-8")
     r = run_cli(["frontier", p, "--prices", prices, *FAST, "--no-cascade"], capsys)
     assert_usage_error(r, "frontier", "(only 'c1' has 'zz-the-last-model')")
+
+
+# --------------------------------------------------------------------------- impossible numbers
+def test_frontier_cost_intervals_stay_within_what_a_choice_can_cost() -> None:
+    """Per-split costs of 10 and 1 (prices 1 and 9, budgets 1 and 10): the overlap-corrected
+    interval of their mean ran from 0 to 12.5, below the cheapest model and past the budget."""
+    from ensel.frontier import frontier_summary
+
+    rows = []
+    for s in range(8):
+        rows.append(("c", s, "none", 0.0, 0.5, 0.0, 0, "", 20))
+        for m in ("budgeted", "best_single"):
+            rows.append(("c", s, m, 1.0, 0.3 if m == "best_single" or s % 2 else 0.4, 1.0, 1,
+                         "a", 20))
+            rows.append(("c", s, m, 10.0, (0.1, 0.3)[s % 2] if m == "budgeted" else 0.3,
+                         (10.0, 1.0)[s % 2] if m == "budgeted" else 1.0, 1, "a", 20))
+    res = pd.DataFrame(rows, columns=["condition", "split", "method", "budget", "error", "cost",
+                                      "n_models", "selected", "n_test"])
+    doc = frontier_summary(res, usd=[1.0, 9.0], models=["a", "b"])
+    point = doc["methods"]["budgeted"]["points"][1]
+    assert point["cost"] == 5.5 and (point["cost_low"], point["cost_high"]) == (1.0, 10.0)
+    reach = doc["reach"]["budgeted"]
+    assert reach["cost_to_best_single_error"] == 5.5
+    assert (reach["low"], reach["high"]) == (1.0, 10.0)
