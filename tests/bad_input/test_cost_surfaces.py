@@ -259,3 +259,34 @@ def test_frontier_cost_intervals_stay_within_what_a_choice_can_cost() -> None:
     reach = doc["reach"]["budgeted"]
     assert reach["cost_to_best_single_error"] == 5.5
     assert (reach["low"], reach["high"]) == (1.0, 10.0)
+
+
+# --------------------------------------------------------------------------- notebook parameters
+@pytest.mark.parametrize("param, fragment", [
+    ("n_splits=1", "-p n_splits=1: notebook 'experiments' expects an integer >= 2"),
+    ("seed=-1", "-p seed=-1: notebook 'experiments' expects an integer >= 0"),
+    ("seed=abc", "-p seed='abc': notebook 'experiments' expects an integer like its default 0"),
+    ("ks=[0, 2]", "expects a non-empty list of integers >= 1"),
+    ("exhaustive=maybe", "expects true or false like its default True; got 'maybe'"),
+    ("n_jobs=0", "expects -1 or an integer >= 1"),
+])
+def test_a_bad_notebook_parameter_is_refused_before_the_kernel_starts(tmp_path, capsys, param,
+                                                                       fragment) -> None:
+    """The experiments page refused ``n_splits=1`` only in cell 37, 23 s after the start."""
+    answers = tmp_path / "answers.csv"
+    _answers().to_csv(answers, index=False)
+    out = tmp_path / "out"
+    r = run_cli(["notebooks", "run", "experiments", "-p", param, "-p", f"dataset={answers}",
+                 "--out-dir", out], capsys)
+    assert_usage_error(r, "notebooks", fragment)
+    assert not out.exists()  # nothing executed, nothing written
+
+
+def test_every_listed_run_passes_the_parameter_check() -> None:
+    from ensel.book.runner._config import check_parameter_values, load_runs, repo_root
+
+    runs = load_runs(repo_root() / "notebooks" / "runs.yml")
+    assert runs
+    for run in runs:
+        check_parameter_values(run, run.parameters, repo_root())
+        check_parameter_values(run, run.effective_parameters(test=True), repo_root())

@@ -375,6 +375,70 @@ def check_parameter_names(run: NotebookRun, params: dict[str, Any], root: Path) 
             f"its parameters (with defaults) are: {listing}")
 
 
+def _count_rule(name: str) -> tuple[str, Any] | None:
+    """What a parameter of this name must be, beyond its default's type (``None`` always
+    stays allowed where the default is ``None``): the same bounds as the command line's."""
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if name == "seed":
+        return "an integer >= 0", lambda v: is_int(v) and v >= 0
+    if name == "n_halvings":
+        return "0 or an integer >= 2", lambda v: is_int(v) and (v == 0 or v >= 2)
+    if name == "n_jobs":
+        return "-1 or an integer >= 1", lambda v: is_int(v) and (v == -1 or v >= 1)
+    if name == "n_splits" or name.endswith("_splits"):
+        return "an integer >= 2 (an interval needs two splits)", lambda v: is_int(v) and v >= 2
+    if name == "ks":
+        return ("a non-empty list of integers >= 1",
+                lambda v: isinstance(v, list) and bool(v) and all(is_int(k) and k >= 1
+                                                                  for k in v))
+    if name.startswith("n_") or name.endswith(("_items", "_models", "_reps", "_k")):
+        return "an integer >= 1", lambda v: is_int(v) and v >= 1
+    if name in ("rho", "accuracy"):
+        return ("a number in [0, 1]", lambda v: isinstance(v, (int, float))
+                and not isinstance(v, bool) and 0 <= v <= 1)
+    return None
+
+
+def check_parameter_values(run: NotebookRun, params: dict[str, Any], root: Path) -> None:
+    """Raise :class:`NotebookRunError` at once, before the kernel starts, for a parameter
+    value the notebook cannot take: not of its default's type (an int for ``seed = 0``, a
+    list for ``ks = [1, 2]``, a bool for ``exhaustive = True``), or outside the bounds of a
+    count (``seed`` >= 0, ``n_splits`` >= 2, ``n_jobs`` -1 or >= 1, ``ks`` integers >= 1,
+    ``n_*`` >= 1); the page itself would refuse it only in a late cell."""
+    import ast
+    import math
+
+    declared = notebook_parameters(root / "notebooks" / f"{run.notebook}.py")
+    for name, value in params.items():
+        if name not in declared:
+            continue
+        text = declared[name]
+        try:
+            default = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            continue  # a default computed in code: no type to compare with
+        shown = f"-p {name}={value!r}: notebook {run.notebook!r} expects"
+        if default is not None and value is not None:
+            kinds = {bool: (bool,), int: (int,), float: (int, float), str: (str,),
+                     list: (list,), dict: (dict,)}
+            want = kinds.get(type(default))
+            wrong = want is not None and (not isinstance(value, want) or (
+                isinstance(value, bool) and type(default) is not bool))
+            if isinstance(value, float) and not math.isfinite(value):
+                wrong = True
+            if wrong:
+                kind = {bool: "true or false", int: "an integer", float: "a number",
+                        str: "a string", list: "a list", dict: "a mapping"}
+                raise NotebookRunError(f"{shown} {kind[type(default)]} like its default "
+                                       f"{text}; got {value!r}")
+        rule = _count_rule(name)
+        scalar = name == "ks" or not isinstance(default, (list, dict))  # pool_models = [50]
+        if rule is not None and scalar and value is not None and not rule[1](value):
+            raise NotebookRunError(f"{shown} {rule[0]} (default {text}); got {value!r}")
+
+
 def _resolve_paths(params: dict[str, Any]) -> dict[str, Any]:
     """A parameter value naming an existing file relative to the caller's folder becomes an
     absolute path (the kernel runs in the repository root)."""
