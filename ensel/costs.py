@@ -217,8 +217,8 @@ def read_prices(prices: Any) -> Prices:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:  # the price file's, not the data's
         line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise PriceError(f"prices: {path} is not UTF-8 text (line {line}, byte {exc.start}: "
-                         f"{exc.reason}); save the price table as UTF-8") from None
+        raise PriceError(f"prices: {path}, line {line}: not UTF-8 text ({exc.reason}); save "
+                         "it as UTF-8") from None
     if path.suffix.lower() in (".yml", ".yaml"):
         doc, key_lines = _read_yaml(text, path)
         if not isinstance(doc, dict):

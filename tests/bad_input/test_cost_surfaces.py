@@ -193,7 +193,7 @@ def test_a_latin1_price_file_is_named_not_the_data(data, tmp_path, capsys) -> No
     p.write_bytes("model,usd_per_query\nm0,0.001\nm1,0.002\nm2,0.004\nmodèle,1\n"
                   .encode("latin-1"))
     r = run_cli(["frontier", answers, "--prices", p, *FAST], capsys)
-    line = assert_usage_error(r, "frontier", f"--prices {p}: {p} is not UTF-8 text (line 5")
+    line = assert_usage_error(r, "frontier", f"--prices {p}: {p}, line 5: not UTF-8 text")
     assert "answers.csv" not in line
 
 
@@ -290,3 +290,93 @@ def test_every_listed_run_passes_the_parameter_check() -> None:
     for run in runs:
         check_parameter_values(run, run.parameters, repo_root())
         check_parameter_values(run, run.effective_parameters(test=True), repo_root())
+
+
+# --------------------------------------------------------------------------- the older campaign
+def test_text_labels_that_spell_a_sign_are_read_as_that_sign() -> None:
+    """``y`` as '+1'/'-1' sorted as text put '-1' second, so it became the +1 class: majority
+    vote then predicted every label flipped. Text that spells a sign is read by the one
+    encoding rule (as the functions read it); other text keeps the sorted order."""
+    from ensel.aggregate import AGGREGATORS
+
+    X = np.array([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, -1, -1], [-1, 1, 1]])
+    y = np.array([1, -1, 1, -1, 1, -1])
+    for name in ("mv", "wmv", "map"):
+        want = AGGREGATORS[name]().fit(X, y).predict(X)
+        for plus, minus in (("+1", "-1"), ("1", "-1"), ("True", "False")):
+            est = AGGREGATORS[name]().fit(X, np.where(y > 0, plus, minus))
+            assert est.classes_.tolist() == [minus, plus], (name, plus)
+            assert est.predict(X).tolist() == np.where(want > 0, plus, minus).tolist()
+    assert AGGREGATORS["mv"]().fit(X, np.where(y > 0, "b", "a")).classes_.tolist() == ["a", "b"]
+
+
+def _lm_line(doc_id: int) -> str:
+    import json
+
+    return json.dumps({"doc_id": doc_id, "target": 0, "arguments": [["Qé", " A"], ["Q", " B"]],
+                       "filtered_resps": [["-1.0", "False"], ["-2.0", "False"]]},
+                      ensure_ascii=False)
+
+
+def test_one_non_utf8_lm_eval_log_is_named_alone(tmp_path, capsys) -> None:
+    files = []
+    for model in ("m1", "m2", "m3"):
+        (tmp_path / model).mkdir()
+        f = tmp_path / model / "samples_task_2025-01-01T00-00-00.000001.jsonl"
+        text = "\n".join(_lm_line(i) for i in range(3))
+        f.write_bytes(text.encode("latin-1" if model == "m2" else "utf-8"))
+        files.append(f)
+    r = run_cli(["import", "lm-eval", *files, "-o", tmp_path / "o.parquet"], capsys)
+    line = assert_usage_error(r, "import", f"{files[1]}, line 1: not UTF-8 text")
+    assert str(files[0]) not in line and str(files[2]) not in line
+
+
+def _mmlu(folder, model: str, qids: list[int]):
+    import json
+
+    d = folder / model
+    d.mkdir()
+    p = d / "biology_result.json"
+    p.write_text(json.dumps([{"question_id": q, "question": "Q", "options": ["a", "b", "c"],
+                              "answer": "B", "answer_index": 1, "pred": "B"} for q in qids]))
+    return p
+
+
+@pytest.mark.parametrize("bad, fragment", [
+    ([], "no MMLU-Pro record in the file (0 entries"),
+    ([-1, 1, 2], "record 0: question_id -1 is negative"),
+])
+def test_one_bad_mmlu_pro_file_is_named_alone(tmp_path, capsys, bad, fragment) -> None:
+    good = [_mmlu(tmp_path, "m1", [0, 1, 2]), _mmlu(tmp_path, "m2", [0, 1, 2])]
+    wrong = _mmlu(tmp_path, "m3", bad)
+    r = run_cli(["import", "mmlu-pro", *good, wrong, "-o", tmp_path / "o.parquet"], capsys)
+    line = assert_usage_error(r, "import", f"{wrong}", fragment)
+    assert all(str(g) not in line for g in good)
+
+
+@pytest.mark.parametrize("given, fragment", [("", "options ['']: option 1 is empty"),
+                                             (",", "option 1 is empty"),
+                                             ("A,,B", "option 2 is empty")])
+def test_an_empty_option_list_is_named_as_such(tmp_path, capsys, given, fragment) -> None:
+    w = tmp_path / "w.csv"
+    w.write_text("item,gold,m1,m2\nq1,A,A,B\nq2,B,B,B\nq3,C,A,C\n", encoding="utf-8")
+    r = run_cli(["import", "wide", w, "--options", given, "-o", tmp_path / "o.parquet"], capsys)
+    line = assert_usage_error(r, "import", fragment)
+    assert "gold" not in line
+
+
+def test_a_collection_estimate_says_which_models_have_no_price() -> None:
+    import dataclasses
+
+    from ensel.collect.cli import total_line
+    from ensel.collect.config import load_config
+    from ensel.collect.estimate import estimate
+    from ensel.datasets._paths import package_data
+
+    cfg = load_config(package_data("collect", "paper.yml"))
+    none = total_line(estimate(dataclasses.replace(cfg, prices={}, prices_as_of=None)))
+    assert "nan" not in none and "None" not in none and "cost unknown" in none
+    dropped = next(iter(cfg.prices))
+    some = total_line(estimate(dataclasses.replace(
+        cfg, prices={m: v for m, v in cfg.prices.items() if m != dropped})))
+    assert f"for the priced models; no price for {dropped}" in some and "nan" not in some
