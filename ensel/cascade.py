@@ -61,6 +61,7 @@ from ensel._validation import (
 __all__ = ["Cascade", "THRESHOLDS", "posterior_aggregators"]
 
 
+@validate_params({})
 def posterior_aggregators() -> list[str]:
     """Names of :data:`ensel.aggregate.AGGREGATORS` that give a posterior (``predict_proba``),
     which the cascade needs to decide when to stop (``mv`` and ``wmv`` only vote)."""

@@ -265,9 +265,10 @@ def test_frontier_cost_intervals_stay_within_what_a_choice_can_cost() -> None:
 @pytest.mark.parametrize("param, fragment", [
     ("n_splits=1", "-p n_splits=1: notebook 'experiments' expects an integer >= 2"),
     ("seed=-1", "-p seed=-1: notebook 'experiments' expects an integer >= 0"),
-    ("seed=abc", "-p seed='abc': notebook 'experiments' expects an integer like its default 0"),
+    ("seed=abc", "-p seed='abc': notebook 'experiments' expects an integer >= 0 (default 0)"),
     ("ks=[0, 2]", "expects a non-empty list of integers >= 1"),
-    ("exhaustive=maybe", "expects true or false like its default True; got 'maybe'"),
+    ("exhaustive=maybe", "-p exhaustive='maybe': notebook 'experiments' expects true or false"),
+    ("example_k=2.5", "expects an integer >= 1 (default 4); got 2.5"),
     ("n_jobs=0", "expects -1 or an integer >= 1"),
 ])
 def test_a_bad_notebook_parameter_is_refused_before_the_kernel_starts(tmp_path, capsys, param,
