@@ -22,7 +22,7 @@ ifeq ($(origin ENSEL_DATA_MIRROR), undefined)
   endif
 endif
 
-.PHONY: book notebooks html pdf chromium check-browser screenshots test run lint bench lock env clean help
+.PHONY: book notebooks html pdf chromium check-browser reports screenshots test run lint bench lock env clean help
 
 help:
 	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
@@ -34,6 +34,8 @@ help:
 	@echo "make test    run the tests (unit, property, notebooks)"
 	@echo "make check-browser  open every page of _build/html in headless Chromium, light and dark"
 	@echo "             (after make book); screenshots in _build/screenshots (dark/ for dark mode)"
+	@echo "make reports  ensel report on a weak abstaining pool and on LLMBar in _build/reports"
+	@echo "             (open them with: python -m tools.browsercheck _build/reports --mode both)"
 	@echo "make screenshots  1280x900 light and dark shots of the closing note's pages (after make book)"
 	@echo "             in _build/closing-screenshots; SHOTS='page.html page.html#id' for others"
 	@echo "make run NB=<notebook> [OUTPUT=<run>] [DATASET=<name|path>] [PARAMS='k=v ...']"
@@ -85,6 +87,11 @@ chromium:
 	  test "$$(id -u)" = 0 || { echo "chromium: not installed; as root: apt-get install chromium"; exit 2; }; \
 	  echo "chromium: installing Debian's chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
+
+# The user's report (ensel report) on a weak abstaining pool and on LLMBar with the shipped
+# prices, for the browser check: python -m tools.browsercheck _build/reports --mode both
+reports: $(STAMP)
+	$(BIN)/python -m tools.reports _build/reports
 
 # The built book in a real browser: console errors, broken internal links/images, unrendered
 # math, horizontal overflow at 1280 px; a screenshot of each page. Installs Debian's chromium

@@ -1,7 +1,8 @@
 """Benchmark: MAP / MV / W-MV fit + predict at n = 10^6 items, k = 20 models.
 
 Run: ``.venv/bin/python benchmarks/bench_aggregate.py``. Prints medians over repeats and
-the ratio to the 1 s target for MAP (no asserts).
+the ratio to the 1 s target for MAP (no asserts). ``ENSEL_BENCH_TINY=1``: 20,000 items, one
+run (see ``benchmarks/_bench.py``).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ import statistics
 import time
 
 import numpy as np
+from _bench import size
 
 from ensel.aggregate import MajorityVote, MAPAggregator, WeightedMajorityVote
 from ensel.copula import sample_equicorrelated
 
-N, K, REPEATS = 1_000_000, 20, 5
+N, K, REPEATS = size(1_000_000, 20_000), 20, size(5, 1)
 
 
 def _median_time(fn, repeats: int = REPEATS) -> float:

@@ -4,6 +4,7 @@ The simulated server runs in its own process (``ensel collect simulate``, 127.0.
 collector in this one, the store on local disk: what a run against a fast local endpoint
 costs end to end. Reports completed requests/s, CPU ms per request (this process), and the
 resident memory after 10k and 100k stored answers (flat = the store does not grow in RAM).
+``ENSEL_BENCH_TINY=1``: 20 questions, a store of 1,000 answers (see ``benchmarks/_bench.py``).
 """
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _bench import size
 
 from ensel.collect.collector import collect, load_queries
 from ensel.collect.config import load_config
@@ -23,7 +27,9 @@ from ensel.collect.store import Store
 from ensel.collect.testing import write_fixture
 
 # 2,500 questions = 5,000 queries x 4 models = 20,000 requests (argument: fewer questions)
-N_QUESTIONS = int(sys.argv[1]) if len(sys.argv) > 1 else 2500
+N_QUESTIONS = int(sys.argv[1]) if len(sys.argv) > 1 else size(2500, 20)
+#: Answers added to the store per block (ten blocks).
+BLOCK = size(10_000, 100)
 
 
 def _cpu_s(pid: int) -> float:
@@ -40,6 +46,13 @@ def _rss_mb() -> float:
 
 def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-collect-"))
+    try:
+        _run(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(tmp: Path) -> None:
     write_fixture("mmlu", tmp / "mmlu.parquet", n=N_QUESTIONS)
     (tmp / "run.yml").write_text(
         "endpoint: {base_url: 'http://127.0.0.1:1/v1', api_key_env: null, timeout_s: 30}\n"
@@ -89,6 +102,9 @@ def main() -> None:
     print(f"collector, two shards in two processes: {n2:,} answers in {wall2:.1f} s = "
           f"{n2 / wall2:,.0f} completed requests/s (merged store checked: "
           f"{'complete' if n2 == s.completed else 'INCOMPLETE'})")
+    if n2 != s.completed:
+        raise SystemExit(f"the merged shards hold {n2:,} answers, the one-process run "
+                         f"{s.completed:,}")
 
     with Store(tmp / "grow.sqlite") as st:
         rss = {}
@@ -96,10 +112,10 @@ def main() -> None:
             st.put_many({"dataset": "d", "query_id": f"q{block}-{i}", "model": "m",
                          "temperature": 0.7, "run": 1, "prompt_hash": "h", "label": 1,
                          "answer": 1, "raw_text": "True", "attempts": 1}
-                        for i in range(10_000))
+                        for i in range(BLOCK))
             rss[st.count()] = _rss_mb()
-    print(f"store: resident memory {rss[10_000]:.0f} MB at 10k answers, "
-          f"{rss[100_000]:.0f} MB at 100k answers")
+    print(f"store: resident memory {rss[BLOCK]:.0f} MB at {BLOCK:,} answers, "
+          f"{rss[10 * BLOCK]:.0f} MB at {10 * BLOCK:,} answers")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ safeguarded Newton) with the straightforward reference: for each pair,
 so by default it is timed on a random subset of pairs and extrapolated to all 4,950 pairs
 (``--full`` runs every pair). Agreement of rho is checked on the pairs the reference solved.
 
-Run: ``.venv/bin/python benchmarks/bench_copula.py [--pairs 300] [--full]``.
+Run: ``.venv/bin/python benchmarks/bench_copula.py [--pairs 300] [--full]``. Exits 1 when
+the agreement misses 1e-6. ``ENSEL_BENCH_TINY=1``: 10 models, 2,000 items, 10 reference pairs
+(see ``benchmarks/_bench.py``).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import statistics
 import time
 
 import numpy as np
+from _bench import size
 from scipy.optimize import brentq
 from scipy.special import ndtri
 from scipy.stats import multivariate_normal
 
 from ensel.copula import fit_gaussian_copula, sample, tetrachoric_matrix
 
-M, N, REPEATS = 100, 10_000, 5
+M, N, REPEATS = size(100, 10), size(10_000, 2_000), size(5, 1)
 
 
 def _data() -> np.ndarray:
@@ -43,9 +46,9 @@ def _reference_rho(tau_i: float, tau_j: float, p: float) -> float:
     return brentq(f, -0.999999, 0.999999, xtol=1e-12)
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--pairs", type=int, default=300, help="reference pairs to time")
+    ap.add_argument("--pairs", type=int, default=size(300, 10), help="reference pairs to time")
     ap.add_argument("--full", action="store_true", help="run the reference on all pairs")
     args = ap.parse_args()
 
@@ -83,7 +86,8 @@ def main() -> None:
           + ("" if args.full else " (extrapolated)"))
     print(f"speed-up: {t_ref / t_ours:.0f}x (target >= 20x)")
     print(f"max |rho_ours - rho_scipy| over those pairs: {diff.max():.2e} (target 1e-6)")
+    return 0 if diff.max() <= 1e-6 else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -4,6 +4,8 @@ Run: ``.venv/bin/python benchmarks/bench_experiment.py [--repeat 3]``. Prints th
 time of ``evaluate`` per dataset (all selectors, three aggregators, 5 splits per condition)
 without and with the exhaustive scan, and the ratio of the exhaustive scan alone to a
 per-subset loop with ``MAPAggregator`` (measured on a sample of subsets, extrapolated).
+``ENSEL_BENCH_TINY=1``: the IMDB stand-in alone, 2 splits, one run, 20 sampled subsets (see
+``benchmarks/_bench.py``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import statistics
 import time
 
 import numpy as np
+from _bench import TINY, size
 
 from ensel import datasets, experiment
 from ensel.aggregate import MAPAggregator
 from ensel.data import to_wide
+from ensel.protocol import PAPER_PROTOCOL
 
 
 def _median_time(fn, repeat: int) -> float:
@@ -31,22 +35,25 @@ def _median_time(fn, repeat: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=size(3, 1))
     args = parser.parse_args()
-    names = ["medmcqa", "mmlu", "imdb"]
+    names = ["imdb"] if TINY else ["medmcqa", "mmlu", "imdb"]
     try:
         from ensel.datasets import mmlu_pro
 
-        if mmlu_pro.is_available():
+        if mmlu_pro.is_available() and not TINY:
             names.append("mmlu_pro")
     except ImportError:  # pragma: no cover
         pass
+    n_splits = size(PAPER_PROTOCOL.n_splits, 2)
     print(f"{'dataset':10s} {'evaluate':>10s} {'+exhaustive':>12s} {'scan/split':>11s} "
           f"{'loop/split (est.)':>18s} {'speed-up':>9s}")
     for name in names:
         df = datasets.load(name)
-        base = _median_time(lambda d=df: experiment.evaluate(d), args.repeat)
-        full = _median_time(lambda d=df: experiment.evaluate(d, exhaustive=True), args.repeat)
+        base = _median_time(lambda d=df: experiment.evaluate(d, n_splits=n_splits),
+                            args.repeat)
+        full = _median_time(lambda d=df: experiment.evaluate(d, exhaustive=True,
+                                                             n_splits=n_splits), args.repeat)
         cond = df["condition"].unique()[0]
         Xw, yw = to_wide(df, cond, validate=False)
         X, y = Xw.to_numpy(), yw.to_numpy()
@@ -55,7 +62,7 @@ def main() -> None:
         parts = (X[tr], y[tr], X[te], y[te], range(1, m + 1))
         scan = _median_time(lambda p=parts: experiment.exhaustive_errors(*p), args.repeat)
         subsets = [c for k in range(1, m + 1) for c in itertools.combinations(range(m), k)]
-        sample = [subsets[i] for i in np.linspace(0, len(subsets) - 1, 200).astype(int)]
+        sample = [subsets[i] for i in np.linspace(0, len(subsets) - 1, size(200, 20)).astype(int)]
         t0 = time.perf_counter()
         for c in sample:
             cols = list(c)

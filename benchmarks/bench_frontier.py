@@ -2,7 +2,9 @@
 cascade's ``predict`` on 1 M queries (issue 30).
 
 Run: ``.venv/bin/python benchmarks/bench_frontier.py [--m 1000] [--n 20000] [--budgets 20]
-[--splits 2] [--jobs 1] [--queries 1000000]``
+[--splits 2] [--jobs -1] [--queries 1000000]`` (``--jobs -1``, one thread per core, is the
+command's default). ``ENSEL_BENCH_TINY=1``: 40 models x 400 items, 3 budgets, 2,000 queries
+(see ``benchmarks/_bench.py``).
 
 A seeded tidy Parquet file of ``m`` models x ``n`` items (one-factor Gaussian copula, latent
 correlation 0.3, accuracies uniform in [0.55, 0.9], seed 1, as ``bench_select_large.py``)
@@ -30,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _bench import size
 
 GENERATE = r"""
 import sys
@@ -87,12 +91,12 @@ print(json.dumps({"fit_seconds": fit, "predict_seconds": dt, "predict_cpu": cpu,
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--m", type=int, default=1000)
-    ap.add_argument("--n", type=int, default=20000)
-    ap.add_argument("--budgets", type=int, default=20)
+    ap.add_argument("--m", type=int, default=size(1000, 40))
+    ap.add_argument("--n", type=int, default=size(20000, 400))
+    ap.add_argument("--budgets", type=int, default=size(20, 3))
     ap.add_argument("--splits", type=int, default=2)
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--queries", type=int, default=1_000_000)
+    ap.add_argument("--jobs", type=int, default=-1)
+    ap.add_argument("--queries", type=int, default=size(1_000_000, 2000))
     ap.add_argument("--skip-frontier", action="store_true")
     ap.add_argument("--no-cascade", action="store_true",
                     help="ensel frontier without the cascade arm (it fits one cascade per "

@@ -29,6 +29,9 @@ References (the *same* loop, only the per-candidate estimator differs):
    ``sum over steps of (mean time per call at that step) x (number of candidates)``.
    ``--pyitlib-full`` runs the full loop instead (about 4 minutes).
 
+Exits 1 when a loop computing the same quantity (1, 2 and 4) picks differently from ensel.
+``ENSEL_BENCH_TINY=1``: n = 2,000, m = 12, k = 3, one run (see ``benchmarks/_bench.py``).
+
 Times are medians over ``--repeats`` runs for ensel and the cheaper references
 (single runs for the slow ones, as printed).
 """
@@ -42,6 +45,7 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
+from _bench import size
 from scipy.stats import norm
 
 from ensel.info import smoothed_mutual_information
@@ -166,13 +170,13 @@ def pyitlib_sampled(X, y, path, sample, ensel_scores):
     return total, max_dev, agree
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=int, default=200_000)
-    ap.add_argument("--m", type=int, default=100)
-    ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--pyitlib-sample", type=int, default=6)
+    ap.add_argument("--n", type=int, default=size(200_000, 2_000))
+    ap.add_argument("--m", type=int, default=size(100, 12))
+    ap.add_argument("--k", type=int, default=size(10, 3))
+    ap.add_argument("--repeats", type=int, default=size(5, 1))
+    ap.add_argument("--pyitlib-sample", type=int, default=size(6, 3))
     ap.add_argument("--pyitlib-full", action="store_true")
     ap.add_argument("--skip-sklearn-mi", action="store_true",
                     help="skip the ~45 s plug-in sklearn loop")
@@ -191,6 +195,7 @@ def main() -> None:
     print(f"  (median of {args.repeats}; limit 5 s: {'OK' if t_ens < 5 else 'EXCEEDED'})")
 
     rows = []
+    same_quantity = []  # picks of the loops that compute ensel's quantity: must agree
     t_lit, (p_lit, g_lit) = median_time(lambda: greedy_loop(X, y, args.k, score_ensel),
                                         max(1, args.repeats // 2))
     rows.append(("loop+ensel.info (exact same MI)", t_lit, p_lit,
@@ -204,6 +209,8 @@ def main() -> None:
         rows.append(("loop+sklearn mutual_info_score", t_mi, p_mi, None))
     for name, t, p, dev in rows:
         same = p == picks
+        if dev is not None:
+            same_quantity.append(same)
         extra = "" if dev is None else f"  (max |gain diff| {dev:.1e} bits)"
         print(f"{name:32s} {t:10.2f} {t / t_ens:9.1f}  {same}{extra}")
         if not same:
@@ -218,6 +225,7 @@ def main() -> None:
         print(f"{'loop+pyitlib (full run)':32s} {t_py:10.2f} {t_py / t_ens:9.1f}  "
               f"{p_py == picks}  (max |gain diff| {dev:.1e} bits)")
         ratios = [t_ct, t_py]
+        same_quantity.append(p_py == picks)
     else:
         t_py, dev, agree = pyitlib_sampled(X, y, picks, args.pyitlib_sample, sel.scores_)
         print(f"{'loop+pyitlib (extrapolated)':32s} {t_py:10.2f} {t_py / t_ens:9.1f}  "
@@ -226,12 +234,17 @@ def main() -> None:
               "random others) along ensel's path; time = sum_t mean(call time) x "
               "#candidates_t. Use --pyitlib-full for a full run.")
         ratios = [t_ct, t_py]
+        same_quantity.append(agree)
     if not args.skip_sklearn_mi:
         ratios.append(t_mi)
     print(f"\nspeed-up of ensel over the library-based loops (sklearn, pyitlib): "
           f"{min(ratios) / t_ens:.0f}x .. {max(ratios) / t_ens:.0f}x "
           f"(required >= 10x: {'OK' if min(ratios) / t_ens >= 10 else 'NOT MET'})")
+    if not all(same_quantity):
+        print("a loop computing ensel's quantity picked differently: see above")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

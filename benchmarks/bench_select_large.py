@@ -23,7 +23,9 @@ that child) are printed:
 
 The machine's load average is printed with the figures: wall times on a shared machine
 vary with its load. The targets are judged on the wall time (and the peak memory); exit
-status 1 when one is missed.
+status 1 when one is missed. ``ENSEL_BENCH_TINY=1``: 30 models x 300 items, ``-k 3`` and
+``-k auto --max-k 3``, 3 splits and 2 halvings, without the old code path, the targets not
+judged (see ``benchmarks/_bench.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +39,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from _bench import TINY, judged, size, verdict
+
 ROOT = Path(__file__).resolve().parents[1]
+#: ``-k`` of the fixed runs, and the options every run adds (smaller work at the tiny size).
+K = size("10", "3")
+SMALL = size([], ["--splits", "3", "--halvings", "2", "--max-k", "3"])
 OLD_COMMIT = "4589f2c"
 
 GENERATE = r"""
@@ -69,7 +76,7 @@ import os
 os.environ.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
 import json, sys, time
 t0 = time.perf_counter()
-from ensel.datasets.importers import read_data
+from ensel.datasets import read_data
 from ensel.experiment import condition_data
 from ensel.evidence import run_select
 t1 = time.perf_counter()
@@ -78,7 +85,7 @@ t2 = time.perf_counter()
 data = condition_data(df, validate=False)
 t3 = time.perf_counter()
 c3 = time.process_time()
-doc = run_select(data, k=int(sys.argv[2]))
+doc = run_select(data, k=int(sys.argv[2]), **json.loads(sys.argv[3]))
 t4 = time.perf_counter()
 cpu = time.process_time() - c3
 print(json.dumps({"imports": t1 - t0, "read": t2 - t1, "pivot": t3 - t2,
@@ -105,13 +112,13 @@ def _load() -> str:
 
 def _report(label: str, r: dict, target_s: float | None, target_mb: float | None) -> bool:
     ok = r["code"] == 0
-    met = ok and (target_s is None or r["seconds"] <= target_s) and \
-        (target_mb is None or r["peak_mb"] <= target_mb)
+    met = ok and judged((target_s is None or r["seconds"] <= target_s)
+                        and (target_mb is None or r["peak_mb"] <= target_mb))
     targets = ", ".join(t for t in (f"<= {target_s:g} s" if target_s else "",
                                     f"<= {target_mb / 1024:g} GB" if target_mb else "") if t)
-    verdict = f" -> target {targets}: {'met' if met else 'MISSED'}" if targets else ""
+    said = f" -> target {targets}: {verdict(met)}" if targets else ""
     print(f"{label}: {r['seconds']:.2f} s wall ({r['cpu']:.2f} s CPU), peak RSS "
-          f"{r['peak_mb']:.0f} MB{verdict} (load average {_load()})")
+          f"{r['peak_mb']:.0f} MB{said} (load average {_load()})")
     if not ok:
         print(f"   failed (exit {r['code']}): {r['err']}")
     elif r["last"]:
@@ -121,9 +128,10 @@ def _report(label: str, r: dict, target_s: float | None, target_mb: float | None
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--m", type=int, default=1000)
-    ap.add_argument("--n", type=int, default=20_000)
-    ap.add_argument("--no-old", action="store_true", help="skip the old code path")
+    ap.add_argument("--m", type=int, default=size(1000, 30))
+    ap.add_argument("--n", type=int, default=size(20_000, 300))
+    ap.add_argument("--no-old", action="store_true", default=TINY,
+                    help="skip the old code path (skipped at the tiny size)")
     args = ap.parse_args()
     ensel = [sys.executable, "-m", "ensel"]
     ok = True
@@ -135,16 +143,16 @@ def main() -> int:
         print(f"pool: {args.m} models x {args.n} items ({args.m * args.n:,} answers), "
               f"{path.stat().st_size / 1e6:.1f} MB Parquet, written in "
               f"{time.perf_counter() - t:.1f} s")
-        ok &= _report("ensel select -k 10 (new)", _measure([*ensel, "select", str(path),
-                                                            "-k", "10"]), 5, 1536)
-        _report("ensel select -k 10 --jobs 1 (new, one thread)",
-                _measure([*ensel, "select", str(path), "-k", "10", "--jobs", "1"]), None, None)
-        ok &= _report("ensel select -k auto (new)", _measure([*ensel, "select", str(path),
-                                                              "-k", "auto"]), 20, 1536)
-        ph = subprocess.run([sys.executable, "-c", PHASES, str(path), "10"],
+        select = [*ensel, "select", str(path), *SMALL]
+        ok &= _report(f"ensel select -k {K} (new)", _measure([*select, "-k", K]), 5, 1536)
+        _report(f"ensel select -k {K} --jobs 1 (new, one thread)",
+                _measure([*select, "-k", K, "--jobs", "1"]), None, None)
+        ok &= _report("ensel select -k auto (new)", _measure([*select, "-k", "auto"]), 20, 1536)
+        small = {"n_splits": 3, "halvings": 2} if SMALL else {}
+        ph = subprocess.run([sys.executable, "-c", PHASES, str(path), K, json.dumps(small)],
                             capture_output=True, text=True, check=True)
         p = json.loads(ph.stdout)
-        print(f"phases of -k 10 in one process: imports {p['imports']:.2f} s, read + validate "
+        print(f"phases of -k {K} in one process: imports {p['imports']:.2f} s, read + validate "
               f"{p['read']:.2f} s, pivot {p['pivot']:.2f} s, after the pivot (picks, "
               f"splits, halvings, intervals) {p['after_pivot']:.2f} s "
               f"({p['after_pivot_cpu']:.2f} s CPU); defaults: "

@@ -10,7 +10,9 @@ Prints, for a few (alpha, rho):
   ``e`` spread over the bulk of the law (both tails and the middle);
 * the raw total-mass error of the law of ``K`` before normalisation.
 
-Run: ``.venv/bin/python benchmarks/bench_theory.py``
+Run: ``.venv/bin/python benchmarks/bench_theory.py``. Exits 1 when the agreement with the
+references misses 1e-6. ``ENSEL_BENCH_TINY=1``: m = 101, two cases, one run, m = 1,001 for the
+large case (see ``benchmarks/_bench.py``).
 """
 
 from __future__ import annotations
@@ -20,14 +22,17 @@ import statistics
 import time
 
 import numpy as np
+from _bench import size
 from scipy import integrate
 from scipy.special import betainc, gammaln, log_ndtr, ndtr, ndtri
 
 from ensel import theory as T
 
-M = 10_001
-CASES = [(0.7, 0.3), (0.6, 0.9), (0.9, 0.05), (0.8, 0.999), (0.55, 0.01), (0.75, 0.5)]
-REPEATS = 5
+M = size(10_001, 101)
+CASES = size([(0.7, 0.3), (0.6, 0.9), (0.9, 0.05), (0.8, 0.999), (0.55, 0.01), (0.75, 0.5)],
+             [(0.7, 0.3), (0.6, 0.9)])
+REPEATS = size(5, 1)
+BIG = size(100_001, 1_001)
 
 
 def _panels(center: float, width: float) -> list[float]:
@@ -74,7 +79,7 @@ def reference_pmf(alpha: float, rho: float, m: int, e: int) -> float:
                for a, b in zip(edges[:-1], edges[1:], strict=True))
 
 
-def main() -> None:
+def main() -> int:
     print(f"ensemble_error for m = {M} (median of {REPEATS} runs)")
     header = (f"{'alpha':>6} {'rho':>6} {'t_map[s]':>9} {'t_mv[s]':>8} {'P_e (MAP)':>14} "
               f"{'|MAP-ref|':>10} {'|MV-ref|':>10} {'max|pmf-ref|':>12} {'mass err':>9} "
@@ -108,10 +113,11 @@ def main() -> None:
           f"worst |P_e - reference| {worst_err:.2e} (target 1e-6); "
           f"worst |pmf - reference| {worst_pmf:.2e}")
     t0 = time.perf_counter()
-    big = T.ensemble_error(0.7, 0.3, 100_001)
-    print(f"m = 100,001: P_e = {big:.10f} in {time.perf_counter() - t0:.3f} s "
+    big = T.ensemble_error(0.7, 0.3, BIG)
+    print(f"m = {BIG:,}: P_e = {big:.10f} in {time.perf_counter() - t0:.3f} s "
           f"(floor {T.saturation_floor(0.7, 0.3):.10f})")
+    return 0 if worst_err <= 1e-6 else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -62,6 +62,7 @@ _SUBMODULES = (
     "paper",
     "pools",
     "protocol",
+    "report",
     "select",
     "stats",
     "theory",

@@ -46,6 +46,7 @@ import numpy as np
 __all__ = [
     "CountTable",
     "answer_digits",
+    "code_groups",
     "dense_entropy_rows",
     "empty_cells",
     "entropy_rows",
@@ -85,6 +86,37 @@ def label_bits(y: Any) -> np.ndarray:
     [0, 1]
     """
     return (np.asarray(y).astype(np.int64) + 1) // 2
+
+
+def code_groups(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Group rows by their code in ``[0, size)``: one row of each distinct code and each
+    row's group, the groups numbered in increasing code order, as
+    ``np.unique(codes, return_index=True, return_inverse=True)[1:]`` numbers them (the row
+    kept for a group may differ: any row of a group has its code). Without sorting when the
+    alphabet is small (``O(n + size)``), else by ``np.unique``.
+
+    Examples
+    --------
+    >>> codes = np.array([5, 2, 5, 0])
+    >>> rows, group = code_groups(codes, 8)
+    >>> group.tolist(), codes[rows].tolist()
+    ([2, 1, 2, 0], [0, 2, 5])
+    """
+    codes = np.asarray(codes)
+    n = codes.size
+    if size <= 4 * n + 1024:
+        seen = np.zeros(size, dtype=bool)
+        seen[codes] = True
+        number = np.cumsum(seen) - 1
+        group = number[codes]
+        n_groups = int(number[-1]) + 1 if size else 0
+    else:
+        _, group = np.unique(codes, return_inverse=True)
+        group = group.ravel()
+        n_groups = int(group.max()) + 1 if n else 0
+    rows = np.empty(n_groups, dtype=np.int64)
+    rows[group] = np.arange(n)
+    return rows, group
 
 
 # --------------------------------------------------------------------------- the kernel

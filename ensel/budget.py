@@ -38,6 +38,31 @@ Baselines under the same budget (:func:`budget_baselines`): **Top-k by accuracy*
 accuracy order, skipping models that no longer fit), **cheapest first** (ascending price,
 ties by accuracy) and the **best single model within budget**.
 
+The buy list: the cheapest choice as good as the best
+-----------------------------------------------------
+A user pays for a choice of models, so more money must buy a lower error. Every
+recommendation of the cost commands (``ensel select --budget-usd``, ``ensel frontier``,
+``ensel cascade``) goes through one rule, :func:`cheapest_as_good`:
+
+* the **candidates** within a budget ``B`` are every choice the methods make at every budget
+  up to ``B`` (budgeted selection, Top-k under the budget, cheapest first, the best single
+  model, and the cascade where it runs) and every model alone whose price is within ``B``
+  (:func:`single_model_errors`): smaller sets and single models included;
+* the **best** is the candidate of lowest mean held-out error (ties: the cheaper);
+* **the equivalence rule** (:func:`as_good`): a candidate is *as good as* the best when its
+  mean paired held-out error excess over the best (the same splits) is at most one
+  standard error of that excess (Nadeau & Bengio's overlap-corrected one, as every interval
+  of ensel; the one-standard-error rule of ``-k auto``, :func:`ensel.experiment.one_se_k`)
+  or at most the margin :data:`EQUIVALENCE_MARGIN` (half a point of error, 0.005: a
+  difference this small is not worth paying for even when it is measured precisely);
+* the **choice** is the cheapest candidate (mean cost per query; ties: the lower error) as
+  good as the best. A cheaper candidate that is not chosen is named with the reason, in one
+  line, with its excess error and interval (:func:`why_not_cheaper`).
+
+So a dearer choice is recommended only when it buys a lower error beyond the noise and the
+margin; the mean error alone never decides, since on few or small splits the lowest mean
+is often noise.
+
 With no prices (``costs=None``) every model costs 1 and ``budget=None`` means ``k`` models,
 so ``BudgetedScoreMI(k)`` is a registered selector like the others (the protocol's loop
 calls every selector with ``k`` alone).
@@ -60,7 +85,7 @@ Examples
 
 from __future__ import annotations
 
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -69,10 +94,31 @@ from ensel._validation import Interval, check_X_y, validate_params
 from ensel.costs import check_costs
 from ensel.select._budgeted import BudgetedScoreMI, _fill
 
-__all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELINES"]
+__all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELINES",
+           "EQUIVALENCE_MARGIN", "EQUIVALENCE_RULE", "as_good", "cheapest_as_good",
+           "why_not_cheaper", "buy_list", "deployed_models", "single_model_errors",
+           "METHOD_WORDS", "mean_interval"]
+
+#: What each choice of the cost commands is, in words.
+METHOD_WORDS = {"single": "the model alone", "budgeted": "budgeted selection",
+                "topk_budget": "Top-k under the budget", "cheapest_first": "cheapest first",
+                "best_single": "best single model", "cascade": "cascade"}
+
+#: A number strictly between 0 and 1 (a margin, a test share, a confidence).
+_UNIT = Interval(Real, 0, 1, closed="neither")
 
 #: Names of the baselines under a dollar budget, as :func:`budget_baselines` returns them.
 BASELINES = ("topk_budget", "cheapest_first", "best_single")
+
+#: The equivalence margin of the buy list, in held-out error (half a point): a cheaper
+#: choice whose mean error excess over the best is at most this (or at most one standard
+#: error of it) is as good (see the module text).
+EQUIVALENCE_MARGIN = 0.005
+
+#: The rule in one sentence, as the commands print it (``{margin}``: the margin used).
+EQUIVALENCE_RULE = ("the cheapest choice whose mean held-out error exceeds the best's by at "
+                    "most one standard error of the paired difference (same splits, "
+                    "overlap-corrected) or at most {margin:g} is recommended")
 
 
 @validate_params({"X": ["array-like"], "y": ["array-like"], "costs": ["array-like"],
@@ -112,3 +158,265 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
             "cheapest_first": _fill(by_price, c, b, kk),
             "best_single": [int(fits[0])]}
 
+
+
+@validate_params({"values": ["array-like"], "test_fraction": [_UNIT],
+                  "confidence": [_UNIT],
+                  "clip": [tuple, None]})
+def mean_interval(values: Any, test_fraction: float = 0.2, confidence: float = 0.95,
+                  clip: tuple[float, float] | None = (0.0, 1.0)) -> tuple[float, float, float]:
+    """Mean and overlap-corrected interval of per-evaluation values (errors, costs, areas),
+    clipped to ``clip`` (what is possible; ``None``: not clipped); no spread gives the mean
+    three times."""
+    from ensel.stats import paired_interval
+
+    v = np.asarray(values, dtype=float)
+    if v.size < 2 or np.all(v == v[0]):
+        return float(v.mean()), float(v.mean()), float(v.mean())
+    r = paired_interval(v, n_train=1 - test_fraction, n_test=test_fraction,
+                        confidence=confidence)
+    lo, hi = r.low, r.high
+    if clip is not None:
+        lo, hi = max(lo, clip[0]), min(hi, clip[1])
+    return float(r.mean), float(lo), float(hi)
+
+
+@validate_params({"errors": ["array-like"], "best": ["array-like"], "margin": [_UNIT],
+                  "test_fraction": [_UNIT]})
+def as_good(errors: Any, best: Any, *, margin: float = EQUIVALENCE_MARGIN,
+            test_fraction: float = 0.2) -> dict[str, Any]:
+    """Whether a candidate is as good as the best, by the equivalence rule (module text).
+
+    Parameters
+    ----------
+    errors, best : array-like of float
+        Held-out errors of the candidate and of the best, one per evaluation (the same
+        conditions and splits in the same order).
+    margin : float, default=EQUIVALENCE_MARGIN
+    test_fraction : float, default=0.2
+        Test share of each split (for the overlap correction).
+
+    Returns
+    -------
+    dict
+        ``difference`` (mean of ``errors - best``), ``se`` (its overlap-corrected standard
+        error), ``low``, ``high`` (its 95 % interval) and ``as_good`` (``difference <=
+        max(se, margin)``).
+
+    Examples
+    --------
+    >>> as_good([0.101, 0.102, 0.100, 0.103, 0.101], [0.100, 0.100, 0.101, 0.101, 0.100])
+    ... # doctest: +ELLIPSIS
+    {'difference': 0.001, 'se': ..., 'low': ..., 'high': ..., 'as_good': True}
+    >>> as_good([0.15, 0.16, 0.15, 0.16], [0.10, 0.11, 0.10, 0.11])["as_good"]
+    False
+    """
+    from ensel.stats import paired_interval
+
+    d = np.asarray(errors, dtype=float) - np.asarray(best, dtype=float)
+    if d.size < 2 or np.all(d == d[0]):  # no spread: the difference is what it is
+        mean = float(d.mean()) if d.size else 0.0
+        se, low, high = 0.0, mean, mean
+    else:
+        r = paired_interval(d, n_train=1 - test_fraction, n_test=test_fraction)
+        mean, se, low, high = r.mean, r.se, r.low, r.high
+    mean = round(float(mean), 12)
+    return {"difference": mean, "se": float(se), "low": float(low), "high": float(high),
+            "as_good": bool(mean <= max(float(se), float(margin)) + 1e-12)}
+
+
+@validate_params({"candidates": [list], "margin": [_UNIT], "test_fraction": [_UNIT]})
+def cheapest_as_good(candidates: list[dict[str, Any]], *, margin: float = EQUIVALENCE_MARGIN,
+                     test_fraction: float = 0.2) -> dict[str, Any]:
+    """The best candidate and the cheapest one as good as it (the buy list's rule).
+
+    Parameters
+    ----------
+    candidates : list of dict
+        Each with ``errors`` (one held-out error per evaluation, the same evaluations in the
+        same order for every candidate) and ``cost`` (mean dollars per query); other keys
+        are carried along.
+    margin, test_fraction
+        As in :func:`as_good`.
+
+    Returns
+    -------
+    dict
+        ``best`` and ``choice`` (indices into ``candidates``), ``tests`` (for each
+        candidate, :func:`as_good` against the best) and ``cheaper`` (the most accurate of
+        the candidates cheaper than the choice, not chosen because not as good; ``None``
+        when the choice is the cheapest).
+    """
+    if not candidates:
+        raise ValueError("cheapest_as_good: no candidate")
+    mean = [float(np.mean(c["errors"])) for c in candidates]
+    cost = [float(f"{float(c['cost']):.10g}") for c in candidates]  # no float-noise savings
+    best = min(range(len(candidates)), key=lambda i: (round(mean[i], 12), cost[i], i))
+    tests = [as_good(c["errors"], candidates[best]["errors"], margin=margin,
+                     test_fraction=test_fraction) for c in candidates]
+    tests[best]["as_good"] = True
+    ok = [i for i in range(len(candidates)) if tests[i]["as_good"]]
+    choice = min(ok, key=lambda i: (cost[i], round(mean[i], 12), i))
+    cheaper = [i for i in range(len(candidates)) if cost[i] < cost[choice]]
+    return {"best": best, "choice": choice, "tests": tests,
+            "cheaper": min(cheaper, key=lambda i: (round(mean[i], 12), cost[i], i))
+            if cheaper else None}
+
+
+@validate_params({"found": [dict], "names": [list], "margin": [_UNIT]})
+def why_not_cheaper(found: dict[str, Any], names: list[str], *,
+                    margin: float = EQUIVALENCE_MARGIN) -> str | None:
+    """One line saying why the strongest cheaper candidate of :func:`cheapest_as_good` is
+    not the choice (``None`` when the choice is the cheapest); ``names``: one label per
+    candidate."""
+    i = found["cheaper"]
+    if i is None:
+        return None
+    t = found["tests"][i]
+    return (f"not the cheaper {names[i]}: it errs {t['difference']:+.4f} "
+            f"[{t['low']:+.4f}, {t['high']:+.4f}] more than the best, beyond one standard "
+            f"error ({t['se']:.4f}) and the margin {margin:g}")
+
+
+#: Methods of the frontier that are static subsets (the cascade asks adaptively); "single"
+#: is one model alone (:func:`single_model_errors`).
+_STATIC = ("budgeted", "topk_budget", "cheapest_first", "best_single", "single")
+
+
+@validate_params({"data": ["sequence"], "usd": ["array-like"], "budget": [Real],
+                  "aggregator": [str], "n_splits": [Interval(Integral, 1, None)],
+                  "test_fraction": [_UNIT], "seed": [Interval(Integral, 0, None)]})
+def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str = "backoff",
+                        n_splits: int = 5, test_fraction: float = 0.2,
+                        seed: int = 0) -> Any:
+    """Held-out error of every model alone whose price is within ``budget``, on the splits
+    of :func:`ensel.frontier.frontier_errors` (same seeds, same aggregator), as its rows:
+    method ``"single"``, ``budget`` and ``cost`` the model's price."""
+    import pandas as pd
+
+    from ensel.aggregate import make_aggregator
+    from ensel.experiment import _mv_seed, split_indices
+
+    c = np.asarray(usd, dtype=float)
+    rows = []
+    for d in data:
+        for s in range(n_splits):
+            tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
+                                   test_fraction=test_fraction, item_ids=d.items)
+            mv = _mv_seed(seed, d.condition, s)
+            affordable = np.flatnonzero(c <= float(budget) * (1 + 1e-12))
+            # the affordable columns of the split, taken once (not a full copy per model)
+            x_tr, x_te = d.X[np.ix_(tr, affordable)], d.X[np.ix_(te, affordable)]
+            y_tr, y_te = d.y[tr], d.y[te]
+            for col, j in enumerate(affordable):
+                agg = make_aggregator(aggregator, random_state=mv).fit(x_tr[:, [col]], y_tr)
+                err = float(np.mean(np.asarray(agg.predict(x_te[:, [col]])) != y_te))
+                rows.append((d.condition, s, "single", float(c[j]), err, float(c[j]), 1,
+                             d.models[j], len(te)))
+    return pd.DataFrame(rows, columns=["condition", "split", "method", "budget", "error",
+                                       "cost", "n_models", "selected", "n_test"])
+
+
+@validate_params({"results": "no_validation", "budgets": ["array-like", None], "margin": [_UNIT],
+                  "test_fraction": [_UNIT], "min_cost": [Interval(Real, 0, None)]})
+def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_MARGIN,
+             test_fraction: float = 0.2, min_cost: float = 0.0) -> list[dict[str, Any]]:
+    """For each budget: the best choice within it and the cheapest choice as good.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Rows of :func:`ensel.frontier.frontier_errors` (any of its methods; the zero-cost
+        guess ``"none"`` is left out).
+    budgets : array-like of float, optional
+        The budgets to answer (default: every budget of ``results``); each is answered from
+        the candidates at every budget up to it.
+    margin, test_fraction
+        As in :func:`as_good`.
+    min_cost : float, default=0
+        The cheapest model's price: no choice costs less (it asks at least one model), so
+        cost intervals are clipped to ``[min_cost, budget]``.
+
+    Returns
+    -------
+    list of dict
+        One per budget: ``budget``, ``best`` and ``choice`` (each a candidate: ``method``,
+        ``at_budget`` (the budget it was picked at), ``error``, ``error_low``,
+        ``error_high``, ``cost``, ``cost_low``, ``cost_high``, ``models`` (the models it
+        picked on most splits) and ``in_splits`` (on how many of the evaluations)),
+        ``test`` (:func:`as_good` of the choice against the best), ``why_not_cheaper``
+        (one line or ``None``) and ``n_candidates``.
+    """
+    res = results[results["method"] != "none"].sort_values(
+        ["method", "budget", "condition", "split"], kind="stable")
+    grid = sorted(float(b) for b in res["budget"].unique())
+    asked = grid if budgets is None else sorted(float(b) for b in np.atleast_1d(budgets))
+    order = {m: i for i, m in enumerate(("single", *_STATIC, "cascade"))}
+    cands: list[dict[str, Any]] = []
+    seen: dict[tuple[Any, ...], int] = {}
+    # one candidate per method and budget; each model alone is its own candidate
+    who = res["selected"].astype(str).where(res["method"] == "single", "")
+    groups = res.assign(_who=who).groupby(["method", "budget", "_who"], sort=False)
+    for (method, b, _), g in sorted(groups, key=lambda kv: (kv[0][1], order.get(kv[0][0], 99),
+                                                            kv[0][2])):
+        e = g["error"].to_numpy(dtype=float)
+        c = g["cost"].to_numpy(dtype=float)
+        sets = g["selected"].astype(str)
+        if method == "cascade" and not sets.str.contains("|", regex=False).any():
+            continue  # a cascade of one model is that model alone
+        key = (method == "cascade", tuple(sets), tuple(np.round(e, 12)), tuple(c))
+        if key in seen:  # the same choice, found by another method or at a larger budget
+            continue
+        seen[key] = len(cands)
+        top = sets.mode().iloc[0]
+        ei = mean_interval(e, test_fraction, 0.95)
+        # every choice picked within b costs at most b (the cascade asks such a subset)
+        ci = mean_interval(c, test_fraction, 0.95, clip=(float(min_cost), float(b)))
+        cands.append({"method": str(method), "at_budget": float(b), "errors": e,
+                      "cost": ci[0], "cost_low": ci[1], "cost_high": ci[2],
+                      "error": ei[0], "error_low": ei[1], "error_high": ei[2],
+                      "models": top.split("|") if top else [],
+                      "in_splits": int((sets == top).sum()), "n_evaluations": int(len(e))})
+    out = []
+    for b in asked:
+        idx = [i for i, cd in enumerate(cands) if cd["at_budget"] <= b * (1 + 1e-9)]
+        if not idx:
+            continue
+        sub = [cands[i] for i in idx]
+        found = cheapest_as_good(sub, margin=margin, test_fraction=test_fraction)
+
+        def public(cd: dict[str, Any]) -> dict[str, Any]:
+            return {k: v for k, v in cd.items() if k != "errors"}
+
+        names = [_label(cd) for cd in sub]
+        out.append({"budget": float(b), "best": public(sub[found["best"]]),
+                    "choice": public(sub[found["choice"]]),
+                    "test": found["tests"][found["choice"]],
+                    "why_not_cheaper": why_not_cheaper(found, names, margin=margin),
+                    "n_candidates": len(sub)})
+    return out
+
+
+def _label(cd: dict[str, Any]) -> str:
+    """A candidate in a few words: its models (or the cascade's order) and cost."""
+    ms = cd["models"]
+    shown = ", ".join(ms[:3]) + (f" and {len(ms) - 3} more" if len(ms) > 3 else "")
+    what = "cascade " if cd["method"] == "cascade" else ""
+    return f"{what}{shown} ({cd['cost']:.4g} USD per query)"
+
+
+@validate_params({"X": ["array-like"], "y": ["array-like"], "costs": ["array-like"],
+                  "method": [str], "budget": [Real], "k": [Interval(Integral, 1, None), None]})
+def deployed_models(X: Any, y: Any, costs: Any, method: str, budget: float, *,
+                    k: int | None = None) -> list[int]:
+    """The columns ``method`` (one of ``budgeted``, ``topk_budget``, ``cheapest_first``,
+    ``best_single``) picks within ``budget`` on ``X, y`` (all the data: what a user
+    deploys); ``k`` caps their number (default: every model)."""
+    Xa, ya = check_X_y(X, y, require_both_classes=True)
+    kk = Xa.shape[1] if k is None else int(k)
+    if method == "budgeted":
+        return [int(j) for j in BudgetedScoreMI(kk, budget=budget, costs=costs).fit(
+            Xa, ya).selected_]
+    if method not in BASELINES:
+        raise ValueError(f"method: one of budgeted, {', '.join(BASELINES)}; got {method!r}")
+    return [int(j) for j in budget_baselines(Xa, ya, costs, budget, k=kk)[method]]

@@ -20,8 +20,9 @@ confident enough:
   are cross-fitted (``n_folds`` folds of the training items, seeded by ``random_state``), so
   the tuning does not believe the training data's own, over-confident posteriors.
 
-Prediction is vectorised: at step ``t`` only the queries still open are passed to the
-``t``-th aggregator, so predicting ``N`` queries costs ``O(N * mean models asked)``.
+Prediction is vectorised: at step ``t`` the queries still open are grouped by their answers
+so far and the ``t``-th aggregator is evaluated once per answer pattern, so predicting ``N``
+queries costs ``O(N * mean models asked)`` array steps plus one posterior per pattern.
 
 The cost of a query is the sum of the prices of the models asked; :meth:`Cascade.expected_cost`
 is its mean over the queries given, :meth:`Cascade.n_asked` the number asked per query.
@@ -90,19 +91,35 @@ THRESHOLDS: np.ndarray = np.array([0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.
 
 def _walk(models: list[Any], X: np.ndarray, threshold: float, T: int
           ) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior ``P(Y = +1)`` at the stop and the number of models asked, per row."""
+    """Posterior ``P(Y = +1)`` at the stop and the number of models asked, per row.
+
+    The posterior after ``t`` answers depends on the query only through those answers, so
+    at each step the open queries are grouped by their answer pattern so far (each group
+    numbered from its parent group and the new answer, :func:`ensel._kernels.code_groups`)
+    and the ``t``-th aggregator is evaluated once per pattern, on one row of each group.
+    """
+    from ensel._kernels import code_groups
+
     n = X.shape[0]
     p = np.full(n, 0.5)
     asked = np.zeros(n, dtype=np.int64)
     open_ = np.arange(n)
+    group = np.zeros(n, dtype=np.int64)  # pattern group of each open query
+    n_groups = 1
     for t in range(T):
         if open_.size == 0:
             break
-        q = models[t].predict_proba(X[open_, : t + 1])[:, 1]
-        p[open_] = q
-        asked[open_] = t + 1
-        sure = np.maximum(q, 1.0 - q) >= threshold
-        open_ = open_[~sure]
+        key = group * 3 + (X[open_, t].astype(np.int64) + 1)  # answers are -1, 0, +1
+        one, group = code_groups(key, 3 * n_groups)  # one query of each pattern so far
+        n_groups = one.size
+        q_pattern = models[t].predict_proba(X[open_[one], : t + 1])[:, 1]
+        unsure = ~(np.maximum(q_pattern, 1.0 - q_pattern) >= threshold)[group]
+        if t == T - 1:
+            unsure[:] = False
+        stop = ~unsure  # the queries that stop here: their posterior and count are final
+        p[open_[stop]] = q_pattern[group[stop]]
+        asked[open_[stop]] = t + 1
+        open_, group = open_[unsure], group[unsure]
     return p, asked
 
 
@@ -270,22 +287,27 @@ class Cascade(AggregatorMixin):
         fold = rng.permutation(n) % n_folds
         T = len(self.order_)
         P = np.full((n, T), 0.5)  # cross-fitted posterior after each prefix
+        Xo = Xa[:, self.order_]  # the order's columns, taken once
         for f in np.unique(fold):
             tr, te = fold != f, fold == f
             if len(np.unique(ya[tr])) < 2:
                 continue
+            parts: list[np.ndarray] = []  # the fold's rows, taken at the first fit
+
+            def fold_proba(t: int, tr: np.ndarray = tr, te: np.ndarray = te,
+                           parts: list[np.ndarray] = parts) -> np.ndarray:
+                if not parts:
+                    parts += [Xo[tr], ya[tr], Xo[te]]
+                Xf, yf, Xt = parts
+                agg = make_aggregator(self.aggregator, random_state=0).fit(
+                    np.ascontiguousarray(Xf[:, : t + 1]), yf)
+                return agg.predict_proba(np.ascontiguousarray(Xt[:, : t + 1]))[:, 1]
+
             for t in range(T):
                 cols = self.order_[: t + 1]
-
-                def fold_proba(cols: list[int] = cols, tr: np.ndarray = tr,
-                               te: np.ndarray = te) -> np.ndarray:
-                    agg = make_aggregator(self.aggregator, random_state=0).fit(
-                        Xa[tr][:, cols], ya[tr])
-                    return agg.predict_proba(Xa[te][:, cols])[:, 1]
-
-                P[te, t] = fold_proba() if sh is None else sh.get(
+                P[te, t] = fold_proba(t) if sh is None else sh.get(
                     ("fold", self.random_state, n_folds, int(f), tuple(cols), self.aggregator),
-                    fold_proba)
+                    lambda t=t: fold_proba(t))
         run = np.cumsum(self.costs_[self.order_])
         table: dict[float, tuple[float, float]] = {}
         conf = np.maximum(P, 1.0 - P)

@@ -126,6 +126,18 @@ def sample_errors(tau: Any, Sigma: Any, n: int, *,
     Returns
     -------
     numpy.ndarray of shape (n, m), dtype int8
+
+    Notes
+    -----
+    The same seed gives the same sample on every machine but with a negligible probability:
+    the square root of ``Sigma`` (an eigendecomposition) and the product with the normal
+    draws run through BLAS, whose last bits depend on the CPU's kernels, so ``Z`` moves by
+    about ``1e-15`` between machines and a comparison ``Z_j < tau_j`` flips with probability
+    about ``0.4e-15`` (``2e-9`` for ``n m = 2.6`` million). That holds when ``tau`` and
+    ``Sigma`` themselves carry no more than rounding noise (a fit by
+    :class:`GaussianCopula`: about ``2e-15``); parameters out of an iterative fit that stops
+    short of its optimum are made stable first (the stand-ins round theirs, see
+    :mod:`ensel.datasets.standins`).
     """
     t, S = check_copula_parameters(tau, Sigma)
     n = check_int(n, "n", low=1)

@@ -41,13 +41,15 @@ Large pools
     variance: conservative); the output says so under ``defaults``. ``--splits`` and
     ``--halvings`` override.
 
-JSON output (``--json``), schema ``ensel.select/1``::
+JSON output (``--json``), schema ``ensel.select/2`` (``/1`` had no ``coverage`` and
+``accuracy_answered`` per model: an abstaining model read as an inaccurate one)::
 
-    {"schema": "ensel.select/1",
+    {"schema": "ensel.select/2",
      "data": [str], "format": str, "conditions": [str], "n_items": int, "n_models": int,
      "method": str, "aggregator": str, "defaults": [str], "dropped_models": [str],
      "k": int, "k_mode": "fixed" | "auto",
-     "selected": [{"rank": int, "model": str, "accuracy": float, "gain_bits": float}],
+     "selected": [{"rank": int, "model": str, "accuracy": float, "gain_bits": float,
+                   "coverage": float, "accuracy_answered": float | null}],
      "evaluation": {"n_splits": int, "n_evaluations": int, "test_fraction": float,
                     "seed": int, "confidence": float,
                     "correction": str, "n_halvings": int,
@@ -62,6 +64,18 @@ JSON output (``--json``), schema ``ensel.select/1``::
                      "k_all_data": int, "k_per_split": [int]},
      "ensemble_beats_best_single": bool,
      "message": str}
+
+How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
+    The error is the share of items whose answer is not the gold label. A model's
+    *accuracy* counts an abstention (answer ``0``) as wrong; its *coverage* is the share of
+    items it answered and its *accuracy when answered* the share right among those
+    (:func:`model_table`), so a model that abstains often shows a low accuracy with a low
+    coverage, not a low accuracy alone. An ensemble always answers: an abstention adds
+    nothing to a vote and is its own answer value for the learned aggregators (MAP,
+    backoff, stacking), which learn the label to give it; a single model on its own ("best
+    single model") goes through the same aggregator, so its abstentions get the label the
+    aggregator learned for them. Ties go to ``+1`` (MAP, backoff, stacking: posterior
+    exactly 1/2) or to a seeded coin (majority vote).
 
 ``method`` is the registry name that ran (``exhaustive`` for the exhaustive scan);
 ``defaults`` says which settings were defaults and why (e.g. the default method).
@@ -82,9 +96,16 @@ from ensel._errors import UsageError
 from ensel.protocol import LARGE_POOL, SELECT_PROTOCOL
 
 __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "SelectEvidence", "UsageError",
-           "resolve_method", "run_select", "select_evidence"]
+           "resolve_method", "run_select", "select_evidence", "ERROR_RULE", "model_table",
+           "format_model_table"]
 
-SCHEMA = "ensel.select/1"
+#: How an abstention and a tie count in the error, in one sentence (see the module text).
+ERROR_RULE = ("error = share of items answered wrongly; a model's accuracy counts an "
+              "abstention as wrong (coverage = share answered); an ensemble always answers "
+              "(an abstention adds no vote and the aggregator learns a label for it; ties "
+              "go to +1, or a seeded coin for majority vote)")
+
+SCHEMA = "ensel.select/2"
 #: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).
 EXHAUSTIVE_LIMIT = 15
 #: Inner splits of ``-k auto``.
@@ -121,6 +142,71 @@ def _resolve_aggregator(name: str) -> str:
 
 
 # --------------------------------------------------------------------------- data
+def model_table(data: Any, usd: Any = None) -> pd.DataFrame:
+    """Per-model accuracy, coverage and accuracy when answered (the abstention-aware table).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or list of ConditionData
+        A tidy table (validated by :func:`ensel.experiment.condition_data`) or its
+        conditions; the conditions' items are stacked.
+    usd : array-like of float, optional
+        Dollars per query of each model, in the order of the conditions' models (adds a
+        ``usd_per_query`` column).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model (the conditions' model order), columns ``model``, ``accuracy``
+        (right / all items: an abstention counts as wrong, see :data:`ERROR_RULE`),
+        ``coverage`` (answered / all items), ``accuracy_answered`` (right / answered; NaN
+        for a model that never answered), ``n_items`` and, with ``usd``,
+        ``usd_per_query``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3, 4, 4], "model": ["a", "b"] * 4,
+    ...                    "answer": [1, 1, 0, -1, -1, 1, 0, 1],
+    ...                    "label": [1, 1, 1, 1, -1, -1, 1, 1]})
+    >>> model_table(df).round(3).to_dict("records")[0]
+    {'model': 'a', 'accuracy': 0.5, 'coverage': 0.5, 'accuracy_answered': 1.0, 'n_items': 4}
+    """
+    from ensel.experiment import condition_data
+
+    conds = condition_data(data) if isinstance(data, pd.DataFrame) else list(data)
+    X = np.concatenate([d.X for d in conds])
+    y = np.concatenate([d.y for d in conds])
+    right = (X == y[:, None]).sum(axis=0)
+    answered = (X != 0).sum(axis=0)
+    n = len(y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        when = np.where(answered > 0, right / np.maximum(answered, 1), np.nan)
+    out = pd.DataFrame({"model": list(conds[0].models), "accuracy": right / n,
+                        "coverage": answered / n, "accuracy_answered": when,
+                        "n_items": n})
+    if usd is not None:
+        out["usd_per_query"] = np.asarray(usd, dtype=float)
+    return out
+
+
+def format_model_table(table: pd.DataFrame, models: Any = None, *, width: int = 40) -> list[str]:
+    """Text lines of :func:`model_table` (``models``: only these, in this order), with the
+    rule that says how abstentions count."""
+    t = table.set_index("model")
+    names = list(t.index) if models is None else [str(m) for m in models]
+    price = "usd_per_query" in t.columns
+    lines = [f"  {'model':<{width}} {'accuracy':>8} {'coverage':>8} {'acc. when answered':>18}"
+             + (f" {'USD/query':>10}" if price else "")]
+    for m in names:
+        r = t.loc[m]
+        name = m if len(m) <= width else m[: width - 3] + "..."
+        when = "-" if np.isnan(r["accuracy_answered"]) else f"{r['accuracy_answered']:.4f}"
+        lines.append(f"  {name:<{width}} {r['accuracy']:>8.4f} {r['coverage']:>8.1%} "
+                     f"{when:>18}" + (f" {r['usd_per_query']:>10.4g}" if price else ""))
+    return lines
+
+
 def _pickable(data: list[Any]) -> tuple[list[Any], list[str]]:
     """Keep the models that answered (not all blank) in every used condition."""
     from ensel.experiment import ConditionData
@@ -203,7 +289,7 @@ class _RunOptions(TypedDict):
 
 
 class _Comparison(TypedDict):
-    """One entry of ``evaluation.comparisons`` of the ``ensel.select/1`` document."""
+    """One entry of ``evaluation.comparisons`` of the ``ensel.select/2`` document."""
 
     against: str
     difference: float
@@ -217,7 +303,7 @@ class _Comparison(TypedDict):
 class SelectEvidence:
     """What ``ensel select`` found: the picks and their held-out evidence.
 
-    The fields are the keys of the ``ensel.select/1`` document (see the module docstring) in
+    The fields are the keys of the ``ensel.select/2`` document (see the module docstring) in
     its order; :meth:`to_dict` is that document (without the command's ``data`` and
     ``format``, which name its input).
     """
@@ -238,12 +324,12 @@ class SelectEvidence:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``ensel.select/1`` document: ``{"schema": ..., <fields in order>}``."""
+        """The ``ensel.select/2`` document: ``{"schema": ..., <fields in order>}``."""
         return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)}}
 
 
 def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, Any]:
-    """:func:`select_evidence` as the ``ensel.select/1`` document (a dict)."""
+    """:func:`select_evidence` as the ``ensel.select/2`` document (a dict)."""
     return select_evidence(df, k=k, **options).to_dict()
 
 
@@ -454,9 +540,12 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     acc = (X_all == y_all[:, None]).mean(axis=0)
     gains = marginal_gains(X_all, y_all, picks)
     models = data[0].models
+    answered = (X_all != 0).sum(axis=0)
     selected = [{"rank": r + 1, "model": models[j], "accuracy": float(acc[j]),
-                 "gain_bits": float(g)} for r, (j, g) in enumerate(zip(picks, gains,
-                                                                          strict=True))]
+                 "gain_bits": float(g), "coverage": float(answered[j] / len(y_all)),
+                 "accuracy_answered": (float((X_all[:, j] == y_all).sum() / answered[j])
+                                       if answered[j] else None)}
+                for r, (j, g) in enumerate(zip(picks, gains, strict=True))]
 
     def arm(sel: str, kb: int) -> dict[str, Any]:
         e = results[(results["selector"] == sel) & (results["k"] == kb)]

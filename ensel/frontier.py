@@ -29,15 +29,18 @@ each method reaches at the best single model's cost; whether budgeted selection 
 than Top-k under the same budget at any budget (paired differences with verdicts); and the
 cascade's cost against the static subset of the same error.
 
-JSON schema ``ensel.frontier/1`` (:func:`frontier_summary`)::
+JSON schema ``ensel.frontier/2`` (:func:`frontier_summary`; ``/1`` had no ``models`` and
+``in_splits`` per point, no ``buy_list``, ``equivalence`` nor ``model_table``, and cost
+intervals not clipped to the budget)::
 
-    {"schema": "ensel.frontier/1", "n_items": int, "n_models": int, "models": [str],
+    {"schema": "ensel.frontier/2", "n_items": int, "n_models": int, "models": [str],
      "dropped_models": [str], "aggregator": str, "budgets": [float],
      "evaluation": {"n_splits": int, "n_evaluations": int, "test_fraction": float,
                     "seed": int, "confidence": float},
      "methods": {name: {"points": [{"budget": float, "error": float, "error_low": float,
                                     "error_high": float, "cost": float, "cost_low": float,
-                                    "cost_high": float, "n_models": float}],
+                                    "cost_high": float, "n_models": float,
+                                    "models": [str], "in_splits": int}],
                         "hull": [[cost, error]], "aiq": float, "aiq_low": float,
                         "aiq_high": float}},
      "aiq_vs_topk": {name: {"difference": float, "low": float, "high": float,
@@ -54,7 +57,20 @@ JSON schema ``ensel.frontier/1`` (:func:`frontier_summary`)::
                                   "low": float | null, "high": float | null,
                                   "matched_in": int, "n_evaluations": int,
                                   "static_best_error": float, "static_best_cost": float,
-                                  "cascade_reaches_static_best_in": int}}
+                                  "cascade_reaches_static_best_in": int},
+     "buy_list": [{"budget": float, "best": {...}, "choice": {...}, "test": {...},
+                   "why_not_cheaper": str | null, "n_candidates": int}],
+     "equivalence": {"margin": float, "rule": str},
+     "model_table": [{"model": str, "accuracy": float, "coverage": float,
+                      "accuracy_answered": float | null, "usd_per_query": float}]}
+
+A point's ``models`` are the models its method picked on most evaluations (``in_splits``
+of them; the cascade's: its order). ``buy_list`` is :func:`ensel.budget.buy_list` at every
+budget: the cheapest choice as good as the best within it (the cascade among the
+candidates, so it is recommended only where it beats every static choice at the same
+error). Cost intervals are clipped to what is possible, ``[cheapest price, budget]``: every
+method picks its models within the budget (the cascade asks a subset of budgeted
+selection's) and asks at least one model.
 
 ``ratio`` is the cascade's cost per query over the cost of the cheapest static (budgeted)
 subset with at most the cascade's error, at the cascade's most accurate target (geometric
@@ -70,7 +86,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Sequence
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -78,12 +94,14 @@ import pandas as pd
 
 from ensel._errors import UsageError
 from ensel._validation import Interval, validate_params
+from ensel.budget import mean_interval as _interval
 from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
-           "frontier_summary", "convex_hull", "hull_aiq", "draw_frontier", "frontier_figure"]
+           "frontier_summary", "convex_hull", "hull_aiq", "draw_frontier", "frontier_alt",
+           "frontier_figure"]
 
-SCHEMA = "ensel.frontier/1"
+SCHEMA = "ensel.frontier/2"
 #: Methods of the frontier, in the order they are drawn.
 METHODS = ("budgeted", "topk_budget", "cheapest_first", "best_single", "cascade")
 _RESULT_COLUMNS = ["condition", "split", "method", "budget", "error", "cost", "n_models",
@@ -325,21 +343,6 @@ def _points(cost: Any, error: Any) -> tuple[np.ndarray, np.ndarray]:
     return c, e
 
 
-def _interval(values: np.ndarray, test_fraction: float, confidence: float,
-              clip: tuple[float, float] | None = (0.0, 1.0)) -> tuple[float, float, float]:
-    from ensel.stats import paired_interval
-
-    v = np.asarray(values, dtype=float)
-    if v.size < 2 or np.all(v == v[0]):
-        return float(v.mean()), float(v.mean()), float(v.mean())
-    r = paired_interval(v, n_train=1 - test_fraction, n_test=test_fraction,
-                        confidence=confidence)
-    lo, hi = r.low, r.high
-    if clip is not None:
-        lo, hi = max(lo, clip[0]), min(hi, clip[1])
-    return float(r.mean), float(lo), float(hi)
-
-
 def _diff(d: np.ndarray, test_fraction: float, confidence: float,
           direction: str = "less") -> dict[str, Any]:
     """Mean paired difference, interval and verdict (``direction``: the claimed sign)."""
@@ -356,12 +359,24 @@ def _diff(d: np.ndarray, test_fraction: float, confidence: float,
 @validate_params({"results": [pd.DataFrame], "usd": ["array-like"], "models": ["sequence"],
                   "test_fraction": "no_validation", "confidence": "no_validation",
                   "seed": [Interval(Integral, 0, None)], "aggregator": [str],
-                  "dropped": ["sequence"]})
+                  "dropped": ["sequence"], "singles": [pd.DataFrame, None],
+                  "margin": [Interval(Real, 0, 1, closed="neither"), None],
+                  "model_table": [list, None]})
 def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
                      test_fraction: float = PAPER_PROTOCOL.test_fraction, confidence: float = 0.95,
                      seed: int = 0, aggregator: str = "backoff",
-                     dropped: Sequence[str] = ()) -> dict[str, Any]:
-    """The frontier document (schema ``ensel.frontier/1``, see the module text)."""
+                     dropped: Sequence[str] = (), singles: pd.DataFrame | None = None,
+                     margin: float | None = None,
+                     model_table: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The frontier document (schema ``ensel.frontier/2``, see the module text).
+
+    ``singles``: rows of :func:`ensel.budget.single_model_errors` (every model alone, as
+    candidates of the buy list); ``margin``: the buy list's equivalence margin (default
+    :data:`ensel.budget.EQUIVALENCE_MARGIN`); ``model_table``: the rows of
+    :func:`ensel.evidence.model_table` carried into the document.
+    """
+    from ensel.budget import EQUIVALENCE_MARGIN, EQUIVALENCE_RULE, buy_list
+
     c = np.asarray(usd, dtype=float)
     res = results.sort_values(["condition", "split", "method", "budget"], kind="stable")
     keys = res[["condition", "split"]].drop_duplicates().itertuples(index=False)
@@ -378,12 +393,17 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
         for b in budgets:
             at = r[r["budget"] == b].sort_values(["condition", "split"])
             e = _interval(at["error"].to_numpy(), test_fraction, confidence)
-            # every method asks at least one model and at most what the budget buys
+            # a subset picked within b costs at most b (the cascade asks such a subset) and
+            # at least the cheapest model (every choice asks one)
             cc = _interval(at["cost"].to_numpy(), test_fraction, confidence,
                            clip=(float(c.min()), b))
+            sets = at["selected"].astype(str)
+            top = sets.mode().iloc[0] if len(sets) else ""
             points.append({"budget": b, "error": e[0], "error_low": e[1], "error_high": e[2],
                            "cost": cc[0], "cost_low": cc[1], "cost_high": cc[2],
-                           "n_models": float(at["n_models"].mean())})
+                           "n_models": float(at["n_models"].mean()),
+                           "models": top.split("|") if top else [],
+                           "in_splits": int((sets == top).sum())})
         aiqs = []
         for cond, split in evals:
             one = r[(r["condition"] == cond) & (r["split"] == split)]
@@ -446,6 +466,10 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
     cascade_doc = None
     if "cascade" in methods and "budgeted" in methods:
         cascade_doc = _cascade_vs_static(res, evals, doc_methods, test_fraction, confidence)
+    delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
+    pool = res if singles is None else pd.concat([res, singles], ignore_index=True)
+    buys = buy_list(pool, budgets, margin=delta, test_fraction=test_fraction,
+                    min_cost=float(c.min()))
     return {
         "schema": SCHEMA,
         "n_models": len(models),
@@ -463,6 +487,9 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
         "reach": reach,
         "budgeted_vs_topk": vs_topk,
         "cascade_vs_static": cascade_doc,
+        "buy_list": buys,
+        "equivalence": {"margin": delta, "rule": EQUIVALENCE_RULE.format(margin=delta)},
+        "model_table": list(model_table or []),
     }
 
 
@@ -509,25 +536,92 @@ def _cascade_vs_static(res: pd.DataFrame, evals: list[tuple[Any, ...]],
             "cascade_reaches_static_best_in": int(reach_best)}
 
 
-@validate_params({"ax": "no_validation", "doc": [dict], "aiq_in_label": ["boolean"]})
-def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True) -> None:
-    """Draw one frontier document on ``ax``: each method's mean (cost, error) points and its
-    hull, on a log cost axis (the hull is linear in cost, so it is drawn densely)."""
+#: How each method is drawn (marker, line style, marker size): overlapping curves stay
+#: apart by their markers (hollow, of different sizes) and their line styles.
+_STYLES = {"budgeted": ("o", "-", 9), "topk_budget": ("s", "--", 7),
+           "cheapest_first": ("^", ":", 7), "best_single": ("D", "-.", 5),
+           "cascade": ("v", (0, (5, 1, 1, 1)), 5)}
+
+
+def point_sets(doc: dict[str, Any]) -> list[list[str]]:
+    """The distinct model sets of the document's points, numbered from 1 in order of cost
+    (the figure marks each point with its set's number; the key lists them)."""
+    pts = sorted(((p["cost"], tuple(p["models"])) for m in doc["methods"].values()
+                  for p in m["points"]), key=lambda t: t[0])
+    out: list[list[str]] = []
+    for _, ms in pts:
+        if sorted(ms) not in [sorted(o) for o in out]:  # a set, whatever the pick order
+            out.append(list(ms))
+    return out
+
+
+@validate_params({"ax": "no_validation", "doc": [dict], "aiq_in_label": ["boolean"],
+                  "numbers": ["boolean"]})
+def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True,
+                  numbers: bool = False) -> None:
+    """Draw one frontier document on ``ax``: each method's mean (cost, error) points (hollow
+    markers of its own shape and size) and its hull as straight segments between the hull's
+    vertices, on a log cost axis (the zero-cost guess is left out); a method whose points
+    are another's is labelled so. With ``numbers``, each point carries the number of its
+    model set (:func:`point_sets`)."""
+    from ensel.budget import METHOD_WORDS
+
+    sets = point_sets(doc) if numbers else []
+    seen: dict[tuple[Any, ...], str] = {}
+    marked: set[tuple[float, float, int]] = set()
     for i, (name, mdoc) in enumerate(doc["methods"].items()):
+        marker, ls, ms = _STYLES.get(name, ("o", "-", 6))
         x = [p["cost"] for p in mdoc["points"]]
         y = [p["error"] for p in mdoc["points"]]
-        label = f"{name} (AIQ {mdoc['aiq']:.3f})" if aiq_in_label else name
-        ax.plot(x, y, "o", ms=3, alpha=0.6, color=f"C{i}")
-        h = np.asarray(mdoc["hull"])[1:]  # without the zero-cost guess (log axis)
-        if len(h) > 1:
-            xs = np.concatenate([np.linspace(a, b, 30) for a, b in zip(h[:-1, 0], h[1:, 0],
-                                                                          strict=True)])
-            ax.plot(xs, np.interp(xs, h[:, 0], h[:, 1]), "-", color=f"C{i}", label=label)
-        else:
-            ax.plot(x[:1], y[:1], "-", color=f"C{i}", label=label)
+        words = METHOD_WORDS.get(name, name)
+        key = tuple((round(a, 12), round(b, 12)) for a, b in zip(x, y, strict=True))
+        same = seen.setdefault(key, words)
+        hull_key = ("hull", *(tuple(np.round(v, 12)) for v in mdoc["hull"]))
+        same_hull = seen.setdefault(hull_key, words)
+        label = words + (f" (AIQ {mdoc['aiq']:.3f})" if aiq_in_label else "")
+        if same != words:
+            label += f" = {same}"
+        elif same_hull != words:
+            label += f" (hull = {same_hull}'s)"
+        ax.plot(x, y, linestyle="none", marker=marker, ms=ms, mfc="none", mew=1.2,
+                color=f"C{i}", alpha=0.9)
+        h = np.asarray(mdoc["hull"])
+        h = h[h[:, 0] > 0] if len(h) else h  # without the zero-cost guess (log axis)
+        hx, hy = (h[:, 0], h[:, 1]) if len(h) else (x[:1], y[:1])
+        ax.plot(hx, hy, linestyle=ls, marker=marker, ms=ms, mfc="none", mew=1.2,
+                color=f"C{i}", label=label, lw=1.3)
+        if numbers:
+            for p in mdoc["points"]:
+                n = [sorted(o) for o in sets].index(sorted(p["models"])) + 1
+                spot = (round(p["cost"], 12), round(p["error"], 12), n)
+                if spot in marked:
+                    continue
+                marked.add(spot)
+                ax.annotate(str(n), (p["cost"], p["error"]), xytext=(4, 3 + 6 * (i % 3)),
+                            textcoords="offset points", fontsize=6, color=f"C{i}")
     ax.set_xscale("log")
-    ax.set_xlabel("cost per query (USD, log scale)")
+    ax.set_xlabel("cost per query (USD, log scale; hulls: straight segments between "
+                  "their vertices)")
     ax.set_ylabel("held-out error")
+
+
+def frontier_alt(doc: dict[str, Any], source: str | None = None) -> str:
+    """What the frontier figure of ``doc`` shows, in one sentence (its ``alt`` text)."""
+    from ensel.budget import METHOD_WORDS
+
+    b = doc["budgets"]
+    on = f" on {source}" if source else ""
+    words = ", ".join(METHOD_WORDS.get(m, m) for m in doc["methods"])
+    return (f"Held-out error against cost per query (USD, log scale, {b[0]:.3g} to "
+            f"{b[-1]:.3g}){on} for {words}: each method's mean points and its convex hull.")
+
+
+def _key_lines(doc: dict[str, Any], width: int = 110) -> list[str]:
+    lines = []
+    for n, ms in enumerate(point_sets(doc), start=1):
+        text = f"{n}: " + (", ".join(ms) if ms else "(none)")
+        lines.append(text if len(text) <= width else text[: width - 3] + "...")
+    return lines
 
 
 @validate_params({"doc": [dict], "path": [str, os.PathLike, None]})
@@ -538,30 +632,41 @@ def frontier_figure(doc: dict[str, Any], path: str | None = None) -> Any:
     it neither needs a display nor changes the caller's backend."""
     import json
 
+    keys = _key_lines(doc)
+    in_png = not (path and str(path).endswith(".html"))  # the HTML lists the key as text
+    height = 4.8 + (0.13 * len(keys) + 0.3 if in_png else 0.0)
     if path:
         from matplotlib.figure import Figure
 
-        fig = Figure(figsize=(7, 4.5))
+        fig = Figure(figsize=(8, height))
         ax = fig.subplots()
     else:
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-    draw_frontier(ax, doc)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+        fig, ax = plt.subplots(figsize=(8, height))
+    draw_frontier(ax, doc, numbers=True)
+    ax.legend(fontsize=7)
+    ax.set_title("held-out error against cost per query; each point numbered by its models",
+                 fontsize=9)
+    if in_png:
+        frac = (0.13 * len(keys) + 0.3) / height
+        fig.text(0.01, frac - 0.02, "models at each point:\n" + "\n".join(keys),
+                 fontsize=6, va="top", family="monospace")
+        fig.tight_layout(rect=(0, frac, 1, 1))
+    else:
+        fig.tight_layout()
     if path:
-        if str(path).endswith(".html"):
-            import base64
-            import io
+        if str(path).endswith(".html"):  # the reports' page (ensel._html), its data below
+            from ensel._html import esc, figure_html, page
 
-            buf = io.BytesIO()
-            fig.savefig(buf, format="png", dpi=120)
-            data = base64.b64encode(buf.getvalue()).decode()
             with open(path, "w", encoding="utf-8") as f:
-                f.write("<!doctype html><meta charset='utf-8'><title>ensel frontier</title>"
-                        f"<img alt='cost-error frontier' src='data:image/png;base64,{data}'>"
-                        f"<pre>{json.dumps(doc, indent=1)}</pre>")
+                items = "".join(f"<li>{esc(k.split(': ', 1)[1])}</li>" for k in keys)
+                alt = (frontier_alt(doc) + " Each point is numbered by its set of models, "
+                       "listed below.")
+                f.write(page("ensel frontier", "<h1>Cost-error frontier</h1>"
+                             + figure_html(fig, alt, dpi=120)
+                             + f"<p>Models at each point:</p><ol>{items}</ol>"
+                             + f"<pre>{esc(json.dumps(doc, indent=1), quote=False)}</pre>"))
         else:
             fig.savefig(path, dpi=120)
     return fig

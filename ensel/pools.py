@@ -37,7 +37,7 @@ class FamilyPool:
     Attributes
     ----------
     X : numpy.ndarray of shape (n, m), dtype int8
-        Answers in ``{-1, +1}``.
+        Answers in ``{-1, +1}`` (``0`` = abstained, with ``abstain``).
     y : numpy.ndarray of shape (n,), dtype int8
         Labels in ``{-1, +1}`` (i.i.d. uniform).
     accuracy : numpy.ndarray of shape (m,)
@@ -71,7 +71,7 @@ class FamilyPool:
 
 def family_pool(m: int, n: int, *, family_size: int = 10, common: float = 0.1,
                 within: float = 0.5, acc_low: float = 0.6, acc_high: float = 0.88,
-                jitter: float = 0.03,
+                jitter: float = 0.03, abstain: tuple[float, float] = (0.0, 0.0),
                 random_state: int | np.random.Generator | None = None) -> FamilyPool:
     """Sample a pool of ``m`` models in families of ``family_size`` answering ``n`` items.
 
@@ -91,6 +91,10 @@ def family_pool(m: int, n: int, *, family_size: int = 10, common: float = 0.1,
         Range of the family accuracy levels, ``0.5 < acc_low <= acc_high < 1``.
     jitter : float, default=0.03
         Standard deviation of a model's accuracy around its family's level (``>= 0``).
+    abstain : (float, float), default=(0.0, 0.0)
+        Range of the models' abstention rates: each model's rate is uniform in it, and each
+        of its answers is blanked (``0``) independently with that probability (drawn after
+        the answers, so a pool without abstentions is the same with or without it).
     random_state : int, numpy.random.Generator or None
         Seed; the same seed gives the same pool.
 
@@ -106,6 +110,10 @@ def family_pool(m: int, n: int, *, family_size: int = 10, common: float = 0.1,
     >>> acc = (pool.X == pool.y[:, None]).mean(axis=0)
     >>> bool(abs(acc - pool.accuracy).max() < 0.05)
     True
+    >>> weak = family_pool(24, 1000, acc_low=0.51, acc_high=0.56, abstain=(0.15, 0.2),
+    ...                    random_state=0)
+    >>> bool(0.15 <= (weak.X == 0).mean() <= 0.2)
+    True
     """
     m = check_int(m, "m", low=1)
     n = check_int(n, "n", low=1)
@@ -116,6 +124,11 @@ def family_pool(m: int, n: int, *, family_size: int = 10, common: float = 0.1,
     acc_low = check_real(acc_low, "acc_low", low=0.5, high=1, low_open=True, high_open=True)
     acc_high = check_real(acc_high, "acc_high", low=acc_low, high=1, high_open=True)
     jitter = check_real(jitter, "jitter", low=0)
+    if not (isinstance(abstain, tuple | list) and len(abstain) == 2):
+        raise ValueError(f"abstain of family_pool must be a pair (low, high) of rates; "
+                         f"got {abstain!r}")
+    ab_low = check_real(abstain[0], "abstain[0]", low=0, high=1, high_open=True)
+    ab_high = check_real(abstain[1], "abstain[1]", low=ab_low, high=1, high_open=True)
     rng = check_random_state(random_state)
     family = np.arange(m, dtype=np.int64) // family_size
     n_fam = int(family[-1]) + 1
@@ -133,6 +146,11 @@ def family_pool(m: int, n: int, *, family_size: int = 10, common: float = 0.1,
         xi = rng.standard_normal((hi - lo, m), dtype=np.float32)
         Z = a * U + g * V[:, family] + s * xi
         X[lo:hi] = np.where(Z < tau, -y[lo:hi, None], y[lo:hi, None])
+    if ab_high > 0:
+        rate = rng.uniform(ab_low, ab_high, m)
+        for lo in range(0, n, chunk):
+            hi = min(n, lo + chunk)
+            X[lo:hi][rng.random((hi - lo, m)) < rate] = 0
     return FamilyPool(X=X, y=y, accuracy=accuracy, family=family, common=float(common),
                       within=float(within))
 

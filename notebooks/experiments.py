@@ -16,9 +16,10 @@
 # Section 6 of the paper evaluates four selectors -- Top-$k$ by accuracy, Term 1 (relevance
 # $I(Y;X_j)$), Terms 1+2 (mRMR) and Greedy MI ($\arg\max_j I(Y; X_j \mid X_S)$) -- under a
 # budget of $k$ models, with the plug-in MAP aggregator and, as ablations, majority vote (MV)
-# and log-odds weighted vote (W-MV). The items of every condition (temperature $\times$ run)
-# are split 5 times at random into 80 % (selection statistics, MAP table, vote weights) and
-# 20 % (test error); the tables report mean $\pm$ std over all evaluations. This page runs
+# and log-odds weighted vote (W-MV). The paper splits the items of every condition
+# (temperature $\times$ run) 5 times at random into 80 % (selection statistics, MAP table,
+# vote weights) and 20 % (test error) and reports mean $\pm$ std over all evaluations; the
+# Data section below says how many splits this run uses. This page runs
 # that protocol with `ensel.experiment.evaluate` on the dataset of the parameters cell
 # (papermill runs it once per dataset) and adds the **exhaustive optimum** at every $k$ and
 # **paired differences** Greedy MI $-$ Top-$k$ with intervals that account for the

@@ -124,7 +124,7 @@ def test_select_progress_goes_to_stderr_only(capsys, tmp_path) -> None:
     assert main([*argv, "--progress"]) == 0
     with_bar = capsys.readouterr()
     doc = json.loads(with_bar.out)
-    assert doc["schema"] == "ensel.select/1"
+    assert doc["schema"] == "ensel.select/2"
     # one step per phase: k on all data, held-out errors, 2 nested splits, picks (tqdm
     # redraws at most every 0.1 s, so not every step is drawn)
     assert "ensel select:   0%|" in with_bar.err and "| 0/5 [" in with_bar.err

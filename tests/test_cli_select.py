@@ -41,7 +41,7 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
 
     doc = _json(capsys, ["select", str(medmcqa_file), "-k", "4", "--condition", "t0.7-r1",
                          "--splits", "5", "--method", "greedy-mi", "--json"])
-    assert doc["schema"] == "ensel.select/1"
+    assert doc["schema"] == "ensel.select/2"
     assert set(doc) == {"schema", "data", "format", "conditions", "n_items", "n_models",
                         "method", "aggregator", "defaults", "dropped_models", "k", "k_mode",
                         "selected", "evaluation", "auto", "ensemble_beats_best_single",
@@ -52,7 +52,11 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
     assert any("DEFAULT_AGGREGATOR" in d for d in doc["defaults"])
     assert not any("DEFAULT_SELECTOR" in d for d in doc["defaults"])
     assert doc["format"] == "tidy" and doc["conditions"] == ["t0.7-r1"] and doc["k"] == 4
-    assert set(doc["selected"][0]) == {"rank", "model", "accuracy", "gain_bits"}
+    assert set(doc["selected"][0]) == {"rank", "model", "accuracy", "gain_bits", "coverage",
+                                       "accuracy_answered"}
+    for s in doc["selected"]:  # accuracy = coverage x accuracy when answered (abstention: wrong)
+        assert 0 <= s["coverage"] <= 1
+        assert s["accuracy"] == pytest.approx(s["coverage"] * s["accuracy_answered"])
     ev = doc["evaluation"]
     assert set(ev) == {"n_splits", "n_evaluations", "test_fraction", "seed", "confidence",
                        "correction", "n_halvings", "splits_per_half", "arms", "comparisons"}
@@ -223,10 +227,16 @@ def test_evaluate_writes_a_standalone_report(tmp_path, medmcqa_file) -> None:
                  "--splits", "2", "--no-exhaustive"]) == 0
     html = out.read_text()
     assert "<img" in html and "Experiments" in html
-    # standalone and offline: no script or stylesheet from the network, MathJax inlined
+    # standalone and offline: nothing loaded from the network, no script at all (formulas
+    # are written as HTML); every glued number, role, target and formula rendered, no code
     import re
-    assert not re.findall(r'<(?:script|link)[^>]+(?:src|href)="https?://', html)
-    assert "window.MathJax" in html and "cdnjs" not in html
+
+    from ensel._html import unrendered_markup
+    assert not re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(?!data:)', html)
+    assert "<script" not in html and unrendered_markup(html) == []
+    assert 'class="math' not in html and 'class="formula"' in html  # written, not typeset
+    assert "import " not in html and "glue(" not in html
+    assert 'href="report.ipynb"' in html  # the code is in the executed notebook beside it
     assert out.with_suffix(".ipynb").is_file()
     assert sorted(p.name for p in out.parent.iterdir()) == ["report.html", "report.ipynb"]
 
@@ -368,6 +378,9 @@ def test_evaluate_works_on_small_and_large_pools(tmp_path, capsys, m) -> None:
     html = out.read_text()
     assert "all passed" in html
     assert "not applicable" in html
+    from ensel._html import unrendered_markup
+
+    assert unrendered_markup(html) == []
     if m > 3:
         assert "budgets k = 1..7" in err
         assert f"not applicable: 300 queries for {m:,} models" in html

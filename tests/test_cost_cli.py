@@ -97,7 +97,7 @@ def test_select_budget_json_equals_the_library(capsys, files) -> None:
                                  "--budget-usd", "0.012", "--splits", "3", "--json"])
     assert code == 0
     doc = json.loads(out)
-    assert doc["schema"] == "ensel.select-budget/1"
+    assert doc["schema"] == "ensel.select-budget/2"
     assert doc["cost"] <= 0.012 + 1e-12
     data = condition_data(pd.read_csv(files["data"]))
     usd, _, _ = read_prices(files["prices"]).for_models(data[0].models)
@@ -117,7 +117,7 @@ def test_drop_unpriced_and_frontier_outputs(capsys, caplog, files) -> None:
                                    "--json", "-o", fig])
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["schema"] == "ensel.frontier/1" and doc["dropped_models"] == ["m5"]
+    assert doc["schema"] == "ensel.frontier/2" and doc["dropped_models"] == ["m5"]
     assert "m5" not in doc["models"] and fig.stat().st_size > 1000
     assert "1 unpriced model(s) dropped: m5" in caplog.text
 
@@ -127,7 +127,7 @@ def test_cascade_command(capsys, files) -> None:
                                    "--target-cost", "0.005", "--splits", "2", "--json"])
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["schema"] == "ensel.cascade/1"
+    assert doc["schema"] == "ensel.cascade/2"
     assert sum(doc["asked_histogram"].values()) == pytest.approx(1.0)
     assert doc["error_low"] <= doc["error"] <= doc["error_high"]
 
@@ -278,7 +278,7 @@ def test_a_model_that_never_answered_is_priced_and_fitted_like_any(tmp_path, cap
                       encoding="utf-8")
     assert main(["frontier", str(data), "--prices", str(prices), "--splits", "2",
                  "--budgets", "3", "--no-cascade", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["schema"] == "ensel.frontier/1"
+    assert json.loads(capsys.readouterr().out)["schema"] == "ensel.frontier/2"
     assert main(["select", str(data), "--budget-usd", "0.005", "--prices", str(prices),
                  "--splits", "2", "--json"]) == 0
     from ensel.aggregate import MAPAggregator

@@ -87,7 +87,7 @@ def test_sharing_work_across_budgets_changes_no_row(run, monkeypatch) -> None:
 def test_summary_document(run) -> None:
     d, usd, budgets, res = run
     doc = frontier_summary(res, usd=usd, models=d.models)
-    assert doc["schema"] == SCHEMA == "ensel.frontier/1"
+    assert doc["schema"] == SCHEMA == "ensel.frontier/2"
     assert doc["budgets"] == pytest.approx(list(budgets))
     for name, m in doc["methods"].items():
         assert 0 <= m["aiq_low"] <= m["aiq"] <= m["aiq_high"] <= 1, name
@@ -128,6 +128,9 @@ def test_the_figure_is_written_without_touching_the_callers_backend(run, tmp_pat
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     html = (tmp_path / "f.html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and json.dumps(doc, indent=1) in html
+    from ensel._html import unrendered_markup  # the reports' page: a real alt text
+
+    assert unrendered_markup(html) == [] and 'alt="Held-out error against cost' in html
     ax = frontier_figure(doc).axes[0]  # no path: a pyplot figure, one line pair per method
     assert ax.get_xscale() == "log" and len(ax.get_legend_handles_labels()[1]) == len(
         doc["methods"])

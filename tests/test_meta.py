@@ -1,4 +1,5 @@
-"""Tests of the DerSimonian-Laird random-effects meta-analysis (closed-form cases)."""
+"""Tests of the DerSimonian-Laird random-effects meta-analysis (closed-form cases), its
+modified HKSJ interval (scale factor floored at 1) and the coverage simulation."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import ndtri
 
-from ensel.meta import random_effects
+from ensel.meta import METHOD, coverage_table, random_effects, simulate_coverage
 
 
 def test_heterogeneous_sources_by_hand():
@@ -47,6 +49,9 @@ def test_kacker_2004_matches_metafor():
                                                 rel=1e-12)
     assert r.hk_se == pytest.approx(0.29477605699879, rel=1e-10)  # test="knha"
     assert (r.low, r.high) == pytest.approx((61.710383798052, 63.0698934108488), rel=1e-12)
+    # q_HK = (0.2948 / 0.2457)^2 > 1 here: the floor leaves metafor's interval unchanged
+    assert r.q_hk == pytest.approx((0.29477605699879 / 0.245749668040304) ** 2, rel=1e-9)
+    assert r.q_hk > 1
     assert not r.fragile and r.k == 9
 
 
@@ -99,6 +104,104 @@ def test_order_does_not_matter_and_estimate_lies_within_the_sources(pairs, rnd):
         pytest.approx(1.0)
 
 
+def test_floor_keeps_the_interval_at_t_times_the_dl_se_when_sources_agree_closely():
+    # x = (0.18, 0.22, 0.20), se = 0.1 each: Q = 100 * (0.02^2 + 0.02^2) = 0.08 < 2, so
+    # tau2 = 0, w* = w, mu = 0.2, se(mu) = 0.1 / sqrt(3); q_HK = 0.08 / 2 = 0.04: the
+    # unfloored interval would be sqrt(0.04) = 0.2 times t_2 * se(mu), five times narrower
+    # than the fixed-effect interval 0.2 +- 1.96 * 0.1 / sqrt(3)
+    r = random_effects([0.18, 0.22, 0.20], [0.1, 0.1, 0.1])
+    se = 0.1 / math.sqrt(3)
+    t2 = 4.302652729749464  # Student's t on 2 df, 0.975
+    z = 1.959963984540054
+    assert r.q_hk == pytest.approx(0.04) and r.tau2 == 0.0 and r.se == pytest.approx(se)
+    assert r.hk_se == pytest.approx(se)  # floored: sqrt(max(1, 0.04)) * se
+    assert (r.low, r.high) == pytest.approx((0.2 - t2 * se, 0.2 + t2 * se))
+    assert (r.fe_estimate, r.fe_low, r.fe_high) == pytest.approx((0.2, 0.2 - z * se,
+                                                                  0.2 + z * se))
+    assert r.high - r.low >= r.z_high - r.z_low  # never narrower than the DL interval
+    assert r.method == METHOD == "DerSimonian-Laird, HKSJ (q floored at 1)"
+
+
+def test_floor_changes_nothing_when_q_is_at_least_one():
+    # two sources far apart: q_HK = 1 exactly (see test_heterogeneous_sources_by_hand) and
+    # three that scatter beyond their noise: q_HK > 1, hk_se = sqrt(q_HK) * se unchanged
+    r = random_effects([0.0, 1.0], [0.1, 0.1])
+    assert r.q_hk == pytest.approx(1.0) and r.hk_se == pytest.approx(r.se)
+    x, s = np.array([0.0, 0.1, 0.5]), np.array([0.01, 0.05, 0.1])
+    r = random_effects(x, s)
+    w = 1 / (s**2 + r.tau2)
+    q_hk = float(np.sum(w * (x - r.estimate) ** 2) / 2)
+    assert q_hk > 1 and r.q_hk == pytest.approx(q_hk)
+    assert r.hk_se == pytest.approx(math.sqrt(q_hk) * r.se)
+    t2 = 4.302652729749464
+    assert (r.low, r.high) == pytest.approx((r.estimate - t2 * r.hk_se,
+                                             r.estimate + t2 * r.hk_se))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(-1, 1), st.floats(0.001, 0.5)), min_size=1, max_size=7),
+       st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99]))
+def test_pooled_interval_never_narrower_than_the_fixed_effect_interval(pairs, confidence):
+    x, s = map(np.array, zip(*pairs, strict=True))
+    r = random_effects(x, s, confidence=confidence)
+    z = float(ndtri(0.5 + confidence / 2))
+    w = 1 / s**2
+    fe_half = z / math.sqrt(float(w.sum()))
+    assert r.fe_estimate == pytest.approx(float(np.sum(w * x) / w.sum()), abs=1e-12)
+    assert (r.fe_high - r.fe_low) / 2 == pytest.approx(fe_half, rel=1e-9)
+    assert r.high - r.low >= 2 * fe_half * (1 - 1e-9)
+    assert r.high - r.low >= (r.z_high - r.z_low) * (1 - 1e-9)
+    assert r.hk_se >= r.se * (1 - 1e-12)
+
+
+def test_simulated_coverage_is_seeded_and_the_floor_only_adds_coverage():
+    a = simulate_coverage(3, tau=0.004, n_rep=3000, seed=7)
+    assert a == simulate_coverage(3, tau=0.004, n_rep=3000, seed=7)
+    assert a != simulate_coverage(3, tau=0.004, n_rep=3000, seed=8)
+    assert (a["n_sources"], a["n_rep"], a["tau"]) == (3, 3000, 0.004)
+    for k in (3, 5):
+        for tau in (0.0, 0.004, 0.011):
+            c = simulate_coverage(k, tau=tau, n_rep=3000, seed=1)
+            assert c["hksj_floored"] >= c["hksj"] and c["width_ratio"] >= 1
+            assert 0 < c["share_q_below_1"] < 1
+    # homogeneous sources: the unfloored HKSJ and the fixed-effect interval are exact
+    # (95 % within Monte Carlo noise, se about 0.004); the floored one is conservative
+    h = simulate_coverage(3, tau=0.0, n_rep=3000, seed=2)
+    assert h["hksj"] == pytest.approx(0.95, abs=0.015)
+    assert h["fixed"] == pytest.approx(0.95, abs=0.015)
+    assert h["hksj_floored"] > 0.99
+    # heterogeneous sources of unequal precision: the unfloored interval and the normal one
+    # undercover; the floored one is back near 95 %
+    g = simulate_coverage(3, tau=0.0038, n_rep=3000, seed=3)
+    assert g["hksj"] < 0.9 and g["dl_normal"] < 0.85
+    assert g["hksj_floored"] >= 0.93
+
+
+def test_simulated_coverage_matches_random_effects_one_replicate_at_a_time():
+    # the vectorised simulation must pool exactly as random_effects does: rebuild its draws
+    rng = np.random.default_rng(5)
+    se = np.geomspace(0.002, 0.02, 4)
+    x = 0.01 * rng.standard_normal((50, 4)) + se * rng.standard_normal((50, 4))
+    covered = [r.low <= 0 <= r.high for r in (random_effects(row, se) for row in x)]
+    c = simulate_coverage(4, se_range=(0.002, 0.02), tau=0.01, n_rep=50, seed=5)
+    assert c["hksj_floored"] == pytest.approx(np.mean(covered))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"n_sources": 1}, r"n_sources of simulate_coverage must be an int in \[2, inf\); got 1"),
+    ({"n_sources": 3, "tau": -0.1}, r"tau of simulate_coverage must be a real number in "
+                                     r"\[0, inf\)"),
+    ({"n_sources": 3, "se_range": (0.01, 0.001)}, r"se_range\[1\] of simulate_coverage must "
+                                                   r"be a real number in \[0.01, inf\)"),
+    ({"n_sources": 3, "se_range": 0.01}, "se_range of simulate_coverage must be a pair"),
+    ({"n_sources": 3, "n_rep": 0}, "n_rep of simulate_coverage must be an int"),
+    ({"n_sources": 3, "confidence": 1.0}, "confidence of simulate_coverage must be a real"),
+])
+def test_simulate_coverage_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        simulate_coverage(**kwargs)
+
+
 @pytest.mark.parametrize("args, kwargs, match", [
     (([], []), {}, "estimates and se of random_effects must be non-empty and equally long; "
                    "got 0 and 0"),
@@ -111,3 +214,17 @@ def test_order_does_not_matter_and_estimate_lies_within_the_sources(pairs, rnd):
 def test_bad_input(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         random_effects(*args, **kwargs)
+
+
+def test_coverage_table_runs_the_four_spreads_at_each_number_of_sources():
+    t = coverage_table((0.002, 0.008), n_sources=(3, 4), n_rep=400, seed=3)
+    assert list(t.index.get_level_values("sources")) == [3] * 4 + [4] * 4
+    assert t["tau"].tolist() == pytest.approx([0.0, 0.004, 0.008, 0.024] * 2)
+    row = t.loc[(4, "τ = the noisiest source's se")]
+    direct = simulate_coverage(4, se_range=(0.002, 0.008), tau=0.008, n_rep=400, seed=3)
+    assert row["hksj_floored"] == direct["hksj_floored"] and row["hksj"] == direct["hksj"]
+    with pytest.raises(ValueError, match=r"se_range\[0\] of simulate_coverage must be a real "
+                                         r"number in \(0, inf\)"):
+        coverage_table((0.0, 0.01))
+    with pytest.raises(ValueError, match="se_range of coverage_table must be a pair"):
+        coverage_table(0.01)

@@ -3,7 +3,9 @@ protocol and command-package moves of issue 27 (``tests/data/select_json/``, wri
 the command at commit c00f9b7): a refactoring must not change a number, a default or a word.
 ``mmlu_auto.json`` was re-recorded by the same command when the MMLU stand-in's default
 became class-asymmetric (issue 26), and again when that variant's latent Sigma was
-calibrated to the pooled table: only its numbers changed, from new data.
+calibrated to the pooled table: only its numbers changed, from new data. All three were
+re-recorded for ``ensel.select/2`` (issue 36): the schema name and two keys per picked model
+(``coverage``, ``accuracy_answered``) were added; every other byte is the same.
 """
 
 from __future__ import annotations

@@ -204,3 +204,41 @@ def test_backoff_properties(data):
     assert set(pred.tolist()) <= {-1, 1}
     assert np.array_equal(pred, BackoffMAP().fit(X, y).predict(X))
     assert np.array_equal(pred == 1, p[:, 1] >= 0.5)
+
+
+def test_newton_runs_blas_on_one_thread_and_restores_the_callers_setting(monkeypatch):
+    # Newton's (k + 1) x n by n x (k + 1) products gain nothing from BLAS threads; the fit
+    # limits them to one for its duration, nested and concurrent fits share the limit, and
+    # the caller's setting comes back; the weights are the same on any number of threads
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import concurrent.futures
+
+    import ensel.aggregate._stacking as stacking
+
+    ctl = threadpoolctl.ThreadpoolController()
+    blas = ctl.select(user_api="blas")
+    if not blas.lib_controllers:
+        pytest.skip("no BLAS library that threadpoolctl can control")
+    rng = np.random.default_rng(3)
+    X = rng.choice(np.array([-1, 1], dtype=np.int8), size=(3000, 12))
+    y = np.where(X[:, :5].sum(axis=1) + rng.normal(0, 1, 3000) > 0, 1, -1).astype(np.int8)
+    inside = []
+    real = stacking._newton
+
+    def spy(*args, **kwargs):
+        inside.append(max(c.num_threads for c in ctl.select(user_api="blas").lib_controllers))
+        return real(*args, **kwargs)
+
+    with blas.limit(limits=2):  # the caller's setting
+        monkeypatch.setattr(stacking, "_newton", spy)
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            fits = list(pool.map(lambda _: LogisticStacking().fit(X, y), range(4)))
+        after = [c.num_threads for c in ctl.select(user_api="blas").lib_controllers]
+    assert inside and set(inside) == {1}
+    assert after == [2] * len(after)
+    monkeypatch.setattr(stacking, "_one_blas_thread", lambda: __import__("contextlib")
+                        .nullcontext())
+    with blas.limit(limits=2):
+        free = LogisticStacking().fit(X, y)
+    for f in fits:
+        assert np.array_equal(f.coef_, free.coef_) and f.intercept_ == free.intercept_

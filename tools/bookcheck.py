@@ -1,10 +1,16 @@
-"""Checks on the built HTML book: it must load nothing from outside this machine.
+"""Checks on the built HTML book: it must load nothing from outside this machine, and show
+nothing unrendered.
 
 ``python -m tools.bookcheck _build/html`` exits non-zero and lists every page and tag that
 refers to an external resource (``<script src>``, ``<link href>`` of a stylesheet/font/icon,
 ``<img src>``, ``<iframe src>``, ``<source src>``, ``url(...)`` in CSS), so that the book reads
 the same offline as online. Ordinary hyperlinks (``<a href>``) are allowed: following them is
 the reader's choice, not a resource the page loads.
+
+It also lists, per page, what a reader must not see (:func:`unrendered_pages`, the check of
+``ensel._html.unrendered_markup`` that the reports of ``ensel report`` and ``ensel evaluate``
+pass too): a raw ``{role}``, a ``(label)=`` target, a ``$...$`` formula outside a math
+element, an image without a real ``alt`` text. ``--no-markup`` skips it.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 
-__all__ = ["external_resources", "loaded_urls", "main"]
+__all__ = ["external_resources", "loaded_urls", "main", "unrendered_pages"]
 
 _EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)
 _CSS_URL = re.compile(r"""url\(\s*['"]?((?:[a-z][a-z0-9+.-]*:)?//[^'")\s]+)""", re.IGNORECASE)
@@ -112,20 +118,47 @@ def external_resources(html_dir: str | Path) -> dict[str, list[str]]:
     return problems
 
 
+def unrendered_pages(html_dir: str | Path) -> dict[str, list[str]]:
+    """Map each built HTML page to what it shows unrendered (see
+    ``ensel._html.unrendered_markup``); pages with nothing are left out."""
+    from ensel._html import unrendered_markup
+
+    root = Path(html_dir)
+    found = {}
+    for path in sorted(root.rglob("*.html")):
+        if "_static" in path.relative_to(root).parts:
+            continue
+        items = unrendered_markup(path.read_text(encoding="utf-8", errors="replace"))
+        if items:
+            found[str(path.relative_to(root))] = items
+    return found
+
+
+def _failed(title: str, problems: dict[str, list[str]]) -> int:
+    print(title, file=sys.stderr)
+    for page, items in problems.items():
+        for item in items:
+            print(f"  {page}: {item}", file=sys.stderr)
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry: ``python -m tools.bookcheck [HTML_DIR]``."""
+    """Command-line entry: ``python -m tools.bookcheck [HTML_DIR] [--no-markup]``."""
     args = list(sys.argv[1:] if argv is None else argv)
+    markup = "--no-markup" not in args
+    args = [a for a in args if a != "--no-markup"]
     html_dir = Path(args[0] if args else "_build/html")
     problems = external_resources(html_dir)
     if problems:
-        print(f"The book at {html_dir} loads external resources (it must work offline):",
-              file=sys.stderr)
-        for page, items in problems.items():
-            for item in items:
-                print(f"  {page}: {item}", file=sys.stderr)
-        return 1
+        return _failed(f"The book at {html_dir} loads external resources (it must work "
+                       "offline):", problems)
     n = sum(1 for _ in html_dir.rglob("*.html"))
-    print(f"offline check: {n} HTML pages, no external resources")
+    shown = unrendered_pages(html_dir) if markup else {}
+    if shown:
+        return _failed(f"The book at {html_dir} shows unrendered markup on {len(shown)} "
+                       "page(s):", shown)
+    print(f"offline check: {n} HTML pages, no external resources"
+          + (", nothing unrendered" if markup else ""))
     return 0
 
 

@@ -710,7 +710,8 @@ def budget_differences_caption(per_budget: Mapping[str, pd.DataFrame],
             "within the noise.")
     if pooled is not None and "pooled" in pooled.columns and pooled["pooled"].notna().any():
         text += (f" Pooled: random-effects estimate over the {len(names)} sources "
-                 "(Hartung-Knapp-Sidik-Jonkman interval, not Holm-adjusted).")
+                 "(Hartung-Knapp-Sidik-Jonkman interval with its scale factor floored at "
+                 "1, not Holm-adjusted).")
     return text
 
 

@@ -631,7 +631,8 @@ def pooled_sentence(pooled: pd.DataFrame, ids: Sequence[str] = ("G2", "G5", "G3"
     """The pooled result over the real sources in one sentence: for each claim of ``ids``
     (default: Greedy MI against Top-k over k = 3..7, the best ensemble against the best single
     model, all models against the best subset) the random-effects estimate, its 95 % HKSJ
-    interval, its verdict, the prediction interval for a new source and I²; and, with fewer
+    interval (scale factor floored at 1, :func:`ensel.meta.random_effects`), its verdict,
+    the prediction interval for a new source and I²; and, with fewer
     than :data:`ensel.meta.FRAGILE_BELOW` sources, that the pooling is fragile."""
     from ensel.meta import FRAGILE_BELOW
 
@@ -657,8 +658,8 @@ def pooled_sentence(pooled: pd.DataFrame, ids: Sequence[str] = ("G2", "G5", "G3"
                "is barely estimable, so these pooled intervals are fragile." if
                n < FRAGILE_BELOW else "")
     return (f"pooled over {n} real sources (random effects, Hartung-Knapp-Sidik-Jonkman "
-            "95 % intervals), " + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "")
-            + parts[-1] + "." + fragile)
+            "95 % intervals with the scale factor floored at 1), " + ", ".join(parts[:-1])
+            + (" and " if len(parts) > 1 else "") + parts[-1] + "." + fragile)
 
 
 def gather_verdicts(saved: Mapping[str, pd.DataFrame | None]) -> pd.DataFrame:

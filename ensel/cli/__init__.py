@@ -1,5 +1,7 @@
 """The ``ensel`` command line: one argparse tree.
 
+``ensel report DATA [--prices P] -o report.html``  which of your models to use, as one
+    offline HTML page (:mod:`ensel.cli.report`, built by :mod:`ensel.report`)
 ``ensel select|evaluate|import ...``  your own models (:mod:`ensel.cli.select`,
     :mod:`ensel.cli.evaluate`, :mod:`ensel.cli.importer`; the evidence: :mod:`ensel.evidence`)
 ``ensel frontier|cascade ...`` and ``ensel select --budget-usd``  budgets in dollars
@@ -31,6 +33,10 @@ __all__ = ["COMMANDS", "main", "build_parser", "version"]
 #: Every command: name -> (module with ``add_arguments(parser)`` and ``run_command(args)``,
 #: help, description). A module is imported only for its own command.
 COMMANDS: dict[str, tuple[str, str, str | None]] = {
+    "report": ("ensel.cli.report", "which of your models to use: a one-page HTML report",
+               "Recommend the models to use (and with --prices what to buy) and show the "
+               "held-out evidence, as one self-contained offline HTML page (and its numbers "
+               "as JSON beside it)."),
     "select": ("ensel.cli.select", "pick an ensemble of your models, with held-out evidence",
                "Pick an ensemble of your models and show held-out evidence against Top-k and "
                "the best single model."),

@@ -30,6 +30,26 @@ def add_price_arguments(p: Any) -> None:
                         "(default: ensel's shipped paper.yml, prices as of its as_of date)")
     p.add_argument("--drop-unpriced", action="store_true",
                    help="drop the data's models that have no price (default: error)")
+    from ensel.budget import EQUIVALENCE_MARGIN
+
+    p.add_argument("--margin", type=_margin, default=None, metavar="E",
+                   help="equivalence margin in held-out error (default "
+                        f"{EQUIVALENCE_MARGIN:g}): the cheapest choice whose mean error "
+                        "exceeds the best's by at most one standard error of the paired "
+                        "difference, or at most E, is recommended (ensel.budget)")
+
+
+def _margin(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}") from None
+    if not (math.isfinite(v) and 0 < v < 1):
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}")
+    return v
 
 
 def add_common_arguments(p: Any, *, cascade_only: bool = False) -> None:
@@ -128,12 +148,19 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
                          "pool of models: give data whose conditions hold the same models")
     order = {m: i for i, m in enumerate(kept)}
     usd = np.array([usd[order[m]] for m in data[0].models])
+    del df  # pivoted: the conditions' arrays are all that is used from here
+    from ensel._files import release_read_memory
+
+    release_read_memory()
     return data, usd, dropped, str(args.prices) if store is None else f"store:{store}"
 
 
-def interval(v: np.ndarray, clip: bool = True) -> tuple[float, float, float]:
+def interval(v: np.ndarray, clip: bool = True, low: float = 0.0,
+             high: float = float("inf")) -> tuple[float, float, float]:
     """Mean and 95 % interval of per-split values (the protocol's 80/20 overlap correction);
-    errors clipped to [0, 1], costs to [0, inf)."""
-    from ensel.frontier import _interval as interval
+    errors clipped to [0, 1], costs (``clip=False``) to [``low``, ``high``]: what the choice
+    can cost at least (the price of the first model it asks) and at most (the budget of a
+    subset picked within it)."""
+    from ensel.budget import mean_interval as interval
 
-    return interval(v, 0.2, 0.95, clip=(0.0, 1.0) if clip else (0.0, float("inf")))
+    return interval(v, 0.2, 0.95, clip=(0.0, 1.0) if clip else (float(low), float(high)))

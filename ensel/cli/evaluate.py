@@ -129,7 +129,8 @@ def run_command(args: Any) -> int:
         except Exception as exc:  # the runner's NotebookRunError
             raise UsageError(_first_failure(str(exc))) from None
         phase(f"page executed in {time.perf_counter() - t1:.1f} s; writing the report")
-        write_atomic(out, lambda t: t.write_text(to_html(executed), encoding="utf-8"),
+        write_atomic(out, lambda t: t.write_text(to_html(executed, nb_path.name),
+                                                 encoding="utf-8"),
                      force=args.force)
         write_atomic(nb_path, lambda t: nbformat.write(executed, t), force=args.force)
     print(f"wrote {out} and {nb_path}" + ("" if quiet else
@@ -225,52 +226,15 @@ def default_ks(m: int, n_train: int) -> list[int]:
     return list(range(1, min(EVALUATE_MAX_K, k_n) + 1))
 
 
-def to_html(nb: Any) -> str:
-    """An executed notebook as one standalone, offline HTML page (``ensel evaluate``)."""
-    from nbconvert import HTMLExporter
-    from nbconvert.preprocessors import TagRemovePreprocessor
-    from traitlets.config import Config
+def to_html(nb: Any, notebook_link: str | None = None) -> str:
+    """An executed notebook as one standalone, offline HTML page (``ensel evaluate``): the
+    one rendering path of the reports (:func:`ensel._html.notebook_html`: no code, glued
+    numbers, roles and formulas resolved, figures with their captions as ``alt`` text), with
+    a link to the executed notebook ``notebook_link`` for its code."""
+    from ensel._html import notebook_html
+    from ensel.book.runner import source_root
 
-    c = Config()
-    c.TagRemovePreprocessor.enabled = True
-    c.TagRemovePreprocessor.remove_cell_tags = {"remove-cell", "ensel-provenance"}
-    c.TagRemovePreprocessor.remove_input_tags = {"hide-input", "remove-input", "parameters",
-                                                 "injected-parameters"}
-    exporter = HTMLExporter(config=c)
-    exporter.register_preprocessor(TagRemovePreprocessor(config=c), enabled=True)
-    body, _ = exporter.from_notebook_node(nb)
-    return _offline(body)
-
-
-def _offline(html: str) -> str:
-    """The report works offline: nbconvert's template loads require.js, MathJax 2 and
-    mermaid from a CDN; the report needs none of require.js and mermaid, and gets MathJax 3
-    (SVG output, no font files) inlined from the copy the book build ships."""
-    import re
-
-    html = re.sub(r'<script src="https?://[^"]*require[^"]*"></script>\s*', "", html)
-    mathjax = _local_mathjax()
-    inline = ("<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], "
-              "processEscapes: true}, svg: {fontCache: 'global'}};</script>\n"
-              f"<script>{mathjax}</script>" if mathjax else "")
-    html = re.sub(r'<script src="https?://[^"]*mathjax[^"]*">\s*</script>.*?'
-                  r'<script type="text/x-mathjax-config">.*?</script>',
-                  lambda _m: inline, html, count=1, flags=re.S)
-    html = re.sub(r'<script type="module">(?:(?!</script>).)*mermaid(?:(?!</script>).)*'
-                  r"</script>", "", html, flags=re.S)
-    return html
-
-
-def _local_mathjax() -> str:
-    """MathJax 3's self-contained ``tex-svg.js`` from sphinx-mathjax-offline (a dependency of
-    the book), or ``""`` when it is not installed (the math then shows as TeX source)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("sphinx-mathjax-offline") or importlib.util.find_spec(
-        "sphinx_mathjax_offline")
-    roots = list(spec.submodule_search_locations or []) if spec else []
-    for root in roots:
-        f = Path(root) / "static" / "mathjax" / "tex-svg.js"
-        if f.is_file():
-            return f.read_text(encoding="utf-8").replace("</script", "<\\/script")
-    return ""
+    bib = source_root() / "book" / "references.bib"
+    return notebook_html(nb, notebook_link=notebook_link,
+                         bibliography=bib.read_text(encoding="utf-8") if bib.is_file()
+                         else None)

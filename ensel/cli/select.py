@@ -1,23 +1,48 @@
 """``ensel select DATA -k K|auto [--method M] [--aggregator A] [--json]``.
 
 Parses the arguments and prints the document of :func:`ensel.evidence.run_select` (schema
-``ensel.select/1``, described in :mod:`ensel.evidence`) or its plain-text summary.
+``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary.
 
-``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [-k K] [--json]``
-    Picks models within ``B`` dollars per query (:class:`ensel.budget.BudgetedScoreMI` on all
-    the data; ``-k`` caps their number) and reports held-out error and cost per query with
-    intervals next to Top-k under the same budget, cheapest-first and the best single model
-    within budget (:func:`run_select_budget`). JSON schema ``ensel.select-budget/1``::
+``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [--margin E] [-k K] [--json]``
+    The buy list at one budget (:func:`run_select_budget`): the cheapest choice within ``B``
+    dollars per query whose held-out error is as good as the best's by the equivalence rule
+    of :mod:`ensel.budget` (candidates: budgeted selection, Top-k under the budget,
+    cheapest first and the best single model at every budget up to ``B``, and every model
+    alone within ``B``; ``-k`` caps the number of models), deployed on all the data; the
+    cheaper choice it did not take is named with the reason. Then the held-out error and
+    cost of each method at ``B`` with intervals (costs clipped to ``[cheapest price, B]``) and the
+    abstention-aware table of the models named. JSON schema ``ensel.select-budget/2``
+    (``/1`` had ``selected`` = budgeted selection's pick, now ``budgeted``; ``/2`` adds the
+    recommendation, the best choice, the rule and the model table)::
 
-        {"schema": "ensel.select-budget/1", "data": [str], "budget_usd": float,
+        {"schema": "ensel.select-budget/2", "data": [str], "budget_usd": float,
          "prices": str, "dropped_models": [str], "n_items": int, "n_models": int,
-         "selected": [{"model": str, "usd_per_query": float}], "cost": float,
-         "run": "cost_benefit" | "plain",
+         "aggregator": str,
+         "selected": [{"model": str, "usd_per_query": float, "accuracy": float,
+                       "coverage": float, "accuracy_answered": float | null}],
+         "cost": float,
+         "recommendation": {"method": str, "at_budget": float, "error": float,
+                            "error_low": float, "error_high": float, "cost": float,
+                            "cost_low": float, "cost_high": float, "models": [str],
+                            "in_splits": int, "n_evaluations": int,
+                            "deployed_models": [str],
+                            "test_against_best": {"difference": float, "se": float,
+                                                  "low": float, "high": float,
+                                                  "as_good": bool},
+                            "why_not_cheaper": str | null},
+         "best": {...candidate as in recommendation, without the last three keys},
+         "equivalence": {"margin": float, "rule": str, "n_candidates": int,
+                         "candidate_budgets": [float]},
+         "budgeted": {"selected": [str], "cost": float},
          "arms": {name: {"error": float, "error_low": float, "error_high": float,
                          "cost": float, "cost_low": float, "cost_high": float}},
          "comparisons": [{"against": str, "difference": float, "low": float,
                           "high": float, "verdict": str}],
+         "model_table": [{...as in selected}], "error_rule": str,
          "evaluation": {...}}
+
+    ``recommendation.models`` are the models the method picked on most splits
+    (``in_splits`` of ``n_evaluations``); ``deployed_models`` what it picks on all the data.
 """
 
 from __future__ import annotations
@@ -44,8 +69,9 @@ from ensel.cli._args import (
 from ensel.cli._prices import add_price_arguments, interval, prepare
 from ensel.protocol import PAPER_PROTOCOL
 
-__all__ = ["HELP", "add_arguments", "format_select", "run_command", "run_select_budget",
-           "select_budget_command"]
+__all__ = ["HELP", "add_arguments", "format_select", "format_select_budget", "run_command",
+           "run_select_budget", "budget_candidates", "select_budget_command", "table_rows",
+           "model_lines"]
 
 HELP = "pick an ensemble of your models, with held-out evidence"
 DESCRIPTION = ("Pick an ensemble of your models and show held-out evidence against Top-k and "
@@ -64,8 +90,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-k", default=None, type=_k_arg,
                    help="ensemble size, or 'auto' (required unless --budget-usd)")
     p.add_argument("--budget-usd", type=float, default=None, metavar="B",
-                   help="dollars per query instead of (or with) -k; needs --prices "
-                        "(see ensel.costs)")
+                   help="the most you will pay per query, in dollars (a hard cap: every "
+                        "model of the set is asked on every query, so the set's prices add "
+                        "up to at most B); recommends the cheapest choice within B as good as "
+                        "the best (--margin); instead of (or with) -k; needs --prices. "
+                        "(ensel cascade --target-cost is an average instead: it asks models "
+                        "one by one and spends B per query on average)")
     methods = [*SELECTORS, "exhaustive"]
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
@@ -84,7 +114,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=positive, default=None, metavar="N",
                    help="threads for the splits (default: one per core); the output is the "
                         "same for every N")
-    p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/1)")
+    p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/2)")
     _add_progress(p, "a progress bar of the splits on stderr")
     _add_format(p)
     add_price_arguments(p)
@@ -96,6 +126,9 @@ def run_command(args: Any) -> int:
 
     if args.budget_usd is not None:
         return select_budget_command(args)
+    if args.margin is not None:
+        raise UsageError("--margin applies to --budget-usd only (the buy list's equivalence "
+                         "rule)")
     if args.k is None:
         raise UsageError("-k is required (or --budget-usd with --prices)")
     args.max_k = 10 if args.max_k is None else args.max_k
@@ -118,6 +151,10 @@ def run_command(args: Any) -> int:
 
 def format_select(doc: dict[str, Any]) -> str:
     """The plain-text report of ``ensel select``."""
+    import textwrap
+
+    from ensel.evidence import ERROR_RULE
+
     ev = doc["evaluation"]
     lines = [
         f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
@@ -127,18 +164,20 @@ def format_select(doc: dict[str, Any]) -> str:
            if doc["k_mode"] == "auto" else ""),
     ]
     if doc.get("defaults"):
-        import textwrap
-
         why = [d for d in doc["defaults"] if d.startswith("why: ")]
         lines.append("defaults: " + "; ".join(d for d in doc["defaults"] if d not in why))
         lines += [textwrap.fill(d, width=100, subsequent_indent="  ") for d in why]
     if doc.get("dropped_models"):
         lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
                      + (" ..." if len(doc["dropped_models"]) > 10 else ""))
-    lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"]
+    lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"
+              "  coverage  acc. when answered"]
     for s in doc["selected"]:
         name = s["model"] if len(s["model"]) <= 40 else s["model"][:37] + "..."
-        lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}")
+        when = "-" if s["accuracy_answered"] is None else f"{s['accuracy_answered']:.4f}"
+        lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}"
+                     f"  {s['coverage']:>8.1%}  {when:>18}")
+    lines += textwrap.wrap(ERROR_RULE, 100, initial_indent="  ", subsequent_indent="  ")
     halves = (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"]
               else "")
     lines += [
@@ -161,51 +200,196 @@ def format_select(doc: dict[str, Any]) -> str:
     if doc["auto"]:
         ks = doc["auto"]["k_per_split"]
         counts = ", ".join(f"k={v}: {ks.count(v)}" for v in sorted(set(ks)))
-        lines.append(f"k chosen inside the {len(ks)} outer splits: {counts}; on all the "
-                     f"data: {doc['auto']['k_all_data']}; deployed: {doc['k']}")
+        lines += textwrap.wrap(
+            f"how k was chosen: the one-standard-error rule (the smallest k whose inner "
+            f"cross-validated error is within one standard error of the best) picked, inside "
+            f"each of the {len(ks)} outer splits, {counts}; the same rule on all the data "
+            f"picked k = {doc['auto']['k_all_data']}; the deployed k = {doc['k']} is the "
+            "smaller of that and the median of the per-split choices, so it never uses more "
+            "models than most splits chose.", 100)
     lines += ["", doc["message"]]
     return "\n".join(lines)
 
 
+def budget_candidates(usd: np.ndarray, budget: float, n_budgets: int = 6) -> np.ndarray:
+    """The budgets whose choices compete within ``budget``: every model price up to it (so
+    each single model on the accuracy-price front is a candidate), a geometric grid from
+    the cheapest price and ``budget`` itself."""
+    c = np.asarray(usd, dtype=float)
+    lo = float(c.min())
+    grid = np.geomspace(lo, budget, n_budgets) if budget > lo else np.array([lo])
+    return np.unique(np.r_[c[c <= budget * (1 + 1e-12)], grid, budget])
+
+
 def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int | None,
                       aggregator: str = "backoff", n_splits: int = PAPER_PROTOCOL.n_splits,
-                      seed: int = 0,
-                      max_models: int = 20) -> dict[str, Any]:
-    """The ``ensel.select-budget/1`` document (without ``data``, ``prices``)."""
-    from ensel.budget import BudgetedScoreMI
+                      seed: int = 0, max_models: int = 20,
+                      margin: float | None = None) -> dict[str, Any]:
+    """The ``ensel.select-budget/2`` document (without ``data``, ``prices``).
+
+    ``selected`` is the recommendation: the cheapest choice within the budget whose held-out
+    error is as good as the best's (:func:`ensel.budget.cheapest_as_good`; candidates: the
+    choices of budgeted selection, Top-k under the budget, cheapest first and the best
+    single model at every budget of :func:`budget_candidates`), deployed on all the data.
+    ``budgeted`` is what budgeted selection picks at the budget itself.
+    """
+    import pandas as pd
+
+    from ensel.budget import (
+        EQUIVALENCE_MARGIN,
+        EQUIVALENCE_RULE,
+        buy_list,
+        deployed_models,
+        single_model_errors,
+    )
     from ensel.costs import check_budget
+    from ensel.evidence import ERROR_RULE, model_table
     from ensel.frontier import _diff, frontier_errors
 
+    delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
     b = check_budget(budget, usd, name="--budget-usd")
     m = len(data[0].models)
     cap = min(m, max_models if k is None else int(k))
-    res = frontier_errors(data, usd, [b], methods=("budgeted", "topk_budget",
-                                                   "cheapest_first", "best_single"),
+    grid = budget_candidates(usd, b)
+    res = frontier_errors(data, usd, grid, methods=("budgeted", "topk_budget",
+                                                    "cheapest_first", "best_single"),
                           aggregator=aggregator, n_splits=n_splits, seed=seed,
                           max_models=cap)
     res = res[res["method"] != "none"].sort_values(["method", "condition", "split"])
+    singles = single_model_errors(data, usd, b, aggregator=aggregator, n_splits=n_splits,
+                                  seed=seed)
+    at_b = res[np.isclose(res["budget"], b, rtol=1e-12, atol=0)]
     arms = {}
-    for name, g in res.groupby("method", sort=False):
+    for name, g in at_b.groupby("method", sort=False):
         e = interval(g["error"].to_numpy())
-        c = interval(g["cost"].to_numpy(), clip=False)
+        c = interval(g["cost"].to_numpy(), clip=False, low=float(np.min(usd)), high=b)
         arms[str(name)] = {"error": e[0], "error_low": e[1], "error_high": e[2],
                            "cost": c[0], "cost_low": c[1], "cost_high": c[2]}
-    a = res[res["method"] == "budgeted"]["error"].to_numpy()
+    a = at_b[at_b["method"] == "budgeted"]["error"].to_numpy()
     comparisons = []
     for other in ("topk_budget", "cheapest_first", "best_single"):
-        o = res[res["method"] == other]["error"].to_numpy()
+        o = at_b[at_b["method"] == other]["error"].to_numpy()
         comparisons.append({"against": other, **_diff(a - o, 0.2, 0.95)})
     X = np.concatenate([d.X for d in data])
     y = np.concatenate([d.y for d in data])
-    sel = BudgetedScoreMI(cap, budget=b, costs=usd).fit(X, y)
     models = data[0].models
+    buy = buy_list(pd.concat([res, singles], ignore_index=True), [b], margin=delta,
+                   min_cost=float(np.min(usd)))[0]
+    choice = buy["choice"]
+    picks = ([models.index(choice["models"][0])] if choice["method"] == "single"
+             else deployed_models(X, y, usd, choice["method"], choice["at_budget"], k=cap))
+    own = deployed_models(X, y, usd, "budgeted", b, k=cap)
+    table = model_table(data, usd)
+    used = sorted(set(picks) | set(own), key=lambda j: -float(table["accuracy"].iloc[j]))
+
+    def entry(j: int) -> dict[str, Any]:
+        return table_rows(table, [j])[0]
+
     return {"budget_usd": b, "n_items": int(sum(len(d.y) for d in data)), "n_models": m,
             "aggregator": aggregator,
-            "selected": [{"model": models[j], "usd_per_query": float(usd[j])}
-                         for j in sel.selected_],
-            "cost": sel.cost_, "run": sel.run_, "arms": arms, "comparisons": comparisons,
+            "selected": [entry(j) for j in picks],
+            "cost": float(usd[picks].sum()),
+            "recommendation": {**choice, "deployed_models": [models[j] for j in picks],
+                               "test_against_best": buy["test"],
+                               "why_not_cheaper": buy["why_not_cheaper"]},
+            "best": buy["best"],
+            "equivalence": {"margin": delta, "rule": EQUIVALENCE_RULE.format(margin=delta),
+                            "n_candidates": buy["n_candidates"],
+                            "candidate_budgets": [float(x) for x in grid]},
+            "budgeted": {"selected": [models[j] for j in own], "cost": float(usd[own].sum())},
+            "arms": arms, "comparisons": comparisons,
+            "model_table": [entry(j) for j in used],
+            "error_rule": ERROR_RULE,
             "evaluation": {"n_splits": n_splits, "n_evaluations": int(len(a)),
-                           "test_fraction": 0.2, "seed": seed, "confidence": 0.95}}
+                           "test_fraction": 0.2, "seed": seed, "confidence": 0.95,
+                           "interval": "nadeau-bengio corrected resampled t",
+                           "cost_interval": f"clipped to [{float(np.min(usd)):.4g} (the cheapest "
+                                            f"model), {b:.4g} (the budget)]"}}
+
+
+def _g(x: float) -> str:
+    """A dollar amount with 4 significant digits."""
+    return f"{x:.4g}"
+
+
+def format_select_budget(doc: dict[str, Any]) -> str:
+    """The plain-text report of ``ensel select --budget-usd``."""
+    import textwrap
+
+    from ensel.budget import METHOD_WORDS
+
+    rec, ev = doc["recommendation"], doc["evaluation"]
+    names = rec["deployed_models"]
+    what = f"{names[0]} alone" if len(names) == 1 else ", ".join(names)
+    lines = [*textwrap.wrap(f"Buy, within {_g(doc['budget_usd'])} USD per query: {what}", 100,
+                            break_on_hyphens=False,
+                            subsequent_indent="  "),
+             f"  {_g(doc['cost'])} USD per query; held-out error {rec['error']:.4f} "
+             f"[{rec['error_low']:.4f}, {rec['error_high']:.4f}] "
+             + ("(one model, no ensemble)" if len(names) == 1 else
+                f"({METHOD_WORDS[rec['method']]}'s pick within {_g(rec['at_budget'])} USD per "
+                "query)")]
+    best = doc["best"]
+    if best != {k: v for k, v in rec.items() if k in best}:
+        t = rec["test_against_best"]
+        lines.append(textwrap.fill(
+            f"the lowest mean error within the budget, {', '.join(best['models'])} "
+            f"({METHOD_WORDS[best['method']]}), is {best['error']:.4f} at "
+            f"{_g(best['cost'])} USD per query; the choice above errs {t['difference']:+.4f} "
+            f"[{t['low']:+.4f}, {t['high']:+.4f}] more, within the rule below, for less", 100,
+            initial_indent="  ", subsequent_indent="    "))
+    if rec["why_not_cheaper"]:
+        lines.append(textwrap.fill(rec["why_not_cheaper"], 100, initial_indent="  ",
+                                   subsequent_indent="    "))
+    bud = doc["budgeted"]
+    if bud["selected"] != names:
+        lines.append(textwrap.fill(
+            f"(budgeted selection alone would pick {', '.join(bud['selected'])} at "
+            f"{_g(bud['cost'])} USD per query)", 100, initial_indent="  ",
+            subsequent_indent="    "))
+    lines.append(textwrap.fill("rule: " + doc["equivalence"]["rule"] + f", among "
+                               f"{doc['equivalence']['n_candidates']} candidate choices within "
+                               "the budget", 100, initial_indent="  ", subsequent_indent="    "))
+    lines += [""] + textwrap.wrap(
+        f"held-out error and cost over {ev['n_evaluations']} evaluations "
+        f"({ev['n_splits']} random 80/20 splits per condition; 95 % intervals, "
+        "Nadeau-Bengio corrected for overlapping splits; cost intervals "
+        f"{doc['evaluation']['cost_interval']}: no choice costs more or less):", 100)
+    for name, a in doc["arms"].items():
+        lines.append(f"  {METHOD_WORDS[name]:<26} error {a['error']:.4f} [{a['error_low']:.4f}, "
+                     f"{a['error_high']:.4f}]  cost {_g(a['cost'])} [{_g(a['cost_low'])}, "
+                     f"{_g(a['cost_high'])}] USD per query")
+    lines.append("paired differences, budgeted selection minus the other (negative = "
+                 "budgeted is better):")
+    for c in doc["comparisons"]:
+        lines.append(f"  vs {METHOD_WORDS[c['against']]:<23} {c['difference']:+.4f} "
+                     f"[{c['low']:+.4f}, {c['high']:+.4f}] ({c['verdict']})")
+    lines += ["", "the models above, on all the data:"]
+    lines += model_lines(doc["model_table"])
+    lines.append(textwrap.fill(doc["error_rule"], 100, initial_indent="  ",
+                               subsequent_indent="  "))
+    return "\n".join(lines)
+
+
+def table_rows(table: Any, cols: Any = None) -> list[dict[str, Any]]:
+    """Rows of :func:`ensel.evidence.model_table` as JSON values (``cols``: these rows
+    only), ``accuracy_answered`` ``None`` for a model that never answered."""
+    t = table if cols is None else table.iloc[list(cols)]
+    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
+    return [{k: (None if k == "accuracy_answered" and np.isnan(r[k]) else
+                 str(r[k]) if k == "model" else float(r[k]))
+             for k in keep if k in t.columns} for _, r in t.iterrows()]
+
+
+def model_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Text lines of rows of :func:`table_rows`."""
+    import pandas as pd
+
+    from ensel.evidence import format_model_table
+
+    t = pd.DataFrame(rows)[["model", "accuracy", "coverage", "accuracy_answered",
+                            "usd_per_query"]].astype({"accuracy_answered": float})
+    return format_model_table(t)
 
 
 def refuse_unused_in_budget_mode(args: Any) -> None:
@@ -233,19 +417,8 @@ def select_budget_command(args: Any) -> int:
     data, usd, dropped, source = prepare(args)
     doc = run_select_budget(data, usd, args.budget_usd, k=args.k if args.k != "auto" else None,
                             aggregator=args.aggregator or "backoff",
-                            n_splits=args.splits or 5, seed=args.seed)
-    doc = {"schema": "ensel.select-budget/1", "data": list(args.data), "prices": source,
+                            n_splits=args.splits or 5, seed=args.seed, margin=args.margin)
+    doc = {"schema": "ensel.select-budget/2", "data": list(args.data), "prices": source,
            "dropped_models": dropped, **doc}
-    if args.json:
-        print(json.dumps(doc, indent=2))
-        return 0
-    print(f"Within {doc['budget_usd']:.6g} USD per query: "
-          f"{', '.join(s['model'] for s in doc['selected'])} "
-          f"({doc['cost']:.6g} USD per query; {doc['run'].replace('_', '-')} greedy)")
-    for name, a in doc["arms"].items():
-        print(f"  {name:15s} error {a['error']:.4f} [{a['error_low']:.4f}, {a['error_high']:.4f}]"
-              f"  cost {a['cost']:.6g} [{a['cost_low']:.6g}, {a['cost_high']:.6g}] USD/query")
-    for c in doc["comparisons"]:
-        print(f"  vs {c['against']:15s} {c['difference']:+.4f} [{c['low']:+.4f}, "
-              f"{c['high']:+.4f}] ({c['verdict']})")
+    print(json.dumps(doc, indent=2) if args.json else format_select_budget(doc))
     return 0

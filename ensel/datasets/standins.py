@@ -35,6 +35,31 @@ Calibration (everything read from ``data/paper/model_pools.csv``)
   with both parts ``N(0, Sigma)``, so each condition is exactly the copula above while
   the same query tends to be hard in every condition; ``p = 0.9`` by default.
 
+Same draws on every machine
+---------------------------
+The calibration runs through LAPACK and BLAS (the bounded least-squares fit, the
+eigendecompositions), whose last bits depend on the CPU's kernels (FMA or not, summation
+order) and on the thread count; the least-squares fit, whose residuals are not zero, stops
+within about ``1e-10`` of its optimum along a kernel-dependent path. An answer is decided by
+a comparison ``Z_j < tau_j``, so a latent value that moves by ``d`` flips it with probability
+about ``0.4 d`` per draw. The rule, for every float that feeds a draw:
+
+* the loading fit is finished by Newton steps to the least-squares stationary point (the
+  same on every machine, reached to rounding, about ``1e-16``), and the loadings and
+  ``Sigma`` are rounded to :data:`STABLE_DECIMALS` (10) decimal places, a grid a million
+  times coarser than what is left of the machine differences: they have the same bits on
+  every machine but with a probability of about ``1e-6`` per entry (polish and grid
+  together moved ``Sigma`` by at most ``1.5e-10`` from the unpolished fit, and no draw of
+  the recorded tables);
+* the thresholds ``tau`` come from elementwise IEEE arithmetic and ``ndtri`` on seeded
+  draws: the same bits everywhere;
+* left machine-dependent: the square root of ``Sigma`` (an eigendecomposition) and its
+  product with the normal draws (BLAS), within about ``1e-15`` of the exact values, so a
+  paper-size table (under 10^6 comparisons) differs between machines with probability
+  below ``1e-9``.
+
+Tests therefore compare the calibrated floats to a tolerance and the draws by hash.
+
 Variants
 --------
 * ``variant="class-asymmetric"`` (the default): the errors follow the paper's binary
@@ -93,6 +118,7 @@ __all__ = [
     "OPTIONS_PER_QUESTION",
     "POOLED_CALIBRATION_TOL",
     "RELEVANCE_FOLLOWS_ACCURACY",
+    "STABLE_DECIMALS",
     "VARIANTS",
     "by_construction",
     "class_error_rates",
@@ -138,6 +164,8 @@ DEFAULT_PERSISTENCE = 0.9
 _MIN_IDIOSYNCRATIC = 0.01
 _ACC_CLIP = (0.5, 0.9999)
 _NAME_CODE = {"medmcqa": 1, "mmlu": 2, "imdb": 3}
+#: Decimal places of the calibrated loadings and ``Sigma`` (see "Same draws on every machine").
+STABLE_DECIMALS = 10
 
 
 def _check_name(name: str) -> str:
@@ -169,7 +197,8 @@ class StandinSpec:
         Latent correlation matrix. For the class-asymmetric variant it is calibrated so that
         the errors pooled over both labels have the label-invariant fit's correlations
         (:func:`pooled_correlation`); ``loadings`` and ``family_loading`` then describe that
-        pooled structure, the one the table reports.
+        pooled structure, the one the table reports. Rounded to :data:`STABLE_DECIMALS`
+        decimals, as are the loadings (the same bits on every machine).
     n_items : int
         The paper's number of binary queries.
     tolerance : float
@@ -219,7 +248,51 @@ def _fit_loadings(target: np.ndarray, same: np.ndarray, g2: float) -> tuple[np.n
 
     res = least_squares(residual, x0, bounds=(np.zeros_like(cap), cap + 1e-15), xtol=1e-14,
                         ftol=1e-14, gtol=1e-14)
-    return res.x, float(np.max(np.abs(res.fun)))
+    a = _polish_loadings(res.x, target, same, g2, cap)
+    a = np.minimum(np.round(a, STABLE_DECIMALS), cap)  # the same bits on every machine
+    return a, float(np.max(np.abs(residual(a))))
+
+
+def _polish_loadings(a: np.ndarray, target: np.ndarray, same: np.ndarray, g2: float,
+                     cap: np.ndarray) -> np.ndarray:
+    """Newton steps from the least-squares answer ``a`` to the stationary point of
+    ``||r(a)||^2`` over the loadings off their bounds (those on a bound stay there).
+
+    ``least_squares`` stops within about ``1e-10`` of that point along a path that depends
+    on the CPU's LAPACK kernels; the stationary point itself does not, and Newton reaches it
+    to rounding (the step is tiny, so the solver's last bits do not matter). With
+    ``r_j = (a_j (S - a_j) + g^2 c_j) / (m - 1) - t_j`` (``S`` the sum of the loadings,
+    ``c_j`` the family members of ``j``): ``J = (a 1^T + diag(S - 2a)) / (m - 1)`` and the
+    Hessian is ``J^T J`` plus ``(r_j + r_k) / (m - 1)`` off the diagonal."""
+    m = len(a)
+    upper, lower = a >= cap - 1e-8, a <= 1e-8
+    a = np.where(upper, cap, np.where(lower, 0.0, a))
+    free = ~(upper | lower)
+    if not free.any():
+        return a
+    c = same.sum(axis=1)
+
+    def parts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        total = x.sum()
+        r = (x * (total - x) + g2 * c) / (m - 1) - target
+        J = (np.repeat(x[:, None], m, axis=1) + np.diag(total - 2.0 * x)) / (m - 1)
+        H = J.T @ J + (r[:, None] + r[None, :]) * (1.0 - np.eye(m)) / (m - 1)
+        return r, J.T @ r, H
+
+    r, grad, H = parts(a)
+    for _ in range(8):
+        step = np.zeros(m)
+        step[free] = -np.linalg.solve(H[np.ix_(free, free)], grad[free])
+        x = a + step
+        if np.any(x < 0) or np.any(x > cap):
+            break
+        r_new, grad_new, H_new = parts(x)
+        if r_new @ r_new > (r @ r) * (1.0 + 1e-12):  # a step that does not descend
+            break
+        a, r, grad, H = x, r_new, grad_new, H_new
+        if np.max(np.abs(step)) < 1e-15:
+            break
+    return a
 
 
 def _fit(target: np.ndarray, families: list[str], tol: float) -> tuple[np.ndarray, float]:
@@ -318,13 +391,14 @@ def _spec_cached(name: str, family_scale: float = 1.0,
     if family_scale != 1.0:
         g = float(family_scale) * g
         a = _fit_loadings(target, same, g * g)[0]
-    Sigma = nearest_correlation(_build_sigma(a, g * g, same))
+    Sigma = _stable(nearest_correlation(_build_sigma(a, g * g, same)))
     acc = pool["accuracy"].to_numpy(dtype=float)
     n_items = int(ds["n_items"].iloc[0])
     clipped, shift = 0, 0.0
     if variant == "class-asymmetric" and OPTIONS_PER_QUESTION[name] is not None:
         Sigma, clipped, shift = _calibrate_pooled(name, Sigma, 1.0 - acc,
                                                   _positive_share(n_items))
+        Sigma = _stable(Sigma)
     for arr in (a, acc, Sigma):
         arr.setflags(write=False)
     return StandinSpec(
@@ -334,6 +408,14 @@ def _spec_cached(name: str, family_scale: float = 1.0,
         n_items=n_items, tolerance=tol, variant=variant, calibration_clipped=clipped,
         calibration_shift=shift,
     )
+
+
+def _stable(Sigma: np.ndarray) -> np.ndarray:
+    """``Sigma`` on the grid of :data:`STABLE_DECIMALS` (still symmetric with unit diagonal):
+    the bits the draws see, the same on every machine."""
+    out = np.round(Sigma, STABLE_DECIMALS)
+    np.fill_diagonal(out, 1.0)
+    return out
 
 
 def _positive_share(n: int) -> float:

@@ -7,7 +7,7 @@ nbconvert, jupytext, matplotlib) may have been imported: they cost more than the
 neither may scipy (0.25 s to import; the checks need none of it). A refusal of the arguments
 alone (``--splits 1``, ``--ks``, ``-o``) comes before the data are read, so it imports
 neither pandas nor numpy. These are tests of what is imported, not of a time (a loaded
-machine makes any time flaky); the timings are in the README's "Speed" section.
+machine makes any time flaky); benchmarks/bench_refusal.py measures the times.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.bookcheck import external_resources, main
+from tools.bookcheck import external_resources, main, unrendered_pages
 
 
 def _site(tmp_path: Path, body: str, css: str = "") -> Path:
@@ -18,7 +18,8 @@ def _site(tmp_path: Path, body: str, css: str = "") -> Path:
 
 def test_clean_site_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     site = _site(tmp_path, '<script src="_static/x.js"></script><a href="https://example.org">'
-                 'link</a><img src="_images/a.png"><link rel="stylesheet" href="a.css">',
+                 'link</a><img src="_images/a.png" alt="Error against k for two selectors.">'
+                 '<link rel="stylesheet" href="a.css">',
                  css="body { background: url(img/x.png) }")
     assert external_resources(site) == {}
     assert main([str(site)]) == 0
@@ -53,3 +54,21 @@ def test_external_url_in_css_is_reported(tmp_path: Path) -> None:
 def test_missing_build(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="build the book first"):
         external_resources(tmp_path)
+
+
+@pytest.mark.parametrize("body, found", [
+    ("<p>{glue:text}<code>n</code> models</p>", "raw role"),
+    ('<p>see {download}<code>CSV &lt;a.csv&gt;</code></p>', "raw role"),
+    ("<p>(tab-experiments-pool)=</p>", "raw target"),
+    ("<p>Top-$k$ selection</p>", "unrendered math"),
+    ('<img src="_images/a.png" alt="_images/a.png">', "image without a real alt text"),
+    ('<img src="_images/a.png">', "image without a real alt text"),
+])
+def test_unrendered_markup_on_a_page_fails_the_check(tmp_path: Path, capsys, body: str,
+                                                     found: str) -> None:
+    site = _site(tmp_path, body + '<span class="math notranslate">\\(k\\)</span>'
+                 '<pre>glue("n", 3)  # {glue:text}`n`</pre>')
+    assert [p.split(":")[0] for p in unrendered_pages(site)["index.html"]] == [found]
+    assert main([str(site)]) == 1
+    assert found in capsys.readouterr().err
+    assert main([str(site), "--no-markup"]) == 0

@@ -89,7 +89,8 @@ def test_the_real_toc_gives_one_outline_entry_per_chapter() -> None:
     pdfbook = _pdfbook()
     parts = pdfbook.toc_parts(ROOT / "_toc.yml")
     captions = [p.caption for p in parts if p.caption]
-    assert captions[:2] == ["Start here", "Theory"] and captions[-1] == "API reference"
+    assert captions[:3] == ["Start here", "User guide", "Theory"]
+    assert captions[-1] == "API reference"
     api = next(p for p in parts if p.caption == "API reference")
     assert len(api.chapters) == 1 and len(api.chapters[0].sections) > 10
 

@@ -43,6 +43,27 @@ def test_pool_claims_matches_the_meta_analysis_and_skips_spreadless_sources():
     assert "pooled over 2 real sources" in sentence and "within noise" in sentence
     assert "fragile" in sentence
     assert f"{m.estimate:+.4f}" in sentence
+    assert "scale factor floored at 1" in sentence
+
+
+def test_pooled_rows_carry_the_floor_and_the_fixed_effect_interval():
+    # three sources that agree far more closely than their noise (q_HK = 0.04): the pooled
+    # interval is t_2 * se(mu), not 0.2 of it, and wider than the fixed-effect interval
+    v = _verdicts([("G1", d, "claim one", x, x - 0.2, x + 0.2, 0.1, "within noise")
+                   for d, x in [("a", 0.18), ("b", 0.22), ("c", 0.20)]])
+    p = pool_claims(v, ["a", "b", "c"]).set_index("dataset").loc["pooled"]
+    m = random_effects([0.18, 0.22, 0.20], [0.1, 0.1, 0.1])
+    assert p["q_hk"] == pytest.approx(0.04) and p["se"] == pytest.approx(m.se)
+    assert (p["fe_low"], p["fe_high"]) == pytest.approx((m.fe_low, m.fe_high))
+    assert p["effect_high"] - p["effect_low"] > 2 * (p["fe_high"] - p["fe_low"])
+
+    def paired(x):
+        return pd.DataFrame({"k": [1], "mean_diff": [x], "ci_low": [x - 0.2],
+                             "ci_high": [x + 0.2], "se": [0.1]})
+
+    k = pool_paired({"a": paired(0.18), "b": paired(0.22), "c": paired(0.20)}).loc[1]
+    assert (k["pooled_low"], k["pooled_high"]) == pytest.approx((m.low, m.high))
+    assert k["q_hk"] == pytest.approx(0.04) and k["fe_low"] == pytest.approx(m.fe_low)
 
 
 def test_pool_paired_per_budget():

@@ -413,6 +413,68 @@ def test_an_interrupted_run_leaves_the_previous_page(tmp_path: Path, sig: str) -
     assert (out / "b.ipynb").read_bytes() == good
 
 
+def test_after_a_signal_the_kernel_is_stopped_at_once(monkeypatch) -> None:
+    """A graceful shutdown after a signal races the interrupted cell's reply and the kernel
+    logs a ZMQError traceback under the command's one line; after a signal the run's kernel
+    manager kills the kernel instead, and only then."""
+    import os
+    import signal
+
+    from jupyter_client import AsyncKernelManager
+    from jupyter_core.utils import run_sync
+
+    from ensel._io import signal_guard
+    from ensel.book.runner._execute import _kernel_manager_class
+
+    seen = []
+
+    async def record(self, now=False, restart=False):
+        seen.append(now)
+
+    monkeypatch.setattr(AsyncKernelManager, "shutdown_kernel", record)
+    with signal_guard() as guard:
+        manager = _kernel_manager_class(guard)()
+        run_sync(manager.shutdown_kernel)()  # a run that ends normally: graceful
+        run_sync(manager.shutdown_kernel)(now=True)
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+        run_sync(manager.shutdown_kernel)()  # after the signal: at once
+    assert seen == [False, True, True]
+
+
+@pytest.mark.notebooks
+def test_a_kernel_stopped_after_a_signal_writes_nothing(tmp_path: Path) -> None:
+    """A real kernel in the middle of a cell, shut down after a signal: its stderr (the
+    terminal it shares with the command) stays empty. The graceful shutdown wrote the
+    20-line ZMQError traceback here every time."""
+    import asyncio
+    import os
+    import signal
+
+    from ensel._io import signal_guard
+    from ensel.book.runner._execute import _kernel_manager_class
+
+    async def stop_mid_cell(manager) -> None:
+        with (tmp_path / "kernel.err").open("wb") as err:
+            await manager.start_kernel(stderr=err,
+                                       extra_arguments=["--IPKernelApp.log_level=ERROR"])
+            client = manager.client()
+            client.start_channels()
+            try:
+                await client.wait_for_ready(timeout=120)
+                client.execute("import time\nfor _ in range(1000):\n    time.sleep(0.01)")
+                await asyncio.sleep(0.5)
+                await manager.shutdown_kernel()
+            finally:
+                client.stop_channels()
+
+    with signal_guard() as guard:
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+        asyncio.run(stop_mid_cell(_kernel_manager_class(guard)(kernel_name="python3")))
+    assert (tmp_path / "kernel.err").read_text(errors="replace") == ""
+
+
 def test_a_signal_the_kernel_client_swallows_still_ends_the_run(tmp_path: Path,
                                                                   monkeypatch) -> None:
     """Under load, Ctrl-C can land in the kernel client while the kernel starts; it comes out
@@ -493,3 +555,25 @@ def test_longest_chain_starts_first(tmp_path: Path) -> None:
     assert [r.output for r in order] == ["exp-b", "exp-a", "small", "report", "new"]
     (out / DURATIONS).write_text("not json")
     assert _read_durations(out) == {"small": 12.0, "exp-b": 10.0}
+
+
+def test_captioned_figures_get_their_caption_as_alt_text() -> None:
+    """Without ``mystnb.image.alt`` Sphinx writes the image's file name as its alt text."""
+    import nbformat
+
+    from ensel._html import unrendered_markup
+    from ensel.book.runner._execute import _figure_alt_texts
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("plt.show()", metadata={"mystnb": {"figure": {
+            "caption": "Test error of $k$ models, {numref}`as before <fig-a>`.",
+            "name": "fig-x"}}}),
+        nbformat.v4.new_code_cell("plt.show()", metadata={"mystnb": {
+            "figure": {"caption": "c"}, "image": {"alt": "kept as written"}}}),
+        nbformat.v4.new_code_cell("x = 1")])
+    _figure_alt_texts(nb)
+    alt = nb.cells[0].metadata["mystnb"]["image"]["alt"]
+    assert alt == "Test error of k models, as before."
+    assert unrendered_markup(f'<img src="a.png" alt="{alt}">') == []
+    assert nb.cells[1].metadata["mystnb"]["image"]["alt"] == "kept as written"
+    assert "mystnb" not in nb.cells[2].metadata

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ensel._errors import DataError
-from ensel._io import NotebookRunError, signal_guard
+from ensel._io import NotebookRunError, SignalGuard, signal_guard
 from ensel.book.runner._config import (
     NotebookRun,
     adhoc_run,
@@ -93,6 +93,18 @@ def _fill_run_labels(nb: Any, output: str) -> None:
             figure["name"] = figure["name"].replace("{output}", output)
 
 
+def _figure_alt_texts(nb: Any) -> None:
+    """Each captioned figure's image gets its caption, in plain text, as ``alt`` text
+    (MyST-NB's ``mystnb.image.alt``; without it Sphinx writes the image's file name)."""
+    from ensel._html import caption_text
+
+    for cell in nb.cells:
+        mystnb = cell.metadata.get("mystnb", {})
+        caption = mystnb.get("figure", {}).get("caption")
+        if caption and "alt" not in mystnb.get("image", {}):
+            mystnb.setdefault("image", {})["alt"] = caption_text(caption)
+
+
 def _strip_volatile(nb: Any) -> None:
     """Remove timestamps and durations so identical runs give identical files."""
     pm = nb.metadata.get("papermill")
@@ -160,6 +172,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
     if run.title:
         _set_title(nb, run.title)
     _fill_run_labels(nb, run.output)
+    _figure_alt_texts(nb)
     params = run.effective_parameters(test=test)
     params.update(extra_parameters or {})
     check_parameter_names(run, params, root)
@@ -188,6 +201,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                             kernel_name="python3", cwd=str(cwd or root),
                             progress_bar=_progress_bar(run) if progress else False,
                             log_output=False, extra_arguments=_KERNEL_ARGUMENTS,
+                            kernel_manager_class=_kernel_manager_class(guard),
                         )
                     break
                 except pm.PapermillExecutionError:
@@ -277,6 +291,25 @@ def _progress_bar(run: NotebookRun) -> dict[str, Any]:
     """papermill's progress bar (tqdm keywords): one line on stderr, named after the run."""
     return {"file": sys.stderr, "desc": f"{run.notebook}", "unit": "cell", "leave": False,
             "dynamic_ncols": True}
+
+
+def _kernel_manager_class(guard: SignalGuard) -> type:
+    """The kernel manager of a run: after a signal the kernel is stopped at once.
+
+    The graceful shutdown (a shutdown request while the interrupted cell still runs) races
+    that cell's reply: the kernel closes its sockets first and logs the failed reply, a
+    20-line ``ZMQError: Socket operation on non-socket`` traceback on the terminal it shares
+    with the command, above the command's one line. Stopped at once, it writes nothing; a run
+    that ends without a signal keeps the graceful shutdown (and the kernel's own errors stay
+    on stderr)."""
+    from jupyter_client import AsyncKernelManager
+
+    class _KernelManager(AsyncKernelManager):
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+            await super().shutdown_kernel(now=now or guard.received is not None,
+                                          restart=restart)
+
+    return _KernelManager
 
 
 #: Arguments of every page's kernel: quiet logs, and every displayed figure carries the

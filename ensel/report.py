@@ -1,0 +1,516 @@
+"""The user's report: which of your models to use, what to buy, and the evidence behind it.
+
+:func:`build_report` runs what ``ensel select`` recommends by default on your answers
+(:func:`ensel.evidence.select_evidence` with ``k="auto"``: the default selector and
+aggregator, the number of models chosen by nested cross-validation), adds the ensemble of
+all your models on the same random splits, a per-model table that keeps abstentions apart
+(accuracy, coverage, accuracy when answered) and, given a price per query for each model,
+the cost-error frontier of :mod:`ensel.frontier` with the models budgeted selection buys at
+each budget. :func:`report_html` renders it as one self-contained offline HTML page
+(``ensel._html``, the rendering path ``ensel evaluate`` shares); ``ensel report`` is the
+command (``ensel.cli.report``).
+
+How an abstention and a tie count: the task is binary. In a model's *accuracy* an
+abstention (answer ``0``) is a wrong answer; *coverage* is the share of items a model
+answered and *accuracy when answered* its accuracy on those. Every held-out error (of an
+ensemble, and of a single model) is the error of the aggregator's answers, fitted on the
+training part: an aggregator answers every item, an abstention being one more value of the
+answers it reads (for a single model: the label the training part gives its abstentions)
+and a tie broken by its own rule (:mod:`ensel.aggregate`).
+
+The recommendation: the ensemble ``ensel select -k auto`` deploys when it beats the best
+single model beyond the noise of the evaluation (or when the cross-validated ``k`` is 1);
+otherwise "one model is enough": the best single model, with the ensemble's held-out error
+beside it.
+
+JSON (:meth:`UserReport.to_dict`, schema ``ensel.report/1``): ``source``, ``n_items``,
+``n_models``, ``conditions``, ``recommendation`` (``models``, ``aggregator``,
+``one_model_enough``, ``error``, ``low``, ``high``, ``headline``), ``all_models`` (``error``,
+``low``, ``high``, ``vs_best_single``), ``no_model`` (``error``, ``low``, ``high`` of
+always answering the training part's majority label), ``models`` (one row per model: ``model``,
+``accuracy``, ``coverage``, ``accuracy_answered``, ``rank``, ``usd_per_query``), ``path``
+(``k``, ``model``, ``gain_bits``, ``inner_error``, ``inner_se``), ``select`` (the
+``ensel.select/1`` document), ``prices``, ``dropped_models``, ``buy_list`` and ``frontier``
+(the ``ensel.frontier/1`` document), both ``null`` without prices.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["SCHEMA", "UserReport", "build_report", "report_html"]
+
+SCHEMA = "ensel.report/1"
+
+
+@dataclass(frozen=True)
+class UserReport:
+    """What :func:`build_report` found (see the module text); :meth:`to_dict` is its JSON."""
+
+    source: list[str]
+    n_items: int
+    n_models: int
+    conditions: list[str]
+    recommendation: dict[str, Any]
+    all_models: dict[str, Any] | None
+    no_model: dict[str, Any]
+    models: pd.DataFrame = field(repr=False)
+    path: list[dict[str, Any]] = field(repr=False)
+    select: dict[str, Any] = field(repr=False)
+    prices: str | None = None
+    dropped_models: list[str] = field(default_factory=list)
+    buy_list: list[dict[str, Any]] | None = field(default=None, repr=False)
+    frontier: dict[str, Any] | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``ensel.report/1`` document (plain JSON types)."""
+        rows = [{k: (None if isinstance(v, float) and math.isnan(v) else v)
+                 for k, v in r.items()} for r in self.models.to_dict("records")]
+        return {"schema": SCHEMA, "source": self.source, "n_items": self.n_items,
+                "n_models": self.n_models, "conditions": self.conditions,
+                "recommendation": self.recommendation, "all_models": self.all_models,
+                "no_model": self.no_model,
+                "models": rows, "path": self.path, "select": self.select,
+                "prices": self.prices, "dropped_models": self.dropped_models,
+                "buy_list": self.buy_list, "frontier": self.frontier}
+
+
+def _kept(usd: Any, before: list[str], data: Sequence[Any]) -> np.ndarray:
+    """The prices of the models kept (those that answered), in the conditions' order."""
+    c = np.asarray(usd, dtype=float)
+    return c[[before.index(m) for m in data[0].models]]
+
+
+def _stack(data: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    return np.concatenate([d.X for d in data]), np.concatenate([d.y for d in data])
+
+
+def _all_models(data: Sequence[Any], ev: Any, *, seed: int,
+                n_jobs: int | None) -> dict[str, Any] | None:
+    """Every model aggregated by the recommended aggregator, on the splits of ``ev``, and
+    its paired difference to the best single model (Top-k at ``k = m`` and at 1)."""
+    from ensel.experiment import evaluate, paired_differences
+    from ensel.info import MAX_PATTERN_SIZE
+    from ensel.stats import paired_interval
+
+    m = len(data[0].models)
+    radix = 3 if any((d.X == 0).any() for d in data) else 2
+    if m < 2 or float(radix) ** m > MAX_PATTERN_SIZE:  # the aggregators' pattern codes
+        return None
+    e = ev.evaluation
+    res = evaluate(list(data), ks=[1, m], n_splits=e["n_splits"], seed=seed,
+                   test_fraction=e["test_fraction"], selectors=["topk"],
+                   aggregators=[ev.aggregator], n_jobs=n_jobs)
+    err = res[res["k"] == m].sort_values(["condition", "split"])["error"].to_numpy(float)
+    r = paired_interval(err, n_train=1 - e["test_fraction"], n_test=e["test_fraction"],
+                        confidence=e["confidence"])
+    d = paired_differences(res, "topk", "topk", ev.aggregator, k_b=1, n_boot=0,
+                           confidence=e["confidence"])
+    d = d[d["k"] == m].iloc[0]
+    return {"k": m, "error": float(r.mean), "low": max(float(r.low), 0.0),
+            "high": min(float(r.high), 1.0),
+            "vs_best_single": {"difference": float(d["mean_diff"]), "low": float(d["ci_low"]),
+                               "high": float(d["ci_high"]), "verdict": str(d["verdict"])}}
+
+
+def _no_model(data: Sequence[Any], ev: Any, *, seed: int) -> dict[str, Any]:
+    """The error of asking no model, on the splits of ``ev``: always the majority label of
+    the training part (the zero-cost point of :func:`ensel.frontier.frontier_errors`)."""
+    from ensel.experiment import split_indices
+    from ensel.frontier import _majority_error
+    from ensel.stats import paired_interval
+
+    e = ev.evaluation
+    err = []
+    for d in sorted(data, key=lambda d: d.condition):
+        for s in range(e["n_splits"]):
+            tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
+                                   test_fraction=e["test_fraction"], item_ids=d.items)
+            err.append(_majority_error(d.y[tr], d.y[te]))
+    r = paired_interval(np.asarray(err), n_train=1 - e["test_fraction"],
+                        n_test=e["test_fraction"], confidence=e["confidence"])
+    return {"error": float(r.mean), "low": max(float(r.low), 0.0),
+            "high": min(float(r.high), 1.0)}
+
+
+def _path(data: Sequence[Any], ev: Any) -> list[dict[str, Any]]:
+    """The selector's picks in order up to ``-k auto``'s largest ``k``, with each pick's
+    information gain and the nested cross-validated error at that ``k``."""
+    from ensel.select import SPECS, marginal_gains
+
+    X, y = _stack(data)
+    auto = ev.auto or {}
+    spec = SPECS.get(ev.method)
+    k_max = int(auto.get("max_k", ev.k)) if spec is not None and spec.nested else ev.k
+    if spec is not None and spec.nested:
+        picks = [int(j) for j in spec.estimator(k_max).fit(X, y).selected_]
+    else:
+        picks = [data[0].models.index(s["model"]) for s in ev.selected]
+    gains = marginal_gains(X, y, picks)
+    inner, se = auto.get("inner_error", {}), auto.get("inner_se", {})
+    return [{"k": i + 1, "model": data[0].models[j], "gain_bits": float(g),
+             "inner_error": inner.get(str(i + 1)), "inner_se": se.get(str(i + 1))}
+            for i, (j, g) in enumerate(zip(picks, gains, strict=True))]
+
+
+def _recommendation(ev: Any, table: pd.DataFrame) -> dict[str, Any]:
+    arms = ev.evaluation["arms"]
+    chosen = [s["model"] for s in ev.selected]
+    if ev.k == 1 or ev.ensemble_beats_best_single:
+        arm, models = arms["selected"], chosen
+    else:  # the ensemble is not better beyond the noise: the best single model alone
+        arm = arms["best_single"]
+        best = table.sort_values(["accuracy", "model"], ascending=[False, True]).iloc[0]
+        models = [str(best["model"])]
+    one = len(models) == 1
+    vs = next(c for c in ev.evaluation["comparisons"] if c["against"] == "best_single")
+    if ev.k == 1:
+        headline = (f"One model is enough: use {models[0]}. The cross-validated number of "
+                    f"models is 1.")
+    elif one:
+        headline = (f"One model is enough: use {models[0]}, the most accurate. The "
+                    f"{ev.k}-model ensemble ({', '.join(chosen)}) is not better beyond the "
+                    "noise of the evaluation.")
+    else:
+        headline = (f"Use these {len(models)} models together, aggregated by "
+                    f"{ev.aggregator}: {', '.join(models)}. They beat the best single model "
+                    "beyond the noise of the evaluation.")
+    best_model = str(table.sort_values(["accuracy", "model"],
+                                       ascending=[False, True]).iloc[0]["model"])
+    return {"models": models, "aggregator": None if one else ev.aggregator,
+            "best_single_model": best_model,
+            "one_model_enough": one, "error": arm["error"], "low": arm["low"],
+            "high": arm["high"], "ensemble": chosen, "ensemble_error": arms["selected"],
+            "best_single_error": arms["best_single"], "vs_best_single": dict(vs),
+            "headline": headline}
+
+
+def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = None,
+                 prices: str | None = None, dropped: Sequence[str] = (), seed: int = 0,
+                 n_budgets: int = 8, max_models: int = 20, n_jobs: int | None = None,
+                 progress: bool = False) -> UserReport:
+    """The report on a tidy table or its :func:`~ensel.experiment.condition_data`.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or list of ConditionData
+    source : sequence of str
+        What the data is (file names or a dataset name), for the page.
+    usd : array-like of shape (n_models,), optional
+        Dollars per query of each model, in the order of the conditions' models; adds the
+        buy list and the frontier.
+    prices : str, optional
+        Where the prices come from, for the page.
+    dropped : sequence of str
+        Models left out for want of a price.
+    seed : int, default=0
+    n_budgets : int, default=8
+        Budgets of the frontier (a geometric grid, plus the best single model's price).
+    max_models : int, default=20
+        Largest subset the frontier buys.
+    n_jobs : int, optional
+        Threads for the splits; the report is the same whatever ``n_jobs``.
+    progress : bool, default=False
+        ``ensel select``'s progress bar on stderr.
+    """
+    from ensel.evidence import _pickable, model_table, select_evidence
+    from ensel.experiment import condition_data
+
+    if isinstance(data, pd.DataFrame):
+        data = condition_data(data, None)
+    before = list(data[0].models)
+    data, blank = _pickable(list(data))
+    ev = select_evidence(data, k="auto", seed=seed, n_jobs=n_jobs, progress=progress)
+    table = model_table(data, usd if usd is None else _kept(usd, before, data))
+    ranks = {s["model"]: s["rank"] for s in ev.selected}
+    table["rank"] = [ranks.get(m) for m in table["model"]]
+    front = None
+    if usd is not None:  # what ensel frontier computes: its buy list is the library's
+        from ensel.budget import single_model_errors
+        from ensel.frontier import (
+            METHODS,
+            best_single_price,
+            budget_grid,
+            frontier_errors,
+            frontier_summary,
+        )
+
+        c = _kept(usd, before, data)
+        e = ev.evaluation
+        budgets = budget_grid(c, n_budgets, max_models=max_models,
+                              include=[best_single_price(data, c)])
+        res = frontier_errors(data, c, budgets, methods=METHODS, aggregator=ev.aggregator,
+                              n_splits=e["n_splits"], seed=seed, max_models=max_models,
+                              n_jobs=n_jobs)
+        singles = single_model_errors(data, c, float(max(budgets)), aggregator=ev.aggregator,
+                                      n_splits=e["n_splits"], seed=seed)
+        keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
+        rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
+                 for k in keep} for r in table[keep].to_dict("records")]
+        front = frontier_summary(res, usd=c, models=data[0].models, seed=seed,
+                                 aggregator=ev.aggregator, dropped=list(dropped),
+                                 singles=singles, model_table=rows)
+    return UserReport(
+        source=[str(s) for s in source], n_items=ev.n_items, n_models=ev.n_models,
+        conditions=ev.conditions, recommendation=_recommendation(ev, table),
+        all_models=_all_models(data, ev, seed=seed, n_jobs=n_jobs),
+        no_model=_no_model(data, ev, seed=seed), models=table,
+        path=_path(data, ev), select=ev.to_dict(), prices=prices,
+        dropped_models=[*dropped, *blank],
+        buy_list=None if front is None else front["buy_list"], frontier=front)
+
+
+# --------------------------------------------------------------------------- HTML
+def _e(x: float | None) -> str:
+    """An error rate with 3 decimals."""
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def _ci(d: dict[str, Any], lo: str = "low", hi: str = "high") -> str:
+    return f"{_e(d['error'])} [{_e(d[lo])}, {_e(d[hi])}]"
+
+
+def _usd(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3g} USD"
+
+
+def _pct(x: float) -> str:
+    return "n/a" if isinstance(x, float) and math.isnan(x) else f"{100 * x:.1f} %"
+
+
+def _diff(c: dict[str, Any]) -> str:
+    return (f"{c['difference']:+.3f} [{c['low']:+.3f}, {c['high']:+.3f}], "
+            f"{c['verdict']}").replace("-", "−")
+
+
+def _figures(rep: UserReport) -> dict[str, str]:
+    """The report's figures as inlined PNG, each with an alt text that says what it shows."""
+    from matplotlib.figure import Figure
+
+    from ensel._html import esc, figure_html
+
+    out: dict[str, str] = {}
+    t, name = rep.models, ", ".join(Path(s).name or s for s in rep.source)
+    rec = set(rep.recommendation["models"])
+    fig = Figure(figsize=(6.4, 4.2))
+    ax = fig.subplots()
+    picked = t["model"].isin(rec).to_numpy()
+    ax.scatter(t["coverage"][~picked], t["accuracy_answered"][~picked], s=22, color="0.55",
+               label="other models")
+    ax.scatter(t["coverage"][picked], t["accuracy_answered"][picked], s=60, marker="*",
+               color="C3", label="recommended")
+    for _, r in (t if len(t) <= 15 else t[picked]).iterrows():  # few models: every name
+        ax.annotate(str(r["model"]), (r["coverage"], r["accuracy_answered"]), fontsize=7,
+                    xytext=(4, 3), textcoords="offset points",
+                    color="C3" if r["model"] in rec else "0.3")
+    ax.set_xlabel("coverage (share of items answered)")
+    ax.set_ylabel("accuracy when answered")
+    ax.legend(fontsize=8)
+    alt = (f"Scatter plot of the {len(t)} models of {name}: coverage (share of items "
+           f"answered, {t['coverage'].min():.0%} to {t['coverage'].max():.0%}) against "
+           f"accuracy when answered ({t['accuracy_answered'].min():.0%} to "
+           f"{t['accuracy_answered'].max():.0%}); the recommended "
+           f"{'model is' if len(rec) == 1 else 'models are'} marked with a star.")
+    out["models"] = figure_html(fig, alt, esc("Coverage against accuracy when answered, one "
+                                              "point per model; stars: recommended."))
+    path = [p for p in rep.path if p["inner_error"] is not None]
+    if path:
+        fig = Figure(figsize=(6.4, 3.8))
+        ax = fig.subplots()
+        k = np.array([p["k"] for p in path])
+        e = np.array([p["inner_error"] for p in path])
+        se = np.array([p["inner_se"] or 0.0 for p in path])
+        ax.fill_between(k, e - se, e + se, color="C0", alpha=0.2, label="± 1 standard error")
+        ax.plot(k, e, "o-", color="C0", label="nested cross-validated error")
+        k_dep = rep.select["k"]
+        ax.axvline(k_dep, color="C3", ls="--", label=f"deployed k = {k_dep}")
+        ax.set_xlabel("number of models k (in the selector's order)")
+        ax.set_ylabel("held-out error")
+        ax.set_xticks(k)
+        ax.legend(fontsize=8)
+        alt = (f"Line chart of the nested cross-validated held-out error of "
+               f"{rep.select['method']} with {rep.select['aggregator']} on {name} against "
+               f"the number of models k = 1 to {k[-1]} (from {e.min():.3f} to "
+               f"{e.max():.3f}), with a one-standard-error band; a dashed line marks the "
+               f"deployed k = {k_dep}.")
+        out["path"] = figure_html(fig, alt, esc(
+            "Held-out error along the selection path (inner splits of -k auto); the "
+            "smallest k within one standard error of the best is deployed."))
+    if rep.frontier is not None:
+        from ensel.frontier import draw_frontier, frontier_alt
+
+        fig = Figure(figsize=(7, 4.5))
+        ax = fig.subplots()
+        draw_frontier(ax, rep.frontier)
+        ax.legend(fontsize=8)
+        out["frontier"] = figure_html(fig, frontier_alt(rep.frontier, name), esc(
+            "The cost-error frontier: held-out error against dollars per query, one colour "
+            "per method (points: the budgets; lines: each method's hull)."))
+    return out
+
+
+def report_html(rep: UserReport, *, json_link: str | None = None,
+                command: str | None = None) -> str:
+    """The report as one self-contained offline HTML page (needs matplotlib for its
+    figures): the recommendation first, with prices the buy list, then the evidence."""
+    from ensel._html import esc, page, table_html
+
+    figs = _figures(rep)
+    r, sel = rep.recommendation, rep.select
+    ev = sel["evaluation"]
+    name = ", ".join(Path(s).name or s for s in rep.source)
+    n_eval, conf = ev["n_evaluations"], ev["confidence"]
+    how = (f"{n_eval} random {1 - ev['test_fraction']:.0%}/{ev['test_fraction']:.0%} splits, "
+           f"{conf:.0%} intervals corrected for the overlap of the splits")
+    parts = [f"<h1>Which models to use: {esc(name)}</h1>",
+             f'<p class="muted">{rep.n_models} models, {rep.n_items:,} items, '
+             f"{len(rep.conditions)} condition{'s' if len(rep.conditions) > 1 else ''}; "
+             f"held-out errors over {esc(how)}.</p>"]
+    use = ", ".join(f"<b>{esc(m)}</b>" for m in r["models"])
+    ans = [f'<p class="lead">{esc(r["headline"])}</p>',
+           f"<p>Use: {use}" + (f", aggregated by <b>{esc(r['aggregator'])}</b>"
+                               if r["aggregator"] else " alone") + ".</p>",
+           f"<p>Held-out error: <b>{_ci(r)}</b>.</p>"]
+    bs = r["best_single_error"]
+    if r["one_model_enough"] and sel["k"] > 1:
+        ans.append(f"<p>The {sel['k']}-model ensemble of <code>ensel select -k auto</code> "
+                   f"({esc(', '.join(r['ensemble']))}, {esc(sel['aggregator'])}): "
+                   f"{_ci(r['ensemble_error'])}; minus the best single model: "
+                   f"{esc(_diff(r['vs_best_single']))}.</p>")
+    elif not r["one_model_enough"]:
+        ans.append(f"<p>Against the best single model ({esc(r['best_single_model'])}: "
+                   f"{_ci(bs)}): "
+                   f"{esc(_diff(r['vs_best_single']))} (negative: the ensemble is "
+                   "better).</p>")
+    if rep.all_models is None and rep.n_models > 1:
+        from ensel.info import MAX_PATTERN_SIZE
+
+        most = [int(math.log(MAX_PATTERN_SIZE, r) + 1e-9) for r in (2, 3)]
+        ans.append(f"<p>All {rep.n_models} models together: not evaluated (the aggregators "
+                   f"code the answer patterns of at most {most[0]} models, {most[1]} with "
+                   "abstentions).</p>")
+    if rep.all_models is not None:
+        a = rep.all_models
+        ans.append(f"<p>All {a['k']} models together ({esc(sel['aggregator'])}): "
+                   f"{_ci(a)}; minus the best single model: "
+                   f"{esc(_diff(a['vs_best_single']))}.</p>")
+    ans.append(f"<p>No model at all (always the majority label of the training part): "
+               f"{_ci(rep.no_model)}.</p>")
+    if rep.buy_list:
+        from ensel.budget import METHOD_WORDS
+
+        price = dict(zip(rep.models["model"], rep.models["usd_per_query"], strict=True))
+        last = rep.buy_list[-1]
+        ch, best = last["choice"], last["best"]
+        words = METHOD_WORDS.get(ch["method"], ch["method"])
+        same = "" if ch == best else (
+            f"; as good as the most accurate choice ({esc(_names(best))}, "
+            f"{_usd(best['cost'])}, {_ci(best, 'error_low', 'error_high')})")
+        ans.append(f"<p>With the prices ({esc(rep.prices)}): the recommendation costs "
+                   f"{_usd(sum(price[m] for m in r['models']))} per query. To buy, by "
+                   f'<a href="#buy">the buy list</a>: <b>{esc(_names(ch))}</b> ({esc(words)}'
+                   f"), {_usd(ch['cost'])} per query, held-out error "
+                   f"{_ci(ch, 'error_low', 'error_high')}{same}.</p>")
+    parts.append('<div class="answer">' + "".join(ans) + "</div>")
+    parts.append(
+        '<p class="muted">How abstentions count: in a model\'s accuracy an abstention is a '
+        "wrong answer; coverage is the share of items a model answered, accuracy when "
+        "answered its accuracy on those. A held-out error (of an ensemble or of a single "
+        "model) is that of the aggregator's answers, fitted on the training part: it answers "
+        "every item, reading an abstention as one more value of the answers (a single model's "
+        "abstentions get the label the training part gives them) and breaking ties by its "
+        "own rule. An interval is a 95 % interval of the mean held-out error; a difference "
+        "is <i>holds</i> or <i>contradicted</i> when its interval excludes zero, <i>within "
+        "noise</i> otherwise.</p>")
+    if rep.buy_list:
+        from ensel.budget import METHOD_WORDS
+
+        rows = []
+        for b in rep.buy_list:
+            ch, best = b["choice"], b["best"]
+            rows.append([_usd(b["budget"]), esc(_names(ch)),
+                         esc(METHOD_WORDS.get(ch["method"], ch["method"])),
+                         f"{_usd(ch['cost'])} [{ch['cost_low']:.3g}, {ch['cost_high']:.3g}]",
+                         _ci(ch, "error_low", "error_high"),
+                         "the same" if ch == best else
+                         f"{esc(_names(best))}: {_ci(best, 'error_low', 'error_high')}, "
+                         f"{_usd(best['cost'])}",
+                         esc(b["why_not_cheaper"] or "")])
+        rule = rep.frontier["equivalence"]["rule"] if rep.frontier else ""
+        parts += ["<h2 id=\"buy\">Buy list</h2>",
+                  f"<p>At each budget (dollars per query): the cheapest choice as good as the "
+                  f"most accurate one within it ({esc(rule)}), among budgeted selection, "
+                  "Top-k under the budget, cheapest first, each model alone and the cascade; "
+                  "its cost and held-out error with 95 % intervals.</p>",
+                  table_html(["budget", "buy", "found by", "cost / query", "held-out error",
+                              "most accurate within the budget", "why not cheaper"], rows,
+                             numeric=[True, False, False, True, True, False, False],
+                             caption="Buy list")]
+    parts.append("<h2 id=\"evidence\">The evidence</h2>")
+    parts.append(f"<h3>Selection path</h3><p>{esc(sel['method'])} adds models in this "
+                 f"order; <code>-k auto</code> picks the number by nested cross-validation "
+                 f"(the smallest k within one standard error of the best): k = {sel['k']}"
+                 + (f" ({esc(_auto_words(sel['auto']))})" if sel["auto"] else "") + ".</p>")
+    prow = [[str(p["k"]), esc(p["model"]), f"{p['gain_bits']:.4f}", _e(p["inner_error"]),
+             _e(p["inner_se"])] for p in rep.path]
+    parts.append(table_html(["k", "model added", "information gain (bits)",
+                             "nested error", "± standard error"], prow,
+                            numeric=[True, False, True, True, True],
+                            row_class=["pick" if p["k"] <= sel["k"] else "" for p in rep.path],
+                            caption="Selection path"))
+    if "path" in figs:
+        parts.append(figs["path"])
+    parts.append("<h3>Your models</h3>")
+    t = rep.models.sort_values(["accuracy", "model"], ascending=[False, True])
+    priced = "usd_per_query" in t.columns
+    mrows = []
+    for _, m in t.iterrows():
+        row = [esc(m["model"]), _e(m["accuracy"]), _pct(m["coverage"]),
+               _e(m["accuracy_answered"]), "" if pd.isna(m["rank"]) else str(int(m["rank"]))]
+        if priced:
+            row.append(_usd(m["usd_per_query"]))
+        mrows.append(row)
+    parts.append(table_html(["model", "accuracy", "coverage", "accuracy when answered",
+                             "rank in the ensemble", *(["price / query"] if priced else [])],
+                            mrows, numeric=[False, True, True, True, True, True],
+                            row_class=["pick" if m in set(r["models"]) else ""
+                                       for m in t["model"]],
+                            caption="Per model, over all items"))
+    parts.append(figs["models"])
+    if "frontier" in figs:
+        parts += ["<h3>Cost and error</h3>", figs["frontier"]]
+    settings = [f"selector {sel['method']}, aggregator {sel['aggregator']} (the defaults of "
+                "ensel select)", f"{ev['n_splits']} splits per condition, seed {ev['seed']}",
+                f"interval: {ev['correction']}"]
+    if rep.dropped_models:
+        settings.append(f"left out: {', '.join(rep.dropped_models)}")
+    parts.append("<h3>Settings</h3><ul>" + "".join(f"<li>{esc(s)}</li>" for s in settings)
+                 + "</ul>")
+    if command:
+        parts.append(f"<p>Reproduce: <code>{esc(command)}</code></p>")
+    if json_link:
+        parts.append(f'<p>Every number of this page as JSON: <a href="{esc(json_link)}">'
+                     f"{esc(json_link)}</a> (schema {SCHEMA}).</p>")
+    return page(f"ensel report: {name}", "\n".join(parts))
+
+
+def _names(choice: dict[str, Any]) -> str:
+    """A buy-list choice's models (the cascade's in its order)."""
+    ms = choice["models"]
+    return (f"{ms[0]} alone" if len(ms) == 1 else ", ".join(ms)) if ms else "no model"
+
+
+def _auto_words(auto: dict[str, Any]) -> str:
+    ks = auto["k_per_split"]
+    counts = ", ".join(f"k = {v} in {ks.count(v)}" for v in sorted(set(ks)))
+    return (f"on all the data the rule chose k = {auto['k_all_data']}; inside the {len(ks)} "
+            f"outer splits, whose held-out errors are reported, it chose {counts}; the "
+            "deployed k is the smaller of the choice on all the data and the median of the "
+            "per-split choices")
