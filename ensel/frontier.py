@@ -605,6 +605,7 @@ def draw_frontier(ax: Any, doc: dict[str, Any], *, aiq_in_label: bool = True,
     ax.set_ylabel("held-out error")
 
 
+@validate_params({"doc": [dict], "source": [str, None]})
 def frontier_alt(doc: dict[str, Any], source: str | None = None) -> str:
     """What the frontier figure of ``doc`` shows, in one sentence (its ``alt`` text)."""
     from ensel.budget import METHOD_WORDS
