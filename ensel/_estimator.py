@@ -92,6 +92,16 @@ def _classes_of(y: Any) -> tuple[np.ndarray | None, Any]:
         return None, y
     if raw.dtype.kind in "iu" and set(classes.tolist()) == {-1, 1}:
         return None, y
+    if raw.dtype.kind in "USO":  # text that spells a sign ('+1'/'-1', 'True'/'False') is read
+        # by the one encoding rule, as the functions read it: sorted, '+1' < '-1' would flip it
+        from ensel._validation import as_pm1
+
+        try:
+            signs = as_pm1(classes, name="y", allow_abstain=False)
+        except (ValueError, TypeError):
+            signs = None
+        if signs is not None and sorted(signs.tolist()) == [-1, 1]:
+            classes = classes[np.argsort(signs)]
     return classes, np.where(raw == classes[1], 1, -1).astype(np.int8)
 
 

@@ -59,7 +59,30 @@ from ensel._validation import (
     validate_params,
 )
 
-__all__ = ["Cascade", "THRESHOLDS"]
+__all__ = ["Cascade", "THRESHOLDS", "posterior_aggregators"]
+
+
+@validate_params({})
+def posterior_aggregators() -> list[str]:
+    """Names of :data:`ensel.aggregate.AGGREGATORS` that give a posterior (``predict_proba``),
+    which the cascade needs to decide when to stop (``mv`` and ``wmv`` only vote)."""
+    from ensel.aggregate import SPECS
+
+    return [name for name, spec in SPECS.items() if hasattr(spec.estimator, "predict_proba")]
+
+
+def check_posterior_aggregator(name: Any, param: str = "aggregator",
+                               func: str | None = None) -> str:
+    """``name`` if it is one of :func:`posterior_aggregators`, else the one error naming it."""
+    from ensel.aggregate import AGGREGATORS
+
+    names = posterior_aggregators()
+    if not isinstance(name, str) or name not in names:
+        why = (" (it only votes: the cascade needs a posterior, predict_proba)"
+               if isinstance(name, str) and name in AGGREGATORS else "")
+        raise constraint_error(param, f"one of {', '.join(map(repr, names))}{why}", name,
+                               func=func)
+    return name
 
 #: The thresholds ``threshold="auto"`` chooses from.
 THRESHOLDS: np.ndarray = np.array([0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97,
@@ -195,6 +218,7 @@ class Cascade(AggregatorMixin):
         from ensel.costs import check_budget, check_costs
         from ensel.select._budgeted import _Gains, _greedy
 
+        check_posterior_aggregator(self.aggregator)  # before any work: mv has no posterior
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         m = Xa.shape[1]
         c = check_costs(self.costs, m)

@@ -132,7 +132,10 @@ def _number(value: Any, *, model: str, column: str, where: str) -> float:
     return x
 
 
-def _from_frame(df: pd.DataFrame, source: str, *, row_offset: int = 2) -> Prices:
+def _from_frame(df: pd.DataFrame, source: str, *, row_offset: int = 2,
+                lines: list[int] | None = None) -> Prices:
+    """The rows of ``df`` validated; ``lines[i]``: the file line of row ``i`` (messages say
+    "line N" of a file, "row N" of a table given as such)."""
     if "model" not in df.columns:
         raise PriceError(f"prices: {source} has no 'model' column; columns: {list(df.columns)}")
     has_q = "usd_per_query" in df.columns
@@ -142,7 +145,7 @@ def _from_frame(df: pd.DataFrame, source: str, *, row_offset: int = 2) -> Prices
                          f"{', '.join(_TOKEN_COLS)}; columns: {list(df.columns)}")
     usd, lat, names = [], [], []
     for i, row in enumerate(df.to_dict("records")):
-        where = f"row {i + row_offset}"
+        where = f"line {lines[i]}" if lines is not None else f"row {i + row_offset}"
         name = row.get("model")
         if name is None or (isinstance(name, float) and math.isnan(name)) or not str(name).strip():
             raise PriceError(f"prices: {source} {where} has no model name")
@@ -212,29 +215,84 @@ def read_prices(prices: Any) -> Prices:
     path = Path(prices)
     if not path.is_file():
         raise PriceError(f"prices: no such file {str(path)!r}")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:  # the price file's, not the data's
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise PriceError(f"prices: {path}, line {line}: not UTF-8 text ({exc.reason}); save "
+                         "it as UTF-8") from None
     if path.suffix.lower() in (".yml", ".yaml"):
-        import yaml
-
-        doc = yaml.safe_load(text)
+        doc, key_lines = _read_yaml(text, path)
         if not isinstance(doc, dict):
             raise PriceError(f"prices: {path} must be a YAML mapping model -> price; got "
                              f"{type(doc).__name__}")
-        return _from_mapping(doc, str(path))
+        return _from_mapping(doc, str(path), key_lines)
+    # comments are whole lines starting with '#' (a '#' inside a model name is kept), blank
+    # lines are skipped, and every message names the file line (the header is line 1)
+    kept = [(n, line) for n, line in enumerate(text.splitlines(), start=1)
+            if line.strip() and not line.lstrip().startswith("#")]
     try:
-        df = pd.read_csv(io.StringIO(text), skipinitialspace=True, comment="#")
+        df = pd.read_csv(io.StringIO("\n".join(line for _, line in kept)),
+                         skipinitialspace=True, dtype={"model": str})
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise PriceError(f"prices: {path} is not a readable CSV "
                          f"({' '.join(str(exc).split())})") from None
-    return _from_frame(df, str(path))
+    lines = [n for n, _ in kept[1:]]
+    return _from_frame(df, str(path), lines=lines if len(lines) == len(df) else None)
 
 
-def _from_mapping(doc: dict[Any, Any], source: str) -> Prices:
+def _read_yaml(text: str, path: Path) -> tuple[Any, dict[str, int]]:
+    """A YAML price file and the line of each top-level key; a key given twice is refused
+    (YAML loaders keep the last one silently)."""
+    import yaml
+
+    lines: dict[str, int] = {}
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: Any, node: Any, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                what = "model" if node is loader._top else "key"
+                raise PriceError(f"prices: {what} {str(key)!r} appears twice in {path} (lines "
+                                 f"{seen[key]} and {line})")
+            seen[key] = line
+            if node is loader._top:
+                lines[str(key).strip()] = line
+        return loader.construct_mapping(node, deep=deep)
+
+    def document(loader: Any, node: Any) -> Any:
+        return node
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    try:
+        loader = Loader(text)
+        try:
+            root = loader.get_single_node()
+            loader._top = root
+            doc = loader.construct_document(root) if root is not None else None
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        raise PriceError(f"prices: {path} is not readable YAML "
+                         f"({' '.join(str(exc).split())})") from None
+    return doc, lines
+
+
+def _from_mapping(doc: dict[Any, Any], source: str,
+                  key_lines: dict[str, int] | None = None) -> Prices:
     rows = []
     for name, value in doc.items():
         rows.append({"model": name, **(value if isinstance(value, dict)
                                        else {"usd_per_query": value})})
-    return _from_frame(pd.DataFrame(rows), source, row_offset=1)
+    lines = None
+    if key_lines is not None:
+        lines = [key_lines.get(str(name).strip(), 0) for name in doc]
+    return _from_frame(pd.DataFrame(rows), source, row_offset=1, lines=lines)
 
 
 def prices_from_tidy(df: pd.DataFrame) -> Prices:
@@ -247,6 +305,12 @@ def prices_from_tidy(df: pd.DataFrame) -> Prices:
         i = int(np.flatnonzero(bad.to_numpy())[0])
         raise PriceError(f"prices: cost of row {i} (model {df['model'].iloc[i]!r}) must be a "
                          f"number; got {df['cost'].iloc[i]!r}")
+    # a negative or infinite cost would be averaged into a price that looks right
+    wrong = (cost < 0) | np.isinf(cost)
+    if wrong.any():
+        i = int(np.flatnonzero(wrong.to_numpy())[0])
+        raise PriceError(f"prices: cost of row {i} (model {df['model'].iloc[i]!r}) must be a "
+                         f"finite number of dollars >= 0; got {float(cost.iloc[i])!r}")
     mean = cost.groupby(df["model"].astype(str), sort=True).mean()
     return _from_frame(pd.DataFrame({"model": mean.index, "usd_per_query": mean.to_numpy()}),
                        "the tidy table's cost column")
@@ -283,6 +347,10 @@ def prices_from_store(store: Any, config: Any = None) -> Prices:
             con.close()
     except (sqlite3.Error, pd.errors.DatabaseError) as exc:
         why = " ".join(str(exc).split()).rsplit("': ", 1)[-1]  # pandas quotes the query
+        if "locked" in why or "busy" in why:  # a store, in use by another process
+            raise PriceError(f"prices: the store {str(store)!r} is locked by another process "
+                             f"(an ensel collect run writing to it?): {why}; try again when "
+                             "it has finished") from None
         raise PriceError(f"prices: {str(store)!r} is not an ensel collect store (SQLite with "
                          f"an answers table): {why}") from None
     if t.empty:
@@ -339,7 +407,21 @@ def check_costs(costs: Any, n_models: int, *, name: str = "costs") -> np.ndarray
 
     if costs is None:
         return np.ones(n_models)
-    c = np.asarray(costs, dtype=float).ravel()
+    keyed = (isinstance(costs, pd.Series) and not isinstance(costs.index, pd.RangeIndex)
+             ) or isinstance(costs, dict)
+    if keyed:  # applied by position, a price keyed by name would go to the wrong model
+        keys = list(costs.index if isinstance(costs, pd.Series) else costs)
+        raise constraint_error(name, "one price per column of X, in column order (a list or "
+                               "an array; a Series keyed by model name would be applied by "
+                               "position: pass costs[list(X.columns)].to_numpy())",
+                               Shown(f"a {type(costs).__name__} keyed by "
+                                     f"{', '.join(map(repr, keys[:3]))}"
+                                     f"{', ...' if len(keys) > 3 else ''}"))
+    try:
+        c = np.asarray(costs, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise constraint_error(name, "positive finite dollars per query, one per model",
+                               costs) from None
     if c.shape != (n_models,):
         raise constraint_error(name, f"one price per model ({n_models} values)",
                                Shown(f"{c.size} values"))

@@ -381,6 +381,18 @@ def _one_spelling_per_model(names: pd.Index, codes: np.ndarray, origin: _Origin)
                 "surrounding white space; give each model one spelling")
 
 
+def _check_cost(col: pd.Series, origin: _Origin) -> None:
+    """The optional ``cost`` column (dollars of each answer, :func:`ensel.costs.prices_from_tidy`):
+    blank, or a finite number ``>= 0``; a negative or infinite cost would be averaged into a
+    price that looks right."""
+    cost = pd.to_numeric(col, errors="coerce")
+    bad = (cost.isna() & col.notna()) | (cost < 0) | np.isinf(cost)
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise DataError(f"column 'cost' has value {_shown(col.iloc[i])} in {origin(i)}; "
+                        "expected dollars of the answer: a finite number >= 0 (or blank)")
+
+
 def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
               from_file: bool = False, encoded: bool | None = None) -> pd.DataFrame:
     """:func:`validate_responses` naming rows with ``origin``. ``from_file``: names as text
@@ -414,6 +426,8 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
                                  trust_int8=encoded)
     label, enc_label = _encode(df["label"], "label", abstain=False, origin=origin,
                                trust_int8=encoded)
+    if "cost" in df.columns:
+        _check_cost(df["cost"], origin)
     if not answer.any():
         raise DataError(f"{src}: every answer is blank (abstained) in all {n:,} rows; there "
                         "is nothing to learn from (is the answer column the right one?)")

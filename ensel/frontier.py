@@ -122,7 +122,9 @@ def budget_grid(usd: Any, n_budgets: int = 20, *, max_models: int = 20,
     >>> budget_grid([1.0, 2.0, 4.0], 3).tolist()
     [1.0, 2.6457513110645907, 7.0]
     """
-    c = np.sort(np.asarray(usd, dtype=float))
+    from ensel.costs import check_costs
+
+    c = np.sort(check_costs(usd, int(np.size(usd)), name="usd"))  # NaN/<= 0: no grid
     lo = float(c[0])
     hi = float(c[::-1][:max_models].sum())
     extra = [float(v) for v in np.atleast_1d(include) if lo <= float(v) <= hi]
@@ -137,7 +139,9 @@ def best_single_price(data: Sequence[Any], usd: Any) -> float:
     X = np.concatenate([d.X for d in data])
     y = np.concatenate([d.y for d in data])
     acc = (X == y[:, None]).mean(axis=0)
-    c = np.asarray(usd, dtype=float)
+    from ensel.costs import check_costs
+
+    c = check_costs(usd, X.shape[1], name="usd")
     return float(c[np.lexsort((c, -acc))[0]])
 
 
@@ -200,6 +204,10 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         raise UsageError(f"methods: unknown method {unknown[0]!r}; known: {', '.join(METHODS)}")
     for d in data:
         check_costs(c, d.X.shape[1], name="usd")
+    if "cascade" in methods:  # before any split runs
+        from ensel.cascade import check_posterior_aggregator
+
+        check_posterior_aggregator(aggregator, func="frontier_errors (with the cascade)")
     tasks = [(d, s) for d in data for s in range(n_splits)]
 
     def one(task: tuple[Any, int]) -> list[tuple[Any, ...]]:
@@ -274,8 +282,8 @@ def convex_hull(cost: Any, error: Any) -> np.ndarray:
     >>> convex_hull([0, 1, 2, 3], [0.5, 0.2, 0.19, 0.3]).tolist()
     [[0.0, 0.5], [1.0, 0.2], [2.0, 0.19]]
     """
-    c = np.asarray(cost, dtype=float)
-    q = -np.asarray(error, dtype=float)  # quality up to a constant: 1 - error
+    c, e = _points(cost, error)
+    q = -e  # quality up to a constant: 1 - error
     order = np.lexsort((-q, c))
     pts: list[tuple[float, float]] = []
     for i in order:
@@ -314,6 +322,25 @@ def hull_aiq(cost: Any, error: Any, c_max: float) -> float:
         xs.append(c_max)
         qs.append(qs[-1])
     return float(np.trapezoid(qs, xs) / c_max) if c_max > 0 else float(qs[0])
+
+
+def _points(cost: Any, error: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Costs (finite, ``>= 0``) and errors (in ``[0, 1]``) of the same length, as floats: a
+    NaN would drop out of the hull's comparisons silently."""
+    from ensel._validation import Shown, constraint_error
+
+    c = np.asarray(cost, dtype=float).ravel()
+    e = np.asarray(error, dtype=float).ravel()
+    if c.shape != e.shape or c.size == 0:
+        raise constraint_error("cost", f"as long as error ({e.size} points), non-empty",
+                               Shown(f"{c.size} points"))
+    for name, v, ok, want in (("cost", c, np.isfinite(c) & (c >= 0), "finite dollars >= 0"),
+                              ("error", e, np.isfinite(e) & (e >= 0) & (e <= 1),
+                               "finite errors in [0, 1]")):
+        if not ok.all():
+            j = int(np.flatnonzero(~ok)[0])
+            raise constraint_error(name, want, Shown(f"{float(v[j])!r} at point {j}"))
+    return c, e
 
 
 def _diff(d: np.ndarray, test_fraction: float, confidence: float,
@@ -417,8 +444,10 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
                 errs_at.append(float(within["error"].iloc[-1]) if len(within) else math.nan)
             cr = np.asarray(costs_reached)
             got = cr[np.isfinite(cr)]
-            ci = (_interval(got, test_fraction, confidence, clip=(0.0, math.inf)) if got.size
-                  else (None,) * 3)
+            # reached at one of the budgets: it costs at least the cheapest model, at most
+            # the largest budget (an interval past either is impossible)
+            ci = (_interval(got, test_fraction, confidence, clip=(float(c.min()), b_max))
+                  if got.size else (None,) * 3)
             ea = np.asarray(errs_at)
             ei = (_interval(ea, test_fraction, confidence) if np.all(np.isfinite(ea))
                   else (None,) * 3)

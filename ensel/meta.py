@@ -280,7 +280,8 @@ def _fit(x: np.ndarray, s: np.ndarray) -> dict[str, np.ndarray]:
     w = 1.0 / s**2
     sw = np.sum(w, axis=1)
     fe = np.sum(w * x, axis=1) / sw
-    q = np.sum(w * (x - fe[:, None]) ** 2, axis=1)
+    # one source has no heterogeneity: Q is 0 (rounding noise in fe would make I^2 = 1)
+    q = np.sum(w * (x - fe[:, None]) ** 2, axis=1) if df > 0 else np.zeros(x.shape[0])
     cc = sw - np.sum(w**2, axis=1) / sw
     if df > 0:
         tau2 = np.where(cc > 0, np.maximum(0.0, (q - df) / np.where(cc > 0, cc, 1.0)), 0.0)

@@ -56,14 +56,14 @@ def _table(rows: dict[str, str], header: str = "model,usd_per_query") -> str:
     ("missing model", lambda: _table({m: "0.001" for m in MODELS[:-1]}),
      "model 'm5' of the data has no price"),
     ("zero price", lambda: _table({**{m: "0.001" for m in MODELS}, "m2": "0"}),
-     "usd_per_query of model 'm2' (row 4) must be a positive finite number; got 0.0"),
+     "usd_per_query of model 'm2' (line 4) must be a positive finite number; got 0.0"),
     ("negative price", lambda: _table({**{m: "0.001" for m in MODELS}, "m3": "-0.5"}),
-     "usd_per_query of model 'm3' (row 5) must be a positive finite number; got -0.5"),
+     "usd_per_query of model 'm3' (line 5) must be a positive finite number; got -0.5"),
     ("NaN", lambda: _table({**{m: "0.001" for m in MODELS}, "m1": "nan"}),
-     "usd_per_query of model 'm1' (row 3) is missing (NaN)"),
+     "usd_per_query of model 'm1' (line 3) is missing (NaN)"),
     ("tokens without counts", lambda: _table({m: "5,15" for m in MODELS},
                                              "model,usd_per_m_input,usd_per_m_output"),
-     "model 'm0' (row 2) gives usd_per_m_input, usd_per_m_output without input_tokens, "
+     "model 'm0' (line 2) gives usd_per_m_input, usd_per_m_output without input_tokens, "
      "output_tokens"),
 ])
 @pytest.mark.parametrize("command", ["select", "frontier", "cascade"])
@@ -158,7 +158,7 @@ def test_a_bad_price_table_is_named_by_its_option(tmp_path: Path, capsys) -> Non
     assert main(["frontier", str(data), "--prices", str(prices), "--splits", "2"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"ensel frontier: error: --prices {prices}: usd_per_query of model "
-                           "'m1' (row 2) must be a positive"), line
+                           "'m1' (line 2) must be a positive"), line
     assert "answers.csv" not in line
 
 
@@ -188,7 +188,7 @@ def test_conditions_with_different_models_are_not_priced_as_one_pool(tmp_path: P
     data, prices = _two_pools(tmp_path)
     assert main(["frontier", str(data), "--prices", str(prices), "--splits", "2"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
-    assert "the conditions hold different models ('t0' has a, b, c; 't1' has a, c, d)" in line
+    assert "the conditions hold different models (only 't0' has 'b'; only 't1' has 'd')" in line
     assert main(["select", str(data), "--budget-usd", "0.6", "--prices", str(prices),
                  "--splits", "2", "--condition", "t1", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)

@@ -48,14 +48,14 @@ def test_tidy_cost_column() -> None:
 
 
 @pytest.mark.parametrize("text, needle", [
-    ("model,usd_per_query\na,0\n", "usd_per_query of model 'a' (row 2) must be a positive"),
-    ("model,usd_per_query\na,-1\n", "usd_per_query of model 'a' (row 2) must be a positive"),
-    ("model,usd_per_query\na,0.1\nb,\n", "usd_per_query of model 'b' (row 3) is missing (NaN)"),
-    ("model,usd_per_query\na,nan\n", "model 'a' (row 2) is missing (NaN)"),
-    ("model,usd_per_query\na,cheap\n", "usd_per_query of model 'a' (row 2) must be a number"),
+    ("model,usd_per_query\na,0\n", "usd_per_query of model 'a' (line 2) must be a positive"),
+    ("model,usd_per_query\na,-1\n", "usd_per_query of model 'a' (line 2) must be a positive"),
+    ("model,usd_per_query\na,0.1\nb,\n", "usd_per_query of model 'b' (line 3) is missing (NaN)"),
+    ("model,usd_per_query\na,nan\n", "model 'a' (line 2) is missing (NaN)"),
+    ("model,usd_per_query\na,cheap\n", "usd_per_query of model 'a' (line 2) must be a number"),
     ("model,usd_per_query\na,1\na,2\n", "model 'a' appears twice"),
     ("model,usd_per_m_input,usd_per_m_output\na,5,15\n",
-     "model 'a' (row 2) gives usd_per_m_input, usd_per_m_output without input_tokens, "
+     "model 'a' (line 2) gives usd_per_m_input, usd_per_m_output without input_tokens, "
      "output_tokens"),
     ("model,cost\na,1\n", "needs a 'usd_per_query' column"),
 ])

@@ -52,16 +52,23 @@ def _margin(text: str) -> float:
     return v
 
 
-def add_common_arguments(p: Any) -> None:
-    """DATA, the prices and the protocol's options shared by ``frontier`` and ``cascade``."""
+def add_common_arguments(p: Any, *, cascade_only: bool = False) -> None:
+    """DATA, the prices and the protocol's options shared by ``frontier`` and ``cascade``
+    (``cascade_only``: ``--aggregator`` offers only the aggregators with a posterior)."""
     p.add_argument("data", nargs="+", metavar="DATA",
                    help="answers file(s) or a dataset name (ensel datasets list)")
     add_price_arguments(p)
     from ensel.aggregate import AGGREGATORS
+    from ensel.cascade import posterior_aggregators
     from ensel.cli._args import POSITIVE, SEED, _add_format, _int_at_least
 
+    posterior = posterior_aggregators()
+    voters = [a for a in AGGREGATORS if a not in posterior]
     p.add_argument("--aggregator", default="backoff", type=str.lower,
-                   choices=list(AGGREGATORS), help="any case; default backoff")
+                   choices=posterior if cascade_only else list(AGGREGATORS),
+                   help="any case; default backoff" + (
+                       "" if cascade_only else f" ({', '.join(voters)} only with --no-cascade: "
+                       "the cascade needs a posterior)"))
     p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=5,
                    help="random 80/20 splits per condition (at least 2: an interval needs "
                         "two)")
@@ -86,6 +93,13 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     from ensel.datasets import read_data
     from ensel.experiment import condition_data
 
+    if getattr(args, "no_cascade", True) is False:  # ensel frontier with its cascade
+        from ensel.cascade import posterior_aggregators
+
+        if args.aggregator not in posterior_aggregators():
+            raise UsageError(f"--aggregator {args.aggregator} only votes, and the frontier's "
+                             "cascade needs a posterior (predict_proba): give one of "
+                             f"{', '.join(posterior_aggregators())}, or --no-cascade")
     store = getattr(args, "prices_from_store", None)
     if args.prices is not None and store is not None:
         raise UsageError("give --prices or --prices-from-store, not both")
@@ -124,13 +138,14 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     other = next((d for d in data if d.models != data[0].models), None)
     if other is not None:  # one price vector serves every condition: the same pool in each
 
-        def pool(d: Any) -> str:
-            more = ", ..." if len(d.models) > 4 else ""
-            return f"{d.condition!r} has {', '.join(d.models[:4])}{more}"
+        def only(a: Any, b: Any) -> str:  # the models that differ, never cut off
+            names = [m for m in a.models if m not in set(b.models)]
+            return f"only {a.condition!r} has {', '.join(map(repr, names))}" if names else ""
 
-        raise UsageError(f"the conditions hold different models ({pool(data[0])}; "
-                         f"{pool(other)}); prices apply to one pool of models: give data whose "
-                         "conditions hold the same models, or one condition")
+        diff = "; ".join(t for t in (only(data[0], other), only(other, data[0])) if t) or (
+            f"{data[0].condition!r} and {other.condition!r} order them differently")
+        raise UsageError(f"the conditions hold different models ({diff}); prices apply to one "
+                         "pool of models: give data whose conditions hold the same models")
     order = {m: i for i, m in enumerate(kept)}
     usd = np.array([usd[order[m]] for m in data[0].models])
     del df  # pivoted: the conditions' arrays are all that is used from here

@@ -41,7 +41,7 @@ __all__ = ["add_arguments", "run_command", "run_cascade", "format_cascade"]
 
 def add_arguments(p: Any) -> None:
     """Arguments of ``ensel cascade``."""
-    add_common_arguments(p)
+    add_common_arguments(p, cascade_only=True)
     p.add_argument("--target-cost", type=float, default=None, metavar="B",
                    help="dollars per query on average: the threshold is the most accurate "
                         "one whose expected cost (on cross-fitted training posteriors) is "

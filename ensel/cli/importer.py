@@ -51,7 +51,7 @@ def run_command(args: Any) -> int:
         if args.condition:
             options["condition"] = args.condition
     wide_only = {"gold": args.gold, "item": args.item, "correctness": args.correctness or None,
-                 "options": args.options.split(",") if args.options else None}
+                 "options": args.options.split(",") if args.options is not None else None}
     given = {k: v for k, v in wide_only.items() if v is not None}
     if given:
         if fmt not in ("wide", None):

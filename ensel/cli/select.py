@@ -105,12 +105,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--condition", default=None, help="use one condition only")
     p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
                    help="random 80/20 splits per condition (default 20; 10 for large pools)")
-    p.add_argument("--max-k", type=positive, default=10, help="largest k tried by -k auto")
+    p.add_argument("--max-k", type=positive, default=None,
+                   help="largest k tried by -k auto (default 10)")
     p.add_argument("--halvings", type=_halvings, default=None,
                    help=f"half-sample replicates checking the intervals (default {N_HALVINGS};"
                         " 0: corrected t only)")
     p.add_argument("--seed", type=seed, default=0)
-    p.add_argument("--jobs", type=positive, default=-1, metavar="N",
+    p.add_argument("--jobs", type=positive, default=None, metavar="N",
                    help="threads for the splits (default: one per core); the output is the "
                         "same for every N")
     p.add_argument("--json", action="store_true", help="JSON output (schema ensel.select/2)")
@@ -130,6 +131,8 @@ def run_command(args: Any) -> int:
                          "rule)")
     if args.k is None:
         raise UsageError("-k is required (or --budget-usd with --prices)")
+    args.max_k = 10 if args.max_k is None else args.max_k
+    args.jobs = -1 if args.jobs is None else args.jobs
 
     df = _read(args.data, args.format)
     try:
@@ -389,8 +392,28 @@ def model_lines(rows: list[dict[str, Any]]) -> list[str]:
     return format_model_table(t)
 
 
+def refuse_unused_in_budget_mode(args: Any) -> None:
+    """``--budget-usd`` picks with budgeted selection (:mod:`ensel.budget`): an option it does
+    not use is refused by name rather than ignored (an unknown ``--method`` included)."""
+    if args.method is not None:
+        from ensel.select import SELECTORS
+
+        known = [*SELECTORS, "exhaustive"]
+        name = args.method.lower().replace("-", "_")
+        what = "is not used" if name in known else "is not a method, and no method is used"
+        raise UsageError(f"--method {args.method} {what} with --budget-usd: budgeted selection "
+                         "(ensel.budget) picks the models within the budget; leave --method "
+                         "out, or give -k without --budget-usd")
+    unused = [opt for opt, value in (("--max-k", args.max_k), ("--halvings", args.halvings),
+                                     ("--jobs", args.jobs)) if value is not None]
+    if unused:
+        raise UsageError(f"{unused[0]} is not used with --budget-usd (budgeted selection "
+                         "evaluates one budget; -k caps the number of models); leave it out")
+
+
 def select_budget_command(args: Any) -> int:
     """``ensel select --budget-usd``."""
+    refuse_unused_in_budget_mode(args)
     data, usd, dropped, source = prepare(args)
     doc = run_select_budget(data, usd, args.budget_usd, k=args.k if args.k != "auto" else None,
                             aggregator=args.aggregator or "backoff",

@@ -266,6 +266,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_command(_parser().parse_args(list(sys.argv[1:] if argv is None else argv)))
 
 
+def total_line(est: Any) -> str:
+    """The last line of ``ensel collect estimate``: the cost of the priced models only, and
+    which models have no price (never "about $nan (prices as of None)")."""
+    a = est.attrs
+    unpriced = sorted(set(est.loc[est["cost_usd"].isna(), "model_id"].astype(str)))
+    as_of = f" (prices as of {a['prices_as_of']})" if a.get("prices_as_of") else ""
+    if len(unpriced) == est["model_id"].nunique():
+        cost = "cost unknown: no model has a price (prices.per_million_tokens)"
+    else:
+        cost = f"about ${a['total_cost_usd']:,.0f}{as_of}"
+        if unpriced:
+            cost += (f" for the priced models; no price for {', '.join(unpriced)} "
+                     "(prices.per_million_tokens)")
+    return (f"total: {a['total_requests']:,} requests, {cost}, about {a['hours']:.1f} h at the "
+            "configured rates")
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run ``ensel collect`` on parsed arguments; bad input: one line, exit code 2."""
     from ensel.collect.config import ConfigError
@@ -287,10 +304,7 @@ def run_command(args: argparse.Namespace) -> int:
 
             est = estimate(_load(args.config))
             print(est.to_string(index=False, float_format=lambda v: f"{v:,.2f}"))
-            a = est.attrs
-            print(f"total: {a['total_requests']:,} requests, about ${a['total_cost_usd']:,.0f} "
-                  f"(prices as of {a['prices_as_of']}), about {a['hours']:.1f} h at the "
-                  "configured rates")
+            print(total_line(est))
             return 0
         if args.action in ("status", "export"):
             if not Path(args.store).is_file():

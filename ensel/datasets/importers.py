@@ -220,7 +220,11 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
         model = _mmlu_pro_model(path)
         if model not in models:
             models.append(model)
-        for i, rec in enumerate(_mmlu_pro_records(path)):
+        records = _mmlu_pro_records(path)
+        if not any(isinstance(rec, dict) and "question_id" in rec for rec in records):
+            raise DataError(f"{path}: no MMLU-Pro record in the file ({len(records)} "
+                            "entries, none with a question_id)")
+        for i, rec in enumerate(records):
             if not isinstance(rec, dict) or "question_id" not in rec:
                 skipped += 1
                 continue
@@ -229,6 +233,9 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
             if missing:
                 raise DataError(f"{where} (question_id {rec['question_id']}) lacks {missing}")
             qid = _whole(rec["question_id"], "question_id", where)
+            if qid < 0:
+                raise DataError(f"{where}: question_id {qid} is negative; MMLU-Pro numbers its "
+                                "questions from 0")
             gold = _whole(rec["answer_index"], "answer_index", where)
             if not isinstance(rec["options"], list):
                 raise DataError(f"{where}: options must be a list; got "

@@ -135,11 +135,16 @@ def _read_samples(path: Path) -> tuple[str, list[tuple[int, int, int, int | None
     task, _ = _task_and_stamp(path)
     rows: list[tuple[int, int, int, int | None]] = []
     seen: dict[int, int] = {}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:  # decoded line by line: a bad byte is named by its line
+        for lineno, raw in enumerate(fh, start=1):
+            where = f"{path}, line {lineno}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _Err(f"{where}: not UTF-8 text (byte {exc.start} of the line: "
+                           f"{exc.reason}); lm-evaluation-harness writes UTF-8") from None
             if not line.strip():
                 continue
-            where = f"{path}, line {lineno}"
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:

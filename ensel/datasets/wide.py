@@ -274,6 +274,10 @@ def _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
     cells = {m: [_norm(v) for v in df[m]] for m in models}
     if options is not None:
         opts: list[Any] = [_norm(o) for o in options]
+        if None in opts or not opts:  # an empty --options, or an empty one between commas
+            raise _Err(f"options {list(options)}: "
+                       + (f"option {opts.index(None) + 1} is empty" if opts else "no option")
+                       + "; give the option set, e.g. A,B,C,D")
         twice = next((o for i, o in enumerate(opts) if o in opts[:i]), None)
         if twice is not None:  # its queries would be asked twice, one of them always false
             raise _Err(f"options {list(options)}: {twice!r} is given twice; give each option "

@@ -21,6 +21,7 @@ from ensel.book.runner._config import (
     adhoc_run,
     check_dataset_parameters,
     check_parameter_names,
+    check_parameter_values,
     find_runs,
     load_runs,
     repo_root,
@@ -119,6 +120,7 @@ def run_command(args: argparse.Namespace) -> int:
         if args.param:
             overrides = _resolve_paths(_parse_params(args.param))
             check_parameter_names(chosen[0], overrides, repo_root())
+            check_parameter_values(chosen[0], overrides, repo_root())  # before the kernel
             run, is_adhoc = adhoc_run(chosen[0], overrides, runs)
             check_dataset_parameters(run, run.effective_parameters(test=args.test))
             args.param = []

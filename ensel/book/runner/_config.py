@@ -375,6 +375,62 @@ def check_parameter_names(run: NotebookRun, params: dict[str, Any], root: Path) 
             f"its parameters (with defaults) are: {listing}")
 
 
+def _count_rule(name: str) -> tuple[str, Any] | None:
+    """What a parameter of this name must be, beyond its default's type (``None`` always
+    stays allowed where the default is ``None``): the same bounds as the command line's."""
+    def is_int(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    if name == "seed":
+        return "an integer >= 0", lambda v: is_int(v) and v >= 0
+    if name == "n_halvings":
+        return "0 or an integer >= 2", lambda v: is_int(v) and (v == 0 or v >= 2)
+    if name == "n_jobs":
+        return "-1 or an integer >= 1", lambda v: is_int(v) and (v == -1 or v >= 1)
+    if name == "n_splits" or name.endswith("_splits"):
+        return "an integer >= 2 (an interval needs two splits)", lambda v: is_int(v) and v >= 2
+    if name == "ks":
+        return ("a non-empty list of integers >= 1",
+                lambda v: isinstance(v, list) and bool(v) and all(is_int(k) and k >= 1
+                                                                  for k in v))
+    if name.startswith("n_") or name.endswith(("_items", "_models", "_reps", "_k")):
+        return "an integer >= 1", lambda v: is_int(v) and v >= 1
+    if name in ("rho", "accuracy"):
+        return ("a number in [0, 1]", lambda v: isinstance(v, (int, float))
+                and not isinstance(v, bool) and 0 <= v <= 1)
+    return None
+
+
+def check_parameter_values(run: NotebookRun, params: dict[str, Any], root: Path) -> None:
+    """Raise :class:`NotebookRunError` at once, before the kernel starts, for a parameter
+    value the notebook cannot take, which the page itself would refuse only in a late cell:
+    a count out of its bounds (``seed`` >= 0, ``n_splits`` >= 2, ``n_jobs`` -1 or >= 1,
+    ``n_halvings`` 0 or >= 2, ``ks`` integers >= 1, ``n_*`` and ``*_items`` >= 1; ``None``
+    where the default is ``None``), or anything but true/false for a switch whose default
+    is ``True``/``False``. Other parameters are passed as given (a string parameter may take
+    a list, e.g. ``models``)."""
+    import ast
+
+    declared = notebook_parameters(root / "notebooks" / f"{run.notebook}.py")
+    for name, value in params.items():
+        if name not in declared:
+            continue
+        text = declared[name]
+        try:
+            default = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            default = ...  # a default computed in code
+        shown = f"-p {name}={value!r}: notebook {run.notebook!r} expects"
+        if isinstance(default, bool) and not isinstance(value, bool):
+            raise NotebookRunError(f"{shown} true or false (default {text})")
+        rule = _count_rule(name)
+        scalar = name == "ks" or not isinstance(default, (list, dict))  # pool_models = [50]
+        if rule is None or not scalar or (value is None and default is None):
+            continue
+        if not rule[1](value):
+            raise NotebookRunError(f"{shown} {rule[0]} (default {text}); got {value!r}")
+
+
 def _resolve_paths(params: dict[str, Any]) -> dict[str, Any]:
     """A parameter value naming an existing file relative to the caller's folder becomes an
     absolute path (the kernel runs in the repository root)."""
