@@ -118,7 +118,8 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
     # the cascade against every model alone within its largest cost and its static order
     singles = single_model_errors(data, usd, max(static_costs), aggregator=aggregator,
                                   n_splits=n_splits, seed=seed)
-    cands = [{"name": "the cascade", "errors": np.asarray(errs), "cost": c[0]},
+    cands: list[dict[str, Any]] = [
+             {"name": "the cascade", "errors": np.asarray(errs), "cost": c[0]},
              {"name": "the static ensemble of its order (every model asked)",
               "errors": np.asarray(static_errs), "cost": float(np.mean(static_costs))}]
     for model, g in singles.groupby("selected", sort=False):
@@ -195,7 +196,7 @@ def format_cascade(doc: dict[str, Any]) -> str:
     import textwrap
 
     ev, rec = doc["evaluation"], doc["recommendation"]
-    wrap = {"width": 100, "initial_indent": "  ", "subsequent_indent": "    "}
+    wrap: dict[str, Any] = {"width": 100, "initial_indent": "  ", "subsequent_indent": "    "}
     lines = textwrap.wrap(f"Cascade order: {' -> '.join(doc['order'])}", 100,
                           subsequent_indent="  ", break_on_hyphens=False)
     lines += textwrap.wrap(
