@@ -118,7 +118,8 @@ glue("n_families", int(fam["family"].nunique()), display=False)
 # ## Accuracy per model
 #
 # Accuracy over all binary queries of each condition (an abstention counts as an error),
-# the error on each label and the abstention rate. The dotted line is chance.
+# the abstention rate, the accuracy on the queries a model answered, and the error on each
+# label. The dotted line is chance.
 
 # %%
 acc = cards.source_accuracy(df)
@@ -132,8 +133,10 @@ fig = cards.source_accuracy_bars(acc, f"{prof['label']}: accuracy per model")
 plt.show()
 
 # %% tags=["remove-cell"]
-for col in acc.columns:
-    checks.add(f"{col} is a probability", acc[col].between(0, 1).all())
+for col in acc.columns:  # NaN only where a model never answered
+    checks.add(f"{col} is a probability", acc[col].dropna().between(0, 1).all())
+checks.add("accuracy when answered is NaN only where a model never answered",
+           acc["accuracy when answered"].isna().equals(acc["abstained"] == 1))
 direct = (df["answer"] == df["label"]).groupby([df["model"], df["condition"]]).mean()
 checks.add("accuracy recomputed from the tidy table, answer by answer",
            np.allclose(acc["accuracy"].sort_index(), direct.sort_index(), rtol=1e-12))

@@ -740,11 +740,15 @@ def model_families(name: str, models: Sequence[str]) -> pd.DataFrame:
 
 
 def source_accuracy(df: pd.DataFrame) -> pd.DataFrame:
-    """Per model (rows) and condition: accuracy over all queries, error on ``Y = +1`` and on
-    ``Y = -1``, and the abstention rate (an abstention counts as an error)."""
+    """Per model (rows) and condition: accuracy over all queries (an abstention counts as an
+    error, the rule of :data:`ensel.evidence.ERROR_RULE`), the abstention rate, the accuracy
+    on the queries answered (NaN for a model that never answered), and the error on
+    ``Y = +1`` and on ``Y = -1``."""
     t = df.assign(err=df["answer"] != df["label"], abst=df["answer"] == 0)
     g = t.groupby(["model", "condition"], sort=False)
+    answered = t[~t["abst"]].groupby(["model", "condition"], sort=False)["err"].mean()
     out = pd.DataFrame({"accuracy": 1 - g["err"].mean(), "abstained": g["abst"].mean()})
+    out["accuracy when answered"] = 1 - answered.reindex(out.index)
     by_label = t.groupby(["model", "condition", "label"], sort=False)["err"].mean().unstack(
         "label")
     out["error on Y=+1"] = by_label[1]
