@@ -92,6 +92,7 @@ import numpy as np
 
 from ensel._validation import Interval, check_X_y, validate_params
 from ensel.costs import check_costs
+from ensel.protocol import PAPER_PROTOCOL
 from ensel.select._budgeted import BudgetedScoreMI, _fill
 
 __all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELINES",
@@ -163,8 +164,9 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
 @validate_params({"values": ["array-like"], "test_fraction": [_UNIT],
                   "confidence": [_UNIT],
                   "clip": [tuple, None]})
-def mean_interval(values: Any, test_fraction: float = 0.2, confidence: float = 0.95,
-                  clip: tuple[float, float] | None = (0.0, 1.0)) -> tuple[float, float, float]:
+def mean_interval(values: Any, test_fraction: float = PAPER_PROTOCOL.test_fraction,
+                  confidence: float = 0.95, clip: tuple[float, float] | None = (0.0, 1.0),
+                  ) -> tuple[float, float, float]:
     """Mean and overlap-corrected interval of per-evaluation values (errors, costs, areas),
     clipped to ``clip`` (what is possible; ``None``: not clipped); no spread gives the mean
     three times."""
@@ -184,7 +186,7 @@ def mean_interval(values: Any, test_fraction: float = 0.2, confidence: float = 0
 @validate_params({"errors": ["array-like"], "best": ["array-like"], "margin": [_UNIT],
                   "test_fraction": [_UNIT]})
 def as_good(errors: Any, best: Any, *, margin: float = EQUIVALENCE_MARGIN,
-            test_fraction: float = 0.2) -> dict[str, Any]:
+            test_fraction: float = PAPER_PROTOCOL.test_fraction) -> dict[str, Any]:
     """Whether a candidate is as good as the best, by the equivalence rule (module text).
 
     Parameters
@@ -227,7 +229,7 @@ def as_good(errors: Any, best: Any, *, margin: float = EQUIVALENCE_MARGIN,
 
 @validate_params({"candidates": [list], "margin": [_UNIT], "test_fraction": [_UNIT]})
 def cheapest_as_good(candidates: list[dict[str, Any]], *, margin: float = EQUIVALENCE_MARGIN,
-                     test_fraction: float = 0.2) -> dict[str, Any]:
+                     test_fraction: float = PAPER_PROTOCOL.test_fraction) -> dict[str, Any]:
     """The best candidate and the cheapest one as good as it (the buy list's rule).
 
     Parameters
@@ -287,7 +289,8 @@ _STATIC = ("budgeted", "topk_budget", "cheapest_first", "best_single", "single")
                   "aggregator": [str], "n_splits": [Interval(Integral, 1, None)],
                   "test_fraction": [_UNIT], "seed": [Interval(Integral, 0, None)]})
 def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str = "backoff",
-                        n_splits: int = 5, test_fraction: float = 0.2,
+                        n_splits: int = PAPER_PROTOCOL.n_splits,
+                        test_fraction: float = PAPER_PROTOCOL.test_fraction,
                         seed: int = 0) -> Any:
     """Held-out error of every model alone whose price is within ``budget``, on the splits
     of :func:`ensel.frontier.frontier_errors` (same seeds, same aggregator), as its rows:
@@ -320,7 +323,8 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
 @validate_params({"results": "no_validation", "budgets": ["array-like", None], "margin": [_UNIT],
                   "test_fraction": [_UNIT], "min_cost": [Interval(Real, 0, None)]})
 def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_MARGIN,
-             test_fraction: float = 0.2, min_cost: float = 0.0) -> list[dict[str, Any]]:
+             test_fraction: float = PAPER_PROTOCOL.test_fraction,
+             min_cost: float = 0.0) -> list[dict[str, Any]]:
     """For each budget: the best choice within it and the cheapest choice as good.
 
     Parameters
