@@ -20,6 +20,7 @@ and a tie broken by its own rule (:mod:`ensel.aggregate`).
 
 The recommendation: the ensemble ``ensel select -k auto`` deploys when it beats the best
 single model beyond the noise of the evaluation (or when the cross-validated ``k`` is 1);
+otherwise all the models together where they beat the best single model beyond the noise;
 otherwise "one model is enough": the best single model, with the ensemble's held-out error
 beside it.
 
@@ -161,18 +162,28 @@ def _path(data: Sequence[Any], ev: Any) -> list[dict[str, Any]]:
             for i, (j, g) in enumerate(zip(picks, gains, strict=True))]
 
 
-def _recommendation(ev: Any, table: pd.DataFrame) -> dict[str, Any]:
+def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | None = None,
+                    every_model: Sequence[str] = ()) -> dict[str, Any]:
     arms = ev.evaluation["arms"]
     chosen = [s["model"] for s in ev.selected]
-    if ev.k == 1 or ev.ensemble_beats_best_single:
+    everyone = (all_models is not None and not ev.ensemble_beats_best_single
+                and all_models["vs_best_single"]["high"] < 0)
+    if ev.k == 1 and not everyone or ev.ensemble_beats_best_single:
         arm, models = arms["selected"], chosen
+    elif everyone:  # the selected ensemble is not better beyond the noise, all models are
+        assert all_models is not None
+        arm, models = all_models, [str(m) for m in every_model]
     else:  # the ensemble is not better beyond the noise: the best single model alone
         arm = arms["best_single"]
         best = table.sort_values(["accuracy", "model"], ascending=[False, True]).iloc[0]
         models = [str(best["model"])]
     one = len(models) == 1
     vs = next(c for c in ev.evaluation["comparisons"] if c["against"] == "best_single")
-    if ev.k == 1:
+    if everyone:
+        headline = (f"Use all {len(models)} models together, aggregated by {ev.aggregator}: "
+                    "they beat the best single model beyond the noise of the evaluation, "
+                    f"and the {ev.k}-model choice of ensel select -k auto does not.")
+    elif ev.k == 1:
         headline = (f"One model is enough: use {models[0]}. The cross-validated number of "
                     f"models is 1.")
     elif one:
@@ -189,7 +200,8 @@ def _recommendation(ev: Any, table: pd.DataFrame) -> dict[str, Any]:
             "best_single_model": best_model,
             "one_model_enough": one, "error": arm["error"], "low": arm["low"],
             "high": arm["high"], "ensemble": chosen, "ensemble_error": arms["selected"],
-            "best_single_error": arms["best_single"], "vs_best_single": dict(vs),
+            "best_single_error": arms["best_single"],
+            "vs_best_single": dict(arm["vs_best_single"] if everyone else vs),
             "headline": headline}
 
 
@@ -258,10 +270,11 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
         front = frontier_summary(res, usd=c, models=data[0].models, seed=seed,
                                  aggregator=ev.aggregator, dropped=list(dropped),
                                  singles=singles, model_table=rows)
+    every = _all_models(data, ev, seed=seed, n_jobs=n_jobs)
     return UserReport(
         source=[str(s) for s in source], n_items=ev.n_items, n_models=ev.n_models,
-        conditions=ev.conditions, recommendation=_recommendation(ev, table),
-        all_models=_all_models(data, ev, seed=seed, n_jobs=n_jobs),
+        conditions=ev.conditions, recommendation=_recommendation(ev, table, every, data[0].models),
+        all_models=every,
         no_model=_no_model(data, ev, seed=seed), models=table,
         path=_path(data, ev), select=ev.to_dict(), prices=prices,
         dropped_models=[*dropped, *blank],

@@ -348,3 +348,23 @@ def test_tools_reports_writes_the_pages_the_browser_check_opens(tmp_path, monkey
     assert 'href="weak.html"' in index and unrendered_markup(index) == []
     assert unrendered_markup((site / "weak.html").read_text(encoding="utf-8")) == []
     assert "no LLMBar mirror" in capsys.readouterr().err
+
+
+def test_all_models_are_recommended_when_they_and_not_the_selection_beat_one_model() -> None:
+    """Where the -k auto ensemble is within noise of the best single model but all the models
+    together beat it beyond the noise, the report must not say "one model is enough" (the
+    guide's seeded stand-in is such a pool); and it says one model only when neither beats it.
+    """
+    from ensel.book.guide import example
+    from ensel.report import build_report
+
+    answers, _ = example(9, 600, seed=0)
+    rep = build_report(answers)
+    rec, every = rep.recommendation, rep.all_models
+    assert every is not None
+    if every["vs_best_single"]["high"] < 0 and not rec["ensemble"] == rec["models"]:
+        assert not rec["one_model_enough"] and len(rec["models"]) == rep.n_models
+        assert rec["error"] == every["error"]
+        assert rec["headline"].startswith(f"Use all {rep.n_models} models together")
+    assert every["vs_best_single"]["high"] < 0  # the case this test is for
+    assert not rec["one_model_enough"]
