@@ -144,6 +144,12 @@ def printer_digest(executable: str) -> str:
                    f"{exe}|{stat.st_size}|{stat.st_mtime_ns}")
 
 
+# Sphinx adds ``?v=<checksum>`` to an asset's URL only when the asset is on disk as it
+# writes the page, so a fresh build writes pages without it and the next build with it. The
+# checksum is of the asset, whose content the key holds already: it is left out of the key.
+_ASSET_CHECKSUM = re.compile(rb"""(\.(?:css|js))\?v=[0-9a-f]{8}(?=["'])""")
+
+
 def page_key(html_dir: Path, page: Path, shared: str, known: dict[Path, str] | None = None,
              parsed: dict[str, list[str]] | None = None) -> str:
     """The cache key of one page: SHA-256 of ``shared`` (:func:`printer_digest` and the
@@ -157,7 +163,7 @@ def page_key(html_dir: Path, page: Path, shared: str, known: dict[Path, str] | N
 
     known = {} if known is None else known
     parsed = {} if parsed is None else parsed
-    text = page.read_bytes()
+    text = _ASSET_CHECKSUM.sub(rb"\1", page.read_bytes())
     digest = _sha256(text)
     if digest not in parsed:
         parsed[digest] = sorted(set(loaded_urls(text.decode("utf-8", errors="replace"))))

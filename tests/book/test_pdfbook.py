@@ -285,3 +285,27 @@ def test_the_front_page_links_the_pdf_only_when_chromium_can_print_it(tmp_path: 
     page = build(browser)  # the page is read again: Chromium appeared
     assert 'href="../ensel-book.pdf"' in page and "not in this build" not in page
     assert "ensel-book.pdf" not in build(no_browser)
+
+
+def test_a_page_key_ignores_the_asset_checksums_sphinx_adds_on_a_second_build(
+        tmp_path: Path) -> None:
+    """A fresh Sphinx build writes ``theme.css``, the next one ``theme.css?v=<checksum>``: the
+    same print, so the same key (the asset's content is in the key already); any other change
+    of the page still changes it."""
+    pdfbook = _pdfbook()
+    html, _ = _site(tmp_path)
+    (html / "_static").mkdir()
+    (html / "_static" / "theme.css").write_text("body {}")
+    one = html / "book" / "one.html"
+    head = '<link rel="stylesheet" href="../_static/theme.css" /></main>'
+    one.write_text(one.read_text().replace("</main>", head))
+    exe = _fake_chromium(tmp_path / "bin")
+
+    def key() -> str:
+        return pdfbook.page_keys(html, ["book/one"], str(exe))["book/one"]
+
+    fresh = key()
+    one.write_text(one.read_text().replace("theme.css\"", "theme.css?v=8c6b312c\""))
+    assert "?v=8c6b312c" in one.read_text() and key() == fresh
+    one.write_text(one.read_text().replace("theme.css?v=8c6b312c", "other.css?v=8c6b312c"))
+    assert key() != fresh
