@@ -25,8 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from html.parser import HTMLParser
 from typing import Any
 
-__all__ = ["CSS", "DEFAULT_ALT_TEXTS", "caption_text", "esc", "figure_html", "myst_html",
-           "notebook_html", "page", "png_html", "table_html", "tex_html", "unrendered_markup"]
+__all__ = ["CSS", "DEFAULT_ALT_TEXTS", "caption_text", "esc", "figure_html", "img_html",
+           "myst_html", "notebook_html", "page", "png_bytes", "png_html", "table_html",
+           "tex_html", "unrendered_markup"]
 
 #: ``alt`` texts that say nothing about the figure (nbconvert's and matplotlib's defaults).
 DEFAULT_ALT_TEXTS = ("no description has been provided for this image", "image", "figure",
@@ -74,22 +75,31 @@ def _check_alt(alt: str) -> str:
     return text
 
 
+def png_bytes(fig: Any, dpi: int = 110) -> bytes:
+    """A matplotlib figure as PNG bytes, trimmed to its drawing."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def img_html(png: bytes, alt: str) -> str:
+    """One ``<img>`` holding the PNG as a ``data:`` URI, with its ``alt`` text."""
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{esc(alt)}" src="data:image/png;base64,{data}">'
+
+
 def png_html(png: bytes, alt: str, caption: str | None = None, *, anchor: str | None = None
              ) -> str:
     """A PNG image inlined as base64 in a ``<figure>`` with its ``alt`` text and caption."""
-    data = base64.b64encode(png).decode("ascii")
     ident = f' id="{esc(anchor)}"' if anchor else ""
     cap = f"<figcaption>{caption}</figcaption>" if caption else ""
-    return (f'<figure{ident}><img alt="{esc(_check_alt(alt))}" '
-            f'src="data:image/png;base64,{data}">{cap}</figure>')
+    return f"<figure{ident}>{img_html(png, _check_alt(alt))}{cap}</figure>"
 
 
 def figure_html(fig: Any, alt: str, caption: str | None = None, *,
                 anchor: str | None = None, dpi: int = 110) -> str:
     """A matplotlib figure as an inlined PNG (see :func:`png_html`); ``caption`` is HTML."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    return png_html(buf.getvalue(), alt, caption, anchor=anchor)
+    return png_html(png_bytes(fig, dpi), alt, caption, anchor=anchor)
 
 
 def table_html(header: Sequence[str], rows: Iterable[Sequence[Any]], *,

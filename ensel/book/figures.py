@@ -727,13 +727,8 @@ def as_image(fig: Figure, alt: str, dpi: int = 100) -> Any:
     >>> as_image(fig, "an empty plot").data[:44]
     '<img alt="an empty plot" src="data:image/png'
     """
-    import base64
-    import html
-    import io
-
     from IPython.display import HTML
 
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
-    data = base64.b64encode(buf.getvalue()).decode("ascii")
-    return HTML(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{data}">')
+    from ensel._html import img_html, png_bytes
+
+    return HTML(img_html(png_bytes(fig, dpi), alt))
