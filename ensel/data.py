@@ -566,8 +566,9 @@ def is_native(df: pd.DataFrame) -> bool:
 
 
 def _wants_native(df: pd.DataFrame) -> bool:
-    """A table is multi-class when it has an ``options`` column or a gold label that the
-    binary rule cannot read (a letter, a word): binary tables keep every message they had."""
+    """A table is multi-class when it has an ``options`` column or a gold label that is text
+    the binary rule cannot read (a letter, a word; not a number such as ``5``, which stays a
+    bad binary label): binary tables keep every message they had."""
     if OPTIONS_COLUMN in df.columns:
         return True
     codes, uniques = _codes(df["label"])
@@ -575,7 +576,18 @@ def _wants_native(df: pd.DataFrame) -> bool:
         return False
     kinds = enc.classify(np.asarray(uniques, dtype=object))
     present = _present(codes, len(uniques))[:-1]
-    return bool((kinds[present] == enc.BAD).any())
+    return any(_is_word(u) for u in np.asarray(uniques, dtype=object)[present & (kinds == enc.BAD)])
+
+
+def _is_word(value: Any) -> bool:
+    """Text that is not a number (an option label such as ``C`` or ``yes``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return True
+    return False
 
 
 def _label_text(value: Any) -> str | None:

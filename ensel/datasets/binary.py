@@ -38,6 +38,7 @@ __all__ = [
     "negative_options",
     "option_label",
     "item_seed_key",
+    "native_table",
     "question_key",
     "to_binary",
     "to_binary_view",
@@ -256,6 +257,33 @@ def to_binary(questions: pd.DataFrame, answers: pd.DataFrame, *, models: Sequenc
         .reset_index(drop=True)
     )
     return BinaryTables(tidy, queries, predictions)
+
+
+def native_table(questions: pd.DataFrame, answers: pd.DataFrame, *, models: Sequence[str],
+                 condition: str = "all") -> pd.DataFrame:
+    """The native (multi-class) tidy table of the inputs of :func:`to_binary`.
+
+    One row per (question, model), questions in order, models in ``models`` order:
+    ``item`` (``name``, else ``question_id``), ``answer`` (the ``pred`` label, blank when
+    missing), ``label`` (the gold label), ``options`` (``labels`` joined by ``|``, else the
+    count ``n_options``: letters ``A..``). Not validated (the importers validate it once).
+    """
+    per_q = questions.reset_index(drop=True)
+    names = per_q["name"] if "name" in per_q.columns else per_q["question_id"]
+    opts = (per_q["labels"].map("|".join) if "labels" in per_q.columns
+            else per_q["n_options"])
+    pool = list(models)
+    pred = dict(zip(zip(answers["question_id"], answers["model"], strict=True),
+                    answers["pred"], strict=True))
+    qids = per_q["question_id"].tolist()
+    return pd.DataFrame({
+        "item": np.repeat(names.to_numpy(dtype=object), len(pool)),
+        "model": np.tile(np.asarray(pool, dtype=object), len(qids)),
+        "condition": condition,
+        "answer": [pred.get((q, m)) for q in qids for m in pool],
+        "label": np.repeat(per_q["answer"].to_numpy(dtype=object), len(pool)),
+        "options": np.repeat(opts.to_numpy(dtype=object), len(pool)),
+    })
 
 
 _DIGITS = re.compile(r"0|[1-9][0-9]*")

@@ -517,6 +517,7 @@ def load(
     null_pred: str = "abstain",
     condition: str = CONDITION,
     cache: bool = True,
+    view: str = "binary",
 ) -> pd.DataFrame:
     """MMLU-Pro as the paper's binary queries, as a tidy table.
 
@@ -539,6 +540,11 @@ def load(
         Read/write the converted table as Parquet in the data folder, keyed by the options and
         the registry's SHA-256 (atomic write, checksum record, verified before use; a
         damaged or stale file is rebuilt from the verified raw files), so a rerun is fast.
+    view : {"binary", "native"}, default="binary"
+        ``"native"``: the letters as the models chose them (:func:`native`; ``seed`` and
+        ``null_pred`` do not apply). Its :func:`ensel.datasets.binary.to_binary_view` draws
+        the same queries as this binary view; only a letter beyond a question's options
+        differs (wrong on both queries here, blank in the native view).
 
     Returns
     -------
@@ -554,6 +560,11 @@ def load(
         The raw files are neither in the mirror/cache nor downloadable.
     """
     _check_options(subset, null_pred, seed)
+    from ensel._validation import check_option
+
+    check_option(view, "view", ("binary", "native"))
+    if view == "native":
+        return native(subset=subset, models=models, condition=condition, cache=cache)
     pool = _resolve_models(models)
     opts = {
         "subset": subset if isinstance(subset, str) else list(subset),

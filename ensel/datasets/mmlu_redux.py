@@ -64,6 +64,7 @@ from ensel.datasets.binary import NULL_PRED, question_key, to_binary
 __all__ = [
     "CONDITION",
     "KEEP",
+    "VIEWS",
     "convert",
     "family",
     "is_available",
@@ -76,6 +77,8 @@ NAME = "mmlu_redux"
 CONDITION = "helm-5shot"
 #: Accepted values of ``keep``.
 KEEP = ("ok", "all")
+#: Accepted values of ``view``: the paper's binary queries, or the letters as chosen.
+VIEWS = ("binary", "native")
 _HELM_RE = re.compile(r"^outputs/original_helm_combined/(?P<subject>[a-z_]+)\.csv$")
 _REDUX_RE = re.compile(r"^mmlu_redux/mmlu_(?P<subject>[a-z_]+)\.csv$")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -213,14 +216,14 @@ def _check_options(seed: object, null_pred: object, keep: object) -> None:
 
 def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0,
             null_pred: str = "abstain", keep: str = "ok",
-            condition: str = CONDITION) -> pd.DataFrame:
+            condition: str = CONDITION, view: str = "binary") -> pd.DataFrame:
     """Convert upstream files (HELM answers + MMLU-Redux annotation per subject) to the tidy table.
 
     Parameters
     ----------
     files : mapping
         ``{subject: (helm_csv_path, redux_csv_path)}`` in the upstream formats.
-    seed, null_pred, keep, condition
+    seed, null_pred, keep, condition, view
         As in :func:`load`.
 
     Returns
@@ -231,6 +234,9 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
         error``) and ``attrs["predictions"]`` the letters chosen (``model, item, pred``).
     """
     _check_options(seed, null_pred, keep)
+    from ensel._validation import check_option
+
+    check_option(view, "view", VIEWS)
     counts = {"annotated": 0, "annotated_twice_differently": 0, "annotated_twice_same": 0,
               "not_in_helm": 0,
               "gold_not_verified": 0, "kept": 0}
@@ -270,6 +276,8 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
         "question_id": np.tile(questions["question_id"].to_numpy(), len(pool)),
         "pred": [_letter(v) for m in pool for v in merged[m]],
     })
+    if view == "native":
+        return _native(questions, answers, merged, pool, counts, condition, keep)
     tables = to_binary(questions, answers, models=pool, seed=int(seed), null_pred=null_pred,
                        condition=condition, extra_columns=("subject",))
     tidy = tables.tidy
@@ -284,8 +292,43 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
     return tidy
 
 
+def _native(questions: pd.DataFrame, answers: pd.DataFrame, merged: pd.DataFrame,
+            pool: list[str], counts: dict[str, int], condition: str, keep: str) -> pd.DataFrame:
+    """The letters as HELM's models chose them, one row per (question, model)."""
+    from ensel.data import validate_responses
+
+    n_q, n_m = len(questions), len(pool)
+    n_opt = np.tile(questions["n_options"].to_numpy(), n_m)
+    pred = answers["pred"].to_numpy(dtype=object)
+    inside = np.array([isinstance(p, str) and p in _LETTERS[:n] for p, n in zip(pred, n_opt,
+                                                                          strict=True)])
+    outside = np.array([isinstance(p, str) for p in pred]) & ~inside
+    # item-major rows, models in column order (answers are model-major)
+    order = np.arange(n_q * n_m).reshape(n_m, n_q).T.ravel()
+    df = pd.DataFrame({
+        "item": np.repeat(questions["name"].to_numpy(dtype=object), n_m),
+        "model": np.tile(np.asarray(pool, dtype=object), n_q),
+        "condition": condition,
+        "answer": np.where(inside, pred, None)[order],
+        "label": np.repeat(questions["answer"].to_numpy(dtype=object), n_m),
+        "options": n_opt[order],
+        "subject": np.repeat(questions["subject"].to_numpy(dtype=object), n_m),
+    })
+    out = validate_responses(df)
+    out.attrs = {
+        "dropped": counts, "view": "native",
+        "outside_options": {m: int(outside[j * n_q:(j + 1) * n_q].sum())
+                            for j, m in enumerate(pool)},
+        "questions": merged[["subject", "row", "answer_index", "error"]].assign(
+            name=questions["name"]).rename(columns={"answer_index": "gold"}),
+        "options": {"keep": keep, "condition": condition},
+    }
+    return out
+
+
 def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
-         subjects: Sequence[str] | None = None, condition: str = CONDITION) -> pd.DataFrame:
+         subjects: Sequence[str] | None = None, condition: str = CONDITION,
+         view: str = "binary") -> pd.DataFrame:
     """HELM's MMLU answers with the MMLU-Redux gold, as the paper's binary queries.
 
     Parameters
@@ -300,6 +343,13 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
         MMLU subjects (default: all 57).
     condition : str, default="helm-5shot"
         Value of the ``condition`` column (one condition).
+    view : {"binary", "native"}, default="binary"
+        ``"native"``: the letters themselves, one row per (question, model): ``item``
+        ``<subject>/<row>``, ``answer`` the letter chosen (blank when HELM parsed none, and
+        for a letter beyond the options, counted in ``attrs["outside_options"]``), ``label``
+        the gold letter, ``options`` 4; ``seed`` and ``null_pred`` do not apply. Its
+        :func:`ensel.datasets.binary.to_binary_view` draws the same queries as the binary
+        view.
 
     Returns
     -------
@@ -323,7 +373,8 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
                              f"{sorted(pairs)}; got {unknown or chosen!r}")
         pairs = {s: pairs[s] for s in chosen}
     files = {s: (_fetch.fetch(h), _fetch.fetch(r)) for s, (h, r) in pairs.items()}
-    return convert(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition)
+    return convert(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition,
+                   view=view)
 
 
 def is_available() -> bool:
