@@ -29,6 +29,35 @@ one answer that is not blank. Wide form (:func:`to_wide`): for one condition, ``
 items x models ``int8`` matrix and ``y`` the labels; a model with no row for an item counts as
 abstained there (``0``).
 
+Multi-class tables (answers as they are)
+---------------------------------------
+A table whose ``label`` column holds option labels (text that is not a binary value: ``C``,
+``yes``), or that has an ``options`` column, is **multi-class** (:func:`is_native`):
+
+============= =====================================================================
+``answer``    the option the model chose, as its label (text); blank/``NaN``/``None``
+              (the blanks of :mod:`ensel._encoding`) = abstained
+``label``     the gold option's label; blank = no gold for this item (label-free
+              aggregation may still use the item; the binary view drops it)
+``options``   optional: the item's option set, labels joined by ``|`` (``A|B|C|D``)
+              or a count ``K`` meaning the letters ``A..`` (2 to 26 options). Without
+              it the set is inferred per item from the labels its answers and gold
+              use: capital letters ``A`` up to the last one seen, digits ``0`` up to the
+              largest, other labels as seen; an item whose labels are a single one is
+              refused (give its options)
+============= =====================================================================
+
+Rules, each refused with a message naming the item (and the model, for an answer), the
+file and line and the condition: every answer and gold label is one of its item's options;
+one option set per item in every row and condition; one gold label per (condition, item);
+2 to 26 options; labels are case-sensitive text, and two labels of the table that differ
+only in case (``b`` and ``B``) are refused rather than normalised (which one is meant is a
+guess; a table written all in lower case is fine). Surrounding white space is stripped.
+Validation returns ``answer`` and ``label`` as categoricals of labels (missing = blank) and
+``options`` as the canonical ``A|B|C|D`` text; :func:`answer_matrix` gives the estimators'
+codes and :func:`ensel.datasets.binary.to_binary_view` the paper's binary queries.
+:func:`to_wide` reads binary tables only.
+
 Files (:func:`read_responses`) are recognised by their content, not their name (gzip, Parquet,
 zip, JSON or text), read with pyarrow into dictionary-encoded columns, and validated on integer
 codes: ``item``, ``model`` and ``condition`` are kept as text (``01`` and ``1`` are two items)
@@ -153,6 +182,9 @@ def validate_responses(df: pd.DataFrame, *,
         Columns ``item, model, condition, answer, label`` (+ extras), ``answer`` and
         ``label`` as ``int8`` (answers in ``{-1, 0, +1}``, labels in ``{-1, +1}``),
         a fresh ``RangeIndex``. ``item``, ``model`` and ``condition`` keep their type.
+
+    A multi-class table (option labels, see the module docstring) comes back with
+    ``answer`` and ``label`` as categoricals of labels and an ``options`` column.
 
     Raises
     ------

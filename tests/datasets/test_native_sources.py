@@ -176,10 +176,10 @@ def _mmlu_redux_raw(root: Path) -> dict:
             key = (_norm(r["question"]), tuple(_norm(c) for c in ast.literal_eval(r["choices"])))
             error = "_".join(r["error_type"].replace("_", " ").lower().split())
             notes[key].append((int(r["answer"]), error))
-        for key, annotations in notes.items():
-            if len(set(annotations)) > 1 or len(by_key.get(key, [])) != 1:
+        for key, given in notes.items():
+            if len(set(given)) > 1 or len(by_key.get(key, [])) != 1:
                 continue
-            gold, error = annotations[0]
+            gold, error = given[0]
             if error != "ok":
                 continue
             h = by_key[key][0]
