@@ -776,21 +776,19 @@ def _native(df: pd.DataFrame, ic: np.ndarray, mc: np.ndarray, cc: np.ndarray,
                                 f"an item needs {MIN_OPTIONS} to {MAX_OPTIONS} options")
             sets[i_code] = s
     # every answer and gold label is one of its item's options
-    vocab = list(dict.fromkeys(t for s in sets if s is not None for t in s))
-    where_v = {t: k for k, t in enumerate(vocab)}
-    member = np.zeros((n_items, len(vocab)), dtype=bool)
-    for i_code, s in enumerate(sets):
-        if s is not None:
-            member[i_code, [where_v[t] for t in s]] = True
+    vocab = pd.Index(list(dict.fromkeys(t for s in sets if s is not None for t in s)),
+                     dtype=object)
+    set_codes = pd.Series(["|".join(s) if s is not None else "" for s in sets]).factorize()
+    set_of_item, set_text = np.asarray(set_codes[0]), list(set_codes[1])
+    lookup = _OptionLookup([tuple(t.split("|")) for t in set_text], vocab)
 
     def recode(codes: np.ndarray, text: list[str | None], what: str) -> np.ndarray:
-        table = np.array([where_v.get(t, -2) if t is not None else -1 for t in text] + [-1],
-                         dtype=np.int64)
+        table = np.asarray(vocab.get_indexer(pd.Index(text, dtype=object)), dtype=np.int64)
+        table = np.append(np.where(pd.isna(pd.Index(text, dtype=object)), -1,
+                                   np.where(table < 0, -2, table)), -1)
         v = table[codes]
         given_rows = v != -1
-        ok = np.zeros(len(v), dtype=bool)
-        inside = v >= 0
-        ok[inside] = member[ic[inside], v[inside]]
+        ok = lookup.place(set_of_item[ic], v) >= 0
         bad = given_rows & ~ok
         if bad.any():
             i = int(np.argmax(bad))
@@ -810,14 +808,40 @@ def _native(df: pd.DataFrame, ic: np.ndarray, mc: np.ndarray, cc: np.ndarray,
 
     a_v = recode(a_codes, a_text, "answer")
     g_v = recode(g_codes, g_text, "gold")
-    cats = pd.Index(vocab, dtype=object)
-    set_names = ["|".join(s) if s is not None else "" for s in sets]
-    set_cats = list(dict.fromkeys(set_names))
-    set_of_item = np.array([set_cats.index(t) for t in set_names], dtype=np.int64)
-    options = pd.Categorical.from_codes(set_of_item[ic], categories=pd.Index(set_cats,
+    options = pd.Categorical.from_codes(set_of_item[ic], categories=pd.Index(set_text,
                                                                              dtype=object))
-    return (pd.Categorical.from_codes(a_v, categories=cats),
-            pd.Categorical.from_codes(g_v, categories=cats), options, g_v)
+    return (pd.Categorical.from_codes(a_v, categories=vocab),
+            pd.Categorical.from_codes(g_v, categories=vocab), options, g_v)
+
+
+class _OptionLookup:
+    """The place of a label in an option set, for many (set, label) pairs at once: one
+    sorted key per (set, label) of the sets (no sets x labels table: free-text labels would
+    make it huge)."""
+
+    def __init__(self, sets: Sequence[tuple[str, ...]], labels: pd.Index) -> None:
+        self.width = len(labels) + 1
+        keys, places = [], []
+        for k, s in enumerate(sets):
+            codes = labels.get_indexer(pd.Index(s, dtype=object))
+            keys.append(k * self.width + codes)
+            places.append(np.arange(len(s)))
+        key = np.concatenate(keys) if keys else np.empty(0, np.int64)
+        order = np.argsort(key, kind="stable")
+        self.keys = key[order].astype(np.int64)
+        self.places = (np.concatenate(places) if places else np.empty(0, np.int64))[order]
+
+    def place(self, set_codes: np.ndarray, label_codes: np.ndarray) -> np.ndarray:
+        """``int16`` place of each label in its set; ``-1``: blank or not in the set."""
+        out = np.full(len(label_codes), -1, dtype=np.int16)
+        given = label_codes >= 0
+        if not given.any() or not self.keys.size:
+            return out
+        key = set_codes[given].astype(np.int64) * self.width + label_codes[given]
+        at = np.minimum(np.searchsorted(self.keys, key), self.keys.size - 1)
+        found = self.keys[at] == key
+        out[np.flatnonzero(given)[found]] = self.places[at[found]]
+        return out
 
 
 def _case_clash(first: str, second: str, df: pd.DataFrame, a_codes, a_text, g_codes, g_text,
@@ -1086,17 +1110,10 @@ def answer_matrix(df: pd.DataFrame, condition: Hashable | None = None, *,
     if rows is not None:
         a, g, o = a[rows], g[rows], o[rows]
     sets = [tuple(str(s).split("|")) for s in opts.categories]
-    # code of every (option set, label) pair: the label's place in the set, -1 if absent
-    lut = np.full((len(sets), len(ans.categories) + 1), -1, dtype=np.int16)
-    glut = np.full((len(sets), len(gold.categories) + 1), -1, dtype=np.int16)
-    for k, s in enumerate(sets):
-        place = {t: j for j, t in enumerate(s)}
-        lut[k, :-1] = [place.get(str(t), -1) for t in ans.categories]
-        glut[k, :-1] = [place.get(str(t), -1) for t in gold.categories]
     A = np.full((len(items), len(models)), -1, dtype=np.int16)
-    A[ic, mc] = lut[o, a]
+    A[ic, mc] = _OptionLookup(sets, pd.Index(ans.categories, dtype=object)).place(o, a)
     y = np.full(len(items), -1, dtype=np.int16)
-    y[ic] = glut[o, g]
+    y[ic] = _OptionLookup(sets, pd.Index(gold.categories, dtype=object)).place(o, g)
     set_of = np.zeros(len(items), dtype=np.int64)
     set_of[ic] = o
     return OptionMatrix(A, y, [sets[k] for k in set_of.tolist()], list(items), list(models),
