@@ -1033,6 +1033,31 @@ class OptionMatrix:
         """``K_i``, the number of options of each item (``int16``)."""
         return np.array([len(o) for o in self.options], dtype=np.int16)
 
+    def model_summary(self) -> pd.DataFrame:
+        """Per model: ``n_items``, ``accuracy`` (the answer is the gold; an abstention is
+        wrong), ``coverage`` (share answered) and ``accuracy_answered`` (accuracy over the
+        answered items), on the items with gold (all items for ``coverage``).
+
+        Examples
+        --------
+        >>> m = OptionMatrix(np.array([[0, -1], [1, 1]], np.int16), np.array([0, 0], np.int16),
+        ...                  [("A", "B")] * 2, ["q1", "q2"], ["a", "b"])
+        >>> m.model_summary()["accuracy"].tolist()
+        [0.5, 0.0]
+        """
+        has = self.gold >= 0
+        A = self.A[has]
+        right = (A == self.gold[has, None]).sum(axis=0)
+        answered = (A >= 0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return pd.DataFrame({
+                "n_items": np.full(len(self.models), int(has.sum())),
+                "accuracy": right / max(int(has.sum()), 1),
+                "coverage": (self.A >= 0).mean(axis=0),
+                "accuracy_answered": np.where(answered > 0, right / np.maximum(answered, 1),
+                                              np.nan),
+            }, index=pd.Index(self.models, name="model"))
+
     def labels(self) -> pd.DataFrame:
         """``A`` as option labels (``None`` = abstained), items x models."""
         out = np.full(self.A.shape, None, dtype=object)

@@ -59,12 +59,10 @@ def _ensel_stats(df: pd.DataFrame) -> dict:
     out = {}
     for cond in df["condition"].unique():
         m = answer_matrix(df, cond, validate=False)
-        right = m.A == m.gold[:, None]
-        answered = m.A >= 0
-        for j, model in enumerate(m.models):
+        for model, row in m.model_summary().iterrows():
             key = (model, cond) if df["condition"].nunique() > 1 else model
-            out[key] = (m.A.shape[0], right[:, j].mean(), answered[:, j].mean(),
-                        right[:, j].sum() / answered[:, j].sum())
+            out[key] = (row["n_items"], row["accuracy"], row["coverage"],
+                        row["accuracy_answered"])
     return out
 
 
