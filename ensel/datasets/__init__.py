@@ -288,6 +288,11 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
     if isinstance(name, str) and name in DATASETS and format is None:
         spec = DATASETS[name]
         if view == "native" and spec.kind == "real":
+            import inspect
+
+            if "view" not in inspect.signature(_resolve(spec.loader)).parameters:
+                raise UsageError(f"dataset {name!r} has no native view (its loader "
+                                 f"{spec.loader} takes no view); load it with view='binary'")
             return spec.load(view="native", **options)
         return spec.load(**options)  # stand-ins: binary by nature
     several = isinstance(name, (list, tuple))
