@@ -217,7 +217,7 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
     rows = []
     models: list[str] = []
     first: dict[tuple[str, int], tuple[Path, int]] = {}
-    skipped = 0
+    skipped = lower = 0
     for path in _check_paths(paths):
         model = _mmlu_pro_model(path)
         if model not in models:
@@ -251,7 +251,9 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
                 raise DataError(f"{where}: question_id {qid} of model {model!r} is given twice "
                                 f"(record {fi} of {fpath} and record {i} of {path})")
             first[(model, qid)] = (path, i)
-            pred = None if rec["pred"] is None else str(rec["pred"]).strip().upper()
+            pred = None if rec["pred"] is None else str(rec["pred"]).strip()
+            lower += pred is not None and len(pred) == 1 and "a" <= pred <= "z"
+            pred = None if pred is None else pred.upper()
             if pred is not None and not (len(pred) == 1 and "A" <= pred < chr(ord("A") + n)):
                 raise DataError(f"{where} (question_id {qid}): pred {rec['pred']!r} is not one "
                                 f"of the option letters A-{chr(ord('A') + n - 1)} (any case) "
@@ -261,6 +263,9 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
             rows.append((model, qid, gold, n, pred, bad_key))
     if not rows:
         raise DataError("no MMLU-Pro record found in the input files")
+    if lower:
+        notice(f"mmlu-pro import: read {lower:,} lower-case pred letter(s) as capitals (a = A), "
+               "as this format does; a tidy table refuses them")
     raw = pd.DataFrame(rows, columns=["model", "question_id", "answer_index", "n_options",
                                       "pred", "bad_key"])
     # a gold letter that contradicts answer_index: which one is the key is unknown

@@ -271,10 +271,20 @@ def _norm(v: object) -> str | None:
     return s or None
 
 
+def _is_lower_letter(v: object) -> bool:
+    return isinstance(v, str) and len(v.strip()) == 1 and "a" <= v.strip() <= "z"
+
+
 def _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
                      null_pred, view="binary") -> pd.DataFrame:
     gold = [_norm(v) for v in df[gcol]]
     cells = {m: [_norm(v) for v in df[m]] for m in models}
+    lower = sum(_is_lower_letter(v) for col in (gcol, *models) for v in df[col])
+    if lower:
+        from ensel._notice import notice
+
+        notice(f"{path}: read {lower:,} lower-case option letter(s) as capitals (a = A), as "
+               "this format does; a tidy table refuses them")
     if options is not None:
         opts: list[Any] = [_norm(o) for o in options]
         if None in opts or not opts:  # an empty --options, or an empty one between commas

@@ -140,3 +140,15 @@ def test_items_without_gold_are_dropped_from_the_binary_view(tmp_path, caplog):
         b = to_binary_view(df)
     assert b.attrs["dropped"] == {"no_gold": 1} and not b["item"].str.startswith("q2").any()
     assert "1 item(s) without a gold label" in caplog.text
+
+
+def test_importers_read_lower_case_letters_as_capitals_with_a_note(tmp_path, capsys):
+    """The wide and MMLU-Pro formats hold option letters by definition: ``b`` is read as
+    ``B`` (as they always did), now said in a note; the tidy table refuses it (above)."""
+    src = tmp_path / "w.csv"
+    src.write_text("item,gold,m1,m2\nq1,A,A,b\nq2,B,B,\nq3,C,a,C\n", encoding="utf-8")
+    out = tmp_path / "n.csv"
+    r = run_cli(["import", "wide", src, "--native", "-o", out], capsys)
+    assert r.code == 0, r.err
+    assert "read 2 lower-case option letter(s) as capitals (a = A)" in r.err
+    assert pd.read_csv(out)["answer"].tolist()[:2] == ["A", "B"]
