@@ -142,13 +142,15 @@ def test_items_without_gold_are_dropped_from_the_binary_view(tmp_path, caplog):
     assert "1 item(s) without a gold label" in caplog.text
 
 
-def test_importers_read_lower_case_letters_as_capitals_with_a_note(tmp_path, capsys):
+def test_importers_read_lower_case_letters_as_capitals_with_a_note(tmp_path, capsys, caplog):
     """The wide and MMLU-Pro formats hold option letters by definition: ``b`` is read as
     ``B`` (as they always did), now said in a note; the tidy table refuses it (above)."""
     src = tmp_path / "w.csv"
     src.write_text("item,gold,m1,m2\nq1,A,A,b\nq2,B,B,\nq3,C,a,C\n", encoding="utf-8")
     out = tmp_path / "n.csv"
-    r = run_cli(["import", "wide", src, "--native", "-o", out], capsys)
+    with caplog.at_level("WARNING", logger="ensel"):
+        r = run_cli(["import", "wide", src, "--native", "-o", out], capsys)
     assert r.code == 0, r.err
-    assert "read 2 lower-case option letter(s) as capitals (a = A)" in r.err
+    notes = [rec.getMessage() for rec in caplog.records if rec.name == "ensel"]
+    assert [n for n in notes if "read 2 lower-case option letter(s) as capitals (a = A)" in n]
     assert pd.read_csv(out)["answer"].tolist()[:2] == ["A", "B"]
