@@ -153,3 +153,15 @@ def test_load_views_of_a_standin_are_the_same_table():
     pd.testing.assert_frame_equal(a, b)
     with pytest.raises(ValueError, match="view"):
         load("imdb", view="multi")
+
+
+def test_binary_flag_leaves_binary_tables_as_they_are(tmp_path, capsys):
+    """``--binary`` on a binary table (and on a dataset name) changes nothing."""
+    src = tmp_path / "b.csv"
+    load("imdb", n_items=60, cache=False).to_csv(src, index=False)
+    outs = []
+    for argv in (["select", str(src), "-k", "2", "--json"],
+                 ["select", str(src), "-k", "2", "--json", "--binary"]):
+        assert main(argv) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1]
