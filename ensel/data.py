@@ -1058,6 +1058,45 @@ class OptionMatrix:
                                               np.nan),
             }, index=pd.Index(self.models, name="model"))
 
+    def to_frame(self) -> pd.DataFrame:
+        """The multi-class tidy table of these codes (the inverse of :func:`answer_matrix`):
+        one row per (item, model) cell, item-major, blanks for ``-1``, validated.
+
+        Examples
+        --------
+        >>> m = OptionMatrix(np.array([[1, -1]], np.int16), np.array([1], np.int16),
+        ...                  [("yes", "no")], ["q1"], ["a", "b"])
+        >>> answer_matrix(m.to_frame()).A.tolist()
+        [[1, -1]]
+        """
+        A = np.asarray(self.A)
+        gold = np.asarray(self.gold)
+        n, m = A.shape
+        if gold.shape != (n,) or len(self.options) != n or len(self.items) != n \
+                or len(self.models) != m:
+            raise DataError(f"OptionMatrix: A is {n} x {m}, but gold has {gold.shape[0]} "
+                            f"entries, options {len(self.options)}, items {len(self.items)} "
+                            f"and models {len(self.models)}")
+        k = np.array([len(o) for o in self.options])
+        bad = (A < -1) | (A >= k[:, None])
+        if bad.any() or ((gold < -1) | (gold >= k)).any():
+            i = int(np.argwhere(bad)[0][0]) if bad.any() else int(np.argmax(
+                (gold < -1) | (gold >= k)))
+            raise DataError(f"OptionMatrix: item {self.items[i]!r} has a code outside "
+                            f"-1..{k[i] - 1} (its {k[i]} options)")
+        labels = self.labels().to_numpy(dtype=object)
+        gold_text = [o[g] if g >= 0 else None for o, g in zip(self.options, gold.tolist(),
+                                                            strict=True)]
+        return validate_responses(pd.DataFrame({
+            "item": np.repeat(np.asarray(self.items, dtype=object), m),
+            "model": np.tile(np.asarray(self.models, dtype=object), n),
+            "condition": [self.condition] * (n * m),
+            "answer": labels.ravel(),
+            "label": np.repeat(np.asarray(gold_text, dtype=object), m),
+            OPTIONS_COLUMN: np.repeat(np.asarray(["|".join(o) for o in self.options],
+                                                 dtype=object), m),
+        }))
+
     def labels(self) -> pd.DataFrame:
         """``A`` as option labels (``None`` = abstained), items x models."""
         out = np.full(self.A.shape, None, dtype=object)

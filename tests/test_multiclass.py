@@ -165,3 +165,14 @@ def test_binary_flag_leaves_binary_tables_as_they_are(tmp_path, capsys):
         assert main(argv) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1]
+
+
+def test_option_matrix_round_trip_and_bad_codes():
+    m = answer_matrix(table(), "t1")
+    back = answer_matrix(m.to_frame())
+    assert back.A.tolist() == m.A.tolist() and back.gold.tolist() == m.gold.tolist()
+    assert back.options == m.options
+    from dataclasses import replace
+
+    with pytest.raises(DataError, match="item 'q2' has a code outside -1..2"):
+        replace(m, A=np.array([[3, 1, 2], [3, -1, -1]], np.int16)).to_frame()
