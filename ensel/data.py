@@ -31,8 +31,10 @@ abstained there (``0``).
 
 Multi-class tables (answers as they are)
 ---------------------------------------
-A table whose ``label`` column holds option labels (text that is not a binary value: ``C``,
-``yes``), or that has an ``options`` column, is **multi-class** (:func:`is_native`):
+A table is **multi-class** (:func:`is_native`) when it has an ``options`` column, or when
+its answers hold option labels (text that is neither a binary value nor a number: ``C``,
+``yes``) and so do its gold labels (or every gold label is blank: a table without gold).
+Option labels that are numbers (``0..3``) need the ``options`` column:
 
 ============= =====================================================================
 ``answer``    the option the model chose, as its label (text); blank/``NaN``/``None``
@@ -284,8 +286,10 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
 
     if (kinds[present] == enc.BAD).any():
         pos = first(enc.BAD)
+        hint = ("; a multi-class table holds option labels in both 'answer' and 'label', or "
+                "has an 'options' column" if _is_word(_py(col.iloc[pos])) else "")
         raise DataError(f"column {name!r} has value {_shown(col.iloc[pos])} in {origin(pos)}; "
-                        f"expected {_expected(abstain)}")
+                        f"expected {_expected(abstain)}{hint}")
     if not abstain and (kinds[present] == enc.BLANK).any():
         pos = first(enc.BLANK)
         raise DataError(f"column {name!r} is missing (blank, NaN or None) in "
@@ -598,12 +602,25 @@ def is_native(df: pd.DataFrame) -> bool:
 
 
 def _wants_native(df: pd.DataFrame) -> bool:
-    """A table is multi-class when it has an ``options`` column or a gold label that is text
-    the binary rule cannot read (a letter, a word; not a number such as ``5``, which stays a
-    bad binary label): binary tables keep every message they had."""
+    """A table is multi-class when it has an ``options`` column, or when an answer is text the
+    binary rule cannot read (a letter, a word; not a number such as ``5``) and so is a gold
+    label, or every gold label is blank (no gold at all): a binary table with a typo in one
+    column (``Ture``) keeps its binary message."""
     if OPTIONS_COLUMN in df.columns:
         return True
-    codes, uniques = _codes(df["label"])
+    return _has_word(df["answer"]) and (_has_word(df["label"]) or _all_blank(df["label"]))
+
+
+def _all_blank(col: pd.Series) -> bool:
+    codes, uniques = _codes(col)
+    present = _present(codes, len(uniques))
+    blank = np.append(_blank_text(uniques), True)  # code -1: missing
+    return bool(present.any() and blank[present].all())
+
+
+def _has_word(col: pd.Series) -> bool:
+    """Whether a column holds text that is neither a binary value nor a number."""
+    codes, uniques = _codes(col)
     if not len(uniques):
         return False
     kinds = enc.classify(np.asarray(uniques, dtype=object))

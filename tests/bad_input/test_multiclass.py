@@ -154,3 +154,22 @@ def test_importers_read_lower_case_letters_as_capitals_with_a_note(tmp_path, cap
     notes = [rec.getMessage() for rec in caplog.records if rec.name == "ensel"]
     assert [n for n in notes if "read 2 lower-case option letter(s) as capitals (a = A)" in n]
     assert pd.read_csv(out)["answer"].tolist()[:2] == ["A", "B"]
+
+
+def test_a_table_without_any_gold_is_multi_class(tmp_path):
+    """Letters as answers and every gold blank: a multi-class table with no gold (for
+    label-free aggregation), not a binary table with missing labels."""
+    path = write(tmp_path, ["q1,a,B,", "q1,b,A,", "q2,a,C,", "q2,b,C,"],
+                 "item,model,answer,label\n")
+    m = answer_matrix(read_responses(path), validate=False)
+    assert m.gold.tolist() == [-1, -1] and m.A.tolist() == [[1, 0], [2, 2]]
+    with pytest.raises(DataError, match="no item has a gold label"):
+        to_binary_view(read_responses(path))
+
+
+def test_a_binary_table_with_a_word_in_one_column_keeps_its_binary_message(tmp_path, capsys):
+    path = write(tmp_path, ["q1,a,1,Ture", "q1,b,-1,Ture", "q2,a,1,-1", "q2,b,-1,-1"],
+                 "item,model,answer,label\n")
+    r = run_cli(["select", path, "-k", "1"], capsys)
+    assert_usage_error(r, "select", "column 'label' has value 'Ture' in line 2",
+                       "expected +1/-1", "a multi-class table holds option labels")
