@@ -466,11 +466,8 @@ def native(*, subset: str | Sequence[str] = "ori_mmlu", models: str | Sequence[s
         A validated multi-class tidy table (:func:`ensel.data.is_native`), items by
         ``question_id``, models in pool order, plus ``category`` and ``src``.
     """
-    from ensel._validation import check_option
     from ensel.data import validate_responses
 
-    if not isinstance(condition, str):
-        check_option(condition, "condition", [CONDITION])
     _check_options(subset, "abstain", 0)
     pool = _resolve_models(models)
     per_q, raw, dropped = _kept(subset, pool, cache)
