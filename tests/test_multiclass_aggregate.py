@@ -223,3 +223,23 @@ def test_multiclass_pool_rule_for_wrong_answers() -> None:
     assert abs(hit - 1 / 3) < 0.03
     with pytest.raises(UsageError, match="family_size of multiclass_pool must be sizes summing"):
         multiclass_pool(10, 100, family_size=[4, 4])
+
+
+# ----------------------------------------------------------------------------- scikit-learn
+@pytest.mark.parametrize("name", NAMES)
+def test_clone_cross_validation_and_grid_search_with_string_labels(name) -> None:
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+
+    As = np.where(POOL.A >= 0, LETTERS[np.clip(POOL.A, 0, 3)], None)
+    ys = LETTERS[POOL.y]
+    est = make_aggregator(name, random_state=0)
+    assert clone(est).get_params() == est.get_params()
+    scores = cross_val_score(est, As, ys, cv=3)
+    assert scores.shape == (3,) and scores.min() > 0.8
+    grid = {"strength": [1.0, "auto"]} if name == "pattern" else (
+        {"alpha": [0.01, 1.0]} if name.startswith(("ds", "family")) else {})
+    if grid:
+        search = GridSearchCV(est, grid, cv=3).fit(As, ys)
+        assert list(search.best_estimator_.classes_) == list("ABCD")
+        assert set(search.predict(As)) <= set("ABCD")
