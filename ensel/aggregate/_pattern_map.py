@@ -107,11 +107,8 @@ class PatternBackoffMAP(MulticlassAggregatorMixin):
         K = len(self.classes_)
         self.vote_ = WeightedPluralityVote()
         self.vote_.classes_, self.vote_.n_models_ = self.classes_, self.n_models_
+        self.vote_._fit_codes(A, yc)
         n = A.shape[0]
-        self.vote_.accuracies_ = (A == yc[:, None]).mean(axis=0, dtype=np.float64)
-        from ensel.aggregate._weighted_plurality import log_odds_weights
-
-        self.vote_.weights_ = log_odds_weights(self.vote_.accuracies_, max(K, 2), 1.0 / (n + 2))
         self.class_prior_ = (np.bincount(yc, minlength=K) + 1.0) / (n + K)
         pats, inv = np.unique(_rows(A), return_inverse=True)
         self.patterns_ = pats

@@ -76,6 +76,10 @@ class WeightedPluralityVote(MulticlassAggregatorMixin):
         """
         A, yc = self._fit_options(X, y, require_y=True)
         assert yc is not None
+        return self._fit_codes(A, yc)
+
+    def _fit_codes(self, A: np.ndarray, yc: np.ndarray) -> WeightedPluralityVote:
+        """Accuracies and weights from option codes (``classes_`` set; ``-1`` = no gold)."""
         has = yc >= 0
         n = int(has.sum())
         self.accuracies_ = (A[has] == yc[has, None]).mean(axis=0, dtype=np.float64)
