@@ -103,7 +103,13 @@ class FamilyDawidSkene(_EM):
     Parameters
     ----------
     threshold : float, default=0.1
-        Residual correlation (average linkage) at which models join a family, in ``(0, 1]``.
+        Residual correlation (average linkage) at which models join a family, in ``(0, 1]``
+        (measured, 5 seeds: 0.2 left the dominant family sharing 90 % of its wrong answers
+        worse than independent DS, +0.020 +- 0.007, where 0.1 is within noise).
+    n_rounds : int, default=3
+        Times the families and weights are re-estimated from the latest fit's labels
+        (``>= 1``; measured: 1 round gave -0.049 where 3 gave -0.073 on the dominant family
+        with spread wrong answers, 5 seeds, and no scenario was worse beyond noise).
     max_iter, tol, alpha, init, random_state
         As in :class:`ensel.aggregate.DawidSkene` (they also fit the first, independent
         model that finds the families).
