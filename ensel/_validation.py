@@ -464,7 +464,7 @@ def check_options_X_y(X: Any, y: Any = None, *, classes: Any = None, require_y: 
             shown = cls.tolist()
             listed = shown if len(shown) <= 12 else shown[:12] + ["..."]
             raise constraint_error(name, f"labels among the classes seen at fit ({listed})",
-                                   Shown(f"{v[pos]!r} {where(pos)}"))
+                                   Shown(f"{_describe(v[pos])} {where(pos)}"))
         return out.astype(code_type)
 
     A = encode(xv, xmiss, "X", where_x)
