@@ -66,6 +66,21 @@ def test_dawid_skene_recovers_known_confusions_without_labels(cls) -> None:
     assert (ds.labels_ == INDEP.y).mean() > (gold.predict(INDEP.A) == INDEP.y).mean() - 0.005
 
 
+def test_dawid_skene_recovers_asymmetric_confusions_and_prior() -> None:
+    """Answers drawn from known full confusion matrices (not one-coin) and a skewed prior."""
+    rng = np.random.default_rng(11)
+    K, m, n = 3, 6, 8000
+    theta = rng.dirichlet(np.ones(K), size=(m, K)) * 0.4 + np.eye(K)[None] * 0.6
+    prior = np.array([0.5, 0.3, 0.2])
+    y = rng.choice(K, size=n, p=prior)
+    u = rng.random((n, m, 1))
+    A = (u > np.cumsum(theta[np.arange(m)[None, :], y[:, None]], axis=2)).sum(axis=2)
+    ds = DawidSkene().fit(A)
+    np.testing.assert_allclose(ds.confusions_, theta, atol=0.04)
+    np.testing.assert_allclose(ds.prior_, prior, atol=0.02)
+    np.testing.assert_allclose(ds.confusions_, DawidSkene().fit(A, y).confusions_, atol=0.02)
+
+
 def test_em_objective_never_decreases_and_stops_by_the_rule() -> None:
     for est in (DawidSkene(), OneCoinDawidSkene(), FamilyDawidSkene()):
         est.fit(POOL.A)
