@@ -109,8 +109,9 @@ def _toc_command(runs: Sequence[NotebookRun], toc: Path, *, check: bool) -> int:
     except ConfigError as exc:
         raise NotebookRunError(str(exc)) from None
     if stale:
-        print(f"{toc.name}: {'out of date' if check else 'wrote'} the pages of the declared "
-              "datasets" + (" (run: ensel notebooks toc)" if check else ""))
+        print(f"{toc.name}: the pages of the declared datasets are out of date (run: ensel "
+              "notebooks toc)" if check else f"{toc.name}: wrote the pages of the declared "
+              "datasets (data/datasets.yml)")
     problems = toc_problems(runs, toc) if not (check and stale) else []
     for line in problems:
         print(line, file=sys.stderr)
