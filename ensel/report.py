@@ -225,8 +225,8 @@ def _purchase(buy_list: list[dict[str, Any]], rec: dict[str, Any],
                "query); nothing cheaper is as good")
     else:
         why = (f"the cheapest choice as good as the most accurate one within the largest "
-               f"budget ({_usd(row['budget'])} per query: {_names(best)}, {_usd(best['cost'])},"
-               f" error {best['error']:.3f})")
+               f"budget, {_usd(row['budget'])} per query (error {best['error']:.3f} for "
+               f"{_usd(best['cost'])})")
     headline = (f"Buy {_names(ch)} ({words}): {_usd(ch['cost'])} per query, held-out error "
                 f"{ch['error']:.3f}, {why}.")
     if rec_cost > ch["cost"] * (1 + 1e-9):
