@@ -19,6 +19,9 @@ a file path     your own tidy table, ``.csv``/``.csv.gz``/``.parquet``/``.pq``
                 (validated with :func:`ensel.data.validate_responses`)
 ==============  ===========================================================================
 
+The named datasets are declared in ``data/datasets.yml`` (:data:`DATASETS`, ``ensel datasets
+list``); a loaded table's ``attrs`` hold JSON values only, so it saves to Parquet as it is.
+
 Data folder: ``$ENSEL_DATA_DIR`` or the user cache (:func:`ensel.datasets._paths.data_dir`).
 The paper's printed tables are in :mod:`ensel.datasets.paper_tables`.
 """
@@ -43,7 +46,8 @@ __all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "read_d
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """What ensel knows about one named dataset: the one declaration of it.
+    """What ensel knows about one named dataset: its entry of ``data/datasets.yml``
+    (:func:`spec_from_entry`), or a spec registered at run time.
 
     Everything that lists datasets reads :data:`DATASETS`: :func:`load` and :func:`available`
     (``ensel datasets list``), the book's per-dataset runs (:func:`ensel.book.runner.load_runs`
@@ -76,8 +80,8 @@ class DatasetSpec:
         ``"module:function"`` saying (without the network) whether the data can be read here;
         ``None``: always (generated or local data).
     profile_data : mapping or None
-        The profile (label, conversion, licence, ...) when it is not in ``data/datasets.yml``
-        (a dataset registered at run time); see ``profile``.
+        The profile (label, conversion, licence, ...): the dataset's entry of its datasets
+        file, or given by a dataset registered at run time; see ``profile``.
     """
 
     name: str
