@@ -47,7 +47,7 @@ __all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "read_d
 @dataclass(frozen=True)
 class DatasetSpec:
     """What ensel knows about one named dataset: its entry of ``data/datasets.yml``
-    (:func:`spec_from_entry`), or a spec registered at run time.
+    (``spec_from_entry``), or a spec registered at run time.
 
     Everything that lists datasets reads :data:`DATASETS`: :func:`load` and :func:`available`
     (``ensel datasets list``), the book's per-dataset runs (:func:`ensel.book.runner.load_runs`
