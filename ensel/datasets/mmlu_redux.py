@@ -28,7 +28,9 @@ HELM's files have no gold answer; the gold comes from MMLU-Redux. Which question
 3. only questions whose gold is verified (``error_type`` ``ok``, the default ``keep="ok"``);
    ``keep="all"`` keeps every matched question with MMLU's original gold, as HELM graded it.
 
-The counts at each step are in ``df.attrs["dropped"]``.
+The counts at each step are in ``df.attrs["dropped"]`` (the table's ``attrs`` hold JSON values
+only, so it saves to Parquet); the per-question table and the letters each model chose are in
+the :class:`ReduxView` of :func:`binary_view`.
 
 Binary view: the paper's conversion (:mod:`ensel.datasets.binary`): a positive query with the
 gold option (``Y = +1``) and a negative query with one wrong option drawn by a generator seeded
@@ -52,7 +54,10 @@ import csv
 import io
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -64,7 +69,10 @@ from ensel.datasets.binary import NULL_PRED, question_key, to_binary
 __all__ = [
     "CONDITION",
     "KEEP",
+    "ReduxView",
+    "binary_view",
     "convert",
+    "convert_view",
     "family",
     "is_available",
     "load",
@@ -79,6 +87,33 @@ KEEP = ("ok", "all")
 _HELM_RE = re.compile(r"^outputs/original_helm_combined/(?P<subject>[a-z_]+)\.csv$")
 _REDUX_RE = re.compile(r"^mmlu_redux/mmlu_(?P<subject>[a-z_]+)\.csv$")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class ReduxView:
+    """The tidy table of :func:`load` and the tables it is made from.
+
+    Attributes
+    ----------
+    tidy : pandas.DataFrame
+        ``item, model, condition, answer, label``; ``attrs`` holds ``dropped`` and ``options``
+        (JSON values).
+    questions : pandas.DataFrame
+        One row per kept question: ``subject, row, gold, error, name``.
+    predictions : pandas.DataFrame
+        One row per (model, question): the letter chosen (``model, question_id, pred, gold,
+        negative, n_options``).
+    dropped : dict
+        The questions counted at each step (as in ``tidy.attrs["dropped"]``).
+    options : dict
+        The options the view was made with (as in ``tidy.attrs["options"]``).
+    """
+
+    tidy: pd.DataFrame
+    questions: pd.DataFrame
+    predictions: pd.DataFrame
+    dropped: dict[str, int]
+    options: dict[str, Any]
 
 
 def family(model: str) -> str:
@@ -227,9 +262,19 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
     -------
     pandas.DataFrame
         ``item, model, condition, answer, label``; ``attrs["dropped"]`` counts the questions at
-        each step, ``attrs["questions"]`` is the per-question table (``subject, row, gold,
-        error``) and ``attrs["predictions"]`` the letters chosen (``model, item, pred``).
+        each step and ``attrs["options"]`` holds the options (JSON values only); the
+        per-question table and the letters chosen are in :func:`convert_view`'s view.
     """
+    return convert_view(files, seed=seed, null_pred=null_pred, keep=keep,
+                        condition=condition).tidy
+
+
+def convert_view(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0,
+                 null_pred: str = "abstain", keep: str = "ok",
+                 condition: str = CONDITION, subjects: Sequence[str] | None = None
+                 ) -> ReduxView:
+    """:func:`convert`, with the tables the tidy table is made from (a :class:`ReduxView`);
+    ``subjects`` is only recorded in the options (``None``: all)."""
     _check_options(seed, null_pred, keep)
     counts = {"annotated": 0, "annotated_twice_differently": 0, "annotated_twice_same": 0,
               "not_in_helm": 0,
@@ -272,16 +317,14 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
     })
     tables = to_binary(questions, answers, models=pool, seed=int(seed), null_pred=null_pred,
                        condition=condition, extra_columns=("subject",))
+    options = {"seed": int(seed), "null_pred": null_pred, "keep": keep, "condition": condition,
+               "subjects": None if subjects is None else list(subjects)}
+    dropped = {k: int(v) for k, v in counts.items()}
     tidy = tables.tidy
-    tidy.attrs = {
-        "dropped": counts,
-        "questions": merged[["subject", "row", "answer_index", "error"]].assign(
-            name=questions["name"]).rename(columns={"answer_index": "gold"}),
-        "predictions": tables.predictions,
-        "options": {"seed": int(seed), "null_pred": null_pred, "keep": keep,
-                    "condition": condition},
-    }
-    return tidy
+    tidy.attrs = {"dropped": dict(dropped), "options": dict(options)}
+    return ReduxView(tidy, merged[["subject", "row", "answer_index", "error"]].assign(
+        name=questions["name"]).rename(columns={"answer_index": "gold"}).reset_index(drop=True),
+        tables.predictions, dropped, options)
 
 
 def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
@@ -313,7 +356,34 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
     ensel.datasets._fetch.DataUnavailableError
         The files are neither in the mirror/cache nor downloadable.
     """
-    _check_options(seed, null_pred, keep)
+    view = binary_view(seed=seed, null_pred=null_pred, keep=keep, subjects=subjects,
+                       condition=condition)
+    tidy = view.tidy.copy()
+    tidy.attrs = {"dropped": dict(view.dropped), "options": dict(view.options)}
+    return tidy
+
+
+def binary_view(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
+                subjects: Sequence[str] | None = None, condition: str = CONDITION) -> ReduxView:
+    """The :class:`ReduxView` of :func:`load` with the same options: the tidy table, the
+    per-question table and the letters each model chose (the last two views made in this
+    process are kept, so a page that loaded the table gets its view without reading the files
+    again; treat them as read-only).
+
+    Parameters
+    ----------
+    seed, null_pred, keep, subjects, condition
+        As in :func:`load` (``subjects`` as stored in ``df.attrs["options"]``).
+    """
+    _check_options(seed, null_pred, keep)  # before the cache, which needs hashable options
+    chosen = None if subjects is None else (
+        (subjects,) if isinstance(subjects, str) else tuple(subjects))
+    return _view(int(seed), null_pred, keep, chosen, str(condition))
+
+
+@lru_cache(maxsize=2)
+def _view(seed: int, null_pred: str, keep: str, subjects: tuple[str, ...] | None,
+          condition: str) -> ReduxView:
     pairs = subject_files()
     if subjects is not None:
         chosen = [subjects] if isinstance(subjects, str) else list(subjects)
@@ -323,7 +393,8 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
                              f"{sorted(pairs)}; got {unknown or chosen!r}")
         pairs = {s: pairs[s] for s in chosen}
     files = {s: (_fetch.fetch(h), _fetch.fetch(r)) for s, (h, r) in pairs.items()}
-    return convert(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition)
+    return convert_view(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition,
+                        subjects=subjects)
 
 
 def is_available() -> bool:
