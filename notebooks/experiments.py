@@ -158,9 +158,9 @@ abstain = bool((df["answer"] == 0).any())
 do_exhaustive = bool(exhaustive) and experiment.exhaustive_feasible(
     n_models, abstentions=abstain)
 selectors = [*experiment.PAPER_SELECTORS, *extra_selectors]
-results = experiment.evaluate(df, ks=ks, n_splits=n_splits, seed=seed,
-                              selectors=selectors,
-                              exhaustive=do_exhaustive, n_jobs=n_jobs, inner=True)
+results = experiment.evaluate(
+    df, ks=ks, n_splits=n_splits, seed=seed, selectors=selectors,
+    exhaustive=do_exhaustive, n_jobs=n_jobs, inner=True)
 path = save_results(results, dataset)
 summary = experiment.summarise(results)
 summary_c = experiment.summarise(results, by=("condition",))
@@ -173,7 +173,8 @@ summary_c = experiment.summarise(results, by=("condition",))
 replicates = None
 if n_halvings:
     replicates = experiment.half_sample_errors(
-        df, n_halvings=n_halvings, ks=ks, seed=seed, n_jobs=n_jobs, inner=True)
+        df, n_halvings=n_halvings, ks=ks, seed=seed, n_jobs=n_jobs,
+        inner=True)
     save_results(replicates, dataset, kind="halves")
 
 # %% tags=["remove-cell"]

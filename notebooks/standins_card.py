@@ -57,7 +57,7 @@ n_reps = 60  # copula samples giving the Monte Carlo spread
 z_max = 4.5  # largest allowed |estimate - target| / MC std
 sens_items = 3000  # queries per condition in the sensitivity runs
 sens_splits = 2  # splits per condition in the sensitivity runs
-bias_items = None  # queries of the yes/no-bias run (None: as in the paper)
+bias_items = None  # queries in the yes/no-bias run (None: the paper's)
 
 # %% tags=["remove-cell"]
 
@@ -417,7 +417,8 @@ checks.equal("the family loading at scale 0 is 0 and at scale 1 the fitted one",
 # stand-in as the reference where $\Lambda = 0$ in law. {glue:text}`bias_sentence`
 
 # %%
-answer_bias = cards.answer_bias_sensitivity("mmlu", seed=seed, n_items=bias_items)
+answer_bias = cards.answer_bias_sensitivity(
+    "mmlu", seed=seed, n_items=bias_items)
 
 # %% tags=["hide-input"]
 display(HTML(tables.to_html(

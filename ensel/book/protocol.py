@@ -373,6 +373,8 @@ def margin_sensitivity(v: pd.DataFrame, results: Mapping[str, pd.DataFrame | Non
             row.update({f"{part} {k}": int(tot[k]) for k in (*VERDICTS, "claims")})
         out.append(pd.Series(row, name=rule.label()))
     table = pd.DataFrame(out)
+    counted = [c for c in table.columns if not c.startswith("margin")]
+    table[counted] = table[counted].astype(int)
     table.index.name = "margin"
     table.attrs["book"] = EQUIVALENCE.label()
     return table

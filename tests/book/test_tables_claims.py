@@ -660,3 +660,48 @@ def test_ensemble_against_the_single_best_model() -> None:
     assert "single" in protocol.single_model_sentence(v)
     worse = g5.check(claims.evidence_from_results(_noisy([0.0] + [0.03] * 7, 0.005, 0)))
     assert worse.verdict == "contradicted"
+
+
+def test_margin_sensitivity_and_the_pages_rule_checks() -> None:
+    """The report's sensitivity table re-checks the equivalence claims under each margin
+    (the old absolute one makes a 0.004 difference on errors of 0.035 "equivalent", the
+    relative one does not), its row of the book's rule reproduces the saved counts, and the
+    experiments page's checks of the rules pass on the same verdicts."""
+    from ensel.book import protocol
+
+    res = _noisy([0.004] * 12, 0.0005, 0, m=12).assign(
+        error=lambda d: d["error"] - 0.135,
+        **{ex.INNER_COLUMN: lambda d: d[ex.INNER_COLUMN] - 0.135})
+    v = claims.verdicts({"imdb": res})
+    assert v.set_index("id").loc["IMDB2", "verdict"] == "different"
+    t = protocol.margin_sensitivity(v, {"imdb": res})
+    old, book = t.loc[claims.EQUIVALENCE_ABSOLUTE.label()], t.loc[t.attrs["book"]]
+    assert old["equivalent"] == 1 and book["different"] == 1
+    assert book["margin, IMDB"] == claims.EQUIVALENCE.floor and old["margin, IMDB"] == 0.01
+    counts = protocol.verdict_counts(v).sum()
+    assert [book[f"stand-ins {k}"] for k in ("holds", "within noise", "contradicted")] == \
+        [counts[k] for k in ("holds", "within noise", "contradicted")]
+    # IMDB2: equivalent (holds) under the old margin, different (contradicted) under the book's
+    assert old["stand-ins holds"] == book["stand-ins holds"] + 1
+    assert old["stand-ins contradicted"] == book["stand-ins contradicted"] - 1
+    assert t["equivalent"].dtype.kind == "i"
+    checks = claims.PageChecks("demo")
+    protocol.check_claim_rules(checks, v, res)
+    assert len(checks) >= 2 and not checks.failures(), checks.table()
+    assert "the floor" in protocol.margin_text(res)
+    # G3's control was not run (no W-MV): the sentence says where G3 is not counted
+    assert "on IMDB, G3 finds" in protocol.artefact_sentence(v)
+
+
+def test_answer_bias_moves_the_conversion_ratio() -> None:
+    from ensel.book import cards
+
+    t = cards.answer_bias_sensitivity("mmlu", seed=0, n_items=600, biases=(-0.1, 0.0, 0.2))
+    asym = t[t["variant"] == "class-asymmetric"].set_index("bias")
+    assert (asym["ratio"].diff().dropna() < 0).all()  # a yes-bias lowers the ratio
+    assert asym.loc[0.0, "ratio"] == pytest.approx(3.0, rel=0.3)
+    assert (t["residual"] < 1e-10).all()
+    ref = t[t["variant"] == "label-invariant"]
+    assert len(ref) == 1 and ref["ratio"].iloc[0] == pytest.approx(1.0, rel=0.3)
+    with pytest.raises(ValueError, match="bias must lie in"):
+        cards.with_answer_bias(np.ones((2, 2), dtype=np.int8), 1.5, seed=0)
