@@ -309,8 +309,8 @@ def verdict_counts(v: pd.DataFrame, column: str = "verdict") -> pd.DataFrame:
               .value_counts().unstack(fill_value=0)
               .reindex(columns=list(VERDICTS), fill_value=0))
     counts = counts.reindex(pd.unique(have["dataset"]), fill_value=0)
-    counts["point"] = counted.groupby("dataset")[point_col].apply(
-        lambda x: int(x.astype(bool).sum())).reindex(counts.index, fill_value=0)
+    points = counted.groupby("dataset")[point_col].apply(lambda x: int(x.astype(bool).sum()))
+    counts["point"] = [int(points.get(d, 0)) for d in counts.index]
     counts["claims"] = counts[list(VERDICTS)].sum(axis=1)
     counts["not counted"] = (have[cls != TESTABLE].groupby("dataset").size()
                              .reindex(counts.index, fill_value=0))
@@ -625,8 +625,10 @@ def check_claim_rules(checks: PageChecks, v: pd.DataFrame, results: pd.DataFrame
                 and c.id in by.index):
         target = by.loc[ctl.control]
         if target["class"] in (TESTABLE, ARTEFACT):
-            checks.equal(f"{ctl.control} is counted exactly where its control {ctl.id} holds",
-                         target["class"] == TESTABLE, by.loc[ctl.id, "verdict"] == HOLDS)
+            checks.add(f"{ctl.control} is counted exactly where its control {ctl.id} holds",
+                       (target["class"] == TESTABLE) == (by.loc[ctl.id, "verdict"] == HOLDS),
+                       value=f"{ctl.control} {target['class']}; {ctl.id} "
+                             f"{by.loc[ctl.id, 'verdict']}")
     ev = evidence_from_results(results)
     arm = ("greedy_mi", "map")
     try:
