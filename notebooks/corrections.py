@@ -203,8 +203,9 @@ correction("Theorem", "4.4", "the MAP = majority step (Eq. (65)) is not proved b
 # pick; and on real answers converted that way $\Lambda$ is larger than the gains it
 # corrects. That ratio is an assumption about the paper's data: the paper asks each yes/no
 # question separately, and [an independent yes/no bias](tab-standins-answer-bias)
-# moves $\Lambda$'s share of the gains from near zero to most of them. **Smallest computation:** two models whose answers are
-# each pure noise but whose product reveals $Y$: the whole gain is in $\Lambda$.
+# moves $\Lambda$'s share of the gains from near zero to most of them. **Smallest
+# computation:** two models whose answers are each pure noise but whose product reveals $Y$:
+# the whole gain is in $\Lambda$.
 
 # %%
 # P(E_0, E_1 | Y = -1), then P(E_0, E_1 | Y = +1)
