@@ -443,7 +443,7 @@ checks.close("without a bias the stand-in keeps the conversion's ratio K − 1 =
 checks.add("Λ's share is larger at the 3:1 ratio than on the label-invariant reference",
            ab.loc[0.0, "lambda_share"] > ref["lambda_share"],
            value=f"{ab.loc[0.0, 'lambda_share']:.3f} vs {ref['lambda_share']:.3f}")
-low = ab[ab.index > 0]["lambda_share"].idxmin()
+yes = ab[ab.index > 0]
 neg = ab.index.min()
 cards.glue_values("bias", {
     "dataset": tables.dataset_label(answer_bias.attrs["dataset"]),
@@ -451,10 +451,12 @@ cards.glue_values("bias", {
     "steps_plus": answer_bias.attrs["steps"] + 1,
     "sentence": (
         f"At the assumed ratio ({ab.loc[0.0, 'ratio']:.2f}, no bias) |Λ| is "
-        f"{ab.loc[0.0, 'lambda_share']:.0%} of the gains; a yes-bias of {low:g} (ratio "
-        f"{ab.loc[low, 'ratio']:.2f}) brings it to {ab.loc[low, 'lambda_share']:.0%}, near the "
-        f"label-invariant reference ({ref['lambda_share']:.0%}), and a no-bias of {-neg:g} "
-        f"(ratio {ab.loc[neg, 'ratio']:.2f}) raises it to {ab.loc[neg, 'lambda_share']:.0%}. "
+        f"{ab.loc[0.0, 'lambda_share']:.0%} of the gains; with a yes-bias of "
+        f"{yes.index.min():g} to {yes.index.max():g} (ratios {yes['ratio'].max():.2f} down "
+        f"to {yes['ratio'].min():.2f}) it is {yes['lambda_share'].min():.0%} to "
+        f"{yes['lambda_share'].max():.0%}, against {ref['lambda_share']:.0%} on the "
+        f"label-invariant reference, and a no-bias of {-neg:g} (ratio "
+        f"{ab.loc[neg, 'ratio']:.2f}) raises it to {ab.loc[neg, 'lambda_share']:.0%}. "
         "So how large Λ is on the paper's data, and what dropping it costs, depends on how "
         "its models answered the separate yes/no questions, which the paper does not "
         "report: the correction about Λ's size holds on converted answers whose yes/no "
