@@ -687,6 +687,8 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
                                high_open=True)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise constraint_error("seed", "an int", seed)
+    if not isinstance(inner, (bool, np.bool_)):
+        raise constraint_error("inner", "a bool", inner)
     Xa, ya = check_X_y(X, y, require_both_classes=True)
     n, m = Xa.shape
     names = [str(j) for j in range(m)] if names is None else [str(v) for v in names]

@@ -122,6 +122,8 @@ def test_inner_errors_never_look_at_the_test_part() -> None:
     s0 = (plain["split"] == 0).to_numpy()
     assert np.array_equal(moved.loc[s0, ex.INNER_COLUMN], arms.loc[s0, ex.INNER_COLUMN])
     assert not np.array_equal(moved.loc[s0, "error"], arms.loc[s0, "error"])
+    with pytest.raises(ValueError, match="inner"):
+        ex.heldout_errors(X, y, inner="yes", **kw)
     res = ex.evaluate(_tidy(n=200, m=4), ks=[1, 2], n_splits=2, inner=True)
     assert list(res.columns)[-1] == ex.INNER_COLUMN and res.attrs["provenance"]["inner"]
 
