@@ -69,6 +69,7 @@ __all__ = [
     "PAPER_AGGREGATORS",
     "EXHAUSTIVE_SELECTORS",
     "RESULT_COLUMNS",
+    "INNER_COLUMN",
     "evaluate",
     "prepare_table",
     "condition_arrays",
@@ -108,6 +109,8 @@ EXHAUSTIVE_SELECTORS: dict[str, str] = {
 #: The contract's columns (extra columns follow them).
 RESULT_COLUMNS = ["condition", "split", "selector", "aggregator", "k", "error"]
 _EXTRA_COLUMNS = ["selected", "selected_accuracy", "n_test"]
+#: The column ``inner=True`` adds: each arm's error on the inner split of the training part.
+INNER_COLUMN = "inner_error"
 #: Separator used in the ``selected`` column (model names in pick order).
 SEP = "|"
 #: Largest number of cells (over all subsets of one size, 4 count tables) the exhaustive
@@ -611,7 +614,8 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
                    aggregators: Sequence[str] = PAPER_AGGREGATORS,
                    names: Sequence[str] | None = None,
                    exhaustive: bool = False, item_ids: Any = None,
-                   n_jobs: int | None = None, protocol: Protocol | None = None) -> pd.DataFrame:
+                   n_jobs: int | None = None, protocol: Protocol | None = None,
+                   inner: bool = False) -> pd.DataFrame:
     """Held-out errors of nested selections on seeded random splits: the one evaluation loop.
 
     On each of ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed, condition,
@@ -650,12 +654,19 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     protocol : ensel.protocol.Protocol, optional
         When given, its ``n_splits``, ``test_fraction`` and ``seed`` replace the three
         arguments (whose defaults are :data:`ensel.protocol.PAPER_PROTOCOL`'s).
+    inner : bool, default=False
+        Add the column ``inner_error``: each (selector, aggregator, k)'s error when the
+        whole procedure (the picks and the aggregator) is fitted on the inner training part
+        of the split and scored on its inner held-out part (the inner split of the nested
+        best subset, seed ``seed + 1``), never looking at the test part: what a nested
+        choice of ``k`` reads (the book's claims choose each arm's best ``k`` on it).
 
     Returns
     -------
     pandas.DataFrame
         Columns ``split, selector, aggregator, k, error, selected, selected_accuracy,
-        n_test`` (``selected``: model names of the first ``k`` picks joined by ``"|"``).
+        n_test`` (``selected``: model names of the first ``k`` picks joined by ``"|"``),
+        and ``inner_error`` with ``inner=True`` (NaN on the exhaustive rows).
 
     Examples
     --------
@@ -676,6 +687,8 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
                                high_open=True)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise constraint_error("seed", "an int", seed)
+    if not isinstance(inner, (bool, np.bool_)):
+        raise constraint_error("inner", "a bool", inner)
     Xa, ya = check_X_y(X, y, require_both_classes=True)
     n, m = Xa.shape
     names = [str(j) for j in range(m)] if names is None else [str(v) for v in names]
@@ -695,39 +708,52 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
         acc = (Xtr == ytr[:, None]).mean(axis=0)
         mv_seed = _mv_seed(seed, condition, split)
         n_te = len(te)
-        for sel in selectors:
-            picks = _nested_picks(sel, Xtr, ytr, kk)
-            for k in kk:
-                cols = picks[k]
-                label = SEP.join(names[j] for j in cols)
-                sacc = float(acc[cols].mean())
-                for agg in aggregators:
-                    model = make_aggregator(agg, random_state=mv_seed).fit(Xtr[:, cols], ytr)
-                    err = float(np.mean(np.asarray(model.predict(Xte[:, cols])) != yte))
-                    rows.append((split, sel, agg, k, err, label, sacc, n_te))
-        if exhaustive:
-            tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
-            # the nested choice: the subset with the smallest MAP error on a held-out part
-            # of the training items (fitted on the rest), never looking at the test part
+
+        def scored(Xf: np.ndarray, yf: np.ndarray, Xe: np.ndarray, ye: np.ndarray
+                   ) -> dict[tuple[str, str, int], tuple[float, list[int]]]:
+            """Every arm fitted on ``(Xf, yf)`` and scored on ``(Xe, ye)``: its error and
+            picks per (selector, aggregator, k)."""
+            out = {}
+            for sel in selectors:
+                picks = _nested_picks(sel, Xf, yf, kk)
+                for k in kk:
+                    cols = picks[k]
+                    for agg in aggregators:
+                        model = make_aggregator(agg, random_state=mv_seed).fit(Xf[:, cols], yf)
+                        err = float(np.mean(np.asarray(model.predict(Xe[:, cols])) != ye))
+                        out[(sel, agg, k)] = (err, cols)
+            return out
+
+        if exhaustive or inner:
+            # the inner split of the training items (fitted on the rest, scored on it),
+            # never looking at the test part: the nested choices read it
             itr, iva = _split_from_keys(keys[tr], condition=condition, split=split,
                                         seed=seed + 1, test_fraction=test_fraction)
-            inner = exhaustive_errors(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], kk)
+        on_inner = scored(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva]) if inner else {}
+        for (sel, agg, k), (err, cols) in scored(Xtr, ytr, Xte, yte).items():
+            rows.append((split, sel, agg, k, err, SEP.join(names[j] for j in cols),
+                         float(acc[cols].mean()), n_te)
+                        + ((on_inner[(sel, agg, k)][0],) if inner else ()))
+        if exhaustive:
+            tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
+            # the nested choice: the subset with the smallest MAP error on the inner split
+            in_tabs = exhaustive_errors(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], kk)
             for k in kk:
                 t = tabs[k]
                 nested = {tuple(c): i for i, c in enumerate(t["combos"].tolist())}[
-                    tuple(inner[k]["combos"][int(np.argmin(inner[k]["error"]))].tolist())]
+                    tuple(in_tabs[k]["combos"][int(np.argmin(in_tabs[k]["error"]))].tolist())]
                 for name, r in (("exhaustive", int(np.argmin(t["error"]))),
                                 ("exhaustive_mi", int(np.argmax(t["mi"]))),
                                 ("exhaustive_nested", nested)):
                     cols = [int(j) for j in t["combos"][r]]
                     rows.append((split, name, "map", k, float(t["error"][r]),
                                  SEP.join(names[j] for j in cols), float(acc[cols].mean()),
-                                 n_te))
+                                 n_te) + ((float("nan"),) if inner else ()))
         return rows
 
     rows = [r for part in _map_in_order(one_split, range(n_splits), jobs) for r in part]
     return pd.DataFrame(rows, columns=["split", "selector", "aggregator", "k", "error",
-                                       *_EXTRA_COLUMNS])
+                                       *_EXTRA_COLUMNS, *([INNER_COLUMN] if inner else [])])
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -802,7 +828,7 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
              selectors: Sequence[str] = PAPER_SELECTORS,
              aggregators: Sequence[str] = PAPER_AGGREGATORS,
              exhaustive: bool = False, n_jobs: int | None = None,
-             protocol: Protocol | None = None) -> pd.DataFrame:
+             protocol: Protocol | None = None, inner: bool = False) -> pd.DataFrame:
     """Run the paper's protocol on a tidy responses table.
 
     For each condition and each of ``n_splits`` random splits (seeded per condition and split,
@@ -839,13 +865,17 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     protocol : ensel.protocol.Protocol, optional
         When given, its ``n_splits``, ``test_fraction`` and ``seed`` replace the three
         arguments; their defaults are :data:`ensel.protocol.PAPER_PROTOCOL`'s.
+    inner : bool, default=False
+        Add ``inner_error``, every arm's error on the inner split of each training part
+        (:func:`heldout_errors`): the nested choice of each arm's best ``k``.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``condition, split, selector, aggregator, k, error`` (the contract) then
         ``selected`` (model names in pick order joined by ``"|"``), ``selected_accuracy``
-        (mean training accuracy of those models) and ``n_test``.
+        (mean training accuracy of those models), ``n_test`` and, with ``inner=True``,
+        ``inner_error``.
 
     Raises
     ------
@@ -872,20 +902,22 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
                               n_splits=n_splits, test_fraction=test_fraction, seed=seed,
                               condition=d.condition, selectors=selectors,
                               aggregators=aggregators, names=d.models, exhaustive=exhaustive,
-                              item_ids=d.items, n_jobs=n_jobs)
+                              item_ids=d.items, n_jobs=n_jobs, inner=inner)
         parts.append(part.assign(condition=d.condition))
-    out = pd.concat(parts, ignore_index=True)[RESULT_COLUMNS + _EXTRA_COLUMNS]
+    out = pd.concat(parts, ignore_index=True)[RESULT_COLUMNS + _EXTRA_COLUMNS
+                                              + ([INNER_COLUMN] if inner else [])]
     out["condition"] = out["condition"].astype(str)
     for col in ("split", "k", "n_test"):
         out[col] = out[col].astype("int64")
-    for col in ("error", "selected_accuracy"):
+    for col in ("error", "selected_accuracy", *([INNER_COLUMN] if inner else [])):
         out[col] = out[col].astype("float64")
     for col in ("selector", "aggregator", "selected"):
         out[col] = out[col].astype(str)
     out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_splits=n_splits,
                                           test_fraction=test_fraction, seed=int(seed),
                                           selectors=selectors, aggregators=aggregators,
-                                          exhaustive=bool(exhaustive))
+                                          exhaustive=bool(exhaustive),
+                                          **({"inner": True} if inner else {}))
     return out
 
 
@@ -926,7 +958,8 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
                        selectors: Sequence[str] = PAPER_SELECTORS,
                        aggregators: Sequence[str] = PAPER_AGGREGATORS,
                        n_jobs: int | None = None,
-                       protocol: Protocol | None = None) -> pd.DataFrame:
+                       protocol: Protocol | None = None,
+                       inner: bool = False) -> pd.DataFrame:
     """The protocol of :func:`evaluate` replicated on disjoint halves of the items.
 
     For each of ``n_halvings`` seeded halvings (:func:`halvings`) the items are split into
@@ -946,7 +979,7 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
     splits_per_half : int, optional
         Random splits per condition on each half; default: enough for 4 evaluations per
         half (4 with one condition, 1 with the stand-ins' six).
-    ks, test_fraction, seed, selectors, aggregators, n_jobs
+    ks, test_fraction, seed, selectors, aggregators, n_jobs, inner
         As for :func:`evaluate` (no exhaustive scan; the halves run on the threads).
     protocol : ensel.protocol.Protocol, optional
         When given, its ``n_halvings``, ``splits_per_half``, ``test_fraction`` and ``seed``
@@ -991,12 +1024,13 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
                               test_fraction=test_fraction, seed=seed,
                               condition=f"{condition}/halving{h}{half}",
                               selectors=selectors, aggregators=aggregators,
-                              names=names, item_ids=ids[rows])
+                              names=names, item_ids=ids[rows], inner=inner)
         return part.assign(condition=str(condition), halving=h, half=half)
 
     parts = _map_in_order(one_half, tasks, jobs)
     out = pd.concat(parts, ignore_index=True)[["halving", "half", *RESULT_COLUMNS,
-                                               *_EXTRA_COLUMNS]]
+                                               *_EXTRA_COLUMNS,
+                                               *([INNER_COLUMN] if inner else [])]]
     out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_halvings=n_halvings,
                                           splits_per_half=per_half,
                                           test_fraction=test_fraction, seed=int(seed),

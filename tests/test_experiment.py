@@ -101,6 +101,33 @@ def test_nested_subset_is_chosen_without_the_test_part(results: pd.DataFrame) ->
     assert ex.EXHAUSTIVE_SELECTORS["exhaustive"].endswith("(a bound, not a selector)")
 
 
+def test_inner_errors_never_look_at_the_test_part() -> None:
+    """``inner=True`` adds every arm's error on the inner split of the training part: the
+    test errors are those of ``inner=False``, and relabelling the test items of a split
+    changes its test errors but none of its inner errors."""
+    X, y, _ = sample_equicorrelated(np.linspace(0.6, 0.8, 4), 0.3, 4, 600, random_state=3,
+                                    balanced=True)
+    kw = {"ks": [1, 2, 4], "n_splits": 2, "selectors": ["topk", "greedy_mi"],
+          "aggregators": ["map", "wmv"]}
+    plain = ex.heldout_errors(X, y, **kw)
+    inner = ex.heldout_errors(X, y, inner=True, exhaustive=True, **kw)
+    arms = inner[inner["selector"].isin(["topk", "greedy_mi"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(arms[plain.columns], plain)
+    assert arms[ex.INNER_COLUMN].between(0, 1).all()
+    assert inner.loc[inner["selector"].str.startswith("exhaustive"), ex.INNER_COLUMN].isna().all()
+    tr, te = ex.split_indices(len(y), condition="all", split=0, seed=0)
+    y2 = y.copy()
+    y2[te] = -y2[te]  # the test part of split 0, relabelled
+    moved = ex.heldout_errors(X, y2, inner=True, **kw)
+    s0 = (plain["split"] == 0).to_numpy()
+    assert np.array_equal(moved.loc[s0, ex.INNER_COLUMN], arms.loc[s0, ex.INNER_COLUMN])
+    assert not np.array_equal(moved.loc[s0, "error"], arms.loc[s0, "error"])
+    with pytest.raises(ValueError, match="inner"):
+        ex.heldout_errors(X, y, inner="yes", **kw)
+    res = ex.evaluate(_tidy(n=200, m=4), ks=[1, 2], n_splits=2, inner=True)
+    assert list(res.columns)[-1] == ex.INNER_COLUMN and res.attrs["provenance"]["inner"]
+
+
 def test_selected_are_prefixes_and_distinct(results: pd.DataFrame) -> None:
     sub = results[(results["selector"] == "greedy_mi") & (results["aggregator"] == "map")]
     for _, g in sub.groupby(["condition", "split"]):

@@ -12,8 +12,22 @@ All are scikit-learn binary classifiers (:class:`ensel._estimator.AggregatorMixi
 ``fit(X, y)`` returns ``self``, fitted attributes end in ``_``, ``predict(X)`` returns labels
 in ``{-1, +1}`` (``int8``). Answers ``X`` are ``{-1, +1}`` with ``0`` for an abstention.
 
-The registry is :data:`SPECS` (one :class:`AggregatorSpec` per name); :data:`AGGREGATORS`
-(name -> class) and :func:`make_aggregator` read it.
+Multiple-choice answers (option labels: integer codes with ``-1``, or strings with
+``None``/``NaN``/``""`` for an abstention; :mod:`ensel.aggregate._multiclass`) have their own
+aggregators, scikit-learn classifiers with the labels as ``classes_``:
+
+* ``_plurality`` -- :class:`PluralityVote` (label-free);
+* ``_weighted_plurality`` -- :class:`WeightedPluralityVote` (weights ``log((K-1) p/(1-p))``);
+* ``_pattern_map`` -- :class:`PatternBackoffMAP` (the MAP table over answer patterns backing
+  off to the weighted vote's posterior, K-ary);
+* ``_dawid_skene`` -- :class:`DawidSkene`, :class:`OneCoinDawidSkene` (EM, label-free, gold
+  anchors the items that have it);
+* ``_family_ds`` -- :class:`FamilyDawidSkene` (label-free, discounts families of models that
+  share their errors).
+
+The registry is :data:`SPECS` (one :class:`AggregatorSpec` per name) for the binary view and
+:data:`MULTICLASS_SPECS` for option labels; :data:`AGGREGATORS` / :data:`MULTICLASS_AGGREGATORS`
+(name -> class) and :func:`make_aggregator` read them.
 
     >>> type(make_aggregator("map")).__name__
     'MAPAggregator'
@@ -27,8 +41,13 @@ from typing import Any
 
 from ensel._registry import EstimatorSpec, EstimatorView
 from ensel._validation import StrOptions, validate_params
+from ensel.aggregate._dawid_skene import DawidSkene, OneCoinDawidSkene
+from ensel.aggregate._family_ds import FamilyDawidSkene
 from ensel.aggregate._paper import MajorityVote, MAPAggregator, WeightedMajorityVote
+from ensel.aggregate._pattern_map import PatternBackoffMAP
+from ensel.aggregate._plurality import PluralityVote
 from ensel.aggregate._stacking import BackoffMAP, LogisticStacking
+from ensel.aggregate._weighted_plurality import WeightedPluralityVote
 
 __all__ = [
     "AGGREGATORS",
@@ -36,10 +55,18 @@ __all__ = [
     "SPECS",
     "AggregatorSpec",
     "BackoffMAP",
+    "DawidSkene",
+    "FamilyDawidSkene",
     "LogisticStacking",
     "MAPAggregator",
+    "MULTICLASS_AGGREGATORS",
+    "MULTICLASS_SPECS",
     "MajorityVote",
+    "OneCoinDawidSkene",
+    "PatternBackoffMAP",
+    "PluralityVote",
     "WeightedMajorityVote",
+    "WeightedPluralityVote",
     "make_aggregator",
 ]
 
@@ -59,11 +86,15 @@ class AggregatorSpec(EstimatorSpec):
     in_paper : bool
         Evaluated by the paper (:data:`ensel.experiment.PAPER_AGGREGATORS`).
     seeded : bool
-        Takes ``random_state`` (majority vote's tie break); the others are deterministic.
+        Takes ``random_state`` (majority vote's tie break; Dawid-Skene's random start); the
+        others are deterministic.
+    label_free : bool
+        Fits without gold labels (``fit(X)``); gold given for some items is used.
     """
 
     in_paper: bool = False
     seeded: bool = False
+    label_free: bool = False
 
 
 #: The one registry of aggregators, name -> :class:`AggregatorSpec`, in display order.
@@ -79,23 +110,39 @@ SPECS: dict[str, AggregatorSpec] = {s.name: s for s in (
 #: name -> class, derived from :data:`SPECS` (scikit-learn style ``fit``/``predict``).
 AGGREGATORS: Mapping[str, type] = EstimatorView(SPECS)
 
+#: The aggregators of multiple-choice answers (option labels), name -> spec.
+MULTICLASS_SPECS: dict[str, AggregatorSpec] = {s.name: s for s in (
+    AggregatorSpec("plurality", PluralityVote, "PV", label_free=True),
+    AggregatorSpec("wplurality", WeightedPluralityVote, "W-PV"),
+    AggregatorSpec("pattern", PatternBackoffMAP, "pattern MAP"),
+    AggregatorSpec("ds", DawidSkene, "DS", seeded=True, label_free=True),
+    AggregatorSpec("ds1", OneCoinDawidSkene, "DS one-coin", seeded=True, label_free=True),
+    AggregatorSpec("family_ds", FamilyDawidSkene, "family DS", seeded=True, label_free=True),
+)}
+
+#: name -> class of the multiple-choice aggregators, derived from :data:`MULTICLASS_SPECS`.
+MULTICLASS_AGGREGATORS: Mapping[str, type] = EstimatorView(MULTICLASS_SPECS)
+
 #: The aggregator `ensel select` uses unless told otherwise (the paper's MAP stays available
 #: as "map"); the evidence is :data:`ensel.select.DEFAULT_REASON`.
 DEFAULT_AGGREGATOR = "backoff"
 
 
-@validate_params({"name": [StrOptions(AGGREGATORS)], "random_state": ["random_state", None]})
+@validate_params({"name": [StrOptions({**AGGREGATORS, **MULTICLASS_AGGREGATORS})],
+                  "random_state": ["random_state", None]})
 def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
-    """A fresh aggregator of :data:`AGGREGATORS` with the paper's settings.
+    """A fresh aggregator of :data:`AGGREGATORS` or :data:`MULTICLASS_AGGREGATORS` with the
+    default settings (the paper's for the binary ones).
 
-    ``random_state`` seeds the tie break of majority vote (the others are deterministic).
+    ``random_state`` seeds the tie break of majority vote and Dawid-Skene's random start
+    (the others are deterministic).
 
     Examples
     --------
     >>> type(make_aggregator("mv", random_state=0)).__name__
     'MajorityVote'
     """
-    spec = SPECS[name]
+    spec = SPECS[name] if name in SPECS else MULTICLASS_SPECS[name]
     if spec.seeded:
         return spec.estimator(random_state=random_state)
     return spec.estimator()

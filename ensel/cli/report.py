@@ -86,7 +86,7 @@ def run_command(args: Any) -> int:
     doc = json.dumps(rep.to_dict(), indent=1, default=_plain)
     write_atomic(side, lambda t: t.write_text(doc, encoding="utf-8"), force=args.force)
     write_atomic(out, lambda t: t.write_text(html, encoding="utf-8"), force=args.force)
-    r = rep.recommendation
+    r = rep.purchase or rep.recommendation  # with prices, what to buy comes first
     print(doc if args.json else r["headline"])
     print(f"held-out error {r['error']:.3f} [{r['low']:.3f}, {r['high']:.3f}]; wrote {out} "
           f"and {side.name}", file=sys.stderr)

@@ -19,6 +19,9 @@ a file path     your own tidy table, ``.csv``/``.csv.gz``/``.parquet``/``.pq``
                 (validated with :func:`ensel.data.validate_responses`)
 ==============  ===========================================================================
 
+The named datasets are declared in ``data/datasets.yml`` (:data:`DATASETS`, ``ensel datasets
+list``); a loaded table's ``attrs`` hold JSON values only, so it saves to Parquet as it is.
+
 Data folder: ``$ENSEL_DATA_DIR`` or the user cache (:func:`ensel.datasets._paths.data_dir`).
 The paper's printed tables are in :mod:`ensel.datasets.paper_tables`.
 """
@@ -28,23 +31,23 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any, cast
 
 import pandas as pd
 
-from ensel._errors import DataError, UsageError
+from ensel._errors import ConfigError, DataError, UsageError
 from ensel._files import is_table_name
 from ensel.datasets import standins as _standins
 
 __all__ = ["DATASETS", "VIEWS", "DatasetSpec", "available", "load", "model_info", "read_data",
-           "register_dataset", "unregister_dataset"]
+           "read_specs", "register_dataset", "unregister_dataset"]
 
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """What ensel knows about one named dataset: the one declaration of it.
+    """What ensel knows about one named dataset: its entry of ``data/datasets.yml``
+    (``spec_from_entry``), or a spec registered at run time.
 
     Everything that lists datasets reads :data:`DATASETS`: :func:`load` and :func:`available`
     (``ensel datasets list``), the book's per-dataset runs (:func:`ensel.book.runner.load_runs`
@@ -77,8 +80,8 @@ class DatasetSpec:
         ``"module:function"`` saying (without the network) whether the data can be read here;
         ``None``: always (generated or local data).
     profile_data : mapping or None
-        The profile (label, conversion, licence, ...) when it is not in ``data/datasets.yml``
-        (a dataset registered at run time); see ``profile``.
+        The profile (label, conversion, licence, ...): the dataset's entry of its datasets
+        file, or given by a dataset registered at run time; see ``profile``.
     """
 
     name: str
@@ -90,7 +93,7 @@ class DatasetSpec:
     family: str | None = None
     upstream: str | None = None
     available: str | None = None
-    profile_data: Mapping[str, Any] | None = field(default=None, compare=False)
+    profile_data: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def load(self, **options: Any) -> pd.DataFrame:
         """The tidy table, from ``loader`` with ``options``."""
@@ -122,46 +125,76 @@ def _resolve(target: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-@cache
 def _profile_file() -> dict[str, dict[str, Any]]:
-    """``data/datasets.yml``'s profiles, name -> profile (read once)."""
-    import yaml
+    """``data/datasets.yml``'s entries, name -> profile (read once)."""
+    from ensel.datasets._paths import declarations
 
-    from ensel.datasets._paths import package_data
-
-    with open(package_data("datasets.yml"), encoding="utf-8") as fh:
-        return dict(yaml.safe_load(fh)["datasets"])
+    return declarations()
 
 
 _DOWNLOADED = "(downloaded, SHA-256 checked)"
-_REAL_PAGES = ("realdata_card", "experiments", "mmlu_pro_modelling")
+_FIELDS = ("loader", "registry", "family", "upstream", "available")
 
 
-def _real(name: str, description: str, pages: tuple[str, ...], upstream: str, *,
-          family: bool = True) -> DatasetSpec:
-    """A downloaded real dataset whose module ``ensel.datasets.<name>`` has ``load``,
-    ``is_available`` (and ``family``) and whose registry is ``data/registry/<name>.csv``."""
-    module = f"ensel.datasets.{name}"
-    return DatasetSpec(name, "real", f"{description} {_DOWNLOADED}", f"{module}:load", pages,
-                       registry=name, family=f"{module}:family" if family else None,
-                       upstream=upstream, available=f"{module}:is_available")
+def spec_from_entry(name: str, entry: Mapping[str, Any]) -> DatasetSpec:
+    """The :class:`DatasetSpec` of one entry of a datasets file (``data/datasets.yml``; its
+    header lists the keys): a stand-in is loaded by :func:`ensel.datasets.standins.load`; a
+    real dataset with an ``upstream`` defaults to the module ``ensel.datasets.<name>``
+    (``load``, ``is_available``, ``family``) and the registry ``data/registry/<name>.csv``;
+    any of them may be given (``null``: none). The entry is also its profile."""
+    kind = entry.get("kind")
+    defaults: dict[str, Any] = {}
+    if kind == "stand-in":
+        defaults = {"loader": "ensel.datasets.standins:load"}
+    elif entry.get("upstream"):
+        module = f"ensel.datasets.{name}"
+        defaults = {"loader": f"{module}:load", "available": f"{module}:is_available",
+                    "family": f"{module}:family", "registry": name}
+    fields = {k: entry.get(k, defaults.get(k)) for k in _FIELDS}
+    extra = {"pages": tuple(map(str, entry["pages"]))} if "pages" in entry else {}
+    registry = fields["registry"]
+    description = str(entry.get("description") or "")
+    return DatasetSpec(name, str(kind), f"{description} {_DOWNLOADED}" if registry else description,
+                       str(fields["loader"] or ""), **extra, registry=registry,
+                       family=fields["family"], upstream=fields["upstream"],
+                       available=fields["available"], profile_data=dict(entry))
 
 
-#: Every named dataset, name -> :class:`DatasetSpec` (add one with :func:`register_dataset`).
-DATASETS: dict[str, DatasetSpec] = {s.name: s for s in (
-    *(DatasetSpec(name, "stand-in", desc, "ensel.datasets.standins:load")
-      for name, desc in _standins.NAMES.items()),
-    _real("mmlu_pro", "MMLU-Pro published per-question LLM outputs as binary queries",
-          ("experiments", "mmlu_pro_modelling"), "TIGER-AI-Lab/MMLU-Pro", family=False),
-    _real("mmlu_redux", "HELM's 5-shot MMLU answers of 10 models graded with the MMLU-Redux "
-          "verified gold, as binary queries", _REAL_PAGES, "aryopg/mmlu-redux"),
-    _real("llmbar", "LLMBar: 6 LLM judges x 3 prompting strategies choosing the better output, "
-          "natively binary", _REAL_PAGES, "princeton-nlp/LLMBar"),
-)}
+def read_specs(path: str | os.PathLike[str] | None = None) -> list[DatasetSpec]:
+    """The datasets declared in a datasets file (default ``data/datasets.yml``, from which
+    :data:`DATASETS` is made), in file order.
 
-# name -> (kind, description), read by the importers and the command line
-_DESCRIPTIONS: dict[str, tuple[str, str]] = {
-    name: (spec.kind, spec.description) for name, spec in DATASETS.items()}
+    Raises
+    ------
+    ConfigError
+        An entry without a description, kind or loader (the message names file and entry).
+
+    Examples
+    --------
+    >>> [s.name for s in read_specs()] == list(DATASETS)
+    True
+    """
+    from ensel.datasets._paths import declarations, package_data
+
+    specs = [spec_from_entry(n, e) for n, e in declarations(path).items()]
+    for spec in specs:
+        problem = _problem(spec)
+        if problem:
+            raise ConfigError(f"{path or package_data('datasets.yml')}: {problem}")
+    return specs
+
+
+def _problem(spec: DatasetSpec) -> str | None:
+    """What is wrong with a declaration (``None``: nothing)."""
+    if spec.kind not in ("stand-in", "real"):
+        return f"dataset {spec.name!r}: kind must be 'stand-in' or 'real', got {spec.kind!r}"
+    if not spec.description:
+        return f"dataset {spec.name!r}: needs a one-line description"
+    for what in ("loader", "family", "available"):
+        target = getattr(spec, what)
+        if (target is not None or what == "loader") and ":" not in str(target or ""):
+            return f"dataset {spec.name!r}: {what} must be 'module:function', got {target!r}"
+    return None
 
 
 def register_dataset(spec: DatasetSpec) -> DatasetSpec:
@@ -177,17 +210,21 @@ def register_dataset(spec: DatasetSpec) -> DatasetSpec:
     """
     if spec.name in DATASETS:
         raise UsageError(f"dataset {spec.name!r} is already declared")
-    if spec.kind not in ("stand-in", "real"):
-        raise UsageError(f"dataset {spec.name!r}: kind must be 'stand-in' or 'real', "
-                         f"got {spec.kind!r}")
-    for what in ("loader", "family", "available"):
-        target = getattr(spec, what)
-        if target is not None and ":" not in target:
-            raise UsageError(f"dataset {spec.name!r}: {what} must be 'module:function', "
-                             f"got {target!r}")
+    problem = _problem(spec)
+    if problem:
+        raise UsageError(problem)
     DATASETS[spec.name] = spec
     _DESCRIPTIONS[spec.name] = (spec.kind, spec.description)
     return spec
+
+
+#: Every named dataset, name -> :class:`DatasetSpec`: the entries of ``data/datasets.yml``
+#: (:func:`read_specs`), in its order; add one with :func:`register_dataset`.
+DATASETS: dict[str, DatasetSpec] = {}
+# name -> (kind, description), read by the importers and the command line
+_DESCRIPTIONS: dict[str, tuple[str, str]] = {}
+for _spec in read_specs():
+    register_dataset(_spec)
 
 
 def unregister_dataset(name: str) -> None:
