@@ -176,3 +176,30 @@ def test_option_matrix_round_trip_and_bad_codes():
 
     with pytest.raises(DataError, match="item 'q2' has a code outside -1..2"):
         replace(m, A=np.array([[3, 1, 2], [3, -1, -1]], np.int16)).to_frame()
+
+
+def test_answer_matrix_feeds_the_multiclass_aggregators():
+    """The codes (and the labels) are the input of ensel.aggregate's multi-class
+    aggregators: codes and labels give the same votes."""
+    from ensel.aggregate import DawidSkene, PluralityVote
+
+    rng = np.random.default_rng(1)
+    gold = rng.integers(0, 4, 300)
+    A = np.where(rng.random((300, 5)) < 0.7, gold[:, None], rng.integers(0, 4, (300, 5)))
+    A[rng.random((300, 5)) < 0.1] = -1
+    m = answer_matrix(_option_matrix(A, gold).to_frame())
+    assert m.A.tolist() == A.tolist()
+    codes = PluralityVote().fit(m.A, m.gold).predict(m.A)
+    labels = m.labels().to_numpy(dtype=object)
+    by_label = PluralityVote().fit(labels, [o[g] for o, g in zip(m.options, m.gold,
+                                                                 strict=True)]).predict(labels)
+    assert [m.options[i][c] for i, c in enumerate(codes)] == list(by_label)
+    assert (DawidSkene(random_state=0).fit(m.A).predict(m.A) == gold).mean() > 0.9
+
+
+def _option_matrix(A, gold):
+    from ensel.data import OptionMatrix
+
+    n, k = A.shape
+    return OptionMatrix(A.astype(np.int16), gold.astype(np.int16), [tuple("ABCD")] * n,
+                        [f"q{i}" for i in range(n)], [f"m{j}" for j in range(k)])
