@@ -40,7 +40,7 @@ from ensel._errors import ConfigError, DataError, UsageError
 from ensel._files import is_table_name
 from ensel.datasets import standins as _standins
 
-__all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "read_data",
+__all__ = ["DATASETS", "VIEWS", "DatasetSpec", "available", "load", "model_info", "read_data",
            "read_specs", "register_dataset", "unregister_dataset"]
 
 
@@ -264,8 +264,12 @@ def unknown_dataset(name: str, known: list[str] | None = None, *, files: bool = 
     return f"unknown dataset {name!r}{hint}; known: {', '.join(known)}{tail}"
 
 
+#: The views :func:`load` gives: the paper's binary queries, or the answers as they are.
+VIEWS = ("binary", "native")
+
+
 def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
-         format: str | None = None, **options: Any) -> pd.DataFrame:
+         format: str | None = None, view: str = "binary", **options: Any) -> pd.DataFrame:
     """Load a dataset as a tidy table ``item, model, condition, answer, label``.
 
     Parameters
@@ -283,6 +287,14 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
         Read the file(s) in this importer format (``"tidy"``, ``"wide"``, ``"lm-eval"``,
         ``"mmlu-pro"``; options of :func:`ensel.datasets.importers.read`). Without it a
         ``.csv``/``.parquet`` path is a tidy table and other files are detected.
+    view : {"binary", "native"}, default="binary"
+        ``"binary"`` (what the book's pages that follow the paper read): multiple-choice
+        answers as the paper's binary queries (:func:`ensel.datasets.binary.to_binary_view`;
+        the real sources' own loaders draw the same queries). ``"native"``: the answers as
+        they are, option labels with an ``options`` column per item
+        (:func:`ensel.data.is_native`): ``mmlu_pro`` and ``mmlu_redux`` give the letters,
+        ``llmbar`` the better output's number (``"1"``/``"2"``); the stand-ins and binary
+        tables are binary by nature and come back unchanged.
     **options
         Passed to the loader.
 
@@ -307,8 +319,19 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
     >>> df["model"].nunique(), df["condition"].nunique()
     (12, 6)
     """
+    from ensel._validation import check_option
+
+    check_option(view, "view", VIEWS)
     if isinstance(name, str) and name in DATASETS and format is None:
-        return DATASETS[name].load(**options)
+        spec = DATASETS[name]
+        if view == "native" and spec.kind == "real":
+            import inspect
+
+            if "view" not in inspect.signature(_resolve(spec.loader)).parameters:
+                raise UsageError(f"dataset {name!r} has no native view (its loader "
+                                 f"{spec.loader} takes no view); load it with view='binary'")
+            return spec.load(view="native", **options)
+        return spec.load(**options)  # stand-ins: binary by nature
     several = isinstance(name, (list, tuple))
     # one path unless a list or tuple (with no format, anything else fails in Path() as before)
     one = cast("str | os.PathLike[str]", name)
@@ -317,13 +340,17 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
         from ensel.datasets.importers import read
 
         paths = list(name) if isinstance(name, (list, tuple)) else name
-        return read(paths, format=format, **options)
+        return read(paths, format=format, view=view, **options)
     if _looks_like_path(one) or Path(one).exists():
         from ensel.data import read_responses
 
         df = read_responses(name, **options)
         if options.get("validate", True):
             _require_two_models(df, str(name))
+            if view == "binary":
+                from ensel.datasets.binary import to_binary_view
+
+                df = to_binary_view(df, validate=False)
         return df
     raise UsageError(unknown_dataset(str(name)))
 
@@ -355,9 +382,11 @@ def model_info(name: str) -> pd.DataFrame:
 
 
 def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = None,
-              **options: Any) -> pd.DataFrame:
+              view: str | None = None, **options: Any) -> pd.DataFrame:
     """A dataset name of :func:`load` or input file(s) (see
     :func:`ensel.datasets.importers.read`).
+
+    ``view`` as in :func:`ensel.datasets.importers.read` (a name: ``None`` is ``"binary"``).
 
     Examples
     --------
@@ -372,7 +401,7 @@ def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = N
     # '-' goes to read(), which says that standard input is not read
     if isinstance(data, str) and data != "-" and format is None and not Path(data).exists():
         if data in _DESCRIPTIONS:
-            return load(data)
+            return load(data, view=view or "binary")
         if not Path(data).suffix and "/" not in data and "\\" not in data:  # a name, no file
             raise DataError(f"{unknown_dataset(data)}; no file {data!r} exists in {Path.cwd()}")
-    return read(data, format=format, **options)
+    return read(data, format=format, view=view, **options)

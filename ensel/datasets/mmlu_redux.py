@@ -69,6 +69,7 @@ from ensel.datasets.binary import NULL_PRED, question_key, to_binary
 __all__ = [
     "CONDITION",
     "KEEP",
+    "VIEWS",
     "ReduxView",
     "binary_view",
     "convert",
@@ -84,6 +85,8 @@ NAME = "mmlu_redux"
 CONDITION = "helm-5shot"
 #: Accepted values of ``keep``.
 KEEP = ("ok", "all")
+#: Accepted values of ``view``: the paper's binary queries, or the letters as chosen.
+VIEWS = ("binary", "native")
 _HELM_RE = re.compile(r"^outputs/original_helm_combined/(?P<subject>[a-z_]+)\.csv$")
 _REDUX_RE = re.compile(r"^mmlu_redux/mmlu_(?P<subject>[a-z_]+)\.csv$")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -248,14 +251,14 @@ def _check_options(seed: object, null_pred: object, keep: object) -> None:
 
 def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0,
             null_pred: str = "abstain", keep: str = "ok",
-            condition: str = CONDITION) -> pd.DataFrame:
+            condition: str = CONDITION, view: str = "binary") -> pd.DataFrame:
     """Convert upstream files (HELM answers + MMLU-Redux annotation per subject) to the tidy table.
 
     Parameters
     ----------
     files : mapping
         ``{subject: (helm_csv_path, redux_csv_path)}`` in the upstream formats.
-    seed, null_pred, keep, condition
+    seed, null_pred, keep, condition, view
         As in :func:`load`.
 
     Returns
@@ -265,8 +268,11 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
         each step and ``attrs["options"]`` holds the options (JSON values only); the
         per-question table and the letters chosen are in :func:`convert_view`'s view.
     """
-    return convert_view(files, seed=seed, null_pred=null_pred, keep=keep,
-                        condition=condition).tidy
+    from ensel._validation import check_option
+
+    check_option(view, "view", VIEWS)
+    made = convert_view(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition)
+    return _native(made) if view == "native" else made.tidy
 
 
 def convert_view(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0,
@@ -327,8 +333,42 @@ def convert_view(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: in
         tables.predictions, dropped, options)
 
 
+def _native(view: ReduxView) -> pd.DataFrame:
+    """The letters as HELM's models chose them, one row per (question, model), from the
+    tables the binary view is made from (``view.predictions``: the letter or blank)."""
+    from ensel.data import validate_responses
+
+    pr = view.predictions
+    pool = list(dict.fromkeys(pr["model"]))
+    n_q, n_m = len(view.questions), len(pool)
+    # predictions are model-major in pool order, question_id 0..n_q-1: item-major rows
+    order = np.arange(n_q * n_m).reshape(n_m, n_q).T.ravel()
+    pred = pr["pred"].to_numpy(dtype=object)[order]
+    n_opt = pr["n_options"].to_numpy()[order]
+    inside = np.array([isinstance(p, str) and p in _LETTERS[:n] for p, n in zip(pred, n_opt,
+                                                                          strict=True)])
+    outside = np.array([isinstance(p, str) for p in pred]) & ~inside
+    df = pd.DataFrame({
+        "item": np.repeat(view.questions["name"].to_numpy(dtype=object), n_m),
+        "model": np.tile(np.asarray(pool, dtype=object), n_q),
+        "condition": view.options["condition"],
+        "answer": np.where(inside, pred, None),
+        "label": pr["gold"].to_numpy(dtype=object)[order],
+        "options": n_opt,
+        "subject": np.repeat(view.questions["subject"].to_numpy(dtype=object), n_m),
+    })
+    out = validate_responses(df)
+    out.attrs = {"dropped": dict(view.dropped), "view": "native",
+                 "outside_options": {m: int(outside.reshape(n_q, n_m)[:, j].sum())
+                                     for j, m in enumerate(pool)},
+                 "options": {k: v for k, v in view.options.items()
+                             if k not in ("seed", "null_pred")}}
+    return out
+
+
 def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
-         subjects: Sequence[str] | None = None, condition: str = CONDITION) -> pd.DataFrame:
+         subjects: Sequence[str] | None = None, condition: str = CONDITION,
+         view: str = "binary") -> pd.DataFrame:
     """HELM's MMLU answers with the MMLU-Redux gold, as the paper's binary queries.
 
     Parameters
@@ -343,6 +383,13 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
         MMLU subjects (default: all 57).
     condition : str, default="helm-5shot"
         Value of the ``condition`` column (one condition).
+    view : {"binary", "native"}, default="binary"
+        ``"native"``: the letters themselves, one row per (question, model): ``item``
+        ``<subject>/<row>``, ``answer`` the letter chosen (blank when HELM parsed none, and
+        for a letter beyond the options, counted in ``attrs["outside_options"]``), ``label``
+        the gold letter, ``options`` 4; ``seed`` and ``null_pred`` do not apply. Its
+        :func:`ensel.datasets.binary.to_binary_view` draws the same queries as the binary
+        view.
 
     Returns
     -------
@@ -356,8 +403,14 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
     ensel.datasets._fetch.DataUnavailableError
         The files are neither in the mirror/cache nor downloadable.
     """
-    view = binary_view(seed=seed, null_pred=null_pred, keep=keep, subjects=subjects,
+    from ensel._validation import check_option
+
+    check_option(view, "view", VIEWS)
+    made = binary_view(seed=seed, null_pred=null_pred, keep=keep, subjects=subjects,
                        condition=condition)
+    if view == "native":
+        return _native(made)
+    view = made
     tidy = view.tidy.copy()
     tidy.attrs = {"dropped": dict(view.dropped), "options": dict(view.options)}
     return tidy
