@@ -2,8 +2,8 @@
 
 * ``_paper`` -- the paper's rules (Appendix "Implementation Details"):
   :class:`MAPAggregator` (plug-in MAP over answer patterns, add-``alpha`` counts, ties ->
-  ``+1``), :class:`MajorityVote` (ties broken by a fair coin of the fitted seed and the
-  row's answers, so a row gets one label alone or in any batch),
+  ``+1``), :class:`MajorityVote` (``predict`` breaks ties by a fair coin of the fitted seed
+  and the row's answers, so a row gets one label alone or in any batch),
   :class:`WeightedMajorityVote` (log-odds weighted vote, Theorem E.1);
 * ``_stacking`` -- beyond the paper: :class:`LogisticStacking` (L2 logistic regression on
   the answers) and :class:`BackoffMAP` (the MAP table backing off to it for rare patterns).
@@ -11,6 +11,10 @@
 All are scikit-learn binary classifiers (:class:`ensel._estimator.AggregatorMixin`):
 ``fit(X, y)`` returns ``self``, fitted attributes end in ``_``, ``predict(X)`` returns labels
 in ``{-1, +1}`` (``int8``). Answers ``X`` are ``{-1, +1}`` with ``0`` for an abstention.
+
+Evaluations score an aggregator with :func:`heldout_error`: the share of items predicted
+wrongly, a tie (a vote sum or score of exactly 0, a posterior of exactly 1/2) counting as half
+an error -- the paper's random tie break in expectation, deterministic and without coin noise.
 
 The registry is :data:`SPECS` (one :class:`AggregatorSpec` per name); :data:`AGGREGATORS`
 (name -> class) and :func:`make_aggregator` read it.
@@ -24,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ensel._registry import EstimatorSpec, EstimatorView
 from ensel._validation import StrOptions, validate_params
@@ -40,6 +46,8 @@ __all__ = [
     "MAPAggregator",
     "MajorityVote",
     "WeightedMajorityVote",
+    "half_tie_error",
+    "heldout_error",
     "make_aggregator",
 ]
 
@@ -99,3 +107,54 @@ def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
     if spec.seeded:
         return spec.estimator(random_state=random_state)
     return spec.estimator()
+
+
+def half_tie_error(y: Any, pred: Any, ties: Any = None) -> float:
+    """Share of items predicted wrongly, a tied item counting as half an error.
+
+    The one error rule of ensel's evaluations (:data:`ensel.evidence.ERROR_RULE`): an item
+    whose prediction is a tie (``ties``) is right with probability 1/2 under the paper's
+    random tie break, so it counts 0.5 whatever label ``pred`` gave it; the others count
+    ``pred != y``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_items,)
+        Labels.
+    pred : array-like of shape (n_items,)
+        Predicted labels (any label for a tied item).
+    ties : array-like of bool of shape (n_items,), optional
+        The tied items (default: none).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> half_tie_error([1, -1, 1, 1], [1, 1, -1, 1], ties=[False, False, True, False])
+    0.375
+    """
+    wrong = (np.asarray(pred) != np.asarray(y)).astype(np.float64)
+    if ties is not None:
+        wrong[np.asarray(ties, dtype=bool)] = 0.5
+    return float(wrong.mean())
+
+
+def heldout_error(model: Any, X: Any, y: Any) -> float:
+    """Error of a fitted aggregator on answers ``X`` with labels ``y``, a tie counting half.
+
+    The error every evaluation of ensel reports (:func:`ensel.experiment.heldout_errors`,
+    the frontier, the budget baselines): :func:`half_tie_error` of ``model.predict(X)`` with
+    the rows the model cannot decide (``model._ties(X)``: a vote sum or score of exactly 0,
+    a posterior of exactly 1/2). So majority vote's coin never enters an evaluation: the
+    error is the same under every tie seed.
+
+    Examples
+    --------
+    >>> X = np.array([[1, -1], [1, 1], [-1, -1]])  # the first row is a tie
+    >>> mv = MajorityVote(random_state=0).fit(X, [1, 1, -1])
+    >>> heldout_error(mv, X, [1, 1, -1]), heldout_error(mv, X, [-1, 1, -1])
+    (0.16666666666666666, 0.16666666666666666)
+    """
+    return half_tie_error(y, model.predict(X), model._ties(X))
