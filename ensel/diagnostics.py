@@ -588,7 +588,7 @@ def heldout_curves(X: Any, y: Any, *, selectors: Sequence[str] = ("topk", "greed
     """Held-out error of nested selections on seeded train/test splits.
 
     A view of :func:`ensel.experiment.heldout_errors` (the one held-out loop: the same
-    splits, the same seeded majority-vote tie breaks as :func:`ensel.experiment.evaluate`)
+    splits and the same error, a tie counting half, as :func:`ensel.experiment.evaluate`)
     with the column indices of the picks in ``selected``.
 
     Parameters

@@ -835,7 +835,7 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     test_fraction : float, default=0.2
         Fraction of items held out, in ``(0, 1)``.
     seed : int, default=0
-        Base seed (splits and majority-vote tie breaks).
+        Base seed (splits; a tie counts as half an error, so no tie coin enters).
     selectors : sequence of str, default=("topk", "relevance", "mrmr", "greedy_mi")
         Names of :data:`ensel.select.SELECTORS` (default: the paper's four).
     aggregators : sequence of str, default=("map", "mv", "wmv")
