@@ -445,3 +445,15 @@ def test_majority_vote_spread_at_k2_comparable_to_k1_and_k3() -> None:
     np.testing.assert_allclose(tab["half spread"], sd.to_numpy(), atol=1e-15)
     assert tab.loc[2, "tied share"] > 0.1
     assert tab.loc[2, "coin spread"] > 2 * tab.loc[2, "half spread"]
+
+
+def test_heldout_errors_do_not_depend_on_which_class_is_plus_one() -> None:
+    # with ties counted half, relabelling (X, y) -> (-X, -y) changes no error; the old
+    # "tie -> +1" of MAP's unseen patterns did (it favoured whichever class was coded +1)
+    X, y, _ = sample_equicorrelated([0.8, 0.75, 0.7, 0.7, 0.65, 0.6], 0.4, 6, 400,
+                                    random_state=2)
+    kw = dict(ks=[1, 2, 4, 6], n_splits=3, selectors=["topk", "greedy_mi"],
+              aggregators=["map", "mv", "wmv"])
+    a = ex.heldout_errors(X, y, **kw)
+    b = ex.heldout_errors(-X, -y, **kw)
+    pd.testing.assert_frame_equal(a, b)
