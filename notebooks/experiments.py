@@ -226,16 +226,17 @@ plt.show()
 # **Why ties count half.** ensel once broke majority vote's ties with one seeded coin per
 # answer pattern (`ensel.aggregate.MajorityVote.predict` still does), so at $k = 2$ every
 # tie of a split -- every item where the two models disagree -- went the same way, and the
-# error jumped by the share of tied items from split to split. On this run
-# {glue:text}`tie_share2:.1%` of the test items are tied at $k = 2$; the spread over
+# error jumped by the share of tied items from split to split. On this run a share
+# {glue:text}`tie_share2:.4f` of the test items is tied at $k = 2$; the spread over
 # evaluations of Top-$k$ (MV) at $k = 2$ is {glue:text}`tie_coin_sd2:.4f` with the coin
 # and {glue:text}`tie_half_sd2:.4f` with ties counted half, against
 # {glue:text}`tie_half_sd1:.4f` and {glue:text}`tie_half_sd3:.4f` at $k = 1$ and $3$:
 
 # %%
 tie_ks = [k for k in protocol.TIE_KS if k in set(results["k"])]
-tie_errors = protocol.tie_rule_errors(experiment.condition_data(df), n_splits=n_splits,
-                                      seed=seed, ks=tie_ks)
+tie_errors = protocol.tie_rule_errors(
+    experiment.condition_data(df), n_splits=n_splits, seed=seed,
+    ks=tie_ks)
 tie_table = protocol.tie_rule_table(tie_errors)
 
 # %% tags=["hide-input"]

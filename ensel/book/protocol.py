@@ -38,6 +38,8 @@ __all__ = [
     "check_pool",
     "check_protocol",
     "TIE_SPREAD_FACTOR",
+    "TIE_MIN_EVALUATIONS",
+    "TIE_KS",
     "tie_rule_errors",
     "tie_rule_table",
     "check_tie_rule",
@@ -268,6 +270,10 @@ def check_protocol(checks: PageChecks, results: pd.DataFrame, summary: pd.DataFr
 #: Top-k (MV) at k = 2 is at most this many times the larger spread of k = 1 and k = 3.
 TIE_SPREAD_FACTOR = 2.0
 
+#: Fewest evaluations for that check: a spread of fewer values is too noisy to compare (the
+#: relative standard error of a standard deviation of n values is about 1/sqrt(2(n - 1))).
+TIE_MIN_EVALUATIONS = 10
+
 #: The budgets of the tie-rule comparison (k = 2 is the one with ties on every disagreement).
 TIE_KS = (1, 2, 3)
 
@@ -330,8 +336,9 @@ def check_tie_rule(checks: PageChecks, per_eval: pd.DataFrame, results: pd.DataF
     tab = tie_rule_table(per_eval)
     statement = ("Top-k (MV), ties counted half: spread over evaluations at k = 2 comparable "
                  f"to k = 1 and 3 (at most {TIE_SPREAD_FACTOR:g}× the larger)")
-    if not {1, 2, 3} <= set(tab.index) or int(tab["n"].min()) < 2:
-        checks.not_applicable(statement, "needs k = 1, 2, 3 and two evaluations")
+    if not {1, 2, 3} <= set(tab.index) or int(tab["n"].min()) < TIE_MIN_EVALUATIONS:
+        checks.not_applicable(statement, f"needs k = 1, 2, 3 and {TIE_MIN_EVALUATIONS} "
+                              f"evaluations (has {int(tab['n'].min())})")
         return
     sd = tab["half spread"]
     bound = TIE_SPREAD_FACTOR * max(float(sd[1]), float(sd[3]))
