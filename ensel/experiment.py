@@ -335,6 +335,14 @@ class _SmoothedMI:
         return np.maximum(h_a + self.h_y - h_j, 0.0)
 
 
+def _map_wrong(d_tr: np.ndarray, pos_te: np.ndarray, neg_te: np.ndarray) -> np.ndarray:
+    """Test errors of the MAP rule per pattern cell from the sign ``d_tr`` of the training
+    counts ``C+ - C-``: ``neg_te`` where it predicts ``+1``, ``pos_te`` where ``-1``, and half
+    of both on a tie (``d_tr == 0``), the error rule of :func:`ensel.aggregate.half_tie_error`
+    on counts."""
+    return np.where(d_tr > 0, neg_te, np.where(d_tr < 0, pos_te, 0.5 * (pos_te + neg_te)))
+
+
 def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: np.ndarray,
                         ks: Sequence[int], base: int, h_y: float, alpha: float
                         ) -> dict[int, dict[str, np.ndarray]]:
@@ -367,7 +375,7 @@ def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: 
             if c * K <= 8 * codes_tr.size:  # small alphabet: dense tables
                 dpos = np.bincount(codes_tr, weights=np.repeat(ptr, c), minlength=c * K)
                 dneg = np.bincount(codes_tr, weights=np.repeat(ntr, c), minlength=c * K)
-                predict_pos = (dpos >= dneg)[codes_te].reshape(-1, c)
+                d_tr = np.sign(dpos - dneg)[codes_te].reshape(-1, c)
                 cells = np.flatnonzero(dpos + dneg)
                 pos, neg = dpos[cells], dneg[cells]
             else:  # large alphabet: only the (subset, pattern) cells seen in training
@@ -376,8 +384,8 @@ def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: 
                 neg = np.bincount(inv, weights=np.repeat(ntr, c), minlength=len(cells))
                 at = np.minimum(np.searchsorted(cells, codes_te), len(cells) - 1)
                 seen = cells[at] == codes_te
-                predict_pos = np.where(seen, pos[at] >= neg[at], True).reshape(-1, c)
-            wrong = np.where(predict_pos, nte[:, None], pte[:, None]).sum(axis=0)
+                d_tr = np.where(seen, np.sign(pos[at] - neg[at]), 0.0).reshape(-1, c)
+            wrong = _map_wrong(d_tr, pte[:, None], nte[:, None]).sum(axis=0)
             err[start:start + c] = wrong / n_te
             # smoothed MI: seen cells explicitly, unseen cells in closed form
             sub = (cells // K).astype(np.int64)
@@ -451,8 +459,8 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
             dpos = np.bincount(ctr, weights=wpos[:ctr.size], minlength=n_cells)
             dneg = np.bincount(ctr, weights=wneg[:ctr.size], minlength=n_cells)
             cte = cell[:, n_rtr:]
-            predict_pos = (dpos >= dneg)[cte]  # unseen pattern: 0 >= 0, predicts +1
-            wrong = np.where(predict_pos, nte[None, :], pte[None, :]).sum(axis=1)
+            d_tr = np.sign(dpos - dneg)[cte]  # unseen pattern: 0, a tie
+            wrong = _map_wrong(d_tr, pte[None, :], nte[None, :]).sum(axis=1)
             err[start:stop] = wrong / n_te
             # smoothed MI: seen cells explicitly (in code order), unseen cells in closed form
             owner = np.repeat(np.arange(c, dtype=np.int64), sizes)
@@ -475,8 +483,10 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
                       ) -> dict[int, dict[str, np.ndarray]]:
     """Held-out MAP error and training smoothed MI of **every** subset of each size in ``ks``.
 
-    The MAP rule is the paper's Algorithm MAP (add-one counts per answer pattern, ties -> +1);
-    the smoothing cancels in the comparison, so the decision is ``C+ >= C-``. Patterns use the
+    The MAP rule is the paper's Algorithm MAP (add-one counts per answer pattern); the
+    smoothing cancels in the comparison, so the decision is the sign of ``C+ - C-``, and a
+    tie ``C+ = C-`` (an unseen pattern included) counts as half an error, as in every
+    evaluation (:func:`ensel.aggregate.heldout_error`). Patterns use the
     alphabet ``{-1, +1}`` (base 2) or, when any answer is an abstention ``0``, ``{-1, +1, 0}``
     (base 3), as :func:`ensel.info.pattern_codes`. The count tables of all ``C(m, k)`` subsets are
     obtained by summing one axis out of a parent's table (``2 * 3^m`` additions in all); when
@@ -548,8 +558,7 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
             table = new
         if k in want:
             pos_tr, neg_tr, pos_te, neg_te = (table[:, i, :] for i in range(4))
-            predict_pos = pos_tr >= neg_tr
-            err = np.where(predict_pos, neg_te, pos_te).sum(axis=1) / n_te
+            err = _map_wrong(np.sign(pos_tr - neg_tr), pos_te, neg_te).sum(axis=1) / n_te
             out[k] = {"combos": levels[k].combos, "error": err,
                       "mi": _smoothed_mi_rows(pos_tr, neg_tr, n_tr, h_y, alpha)}
         if not any(kk < k for kk in want):
@@ -621,8 +630,10 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     On each of ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed, condition,
     split)``) every selector picks ``max(ks)`` models on the training part once; for each
     ``k`` its first ``k`` picks are aggregated by every aggregator fitted on the training part
-    and scored on the test part. Majority-vote ties are broken with a seed drawn from the same
-    ``(seed, condition, split)``. :func:`evaluate` runs this per condition of a tidy table.
+    and scored on the test part (:func:`ensel.aggregate.heldout_error`: a tied prediction
+    counts as half an error, so majority vote's tie coin, seeded by the same ``(seed,
+    condition, split)``, never changes an error). :func:`evaluate` runs this per condition of
+    a tidy table.
 
     Parameters
     ----------
@@ -636,7 +647,7 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     test_fraction : float, default=0.2
     seed : int, default=0
     condition : hashable, default="all"
-        Enters the split and tie-break seeds.
+        Enters the split seeds.
     selectors : sequence of str, default=PAPER_SELECTORS
         Names of :data:`ensel.select.SELECTORS`.
     aggregators : sequence of str, default=PAPER_AGGREGATORS
@@ -677,7 +688,7 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     >>> errs.shape
     (24, 8)
     """
-    from ensel.aggregate import AGGREGATORS, make_aggregator
+    from ensel.aggregate import AGGREGATORS, heldout_error, make_aggregator
 
     n_splits, test_fraction, seed = _from_protocol(protocol, n_splits, test_fraction, seed)
     selectors = check_options(selectors, "selectors", list(SELECTORS))
@@ -720,7 +731,7 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
                     cols = picks[k]
                     for agg in aggregators:
                         model = make_aggregator(agg, random_state=mv_seed).fit(Xf[:, cols], yf)
-                        err = float(np.mean(np.asarray(model.predict(Xe[:, cols])) != ye))
+                        err = heldout_error(model, Xe[:, cols], ye)
                         out[(sel, agg, k)] = (err, cols)
             return out
 
@@ -850,7 +861,7 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     test_fraction : float, default=0.2
         Fraction of items held out, in ``(0, 1)``.
     seed : int, default=0
-        Base seed (splits and majority-vote tie breaks).
+        Base seed (splits; a tie counts as half an error, so no tie coin enters).
     selectors : sequence of str, default=("topk", "relevance", "mrmr", "greedy_mi")
         Names of :data:`ensel.select.SELECTORS` (default: the paper's four).
     aggregators : sequence of str, default=("map", "mv", "wmv")

@@ -258,3 +258,14 @@ def test_clone_cross_validation_and_grid_search_with_string_labels(name) -> None
         search = GridSearchCV(est, grid, cv=3).fit(As, ys)
         assert list(search.best_estimator_.classes_) == list("ABCD")
         assert set(search.predict(As)) <= set("ABCD")
+
+
+def test_heldout_error_counts_a_multiclass_tie_as_one_minus_one_over_t():
+    """The one evaluation rule serves option labels too: a tie among t options with the gold
+    among them counts 1 - 1/t of an error."""
+    from ensel.aggregate import PluralityVote, heldout_error
+
+    X = np.array([["A", "B"], ["A", "A"], ["C", "B"]], dtype=object)
+    model = PluralityVote().fit(X)
+    assert heldout_error(model, X, np.array(["A", "A", "C"], dtype=object)) == pytest.approx(
+        (0.5 + 0.0 + 0.5) / 3)

@@ -2,8 +2,8 @@
 
 * ``_paper`` -- the paper's rules (Appendix "Implementation Details"):
   :class:`MAPAggregator` (plug-in MAP over answer patterns, add-``alpha`` counts, ties ->
-  ``+1``), :class:`MajorityVote` (ties broken by a fair coin of the fitted seed and the
-  row's answers, so a row gets one label alone or in any batch),
+  ``+1``), :class:`MajorityVote` (``predict`` breaks ties by a fair coin of the fitted seed
+  and the row's answers, so a row gets one label alone or in any batch),
   :class:`WeightedMajorityVote` (log-odds weighted vote, Theorem E.1);
 * ``_stacking`` -- beyond the paper: :class:`LogisticStacking` (L2 logistic regression on
   the answers) and :class:`BackoffMAP` (the MAP table backing off to it for rare patterns).
@@ -29,6 +29,11 @@ The registry is :data:`SPECS` (one :class:`AggregatorSpec` per name) for the bin
 :data:`MULTICLASS_SPECS` for option labels; :data:`AGGREGATORS` / :data:`MULTICLASS_AGGREGATORS`
 (name -> class) and :func:`make_aggregator` read them.
 
+Evaluations score an aggregator with :func:`heldout_error`: the share of items predicted
+wrongly, a tie (a vote sum or score of exactly 0, a posterior of exactly 1/2) counting as half
+an error -- the paper's random tie break in expectation, deterministic and without coin noise.
+
+
     >>> type(make_aggregator("map")).__name__
     'MAPAggregator'
 """
@@ -39,10 +44,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ensel._registry import EstimatorSpec, EstimatorView
 from ensel._validation import StrOptions, validate_params
 from ensel.aggregate._dawid_skene import DawidSkene, OneCoinDawidSkene
 from ensel.aggregate._family_ds import FamilyDawidSkene
+from ensel.aggregate._multiclass import MulticlassAggregatorMixin
 from ensel.aggregate._paper import MajorityVote, MAPAggregator, WeightedMajorityVote
 from ensel.aggregate._pattern_map import PatternBackoffMAP
 from ensel.aggregate._plurality import PluralityVote
@@ -67,6 +75,8 @@ __all__ = [
     "PluralityVote",
     "WeightedMajorityVote",
     "WeightedPluralityVote",
+    "half_tie_error",
+    "heldout_error",
     "make_aggregator",
 ]
 
@@ -146,3 +156,59 @@ def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
     if spec.seeded:
         return spec.estimator(random_state=random_state)
     return spec.estimator()
+
+
+def half_tie_error(y: Any, pred: Any, ties: Any = None) -> float:
+    """Share of items predicted wrongly, a tied item counting as half an error.
+
+    The one error rule of ensel's evaluations (:data:`ensel.evidence.ERROR_RULE`): an item
+    whose prediction is a tie (``ties``) is right with probability 1/2 under the paper's
+    random tie break, so it counts 0.5 whatever label ``pred`` gave it; the others count
+    ``pred != y``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_items,)
+        Labels.
+    pred : array-like of shape (n_items,)
+        Predicted labels (any label for a tied item).
+    ties : array-like of bool of shape (n_items,), optional
+        The tied items (default: none).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> half_tie_error([1, -1, 1, 1], [1, 1, -1, 1], ties=[False, False, True, False])
+    0.375
+    """
+    wrong = (np.asarray(pred) != np.asarray(y)).astype(np.float64)
+    if ties is not None:
+        wrong[np.asarray(ties, dtype=bool)] = 0.5
+    return float(wrong.mean())
+
+
+def heldout_error(model: Any, X: Any, y: Any) -> float:
+    """Error of a fitted aggregator on answers ``X`` with labels ``y``, a tie counting half.
+
+    The error every evaluation of ensel reports (:func:`ensel.experiment.heldout_errors`,
+    the frontier, the budget baselines): :func:`half_tie_error` of ``model.predict(X)`` with
+    the rows the model cannot decide (``model._ties(X)``: a vote sum or score of exactly 0,
+    a posterior of exactly 1/2). So majority vote's coin never enters an evaluation: the
+    error is the same under every tie seed.
+
+    Examples
+    --------
+    >>> X = np.array([[1, -1], [1, 1], [-1, -1]])  # the first row is a tie
+    >>> mv = MajorityVote(random_state=0).fit(X, [1, 1, -1])
+    >>> heldout_error(mv, X, [1, 1, -1]), heldout_error(mv, X, [-1, 1, -1])
+    (0.16666666666666666, 0.16666666666666666)
+
+    A multiple-choice aggregator counts ``1 - 1/t`` of an error where the gold is one of ``t``
+    tied options (:meth:`~ensel.aggregate._multiclass.MulticlassAggregatorMixin.tie_error`).
+    """
+    if isinstance(model, MulticlassAggregatorMixin):  # option labels: 1 - 1/t for t tied
+        return float(np.nanmean(model.tie_error(X, y)))
+    return half_tie_error(y, model.predict(X), model._ties(X))

@@ -37,6 +37,12 @@ __all__ = [
     "show_diverse_example",
     "check_pool",
     "check_protocol",
+    "TIE_SPREAD_FACTOR",
+    "TIE_MIN_EVALUATIONS",
+    "TIE_KS",
+    "tie_rule_errors",
+    "tie_rule_table",
+    "check_tie_rule",
     "page_verdicts",
     "margin_text",
     "margins_text",
@@ -263,6 +269,85 @@ def check_protocol(checks: PageChecks, results: pd.DataFrame, summary: pd.DataFr
                    bound="= 6 × splits", ref="Sec. 6 protocol")
     checks.equal("largest budget k (the number of models, or the largest k asked for)",
                  int(results["k"].max()), k_max)
+
+
+#: The tie rule's check: with ties counted as half an error, the spread over evaluations of
+#: Top-k (MV) at k = 2 is at most this many times the larger spread of k = 1 and k = 3.
+TIE_SPREAD_FACTOR = 2.0
+
+#: Fewest evaluations for that check: a spread of fewer values is too noisy to compare (the
+#: relative standard error of a standard deviation of n values is about 1/sqrt(2(n - 1))).
+TIE_MIN_EVALUATIONS = 10
+
+#: The budgets of the tie-rule comparison (k = 2 is the one with ties on every disagreement).
+TIE_KS = (1, 2, 3)
+
+
+def tie_rule_errors(df: Any, *, n_splits: int, seed: int,
+                    test_fraction: float = PAPER_PROTOCOL.test_fraction,
+                    ks: Sequence[int] = TIE_KS) -> pd.DataFrame:
+    """Top-k (MV) on the protocol's splits under the two tie rules, per evaluation.
+
+    On the splits of :func:`ensel.experiment.evaluate` (same condition, split, seed and item
+    ids), Top-k's first ``k`` picks on the training part voted by majority vote fitted with
+    the evaluation's tie seed: ``coin`` is the error of ``predict`` (the old rule, one
+    seeded coin per answer pattern, so every tie of a split goes one way), ``half`` the
+    error of :func:`ensel.aggregate.heldout_error` (a tie counts half), which the results
+    hold. Columns ``condition, split, k, coin, half, ties`` (``ties``: share of tied test
+    items).
+    """
+    from ensel.aggregate import heldout_error, make_aggregator
+    from ensel.experiment import _mv_seed, _nested_picks, condition_data, split_indices
+
+    data = df if isinstance(df, list) else condition_data(df)
+    rows = []
+    for d in data:
+        for s in range(n_splits):
+            tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
+                                   test_fraction=test_fraction, item_ids=d.items)
+            Xtr, ytr, Xte, yte = d.X[tr], d.y[tr], d.X[te], d.y[te]
+            picks = _nested_picks("topk", Xtr, ytr, [int(k) for k in ks])
+            for k, cols in picks.items():
+                mv = make_aggregator("mv", random_state=_mv_seed(seed, d.condition, s))
+                mv.fit(Xtr[:, cols], ytr)
+                rows.append((d.condition, s, k,
+                             float(np.mean(mv.predict(Xte[:, cols]) != yte)),
+                             heldout_error(mv, Xte[:, cols], yte),
+                             float(np.mean(mv._ties(Xte[:, cols])))))
+    return pd.DataFrame(rows, columns=["condition", "split", "k", "coin", "half", "ties"])
+
+
+def tie_rule_table(per_eval: pd.DataFrame) -> pd.DataFrame:
+    """Mean and spread (std over evaluations) of :func:`tie_rule_errors` per ``k``."""
+    g = per_eval.groupby("k")
+    return pd.DataFrame({
+        "coin mean": g["coin"].mean(), "coin spread": g["coin"].std(ddof=1),
+        "half mean": g["half"].mean(), "half spread": g["half"].std(ddof=1),
+        "tied share": g["ties"].mean(), "n": g.size()})
+
+
+def check_tie_rule(checks: PageChecks, per_eval: pd.DataFrame, results: pd.DataFrame) -> None:
+    """The half-error column is what the results hold for Top-k (MV), evaluation by
+    evaluation, and with it the spread at k = 2 is at most :data:`TIE_SPREAD_FACTOR` times
+    the larger spread at k = 1 and 3."""
+    got = results[(results["selector"] == "topk") & (results["aggregator"] == "mv")
+                  & results["k"].isin(per_eval["k"].unique())]
+    both = per_eval.merge(got[["condition", "split", "k", "error"]],
+                          on=["condition", "split", "k"], how="left", validate="one_to_one")
+    checks.add("Top-k (MV) with ties counted half is the saved results' error, evaluation by "
+               "evaluation", bool(both["error"].notna().all()
+                                  and np.array_equal(both["error"], both["half"])),
+               value=len(both))
+    tab = tie_rule_table(per_eval)
+    statement = ("Top-k (MV), ties counted half: spread over evaluations at k = 2 comparable "
+                 f"to k = 1 and 3 (at most {TIE_SPREAD_FACTOR:g}× the larger)")
+    if not {1, 2, 3} <= set(tab.index) or int(tab["n"].min()) < TIE_MIN_EVALUATIONS:
+        checks.not_applicable(statement, f"needs k = 1, 2, 3 and {TIE_MIN_EVALUATIONS} "
+                              f"evaluations (has {int(tab['n'].min())})")
+        return
+    sd = tab["half spread"]
+    bound = TIE_SPREAD_FACTOR * max(float(sd[1]), float(sd[3]))
+    checks.add(statement, float(sd[2]) <= bound, value=float(sd[2]), bound=f"<= {bound:.4f}")
 
 
 def splits_for(dataset: Any, n_conditions: int, n_splits: int | None, *,
