@@ -58,8 +58,9 @@ def test_errors(m):
     h = n_items // 2
     mv = MajorityVote(random_state=seed).fit(X[:h], y[:h])
     mp = MAPAggregator().fit(X[:h], y[:h])
-    # a tie (an answer pattern unseen in training, for MAP) counts as half an error
-    return {"majority": heldout_error(mv, X[h:], y[h:]), "map": heldout_error(mp, X[h:], y[h:])}
+    # a tie (for MAP: a pattern unseen in training) counts half an error
+    return {"majority": heldout_error(mv, X[h:], y[h:]),
+            "map": heldout_error(mp, X[h:], y[h:])}
 
 
 # %%

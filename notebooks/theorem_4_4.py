@@ -386,7 +386,8 @@ X_tr, y_tr, _ = sample_equicorrelated(alpha, rho, mc_map_m, mc_n,
 X_te, y_te, _ = sample_equicorrelated(alpha, rho, mc_map_m, mc_n,
                                       random_state=rng_te)
 map_rule = MAPAggregator(alpha=1.0).fit(X_tr, y_tr)
-rows.append(["plug-in MAP", alpha, rho, mc_map_m, heldout_error(map_rule, X_te, y_te),
+simulated = heldout_error(map_rule, X_te, y_te)
+rows.append(["plug-in MAP", alpha, rho, mc_map_m, simulated,
              ensemble_error(alpha, rho, mc_map_m, rule="map")])
 
 # %%

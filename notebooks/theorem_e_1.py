@@ -343,7 +343,8 @@ X_te, y_te, _ = sample(tau_all, Sigma_s, n_sample, random_state=seed + 1)
 # %%
 exact = compare_weighted_vote_with_map(family_law(rho_sample))
 rules = {"MAP": MAPAggregator(), "log-odds vote": WeightedMajorityVote()}
-test = [heldout_error(rule.fit(X_tr, y_tr), X_te, y_te) for rule in rules.values()]
+test = [heldout_error(rule.fit(X_tr, y_tr), X_te, y_te)
+        for rule in rules.values()]
 empirical = pd.DataFrame(
     {"exact": [exact.map_error, exact.weighted_vote_error],
      "test error": test},

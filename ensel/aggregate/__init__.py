@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ensel._registry import EstimatorSpec, EstimatorView
-from ensel._validation import StrOptions, validate_params
+from ensel._validation import HasMethods, StrOptions, validate_params
 from ensel.aggregate._dawid_skene import DawidSkene, OneCoinDawidSkene
 from ensel.aggregate._family_ds import FamilyDawidSkene
 from ensel.aggregate._multiclass import MulticlassAggregatorMixin
@@ -158,6 +158,7 @@ def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
     return spec.estimator()
 
 
+@validate_params({"y": ["array-like"], "pred": ["array-like"], "ties": ["array-like", None]})
 def half_tie_error(y: Any, pred: Any, ties: Any = None) -> float:
     """Share of items predicted wrongly, a tied item counting as half an error.
 
@@ -190,6 +191,8 @@ def half_tie_error(y: Any, pred: Any, ties: Any = None) -> float:
     return float(wrong.mean())
 
 
+@validate_params({"model": [HasMethods(["predict"])], "X": ["array-like"],
+                  "y": ["array-like"]})
 def heldout_error(model: Any, X: Any, y: Any) -> float:
     """Error of a fitted aggregator on answers ``X`` with labels ``y``, a tie counting half.
 

@@ -41,6 +41,7 @@ __all__ = [
     "TIE_MIN_EVALUATIONS",
     "TIE_KS",
     "tie_rule_errors",
+    "tie_rule_sentence",
     "tie_rule_table",
     "check_tie_rule",
     "page_verdicts",
@@ -324,6 +325,30 @@ def tie_rule_table(per_eval: pd.DataFrame) -> pd.DataFrame:
         "coin mean": g["coin"].mean(), "coin spread": g["coin"].std(ddof=1),
         "half mean": g["half"].mean(), "half spread": g["half"].std(ddof=1),
         "tied share": g["ties"].mean(), "n": g.size()})
+
+
+def tie_rule_sentence(tab: pd.DataFrame) -> str:
+    """The sentence before :func:`tie_rule_table`'s table: the tied share and the spreads at
+    k = 2 against k = 1 and 3, or what the pool lacks for that comparison.
+
+    >>> tab = pd.DataFrame({"coin spread": [0.01, 0.03, 0.01], "half spread": [0.01, 0.01, 0.012],
+    ...                     "tied share": [0.0, 0.2, 0.05]}, index=[1, 2, 3])
+    >>> tie_rule_sentence(tab)[:63]
+    'On this run a share 0.2000 of the test items is tied at k = 2; '
+    >>> tie_rule_sentence(tab.loc[[1, 2]])[-41:]
+    'the pool has no k = 3 to compare it with:'
+    """
+    if 2 not in tab.index:
+        return ("With a single model there is no tie between two votes to show; the table "
+                "gives what the pool has:")
+    text = (f"On this run a share {float(tab.loc[2, 'tied share']):.4f} of the test items is "
+            f"tied at k = 2; the spread over evaluations of Top-k (MV) at k = 2 is "
+            f"{float(tab.loc[2, 'coin spread']):.4f} with the coin and "
+            f"{float(tab.loc[2, 'half spread']):.4f} with ties counted half")
+    if {1, 3} <= set(tab.index):
+        return (text + f", against {float(tab.loc[1, 'half spread']):.4f} and "
+                f"{float(tab.loc[3, 'half spread']):.4f} at k = 1 and 3:")
+    return text + "; the pool has no k = 3 to compare it with:"
 
 
 def check_tie_rule(checks: PageChecks, per_eval: pd.DataFrame, results: pd.DataFrame) -> None:
