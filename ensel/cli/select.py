@@ -215,10 +215,12 @@ def budget_candidates(usd: np.ndarray, budget: float, n_budgets: int = 6) -> np.
     """The budgets whose choices compete within ``budget``: every model price up to it (so
     each single model on the accuracy-price front is a candidate), a geometric grid from
     the cheapest price and ``budget`` itself."""
+    from ensel.costs import within
+
     c = np.asarray(usd, dtype=float)
     lo = float(c.min())
     grid = np.geomspace(lo, budget, n_budgets) if budget > lo else np.array([lo])
-    return np.unique(np.r_[c[c <= budget * (1 + 1e-12)], grid, budget])
+    return np.unique(np.r_[c[within(c, budget)], grid, budget])
 
 
 def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int | None,
