@@ -14,6 +14,7 @@ from ensel.book import results as book_results
 from ensel.copula import sample_equicorrelated
 from ensel.data import to_long
 from ensel.info import pattern_codes, smoothed_mutual_information
+from ensel.protocol import Protocol
 
 
 def _tidy(n: int = 400, m: int = 5, conditions: tuple[str, ...] = ("c1", "c2"),
@@ -251,8 +252,8 @@ def test_save_load_roundtrip(results: pd.DataFrame, tmp_path, monkeypatch) -> No
 
 def test_half_sample_errors_split_the_items_the_same_way_in_every_condition(
         tidy: pd.DataFrame) -> None:
-    opts = dict(n_halvings=3, ks=[1, 2], selectors=("topk", "greedy_mi"), aggregators=("map",))
-    reps = ex.half_sample_errors(tidy, **opts)
+    opts = dict(ks=[1, 2], selectors=("topk", "greedy_mi"), aggregators=("map",))
+    reps = ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=3), **opts)
     # 2 conditions -> 2 splits per half (at least 4 evaluations per half)
     assert set(reps.groupby(["halving", "half", "condition"])["split"].nunique()) == {2}
     for h in range(3):
@@ -261,19 +262,20 @@ def test_half_sample_errors_split_the_items_the_same_way_in_every_condition(
             sizes[(cond, half)] = int(g["n_test"].iloc[0])
         # both conditions have the same 400 items; each half holds 200 of them
         assert set(sizes.values()) == {40}
-    pd.testing.assert_frame_equal(reps, ex.half_sample_errors(tidy, **opts))
-    other = ex.half_sample_errors(tidy, **opts, seed=1)
+    pd.testing.assert_frame_equal(reps, ex.half_sample_errors(
+        tidy, protocol=Protocol(n_halvings=3), **opts))
+    other = ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=3, seed=1), **opts)
     assert not reps["error"].equals(other["error"])
     means = ex.half_sample_means(reps)
     assert list(means.index) == [(h, x) for h in range(3) for x in "AB"]
     with pytest.raises(ValueError, match="n_halvings"):
-        ex.half_sample_errors(tidy, n_halvings=1)
+        ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=1))
 
 
 def test_paired_differences_with_replicates(tidy: pd.DataFrame, results: pd.DataFrame
                                             ) -> None:
-    reps = ex.half_sample_errors(tidy, n_halvings=4, selectors=("topk", "greedy_mi"),
-                                 aggregators=("map",))
+    reps = ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=4),
+                                 selectors=("topk", "greedy_mi"), aggregators=("map",))
     plain = ex.paired_differences(results, n_boot=0)
     checked = ex.paired_differences(results, n_boot=0, replicates=reps)
     assert set(plain["interval"]) == {"corrected"}
@@ -286,8 +288,8 @@ def test_paired_differences_with_replicates(tidy: pd.DataFrame, results: pd.Data
 
 def test_save_load_replicates(tidy: pd.DataFrame, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path))
-    reps = ex.half_sample_errors(tidy, n_halvings=2, ks=[1], selectors=("topk",),
-                                 aggregators=("map",))
+    reps = ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=2), ks=[1],
+                                 selectors=("topk",), aggregators=("map",))
     path = book_results.save_results(reps, "medmcqa", kind="halves")
     assert path.name == "medmcqa.halves.parquet"
     back = book_results.load_results("medmcqa", kind="halves")
@@ -369,13 +371,13 @@ def test_row_order_never_changes_the_answer(perm_seed: int) -> None:
     df = pd.concat([df, dup], ignore_index=True)
     shuffled = df.sample(frac=1.0, random_state=np.random.RandomState(perm_seed))
     shuffled = shuffled.reset_index(drop=True)
-    opts = {"ks": [1, 2, 3], "seed": 4}
-    a = ex.evaluate(df, n_splits=2, **opts)
-    b = ex.evaluate(shuffled, n_splits=2, **opts)
+    opts = {"ks": [1, 2, 3], "protocol": Protocol(n_splits=2, n_halvings=2, seed=4)}
+    a = ex.evaluate(df, **opts)
+    b = ex.evaluate(shuffled, **opts)
     pd.testing.assert_frame_equal(a, b)
     assert a.attrs["provenance"]["input_sha256"] == b.attrs["provenance"]["input_sha256"]
-    ha = ex.half_sample_errors(df, n_halvings=2, selectors=["greedy_mi"], **opts)
-    hb = ex.half_sample_errors(shuffled, n_halvings=2, selectors=["greedy_mi"], **opts)
+    ha = ex.half_sample_errors(df, selectors=["greedy_mi"], **opts)
+    hb = ex.half_sample_errors(shuffled, selectors=["greedy_mi"], **opts)
     pd.testing.assert_frame_equal(ha, hb)
     sa = run_select(df, k=3, aggregator="mv", n_splits=2, halvings=2, seed=4)
     sb = run_select(shuffled, k=3, aggregator="mv", n_splits=2, halvings=2, seed=4)
@@ -401,13 +403,15 @@ def test_threads_give_the_same_tables() -> None:
     one = ex.evaluate(df, n_splits=4, **kw)
     pd.testing.assert_frame_equal(one, ex.evaluate(df, n_splits=4, n_jobs=2, **kw))
     pd.testing.assert_frame_equal(one, ex.evaluate(df, n_splits=4, n_jobs=-1, **kw))
-    h1 = ex.half_sample_errors(df, n_halvings=3, **kw)
-    pd.testing.assert_frame_equal(h1, ex.half_sample_errors(df, n_halvings=3, n_jobs=3, **kw))
+    three = Protocol(n_halvings=3)
+    h1 = ex.half_sample_errors(df, protocol=three, **kw)
+    pd.testing.assert_frame_equal(h1, ex.half_sample_errors(df, protocol=three, n_jobs=3, **kw))
 
 
 @pytest.mark.parametrize("n_jobs", [0, -2, 1.5, "2"])
 def test_bad_n_jobs_is_named(n_jobs) -> None:
     X, y, _ = sample_equicorrelated(0.7, 0.3, 3, 200, random_state=0)
     with pytest.raises(ValueError, match="n_jobs"):
-        ex.heldout_errors(X, y, ks=[1], n_splits=2, selectors=["topk"], aggregators=["mv"],
+        ex.heldout_errors(X, y, ks=[1], protocol=Protocol(n_splits=2), selectors=["topk"],
+                          aggregators=["mv"],
                           n_jobs=n_jobs)
