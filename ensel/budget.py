@@ -91,7 +91,7 @@ from typing import Any
 import numpy as np
 
 from ensel._validation import Interval, check_X_y, validate_params
-from ensel.costs import check_costs
+from ensel.costs import check_costs, cost_levels, within
 from ensel.protocol import PAPER_PROTOCOL
 from ensel.select._budgeted import BudgetedScoreMI, _fill
 
@@ -154,7 +154,7 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
     acc = (Xa == ya[:, None]).mean(axis=0)
     by_acc = np.lexsort((np.arange(m), -acc))
     by_price = np.lexsort((np.arange(m), -acc, c))
-    fits = by_acc[c[by_acc] <= b + 1e-12]
+    fits = by_acc[within(c[by_acc], b)]
     return {"topk_budget": _fill(by_acc, c, b, kk),
             "cheapest_first": _fill(by_price, c, b, kk),
             "best_single": [int(fits[0])]}
@@ -252,7 +252,7 @@ def cheapest_as_good(candidates: list[dict[str, Any]], *, margin: float = EQUIVA
     if not candidates:
         raise ValueError("cheapest_as_good: no candidate")
     mean = [float(np.mean(c["errors"])) for c in candidates]
-    cost = [float(f"{float(c['cost']):.10g}") for c in candidates]  # no float-noise savings
+    cost = cost_levels([c["cost"] for c in candidates])  # no float-noise savings
     best = min(range(len(candidates)), key=lambda i: (round(mean[i], 12), cost[i], i))
     tests = [as_good(c["errors"], candidates[best]["errors"], margin=margin,
                      test_fraction=test_fraction) for c in candidates]
@@ -294,10 +294,12 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
                         seed: int = 0) -> Any:
     """Held-out error of every model alone whose price is within ``budget``, on the splits
     of :func:`ensel.frontier.frontier_errors` (same seeds, same aggregator), as its rows:
-    method ``"single"``, ``budget`` and ``cost`` the model's price."""
+    method ``"single"``, ``budget`` and ``cost`` the model's price.
+
+    :func:`ensel.frontier.frontier_errors` with ``singles=budget`` gives the same rows from
+    the fits of its own splits (its best single model reuses them)."""
     import pandas as pd
 
-    from ensel.aggregate import heldout_error, make_aggregator
     from ensel.experiment import _mv_seed, split_indices
 
     c = np.asarray(usd, dtype=float)
@@ -306,18 +308,38 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
         for s in range(n_splits):
             tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
                                    test_fraction=test_fraction, item_ids=d.items)
-            mv = _mv_seed(seed, d.condition, s)
-            affordable = np.flatnonzero(c <= float(budget) * (1 + 1e-12))
-            # the affordable columns of the split, taken once (not a full copy per model)
-            x_tr, x_te = d.X[np.ix_(tr, affordable)], d.X[np.ix_(te, affordable)]
-            y_tr, y_te = d.y[tr], d.y[te]
-            for col, j in enumerate(affordable):
-                agg = make_aggregator(aggregator, random_state=mv).fit(x_tr[:, [col]], y_tr)
-                err = heldout_error(agg, x_te[:, [col]], y_te)
-                rows.append((d.condition, s, "single", float(c[j]), err, float(c[j]), 1,
-                             d.models[j], len(te)))
+            rows += single_rows(d, s, (d.X[tr], d.y[tr], d.X[te], d.y[te]), c, budget,
+                                aggregator, _mv_seed(seed, d.condition, s), list(d.models), {})
     return pd.DataFrame(rows, columns=["condition", "split", "method", "budget", "error",
                                        "cost", "n_models", "selected", "n_test"])
+
+
+def subset_error(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str,
+                 random_state: int) -> float:
+    """Held-out error of ``aggregator`` on the columns ``cols``: fitted on the training part
+    of ``split`` (``X_train, y_train, X_test, y_test``), scored on its test part."""
+    from ensel.aggregate import heldout_error, make_aggregator
+
+    Xtr, ytr, Xte, yte = split
+    agg = make_aggregator(aggregator, random_state=random_state).fit(Xtr[:, cols], ytr)
+    return heldout_error(agg, Xte[:, cols], yte)
+
+
+def single_rows(d: Any, s: int, split: tuple[np.ndarray, ...], c: np.ndarray, budget: float,
+                aggregator: str, random_state: int, names: list[str],
+                found: dict[tuple[int, ...], float]) -> list[tuple[Any, ...]]:
+    """The rows of :func:`single_model_errors` of one condition ``d`` and split ``s``; each
+    model's error is taken from ``found`` (keyed by its one-column subset) or computed by
+    :func:`subset_error` and kept there, so that a frontier's fits of the same subset on the
+    same split are made once."""
+    rows = []
+    for j in np.flatnonzero(within(c, budget)):
+        key = (int(j),)
+        if key not in found:
+            found[key] = subset_error(split, [int(j)], aggregator, random_state)
+        rows.append((d.condition, s, "single", float(c[j]), found[key], float(c[j]), 1,
+                     names[j], len(split[3])))
+    return rows
 
 
 @validate_params({"results": "no_validation", "budgets": ["array-like", None], "margin": [_UNIT],
@@ -383,7 +405,7 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
                       "in_splits": int((sets == top).sum()), "n_evaluations": int(len(e))})
     out = []
     for b in asked:
-        idx = [i for i, cd in enumerate(cands) if cd["at_budget"] <= b * (1 + 1e-9)]
+        idx = [i for i, cd in enumerate(cands) if within(cd["at_budget"], b)]
         if not idx:
             continue
         sub = [cands[i] for i in idx]

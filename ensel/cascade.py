@@ -215,7 +215,7 @@ class Cascade(AggregatorMixin):
     def fit(self, X: Any, y: Any) -> Cascade:
         """Learn the order, fit the prefix aggregators and tune the threshold."""
         from ensel._validation import check_int
-        from ensel.costs import check_budget, check_costs
+        from ensel.costs import check_budget, check_costs, within
         from ensel.select._budgeted import _Gains, _greedy
 
         check_posterior_aggregator(self.aggregator)  # before any work: mv has no posterior
@@ -255,8 +255,8 @@ class Cascade(AggregatorMixin):
             order, _ = _greedy(_Gains(Xa, ya, 16), c, np.inf, min(max_models, m),
                                per_dollar=True)
             run = np.cumsum(c[order])
-            order = order[: max(1, int(np.searchsorted(run, budget + 1e-12, side="right")))]
-            if c[order[0]] > budget + 1e-12:  # the first pick alone is over budget
+            order = order[: max(1, int(np.sum(within(run, budget))))]
+            if not within(c[order[0]], budget):  # the first pick alone is over budget
                 order = [int(np.flatnonzero(c == c.min())[0])]
         self.order_ = [int(j) for j in order]
         self.costs_ = c
@@ -301,7 +301,8 @@ class Cascade(AggregatorMixin):
                 Xf, yf, Xt = parts
                 agg = make_aggregator(self.aggregator, random_state=0).fit(
                     np.ascontiguousarray(Xf[:, : t + 1]), yf)
-                return agg.predict_proba(np.ascontiguousarray(Xt[:, : t + 1]))[:, 1]
+                # the column alone (not a view keeping both): the shared cache holds it
+                return agg.predict_proba(np.ascontiguousarray(Xt[:, : t + 1]))[:, 1].copy()
 
             for t in range(T):
                 cols = self.order_[: t + 1]
@@ -321,9 +322,11 @@ class Cascade(AggregatorMixin):
         return self._choose(table), table
 
     def _choose(self, table: dict[float, tuple[float, float]]) -> float:
+        from ensel.costs import within
+
         items = sorted(table.items(), key=lambda kv: (kv[1][1], kv[1][0]))  # error, cost
         if self.target_cost is not None:
-            ok = [kv for kv in items if kv[1][0] <= float(self.target_cost) + 1e-12]
+            ok = [kv for kv in items if within(kv[1][0], float(self.target_cost))]
             best = ok[0] if ok else min(table.items(), key=lambda kv: (kv[1][0], kv[1][1]))
         elif self.target_error is not None:
             target = (table[1.0][1] if isinstance(self.target_error, str)

@@ -57,7 +57,8 @@ import pandas as pd
 from ensel._errors import EnselError
 
 __all__ = ["PriceError", "Prices", "read_prices", "prices_from_tidy", "prices_from_store",
-           "shipped_prices", "check_budget", "check_costs", "SHIPPED_PRICES"]
+           "shipped_prices", "check_budget", "check_costs", "SHIPPED_PRICES", "COST_RTOL",
+           "within", "cost_levels"]
 
 #: The shipped price table, as package data (``data/prices.csv`` in a checkout).
 SHIPPED_PRICES = "prices.csv"
@@ -448,7 +449,44 @@ def check_budget(budget: Any, usd: np.ndarray, *, name: str = "budget") -> float
         raise PriceError(f"{name} must be a positive finite number of dollars per query; "
                          f"got {budget!r}")
     cheapest = float(np.min(usd))
-    if b < cheapest * (1 - 1e-12):
+    if not within(cheapest, b):
         raise PriceError(f"{name} {b:.6g} USD per query is below the cheapest model's price "
                          f"({cheapest:.6g} USD per query): no model fits")
     return b
+
+
+#: Relative tolerance of every comparison of dollars: a sum of prices added in another
+#: order differs in its last bits, never by this much, so no choice is cheaper or over a
+#: budget by float noise.
+COST_RTOL = 1e-12
+
+
+def within(cost: Any, budget: Any) -> Any:
+    """Whether ``cost`` (dollars per query; a number or an array) is within ``budget`` up
+    to float noise (:data:`COST_RTOL`): a bool, or an array of them.
+
+    Examples
+    --------
+    >>> within(0.1 + 0.2, 0.3), within(0.30001, 0.3)
+    (True, False)
+    """
+    out = np.asarray(cost, dtype=float) <= np.asarray(budget, dtype=float) * (1 + COST_RTOL)
+    return bool(out) if out.ndim == 0 else out
+
+
+def cost_levels(costs: Any) -> list[float]:
+    """Each cost as the cheapest of the costs equal to it up to float noise (:func:`within`,
+    in ascending order), so that ordering choices by cost never turns on the last bits.
+
+    Examples
+    --------
+    >>> cost_levels([0.3, 0.1 + 0.2, 0.2])
+    [0.3, 0.3, 0.2]
+    """
+    c = np.asarray(costs, dtype=float).ravel()
+    level = c.copy()
+    order = np.argsort(c, kind="stable")
+    for prev, i in zip(order[:-1], order[1:], strict=True):
+        if within(c[i], level[prev]):
+            level[i] = level[prev]
+    return [float(v) for v in level]

@@ -613,9 +613,12 @@ def heldout_curves(X: Any, y: Any, *, selectors: Sequence[str] = ("topk", "greed
         ``'|'``-joined column indices of the first ``k`` picks).
     """
     Xa, ya = check_X_y(X, y, require_both_classes=True)
-    errs = heldout_errors(Xa, ya, ks=ks, n_splits=n_splits, test_fraction=test_fraction,
-                          seed=seed, condition=condition, selectors=selectors,
-                          aggregators=aggregators)
+    from ensel.protocol import Protocol
+
+    errs = heldout_errors(Xa, ya, ks=ks, protocol=Protocol(n_splits=n_splits,
+                                                           test_fraction=test_fraction,
+                                                           seed=seed),
+                          condition=condition, selectors=selectors, aggregators=aggregators)
     return errs[["split", "selector", "aggregator", "k", "error", "selected"]]
 
 

@@ -269,14 +269,16 @@ def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: 
     """One-SE choice of k from ``INNER_SPLITS`` inner splits of each condition's items
     (``rows``: the training rows of an outer split, per condition)."""
     from ensel.experiment import heldout_errors, one_se_k
+    from ensel.protocol import Protocol
 
+    inner = Protocol(n_splits=INNER_SPLITS, test_fraction=test_fraction, seed=seed)
     parts = []
     for d in data:
         r = slice(None) if rows is None else rows[d.condition]
         ex = method == "exhaustive"
         e = heldout_errors(
-            d.X[r], d.y[r], ks=range(1, max_k + 1), n_splits=INNER_SPLITS,
-            test_fraction=test_fraction, seed=seed, condition=f"{d.condition}/{key}",
+            d.X[r], d.y[r], ks=range(1, max_k + 1), protocol=inner,
+            condition=f"{d.condition}/{key}",
             selectors=["topk"] if ex else [method], aggregators=[aggregator],
             item_ids=d.items[r], exhaustive=ex, n_jobs=n_jobs)
         parts.append(e[e["selector"] == ("exhaustive_mi" if ex else method)])
@@ -481,11 +483,13 @@ def _replicates(data: list[Any], method: str, kk: int, halvings: int,
     """The half-sample replicates of :func:`select_evidence` (with ``k="auto"``, also
     labelled ``auto`` and ``topk_auto`` as the procedure's errors are)."""
     from ensel.experiment import half_sample_errors
+    from ensel.protocol import Protocol
 
-    reps = half_sample_errors(data, n_halvings=halvings, ks=sorted({1, kk}),
-                              splits_per_half=splits_per_half,
+    halved = Protocol(n_halvings=halvings, splits_per_half=splits_per_half,
+                      test_fraction=opts["test_fraction"], seed=opts["seed"])
+    reps = half_sample_errors(data, protocol=halved, ks=sorted({1, kk}),
                               selectors=["topk"] if method == "topk" else [method, "topk"],
-                              **opts)
+                              aggregators=opts["aggregators"], n_jobs=opts["n_jobs"])
     if auto:
         reps = pd.concat([reps, reps[reps["selector"] == method].assign(selector="auto"),
                           reps[reps["selector"] == "topk"].assign(selector="topk_auto")],

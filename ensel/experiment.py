@@ -590,15 +590,12 @@ def _map_in_order(func: Callable[[Any], Any], tasks: Sequence[Any], n_jobs: int)
         return list(pool.map(func, tasks))
 
 
-def _from_protocol(protocol: Protocol | None, n_splits: int, test_fraction: float,
-                   seed: int) -> tuple[int, float, int]:
-    """``(n_splits, test_fraction, seed)`` of ``protocol`` when given, else the arguments."""
-    if protocol is None:
-        return n_splits, test_fraction, check_int(seed, "seed", low=0)
+def _check_protocol(protocol: Any) -> Protocol:
+    """``protocol`` if it is an :class:`ensel.protocol.Protocol` (else a clear error)."""
     if not isinstance(protocol, Protocol):
-        raise constraint_error("protocol", "an ensel.protocol.Protocol or None",
+        raise constraint_error("protocol", "an ensel.protocol.Protocol",
                                Shown(type(protocol).__name__))
-    return protocol.n_splits, protocol.test_fraction, protocol.seed
+    return protocol
 
 
 def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray,
@@ -616,24 +613,21 @@ def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray,
 
 
 def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
-                   n_splits: int = PAPER_PROTOCOL.n_splits,
-                   test_fraction: float = PAPER_PROTOCOL.test_fraction,
-                   seed: int = PAPER_PROTOCOL.seed, condition: Any = "all",
+                   protocol: Protocol = PAPER_PROTOCOL, condition: Any = "all",
                    selectors: Sequence[str] = PAPER_SELECTORS,
                    aggregators: Sequence[str] = PAPER_AGGREGATORS,
                    names: Sequence[str] | None = None,
                    exhaustive: bool = False, item_ids: Any = None,
-                   n_jobs: int | None = None, protocol: Protocol | None = None,
-                   inner: bool = False) -> pd.DataFrame:
+                   n_jobs: int | None = None, inner: bool = False) -> pd.DataFrame:
     """Held-out errors of nested selections on seeded random splits: the one evaluation loop.
 
-    On each of ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed, condition,
-    split)``) every selector picks ``max(ks)`` models on the training part once; for each
-    ``k`` its first ``k`` picks are aggregated by every aggregator fitted on the training part
-    and scored on the test part (:func:`ensel.aggregate.heldout_error`: a tied prediction
-    counts as half an error, so majority vote's tie coin, seeded by the same ``(seed,
-    condition, split)``, never changes an error). :func:`evaluate` runs this per condition of
-    a tidy table.
+    On each of the protocol's ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed,
+    condition, split)``) every selector picks ``max(ks)`` models on the training part once;
+    for each ``k`` its first ``k`` picks are aggregated by every aggregator fitted on the
+    training part and scored on the test part (:func:`ensel.aggregate.heldout_error`: a tied
+    prediction counts as half an error, so majority vote's tie coin, seeded by the same
+    ``(seed, condition, split)``, never changes an error). :func:`evaluate` runs this per
+    condition of a tidy table.
 
     Parameters
     ----------
@@ -643,9 +637,8 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
         Labels in ``{-1, +1}``; both classes must be present.
     ks : iterable of int, optional
         Budgets, each in ``[1, n_models]`` (default: all).
-    n_splits : int, default=5
-    test_fraction : float, default=0.2
-    seed : int, default=0
+    protocol : ensel.protocol.Protocol, default=PAPER_PROTOCOL
+        Its ``n_splits``, ``test_fraction`` and ``seed`` (5 random 80/20 splits, seed 0).
     condition : hashable, default="all"
         Enters the split seeds.
     selectors : sequence of str, default=PAPER_SELECTORS
@@ -662,9 +655,6 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     n_jobs : int, optional
         Splits run on this many threads (``None``: 1, ``-1``: one per core); the output is
         the same whatever ``n_jobs``.
-    protocol : ensel.protocol.Protocol, optional
-        When given, its ``n_splits``, ``test_fraction`` and ``seed`` replace the three
-        arguments (whose defaults are :data:`ensel.protocol.PAPER_PROTOCOL`'s).
     inner : bool, default=False
         Add the column ``inner_error``: each (selector, aggregator, k)'s error when the
         whole procedure (the picks and the aggregator) is fitted on the inner training part
@@ -684,20 +674,18 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     >>> import numpy as np
     >>> from ensel.copula import sample_equicorrelated
     >>> X, y, _ = sample_equicorrelated(0.7, 0.3, 4, 2000, random_state=0)
-    >>> errs = heldout_errors(X, y, ks=[1, 3], n_splits=2, selectors=["topk", "greedy_mi"])
+    >>> from ensel.protocol import Protocol
+    >>> errs = heldout_errors(X, y, ks=[1, 3], protocol=Protocol(n_splits=2),
+    ...                       selectors=["topk", "greedy_mi"])
     >>> errs.shape
     (24, 8)
     """
     from ensel.aggregate import AGGREGATORS, heldout_error, make_aggregator
 
-    n_splits, test_fraction, seed = _from_protocol(protocol, n_splits, test_fraction, seed)
+    pr = _check_protocol(protocol)  # a Protocol checked its numbers when made
+    n_splits, test_fraction, seed = pr.n_splits, pr.test_fraction, pr.seed
     selectors = check_options(selectors, "selectors", list(SELECTORS))
     aggregators = check_options(aggregators, "aggregators", list(AGGREGATORS))
-    n_splits = check_int(n_splits, "n_splits", low=1)
-    test_fraction = check_real(test_fraction, "test_fraction", low=0, high=1, low_open=True,
-                               high_open=True)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise constraint_error("seed", "an int", seed)
     if not isinstance(inner, (bool, np.bool_)):
         raise constraint_error("inner", "a bool", inner)
     Xa, ya = check_X_y(X, y, require_both_classes=True)
@@ -874,8 +862,10 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
         Threads for the splits (:func:`heldout_errors`); the output is the same whatever
         ``n_jobs``.
     protocol : ensel.protocol.Protocol, optional
-        When given, its ``n_splits``, ``test_fraction`` and ``seed`` replace the three
-        arguments; their defaults are :data:`ensel.protocol.PAPER_PROTOCOL`'s.
+        The protocol, as every other function of the library takes it. ``n_splits``,
+        ``test_fraction`` and ``seed`` are the public contract's spelling of the same three
+        numbers (:data:`ensel.protocol.PAPER_PROTOCOL`'s defaults), converted here to a
+        protocol; give one or the other, not both.
     inner : bool, default=False
         Add ``inner_error``, every arm's error on the inner split of each training part
         (:func:`heldout_errors`): the nested choice of each arm's best ``k``.
@@ -904,14 +894,25 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     >>> len(res)
     288
     """
-    n_splits, test_fraction, seed = _from_protocol(protocol, n_splits, test_fraction, seed)
+    loose = {"n_splits": n_splits, "test_fraction": test_fraction, "seed": seed}
+    if protocol is None:  # the contract's loose numbers, as a protocol
+        protocol = Protocol(n_splits=check_int(n_splits, "n_splits", low=1),
+                            test_fraction=check_real(test_fraction, "test_fraction", low=0,
+                                                     high=1, low_open=True, high_open=True),
+                            seed=check_int(seed, "seed", low=0))
+    else:
+        given = [k for k, v in loose.items() if v != getattr(PAPER_PROTOCOL, k)]
+        if given:
+            raise UsageError(f"evaluate: give protocol= or {', '.join(given)}, not both "
+                             "(the protocol holds them)")
+    pr = _check_protocol(protocol)
+    n_splits, test_fraction, seed = pr.n_splits, pr.test_fraction, pr.seed
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     data, prov = _as_data(df)
     parts = []
     for d in data:
         part = heldout_errors(d.X, d.y, ks=_check_ks(ks_in, d.X.shape[1], d.condition),
-                              n_splits=n_splits, test_fraction=test_fraction, seed=seed,
-                              condition=d.condition, selectors=selectors,
+                              protocol=pr, condition=d.condition, selectors=selectors,
                               aggregators=aggregators, names=d.models, exhaustive=exhaustive,
                               item_ids=d.items, n_jobs=n_jobs, inner=inner)
         parts.append(part.assign(condition=d.condition))
@@ -961,40 +962,32 @@ def halvings(item_ids: Sequence[Any], n_halvings: int, *,
 
 
 def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
-                       n_halvings: int = PAPER_PROTOCOL.n_halvings,
-                       splits_per_half: int | None = PAPER_PROTOCOL.splits_per_half,
                        ks: Iterable[int] | None = None,
-                       test_fraction: float = PAPER_PROTOCOL.test_fraction,
-                       seed: int = PAPER_PROTOCOL.seed,
+                       protocol: Protocol = PAPER_PROTOCOL,
                        selectors: Sequence[str] = PAPER_SELECTORS,
                        aggregators: Sequence[str] = PAPER_AGGREGATORS,
-                       n_jobs: int | None = None,
-                       protocol: Protocol | None = None,
-                       inner: bool = False) -> pd.DataFrame:
+                       n_jobs: int | None = None, inner: bool = False) -> pd.DataFrame:
     """The protocol of :func:`evaluate` replicated on disjoint halves of the items.
 
-    For each of ``n_halvings`` seeded halvings (:func:`halvings`) the items are split into
-    two halves ``"A"`` and ``"B"`` (the same item falls in the same half in every condition,
-    as the conditions answer the same items), and :func:`heldout_errors` runs on each half of
-    each condition with ``splits_per_half`` random splits. The two halves are independent data
-    sets: how much their results differ measures the data-set-to-data-set variance of the
-    evaluation, which the corrected interval only assumes
+    For each of the protocol's ``n_halvings`` seeded halvings (:func:`halvings`) the items are
+    split into two halves ``"A"`` and ``"B"`` (the same item falls in the same half in every
+    condition, as the conditions answer the same items), and :func:`heldout_errors` runs on each
+    half of each condition with the protocol's ``splits_per_half`` random splits. The two halves
+    are independent data sets: how much their results differ measures the data-set-to-data-set
+    variance of the evaluation, which the corrected interval only assumes
     (:func:`ensel.stats.paired_interval`, ``halves=``; :func:`half_sample_means`).
 
     Parameters
     ----------
     df : pandas.DataFrame
         Tidy responses, as for :func:`evaluate`.
-    n_halvings : int, default=10
-        Number of halvings ``M`` (the interval then has ``M - 1`` degrees of freedom).
-    splits_per_half : int, optional
-        Random splits per condition on each half; default: enough for 4 evaluations per
-        half (4 with one condition, 1 with the stand-ins' six).
-    ks, test_fraction, seed, selectors, aggregators, n_jobs, inner
+    ks, selectors, aggregators, n_jobs, inner
         As for :func:`evaluate` (no exhaustive scan; the halves run on the threads).
-    protocol : ensel.protocol.Protocol, optional
-        When given, its ``n_halvings``, ``splits_per_half``, ``test_fraction`` and ``seed``
-        replace those arguments.
+    protocol : ensel.protocol.Protocol, default=PAPER_PROTOCOL
+        Its ``n_halvings`` (``M``, at least 2: the interval then has ``M - 1`` degrees of
+        freedom), ``splits_per_half`` (random splits per condition on each half; ``None``:
+        enough for 4 evaluations per half, 4 with one condition, 1 with the stand-ins'
+        six), ``test_fraction`` and ``seed``.
 
     Returns
     -------
@@ -1006,16 +999,15 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
     --------
     >>> from ensel.datasets import load
     >>> df = load("medmcqa", n_items=400, cache=False)
-    >>> reps = half_sample_errors(df, n_halvings=2, ks=[1, 3], selectors=["topk"],
-    ...                           aggregators=["map"])
+    >>> from ensel.protocol import Protocol
+    >>> reps = half_sample_errors(df, protocol=Protocol(n_halvings=2), ks=[1, 3],
+    ...                           selectors=["topk"], aggregators=["map"])
     >>> reps.groupby(["halving", "half"]).size().tolist()  # 6 conditions x 1 split x 2 k
     [12, 12, 12, 12]
     """
-    if protocol is not None:
-        _, test_fraction, seed = _from_protocol(protocol, 0, test_fraction, seed)
-        n_halvings, splits_per_half = protocol.n_halvings, protocol.splits_per_half
-    seed = check_int(seed, "seed", low=0)
-    n_halvings = check_int(n_halvings, "n_halvings", low=2)
+    pr = _check_protocol(protocol)
+    seed, splits_per_half, test_fraction = pr.seed, pr.splits_per_half, pr.test_fraction
+    n_halvings = check_int(pr.n_halvings, "n_halvings", low=2)
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     data, prov = _as_data(df)
     per_half = (half_splits(len(data)) if splits_per_half is None
@@ -1031,8 +1023,7 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
 
     def one_half(task: tuple[Any, ...]) -> pd.DataFrame:
         h, (condition, X, y, names, ids, kk), half, rows = task
-        part = heldout_errors(X[rows], y[rows], ks=kk, n_splits=per_half,
-                              test_fraction=test_fraction, seed=seed,
+        part = heldout_errors(X[rows], y[rows], ks=kk, protocol=pr.replace(n_splits=per_half),
                               condition=f"{condition}/halving{h}{half}",
                               selectors=selectors, aggregators=aggregators,
                               names=names, item_ids=ids[rows], inner=inner)

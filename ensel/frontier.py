@@ -95,6 +95,7 @@ import pandas as pd
 from ensel._errors import UsageError
 from ensel._validation import Interval, validate_params
 from ensel.budget import mean_interval as _interval
+from ensel.costs import within
 from ensel.protocol import PAPER_PROTOCOL
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
@@ -155,13 +156,13 @@ def _majority_error(ytr: np.ndarray, yte: np.ndarray) -> float:
                   "n_splits": [Interval(Integral, 1, None)],
                   "test_fraction": "no_validation", "seed": [Interval(Integral, 0, None)],
                   "max_models": [Interval(Integral, 1, None)], "names": ["sequence", None],
-                  "n_jobs": "no_validation"})
+                  "n_jobs": "no_validation", "singles": [Real, None]})
 def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                     methods: Sequence[str] = METHODS, aggregator: str = "backoff",
                     n_splits: int = PAPER_PROTOCOL.n_splits,
                     test_fraction: float = PAPER_PROTOCOL.test_fraction, seed: int = 0,
                     max_models: int = 20, names: Sequence[str] | None = None,
-                    n_jobs: int | None = None) -> pd.DataFrame:
+                    n_jobs: int | None = None, singles: float | None = None) -> pd.DataFrame:
     """Held-out error and cost per query of each method at each budget, per split.
 
     Parameters
@@ -183,6 +184,11 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     n_jobs : int, optional
         Threads over the (condition, split) evaluations (``-1``: one per core); the rows
         are the same whatever ``n_jobs``.
+    singles : float, optional
+        Also every model alone whose price is within ``singles`` dollars per query, as the
+        rows of :func:`ensel.budget.single_model_errors` (method ``"single"``: the buy
+        list's candidates, :func:`frontier_summary`); the best single model and every
+        one-model subset reuse these fits (one fit per model and split).
 
     Returns
     -------
@@ -190,8 +196,8 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         Columns ``condition, split, method, budget, error, cost, n_models, selected,
         n_test``; method ``"none"`` (budget 0) is the zero-cost majority-class guess.
     """
-    from ensel.aggregate import half_tie_error, heldout_error, make_aggregator
-    from ensel.budget import BudgetedScoreMI, budget_baselines
+    from ensel.aggregate import half_tie_error
+    from ensel.budget import BudgetedScoreMI, budget_baselines, single_rows, subset_error
     from ensel.cascade import Cascade
     from ensel.costs import check_budget, check_costs
     from ensel.experiment import _jobs, _map_in_order, _mv_seed, split_indices
@@ -220,17 +226,24 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         n_te = len(te)
         rows: list[tuple[Any, ...]] = [(d.condition, s, "none", 0.0,
                                         _majority_error(ytr, yte), 0.0, 0, "", n_te)]
+        # held-out error of each subset fitted on this split, by its sorted columns
+        cache: dict[tuple[int, ...], float] = {}
+        if singles is not None:
+            rows += single_rows(d, s, (Xtr, ytr, Xte, yte), c, singles, aggregator, mv,
+                                model_names, cache)
         with shared_fits(Xtr, ytr):  # the budgets' fits share their greedy and prefix fits
-            rows += budgets_of_split(d, s, Xtr, ytr, Xte, yte, mv, n_te, model_names)
+            rows += budgets_of_split(d, s, Xtr, ytr, Xte, yte, mv, n_te, model_names, cache)
         return rows
 
     def budgets_of_split(d: Any, s: int, Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray,
-                         yte: np.ndarray, mv: int, n_te: int,
-                         model_names: list[str]) -> list[tuple[Any, ...]]:
+                         yte: np.ndarray, mv: int, n_te: int, model_names: list[str],
+                         cache: dict[tuple[int, ...], float]) -> list[tuple[Any, ...]]:
         m = d.X.shape[1]
         rows: list[tuple[Any, ...]] = []
-        cache: dict[tuple[int, ...], float] = {}
-        cascades: dict[tuple[int, ...], Any] = {}
+        # each cascade's row values by its order: budgets with the same subset share its
+        # fit, and the fitted cascade (its prefixes' count tables, tens of MB for 20
+        # models) is not kept once scored
+        cascades: dict[tuple[int, ...], tuple[float, float, float, str]] = {}
         for b in bb:
             picks: dict[str, list[int]] = {}
             if "budgeted" in methods:
@@ -243,8 +256,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
             for name, cols in picks.items():
                 key = tuple(sorted(cols))
                 if key not in cache:
-                    agg = make_aggregator(aggregator, random_state=mv).fit(Xtr[:, cols], ytr)
-                    cache[key] = heldout_error(agg, Xte[:, cols], yte)
+                    cache[key] = subset_error((Xtr, ytr, Xte, yte), cols, aggregator, mv)
                 rows.append((d.condition, s, name, b, cache[key], float(c[cols].sum()),
                              len(cols), "|".join(model_names[j] for j in cols), n_te))
             if "cascade" in methods:
@@ -254,17 +266,19 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                     min(max_models, m), budget=b, costs=c).fit(Xtr, ytr).selected_
                 rank = {j: r for r, j in enumerate(sub)}
                 order = tuple(sorted(sub, key=lambda j: (c[j], rank[j])))
-                if order not in cascades:  # budgets with the same subset share its cascade
-                    cascades[order] = Cascade(costs=c, order=list(order), target_error="full",
-                                              max_models=max_models, aggregator=aggregator,
-                                              random_state=seed).fit(Xtr, ytr)
-                cas = cascades[order]
-                p, asked = cas._run(Xte)  # the posterior at the stop; 1/2 is a tie
-                err = half_tie_error(yte, np.where(p >= 0.5, 1, -1), p == 0.5)
-                run = np.concatenate([[0.0], np.cumsum(c[cas.order_])])
-                rows.append((d.condition, s, "cascade", b, err,
-                             float(run[asked].mean()), float(asked.mean()),
-                             "|".join(model_names[j] for j in cas.order_), n_te))
+                if order not in cascades:
+                    cas = Cascade(costs=c, order=list(order), target_error="full",
+                                  max_models=max_models, aggregator=aggregator,
+                                  random_state=seed).fit(Xtr, ytr)
+                    p, asked = cas._run(Xte)  # the posterior at the stop; 1/2 is a tie
+                    err = half_tie_error(yte, np.where(p >= 0.5, 1, -1), p == 0.5)
+                    run = np.concatenate([[0.0], np.cumsum(c[cas.order_])])
+                    cascades[order] = (err, float(run[asked].mean()),
+                                       float(asked.mean()),
+                                       "|".join(model_names[j] for j in cas.order_))
+                    del cas
+                err, cost, n_asked, who = cascades[order]
+                rows.append((d.condition, s, "cascade", b, err, cost, n_asked, who, n_te))
         return rows
 
     rows = [r for part in _map_in_order(one, tasks, _jobs(n_jobs)) for r in part]
@@ -360,26 +374,29 @@ def _diff(d: np.ndarray, test_fraction: float, confidence: float,
 @validate_params({"results": [pd.DataFrame], "usd": ["array-like"], "models": ["sequence"],
                   "test_fraction": "no_validation", "confidence": "no_validation",
                   "seed": [Interval(Integral, 0, None)], "aggregator": [str],
-                  "dropped": ["sequence"], "singles": [pd.DataFrame, None],
+                  "dropped": ["sequence"],
                   "margin": [Interval(Real, 0, 1, closed="neither"), None],
                   "model_table": [list, None]})
 def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
                      test_fraction: float = PAPER_PROTOCOL.test_fraction, confidence: float = 0.95,
                      seed: int = 0, aggregator: str = "backoff",
-                     dropped: Sequence[str] = (), singles: pd.DataFrame | None = None,
-                     margin: float | None = None,
+                     dropped: Sequence[str] = (), margin: float | None = None,
                      model_table: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The frontier document (schema ``ensel.frontier/2``, see the module text).
 
-    ``singles``: rows of :func:`ensel.budget.single_model_errors` (every model alone, as
-    candidates of the buy list); ``margin``: the buy list's equivalence margin (default
+    ``results``: the rows of :func:`frontier_errors`; its rows of every model alone
+    (``singles=``, method ``"single"``) are candidates of the buy list only; ``margin``:
+    the buy list's equivalence margin (default
     :data:`ensel.budget.EQUIVALENCE_MARGIN`); ``model_table``: the rows of
     :func:`ensel.evidence.model_table` carried into the document.
     """
     from ensel.budget import EQUIVALENCE_MARGIN, EQUIVALENCE_RULE, buy_list
 
     c = np.asarray(usd, dtype=float)
-    res = results.sort_values(["condition", "split", "method", "budget"], kind="stable")
+    alone = results["method"] == "single"
+    singles = results[alone] if alone.any() else None
+    res = results[~alone].sort_values(["condition", "split", "method", "budget"],
+                                      kind="stable")
     keys = res[["condition", "split"]].drop_duplicates().itertuples(index=False)
     evals = [tuple(k) for k in keys]
     budgets = sorted(float(b) for b in res.loc[res["method"] != "none", "budget"].unique())
@@ -441,8 +458,8 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
                 one = r[(r["condition"] == cond) & (r["split"] == split)].sort_values("budget")
                 ok = one[one["error"] <= e_star[i] + 1e-12]
                 costs_reached.append(float(ok["cost"].iloc[0]) if len(ok) else math.nan)
-                within = one[one["budget"] <= c_star * (1 + 1e-9)]
-                errs_at.append(float(within["error"].iloc[-1]) if len(within) else math.nan)
+                upto = one[within(one["budget"].to_numpy(), c_star)]
+                errs_at.append(float(upto["error"].iloc[-1]) if len(upto) else math.nan)
             cr = np.asarray(costs_reached)
             got = cr[np.isfinite(cr)]
             # reached at one of the budgets: it costs at least the cheapest model, at most

@@ -282,7 +282,6 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
     table["rank"] = [ranks.get(m) for m in table["model"]]
     front = None
     if usd is not None:  # what ensel frontier computes: its buy list is the library's
-        from ensel.budget import single_model_errors
         from ensel.frontier import (
             METHODS,
             best_single_price,
@@ -297,15 +296,13 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
                               include=[best_single_price(data, c)])
         res = frontier_errors(data, c, budgets, methods=METHODS, aggregator=ev.aggregator,
                               n_splits=e["n_splits"], seed=seed, max_models=max_models,
-                              n_jobs=n_jobs)
-        singles = single_model_errors(data, c, float(max(budgets)), aggregator=ev.aggregator,
-                                      n_splits=e["n_splits"], seed=seed)
+                              n_jobs=n_jobs, singles=float(max(budgets)))
         keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
         rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
                  for k in keep} for r in table[keep].to_dict("records")]
         front = frontier_summary(res, usd=c, models=data[0].models, seed=seed,
                                  aggregator=ev.aggregator, dropped=list(dropped),
-                                 singles=singles, model_table=rows)
+                                 model_table=rows)
     every = _all_models(data, ev, seed=seed, n_jobs=n_jobs)
     rec = _recommendation(ev, table, every, data[0].models)
     buy = None

@@ -59,6 +59,7 @@ from ensel import datasets, experiment
 from ensel.book import claims, figures, profiles, protocol, tables
 from ensel.book.claims import PageChecks
 from ensel.book.results import save_results
+from ensel.protocol import Protocol
 
 checks = PageChecks("experiments")
 label = tables.dataset_label(dataset)
@@ -158,9 +159,9 @@ abstain = bool((df["answer"] == 0).any())
 do_exhaustive = bool(exhaustive) and experiment.exhaustive_feasible(
     n_models, abstentions=abstain)
 selectors = [*experiment.PAPER_SELECTORS, *extra_selectors]
-results = experiment.evaluate(
-    df, ks=ks, n_splits=n_splits, seed=seed, selectors=selectors,
-    exhaustive=do_exhaustive, n_jobs=n_jobs, inner=True)
+the_protocol = Protocol(n_splits=n_splits, n_halvings=n_halvings, seed=seed)
+results = experiment.evaluate(df, ks=ks, protocol=the_protocol, selectors=selectors,
+                              exhaustive=do_exhaustive, n_jobs=n_jobs, inner=True)
 path = save_results(results, dataset)
 summary = experiment.summarise(results)
 summary_c = experiment.summarise(results, by=("condition",))
@@ -173,8 +174,7 @@ summary_c = experiment.summarise(results, by=("condition",))
 replicates = None
 if n_halvings:
     replicates = experiment.half_sample_errors(
-        df, n_halvings=n_halvings, ks=ks, seed=seed, n_jobs=n_jobs,
-        inner=True)
+        df, protocol=the_protocol, ks=ks, n_jobs=n_jobs, inner=True)
     save_results(replicates, dataset, kind="halves")
 
 # %% tags=["remove-cell"]

@@ -70,7 +70,6 @@ def test_no_recommendation_is_dominated_beyond_noise(name, monkeypatch) -> None:
 
 @pytest.mark.parametrize("name", list(UPSTREAMS))
 def test_the_frontiers_buy_list_pays_for_nothing_on_real_sources(name, monkeypatch) -> None:
-    from ensel.budget import single_model_errors
     from ensel.datasets import load
     from ensel.frontier import budget_grid, frontier_errors, frontier_summary
 
@@ -78,9 +77,9 @@ def test_the_frontiers_buy_list_pays_for_nothing_on_real_sources(name, monkeypat
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
     data, usd = _priced(load(name))
     budgets = budget_grid(usd, 4, max_models=8)
-    res = frontier_errors(data, usd, budgets, n_splits=SPLITS, max_models=8)
-    singles = single_model_errors(data, usd, float(budgets.max()), n_splits=SPLITS)
-    doc = frontier_summary(res, usd=usd, models=data[0].models, singles=singles)
+    res = frontier_errors(data, usd, budgets, n_splits=SPLITS, max_models=8,
+                          singles=float(budgets.max()))
+    doc = frontier_summary(res, usd=usd, models=data[0].models)
     assert [r["budget"] for r in doc["buy_list"]] == doc["budgets"]
     for row in doc["buy_list"]:
         c, best, b = row["choice"], row["best"], row["budget"]

@@ -263,10 +263,11 @@ def test_select_json_equals_the_library_calls_of_the_readme(capsys, medmcqa_file
                          "--method", "greedy_mi", "--json"])
     df = load(str(medmcqa_file))
     df = df[df["condition"] == "t0.7-r1"]
-    opts = {"ks": [1, 3], "selectors": ["greedy_mi", "topk"], "aggregators": [aggregator],
-            "seed": 0}
-    results = evaluate(df, n_splits=4, **opts)
-    halves = half_sample_errors(df, n_halvings=2, **opts)
+    from ensel.protocol import Protocol
+
+    opts = {"ks": [1, 3], "selectors": ["greedy_mi", "topk"], "aggregators": [aggregator]}
+    results = evaluate(df, protocol=Protocol(n_splits=4, seed=0), **opts)
+    halves = half_sample_errors(df, protocol=Protocol(n_halvings=2, seed=0), **opts)
     X, y, names, _ = condition_arrays(prepare_table(df)[0], "t0.7-r1")
     assert [s["model"] for s in doc["selected"]] == [names[j] for j in greedy_mi(X, y, 3)]
     arms = doc["evaluation"]["arms"]

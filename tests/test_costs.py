@@ -120,3 +120,18 @@ def test_prices_from_the_collectors_store(tmp_path) -> None:
                 "prompt_tokens": 1, "completion_tokens": 1})
     with pytest.raises(PriceError, match="model 'X' \\(nobody/x\\) has no price"):
         prices_from_store(path, config)
+
+
+def test_costs_equal_up_to_float_noise_are_one_cost_for_the_buy_list() -> None:
+    # 0.1 + 0.2 and 0.3 dollars are the same price: the buy list's choice between two
+    # candidates that cost them is decided by error, never by the last bit (ensel.costs)
+    from ensel.budget import cheapest_as_good
+    from ensel.costs import COST_RTOL, cost_levels, within
+
+    assert within(0.1 + 0.2, 0.3) and not within(0.3 * (1 + 10 * COST_RTOL), 0.3)
+    assert within(np.array([0.1, 0.3, 0.31]), 0.3).tolist() == [True, True, False]
+    assert cost_levels([0.1 + 0.2, 0.3, 0.2]) == [0.3, 0.3, 0.2]
+    worse = {"errors": [0.30, 0.31, 0.30, 0.32], "cost": 0.1 + 0.2}
+    better = {"errors": [0.10, 0.11, 0.10, 0.12], "cost": 0.3}
+    found = cheapest_as_good([worse, better])
+    assert found["choice"] == 1 and found["cheaper"] is None

@@ -225,6 +225,18 @@ def test_sorted_wide_form_does_not_depend_on_row_order(seed, n, m):
     np.testing.assert_array_equal(yc.to_numpy(), ya.to_numpy())
 
 
+def test_a_parquet_files_pandas_index_stays_out_of_the_table(tmp_path):
+    # the file is read a column at a time (ensel._files._read_parquet): an index pandas
+    # wrote as a column is left out, as pandas reading the whole file leaves it out
+    df = _table()
+    with_index, plain = tmp_path / "i.parquet", tmp_path / "p.parquet"
+    df.set_axis(np.arange(len(df)) + 7).to_parquet(with_index)
+    df.to_parquet(plain, index=False)
+    out = read_responses(with_index)
+    assert "__index_level_0__" not in out.columns
+    pd.testing.assert_frame_equal(out, read_responses(plain))
+
+
 def test_file_reader_returns_codes_not_strings(tmp_path):
     df = _table()
     path = tmp_path / "t.parquet"

@@ -14,6 +14,7 @@ from ensel.book import results as book_results
 from ensel.copula import sample_equicorrelated
 from ensel.data import to_long
 from ensel.info import pattern_codes, smoothed_mutual_information
+from ensel.protocol import Protocol
 
 
 def _tidy(n: int = 400, m: int = 5, conditions: tuple[str, ...] = ("c1", "c2"),
@@ -107,7 +108,7 @@ def test_inner_errors_never_look_at_the_test_part() -> None:
     changes its test errors but none of its inner errors."""
     X, y, _ = sample_equicorrelated(np.linspace(0.6, 0.8, 4), 0.3, 4, 600, random_state=3,
                                     balanced=True)
-    kw = {"ks": [1, 2, 4], "n_splits": 2, "selectors": ["topk", "greedy_mi"],
+    kw = {"ks": [1, 2, 4], "protocol": Protocol(n_splits=2), "selectors": ["topk", "greedy_mi"],
           "aggregators": ["map", "wmv"]}
     plain = ex.heldout_errors(X, y, **kw)
     inner = ex.heldout_errors(X, y, inner=True, exhaustive=True, **kw)
@@ -279,8 +280,8 @@ def test_save_load_roundtrip(results: pd.DataFrame, tmp_path, monkeypatch) -> No
 
 def test_half_sample_errors_split_the_items_the_same_way_in_every_condition(
         tidy: pd.DataFrame) -> None:
-    opts = dict(n_halvings=3, ks=[1, 2], selectors=("topk", "greedy_mi"), aggregators=("map",))
-    reps = ex.half_sample_errors(tidy, **opts)
+    opts = dict(ks=[1, 2], selectors=("topk", "greedy_mi"), aggregators=("map",))
+    reps = ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=3), **opts)
     # 2 conditions -> 2 splits per half (at least 4 evaluations per half)
     assert set(reps.groupby(["halving", "half", "condition"])["split"].nunique()) == {2}
     for h in range(3):
@@ -289,19 +290,20 @@ def test_half_sample_errors_split_the_items_the_same_way_in_every_condition(
             sizes[(cond, half)] = int(g["n_test"].iloc[0])
         # both conditions have the same 400 items; each half holds 200 of them
         assert set(sizes.values()) == {40}
-    pd.testing.assert_frame_equal(reps, ex.half_sample_errors(tidy, **opts))
-    other = ex.half_sample_errors(tidy, **opts, seed=1)
+    pd.testing.assert_frame_equal(reps, ex.half_sample_errors(
+        tidy, protocol=Protocol(n_halvings=3), **opts))
+    other = ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=3, seed=1), **opts)
     assert not reps["error"].equals(other["error"])
     means = ex.half_sample_means(reps)
     assert list(means.index) == [(h, x) for h in range(3) for x in "AB"]
     with pytest.raises(ValueError, match="n_halvings"):
-        ex.half_sample_errors(tidy, n_halvings=1)
+        ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=1))
 
 
 def test_paired_differences_with_replicates(tidy: pd.DataFrame, results: pd.DataFrame
                                             ) -> None:
-    reps = ex.half_sample_errors(tidy, n_halvings=4, selectors=("topk", "greedy_mi"),
-                                 aggregators=("map",))
+    reps = ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=4),
+                                 selectors=("topk", "greedy_mi"), aggregators=("map",))
     plain = ex.paired_differences(results, n_boot=0)
     checked = ex.paired_differences(results, n_boot=0, replicates=reps)
     assert set(plain["interval"]) == {"corrected"}
@@ -314,8 +316,8 @@ def test_paired_differences_with_replicates(tidy: pd.DataFrame, results: pd.Data
 
 def test_save_load_replicates(tidy: pd.DataFrame, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("ENSEL_RESULTS_DIR", str(tmp_path))
-    reps = ex.half_sample_errors(tidy, n_halvings=2, ks=[1], selectors=("topk",),
-                                 aggregators=("map",))
+    reps = ex.half_sample_errors(tidy, protocol=Protocol(n_halvings=2), ks=[1],
+                                 selectors=("topk",), aggregators=("map",))
     path = book_results.save_results(reps, "medmcqa", kind="halves")
     assert path.name == "medmcqa.halves.parquet"
     back = book_results.load_results("medmcqa", kind="halves")
@@ -397,13 +399,13 @@ def test_row_order_never_changes_the_answer(perm_seed: int) -> None:
     df = pd.concat([df, dup], ignore_index=True)
     shuffled = df.sample(frac=1.0, random_state=np.random.RandomState(perm_seed))
     shuffled = shuffled.reset_index(drop=True)
-    opts = {"ks": [1, 2, 3], "seed": 4}
-    a = ex.evaluate(df, n_splits=2, **opts)
-    b = ex.evaluate(shuffled, n_splits=2, **opts)
+    opts = {"ks": [1, 2, 3], "protocol": Protocol(n_splits=2, n_halvings=2, seed=4)}
+    a = ex.evaluate(df, **opts)
+    b = ex.evaluate(shuffled, **opts)
     pd.testing.assert_frame_equal(a, b)
     assert a.attrs["provenance"]["input_sha256"] == b.attrs["provenance"]["input_sha256"]
-    ha = ex.half_sample_errors(df, n_halvings=2, selectors=["greedy_mi"], **opts)
-    hb = ex.half_sample_errors(shuffled, n_halvings=2, selectors=["greedy_mi"], **opts)
+    ha = ex.half_sample_errors(df, selectors=["greedy_mi"], **opts)
+    hb = ex.half_sample_errors(shuffled, selectors=["greedy_mi"], **opts)
     pd.testing.assert_frame_equal(ha, hb)
     sa = run_select(df, k=3, aggregator="mv", n_splits=2, halvings=2, seed=4)
     sb = run_select(shuffled, k=3, aggregator="mv", n_splits=2, halvings=2, seed=4)
@@ -429,15 +431,17 @@ def test_threads_give_the_same_tables() -> None:
     one = ex.evaluate(df, n_splits=4, **kw)
     pd.testing.assert_frame_equal(one, ex.evaluate(df, n_splits=4, n_jobs=2, **kw))
     pd.testing.assert_frame_equal(one, ex.evaluate(df, n_splits=4, n_jobs=-1, **kw))
-    h1 = ex.half_sample_errors(df, n_halvings=3, **kw)
-    pd.testing.assert_frame_equal(h1, ex.half_sample_errors(df, n_halvings=3, n_jobs=3, **kw))
+    three = Protocol(n_halvings=3)
+    h1 = ex.half_sample_errors(df, protocol=three, **kw)
+    pd.testing.assert_frame_equal(h1, ex.half_sample_errors(df, protocol=three, n_jobs=3, **kw))
 
 
 @pytest.mark.parametrize("n_jobs", [0, -2, 1.5, "2"])
 def test_bad_n_jobs_is_named(n_jobs) -> None:
     X, y, _ = sample_equicorrelated(0.7, 0.3, 3, 200, random_state=0)
     with pytest.raises(ValueError, match="n_jobs"):
-        ex.heldout_errors(X, y, ks=[1], n_splits=2, selectors=["topk"], aggregators=["mv"],
+        ex.heldout_errors(X, y, ks=[1], protocol=Protocol(n_splits=2), selectors=["topk"],
+                          aggregators=["mv"],
                           n_jobs=n_jobs)
 
 
@@ -447,7 +451,7 @@ def test_heldout_errors_identical_under_two_tie_seeds(monkeypatch) -> None:
     X, y, _ = sample_equicorrelated(0.7, 0.3, 6, 600, random_state=11)
     X = X.copy()
     X[rng.random(X.shape) < 0.1] = 0
-    kw = dict(ks=[1, 2, 4, 6], n_splits=3, selectors=["topk", "greedy_mi"],
+    kw = dict(ks=[1, 2, 4, 6], protocol=Protocol(n_splits=3), selectors=["topk", "greedy_mi"],
               aggregators=["mv", "map", "wmv"])
     a = ex.heldout_errors(X, y, **kw)
     monkeypatch.setattr(ex, "_mv_seed", lambda seed, condition, split: 12345 + split)
@@ -463,7 +467,7 @@ def test_majority_vote_spread_at_k2_comparable_to_k1_and_k3() -> None:
     X, y, _ = sample_equicorrelated([0.9, 0.65, 0.6, 0.6, 0.58, 0.55], 0.3, 6, 3000,
                                     random_state=4)
     data = [ex.ConditionData("all", X, y, [str(j) for j in range(6)], np.arange(len(y)))]
-    errs = ex.heldout_errors(X, y, ks=[1, 2, 3], n_splits=12, selectors=["topk"],
+    errs = ex.heldout_errors(X, y, ks=[1, 2, 3], protocol=Protocol(n_splits=12), selectors=["topk"],
                              aggregators=["mv"])
     sd = errs.groupby("k")["error"].std()
     assert sd[2] <= TIE_SPREAD_FACTOR * max(sd[1], sd[3])
@@ -479,7 +483,7 @@ def test_heldout_errors_do_not_depend_on_which_class_is_plus_one() -> None:
     # "tie -> +1" of MAP's unseen patterns did (it favoured whichever class was coded +1)
     X, y, _ = sample_equicorrelated([0.8, 0.75, 0.7, 0.7, 0.65, 0.6], 0.4, 6, 400,
                                     random_state=2)
-    kw = dict(ks=[1, 2, 4, 6], n_splits=3, selectors=["topk", "greedy_mi"],
+    kw = dict(ks=[1, 2, 4, 6], protocol=Protocol(n_splits=3), selectors=["topk", "greedy_mi"],
               aggregators=["map", "mv", "wmv"])
     a = ex.heldout_errors(X, y, **kw)
     b = ex.heldout_errors(-X, -y, **kw)

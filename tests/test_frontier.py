@@ -84,6 +84,34 @@ def test_sharing_work_across_budgets_changes_no_row(run, monkeypatch) -> None:
     assert n_shared < len(calls) / 2, (n_shared, len(calls))  # the work really is shared
 
 
+def test_single_models_are_fitted_once_per_split(run, monkeypatch) -> None:
+    # frontier_errors(singles=B) gives the rows of single_model_errors from its own splits'
+    # fits, and its best single model reuses them: one fit per model and split
+    import pandas as pd
+
+    import ensel.budget as budget
+
+    d, usd, budgets, res = run
+    fits = []
+    real = budget.subset_error
+
+    def counted(split, cols, *a):
+        fits.append(tuple(sorted(cols)))
+        return real(split, cols, *a)
+
+    monkeypatch.setattr(budget, "subset_error", counted)
+    both = frontier_errors([d], usd, budgets, n_splits=3, max_models=6,
+                           singles=float(budgets[-1]))
+    alone = both[both["method"] == "single"].reset_index(drop=True)
+    expected = budget.single_model_errors([d], usd, float(budgets[-1]), n_splits=3)
+    pd.testing.assert_frame_equal(alone, expected, check_exact=True, check_dtype=False)
+    rest = both[both["method"] != "single"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(rest, res, check_exact=True)
+    in_frontier = fits[: len(fits) - len(expected)]  # single_model_errors' own come last
+    # each model alone fitted once per split: the best single model is not fitted again
+    assert sum(len(k) == 1 for k in in_frontier) == len(expected)
+
+
 def test_summary_document(run) -> None:
     d, usd, budgets, res = run
     doc = frontier_summary(res, usd=usd, models=d.models)

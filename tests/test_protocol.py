@@ -25,6 +25,9 @@ def test_bad_protocols_are_refused_with_one_line() -> None:
         Protocol(test_fraction=1.0)
     with pytest.raises(ValueError, match="protocol of heldout_errors must be an ensel.protoc"):
         experiment.heldout_errors([[1], [-1]], [1, -1], protocol={"n_splits": 2})
+    # evaluate: the contract's loose numbers or a protocol, never both
+    with pytest.raises(ValueError, match="give protocol= or n_splits, not both"):
+        experiment.evaluate([], n_splits=3, protocol=Protocol(n_splits=3))
 
 
 def test_the_large_table_rule() -> None:
@@ -36,12 +39,16 @@ def test_the_large_table_rule() -> None:
 
 
 def test_every_default_of_the_protocol_reads_the_paper_protocol() -> None:
-    for func in (experiment.evaluate, experiment.heldout_errors, heldout_curves):
+    # the contract's evaluate (and heldout_curves) spell the three numbers out
+    for func in (experiment.evaluate, heldout_curves):
         params = inspect.signature(func).parameters
         assert params["n_splits"].default == PAPER_PROTOCOL.n_splits
         assert params["test_fraction"].default == PAPER_PROTOCOL.test_fraction
-    params = inspect.signature(experiment.half_sample_errors).parameters
-    assert params["n_halvings"].default == PAPER_PROTOCOL.n_halvings
+    # the others take the protocol alone: one way to pass it
+    for func in (experiment.heldout_errors, experiment.half_sample_errors):
+        params = inspect.signature(func).parameters
+        assert params["protocol"].default is PAPER_PROTOCOL
+        assert not {"n_splits", "test_fraction", "seed", "n_halvings"} & set(params), func
 
 
 def test_no_literal_split_count_or_test_fraction_outside_the_protocol_module() -> None:

@@ -121,7 +121,9 @@ def test_registered_and_defaults():
     assert DEFAULT_SELECTOR in SELECTORS and DEFAULT_AGGREGATOR in AGGREGATORS
     assert DEFAULT_SELECTOR in DEFAULT_REASON and DEFAULT_AGGREGATOR in DEFAULT_REASON
     X, y = _pool(n=600)
-    res = heldout_errors(X, y, ks=[1, 3], n_splits=2, selectors=["score_mi"],
+    from ensel.protocol import Protocol
+
+    res = heldout_errors(X, y, ks=[1, 3], protocol=Protocol(n_splits=2), selectors=["score_mi"],
                          aggregators=["logistic"])
     assert len(res) == 4 and res["error"].between(0, 1).all()
 

@@ -13,6 +13,7 @@ from scipy.stats import t as student_t
 from ensel.copula import sample
 from ensel.data import to_long
 from ensel.experiment import evaluate, half_sample_errors, paired_differences, split_indices
+from ensel.protocol import Protocol
 from ensel.stats import (
     CONTRADICTED,
     HOLDS,
@@ -112,9 +113,9 @@ def test_choose_n_splits() -> None:
 # --------------------------------------------------------------------------- on pools
 def _compare(df, a="greedy_mi", b="topk", k=3, n_splits=10, seed=0):
     """The library's path: evaluate + half-sample replicates -> paired difference at k."""
-    opts = dict(ks=[k], seed=seed, selectors=(a, b), aggregators=("map",))
-    res = evaluate(df, n_splits=n_splits, **opts)
-    reps = half_sample_errors(df, **opts)
+    opts = dict(ks=[k], selectors=(a, b), aggregators=("map",))
+    res = evaluate(df, protocol=Protocol(n_splits=n_splits, seed=seed), **opts)
+    reps = half_sample_errors(df, protocol=Protocol(seed=seed), **opts)
     return paired_differences(res, a, b, "map", n_boot=0, replicates=reps).iloc[0]
 
 

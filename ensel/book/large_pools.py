@@ -33,6 +33,7 @@ from ensel.experiment import (
     paired_differences,
 )
 from ensel.info import conditional_mutual_information_table
+from ensel.protocol import Protocol
 from ensel.select import DEFAULT_SELECTOR, SELECTORS
 from ensel.stats import CONTRADICTED, HOLDS
 from ensel.theory import copula_joint_law
@@ -138,8 +139,8 @@ def _groups() -> dict[str, list[str]]:
 
 def _array_results(X: np.ndarray, y: np.ndarray, ks: Sequence[int], n_splits: int,
                    seed: int) -> pd.DataFrame:
-    parts = [heldout_errors(X, y, ks=ks, n_splits=n_splits, seed=seed, selectors=[sel],
-                            aggregators=aggs)
+    parts = [heldout_errors(X, y, ks=ks, protocol=Protocol(n_splits=n_splits, seed=seed),
+                            selectors=[sel], aggregators=aggs)
              for sel, aggs in _groups().items()]
     out = pd.concat(parts, ignore_index=True).assign(condition="all")
     out.attrs["provenance"] = {"test_fraction": 0.2}
@@ -153,8 +154,9 @@ def _array_replicates(X: np.ndarray, y: np.ndarray, ks: Sequence[int], n_halving
     for h, (mask,) in enumerate(halvings([np.arange(len(y))], n_halvings, seed=seed)):
         for half, rows in (("A", mask), ("B", ~mask)):
             for sel, aggs in _groups().items():
-                part = heldout_errors(X[rows], y[rows], ks=ks, n_splits=splits_per_half,
-                                      seed=seed, condition=f"all/halving{h}{half}",
+                part = heldout_errors(X[rows], y[rows], ks=ks,
+                                      protocol=Protocol(n_splits=splits_per_half, seed=seed),
+                                      condition=f"all/halving{h}{half}",
                                       selectors=[sel], aggregators=aggs)
                 parts.append(part.assign(condition="all", halving=h, half=half))
     return pd.concat(parts, ignore_index=True)
@@ -191,8 +193,8 @@ def compare(data: Any, *, ks: Sequence[int], n_splits: int, n_halvings: int,
                                       selectors=[sel], aggregators=aggs)
                              for sel, aggs in _groups().items()], ignore_index=True)
         results.attrs["provenance"] = {"test_fraction": 0.2}
-        reps = pd.concat([half_sample_errors(data, n_halvings=n_halvings, ks=ks, seed=seed,
-                                             splits_per_half=splits_per_half,
+        halved = Protocol(n_halvings=n_halvings, splits_per_half=splits_per_half, seed=seed)
+        reps = pd.concat([half_sample_errors(data, ks=ks, protocol=halved,
                                              selectors=[sel], aggregators=aggs)
                           for sel, aggs in _groups().items()], ignore_index=True)
     else:

@@ -68,7 +68,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
                 max_models: int = 20, margin: float | None = None) -> dict[str, Any]:
     """The ``ensel.cascade/2`` document (without ``data``, ``prices``)."""
     from ensel.cascade import Cascade
-    from ensel.costs import check_budget
+    from ensel.costs import check_budget, within
     from ensel.experiment import split_indices
 
     if target_cost is not None:
@@ -126,7 +126,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
         cands.append({"name": f"{model} alone", "errors": g["error"].to_numpy(),
                       "cost": float(g["cost"].iloc[0])})
     # the cascade is worth it only if no choice costing at most as much is as good for less
-    dearer = [cd for cd in cands[1:] if float(f"{cd['cost']:.10g}") > float(f"{c[0]:.10g}")]
+    dearer = [cd for cd in cands[1:] if not within(cd["cost"], c[0])]
     cands = [cands[0], *[cd for cd in cands[1:] if cd not in dearer]]
     found = cheapest_as_good(cands, margin=delta)
     names = [cd["name"] for cd in cands]

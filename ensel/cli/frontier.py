@@ -63,21 +63,18 @@ def run_command(args: Any) -> int:
         require_page_packages(f"-o {args.output}: drawing the figure", ("matplotlib",))
         out = check_output(args.output, inputs=args.data, force=args.force)
     data, usd, dropped, source = prepare(args)
-    from ensel.budget import single_model_errors
     from ensel.cli.select import table_rows
     from ensel.evidence import model_table
 
     budgets = budget_grid(usd, args.budgets, max_models=args.max_models,
                           include=[best_single_price(data, usd)])
     methods = [m for m in METHODS if not (args.no_cascade and m == "cascade")]
+    # every model alone within the largest budget too: the buy list's candidates
     res = frontier_errors(data, usd, budgets, methods=methods, aggregator=args.aggregator,
                           n_splits=args.splits, seed=args.seed, max_models=args.max_models,
-                          n_jobs=args.jobs)
-    singles = single_model_errors(data, usd, float(max(budgets)), aggregator=args.aggregator,
-                                  n_splits=args.splits, seed=args.seed)
+                          n_jobs=args.jobs, singles=float(max(budgets)))
     doc = frontier_summary(res, usd=usd, models=data[0].models, seed=args.seed,
-                           aggregator=args.aggregator, dropped=dropped, singles=singles,
-                           margin=args.margin,
+                           aggregator=args.aggregator, dropped=dropped, margin=args.margin,
                            model_table=table_rows(model_table(data, usd)))
     doc = {"schema": doc.pop("schema"), "data": list(args.data), "prices": source, **doc}
     if out is not None:

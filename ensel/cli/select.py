@@ -215,10 +215,12 @@ def budget_candidates(usd: np.ndarray, budget: float, n_budgets: int = 6) -> np.
     """The budgets whose choices compete within ``budget``: every model price up to it (so
     each single model on the accuracy-price front is a candidate), a geometric grid from
     the cheapest price and ``budget`` itself."""
+    from ensel.costs import within
+
     c = np.asarray(usd, dtype=float)
     lo = float(c.min())
     grid = np.geomspace(lo, budget, n_budgets) if budget > lo else np.array([lo])
-    return np.unique(np.r_[c[c <= budget * (1 + 1e-12)], grid, budget])
+    return np.unique(np.r_[c[within(c, budget)], grid, budget])
 
 
 def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int | None,
@@ -240,9 +242,8 @@ def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int
         EQUIVALENCE_RULE,
         buy_list,
         deployed_models,
-        single_model_errors,
     )
-    from ensel.costs import check_budget
+    from ensel.costs import COST_RTOL, check_budget
     from ensel.evidence import ERROR_RULE, model_table
     from ensel.frontier import _diff, frontier_errors
 
@@ -251,14 +252,16 @@ def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int
     m = len(data[0].models)
     cap = min(m, max_models if k is None else int(k))
     grid = budget_candidates(usd, b)
+    # every model alone within the budget too (the buy list's candidates), from the same
+    # fits as the methods' one-model choices
     res = frontier_errors(data, usd, grid, methods=("budgeted", "topk_budget",
                                                     "cheapest_first", "best_single"),
                           aggregator=aggregator, n_splits=n_splits, seed=seed,
-                          max_models=cap)
-    res = res[res["method"] != "none"].sort_values(["method", "condition", "split"])
-    singles = single_model_errors(data, usd, b, aggregator=aggregator, n_splits=n_splits,
-                                  seed=seed)
-    at_b = res[np.isclose(res["budget"], b, rtol=1e-12, atol=0)]
+                          max_models=cap, singles=b)
+    singles = res[res["method"] == "single"]
+    res = res[~res["method"].isin(["none", "single"])].sort_values(
+        ["method", "condition", "split"])
+    at_b = res[np.isclose(res["budget"], b, rtol=COST_RTOL, atol=0)]
     arms = {}
     for name, g in at_b.groupby("method", sort=False):
         e = interval(g["error"].to_numpy())

@@ -17,7 +17,7 @@ from ensel._validation import (
     StrOptions,
     constraint_error,
 )
-from ensel.costs import check_budget, check_costs
+from ensel.costs import check_budget, check_costs, within
 from ensel.select._base import _BaseSelector
 from ensel.select._engine import TIE_TOL
 
@@ -149,7 +149,7 @@ def _greedy(gains: _Gains, c: np.ndarray, budget: float, k: int, per_dollar: boo
     picks: list[int] = []
     got: list[float] = []
     while len(picks) < k:
-        cand = np.flatnonzero(remaining & (c <= budget - spent + 1e-12))
+        cand = np.flatnonzero(remaining & within(spent + c, budget))
         if cand.size == 0:
             break
         g = gains.after(picks)[cand]
@@ -293,7 +293,7 @@ def _fill(order: np.ndarray, c: np.ndarray, budget: float, k: int) -> list[int]:
     for j in order:
         if len(picks) >= k:
             break
-        if spent + c[j] <= budget + 1e-12:
+        if within(spent + c[j], budget):
             picks.append(int(j))
             spent += float(c[j])
     return picks

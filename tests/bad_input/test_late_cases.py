@@ -143,8 +143,10 @@ def test_evaluate_names_a_bad_seed(seed) -> None:
         evaluate(_tidy(), seed=seed, ks=[1], n_splits=2)
     assert str(info.value).startswith("seed of evaluate must be an int in [0, inf); got "), \
         str(info.value)
-    with pytest.raises(ValueError, match=r"^seed of half_sample_errors must be an int"):
-        half_sample_errors(_tidy(), seed=seed, ks=[1], n_halvings=2)
+    from ensel.protocol import Protocol
+
+    with pytest.raises(ValueError, match=r"^seed of Protocol must be an int"):
+        half_sample_errors(_tidy(), protocol=Protocol(seed=seed, n_halvings=2), ks=[1])
 
 
 # --------------------------------------------------------------------------- notebook dataset
