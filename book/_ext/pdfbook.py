@@ -2,11 +2,15 @@
 
 ``python book/_ext/pdfbook.py _build/html [-o _build/html/ensel-book.pdf]`` serves the HTML
 folder on 127.0.0.1 (the browser check's server), opens every page of ``_toc.yml`` in its order
-in headless Chromium (Debian's ``chromium`` through Playwright, the browser check's flags; no
-network), waits for MathJax, prints each page with the theme's print stylesheet (no sidebars),
-and merges the pages with pypdf into one PDF whose outline has one entry per part (its
-caption) and, under it, one per chapter (the page's title), with a chapter's sections nested
-under it.
+but the API reference (:data:`LEFT_OUT`, read on screen) in headless Chromium (Debian's
+``chromium`` through Playwright, the browser check's flags; no network), waits for MathJax,
+prints each page with the theme's print stylesheet (no sidebars), and merges the pages with
+pypdf into one PDF whose outline has one entry per part (its caption) and, under it, one per
+chapter (the page's title), with a chapter's sections nested
+under it. The print rules of ``book/_static/ensel.css`` leave the code cells, the parameters
+and the "Reproduce this figure" boxes to the screen and fit wide tables to the page. ``make
+pdf`` fails when the PDF has more than :data:`MAX_PAGES` pages or no outline
+(:func:`book_problems`).
 
 Each page's PDF is kept in a cache (``--cache``, by default ``pdfcache/`` beside the HTML
 folder: ``_build/pdfcache/<key>.pdf`` and its title in ``<key>.json``), keyed by a SHA-256 of
@@ -54,6 +58,11 @@ CHROMIUM_MISSING = ("chromium is not installed (Debian: apt-get install chromium
 #: What ``make book`` prints, in one line, when there is no Chromium to print the PDF.
 NOTICE = ("pdf: not made: printing the book to PDF needs Chromium, which is not installed "
           "(Debian: apt-get install chromium, as root, then make book); the HTML book is complete")
+#: Parts of ``_toc.yml`` (by caption) left out of the PDF: the book's narrative is printed,
+#: the API reference (hundreds of pages of signatures) is read on screen.
+LEFT_OUT = ("API reference",)
+#: The most pages the printed book may have: ``make pdf`` fails beyond (:func:`book_problems`).
+MAX_PAGES = 300
 _CACHE_ENTRY = re.compile(r"[0-9a-f]{64}\.(pdf|json)(\.tmp)?")
 #: The page's title as the reader sees it (the first heading, without its "#" link).
 _TITLE = """() => {
@@ -280,9 +289,10 @@ def _written(out: Path) -> list[int]:
 
 
 def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None = None,
-               chromium: str | None = None, cache: str | Path | None = None
-               ) -> dict[str, Any]:
-    """Print every page of the table of contents to one PDF with an outline.
+               chromium: str | None = None, cache: str | Path | None = None,
+               leave_out: tuple[str, ...] = LEFT_OUT) -> dict[str, Any]:
+    """Print every page of the table of contents (but the parts ``leave_out`` names) to one
+    PDF with an outline.
 
     Parameters
     ----------
@@ -294,6 +304,8 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
         The Chromium executable (default: :func:`tools.browsercheck.find_chromium`).
     cache : str or Path, optional
         The folder of printed pages (see the module's description); None prints every page.
+    leave_out : tuple of str
+        Captions of the parts not printed (default :data:`LEFT_OUT`: the API reference).
 
     Returns
     -------
@@ -307,7 +319,8 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
 
     html = Path(html_dir)
     out = Path(out)
-    parts = toc_parts(Path(toc) if toc else ROOT / "_toc.yml")
+    parts = [p for p in toc_parts(Path(toc) if toc else ROOT / "_toc.yml")
+             if p.caption not in leave_out]
     executable = chromium or find_chromium()
     if executable is None:
         raise FileNotFoundError(CHROMIUM_MISSING)
@@ -351,6 +364,28 @@ def cached_output(out: str | Path, cache: str | Path) -> bool:
     out, last = Path(out), _read_json(Path(cache) / "book.json")
     return (out.is_file() and last.get("output") == str(out.resolve())
             and last.get("written") == _written(out))
+
+
+def book_problems(pdf: str | Path, *, chapters: int | None = None,
+                  max_pages: int = MAX_PAGES) -> list[str]:
+    """What is wrong with a printed book for a reader: more than ``max_pages`` pages, no
+    outline, or (``chapters`` given) fewer top-level chapter entries in the outline than
+    chapters printed. Empty when nothing is."""
+    from pypdf import PdfReader
+
+    problems = []
+    pages = len(PdfReader(str(pdf)).pages)
+    if pages > max_pages:
+        problems.append(f"{pages} pages, more than {max_pages}: a book a reader prints "
+                        f"stays within {max_pages} (see the print rules in book/_static/ensel.css)")
+    entries = outline(pdf)
+    if not entries:
+        problems.append("no outline (bookmarks)")
+    elif chapters is not None:
+        n = sum(1 for depth, _ in entries if depth <= 1)
+        if n < chapters:
+            problems.append(f"an outline of {n} part and chapter entries for {chapters} chapters")
+    return problems
 
 
 def outline(pdf: str | Path) -> list[tuple[int, str]]:
@@ -411,8 +446,12 @@ def main(argv: list[str] | None = None) -> int:
     state = "written" if info["written"] else "up to date"
     print(f"pdf: {out} {state}: {info['pages']} pages, {info['files']} HTML pages "
           f"({info['printed']} printed, {info['cached']} from the cache), "
-          f"{info['chapters']} chapters in the outline")
-    return 0
+          f"{info['chapters']} chapters in the outline "
+          f"({', '.join(LEFT_OUT)} left out: it is read on screen)")
+    problems = book_problems(out, chapters=info["chapters"])
+    for problem in problems:
+        print(f"pdf: {out}: {problem}", file=sys.stderr)
+    return 2 if problems else 0
 
 
 # --------------------------------------------------------------------------- Sphinx role
