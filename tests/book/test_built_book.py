@@ -159,3 +159,67 @@ def test_a_published_page_is_reproduced_byte_for_byte(generated: dict[str, Path]
 
 def _code_outputs(nb) -> list:
     return [c.get("outputs") for c in nb.cells if c.cell_type == "code"]
+
+
+def _text(html: str) -> str:
+    from html import unescape
+
+    return " ".join(unescape(re.sub(r"<[^>]+>", "", html)).split())
+
+
+def test_the_front_page_opens_with_the_five_line_verdict_of_the_report_and_corrections(
+        generated: dict[str, Path], html: Path, monkeypatch) -> None:
+    """The front page's first block is the five-line verdict (book/intro.md, glued from
+    ensel.book.front), before the headline figure and any section; each line equals what
+    front.verdict_lines gives on the verdicts the experiments runs of this build saved (the
+    values the report's tables are made of) and front.corrections_line on the rows of the
+    corrections page's summary table."""
+    from ensel.book import front, protocol
+    from ensel.book.results import load_results, results_path
+
+    intro = (html / "book" / "intro.html").read_text()
+    block = re.search(r'<div class="[^"]*ensel-verdict[^"]*">(.*?)</div>', intro, re.DOTALL)
+    assert block is not None, "no five-line verdict on the front page"
+    items = [_text(li) for li in re.findall(r"<li>(.*?)</li>", block.group(1), re.DOTALL)]
+    labels = list(front.VERDICT_LABELS.values())
+    assert [i.split(":", 1)[0] for i in items] == labels
+    start = block.start()
+    assert start < intro.index("ensel-front-figure") and start < intro.index("<h2")
+
+    monkeypatch.setenv("ENSEL_RESULTS_DIR", str(GENERATED / "results"))
+    sources = [d for d in protocol.report_sources() if results_path(d).is_file()]
+    v = protocol.gather_verdicts({d: load_results(d, kind="verdicts") for d in sources})
+    per_budget = {d: protocol.budget_verdicts(load_results(d, kind="paired")) for d in sources
+                  if results_path(d, "paired").is_file()}
+    expected = front.verdict_lines(v, per_budget)
+    nb = nbformat.read(generated["corrections"], as_version=4)
+    table = next(o["data"]["text/markdown"] for c in nb.cells for o in c.get("outputs", [])
+                 if "| severity |" in o.get("data", {}).get("text/markdown", "").replace(
+                     "|severity|", "| severity |"))
+    lines = [r for r in table.splitlines() if r.startswith("|")]
+    head = [h.strip() for h in lines[0].strip("|").split("|")]
+    rows = [dict(zip(head, (c.strip() for c in r.strip("|").split("|")), strict=False))
+            for r in lines[2:]]
+    expected["verdict_corrections"] = front.corrections_line(rows)
+    shown = dict(zip(front.VERDICT_LABELS, (i.split(":", 1)[1].strip() for i in items),
+                     strict=True))
+    assert shown == {k: _text(t) for k, t in expected.items()}
+
+
+def test_the_printed_book_has_an_outline_and_at_most_the_page_limit(html: Path) -> None:
+    """The PDF make book printed (where Chromium is): the narrative, at most
+    pdfbook.MAX_PAGES pages, with an outline, and no API reference in it."""
+    from tools.browsercheck import find_chromium
+
+    pdf = html / "ensel-book.pdf"
+    if find_chromium() is None:
+        pytest.skip("no Chromium: make book prints no PDF (tests/book/test_pdfbook.py)")
+    assert pdf.is_file(), "make book printed no PDF although Chromium is installed"
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pdfbook", ROOT / "book/_ext/pdfbook.py")
+    pdfbook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pdfbook)
+    assert pdfbook.book_problems(pdf) == []
+    titles = [t for _, t in pdfbook.outline(pdf)]
+    assert "Reproduction report" in titles and not any("API reference" in t for t in titles)
