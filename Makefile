@@ -42,7 +42,9 @@ help:
 	@echo "make screenshots  1280x900 light and dark shots of the closing note's pages (after make book)"
 	@echo "             in _build/closing-screenshots; SHOTS='page.html page.html#id' for others"
 	@echo "make run NB=<notebook> [OUTPUT=<run>] [DATASET=<name|path>] [PARAMS='k=v ...']"
-	@echo "make lint | bench | lock | clean"
+	@echo "make bench   run the benchmarks at full size into benchmarks/results.json and the"
+	@echo "             README's timing table (BENCH='frontier refusal' runs those only)"
+	@echo "make lint | lock | clean"
 
 env: $(STAMP)
 
@@ -132,8 +134,13 @@ lint: $(STAMP)
 	$(BIN)/ruff check ensel tests benchmarks notebooks book/_ext
 	$(BIN)/mypy
 
+# Every benchmark at full size (never ENSEL_BENCH_TINY), its figures kept in the committed
+# record benchmarks/results.json (machine, date, load) and rendered into the README's timing
+# table (tools/benchrecord.py; tests/test_readme.py holds the two equal).
+# BENCH="frontier refusal" runs those only.
 bench: $(STAMP)
-	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@$(BIN)/python -m tools.benchrecord run $(if $(BENCH),--only $(BENCH)); rc=$$?; \
+	  test $$rc = 2 || $(BIN)/python -m tools.benchrecord readme; exit $$rc
 
 # Re-resolve the dependencies in a throw-away environment and rewrite the constraints file.
 lock:
