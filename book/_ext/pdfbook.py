@@ -14,8 +14,8 @@ pdf`` fails when the PDF has more than :data:`MAX_PAGES` pages or no outline
 
 Each page's PDF is kept in a cache (``--cache``, by default ``pdfcache/`` beside the HTML
 folder: ``_build/pdfcache/<key>.pdf`` and its title in ``<key>.json``), keyed by a SHA-256 of
-what the print depends on: the page's HTML, every local file it loads (images, scripts,
-stylesheets), the whole ``_static/`` folder (what scripts and stylesheets load in turn: MathJax,
+what the print depends on: the page's HTML (without Sphinx's ``?v=`` checksums), every local
+file it loads (images, scripts, stylesheets; not the search index), the whole ``_static/`` folder (what scripts and stylesheets load in turn: MathJax,
 fonts), this file's source and the browser check's flags (the printing), and the Chromium
 executable (path, size, modification time). A rebuild reprints only the pages whose key
 changed, and when no key and no part of the outline changed and the PDF is the one written
@@ -157,13 +157,19 @@ def printer_digest(executable: str) -> str:
 # writes the page, so a fresh build writes pages without it and the next build with it. The
 # checksum is of the asset, whose content the key holds already: it is left out of the key.
 _ASSET_CHECKSUM = re.compile(rb"""(\.(?:css|js))\?v=[0-9a-f]{8}(?=["'])""")
+# Files every page loads that never change its print: the search box's index (the theme loads
+# it on every page), which Sphinx rewrites on every build with other contents (an incremental
+# build, reading again only the pages it regenerates, leaves out the index entries of the
+# others), so that with it in the key the first build after a fresh one reprinted every page.
+NOT_PRINTED = ("searchindex.js",)
 
 
 def page_key(html_dir: Path, page: Path, shared: str, known: dict[Path, str] | None = None,
              parsed: dict[str, list[str]] | None = None) -> str:
     """The cache key of one page: SHA-256 of ``shared`` (:func:`printer_digest` and the
     ``_static/`` :func:`tree_digest`), the page's HTML and each local file its tags load
-    (:func:`tools.bookcheck.loaded_urls`; a file that does not exist counts by its name).
+    (:func:`tools.bookcheck.loaded_urls`; a file that does not exist counts by its name), but
+    the files of :data:`NOT_PRINTED`.
 
     ``known`` holds the digests of files already read; ``parsed`` the URLs of pages already
     parsed, by the digest of their HTML (parsing is most of the time of an unchanged book).
@@ -186,6 +192,8 @@ def page_key(html_dir: Path, page: Path, shared: str, known: dict[Path, str] | N
         if not target.is_relative_to(root):
             continue
         rel = target.relative_to(root).as_posix()
+        if rel in NOT_PRINTED:
+            continue
         chunks += [rel, _file_digest(target, known) if target.is_file() else "(missing)"]
     return _sha256(*chunks)
 

@@ -369,3 +369,32 @@ def test_the_print_rules_fold_code_parameters_and_provenance_and_fit_tables() ->
                      "div.dropdown.ensel-provenance", "details.ensel-checks"):
         assert selector in block.split("display: none")[0], selector
     assert "width: 100% !important" in block and "white-space: normal !important" in block
+
+
+def test_a_page_key_ignores_the_search_index_sphinx_rewrites_on_every_build(
+        tmp_path: Path) -> None:
+    """Every page loads ``searchindex.js``, which an incremental Sphinx build rewrites with
+    other contents (it drops the index entries of the pages it does not read again): with it
+    in the key, the first make book after a fresh one reprinted all pages. The search index
+    never changes a print; any other file a page loads still changes its key."""
+    pdfbook = _pdfbook()
+    html, _ = _site(tmp_path)
+    (html / "searchindex.js").write_text('Search.setIndex({"indexentries": {"a": [1]}})')
+    (html / "_static").mkdir()
+    (html / "_static" / "theme.js").write_text("var x = 1;")
+    one = html / "book" / "one.html"
+    one.write_text(one.read_text().replace(
+        "</main>", '<script src="../searchindex.js"></script>'
+                   '<script src="../_static/theme.js"></script></main>'))
+    exe = _fake_chromium(tmp_path / "bin")
+
+    def key() -> str:
+        return pdfbook.page_keys(html, ["book/one"], str(exe))["book/one"]
+
+    fresh = key()
+    (html / "searchindex.js").write_text('Search.setIndex({"indexentries": {}})')
+    assert key() == fresh
+    (html / "searchindex.js").unlink()
+    assert key() == fresh
+    (html / "_static" / "theme.js").write_text("var x = 2;")
+    assert key() != fresh
