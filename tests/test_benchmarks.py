@@ -76,6 +76,14 @@ def test_the_record_keeps_each_figure_a_script_records_and_renders_the_readme_ta
         benchrecord.replace_block("# no markers\n", table)
     with pytest.raises(benchrecord.BenchUsageError, match="unknown benchmark.*nope"):
         benchrecord.run(["nope"])
+    # make bench BENCH=heavy: its entry joins the record, the other scripts' figures stay
+    merged = benchrecord.merge(record, benchrecord.run(["heavy"]))
+    assert [(s["script"], s["exit"]) for s in merged["scripts"]] == [("fake", 0), ("heavy", 1)]
+    assert merged["figures"] == record["figures"] and merged["left_out"] == {}
+    again = benchrecord.merge(record, benchrecord.run(["fake"]))  # heavy: not run this time
+    assert again["left_out"] == {"heavy": "too heavy for a shared machine"}  # the reason stays
+    assert "Exited with an error (a missed target or a failure): `heavy`." in \
+        benchrecord.render(merged)
 
 
 def test_the_record_refuses_the_tiny_size(monkeypatch, capsys) -> None:

@@ -40,6 +40,10 @@ BEGIN = "<!-- bench:begin (rendered from benchmarks/results.json by make bench; 
 END = "<!-- bench:end -->"
 
 
+#: Why a script is not in a record when nobody said why.
+NOT_RUN = "not run this time"
+
+
 class BenchUsageError(Exception):
     """Bad usage of the tool: what was asked and what was expected (exit code 2)."""
 
@@ -73,9 +77,12 @@ def _commit() -> str:
     try:
         out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"],
                              capture_output=True, text=True, timeout=10, check=True)
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain",
+                                "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=10, check=True)
     except (OSError, subprocess.SubprocessError):
         return ""
-    return out.stdout.strip()
+    return out.stdout.strip() + ("+" if dirty.stdout.strip() else "")  # +: uncommitted changes
 
 
 def run(names: list[str] | None = None, left_out: dict[str, str] | None = None,
@@ -94,7 +101,7 @@ def run(names: list[str] | None = None, left_out: dict[str, str] | None = None,
     record: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": _commit(), "machine": machine(), "scripts": [], "figures": [],
-        "left_out": {n: left_out.get(n, "not run this time") for n in found
+        "left_out": {n: left_out.get(n, NOT_RUN) for n in found
                      if n not in chosen}}
     for name in chosen:
         with tempfile.TemporaryDirectory(prefix="ensel-bench-") as tmp:
@@ -107,6 +114,7 @@ def run(names: list[str] | None = None, left_out: dict[str, str] | None = None,
             figures = ([json.loads(x) for x in lines.read_text().splitlines() if x.strip()]
                        if lines.is_file() else [])
         record["scripts"].append({"script": name, "exit": proc.returncode,
+                                  "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
                                   "seconds": round(wall, 1),
                                   "load": [round(before, 2), round(os.getloadavg()[0], 2)]})
         for f in figures:
@@ -115,6 +123,29 @@ def run(names: list[str] | None = None, left_out: dict[str, str] | None = None,
             f["load"] = round(float(f["load"]), 2)
         record["figures"] += figures
     return record
+
+
+def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with the scripts ``new`` ran replaced by their new entries and figures (a run
+    of some scripts, ``--only``, keeps the others' figures); the date and commit are the new
+    ones, each script keeps its own date, and a script left out in ``new`` that ``old`` has
+    stays in with its figures."""
+    ran = {s["script"] for s in new["scripts"]}
+    rank = {n: i for i, n in enumerate(scripts())}
+
+    def order(item: dict[str, Any]) -> int:
+        return rank.get(item["script"], len(rank))
+
+    entries = sorted([s for s in old.get("scripts", []) if s["script"] not in ran]
+                     + new["scripts"], key=order)
+    figures = sorted([f for f in old.get("figures", []) if f["script"] not in ran]
+                     + new["figures"], key=order)  # stable: a script's figures keep their order
+    kept = {s["script"] for s in entries}
+    said = old.get("left_out", {})  # a reason given before outlasts "not run this time"
+    left = {n: said.get(n, why) if why == NOT_RUN else why
+            for n, why in {**said, **new["left_out"]}.items()}
+    return {**new, "scripts": entries, "figures": figures,
+            "left_out": {n: why for n, why in left.items() if n not in kept}}
 
 
 def _value(value: float, unit: str) -> str:
@@ -128,7 +159,7 @@ def render(record: dict[str, Any]) -> str:
     memory = f", {m['memory_gb']:g} GB" if m.get("memory_gb") else ""
     loads = [x for s in record["scripts"] for x in s["load"]]
     load = (f"load average {min(loads):.1f} to {max(loads):.1f}" if loads else "")
-    head = (f"Measured by `make bench` on {record['date']}, commit `{record['commit']}`: "
+    head = (f"Measured by `make bench`, last on {record['date']} at commit `{record['commit']}`: "
             f"{m['cpu']}, {m['cores']} cores{memory}, {m['system']}, Python {m['python']}; "
             f"{load} (a shared machine: wall times vary with its load).")
     rows = ["| benchmark | measured | target | load |", "|---|---|---|---|"]
@@ -177,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
             if bad:
                 raise BenchUsageError(f"--leave-out {bad[0]!r}: expected NAME=WHY")
             record = run(args.only, dict(x.split("=", 1) for x in args.leave_out))
+            if args.only and RECORD.is_file():  # the other scripts' figures stay
+                record = merge(json.loads(RECORD.read_text(encoding="utf-8")), record)
             RECORD.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
                               encoding="utf-8")
             print(f"benchrecord: {len(record['figures'])} figures of "
