@@ -15,11 +15,12 @@ pdf`` fails when the PDF has more than :data:`MAX_PAGES` pages or no outline
 Each page's PDF is kept in a cache (``--cache``, by default ``pdfcache/`` beside the HTML
 folder: ``_build/pdfcache/<key>.pdf`` and its title in ``<key>.json``), keyed by a SHA-256 of
 what the print depends on: the page's HTML (without Sphinx's ``?v=`` checksums), every local
-file it loads (images, scripts, stylesheets; not the search index), the whole ``_static/`` folder (what scripts and stylesheets load in turn: MathJax,
-fonts), this file's source and the browser check's flags (the printing), and the Chromium
-executable (path, size, modification time). A rebuild reprints only the pages whose key
-changed, and when no key and no part of the outline changed and the PDF is the one written
-last time, it writes nothing. Entries no page uses any more are removed after each build.
+file it loads (images, scripts, stylesheets; not the search index), the whole ``_static/``
+folder (what scripts and stylesheets load in turn: MathJax, fonts), this file's source and
+the browser check's flags (the printing), and the Chromium executable (path, size,
+modification time). A rebuild reprints only the pages whose key changed, and when no key and
+no part of the outline changed and the PDF is the one written last time, it writes nothing.
+Entries no page uses any more are removed after each build.
 What the key does not see (the system's fonts, say) needs the cache removed by hand
 (``rm -rf _build/pdfcache``, or ``make clean``).
 
