@@ -27,7 +27,8 @@ endif
 help:
 	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
 	@echo "             (FORCE=1 re-executes every notebook; JOBS=n runs n at once)"
-	@echo "make pdf     print the built HTML book to one PDF with an outline, offline"
+	@echo "make pdf     print the built HTML book (not its API reference) to one PDF with an"
+	@echo "             outline, offline; it fails beyond 300 pages or without an outline"
 	@echo "             (_build/html/ensel-book.pdf, linked from the front page; make book does it"
 	@echo "             when Chromium is installed, reprinting only the pages that changed)"
 	@echo "make chromium  install Debian's chromium when it is missing (as root)"
@@ -75,8 +76,10 @@ book: $(STAMP)
 	$(MAKE) --no-print-directory html
 	$(MAKE) --no-print-directory pdf IF_CHROMIUM=1
 
-# The book as one PDF: headless Chromium prints every page of _toc.yml from the built HTML
-# (served on 127.0.0.1, nothing from the network) and pypdf merges them with an outline.
+# The book as one PDF: headless Chromium prints every page of _toc.yml but the API reference
+# from the built HTML (served on 127.0.0.1, nothing from the network; the print rules of
+# book/_static/ensel.css fold code, parameters and provenance boxes) and pypdf merges them
+# with an outline; it fails beyond 300 pages or without an outline (book/_ext/pdfbook.py).
 # A page is printed again only when its HTML or a file it loads changed (cache keyed by
 # content in _build/pdfcache). Without Chromium make pdf stops (exit 2); make book says so in
 # one line and succeeds (IF_CHROMIUM=1), and its front page then does not link the PDF.
