@@ -6,11 +6,11 @@ but the API reference (:data:`LEFT_OUT`, read on screen) in headless Chromium (D
 ``chromium`` through Playwright, the browser check's flags; no network), waits for MathJax,
 prints each page with the theme's print stylesheet (no sidebars), and merges the pages with
 pypdf into one PDF whose outline has one entry per part (its caption) and, under it, one per
-chapter (the page's title), with a chapter's sections nested
-under it. The print rules of ``book/_static/ensel.css`` leave the code cells, the parameters
-and the "Reproduce this figure" boxes to the screen and fit wide tables to the page. ``make
-pdf`` fails when the PDF has more than :data:`MAX_PAGES` pages or no outline
-(:func:`book_problems`).
+chapter (the page's title), with a chapter's sections nested under it. The print rules of
+``book/_static/ensel.css`` leave the code cells, the parameters and the "Reproduce this
+figure" boxes to the screen and let table cells wrap; a table still wider than the page (many
+numeric columns) is scaled down to its width. ``make pdf`` fails when the PDF has more than
+:data:`MAX_PAGES` pages or no outline (:func:`book_problems`).
 
 Each page's PDF is kept in a cache (``--cache``, by default ``pdfcache/`` beside the HTML
 folder: ``_build/pdfcache/<key>.pdf`` and its title in ``<key>.json``), keyed by a SHA-256 of
@@ -65,6 +65,25 @@ LEFT_OUT = ("API reference",)
 #: The most pages the printed book may have: ``make pdf`` fails beyond (:func:`book_problems`).
 MAX_PAGES = 300
 _CACHE_ENTRY = re.compile(r"[0-9a-f]{64}\.(pdf|json)(\.tmp)?")
+#: The width of an A4 page between the print margins (210 mm - 2 x 12 mm) in CSS pixels: the
+#: width pages are laid out at before printing, so that what is measured is what is printed.
+PRINT_WIDTH_PX = round((210 - 2 * 12) * 96 / 25.4)
+#: Tables wider than the text column (many numeric columns, which cannot wrap) are scaled down
+#: to its width (CSS zoom), instead of being cut at the page's edge; how many were.
+_FIT_TABLES = """() => {
+  const column = document.querySelector('article') || document.body;
+  const right = column.getBoundingClientRect().right;
+  let fitted = 0;
+  for (const t of column.querySelectorAll('table')) {
+    const box = t.getBoundingClientRect();
+    const room = right - box.left;
+    if (box.width > room + 1 && room > 0) {
+      t.style.zoom = (room / box.width).toFixed(3);
+      fitted += 1;
+    }
+  }
+  return fitted;
+}"""
 #: The page's title as the reader sees it (the first heading, without its "#" link).
 _TITLE = """() => {
   const h = document.querySelector('main h1, article h1, h1');
@@ -226,7 +245,8 @@ def _print_pages(html: Path, entries: list[Entry], keys: dict[str, str], store: 
         browser = pw.chromium.launch(executable_path=executable, headless=True,
                                      args=list(CHROMIUM_FLAGS), timeout=LOAD_TIMEOUT_MS)
         try:
-            context = browser.new_context(service_workers="block")
+            context = browser.new_context(service_workers="block", viewport={
+                "width": PRINT_WIDTH_PX, "height": 1000})
             context.add_init_script("try { localStorage.setItem('mode', 'light'); "
                                     "localStorage.setItem('theme', 'light'); } catch (e) {}")
             for entry in entries:
@@ -238,6 +258,8 @@ def _print_pages(html: Path, entries: list[Entry], keys: dict[str, str], store: 
                     if page.evaluate("() => !!(window.MathJax && window.MathJax.startup)"):
                         page.evaluate(_MATHJAX_READY, MATH_TIMEOUT_MS)
                     title = page.evaluate(_TITLE) or entry.file
+                    page.emulate_media(media="print")  # measured as printed, then fitted
+                    page.evaluate(_FIT_TABLES)
                     tmp_pdf = store / f"{key}.pdf.tmp"
                     page.pdf(path=str(tmp_pdf), format="A4", print_background=True,
                              margin={"top": "14mm", "bottom": "14mm", "left": "12mm",

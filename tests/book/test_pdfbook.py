@@ -398,3 +398,27 @@ def test_a_page_key_ignores_the_search_index_sphinx_rewrites_on_every_build(
     assert key() == fresh
     (html / "_static" / "theme.js").write_text("var x = 2;")
     assert key() != fresh
+
+
+@needs_chromium
+def test_a_table_wider_than_the_page_is_scaled_to_fit_it(tmp_path: Path) -> None:
+    """Numeric columns cannot wrap: a table of 24 of them is wider than an A4 page. Printed, it
+    is scaled down to the page's width, so its last column is on the page, where without the
+    fitting it is cut off at the page's edge."""
+    pdfbook = _pdfbook()
+    from pypdf import PdfReader
+
+    html, toc = _site(tmp_path)
+    row = "".join(f"<td>{1234567.891 + i:.3f}</td>" for i in range(24))
+    head = "".join(f"<th>col{i:02d}</th>" for i in range(24))
+    two = html / "book" / "two.html"
+    two.write_text(two.read_text().replace(
+        "</main>", f"<article><table><tr>{head}</tr><tr>{row}</tr></table></article></main>"))
+
+    def printed(out: Path) -> str:
+        pdfbook.print_book(html, out, toc=toc)
+        return " ".join(p.extract_text() for p in PdfReader(str(out)).pages)
+
+    assert "col00" in (text := printed(tmp_path / "fitted.pdf")) and "col23" in text
+    pdfbook._FIT_TABLES = "() => 0"  # no fitting: the last columns fall off the page
+    assert "col23" not in printed(tmp_path / "cut.pdf")
