@@ -208,13 +208,14 @@ def main(argv: list[str] | None = None) -> int:
             if bad:
                 raise BenchUsageError(f"--leave-out {bad[0]!r}: expected NAME=WHY")
             record = run(args.only, dict(x.split("=", 1) for x in args.leave_out))
+            failed = any(s["exit"] for s in record["scripts"])  # of the scripts run now
             if args.only and RECORD.is_file():  # the other scripts' figures stay
                 record = merge(json.loads(RECORD.read_text(encoding="utf-8")), record)
             RECORD.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
                               encoding="utf-8")
             print(f"benchrecord: {len(record['figures'])} figures of "
                   f"{len(record['scripts'])} scripts in {RECORD.relative_to(ROOT)}")
-            return 1 if any(s["exit"] for s in record["scripts"]) else 0
+            return 1 if failed else 0
         if not RECORD.is_file():
             raise BenchUsageError(f"no {RECORD.relative_to(ROOT)}: run make bench first")
         text = README.read_text(encoding="utf-8")
