@@ -27,7 +27,8 @@ endif
 help:
 	@echo "make book    execute the notebooks that changed (papermill) and build the HTML"
 	@echo "             (FORCE=1 re-executes every notebook; JOBS=n runs n at once)"
-	@echo "make pdf     print the built HTML book to one PDF with an outline, offline"
+	@echo "make pdf     print the built HTML book (not its API reference) to one PDF with an"
+	@echo "             outline, offline; it fails beyond 300 pages or without an outline"
 	@echo "             (_build/html/ensel-book.pdf, linked from the front page; make book does it"
 	@echo "             when Chromium is installed, reprinting only the pages that changed)"
 	@echo "make chromium  install Debian's chromium when it is missing (as root)"
@@ -42,7 +43,9 @@ help:
 	@echo "make screenshots  1280x900 light and dark shots of the closing note's pages (after make book)"
 	@echo "             in _build/closing-screenshots; SHOTS='page.html page.html#id' for others"
 	@echo "make run NB=<notebook> [OUTPUT=<run>] [DATASET=<name|path>] [PARAMS='k=v ...']"
-	@echo "make lint | bench | lock | clean"
+	@echo "make bench   run the benchmarks at full size into benchmarks/results.json and the"
+	@echo "             README's timing table (BENCH='frontier refusal' runs those only)"
+	@echo "make lint | lock | clean"
 
 env: $(STAMP)
 
@@ -74,8 +77,10 @@ book: $(STAMP)
 	$(MAKE) --no-print-directory html
 	$(MAKE) --no-print-directory pdf IF_CHROMIUM=1
 
-# The book as one PDF: headless Chromium prints every page of _toc.yml from the built HTML
-# (served on 127.0.0.1, nothing from the network) and pypdf merges them with an outline.
+# The book as one PDF: headless Chromium prints every page of _toc.yml but the API reference
+# from the built HTML (served on 127.0.0.1, nothing from the network; the print rules of
+# book/_static/ensel.css fold code, parameters and provenance boxes) and pypdf merges them
+# with an outline; it fails beyond 300 pages or without an outline (book/_ext/pdfbook.py).
 # A page is printed again only when its HTML or a file it loads changed (cache keyed by
 # content in _build/pdfcache). Without Chromium make pdf stops (exit 2); make book says so in
 # one line and succeeds (IF_CHROMIUM=1), and its front page then does not link the PDF.
@@ -133,8 +138,13 @@ lint: $(STAMP)
 	$(BIN)/ruff check ensel tests benchmarks notebooks book/_ext
 	$(BIN)/mypy
 
+# Every benchmark at full size (never ENSEL_BENCH_TINY), its figures kept in the committed
+# record benchmarks/results.json (machine, date, load) and rendered into the README's timing
+# table (tools/benchrecord.py; tests/test_readme.py holds the two equal).
+# BENCH="frontier refusal" runs those only.
 bench: $(STAMP)
-	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	@$(BIN)/python -m tools.benchrecord run $(if $(BENCH),--only $(BENCH)); rc=$$?; \
+	  test $$rc = 2 || $(BIN)/python -m tools.benchrecord readme; exit $$rc
 
 # Re-resolve the dependencies in a throw-away environment and rewrite the constraints file.
 lock:

@@ -33,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _bench import size
+from _bench import record, size
 
 GENERATE = r"""
 import sys
@@ -115,6 +115,9 @@ def main() -> int:
               f"{r['predict_seconds']:.2f} s ({r['predict_cpu']:.2f} s CPU), {r['mean_asked']:.2f} "
               "models asked on average; "
               f"peak {r['peak_mb'] / 1024:.2f} GB [load {os.getloadavg()[0]:.1f}]")
+        record(f"Cascade.predict on {r['queries']:,} queries x {a.m:,} models (order of "
+               f"{r['order_length']}, threshold {r['threshold']})", r["predict_seconds"],
+               "s", "<= 2 s")
         if not a.skip_frontier:
             cmd = [ensel, "frontier", path, "--prices", prices, "--budgets", str(a.budgets),
                    "--splits", str(a.splits), "--jobs", str(a.jobs), "--json",
@@ -129,6 +132,11 @@ def main() -> int:
                   f"splits, --jobs {a.jobs}: "
                   f"{r['seconds']:.1f} s wall, {r['cpu']:.1f} s CPU, peak "
                   f"{r['peak_mb'] / 1024:.2f} GB [load {os.getloadavg()[0]:.1f}]")
+            what = f"ensel frontier, {a.m:,} models x {a.n:,} items, {a.budgets} budgets, " + (
+                "no cascade" if a.no_cascade else "cascade included")
+            record(f"{what}: wall", r["seconds"], "s", "<= 10 s")
+            record(f"{what}: CPU", r["cpu"], "s")
+            record(f"{what}: peak memory", r["peak_mb"] / 1024, "GB", "<= 1 GB")
     return 0
 
 

@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _bench import TINY, judged, size, verdict
+from _bench import TINY, judged, record, size, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 #: ``-k`` of the fixed runs, and the options every run adds (smaller work at the tiny size).
@@ -112,6 +112,10 @@ def _load() -> str:
 
 def _report(label: str, r: dict, target_s: float | None, target_mb: float | None) -> bool:
     ok = r["code"] == 0
+    if ok and target_s is not None:
+        record(f"{label}: wall", r["seconds"], "s", f"<= {target_s:g} s")
+        record(f"{label}: peak memory", r["peak_mb"] / 1024, "GB",
+               f"<= {target_mb / 1024:g} GB" if target_mb else "")
     met = ok and judged((target_s is None or r["seconds"] <= target_s)
                         and (target_mb is None or r["peak_mb"] <= target_mb))
     targets = ", ".join(t for t in (f"<= {target_s:g} s" if target_s else "",
@@ -144,10 +148,12 @@ def main() -> int:
               f"{path.stat().st_size / 1e6:.1f} MB Parquet, written in "
               f"{time.perf_counter() - t:.1f} s")
         select = [*ensel, "select", str(path), *SMALL]
-        ok &= _report(f"ensel select -k {K} (new)", _measure([*select, "-k", K]), 5, 1536)
+        pool = f"{args.m:,} models x {args.n:,} items"
+        ok &= _report(f"ensel select -k {K}, {pool}", _measure([*select, "-k", K]), 5, 1536)
         _report(f"ensel select -k {K} --jobs 1 (new, one thread)",
                 _measure([*select, "-k", K, "--jobs", "1"]), None, None)
-        ok &= _report("ensel select -k auto (new)", _measure([*select, "-k", "auto"]), 20, 1536)
+        ok &= _report(f"ensel select -k auto, {pool}", _measure([*select, "-k", "auto"]), 20,
+                      1536)
         small = {"n_splits": 3, "halvings": 2} if SMALL else {}
         ph = subprocess.run([sys.executable, "-c", PHASES, str(path), K, json.dumps(small)],
                             capture_output=True, text=True, check=True)

@@ -37,6 +37,7 @@ import pandas as pd
 from IPython.display import Markdown
 from scipy.special import ndtri
 
+from ensel.book import front
 from ensel.book.claims import PageChecks
 from ensel.book.theory_pages import glue
 from ensel.info import decomposition_terms_exact
@@ -241,6 +242,7 @@ Markdown(summary.to_markdown(index=False))
 # %% tags=["remove-cell"]
 checks.equal("corrections listed", len(rows), 5)
 glue("n_corrections", len(rows), display=False)
+glue("verdict_corrections", front.corrections_line(rows), display=False)  # the front page
 
 # %% [markdown]
 # ## Scope notes

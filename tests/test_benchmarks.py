@@ -37,3 +37,61 @@ def test_benchmark_runs_at_tiny_size(script: Path, tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert "MISSED" not in proc.stdout  # the tiny size judges no target
     assert list(tmp_path.iterdir()) == []  # it cleaned up what it wrote
+
+
+def test_the_record_keeps_each_figure_a_script_records_and_renders_the_readme_table(
+        tmp_path: Path, monkeypatch) -> None:
+    """tools/benchrecord.py (make bench): each script runs in its own process, the figures it
+    passes to _bench.record land in the record with the machine, the date and the load, the
+    scripts left out are named with why, and the README's block is rewritten between its
+    markers only."""
+    from tools import benchrecord
+
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    (folder / "_bench.py").write_text((BENCHMARKS / "_bench.py").read_text())
+    (folder / "bench_fake.py").write_text(
+        "from _bench import record\n"
+        "record('fake sum of 10 numbers', 1.25, 's', '< 2 s')\n"
+        "record('fake peak memory', 0.5, 'GB')\n")
+    (folder / "bench_heavy.py").write_text("raise SystemExit('never run')\n")
+    monkeypatch.setattr(benchrecord, "BENCHMARKS", folder)
+    monkeypatch.delenv("ENSEL_BENCH_TINY", raising=False)
+    record = benchrecord.run(["fake"], {"heavy": "too heavy for a shared machine"})
+    assert [s["script"] for s in record["scripts"]] == ["fake"]
+    assert record["scripts"][0]["exit"] == 0
+    assert [(f["figure"], f["value"], f["unit"], f["target"], f["tiny"])
+            for f in record["figures"]] == [("fake sum of 10 numbers", 1.25, "s", "< 2 s", False),
+                                            ("fake peak memory", 0.5, "GB", "", False)]
+    assert record["left_out"] == {"heavy": "too heavy for a shared machine"}
+    assert record["machine"]["cores"] == os.cpu_count() and "UTC" in record["date"]
+    table = benchrecord.render(record)
+    assert "| fake sum of 10 numbers (`fake`) | 1.25 s | < 2 s |" in table
+    assert "`heavy` (too heavy for a shared machine)" in table
+    readme = f"# x\n\nbefore\n{benchrecord.BEGIN}\nold table\n{benchrecord.END}\nafter\n"
+    new = benchrecord.replace_block(readme, table)
+    assert new.startswith("# x\n\nbefore\n") and new.endswith(f"{benchrecord.END}\nafter\n")
+    assert benchrecord.readme_block(new) == table and "old table" not in new
+    with pytest.raises(benchrecord.BenchUsageError, match="bench:end"):
+        benchrecord.replace_block("# no markers\n", table)
+    with pytest.raises(benchrecord.BenchUsageError, match="unknown benchmark.*nope"):
+        benchrecord.run(["nope"])
+    # make bench BENCH=heavy: its entry joins the record, the other scripts' figures stay
+    merged = benchrecord.merge(record, benchrecord.run(["heavy"]))
+    assert [(s["script"], s["exit"]) for s in merged["scripts"]] == [("fake", 0), ("heavy", 1)]
+    assert merged["figures"] == record["figures"] and merged["left_out"] == {}
+    again = benchrecord.merge(record, benchrecord.run(["fake"]))  # heavy: not run this time
+    assert again["left_out"] == {"heavy": "too heavy for a shared machine"}  # the reason stays
+    assert "Exited with an error (a missed target or a failure): `heavy`." in \
+        benchrecord.render(merged)
+
+
+def test_the_record_refuses_the_tiny_size(monkeypatch, capsys) -> None:
+    from tools import benchrecord
+
+    monkeypatch.setenv("ENSEL_BENCH_TINY", "1")
+    assert benchrecord.main(["run", "--only", "aggregate"]) == 2
+    assert "ENSEL_BENCH_TINY is set" in capsys.readouterr().err
+    monkeypatch.delenv("ENSEL_BENCH_TINY")
+    assert benchrecord.main(["run", "--leave-out", "frontier"]) == 2
+    assert "expected NAME=WHY" in capsys.readouterr().err

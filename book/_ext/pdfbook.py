@@ -2,20 +2,25 @@
 
 ``python book/_ext/pdfbook.py _build/html [-o _build/html/ensel-book.pdf]`` serves the HTML
 folder on 127.0.0.1 (the browser check's server), opens every page of ``_toc.yml`` in its order
-in headless Chromium (Debian's ``chromium`` through Playwright, the browser check's flags; no
-network), waits for MathJax, prints each page with the theme's print stylesheet (no sidebars),
-and merges the pages with pypdf into one PDF whose outline has one entry per part (its
-caption) and, under it, one per chapter (the page's title), with a chapter's sections nested
-under it.
+but the API reference (:data:`LEFT_OUT`, read on screen) in headless Chromium (Debian's
+``chromium`` through Playwright, the browser check's flags; no network), waits for MathJax,
+prints each page with the theme's print stylesheet (no sidebars), and merges the pages with
+pypdf into one PDF whose outline has one entry per part (its caption) and, under it, one per
+chapter (the page's title), with a chapter's sections nested under it. The print rules of
+``book/_static/ensel.css`` leave the code cells, the parameters and the "Reproduce this
+figure" boxes to the screen and let table cells wrap; a table still wider than the page (many
+numeric columns) is scaled down to its width. ``make pdf`` fails when the PDF has more than
+:data:`MAX_PAGES` pages or no outline (:func:`book_problems`).
 
 Each page's PDF is kept in a cache (``--cache``, by default ``pdfcache/`` beside the HTML
 folder: ``_build/pdfcache/<key>.pdf`` and its title in ``<key>.json``), keyed by a SHA-256 of
-what the print depends on: the page's HTML, every local file it loads (images, scripts,
-stylesheets), the whole ``_static/`` folder (what scripts and stylesheets load in turn: MathJax,
-fonts), this file's source and the browser check's flags (the printing), and the Chromium
-executable (path, size, modification time). A rebuild reprints only the pages whose key
-changed, and when no key and no part of the outline changed and the PDF is the one written
-last time, it writes nothing. Entries no page uses any more are removed after each build.
+what the print depends on: the page's HTML (without Sphinx's ``?v=`` checksums), every local
+file it loads (images, scripts, stylesheets; not the search index), the whole ``_static/``
+folder (what scripts and stylesheets load in turn: MathJax, fonts), this file's source and
+the browser check's flags (the printing), and the Chromium executable (path, size,
+modification time). A rebuild reprints only the pages whose key changed, and when no key and
+no part of the outline changed and the PDF is the one written last time, it writes nothing.
+Entries no page uses any more are removed after each build.
 What the key does not see (the system's fonts, say) needs the cache removed by hand
 (``rm -rf _build/pdfcache``, or ``make clean``).
 
@@ -54,7 +59,31 @@ CHROMIUM_MISSING = ("chromium is not installed (Debian: apt-get install chromium
 #: What ``make book`` prints, in one line, when there is no Chromium to print the PDF.
 NOTICE = ("pdf: not made: printing the book to PDF needs Chromium, which is not installed "
           "(Debian: apt-get install chromium, as root, then make book); the HTML book is complete")
+#: Parts of ``_toc.yml`` (by caption) left out of the PDF: the book's narrative is printed,
+#: the API reference (hundreds of pages of signatures) is read on screen.
+LEFT_OUT = ("API reference",)
+#: The most pages the printed book may have: ``make pdf`` fails beyond (:func:`book_problems`).
+MAX_PAGES = 300
 _CACHE_ENTRY = re.compile(r"[0-9a-f]{64}\.(pdf|json)(\.tmp)?")
+#: The width of an A4 page between the print margins (210 mm - 2 x 12 mm) in CSS pixels: the
+#: width pages are laid out at before printing, so that what is measured is what is printed.
+PRINT_WIDTH_PX = round((210 - 2 * 12) * 96 / 25.4)
+#: Tables wider than the text column (many numeric columns, which cannot wrap) are scaled down
+#: to its width (CSS zoom), instead of being cut at the page's edge; how many were.
+_FIT_TABLES = """() => {
+  const column = document.querySelector('article') || document.body;
+  const right = column.getBoundingClientRect().right;
+  let fitted = 0;
+  for (const t of column.querySelectorAll('table')) {
+    const box = t.getBoundingClientRect();
+    const room = right - box.left;
+    if (box.width > room + 1 && room > 0) {
+      t.style.zoom = (room / box.width).toFixed(3);
+      fitted += 1;
+    }
+  }
+  return fitted;
+}"""
 #: The page's title as the reader sees it (the first heading, without its "#" link).
 _TITLE = """() => {
   const h = document.querySelector('main h1, article h1, h1');
@@ -148,13 +177,19 @@ def printer_digest(executable: str) -> str:
 # writes the page, so a fresh build writes pages without it and the next build with it. The
 # checksum is of the asset, whose content the key holds already: it is left out of the key.
 _ASSET_CHECKSUM = re.compile(rb"""(\.(?:css|js))\?v=[0-9a-f]{8}(?=["'])""")
+# Files every page loads that never change its print: the search box's index (the theme loads
+# it on every page), which Sphinx rewrites on every build with other contents (an incremental
+# build, reading again only the pages it regenerates, leaves out the index entries of the
+# others), so that with it in the key the first build after a fresh one reprinted every page.
+NOT_PRINTED = ("searchindex.js",)
 
 
 def page_key(html_dir: Path, page: Path, shared: str, known: dict[Path, str] | None = None,
              parsed: dict[str, list[str]] | None = None) -> str:
     """The cache key of one page: SHA-256 of ``shared`` (:func:`printer_digest` and the
     ``_static/`` :func:`tree_digest`), the page's HTML and each local file its tags load
-    (:func:`tools.bookcheck.loaded_urls`; a file that does not exist counts by its name).
+    (:func:`tools.bookcheck.loaded_urls`; a file that does not exist counts by its name), but
+    the files of :data:`NOT_PRINTED`.
 
     ``known`` holds the digests of files already read; ``parsed`` the URLs of pages already
     parsed, by the digest of their HTML (parsing is most of the time of an unchanged book).
@@ -177,6 +212,8 @@ def page_key(html_dir: Path, page: Path, shared: str, known: dict[Path, str] | N
         if not target.is_relative_to(root):
             continue
         rel = target.relative_to(root).as_posix()
+        if rel in NOT_PRINTED:
+            continue
         chunks += [rel, _file_digest(target, known) if target.is_file() else "(missing)"]
     return _sha256(*chunks)
 
@@ -208,7 +245,8 @@ def _print_pages(html: Path, entries: list[Entry], keys: dict[str, str], store: 
         browser = pw.chromium.launch(executable_path=executable, headless=True,
                                      args=list(CHROMIUM_FLAGS), timeout=LOAD_TIMEOUT_MS)
         try:
-            context = browser.new_context(service_workers="block")
+            context = browser.new_context(service_workers="block", viewport={
+                "width": PRINT_WIDTH_PX, "height": 1000})
             context.add_init_script("try { localStorage.setItem('mode', 'light'); "
                                     "localStorage.setItem('theme', 'light'); } catch (e) {}")
             for entry in entries:
@@ -220,6 +258,8 @@ def _print_pages(html: Path, entries: list[Entry], keys: dict[str, str], store: 
                     if page.evaluate("() => !!(window.MathJax && window.MathJax.startup)"):
                         page.evaluate(_MATHJAX_READY, MATH_TIMEOUT_MS)
                     title = page.evaluate(_TITLE) or entry.file
+                    page.emulate_media(media="print")  # measured as printed, then fitted
+                    page.evaluate(_FIT_TABLES)
                     tmp_pdf = store / f"{key}.pdf.tmp"
                     page.pdf(path=str(tmp_pdf), format="A4", print_background=True,
                              margin={"top": "14mm", "bottom": "14mm", "left": "12mm",
@@ -280,9 +320,10 @@ def _written(out: Path) -> list[int]:
 
 
 def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None = None,
-               chromium: str | None = None, cache: str | Path | None = None
-               ) -> dict[str, Any]:
-    """Print every page of the table of contents to one PDF with an outline.
+               chromium: str | None = None, cache: str | Path | None = None,
+               leave_out: tuple[str, ...] = LEFT_OUT) -> dict[str, Any]:
+    """Print every page of the table of contents (but the parts ``leave_out`` names) to one
+    PDF with an outline.
 
     Parameters
     ----------
@@ -294,6 +335,8 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
         The Chromium executable (default: :func:`tools.browsercheck.find_chromium`).
     cache : str or Path, optional
         The folder of printed pages (see the module's description); None prints every page.
+    leave_out : tuple of str
+        Captions of the parts not printed (default :data:`LEFT_OUT`: the API reference).
 
     Returns
     -------
@@ -307,7 +350,8 @@ def print_book(html_dir: str | Path, out: str | Path, *, toc: str | Path | None 
 
     html = Path(html_dir)
     out = Path(out)
-    parts = toc_parts(Path(toc) if toc else ROOT / "_toc.yml")
+    parts = [p for p in toc_parts(Path(toc) if toc else ROOT / "_toc.yml")
+             if p.caption not in leave_out]
     executable = chromium or find_chromium()
     if executable is None:
         raise FileNotFoundError(CHROMIUM_MISSING)
@@ -351,6 +395,28 @@ def cached_output(out: str | Path, cache: str | Path) -> bool:
     out, last = Path(out), _read_json(Path(cache) / "book.json")
     return (out.is_file() and last.get("output") == str(out.resolve())
             and last.get("written") == _written(out))
+
+
+def book_problems(pdf: str | Path, *, chapters: int | None = None,
+                  max_pages: int = MAX_PAGES) -> list[str]:
+    """What is wrong with a printed book for a reader: more than ``max_pages`` pages, no
+    outline, or (``chapters`` given) fewer top-level chapter entries in the outline than
+    chapters printed. Empty when nothing is."""
+    from pypdf import PdfReader
+
+    problems = []
+    pages = len(PdfReader(str(pdf)).pages)
+    if pages > max_pages:
+        problems.append(f"{pages} pages, more than {max_pages}: a book a reader prints "
+                        f"stays within {max_pages} (see the print rules in book/_static/ensel.css)")
+    entries = outline(pdf)
+    if not entries:
+        problems.append("no outline (bookmarks)")
+    elif chapters is not None:
+        n = sum(1 for depth, _ in entries if depth <= 1)
+        if n < chapters:
+            problems.append(f"an outline of {n} part and chapter entries for {chapters} chapters")
+    return problems
 
 
 def outline(pdf: str | Path) -> list[tuple[int, str]]:
@@ -411,8 +477,12 @@ def main(argv: list[str] | None = None) -> int:
     state = "written" if info["written"] else "up to date"
     print(f"pdf: {out} {state}: {info['pages']} pages, {info['files']} HTML pages "
           f"({info['printed']} printed, {info['cached']} from the cache), "
-          f"{info['chapters']} chapters in the outline")
-    return 0
+          f"{info['chapters']} chapters in the outline "
+          f"({', '.join(LEFT_OUT)} left out: it is read on screen)")
+    problems = book_problems(out, chapters=info["chapters"])
+    for problem in problems:
+        print(f"pdf: {out}: {problem}", file=sys.stderr)
+    return 2 if problems else 0
 
 
 # --------------------------------------------------------------------------- Sphinx role

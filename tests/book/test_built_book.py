@@ -36,7 +36,7 @@ def generated() -> dict[str, Path]:
     keys = run_keys(RUNS, root=ROOT, out_dir=GENERATED)
     # a run whose data is not on this machine is a note on how to get it, never cached
     stale = [r.output for r in RUNS if not cached(r, keys[r.output], GENERATED)
-             and not (unavailable_data(r, r.effective_parameters())
+             and not (unavailable_data(r, r.effective_parameters(test=False))
                       and (GENERATED / f"{r.output}.ipynb").is_file())]
     assert stale == [], ("book/_generated is not the build of this checkout (make book "
                          f"re-executes what changed); missing or stale: {stale}")
@@ -159,3 +159,73 @@ def test_a_published_page_is_reproduced_byte_for_byte(generated: dict[str, Path]
 
 def _code_outputs(nb) -> list:
     return [c.get("outputs") for c in nb.cells if c.cell_type == "code"]
+
+
+def _text(html: str) -> str:
+    from html import unescape
+
+    text = unescape(re.sub(r"<[^>]+>", "", html))  # Sphinx's smart quotes made plain again
+    return " ".join(text.translate(str.maketrans("‘’“”", "''\"\"")).split())
+
+
+def test_the_front_page_opens_with_the_five_line_verdict_of_the_report_and_corrections(
+        generated: dict[str, Path], html: Path, monkeypatch) -> None:
+    """The front page's first block is the five-line verdict (book/intro.md, glued from
+    ensel.book.front), before the headline figure and any section; each line equals what
+    front.verdict_lines gives on the verdicts the experiments runs of this build saved (the
+    values the report's tables are made of) and front.corrections_line on the rows of the
+    corrections page's summary table."""
+    from ensel.book import front, protocol
+    from ensel.book.results import load_results, results_path
+
+    intro = (html / "book" / "intro.html").read_text()
+    block = re.search(r'<div class="[^"]*ensel-verdict[^"]*"[^>]*>(.*?)</div>', intro,
+                      re.DOTALL)
+    assert block is not None, "no five-line verdict on the front page"
+    items = [_text(li) for li in re.findall(r"<li>(.*?)</li>", block.group(1), re.DOTALL)]
+    labels = list(front.VERDICT_LABELS.values())
+    assert [i.split(":", 1)[0] for i in items] == labels
+    start = block.start()
+    article = intro.index('<article class="bd-article">')  # its title, then the verdict
+    assert article < start < intro.index("ensel-front-figure") < intro.index("<h2", article)
+
+    monkeypatch.setenv("ENSEL_RESULTS_DIR", str(GENERATED / "results"))
+    sources = [d for d in protocol.report_sources() if results_path(d).is_file()]
+    v = protocol.gather_verdicts({d: load_results(d, kind="verdicts") for d in sources})
+    per_budget = {d: protocol.budget_verdicts(load_results(d, kind="paired")) for d in sources
+                  if results_path(d, "paired").is_file()}
+    expected = front.verdict_lines(v, per_budget)
+    nb = nbformat.read(generated["corrections"], as_version=4)
+    table = next(o["data"]["text/markdown"] for c in nb.cells for o in c.get("outputs", [])
+                 if re.search(r"\|\s*severity\s*\|", o.get("data", {}).get("text/markdown", "")))
+    lines = [r for r in table.splitlines() if r.startswith("|")]
+    def cells(row: str) -> list[str]:  # "\|" is a bar inside a cell
+        return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
+
+    head = cells(lines[0])
+    rows = [dict(zip(head, cells(r), strict=True)) for r in lines[2:]]
+    expected["verdict_corrections"] = front.corrections_line(rows)
+    shown = dict(zip(front.VERDICT_LABELS, (i.split(":", 1)[1].strip() for i in items),
+                     strict=True))
+    assert shown == {k: _text(t) for k, t in expected.items()}
+
+
+def test_the_printed_book_has_an_outline_and_at_most_the_page_limit(html: Path) -> None:
+    """The PDF make book printed (where Chromium is): the narrative, at most
+    pdfbook.MAX_PAGES pages, with an outline, and no API reference in it."""
+    from tools.browsercheck import find_chromium
+
+    pdf = html / "ensel-book.pdf"
+    if find_chromium() is None:
+        pytest.skip("no Chromium: make book prints no PDF (tests/book/test_pdfbook.py)")
+    assert pdf.is_file(), "make book printed no PDF although Chromium is installed"
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("pdfbook", ROOT / "book/_ext/pdfbook.py")
+    pdfbook = importlib.util.module_from_spec(spec)
+    sys.modules["pdfbook"] = pdfbook  # its dataclasses look their module up there
+    spec.loader.exec_module(pdfbook)
+    assert pdfbook.book_problems(pdf) == []
+    titles = [t for _, t in pdfbook.outline(pdf)]
+    assert "Reproduction report" in titles and not any("API reference" in t for t in titles)

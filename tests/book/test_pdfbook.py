@@ -264,7 +264,7 @@ def test_the_front_page_links_the_pdf_only_when_chromium_can_print_it(tmp_path: 
     (src / "conf.py").write_text(f"import sys\nsys.path.insert(0, {str(SCRIPT.parent)!r})\n"
                                  "extensions = ['myst_parser', 'pdfbook']\n")
     (src / "index.md").write_text("# Home\n\n```{toctree}\nbook/intro\n```\n")
-    (src / "book" / "intro.md").write_text("# Intro\n\nThe whole book is also "  # as book/intro.md
+    (src / "book" / "intro.md").write_text("# Intro\n\nThe book is also "  # as book/intro.md
                                            "{book-pdf}`one PDF`.\n")
     no_browser, browser = tmp_path / "empty", tmp_path / "bin"
     no_browser.mkdir()
@@ -309,3 +309,116 @@ def test_a_page_key_ignores_the_asset_checksums_sphinx_adds_on_a_second_build(
     assert "?v=8c6b312c" in one.read_text() and key() == fresh
     one.write_text(one.read_text().replace("theme.css?v=8c6b312c", "other.css?v=8c6b312c"))
     assert key() != fresh
+
+
+def test_the_api_reference_is_left_out_of_the_printed_book(tmp_path: Path) -> None:
+    """The PDF is the narrative: a part captioned "API reference" is neither printed (its
+    pages need no cache entry, and the fake Chromium would fail if launched) nor in the
+    outline."""
+    pdfbook = _pdfbook()
+    html, toc = _site(tmp_path, {"intro": 1, "notation": 1, "one": 1, "one_a": 1, "two": 1,
+                                 "api_index": 40})
+    toc.write_text(TOC + "  - caption: API reference\n    chapters:\n"
+                         "      - file: book/api_index\n")
+    exe = _fake_chromium(tmp_path / "bin")
+    cache, out = tmp_path / "pdfcache", tmp_path / "book.pdf"
+    _seed(pdfbook, html, cache, exe, {"book/intro": 1, "book/notation": 1, "book/one": 1,
+                                      "book/one_a": 1, "book/two": 1})
+    info = pdfbook.print_book(html, out, toc=toc, chromium=str(exe), cache=cache)
+    assert (info["printed"], info["files"]) == (0, 5)
+    assert pdfbook.outline(out) == OUTLINE  # no "API reference" entry
+    assert "API reference" in pdfbook.LEFT_OUT
+
+
+def _blank_pdf(path: Path, pages: int, *, bookmark: bool) -> Path:
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=595, height=842)
+    if bookmark:
+        writer.add_outline_item(title="Intro", page_number=0)
+    with open(path, "wb") as fh:
+        writer.write(fh)
+    return path
+
+
+def test_a_book_over_the_page_limit_or_without_an_outline_is_refused(tmp_path: Path) -> None:
+    pdfbook = _pdfbook()
+    limit = pdfbook.MAX_PAGES
+    assert limit == 300
+    fine = _blank_pdf(tmp_path / "fine.pdf", limit, bookmark=True)
+    assert pdfbook.book_problems(fine) == []
+    assert pdfbook.book_problems(fine, chapters=1) == []
+    long = _blank_pdf(tmp_path / "long.pdf", limit + 1, bookmark=True)
+    assert pdfbook.book_problems(long) == [
+        f"{limit + 1} pages, more than {limit}: a book a reader prints stays within {limit} "
+        "(see the print rules in book/_static/ensel.css)"]
+    bare = _blank_pdf(tmp_path / "bare.pdf", 2, bookmark=False)
+    assert pdfbook.book_problems(bare) == ["no outline (bookmarks)"]
+    assert pdfbook.book_problems(fine, chapters=3) == [
+        "an outline of 1 part and chapter entries for 3 chapters"]
+
+
+def test_the_print_rules_fold_code_parameters_and_provenance_and_fit_tables() -> None:
+    """The print stylesheet the PDF is made with hides what is for the screen and fits
+    wide tables to the page (the selectors are those the book's HTML uses)."""
+    css = (ROOT / "book" / "_static" / "ensel.css").read_text()
+    block = css[css.index("@media print"):]
+    for selector in ("div.cell div.cell_input", "div.cell.tag_parameters",
+                     "div.dropdown.ensel-provenance", "details.ensel-checks"):
+        assert selector in block.split("display: none")[0], selector
+    assert "width: 100% !important" in block and "white-space: normal !important" in block
+
+
+def test_a_page_key_ignores_the_search_index_sphinx_rewrites_on_every_build(
+        tmp_path: Path) -> None:
+    """Every page loads ``searchindex.js``, which an incremental Sphinx build rewrites with
+    other contents (it drops the index entries of the pages it does not read again): with it
+    in the key, the first make book after a fresh one reprinted all pages. The search index
+    never changes a print; any other file a page loads still changes its key."""
+    pdfbook = _pdfbook()
+    html, _ = _site(tmp_path)
+    (html / "searchindex.js").write_text('Search.setIndex({"indexentries": {"a": [1]}})')
+    (html / "_static").mkdir()
+    (html / "_static" / "theme.js").write_text("var x = 1;")
+    one = html / "book" / "one.html"
+    one.write_text(one.read_text().replace(
+        "</main>", '<script src="../searchindex.js"></script>'
+                   '<script src="../_static/theme.js"></script></main>'))
+    exe = _fake_chromium(tmp_path / "bin")
+
+    def key() -> str:
+        return pdfbook.page_keys(html, ["book/one"], str(exe))["book/one"]
+
+    fresh = key()
+    (html / "searchindex.js").write_text('Search.setIndex({"indexentries": {}})')
+    assert key() == fresh
+    (html / "searchindex.js").unlink()
+    assert key() == fresh
+    (html / "_static" / "theme.js").write_text("var x = 2;")
+    assert key() != fresh
+
+
+@needs_chromium
+def test_a_table_wider_than_the_page_is_scaled_to_fit_it(tmp_path: Path) -> None:
+    """Numeric columns cannot wrap: a table of 24 of them is wider than an A4 page. Printed, it
+    is scaled down to the page's width, so its last column is on the page, where without the
+    fitting it is cut off at the page's edge."""
+    pdfbook = _pdfbook()
+    from pypdf import PdfReader
+
+    html, toc = _site(tmp_path)
+    row = "".join(f"<td>{1234567.891 + i:.3f}</td>" for i in range(24))
+    head = "".join(f"<th>col{i:02d}</th>" for i in range(24))
+    two = html / "book" / "two.html"
+    two.write_text(two.read_text().replace(
+        "</main>", f"<article><table><tr>{head}</tr><tr>{row}</tr></table></article></main>"))
+
+    def printed(out: Path) -> str:
+        pdfbook.print_book(html, out, toc=toc)
+        return " ".join(p.extract_text() for p in PdfReader(str(out)).pages)
+
+    assert "col00" in (text := printed(tmp_path / "fitted.pdf")) and "col23" in text
+    pdfbook._FIT_TABLES = "() => 0"  # no fitting: the last columns fall off the page
+    assert "col23" not in printed(tmp_path / "cut.pdf")
