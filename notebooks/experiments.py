@@ -159,9 +159,13 @@ abstain = bool((df["answer"] == 0).any())
 do_exhaustive = bool(exhaustive) and experiment.exhaustive_feasible(
     n_models, abstentions=abstain)
 selectors = [*experiment.PAPER_SELECTORS, *extra_selectors]
-the_protocol = Protocol(n_splits=n_splits, n_halvings=n_halvings, seed=seed)
-results = experiment.evaluate(df, ks=ks, protocol=the_protocol, selectors=selectors,
-                              exhaustive=do_exhaustive, n_jobs=n_jobs, inner=True)
+the_protocol = Protocol(n_splits=n_splits, n_halvings=n_halvings,
+                        seed=seed)
+
+# %%
+results = experiment.evaluate(
+    df, ks=ks, protocol=the_protocol, selectors=selectors,
+    exhaustive=do_exhaustive, n_jobs=n_jobs, inner=True)
 path = save_results(results, dataset)
 summary = experiment.summarise(results)
 summary_c = experiment.summarise(results, by=("condition",))
