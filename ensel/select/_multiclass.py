@@ -44,9 +44,9 @@ from ensel._validation import (
     validate_params,
 )
 from ensel.info import _smoothed_mi_codes
-from ensel.select._base import _ALPHA, _K, _XY, _BaseSelector
-from ensel.select._engine import _pick
-from ensel.select._greedy import TopK
+from ensel.select._base import _XY, _BaseSelector
+from ensel.select._engine import _greedy_path
+from ensel.select._greedy import TopK, _InfoSelector
 
 __all__ = ["MulticlassGreedyMI", "MulticlassTopK"]
 
@@ -118,16 +118,16 @@ class MulticlassTopK(_OptionSelector):
 
     Examples
     --------
-    >>> X = [["A", "B", "A"], ["C", "C", "B"], ["B", "B", None], ["D", "A", "D"]]
-    >>> sel = MulticlassTopK(2).fit(X, ["A", "C", "B", "D"])
+    >>> X = [["A", "B", "A"], ["C", "C", "C"], ["B", "B", None], ["D", "A", "D"]]
+    >>> sel = MulticlassTopK(2).fit(X, ["A", "C", "B", "D"])  # model 2 abstains once
     >>> sel.selected_, [round(float(g), 2) for g in sel.gains_]
-    ([0, 2], [1.0, 0.5])
+    ([0, 2], [1.0, 0.75])
     """
 
     _path = TopK._path
 
 
-class MulticlassGreedyMI(_OptionSelector):
+class MulticlassGreedyMI(_OptionSelector, _InfoSelector):
     """Greedy MI on multiple-choice answers: ``argmax_j I(Y; X_j | X_S)`` with a K-ary ``Y``.
 
     The paper's Greedy MI with the answers as they are: ``I(Y; X_j | X_S) = I(Y; (X_S, X_j))
@@ -144,7 +144,9 @@ class MulticlassGreedyMI(_OptionSelector):
     k : int, default=3
         Budget, ``1 <= k <= n_models``.
     alpha : float, default=1.0
-        Laplace pseudo-count (1.0 = add-one, as in the paper).
+        Pseudo-count added to every cell of the K-ary tables of ``Y``, ``X_S`` and
+        ``(Y, X_S)``; with ``K`` options the smoothing weighs more than with two, so a
+        pool with many options may want a smaller one.
 
     Examples
     --------
@@ -156,40 +158,28 @@ class MulticlassGreedyMI(_OptionSelector):
     """
 
     _min_gold_classes = 2
-    _parameter_constraints: dict[str, Any] = {"k": _K, "alpha": _ALPHA}
-
-    def __init__(self, k: int = 3, alpha: float = 1.0) -> None:
-        self.k = k
-        self.alpha = alpha
 
     def _path(self, Xa: np.ndarray, ya: np.ndarray,
               k: int) -> tuple[list[int], list[float], np.ndarray]:
         alpha = check_real(self.alpha, "alpha", low=0, low_open=True,
                            what="the Laplace pseudo-count")
-        n, m = Xa.shape
-        K = len(self.classes_)
-        abstains = (Xa < 0).any(axis=0)
-        radix = np.where(abstains, K + 1, K).astype(np.int64)
-        digits = np.where(Xa < 0, K, Xa)  # an abstention is the extra symbol K
-        codes = np.zeros(n, dtype=np.int64)  # observed patterns of X_S, relabelled
-        size, prev = 1, 0.0  # nominal alphabet of X_S (a Python int: K^|S| may be huge)
-        selected: list[int] = []
-        gains: list[float] = []
-        scores = np.full((k, m), np.nan)
-        remaining = np.ones(m, dtype=bool)
-        for t in range(k):
-            cand = np.flatnonzero(remaining)
-            mi = np.array([_smoothed_mi_codes(ya, codes * radix[j] + digits[:, j], K,
-                                              size * int(radix[j]), alpha) for j in cand])
-            s = mi - prev
-            scores[t, cand] = s
-            pos = _pick(s, cand)
-            j = int(cand[pos])
-            selected.append(j)
-            gains.append(float(s[pos]))
-            remaining[j] = False
-            _, codes = np.unique(codes * radix[j] + digits[:, j], return_inverse=True)
-            codes = codes.reshape(-1).astype(np.int64)
-            size *= int(radix[j])
-            prev = float(mi[pos])
-        return selected, gains, scores
+        return _greedy_path(_OptionData(Xa, ya, len(self.classes_), alpha), k, _gain_option_mi,
+                            need_errors=False)
+
+
+class _OptionData:
+    """Option codes as the engine's greedy loop reads them (:func:`_greedy_path`)."""
+
+    def __init__(self, A: np.ndarray, y: np.ndarray, K: int, alpha: float) -> None:
+        self.n, self.m = A.shape
+        self.y, self.K, self.alpha = y, K, alpha
+        self.base = K + 1  # an abstention is the extra symbol K
+        self.d = np.where(A < 0, K, A).T.astype(np.int64)  # (m, n) digits
+        self.r = np.where((A < 0).any(axis=0), K + 1, K).astype(np.int64)  # radix per column
+
+
+def _gain_option_mi(P: _OptionData, xs: Any, es: Any, cand: np.ndarray) -> np.ndarray:
+    """``I(Y; (X_S, X_j)) - I(Y; X_S)`` of every candidate (smoothed, bits)."""
+    before = _smoothed_mi_codes(P.y, xs.codes, P.K, xs.K, P.alpha)
+    return np.array([_smoothed_mi_codes(P.y, xs.codes * P.r[j] + P.d[j], P.K,
+                                        xs.K * int(P.r[j]), P.alpha) for j in cand]) - before
