@@ -28,7 +28,9 @@ from ensel.select import (
     SPECS,
     GreedyMI,
     MulticlassGreedyMI,
+    MulticlassScoreMI,
     MulticlassTopK,
+    ScoreMI,
     TopK,
 )
 
@@ -47,10 +49,11 @@ def _accuracy(A: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def test_registry_beside_the_binary_one() -> None:
-    assert list(MULTICLASS_SELECTORS) == ["topk", "greedy_mi"]
+    assert list(MULTICLASS_SELECTORS) == ["topk", "greedy_mi", "score_mi"]
     assert set(MULTICLASS_SPECS) <= set(SPECS)  # the same criteria under the same names
     assert MULTICLASS_SELECTORS["topk"] is MulticlassTopK
     assert MULTICLASS_SELECTORS["greedy_mi"] is MulticlassGreedyMI
+    assert MULTICLASS_SELECTORS["score_mi"] is MulticlassScoreMI
 
 
 def test_topk_picks_the_most_accurate() -> None:
@@ -115,6 +118,9 @@ def test_greedy_mi_sees_a_copy_that_topk_keeps() -> None:
     A = np.column_stack([a, a, model(0.7)])
     assert MulticlassTopK(2).fit(A, y).selected_ == [0, 1]
     assert MulticlassGreedyMI(2).fit(A, y).selected_ == [0, 2]
+    sel = MulticlassScoreMI(2).fit(A, y)  # the copy's gain is 0: a supported departure
+    assert sel.selected_ == [0, 2] and sel.fallback_ == [False, False]
+    assert sel.scores_[1, 1] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_binary_labels_give_the_binary_selectors() -> None:
@@ -129,9 +135,15 @@ def test_binary_labels_give_the_binary_selectors() -> None:
     np.testing.assert_allclose(h.gains_, g.gains_, atol=1e-12)
     np.testing.assert_allclose(h.scores_, g.scores_, atol=1e-12)
     assert TopK(6).fit(X, y).selected_ == MulticlassTopK(6).fit(A, yc).selected_
+    # ScoreMI's statistic (winner, margin) partitions the items as the binary score does
+    # while at most two models are picked: the same first two steps
+    b, o = ScoreMI(4).fit(X, y), MulticlassScoreMI(4).fit(A, yc)
+    assert b.selected_[:2] == o.selected_[:2] and b.fallback_[:2] == o.fallback_[:2]
+    np.testing.assert_allclose(o.gains_[:2], b.gains_[:2], atol=1e-12)
+    np.testing.assert_allclose(o.thresholds_[:2], b.thresholds_[:2], rtol=1e-12)
 
 
-@pytest.mark.parametrize("cls", [MulticlassTopK, MulticlassGreedyMI])
+@pytest.mark.parametrize("cls", [MulticlassTopK, MulticlassGreedyMI, MulticlassScoreMI])
 def test_row_order_does_not_matter(cls) -> None:
     perm = np.random.default_rng(7).permutation(POOL.A.shape[0])
     a, b = cls(4).fit(POOL.A, POOL.y), cls(4).fit(POOL.A[perm], POOL.y[perm])
@@ -140,7 +152,7 @@ def test_row_order_does_not_matter(cls) -> None:
     np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-12)
 
 
-@pytest.mark.parametrize("cls", [MulticlassTopK, MulticlassGreedyMI])
+@pytest.mark.parametrize("cls", [MulticlassTopK, MulticlassGreedyMI, MulticlassScoreMI])
 def test_string_labels_and_dataframes(cls) -> None:
     names = [f"m{j}" for j in range(12)]
     df = pd.DataFrame(_letters(POOL.A), columns=names)
@@ -175,6 +187,8 @@ def test_option_codes_are_never_read_as_binary_answers() -> None:
     (lambda: MulticlassGreedyMI(2), np.zeros(3000, dtype=int), "2 distinct options"),
     (lambda: MulticlassTopK(13), POOL.y, "k"),
     (lambda: MulticlassGreedyMI(2, alpha=0.0), POOL.y, "alpha"),
+    (lambda: MulticlassScoreMI(2), np.zeros(3000, dtype=int), "2 distinct options"),
+    (lambda: MulticlassScoreMI(2, n_bins=1), POOL.y, "n_bins"),
     (lambda: MulticlassTopK(2), POOL.y[:10], "labels"),
 ])
 def test_bad_input(make, y, match) -> None:
@@ -215,7 +229,7 @@ def test_heldout_label_free_ds_and_plurality_on_the_same_splits() -> None:
               label_free=True)
     res = heldout_errors(om, **kw)
     assert list(res.columns[:5]) == [c for c in RESULT_COLUMNS if c != "condition"]
-    assert len(res) == 2 * 2 * 3 * 2
+    assert len(res) == 2 * len(MULTICLASS_SELECTORS) * 3 * 2
     pd.testing.assert_frame_equal(res, heldout_errors(om, **kw))  # deterministic
     by = res.set_index(["split", "selector", "k", "aggregator"])
     # one split, one selection for both aggregators
@@ -280,3 +294,22 @@ def test_heldout_binary_needs_labels() -> None:
     X, _, _ = sample_equicorrelated(0.7, 0.3, 4, 200, random_state=0)
     with pytest.raises(ValueError, match="OptionMatrix"):
         heldout_errors(X, ks=[2], protocol=Protocol(n_splits=1))
+
+
+def test_score_mi_first_pick_and_fallback_to_accuracy() -> None:
+    """The first gain is the plug-in I(Y; X_j); every fallback pick is the most accurate
+    remaining model, and the picks are nested."""
+    sel = MulticlassScoreMI(6).fit(POOL.A, POOL.y)
+    acc = _accuracy(POOL.A, POOL.y)
+    p = pd.crosstab(POOL.y, pd.Series(POOL.A[:, sel.selected_[0]])).to_numpy() / len(POOL.y)
+    px, py = p.sum(axis=0), p.sum(axis=1)
+    nz = p > 0
+    mi = float((p[nz] * np.log2(p[nz] / np.outer(py, px)[nz])).sum())
+    assert sel.gains_[0] == pytest.approx(mi, rel=1e-9)
+    assert sel.gains_[0] == pytest.approx(np.nanmax(sel.scores_[0]), rel=1e-12)
+    left = set(range(12))
+    for j, fell in zip(sel.selected_, sel.fallback_, strict=True):
+        if fell:
+            assert acc[j] == max(acc[i] for i in left)
+        left.discard(j)
+    assert MulticlassScoreMI(3).fit(POOL.A, POOL.y).selected_ == sel.selected_[:3]

@@ -23,8 +23,8 @@ The package is one private module per algorithm family and this one list:
   docstring;
 * ``_exhaustive`` -- brute force over all subsets (small pools);
 * ``_score_mi`` -- ensel's selector for large pools (beyond the paper);
-* ``_multiclass`` -- Top-k and Greedy MI on multiple-choice answers (option labels, a K-ary
-  label), registered in :data:`MULTICLASS_SPECS`.
+* ``_multiclass`` -- Top-k, Greedy MI and ScoreMI on multiple-choice answers (option
+  labels, a K-ary label), registered in :data:`MULTICLASS_SPECS`.
 
 The registry is :data:`SPECS`: one :class:`SelectorSpec` per name, with what the command
 line, :func:`ensel.experiment.evaluate` and the book read about a selector (its estimator,
@@ -33,7 +33,8 @@ evaluates it, aliases). :data:`SELECTORS` (name -> class) is derived from it. Ad
 selector is one module in this package plus its spec here.
 
 :data:`MULTICLASS_SPECS` / :data:`MULTICLASS_SELECTORS` hold the selectors of multiple-choice
-answers under the same names (``"topk"``, ``"greedy_mi"``): the same criteria on option labels.
+answers under the same names (``"topk"``, ``"greedy_mi"``, ``"score_mi"``): the same criteria
+on option labels.
 Which registry applies is said by the input, never guessed from its values (the codes
 ``{-1, 0, 1}`` are binary answers to one and options to the other):
 :func:`ensel.experiment.heldout_errors` reads this one for an :class:`ensel.data.OptionMatrix`.
@@ -65,7 +66,7 @@ from ensel.select._greedy import (
     three_term_greedy,
     top_k,
 )
-from ensel.select._multiclass import MulticlassGreedyMI, MulticlassTopK
+from ensel.select._multiclass import MulticlassGreedyMI, MulticlassScoreMI, MulticlassTopK
 from ensel.select._score_mi import ScoreMI, score_bins, score_mi
 
 __all__ = [
@@ -80,6 +81,7 @@ __all__ = [
     "GreedyMI",
     "MRMR",
     "MulticlassGreedyMI",
+    "MulticlassScoreMI",
     "MulticlassTopK",
     "Relevance",
     "ScoreMI",
@@ -167,6 +169,7 @@ MULTICLASS_SPECS: dict[str, SelectorSpec] = {s.name: s for s in (
                  SPECS["topk"].style, in_paper=True),
     SelectorSpec("greedy_mi", MulticlassGreedyMI, "Greedy MI", "Greedy MI (Ours)",
                  SPECS["greedy_mi"].style, in_paper=True),
+    SelectorSpec("score_mi", MulticlassScoreMI, "score_mi", None, SPECS["score_mi"].style),
 )}
 
 #: name -> class of the multiple-choice selectors, derived from :data:`MULTICLASS_SPECS`.
