@@ -601,6 +601,27 @@ def _check_protocol(protocol: Any) -> Protocol:
     return protocol
 
 
+def _option_heldout_error(model: Any, A: np.ndarray, gold: np.ndarray) -> float:
+    """:func:`ensel.aggregate.heldout_error` of a multiple-choice aggregator on option codes
+    that may hold options it never saw at fit (its ``classes_``): such an answer counts as no
+    answer (the model has no parameters for it) and such a gold option as an error (the model
+    never predicts it); items without gold are not scored.
+
+    Examples
+    --------
+    >>> from ensel.aggregate import PluralityVote
+    >>> pv = PluralityVote().fit(np.array([[0, 0], [1, 1]]))
+    >>> _option_heldout_error(pv, np.array([[0, 2], [1, 1], [0, 0]]), np.array([0, 2, -1]))
+    0.5
+    """
+    A = np.where(np.isin(A, model.classes_), A, NO_OPTION)
+    known = np.isin(gold, model.classes_)
+    err = np.where(gold == NO_OPTION, np.nan, 1.0)
+    if known.any():  # the per-item errors heldout_error averages
+        err[known] = model.tie_error(A[known], gold[known])
+    return float(np.nanmean(err))
+
+
 def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray, ks: Sequence[int], *,
                   specs: dict[str, SelectorSpec] = SELECTOR_SPECS) -> dict[int, list[int]]:
     """The picks of ``selector`` (a name of the registry ``specs``) at every budget of ``ks``.
@@ -643,8 +664,11 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     :data:`ensel.aggregate.MULTICLASS_SPECS`, the error of a tie among ``t`` options counts
     ``1 - 1/t`` (:func:`ensel.aggregate.heldout_error`). Items without gold are split with
     the others: the selectors leave them out, the aggregators fit on them (a label-free one
-    uses them) and the error and ``n_test`` count only the test items with gold. The
-    exhaustive search counts binary patterns and is refused here.
+    uses them) and the error and ``n_test`` count only the test items with gold. An option
+    seen in the test part but never in the training answers (or gold) an aggregator was fitted
+    on counts as no answer, and a test gold it never saw as an error
+    (:func:`_option_heldout_error`). The exhaustive search counts binary patterns and is
+    refused here.
 
     Parameters
     ----------
@@ -781,7 +805,8 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
                     for agg in aggregators:
                         model = make_aggregator(agg, random_state=mv_seed).fit(
                             Xf[:, cols], None if label_free else yf)
-                        err = heldout_error(model, Xe[:, cols], ye)
+                        err = (_option_heldout_error(model, Xe[:, cols], ye) if options
+                               else heldout_error(model, Xe[:, cols], ye))
                         out[(sel, agg, k)] = (err, cols)
             return out
 

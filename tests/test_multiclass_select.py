@@ -313,3 +313,24 @@ def test_score_mi_first_pick_and_fallback_to_accuracy() -> None:
             assert acc[j] == max(acc[i] for i in left)
         left.discard(j)
     assert MulticlassScoreMI(3).fit(POOL.A, POOL.y).selected_ == sel.selected_[:3]
+
+
+def test_heldout_option_never_seen_in_training() -> None:
+    """An option that only the test part of a split holds: an answer the aggregator never saw
+    counts as no answer, a gold it never saw as an error (no crash, no silent skip)."""
+    om = _matrix(EVAL)
+    tr, te = split_indices(1500, condition="c", split=0, seed=3, item_ids=om.items)
+    A, gold = om.A.copy(), om.gold.copy()
+    A[te[:5], :] = 4  # every model answers a fifth option on five test items
+    gold[te[5]] = 4  # and one test item has it as gold
+    om = OptionMatrix(A, gold, om.options, om.items, om.models, condition="c")
+    res = heldout_errors(om, ks=[3], protocol=PR, condition="c", selectors=["topk"],
+                         aggregators=["plurality"], label_free=True)
+    cols = MulticlassTopK(3).fit(A[tr], gold[tr]).selected_
+    pv = PluralityVote().fit(A[tr][:, cols])
+    assert 4 not in pv.classes_
+    Ae = np.where(A[te][:, cols] == 4, -1, A[te][:, cols])
+    want = pv.tie_error(Ae, np.where(gold[te] == 4, 0, gold[te]))
+    want[5] = 1.0
+    assert res.loc[res.split == 0, "error"].item() == pytest.approx(float(np.mean(want)))
+    assert res.loc[res.split == 1, "error"].notna().item()  # there the option is in training
