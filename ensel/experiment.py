@@ -49,11 +49,13 @@ import pandas as pd
 from ensel import _kernels as kernels
 from ensel._errors import DataError, UsageError
 from ensel._validation import (
+    NO_OPTION,
     Interval,
     Shown,
     check_int,
     check_k,
     check_options,
+    check_options_X_y,
     check_real,
     check_X_y,
     constraint_error,
@@ -61,7 +63,8 @@ from ensel._validation import (
 )
 from ensel.aggregate import SPECS as AGGREGATOR_SPECS
 from ensel.protocol import N_HALVINGS, PAPER_PROTOCOL, Protocol
-from ensel.select import SELECTORS, paper_selectors
+from ensel.select import MULTICLASS_SPECS as MULTICLASS_SELECTOR_SPECS
+from ensel.select import SELECTORS, SelectorSpec, paper_selectors
 from ensel.select import SPECS as SELECTOR_SPECS
 
 __all__ = [
@@ -598,27 +601,50 @@ def _check_protocol(protocol: Any) -> Protocol:
     return protocol
 
 
-def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray,
-                  ks: Sequence[int]) -> dict[int, list[int]]:
-    """The picks of ``selector`` at every budget of ``ks``.
+def _option_heldout_error(model: Any, A: np.ndarray, gold: np.ndarray) -> float:
+    """:func:`ensel.aggregate.heldout_error` of a multiple-choice aggregator on option codes
+    that may hold options it never saw at fit (its ``classes_``): such an answer counts as no
+    answer (the model has no parameters for it) and such a gold option as an error (the model
+    never predicts it); items without gold are not scored.
+
+    Examples
+    --------
+    >>> from ensel.aggregate import PluralityVote
+    >>> pv = PluralityVote().fit(np.array([[0, 0], [1, 1]]))
+    >>> _option_heldout_error(pv, np.array([[0, 2], [1, 1], [0, 0]]), np.array([0, 2, -1]))
+    0.5
+    """
+    A = np.where(np.isin(A, model.classes_), A, NO_OPTION)
+    known = np.isin(gold, model.classes_)
+    err = np.where(gold == NO_OPTION, np.nan, 1.0)
+    if known.any():  # the per-item errors heldout_error averages
+        err[known] = model.tie_error(A[known], gold[known])
+    return float(np.nanmean(err))
+
+
+def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray, ks: Sequence[int], *,
+                  specs: dict[str, SelectorSpec] = SELECTOR_SPECS) -> dict[int, list[int]]:
+    """The picks of ``selector`` (a name of the registry ``specs``) at every budget of ``ks``.
 
     A nested selector (:attr:`ensel.select.SelectorSpec.nested`) is fitted once at the
     largest budget and its first ``k`` picks are its size-``k`` choice; any other is fitted
     once per budget, so it is never evaluated on a prefix that is not its choice.
     """
-    if SELECTOR_SPECS[selector].nested:
-        path = [int(j) for j in SELECTORS[selector](ks[-1]).fit(X, y).selected_]
+    spec = specs[selector]
+    if spec.nested:
+        path = [int(j) for j in spec.estimator(ks[-1]).fit(X, y).selected_]
         return {k: path[:k] for k in ks}
-    return {k: [int(j) for j in SELECTORS[selector](k).fit(X, y).selected_] for k in ks}
+    return {k: [int(j) for j in spec.estimator(k).fit(X, y).selected_] for k in ks}
 
 
-def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
+def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
                    protocol: Protocol = PAPER_PROTOCOL, condition: Any = "all",
-                   selectors: Sequence[str] = PAPER_SELECTORS,
-                   aggregators: Sequence[str] = PAPER_AGGREGATORS,
+                   selectors: Sequence[str] | None = None,
+                   aggregators: Sequence[str] | None = None,
                    names: Sequence[str] | None = None,
                    exhaustive: bool = False, item_ids: Any = None,
-                   n_jobs: int | None = None, inner: bool = False) -> pd.DataFrame:
+                   n_jobs: int | None = None, inner: bool = False,
+                   label_free: bool = False) -> pd.DataFrame:
     """Held-out errors of nested selections on seeded random splits: the one evaluation loop.
 
     On each of the protocol's ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed,
@@ -629,22 +655,41 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     ``(seed, condition, split)``, never changes an error). :func:`evaluate` runs this per
     condition of a tidy table.
 
+    **Multiple-choice answers.** An :class:`ensel.data.OptionMatrix` (from
+    :func:`ensel.data.answer_matrix`) is evaluated natively: the type of ``X`` is the one
+    switch, never its values (the codes ``{-1, 0, 1}`` are binary answers in an array and
+    options in an ``OptionMatrix``). Its gold is ``y`` (pass ``y=None``), its models name the
+    ``selected`` column and its items seed the splits (unless ``names``/``item_ids`` say
+    otherwise); the selectors are :data:`ensel.select.MULTICLASS_SPECS` and the aggregators
+    :data:`ensel.aggregate.MULTICLASS_SPECS`, the error of a tie among ``t`` options counts
+    ``1 - 1/t`` (:func:`ensel.aggregate.heldout_error`). Items without gold are split with
+    the others: the selectors leave them out, the aggregators fit on them (a label-free one
+    uses them) and the error and ``n_test`` count only the test items with gold. An option
+    seen in the test part but never in the training answers (or gold) an aggregator was fitted
+    on counts as no answer, and a test gold it never saw as an error
+    (:func:`_option_heldout_error`). The exhaustive search counts binary patterns and is
+    refused here.
+
     Parameters
     ----------
-    X : array-like of shape (n_items, n_models)
-        Answers in ``{-1, 0, +1}``.
-    y : array-like of shape (n_items,)
-        Labels in ``{-1, +1}``; both classes must be present.
+    X : array-like of shape (n_items, n_models), or ensel.data.OptionMatrix
+        Answers in ``{-1, 0, +1}``, or multiple-choice answers as option codes.
+    y : array-like of shape (n_items,), optional
+        Labels in ``{-1, +1}``; both classes must be present. ``None`` for an
+        ``OptionMatrix`` (its ``gold``), required otherwise.
     ks : iterable of int, optional
         Budgets, each in ``[1, n_models]`` (default: all).
     protocol : ensel.protocol.Protocol, default=PAPER_PROTOCOL
         Its ``n_splits``, ``test_fraction`` and ``seed`` (5 random 80/20 splits, seed 0).
     condition : hashable, default="all"
         Enters the split seeds.
-    selectors : sequence of str, default=PAPER_SELECTORS
-        Names of :data:`ensel.select.SELECTORS`.
-    aggregators : sequence of str, default=PAPER_AGGREGATORS
-        Names of :data:`ensel.aggregate.AGGREGATORS`.
+    selectors : sequence of str, optional
+        Names of :data:`ensel.select.SELECTORS` (default :data:`PAPER_SELECTORS`), or of
+        :data:`ensel.select.MULTICLASS_SELECTORS` for an ``OptionMatrix`` (default: all).
+    aggregators : sequence of str, optional
+        Names of :data:`ensel.aggregate.AGGREGATORS` (default :data:`PAPER_AGGREGATORS`), or
+        of :data:`ensel.aggregate.MULTICLASS_AGGREGATORS` for an ``OptionMatrix`` (default:
+        all).
     names : sequence of str, optional
         Model names for the ``selected`` column (default: column indices).
     exhaustive : bool, default=False
@@ -661,6 +706,10 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
         of the split and scored on its inner held-out part (the inner split of the nested
         best subset, seed ``seed + 1``), never looking at the test part: what a nested
         choice of ``k`` reads (the book's claims choose each arm's best ``k`` on it).
+    label_free : bool, default=False
+        Fit the aggregators on the training answers without their gold (each must be
+        label-free, :attr:`ensel.aggregate.AggregatorSpec.label_free`, e.g. Dawid-Skene); the
+        selectors still pick on the training gold. The test gold scores them as always.
 
     Returns
     -------
@@ -680,15 +729,50 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     >>> errs.shape
     (24, 8)
     """
-    from ensel.aggregate import AGGREGATORS, heldout_error, make_aggregator
+    from ensel.aggregate import MULTICLASS_SPECS as MULTICLASS_AGGREGATOR_SPECS
+    from ensel.aggregate import heldout_error, make_aggregator
+    from ensel.data import OptionMatrix
 
     pr = _check_protocol(protocol)  # a Protocol checked its numbers when made
     n_splits, test_fraction, seed = pr.n_splits, pr.test_fraction, pr.seed
-    selectors = check_options(selectors, "selectors", list(SELECTORS))
-    aggregators = check_options(aggregators, "aggregators", list(AGGREGATORS))
-    if not isinstance(inner, (bool, np.bool_)):
-        raise constraint_error("inner", "a bool", inner)
-    Xa, ya = check_X_y(X, y, require_both_classes=True)
+    for flag, value in (("inner", inner), ("label_free", label_free)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise constraint_error(flag, "a bool", value)
+    options = isinstance(X, OptionMatrix)  # the one switch: binary answers or option codes
+    sel_specs = MULTICLASS_SELECTOR_SPECS if options else SELECTOR_SPECS
+    agg_specs = MULTICLASS_AGGREGATOR_SPECS if options else AGGREGATOR_SPECS
+    selectors = check_options(
+        (tuple(sel_specs) if options else PAPER_SELECTORS) if selectors is None else selectors,
+        "selectors", list(sel_specs))
+    aggregators = check_options(
+        (tuple(agg_specs) if options else PAPER_AGGREGATORS) if aggregators is None
+        else aggregators, "aggregators", list(agg_specs))
+    if label_free:
+        needs = [a for a in aggregators if not agg_specs[a].label_free]
+        if needs:
+            raise constraint_error(
+                "aggregators", "label-free aggregators with label_free=True (fitted without "
+                f"gold): {[a for a in agg_specs if agg_specs[a].label_free]}",
+                Shown(f"{needs[0]!r}, which is fitted on gold"))
+    if options:
+        if y is not None:
+            raise constraint_error("y", "None for an OptionMatrix (its gold is the labels)",
+                                   Shown(f"a {type(y).__name__}"))
+        if exhaustive:
+            raise constraint_error("exhaustive", "False for an OptionMatrix (the exhaustive "
+                                   "search counts binary answer patterns)", True)
+        Xa, gold, _ = check_options_X_y(X.A, X.gold, require_y=True)
+        assert gold is not None
+        ya = gold
+        has_gold = ya != NO_OPTION
+        names = X.models if names is None else names
+        item_ids = X.items if item_ids is None else item_ids
+    else:
+        if y is None:
+            raise constraint_error("y", "labels in {-1, +1} (only an OptionMatrix carries its "
+                                   "own gold)", None)
+        Xa, ya = check_X_y(X, y, require_both_classes=True)
+        has_gold = np.ones(len(ya), dtype=bool)
     n, m = Xa.shape
     names = [str(j) for j in range(m)] if names is None else [str(v) for v in names]
     if len(names) != m:
@@ -704,9 +788,10 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
         tr, te = _split_from_keys(keys, condition=condition, split=split, seed=seed,
                                   test_fraction=test_fraction)
         Xtr, ytr, Xte, yte = Xa[tr], ya[tr], Xa[te], ya[te]
-        acc = (Xtr == ytr[:, None]).mean(axis=0)
+        g = has_gold[tr]  # the accuracy (and the error) read the items with gold
+        acc = (Xtr[g] == ytr[g, None]).mean(axis=0)
         mv_seed = _mv_seed(seed, condition, split)
-        n_te = len(te)
+        n_te = int(has_gold[te].sum())
 
         def scored(Xf: np.ndarray, yf: np.ndarray, Xe: np.ndarray, ye: np.ndarray
                    ) -> dict[tuple[str, str, int], tuple[float, list[int]]]:
@@ -714,12 +799,14 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
             picks per (selector, aggregator, k)."""
             out = {}
             for sel in selectors:
-                picks = _nested_picks(sel, Xf, yf, kk)
+                picks = _nested_picks(sel, Xf, yf, kk, specs=sel_specs)
                 for k in kk:
                     cols = picks[k]
                     for agg in aggregators:
-                        model = make_aggregator(agg, random_state=mv_seed).fit(Xf[:, cols], yf)
-                        err = heldout_error(model, Xe[:, cols], ye)
+                        model = make_aggregator(agg, random_state=mv_seed).fit(
+                            Xf[:, cols], None if label_free else yf)
+                        err = (_option_heldout_error(model, Xe[:, cols], ye) if options
+                               else heldout_error(model, Xe[:, cols], ye))
                         out[(sel, agg, k)] = (err, cols)
             return out
 

@@ -21,7 +21,7 @@ from sklearn.utils.estimator_checks import check_estimator, estimator_checks_gen
 
 from ensel.aggregate import AGGREGATORS, MULTICLASS_AGGREGATORS, MajorityVote, WeightedPluralityVote
 from ensel.aggregate._dawid_skene import _EM
-from ensel.select import SELECTORS
+from ensel.select import MULTICLASS_SELECTORS, SELECTORS
 
 # scikit-learn is not a dependency of the core install, so the estimators follow its API
 # without inheriting from sklearn.base.BaseEstimator; the checks warn about that each time.
@@ -64,6 +64,8 @@ EXPECTED_FAILURES: dict[str, str] = {
 
 def _estimators() -> list[object]:
     out: list[object] = [cls(k=1) for cls in SELECTORS.values()]
+    # the selectors of option labels refuse real-valued X as the binary ones do
+    out += [cls(k=1) for cls in MULTICLASS_SELECTORS.values()]
     out += [cls(random_state=0) if cls is MajorityVote else cls()
             for cls in AGGREGATORS.values()]
     out += [cls() for cls in MULTICLASS_AGGREGATORS.values()]

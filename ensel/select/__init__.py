@@ -22,13 +22,22 @@ The package is one private module per algorithm family and this one list:
   three-term estimate; criteria and conventions (alphabets, ties, labels, speed) are in its
   docstring;
 * ``_exhaustive`` -- brute force over all subsets (small pools);
-* ``_score_mi`` -- ensel's selector for large pools (beyond the paper).
+* ``_score_mi`` -- ensel's selector for large pools (beyond the paper);
+* ``_multiclass`` -- Top-k, Greedy MI and ScoreMI on multiple-choice answers (option
+  labels, a K-ary label), registered in :data:`MULTICLASS_SPECS`.
 
 The registry is :data:`SPECS`: one :class:`SelectorSpec` per name, with what the command
 line, :func:`ensel.experiment.evaluate` and the book read about a selector (its estimator,
 display label, the paper's name, plot style, whether it is nested, whether the paper
 evaluates it, aliases). :data:`SELECTORS` (name -> class) is derived from it. Adding a
 selector is one module in this package plus its spec here.
+
+:data:`MULTICLASS_SPECS` / :data:`MULTICLASS_SELECTORS` hold the selectors of multiple-choice
+answers under the same names (``"topk"``, ``"greedy_mi"``, ``"score_mi"``): the same criteria
+on option labels.
+Which registry applies is said by the input, never guessed from its values (the codes
+``{-1, 0, 1}`` are binary answers to one and options to the other):
+:func:`ensel.experiment.heldout_errors` reads this one for an :class:`ensel.data.OptionMatrix`.
 """
 
 from __future__ import annotations
@@ -57,17 +66,23 @@ from ensel.select._greedy import (
     three_term_greedy,
     top_k,
 )
+from ensel.select._multiclass import MulticlassGreedyMI, MulticlassScoreMI, MulticlassTopK
 from ensel.select._score_mi import ScoreMI, score_bins, score_mi
 
 __all__ = [
     "DEFAULT_REASON",
     "DEFAULT_SELECTOR",
+    "MULTICLASS_SELECTORS",
+    "MULTICLASS_SPECS",
     "SELECTORS",
     "SPECS",
     "SelectorSpec",
     "TIE_TOL",
     "GreedyMI",
     "MRMR",
+    "MulticlassGreedyMI",
+    "MulticlassScoreMI",
+    "MulticlassTopK",
     "Relevance",
     "ScoreMI",
     "ThreeTermGreedy",
@@ -146,6 +161,19 @@ SPECS: dict[str, SelectorSpec] = {s.name: s for s in (
 #: name -> estimator class, derived from :data:`SPECS` (``cls(k).fit(X, y).selected_`` is the
 #: pick order). ``ensel.experiment`` and the command line read names from here.
 SELECTORS: Mapping[str, type[_BaseSelector]] = EstimatorView(SPECS)
+
+#: The selectors of multiple-choice answers (option labels), name -> spec, under the names of
+#: the binary criteria they generalise.
+MULTICLASS_SPECS: dict[str, SelectorSpec] = {s.name: s for s in (
+    SelectorSpec("topk", MulticlassTopK, "Top-k", "Top-k (Acc)",
+                 SPECS["topk"].style, in_paper=True),
+    SelectorSpec("greedy_mi", MulticlassGreedyMI, "Greedy MI", "Greedy MI (Ours)",
+                 SPECS["greedy_mi"].style, in_paper=True),
+    SelectorSpec("score_mi", MulticlassScoreMI, "score_mi", None, SPECS["score_mi"].style),
+)}
+
+#: name -> class of the multiple-choice selectors, derived from :data:`MULTICLASS_SPECS`.
+MULTICLASS_SELECTORS: Mapping[str, type[_BaseSelector]] = EstimatorView(MULTICLASS_SPECS)
 
 
 @validate_params({})

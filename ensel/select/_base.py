@@ -66,7 +66,10 @@ class _BaseSelector(SelectorMixin):
             ``n_features_in_`` and, for a DataFrame, ``feature_names_in_`` and
             ``selected_names_``.
         """
-        Xa, ya = check_X_y(X, y, require_both_classes=self._needs_both_classes)
+        return self._fit(X, y)
+
+    def _fit(self, X: Any, y: Any) -> _BaseSelector:
+        Xa, ya = self._check_fit(X, y)
         k = check_k(self.k, Xa.shape[1])
         selected, gains, scores = self._path(Xa, ya, k)
         self.selected_ = selected
@@ -78,6 +81,15 @@ class _BaseSelector(SelectorMixin):
             self.selected_names_ = [X.columns[j] for j in selected]
         return self
 
+    def _check_fit(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The answers and labels ``_path`` reads (the binary rule: ``{-1, 0, +1}``);
+        the selectors of option labels (:mod:`ensel.select._multiclass`) override it."""
+        return check_X_y(X, y, require_both_classes=self._needs_both_classes)
+
+    def _check_transform(self, X: Any) -> np.ndarray:
+        """``X`` validated as in ``fit`` (without labels)."""
+        return check_X(X)
+
     def _path(self, Xa: np.ndarray, ya: np.ndarray,
               k: int) -> tuple[list[int], list[float], np.ndarray]:
         raise NotImplementedError
@@ -86,7 +98,7 @@ class _BaseSelector(SelectorMixin):
     def transform(self, X: Any) -> Any:
         """Keep the selected columns (in pick order); a DataFrame stays a DataFrame."""
         check_is_fitted(self, "selected_")
-        Xa = check_X(X)
+        Xa = self._check_transform(X)
         if Xa.shape[1] != self.n_features_in_:
             raise constraint_error("X", f"of {self.n_features_in_} models (columns), as in fit",
                                    Shown(f"{Xa.shape[1]} models"))

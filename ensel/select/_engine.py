@@ -31,6 +31,9 @@ _R = 3
 class _Prepared:
     """Validated data and the views every criterion needs."""
 
+    #: Digit values per answer in the pattern codes (:class:`_Pattern`).
+    base = _R
+
     def __init__(self, Xa: np.ndarray, ya: np.ndarray, alpha: float) -> None:
         self.n, self.m = Xa.shape
         self.N = float(self.n)
@@ -150,14 +153,15 @@ def _errors(cnt: np.ndarray) -> np.ndarray:
 class _Pattern:
     """Relabelled code of a growing pattern (``X_S`` or ``E_S``) and its nominal alphabet."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, base: int = _R) -> None:
         self.codes = np.zeros(n, dtype=np.int64)
         self.G = 1  # number of distinct relabelled codes
         self.K = 1  # nominal alphabet size (Python int, exact)
+        self.base = base  # digit values per answer (3 for binary answers, K + 1 for options)
 
     def add(self, digits: np.ndarray, radix: int) -> None:
-        raw = self.codes * _R + digits
-        present = np.bincount(raw, minlength=self.G * _R) > 0
+        raw = self.codes * self.base + digits
+        present = np.bincount(raw, minlength=self.G * self.base) > 0
         relabel = np.cumsum(present) - 1
         self.codes = relabel[raw]
         self.G = int(present.sum())
@@ -291,9 +295,13 @@ def _pick(scores: np.ndarray, cand: np.ndarray) -> int:
     return int(np.flatnonzero(scores >= best - TIE_TOL)[0])
 
 
-def _greedy_path(P: _Prepared, k: int, gain: Callable[..., np.ndarray],
+def _greedy_path(P: Any, k: int, gain: Callable[..., np.ndarray],
                  need_errors: bool) -> tuple[list[int], list[float], np.ndarray]:
-    xs, es = _Pattern(P.n), _Pattern(P.n)
+    """The greedy loop: ``gain(P, xs, es, cand)`` scores the candidates, the best is picked
+    (:func:`_pick`) and added to the patterns. ``P`` is a :class:`_Prepared` or has its
+    ``n``, ``m``, ``d`` (digits, (m, n)), ``r`` (radices), ``y`` and ``base``
+    (:class:`ensel.select._multiclass._OptionData`)."""
+    xs, es = _Pattern(P.n, P.base), _Pattern(P.n)
     selected: list[int] = []
     gains: list[float] = []
     scores = np.full((k, P.m), np.nan)

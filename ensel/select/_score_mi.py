@@ -63,6 +63,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from numbers import Integral, Real
 from typing import Any
 
@@ -183,9 +184,8 @@ class ScoreMI(_BaseSelector):
     def _path(self, Xa: np.ndarray, ya: np.ndarray,
               k: int) -> tuple[list[int], list[float], np.ndarray]:
         import scipy.sparse as sp
-        from scipy.special import chdtri
 
-        n_bins, level = int(self.n_bins), float(self.level)  # checked by fit
+        n_bins = int(self.n_bins)  # checked by fit
         n, m = Xa.shape
         ftype = np.float32 if n < (1 << 24) else np.float64  # exact 0/1 sums below 2**24
         B1 = np.ascontiguousarray(Xa == 1, dtype=ftype)
@@ -193,15 +193,9 @@ class ScoreMI(_BaseSelector):
         B2 = np.ascontiguousarray(Xa == 0, dtype=ftype) if abstains else None
         yb = (ya.astype(np.int64) + 1) // 2
         w = WeightedMajorityVote().fit(Xa, ya).weights_
-        correct = (Xa == ya[:, None]).sum(axis=0)
         score = np.zeros(n)
-        remaining = np.ones(m, dtype=bool)
-        selected: list[int] = []
-        gains: list[float] = []
-        thresholds: list[float] = []
-        fallback: list[bool] = []
-        scores = np.full((k, m), np.nan)
-        for t in range(k):
+
+        def counts(t: int) -> np.ndarray:
             bins = score_bins(score, n_bins) if t else np.zeros(n, dtype=np.int64)
             G = int(bins.max()) + 1
             groups = bins * 2 + yb
@@ -214,32 +208,59 @@ class ScoreMI(_BaseSelector):
                 parts.append(np.asarray(M @ B2, dtype=float))
             c0 = total[:, None] - sum(parts)
             cnt = np.stack([c0, *parts], axis=-1)  # (2G, m, r)
-            cnt = cnt.reshape(G, 2, m, -1).transpose(2, 0, 1, 3)  # (m, G, 2, r)
-            cand = np.flatnonzero(remaining)
-            gain = _plugin_cmi_bits(cnt[cand])
-            scores[t, cand] = gain
-            df = G * (cnt.shape[-1] - 1)  # bins x (|Y| - 1) x (|X_j| - 1)
-            need = float(chdtri(df, level / cand.size)) / (2.0 * n * _LN2)
-            best = float(gain.max())
-            top = correct[cand].max()
-            acc_pos = int(np.flatnonzero(correct[cand] == top)[0])  # the accuracy order's pick
-            if gain[acc_pos] >= best - TIE_TOL:  # the accuracy order's pick has the top gain
-                pos, fell = acc_pos, best < need
-            elif best - float(gain[acc_pos]) >= need:  # a gain beyond the accuracy order's
-                pos, fell = int(np.flatnonzero(gain >= best - TIE_TOL)[0]), False
-            else:  # no supported advantage: the most accurate remaining model
-                pos, fell = acc_pos, True
-            j = int(cand[pos])
-            selected.append(j)
-            gains.append(float(gain[pos]))
-            thresholds.append(need)
-            fallback.append(fell)
-            remaining[j] = False
+            return cnt.reshape(G, 2, m, -1).transpose(2, 0, 1, 3)  # (m, G, 2, r)
+
+        def add(j: int) -> None:
+            nonlocal score
             score = score + w[j] * Xa[:, j]
-        self.thresholds_ = np.asarray(thresholds)
-        self.fallback_ = fallback
+
         self.weights_ = w
-        return selected, gains, scores
+        return _score_greedy(self, k, (Xa == ya[:, None]).sum(axis=0), n, counts, add)
+
+
+def _score_greedy(sel: Any, k: int, correct: np.ndarray, n: int,
+                  counts: Callable[[int], np.ndarray], add: Callable[[int], None]
+                  ) -> tuple[list[int], list[float], np.ndarray]:
+    """The greedy loop of :class:`ScoreMI` (and its K-ary form): ``counts(t)`` gives the counts
+    ``c[j, t, y, x]`` of every model under the current statistic, ``add(j)`` adds a pick to it;
+    the gain, the test and the fallback to the accuracy order are the module's. Sets
+    ``sel.thresholds_`` and ``sel.fallback_``."""
+    from scipy.special import chdtri
+
+    level = float(sel.level)  # checked by fit
+    m = correct.size
+    remaining = np.ones(m, dtype=bool)
+    selected: list[int] = []
+    gains: list[float] = []
+    thresholds: list[float] = []
+    fallback: list[bool] = []
+    scores = np.full((k, m), np.nan)
+    for t in range(k):
+        cnt = counts(t)
+        cand = np.flatnonzero(remaining)
+        gain = _plugin_cmi_bits(cnt[cand])
+        scores[t, cand] = gain
+        df = cnt.shape[1] * (cnt.shape[2] - 1) * (cnt.shape[3] - 1)  # cells x (|Y|-1)(|X_j|-1)
+        need = float(chdtri(df, level / cand.size)) / (2.0 * n * _LN2)
+        best = float(gain.max())
+        top = correct[cand].max()
+        acc_pos = int(np.flatnonzero(correct[cand] == top)[0])  # the accuracy order's pick
+        if gain[acc_pos] >= best - TIE_TOL:  # the accuracy order's pick has the top gain
+            pos, fell = acc_pos, best < need
+        elif best - float(gain[acc_pos]) >= need:  # a gain beyond the accuracy order's
+            pos, fell = int(np.flatnonzero(gain >= best - TIE_TOL)[0]), False
+        else:  # no supported advantage: the most accurate remaining model
+            pos, fell = acc_pos, True
+        j = int(cand[pos])
+        selected.append(j)
+        gains.append(float(gain[pos]))
+        thresholds.append(need)
+        fallback.append(fell)
+        remaining[j] = False
+        add(j)
+    sel.thresholds_ = np.asarray(thresholds)
+    sel.fallback_ = fallback
+    return selected, gains, scores
 
 
 def score_mi(X: Any, y: Any, k: int, *, n_bins: int = 16, level: float = 0.01) -> list[int]:
