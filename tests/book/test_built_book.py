@@ -83,16 +83,13 @@ def test_the_html_is_offline_and_complete(html: Path) -> None:
         assert "unpkg.com" not in text and "thebe" not in text.lower(), path
 
 
-def test_no_quoted_glue_and_no_default_shown_where_other_values_ran(html: Path) -> None:
-    """Prose: no glued value pasted with its quote marks, no default parameter values shown
-    on a page that ran with others (tests/rendered_prose.py)."""
-    from rendered_prose import quoted_glue, shown_defaults
+def test_no_prose_a_reader_trips_on(html: Path) -> None:
+    """Prose (tools/prose.py): no glued value pasted with its quote marks, no default
+    parameter values shown on a page that ran with others, no name where its value belongs,
+    no raw label, no quantity rounded two ways on a page, no "1 are"."""
+    from tools.prose import prose_pages
 
-    problems = []
-    for path in sorted((html / "book").rglob("*.html")):
-        text = path.read_text()
-        problems += [f"{path.name}: glued value in quotes: {q}" for q in quoted_glue(text)]
-        problems += [f"{path.name}: {p}" for p in shown_defaults(text)]
+    problems = [f"{page}: {p}" for page, found in prose_pages(html).items() for p in found]
     assert problems == [], "\n".join(problems)
 
 
