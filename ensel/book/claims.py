@@ -91,6 +91,7 @@ __all__ = [
     "PAPER_EVALUATIONS",
     "PAPER_ASSUMPTIONS",
     "EQUIVALENCE_MARGIN",
+    "equivalence_rule",
     "TESTABLE",
     "BY_CONSTRUCTION",
     "DUPLICATE",
@@ -1201,3 +1202,22 @@ class PageChecks:
                               f"expected {c.bound}" for c in bad)
             raise CheckFailed(f"{self.page}: {len(bad)} of {self._n_applicable()} checks failed:"
                               f"\n{lines}")
+
+
+def equivalence_rule(dataset: str | None = None) -> str:
+    """The rule behind every verdict of an "as good as" claim, as one sentence for a page.
+
+    The experiments pages and the report state the rule through this function (glued),
+    never as typed text, so a change of the rule changes every page that uses it.
+    ``dataset``: the page's dataset (every dataset has the margin
+    :data:`EQUIVALENCE_MARGIN` for now).
+    """
+    import inspect
+
+    alpha = inspect.signature(equivalence).parameters["alpha"].default
+    return (f"An \"as good as\" claim is *{EQUIVALENT}* when the {1 - 2 * alpha:.0%} interval "
+            f"of the difference in test error lies inside ±{EQUIVALENCE_MARGIN:g} (two "
+            f"one-sided tests at level {alpha:.0%}, Schuirmann), *{DIFFERENT}* when the "
+            f"{1 - alpha:.0%} interval excludes 0, and *{NOT_SHOWN_EQUIVALENT}* otherwise; "
+            + ", ".join(f"{v} counts as {TALLY[v]}"
+                        for v in (EQUIVALENT, NOT_SHOWN_EQUIVALENT, DIFFERENT)) + ".")
