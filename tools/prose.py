@@ -251,11 +251,15 @@ def rounded_two_ways(notebook: Mapping[str, Any]) -> list[str]:
 # --------------------------------------------------------------------- number agreement
 #: A count of one followed by a plural: "1 are", "1 claims". Not after a name that the
 #: number completes ("Term 1 ranks", "model 1 errs", "Algorithm 1 uses", "near 1 carries").
-_ONE_PLURAL = re.compile(r"(?:^|(?<=[\s(]))(?P<before>\S*)\s?(?<![\d.,−+-])1\s+"
+_ONE_PLURAL = re.compile(r"(?:^|(?<=\s))(?P<before>\S*)\s?(?<![\d.,−+-])1\s+"
                          r"(?P<word>are|were|have|do|[a-z]{2,}s)\b(?![-\d])")
 _SINGULAR_S = {"is", "has", "was", "does", "this", "plus", "minus", "its", "as", "us", "thus",
                "less", "across", "versus", "yes", "class", "bias", "focus", "process",
-               "basis", "analysis", "gauss", "ms", "bps", "unless", "whereas"}
+               "basis", "analysis", "gauss", "ms", "bps", "unless", "whereas",
+               # verbs that agree with a count of one ("1 holds", "1 fails")
+               "holds", "fails", "remains", "shows", "passes", "matches", "reaches", "loses",
+               "wins", "beats", "differs", "agrees", "lies", "needs", "goes", "gives",
+               "takes", "makes", "uses", "picks", "ranks", "errs", "counts", "stays"}
 _NAMING = {"model", "models", "term", "step", "class", "option", "near", "column", "row",
            "index", "split", "seed", "rank", "pool", "source", "stand-in", "fold", "level"}
 
@@ -269,13 +273,14 @@ def number_agreement(html: str) -> list[str]:
     scan.close()
     found = []
     for line in "".join(scan.text).split("\n"):
-        line = " ".join(line.replace("\x01", " ").split())
+        line = " ".join(line.replace("\x01", " \x01 ").split())  # \x01: math or code
         for m in _ONE_PLURAL.finditer(line):
-            before, word = m.group("before"), m.group("word")
+            before, word = m.group("before").lstrip("([{\"'“‘"), m.group("word")
             if (word in _SINGULAR_S or before[:1].isupper() or before.lower() in _NAMING
-                    or before in ("=", "≤", "<", ">", "≥")):
+                    or before in ("=", "≤", "<", ">", "≥", "\x01")):  # "$K =$ 1 errors"
                 continue
-            found.append(f"number agreement: {line[max(0, m.start() - 40):m.end() + 20]!r}")
+            shown = line[max(0, m.start() - 40):m.end() + 20].replace(" \x01 ", " … ")
+            found.append(f"number agreement: {shown!r}")
     return found
 
 

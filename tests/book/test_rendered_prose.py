@@ -152,9 +152,11 @@ def test_a_count_of_one_with_a_plural_is_found():
     assert [w in f for f, w in zip(found, ("1 are", "1 models", "1 claims"), strict=True)] == [
         True] * 3
     # singular agreement, numbers that name things, and other counts pass
-    assert number_agreement("<p>1 is contradicted, 1 model, 2 claims; Term 1 ranks the "
-                            "models, model 1 errs, Algorithm 1 uses MI; at k = 1 models "
-                            "agree; ε ≤ 1/2 grows; 0.1 seconds</p>") == []
+    assert number_agreement("<p>1 is contradicted, 1 holds, 1 model, 2 claims; (Term 1 ranks "
+                            "the models, model 1 errs, Algorithm 1 uses MI; at k = 1 models "
+                            "agree; ε ≤ 1/2 grows; 0.1 seconds; at "
+                            '<span class="math">\\(K =\\)</span> 1 simultaneous errors</p>'
+                            ) == []
     # table cells are separate lines: "< 1" in one cell and "sources" in the next pass
     assert number_agreement("<table><tr><td>q &lt; 1</td><td>sources</td></tr></table>") == []
 
