@@ -36,7 +36,7 @@ def generated() -> dict[str, Path]:
     keys = run_keys(RUNS, root=ROOT, out_dir=GENERATED)
     # a run whose data is not on this machine is a note on how to get it, never cached
     stale = [r.output for r in RUNS if not cached(r, keys[r.output], GENERATED)
-             and not (unavailable_data(r, r.effective_parameters())
+             and not (unavailable_data(r, r.effective_parameters(test=False))
                       and (GENERATED / f"{r.output}.ipynb").is_file())]
     assert stale == [], ("book/_generated is not the build of this checkout (make book "
                          f"re-executes what changed); missing or stale: {stale}")
@@ -91,6 +91,57 @@ def test_no_prose_a_reader_trips_on(html: Path) -> None:
 
     problems = [f"{page}: {p}" for page, found in prose_pages(html).items() for p in found]
     assert problems == [], "\n".join(problems)
+
+
+def _code_links(page: Path) -> list[tuple[str, str | None]]:
+    """(code name, href or None) of every name in a "code" column of a page's tables."""
+    from bs4 import BeautifulSoup
+
+    found = []
+    for table in BeautifulSoup(page.read_text(), "html.parser").find_all("table"):
+        head = [th.get_text(strip=True) for th in table.find_all("th")]
+        if "code" not in head:
+            continue
+        col = head.index("code")
+        for tr in table.find_all("tr")[1:]:
+            cells = tr.find_all("td")
+            for code in cells[col].find_all("code") if len(cells) > col else ():
+                a = code.find_parent("a")
+                found.append((code.get_text(), a.get("href") if a else None))
+    return found
+
+
+def test_every_code_name_on_the_map_of_the_paper_links_to_its_entry(html: Path) -> None:
+    page = html / "book" / "figure_map.html"
+    links = _code_links(page)
+    assert len(links) > 100, "the map of the paper lists the code of every object"
+    ids: dict[Path, set[str]] = {}
+    broken = []
+    for name, href in links:
+        target, _, anchor = (href or "").partition("#")
+        path = (page.parent / target).resolve()
+        if href is None or not path.is_file():
+            broken.append((name, href))
+            continue
+        if path not in ids:
+            ids[path] = set(re.findall(r'\bid="([^"]+)"', path.read_text()))
+        if anchor and anchor not in ids[path]:
+            broken.append((name, href))
+    assert broken == [], broken
+
+
+def test_the_execution_statistics_show_real_run_times(html: Path) -> None:
+    """Each run's row shows the seconds of its last execution, also when this build found it
+    unchanged (cached): never 0.0 for a page that took time to make."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((html / "book" / "execution_statistics.html").read_text(),
+                         "html.parser")
+    rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")]
+            for tr in soup.find("table").find_all("tr")[1:]]
+    assert len(rows) == len(RUNS)
+    seconds = [float(r[2]) for r in rows if r[2] != "–"]
+    assert len(seconds) == len(rows) and min(seconds) > 0, rows
 
 
 def test_every_figure_has_a_provenance_box_and_the_list_of_figures_covers_the_paper(
