@@ -222,8 +222,9 @@ mm_df = pd.DataFrame(
       "majority": ensemble_error(a, r, m, rule="majority")}
      for a, r, m in grid])
 wide = mm_df.pivot_table(index=["alpha", "rho"], columns="m", values="map")
-# one rounded value per number: equal errors (Pₑ(4) = Pₑ(3) = 0.28175) print the same digits
-format_numbers(wide[[m for m in wide.columns if m <= 6 or m in (15, 16)]].head(12), 4)
+# one rounded value per number: equal errors print the same digits
+shown = [m for m in wide.columns if m <= 6 or m in (15, 16)]
+format_numbers(wide[shown].head(12), 4)
 
 # %% tags=["remove-cell"]
 mm_diff = (mm_df["map"] - mm_df["majority"]).abs()

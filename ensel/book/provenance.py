@@ -353,7 +353,7 @@ def paper_map_table(out_dir: str | Path, group: str, objects: Sequence[Any] | No
 
 
 def runs(out_dir: str | Path) -> list[RunRecord]:
-    """Every run of the last build (``timings.json``; without it, every executed page), with
+    """Every run of the last build (``timings.json``), then every other executed page, with
     its parameters, key, versions and commit from its executed notebook. ``seconds`` is the
     time of the run's last execution: this build's when it executed, else the one the runner
     recorded when it last did (``durations.json``; a cached run took no time to skip)."""
@@ -368,8 +368,11 @@ def runs(out_dir: str | Path) -> list[RunRecord]:
             timings = json.loads(path.read_text())
         except (OSError, ValueError):
             timings = []
-    if not timings:
-        timings = [{"output": p.stem, "status": "", "seconds": None} for p in _notebooks(out)]
+    # every executed page, also those the last invocation did not run (``make run`` of one
+    # page rewrites timings.json): status unknown, the time of its last execution
+    listed = {t.get("output") for t in timings}
+    timings += [{"output": p.stem, "status": "", "seconds": None} for p in _notebooks(out)
+                if p.stem not in listed]
     records = []
     for t in timings:
         nb_path = out / f"{t['output']}.ipynb"

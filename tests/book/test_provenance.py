@@ -141,8 +141,12 @@ def test_list_of_figures_and_runs_tables_from_the_runs(demo_run: tuple[Path, Pat
                                                    "status": "cached"}]))
     (out / "durations.json").write_text(json.dumps({"demo": 17.3}))
     assert "| {doc}`/book/_generated/demo` | cached | 17.3 | `n=3`" in runs_table(out)
+    # a page the last invocation did not run (make run of another page) is still listed
+    (out / "timings.json").write_text(json.dumps([{"output": "other", "seconds": 3.0,
+                                                   "status": "ok"}]))
+    assert "| {doc}`/book/_generated/demo` | – | 17.3 | `n=3`" in runs_table(out)
     (out / "durations.json").unlink()
-    assert "| {doc}`/book/_generated/demo` | cached | – | `n=3`" in runs_table(out)
+    assert "| {doc}`/book/_generated/demo` | – | – | `n=3`" in runs_table(out)
 
 
 def test_a_glued_figure_gets_its_runs_box_with_absolute_downloads(
