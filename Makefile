@@ -64,6 +64,7 @@ notebooks: $(STAMP)
 # Sphinx rebuilds only the pages whose executed notebook changed (FORCE=1: from scratch).
 html: $(STAMP)
 	$(if $(FORCE),rm -rf _build/html _build/.doctrees)
+	$(BIN)/python -m ensel.book.runner toc
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	$(BIN)/python -m tools.bookcheck _build/html
 	@echo "Book: $(CURDIR)/_build/html/index.html"

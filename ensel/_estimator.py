@@ -444,6 +444,20 @@ class AggregatorMixin(EstimatorMixin):
         pred = self.predict(Xa)  # type: ignore[attr-defined]
         return float(np.average(pred == ya, weights=weights))
 
+    def _ties(self, X: Any) -> np.ndarray:
+        """The rows whose prediction is a tie, as a boolean mask of shape ``(n_items,)``.
+
+        A tie is a row the rule cannot decide: a ``decision_function`` of exactly 0 (majority
+        vote's vote sum, including all models abstaining; the weighted vote's and stacking's
+        score), else a posterior ``P(Y = +1 | x)`` of exactly 1/2 (MAP, backoff). ``predict``
+        still gives such a row a label (``+1``, or majority vote's coin); an evaluation counts
+        it as half an error instead (:func:`ensel.aggregate.heldout_error`), the paper's random
+        tie break in expectation.
+        """
+        if hasattr(self, "decision_function"):
+            return np.asarray(self.decision_function(X)) == 0
+        return np.asarray(self.predict_proba(X))[:, 1] == 0.5  # type: ignore[attr-defined]
+
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import ClassifierTags
 

@@ -41,6 +41,8 @@ __all__ = [
     "check_X",
     "check_y",
     "check_X_y",
+    "check_options_X_y",
+    "NO_OPTION",
     "check_k",
     "check_random_state",
     "check_copula_parameters",
@@ -272,6 +274,203 @@ def check_X_y(X: Any, y: Any, *, allow_abstain: bool = True,
     Xa = check_X(X, allow_abstain=allow_abstain)
     ya = check_y(y, n_items=Xa.shape[0], require_both_classes=require_both_classes)
     return Xa, ya
+
+
+# --------------------------------------------------------------------------- option labels
+#: The code of an abstention (no answer, or no gold) in option codes.
+NO_OPTION = -1
+
+
+def _option_cells(values: Any, name: str, where: Callable[[tuple[int, ...]], str]
+                  ) -> tuple[np.ndarray, np.ndarray, str]:
+    """``(values, missing, kind)`` of option labels: ``kind`` is ``"int"`` (integer codes,
+    ``-1`` and, in a float array, ``NaN`` = missing) or ``"str"`` (``None``, ``NaN`` and
+    ``""`` = missing). Anything else (a real number that is not an integer, a label below
+    ``-1``, strings mixed with numbers) is refused naming its position."""
+    raw = np.asarray(values)
+    if raw.dtype.kind == "b":
+        return raw.astype(np.int64), np.zeros(raw.shape, dtype=bool), "int"
+    if raw.dtype.kind in "iu":
+        if raw.size and raw.min() < NO_OPTION:  # one reduction; the position only on error
+            pos = tuple(int(i) for i in np.argwhere(raw < NO_OPTION)[0])
+            raise constraint_error(name, "option labels: integer codes >= 0 with -1 for no "
+                                   "answer, or strings", Shown(f"{raw[pos]} {where(pos)}"))
+        return raw, raw == NO_OPTION, "int"
+    if raw.dtype.kind == "f":
+        missing = np.isnan(raw)
+        bad = ~missing & ((raw != np.round(raw)) | (raw < NO_OPTION))
+        if bad.any():
+            pos = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise constraint_error(name, "option labels: integer codes >= 0 with -1 or NaN "
+                                   "for no answer, or strings",
+                                   Shown(f"{float(raw[pos])!r} {where(pos)}"))
+        ints = np.where(missing, NO_OPTION, raw).astype(np.int64)
+        return ints, ints == NO_OPTION, "int"
+    if raw.dtype.kind in "US":
+        text = raw.astype(str)
+        return text.astype(object), text == "", "str"
+    if raw.dtype.kind != "O":
+        raise constraint_error(name, "option labels (integer codes or strings)",
+                               Shown(f"dtype {raw.dtype}"))
+    flat = raw.ravel()
+    missing = np.fromiter((v is None or v is pd.NA or v == "" or
+                           (isinstance(v, float) and math.isnan(v)) for v in flat),
+                          dtype=bool, count=flat.size).reshape(raw.shape)
+    is_str = np.fromiter((isinstance(v, str) for v in flat), dtype=bool,
+                         count=flat.size).reshape(raw.shape)
+    if (is_str | missing).all():
+        return raw, missing, "str"
+    is_int = np.fromiter((isinstance(v, (int, np.integer)) and not _is_bool(v) for v in flat),
+                         dtype=bool, count=flat.size).reshape(raw.shape)
+    if (is_int | missing).all():
+        ints = np.where(missing, NO_OPTION, raw).astype(np.int64)
+        return _option_cells(ints, name, where)[0], ints == NO_OPTION, "int"
+    odd = ~(is_str | missing) if is_str.any() else ~(is_int | missing)
+    pos = tuple(int(i) for i in np.argwhere(odd)[0])
+    want = ("strings (the other labels are strings)" if is_str.any()
+            else "integer codes or strings")
+    raise constraint_error(name, f"option labels of one kind: {want}, None/NaN/'' for no answer",
+                           Shown(f"{_describe(raw[pos])} {where(pos)}"))
+
+
+def _int_labels(values: np.ndarray) -> np.ndarray:
+    """The distinct integer labels of an array, without sorting it when their range is
+    small (one comparison pass per candidate value)."""
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo <= 64:
+        return np.array([v for v in range(lo, hi + 1) if (values == v).any()], dtype=np.int64)
+    return np.unique(values).astype(np.int64)
+
+
+def check_options_X_y(X: Any, y: Any = None, *, classes: Any = None, require_y: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """Validate option-label answers (and gold) and return them as codes into ``classes``.
+
+    Multiple-choice answers: each cell of ``X`` is the option a model chose, as an integer
+    code (``0..K-1``, ``-1`` = abstained) or a string label (``None``, ``NaN`` or ``""`` =
+    abstained); ``y`` holds gold labels of the same kind, with the same markers for an item
+    without gold. This is the K-ary counterpart of :func:`check_X_y` (whose answers are
+    ``{-1, 0, +1}``).
+
+    Parameters
+    ----------
+    X : array-like or pandas.DataFrame of shape (n_items, n_models)
+    y : array-like of shape (n_items,), optional
+        Gold labels; missing entries are items without gold.
+    classes : array-like, optional
+        The classes of a fitted estimator: every answer and gold label must be one of them
+        (an unknown one is refused naming it and its position). Default: the sorted union
+        of the labels in ``X`` and ``y``.
+    require_y : bool, default=False
+        ``y`` must be given with gold for at least one item.
+
+    Returns
+    -------
+    A : numpy.ndarray of shape (n_items, n_models), dtype int8 (int32 beyond 127 classes)
+        Codes into ``classes``; ``-1`` = abstained.
+    yc : numpy.ndarray of shape (n_items,) or None
+        Gold codes, ``-1`` where an item has none.
+    classes : numpy.ndarray
+        Sorted labels (integers, or strings as an object array).
+
+    Examples
+    --------
+    >>> A, yc, classes = check_options_X_y([["b", "a"], ["c", None]], ["a", ""])
+    >>> A.tolist(), yc.tolist(), classes.tolist()
+    ([[1, 0], [2, -1]], [0, -1], ['a', 'b', 'c'])
+    >>> check_options_X_y([[0, 2]], classes=[0, 1])
+    Traceback (most recent call last):
+    ...
+    ensel._validation.InvalidParameterError: X must be labels among the classes seen at fit \
+([0, 1]); got 2 in column 1, row 0
+    """
+    _refuse_sparse(X, "X")
+    cols: list[Any] | None = None
+    if isinstance(X, pd.DataFrame):
+        dup = X.columns[X.columns.duplicated()]
+        if len(dup):
+            raise ValueError(f"X has model {dup[0]!r} as a column more than once")
+        cols = list(X.columns)
+        textual = any(dt.kind in "OUS" or str(dt) in ("string", "str") for dt in X.dtypes)
+        values = X.to_numpy(dtype=object) if textual else X.to_numpy()
+    else:
+        values = X.to_numpy() if hasattr(X, "to_numpy") else X
+
+    def where_x(pos: tuple[int, ...]) -> str:
+        col = repr(cols[pos[1]]) if cols is not None else pos[1]
+        return f"in column {col}, row {pos[0]}"
+
+    raw = np.asarray(values)
+    if raw.ndim != 2:
+        raise constraint_error("X", "2-dimensional (n_items, n_models)",
+                               Shown(f"shape {raw.shape}"))
+    if raw.shape[0] == 0 or raw.shape[1] == 0:
+        raise constraint_error("X", "non-empty (at least one item and one model)",
+                               Shown(f"shape {raw.shape}"))
+    xv, xmiss, xkind = _option_cells(raw, "X", where_x)
+    if classes is None and xmiss.all():
+        raise constraint_error("X", "at least one answer (every model abstained on every "
+                               "item)", Shown(f"shape {raw.shape}"))
+    yv = ymiss = None
+    if y is None and require_y:
+        raise constraint_error("y", "gold labels (this aggregator is fitted on them)", None)
+    if y is not None:
+        _refuse_sparse(y, "y")
+        yraw = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+        if yraw.ndim != 1:
+            raise constraint_error("y", "1-dimensional (n_items,)", Shown(f"shape {yraw.shape}"))
+        if yraw.shape[0] != raw.shape[0]:
+            raise ValueError(f"y has {yraw.shape[0]} labels but X has {raw.shape[0]} rows")
+        yv, ymiss, ykind = _option_cells(yraw, "y", lambda pos: f"at position {pos[0]}")
+        if ykind != xkind and not ymiss.all() and not xmiss.all():
+            raise constraint_error("y", f"labels of the kind of X's answers ({xkind} labels)",
+                                   Shown(f"{ykind} labels"))
+        if require_y and ymiss.all():
+            raise constraint_error("y", "gold for at least one item (this aggregator is "
+                                   "fitted on it)", Shown("no gold at all"))
+    if classes is None:
+        if xkind == "int":
+            labs = np.concatenate([_int_labels(v) for v in (xv, yv) if v is not None])
+            cls = np.unique(labs[labs != NO_OPTION])
+        else:
+            seen = [xv[~xmiss]] + ([yv[~ymiss]] if yv is not None else [])
+            pooled = np.concatenate([np.asarray(v, dtype=object) for v in seen])
+            cls = np.array(sorted(set(pooled.tolist())), dtype=object)
+    else:
+        cls = np.asarray(classes)
+    code_type = np.int8 if cls.size <= 127 else np.int32
+
+    def encode(v: np.ndarray, miss: np.ndarray, name: str,
+               where: Callable[[tuple[int, ...]], str]) -> np.ndarray:
+        if (cls.dtype.kind in "iu" and v.dtype.kind in "iu" and v.size
+                and np.array_equal(cls, np.arange(cls.size)) and int(v.max()) < cls.size):
+            out = v  # codes already: 0..K-1 and -1
+        elif cls.dtype.kind in "iu" and v.dtype.kind in "iu":
+            hi = max(int(cls.max()), int(v.max(initial=0))) + 2
+            lut = np.full(hi, -2, dtype=np.int64)
+            lut[cls + 1] = np.arange(cls.size)
+            lut[0] = NO_OPTION
+            out = lut[v + 1]
+        else:
+            index = {c: i for i, c in enumerate(cls.tolist())}
+            pairs = zip(v.ravel().tolist(), miss.ravel().tolist(), strict=True)
+            out = np.fromiter((NO_OPTION if m else index.get(c, -2) for c, m in pairs),
+                              dtype=np.int64, count=v.size).reshape(v.shape)
+        unknown = out == -2
+        if unknown.any():
+            pos = tuple(int(i) for i in np.argwhere(unknown)[0])
+            shown = cls.tolist()
+            listed = shown if len(shown) <= 12 else shown[:12] + ["..."]
+            raise constraint_error(name, f"labels among the classes seen at fit ({listed})",
+                                   Shown(f"{_describe(v[pos])} {where(pos)}"))
+        return out.astype(code_type)
+
+    A = encode(xv, xmiss, "X", where_x)
+    yc = (None if yv is None else
+          encode(yv, ymiss, "y", lambda pos: f"at position {pos[0]}"))
+    return A, yc, cls
 
 
 def check_sample_weight(sample_weight: Any, n_items: int, *,

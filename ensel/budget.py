@@ -297,7 +297,7 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
     method ``"single"``, ``budget`` and ``cost`` the model's price."""
     import pandas as pd
 
-    from ensel.aggregate import make_aggregator
+    from ensel.aggregate import heldout_error, make_aggregator
     from ensel.experiment import _mv_seed, split_indices
 
     c = np.asarray(usd, dtype=float)
@@ -313,7 +313,7 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
             y_tr, y_te = d.y[tr], d.y[te]
             for col, j in enumerate(affordable):
                 agg = make_aggregator(aggregator, random_state=mv).fit(x_tr[:, [col]], y_tr)
-                err = float(np.mean(np.asarray(agg.predict(x_te[:, [col]])) != y_te))
+                err = heldout_error(agg, x_te[:, [col]], y_te)
                 rows.append((d.condition, s, "single", float(c[j]), err, float(c[j]), 1,
                              d.models[j], len(te)))
     return pd.DataFrame(rows, columns=["condition", "split", "method", "budget", "error",

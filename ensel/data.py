@@ -29,6 +29,37 @@ one answer that is not blank. Wide form (:func:`to_wide`): for one condition, ``
 items x models ``int8`` matrix and ``y`` the labels; a model with no row for an item counts as
 abstained there (``0``).
 
+Multi-class tables (answers as they are)
+---------------------------------------
+A table is **multi-class** (:func:`is_native`) when it has an ``options`` column, or when
+its answers hold option labels (text that is neither a binary value nor a number: ``C``,
+``yes``) and so do its gold labels (or every gold label is blank: a table without gold).
+Option labels that are numbers (``0..3``) need the ``options`` column:
+
+============= =====================================================================
+``answer``    the option the model chose, as its label (text); blank/``NaN``/``None``
+              (the blanks of :mod:`ensel._encoding`) = abstained
+``label``     the gold option's label; blank = no gold for this item (label-free
+              aggregation may still use the item; the binary view drops it)
+``options``   optional: the item's option set, labels joined by ``|`` (``A|B|C|D``)
+              or a count ``K`` meaning the letters ``A..`` (2 to 26 options). Without
+              it the set is inferred per item from the labels its answers and gold
+              use: capital letters ``A`` up to the last one seen, digits ``0`` up to the
+              largest, other labels as seen; an item whose labels are a single one is
+              refused (give its options)
+============= =====================================================================
+
+Rules, each refused with a message naming the item (and the model, for an answer), the
+file and line and the condition: every answer and gold label is one of its item's options;
+one option set per item in every row and condition; one gold label per (condition, item);
+2 to 26 options; labels are case-sensitive text, and two labels of the table that differ
+only in case (``b`` and ``B``) are refused rather than normalised (which one is meant is a
+guess; a table written all in lower case is fine). Surrounding white space is stripped.
+Validation returns ``answer`` and ``label`` as categoricals of labels (missing = blank) and
+``options`` as the canonical ``A|B|C|D`` text; :func:`answer_matrix` gives the estimators'
+codes and :func:`ensel.datasets.binary.to_binary_view` the paper's binary queries.
+:func:`to_wide` reads binary tables only.
+
 Files (:func:`read_responses`) are recognised by their content, not their name (gzip, Parquet,
 zip, JSON or text), read with pyarrow into dictionary-encoded columns, and validated on integer
 codes: ``item``, ``model`` and ``condition`` are kept as text (``01`` and ``1`` are two items)
@@ -68,9 +99,13 @@ from ensel._validation import check_X, check_y, unique_names
 __all__ = [
     "COLUMNS",
     "DEFAULT_CONDITION",
+    "OPTIONS_COLUMN",
     "DataError",
+    "OptionMatrix",
     "Responses",
+    "answer_matrix",
     "conditions",
+    "is_native",
     "read_responses",
     "sniff",
     "to_long",
@@ -149,6 +184,9 @@ def validate_responses(df: pd.DataFrame, *,
         Columns ``item, model, condition, answer, label`` (+ extras), ``answer`` and
         ``label`` as ``int8`` (answers in ``{-1, 0, +1}``, labels in ``{-1, +1}``),
         a fresh ``RangeIndex``. ``item``, ``model`` and ``condition`` keep their type.
+
+    A multi-class table (option labels, see the module docstring) comes back with
+    ``answer`` and ``label`` as categoricals of labels and an ``options`` column.
 
     Raises
     ------
@@ -248,8 +286,10 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
 
     if (kinds[present] == enc.BAD).any():
         pos = first(enc.BAD)
+        hint = ("; a multi-class table holds option labels in both 'answer' and 'label', or "
+                "has an 'options' column" if _is_word(_py(col.iloc[pos])) else "")
         raise DataError(f"column {name!r} has value {_shown(col.iloc[pos])} in {origin(pos)}; "
-                        f"expected {_expected(abstain)}")
+                        f"expected {_expected(abstain)}{hint}")
     if not abstain and (kinds[present] == enc.BLANK).any():
         pos = first(enc.BLANK)
         raise DataError(f"column {name!r} is missing (blank, NaN or None) in "
@@ -422,13 +462,20 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
                                 f"{origin(int(np.argmax(missing)))}")
         codes[col], names[col] = c, u
     _one_spelling_per_model(names["model"], codes["model"], origin)
-    answer, enc_answer = _encode(df["answer"], "answer", abstain=True, origin=origin,
-                                 trust_int8=encoded)
-    label, enc_label = _encode(df["label"], "label", abstain=False, origin=origin,
-                               trust_int8=encoded)
+    native = _wants_native(df)
+    if native:  # option labels: one label code per row, -1 = blank
+        answer, label_text, options, label = _native(
+            df, np.asarray(codes["item"]), np.asarray(codes["model"]),
+            np.asarray(codes["condition"]), names, origin)
+        enc_answer, enc_label = _NATIVE_ENCODING["answer"], _NATIVE_ENCODING["label"]
+    else:
+        answer, enc_answer = _encode(df["answer"], "answer", abstain=True, origin=origin,
+                                     trust_int8=encoded)
+        label, enc_label = _encode(df["label"], "label", abstain=False, origin=origin,
+                                   trust_int8=encoded)
     if "cost" in df.columns:
         _check_cost(df["cost"], origin)
-    if not answer.any():
+    if not (answer.codes >= 0).any() if native else not answer.any():
         raise DataError(f"{src}: every answer is blank (abstained) in all {n:,} rows; there "
                         "is nothing to learn from (is the answer column the right one?)")
     n_i, n_m, n_c = (len(names[c]) for c in ("item", "model", "condition"))
@@ -468,7 +515,7 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
         )
     rows = np.empty(0, np.int64)
     if n_c * n_i <= 4 * n + (1 << 22):
-        one = np.zeros(n_c * n_i, np.int8)
+        one = np.zeros(n_c * n_i, label.dtype)
         for sl in _chunks(n):
             one[qkey(sl)] = label[sl]  # one of each (condition, item)'s labels
         for sl in _chunks(n):
@@ -484,6 +531,14 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
         q = qkey(everything)
         b = int(np.flatnonzero((q == q[a]) & (label != label[a]))[0])
         a, b = min(a, b), max(a, b)
+        if native:
+            def gold(i: int) -> str:
+                return "blank" if label[i] < 0 else repr(label_text.categories[label[i]])
+            raise DataError(
+                f"item {_py(names['item'][ic[a]])!r} has two gold labels in condition "
+                f"{_py(names['condition'][cc[a]])!r}: {gold(a)} in {origin(a)}, {gold(b)} in "
+                f"{origin(b)}; each (condition, item) needs one gold label (the same on "
+                "every row, or blank on every row)")
         raise DataError(
             f"item {_py(names['item'][ic[a]])!r} has conflicting labels (+1 and -1) in "
             f"condition {_py(names['condition'][cc[a]])!r}: {int(label[a]):+d} in {origin(a)}, "
@@ -507,15 +562,322 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
         else:
             out[col] = np.full(n, default_condition, dtype=object)
     out["answer"] = answer
-    out["label"] = label
+    out["label"] = label_text if native else label
+    if native:
+        out[OPTIONS_COLUMN] = options
     for extra in df.columns:
-        if extra not in COLUMNS:
+        if extra not in COLUMNS and extra != OPTIONS_COLUMN:
             out[extra] = df[extra].to_numpy(copy=True) if not isinstance(
                 df[extra].dtype, pd.api.extensions.ExtensionDtype) else df[extra].array.copy()
     result = pd.DataFrame(out, copy=False)  # the arrays are this function's own
     attrs = {} if from_file else dict(df.attrs)
     result.attrs = {**attrs, "encoding": {"answer": enc_answer, "label": enc_label}}
     return result
+
+
+# --------------------------------------------------------------------------- multi-class (native)
+#: The per-item option set column of a multi-class table.
+OPTIONS_COLUMN = "options"
+#: Fewest and most options an item may have.
+MIN_OPTIONS, MAX_OPTIONS = 2, 26
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_NATIVE_ENCODING = {"answer": "option labels (blank = abstained)",
+                    "label": "option labels (blank = no gold)"}
+
+
+def is_native(df: pd.DataFrame) -> bool:
+    """Whether a validated tidy table holds multi-class answers (option labels).
+
+    :func:`validate_responses` gives every multi-class table an ``options`` column (the
+    item's option set, ``"A|B|C|D"``); a binary table (answers in ``{-1, 0, +1}``) has none.
+
+    Examples
+    --------
+    >>> df = validate_responses(pd.DataFrame({"item": [1, 1], "model": ["a", "b"],
+    ...     "answer": ["A", "C"], "label": ["C", "C"], "options": [4, 4]}))
+    >>> is_native(df), df["options"].tolist()
+    (True, ['A|B|C|D', 'A|B|C|D'])
+    """
+    return OPTIONS_COLUMN in df.columns
+
+
+def _wants_native(df: pd.DataFrame) -> bool:
+    """A table is multi-class when it has an ``options`` column, or when an answer is text the
+    binary rule cannot read (a letter, a word; not a number such as ``5``) and so is a gold
+    label, or every gold label is blank (no gold at all): a binary table with a typo in one
+    column (``Ture``) keeps its binary message."""
+    if OPTIONS_COLUMN in df.columns:
+        return True
+    return _has_word(df["answer"]) and (_has_word(df["label"]) or _all_blank(df["label"]))
+
+
+def _all_blank(col: pd.Series) -> bool:
+    codes, uniques = _codes(col)
+    present = _present(codes, len(uniques))
+    blank = np.append(_blank_text(uniques), True)  # code -1: missing
+    return bool(present.any() and blank[present].all())
+
+
+def _has_word(col: pd.Series) -> bool:
+    """Whether a column holds text that is neither a binary value nor a number."""
+    codes, uniques = _codes(col)
+    if not len(uniques):
+        return False
+    kinds = enc.classify(np.asarray(uniques, dtype=object))
+    present = _present(codes, len(uniques))[:-1]
+    return any(_is_word(u) for u in np.asarray(uniques, dtype=object)[present & (kinds == enc.BAD)])
+
+
+def _is_word(value: Any) -> bool:
+    """Text that is not a number (an option label such as ``C`` or ``yes``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value)
+    except ValueError:
+        return True
+    return False
+
+
+def _label_text(value: Any) -> str | None:
+    """An option label as text (``None``: blank, i.e. abstained or no gold)."""
+    value = _py(value)
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = str(value).strip()
+    return None if text.lower() in enc.ABSTAIN_STRINGS else text
+
+
+def _label_codes(col: pd.Series) -> tuple[np.ndarray, list[str | None]]:
+    """Codes of a column's distinct values and each as an option label (``None`` = blank)."""
+    codes, uniques = _codes(col)
+    return np.asarray(codes), [_label_text(u) for u in uniques]
+
+
+def _parse_options(value: Any, shown: str) -> tuple[str, ...] | None:
+    """An ``options`` cell: a count ``K`` (the letters ``A..``) or labels joined by ``|``."""
+    text = _label_text(value)
+    if text is None:
+        return None
+    if text.isdigit():
+        k = int(text)
+        if not MIN_OPTIONS <= k <= MAX_OPTIONS:
+            raise DataError(f"{shown}: {k} options; an item needs {MIN_OPTIONS} to "
+                            f"{MAX_OPTIONS} options (a count K means the letters A..)"
+                            if k != 1 else f"{shown}: an item with one option (1) asks "
+                            "nothing; give its option set, 2 to 26 options")
+        return tuple(_LETTERS[:k])
+    labels = tuple(s.strip() for s in text.split("|"))
+    if len(labels) == 1:
+        raise DataError(f"{shown}: an item with one option ({labels[0]!r}) asks nothing; give "
+                        "its option set as labels joined by '|' (e.g. 'A|B|C|D') or as a "
+                        "count (4)")
+    if "" in labels:
+        raise DataError(f"{shown}: option {labels.index('') + 1} of {text!r} is empty; give "
+                        "the labels joined by '|', e.g. 'A|B|C|D'")
+    twice = next((o for i, o in enumerate(labels) if o in labels[:i]), None)
+    if twice is not None:
+        raise DataError(f"{shown}: option {twice!r} is given twice in {text!r}")
+    if len(labels) > MAX_OPTIONS:
+        raise DataError(f"{shown}: {len(labels)} options; an item needs {MIN_OPTIONS} to "
+                        f"{MAX_OPTIONS} options")
+    return labels
+
+
+def _first_rows(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of ``key`` and the first row holding each."""
+    uniq, first = np.unique(key, return_index=True)
+    return uniq, first
+
+
+def _native(df: pd.DataFrame, ic: np.ndarray, mc: np.ndarray, cc: np.ndarray,
+            names: dict[str, pd.Index], origin: _Origin
+            ) -> tuple[pd.Categorical, pd.Categorical, pd.Categorical, np.ndarray]:
+    """Validate the option labels of a multi-class table: answers, gold and the option set
+    of every item. Returns ``answer``, ``label`` and ``options`` (categoricals of text; a
+    blank is missing) and the label codes (``-1`` = no gold) for the one-gold check."""
+    n_items = len(names["item"])
+    a_codes, a_text = _label_codes(df["answer"])
+    g_codes, g_text = _label_codes(df["label"])
+
+    def item(i: int) -> str:
+        return repr(_py(names["item"][ic[i]]))
+
+    def model(i: int) -> str:
+        return repr(_py(names["model"][mc[i]]))
+
+    def cond(i: int) -> str:
+        return repr(_py(names["condition"][cc[i]]))
+
+    # the option set of each item: given (one per item, whatever the condition) or inferred
+    sets: list[tuple[str, ...] | None] = [None] * n_items
+    given = np.zeros(n_items, dtype=bool)
+    if OPTIONS_COLUMN in df.columns:
+        o_codes, o_uniques = _codes(df[OPTIONS_COLUMN])
+        o_codes = np.asarray(o_codes)
+        parsed: list[tuple[str, ...] | None] = []
+        for k, u in enumerate(o_uniques):
+            rows = np.flatnonzero(o_codes == k)
+            parsed.append(_parse_options(u, f"column 'options' in {origin(int(rows[0]))}")
+                          if rows.size else None)
+        canon = {}  # option set -> one code, so 4 and 'A|B|C|D' are the same set
+        set_code = np.array([canon.setdefault(p, len(canon)) if p is not None else -1
+                             for p in parsed] + [-1], dtype=np.int64)[o_codes]
+        has = set_code >= 0
+        pair = ic[has].astype(np.int64) * (len(canon) + 1) + set_code[has]
+        uniq, first = _first_rows(pair)
+        rows_has = np.flatnonzero(has)
+        first = rows_has[first]
+        owner = uniq // (len(canon) + 1)
+        if owner.size > 1 and (np.diff(owner) == 0).any():
+            j = int(np.flatnonzero(np.diff(owner) == 0)[0])
+            a, b = sorted((int(first[j]), int(first[j + 1])))
+            sa, sb = parsed[o_codes[a]], parsed[o_codes[b]]
+            raise DataError(
+                f"item {item(a)} has two option sets: {'|'.join(sa or ())!r} in {origin(a)} "
+                f"(condition {cond(a)}) and {'|'.join(sb or ())!r} in {origin(b)} (condition "
+                f"{cond(b)}); an item has one option set in every condition and row")
+        for i_code, row in zip(owner.tolist(), first.tolist(), strict=True):
+            sets[i_code] = parsed[o_codes[row]]
+            given[i_code] = True
+    # labels that differ only in case: refused (option labels are case-sensitive text)
+    seen_text = {t for t in (*a_text, *g_text) if t is not None}
+    for s in sets:
+        if s is not None:
+            seen_text.update(s)
+    folded: dict[str, str] = {}
+    for t in sorted(seen_text):
+        other = folded.setdefault(t.casefold(), t)
+        if other != t:
+            _case_clash(other, t, df, a_codes, a_text, g_codes, g_text, sets, ic, origin,
+                        item, model)
+    # infer missing sets from the labels seen for the item (answers and gold)
+    if not given.all():
+        rows_missing = ~given[ic]
+        letters = all(len(t) == 1 and t in _LETTERS for t in seen_text)
+        digits = all(t.isdigit() and (t == "0" or not t.startswith("0")) for t in seen_text)
+        for codes, text in ((a_codes, a_text), (g_codes, g_text)):
+            c = np.where(rows_missing, codes, -1)
+            ok = c >= 0
+            pair = np.unique(ic[ok].astype(np.int64) * (len(text) + 1) + c[ok])
+            for p in pair.tolist():
+                i_code, t = divmod(p, len(text) + 1)
+                if text[t] is None:
+                    continue
+                s = sets[i_code]
+                sets[i_code] = (*(s or ()), text[t]) if s is None or text[t] not in s else s
+        for i_code in np.flatnonzero(~given).tolist():
+            seen = sets[i_code] or ()
+            if letters and seen:
+                s = tuple(_LETTERS[:_LETTERS.index(max(seen)) + 1])
+            elif digits and seen:
+                s = tuple(str(v) for v in range(max(int(t) for t in seen) + 1))
+            else:
+                s = tuple(sorted(seen))
+            if len(s) < MIN_OPTIONS:
+                row = int(np.argmax(ic == i_code))
+                raise DataError(
+                    f"item {item(row)} has one option ({s[0]!r}, the only label its answers "
+                    f"and gold use; {origin(row)}) and the table has no options for it: give "
+                    "its option set in an 'options' column (labels joined by '|', e.g. "
+                    "'A|B|C|D', or a count such as 4)" if s else
+                    f"item {item(row)} has no answer and no gold ({origin(row)}); give its "
+                    "option set in an 'options' column")
+            if len(s) > MAX_OPTIONS:
+                row = int(np.argmax(ic == i_code))
+                raise DataError(f"item {item(row)} has {len(s)} distinct labels ({origin(row)}); "
+                                f"an item needs {MIN_OPTIONS} to {MAX_OPTIONS} options")
+            sets[i_code] = s
+    # every answer and gold label is one of its item's options
+    vocab = pd.Index(list(dict.fromkeys(t for s in sets if s is not None for t in s)),
+                     dtype=object)
+    set_codes = pd.Series(["|".join(s) if s is not None else "" for s in sets]).factorize()
+    set_of_item, set_text = np.asarray(set_codes[0]), list(set_codes[1])
+    lookup = _OptionLookup([tuple(t.split("|")) for t in set_text], vocab)
+
+    def recode(codes: np.ndarray, text: list[str | None], what: str) -> np.ndarray:
+        table = np.asarray(vocab.get_indexer(pd.Index(text, dtype=object)), dtype=np.int64)
+        table = np.append(np.where(pd.isna(pd.Index(text, dtype=object)), -1,
+                                   np.where(table < 0, -2, table)), -1)
+        v = table[codes]
+        given_rows = v != -1
+        ok = lookup.place(set_of_item[ic], v) >= 0
+        bad = given_rows & ~ok
+        if bad.any():
+            i = int(np.argmax(bad))
+            t = text[codes[i]]
+            s = sets[ic[i]] or ()
+            who = f"of model {model(i)} " if what == "answer" else ""
+            hint = ""
+            match = [o for o in s if o.casefold() == str(t).casefold()]
+            if match:
+                hint = (f"; option labels are case-sensitive: write {match[0]!r} (ensel does "
+                        "not change the case of a label)")
+            raise DataError(
+                f"{'answer' if what == 'answer' else 'gold label'} {t!r} {who}on item "
+                f"{item(i)} (condition {cond(i)}, {origin(i)}) is not one of the item's "
+                f"options {'|'.join(s)!r}{hint}")
+        return v
+
+    a_v = recode(a_codes, a_text, "answer")
+    g_v = recode(g_codes, g_text, "gold")
+    options = pd.Categorical.from_codes(set_of_item[ic], categories=pd.Index(set_text,
+                                                                             dtype=object))
+    return (pd.Categorical.from_codes(a_v, categories=vocab),
+            pd.Categorical.from_codes(g_v, categories=vocab), options, g_v)
+
+
+class _OptionLookup:
+    """The place of a label in an option set, for many (set, label) pairs at once: one
+    sorted key per (set, label) of the sets (no sets x labels table: free-text labels would
+    make it huge)."""
+
+    def __init__(self, sets: Sequence[tuple[str, ...]], labels: pd.Index) -> None:
+        self.width = len(labels) + 1
+        keys, places = [], []
+        for k, s in enumerate(sets):
+            codes = labels.get_indexer(pd.Index(s, dtype=object))
+            keys.append(k * self.width + codes)
+            places.append(np.arange(len(s)))
+        key = np.concatenate(keys) if keys else np.empty(0, np.int64)
+        order = np.argsort(key, kind="stable")
+        self.keys = key[order].astype(np.int64)
+        self.places = (np.concatenate(places) if places else np.empty(0, np.int64))[order]
+
+    def place(self, set_codes: np.ndarray, label_codes: np.ndarray) -> np.ndarray:
+        """``int16`` place of each label in its set; ``-1``: blank or not in the set."""
+        out = np.full(len(label_codes), -1, dtype=np.int16)
+        given = label_codes >= 0
+        if not given.any() or not self.keys.size:
+            return out
+        key = set_codes[given].astype(np.int64) * self.width + label_codes[given]
+        at = np.minimum(np.searchsorted(self.keys, key), self.keys.size - 1)
+        found = self.keys[at] == key
+        out[np.flatnonzero(given)[found]] = self.places[at[found]]
+        return out
+
+
+def _case_clash(first: str, second: str, df: pd.DataFrame, a_codes, a_text, g_codes, g_text,
+                sets, ic, origin: _Origin, item, model) -> None:
+    """Refuse two labels that differ only in case (``b`` and ``B``), naming a row of each."""
+    def row_of(label: str) -> str:
+        for codes, text, what in ((a_codes, a_text, "answer"), (g_codes, g_text, "gold")):
+            hits = [k for k, t in enumerate(text) if t == label]
+            if hits:
+                i = int(np.argmax(np.isin(codes, hits)))
+                who = f" of model {model(i)}" if what == "answer" else ""
+                return f"{what}{who} on item {item(i)}, {origin(i)}"
+        i_code = next(k for k, s in enumerate(sets) if s is not None and label in s)
+        return f"the options of item {item(int(np.argmax(ic == i_code)))}"
+
+    raise DataError(
+        f"option labels {first!r} ({row_of(first)}) and {second!r} ({row_of(second)}) differ "
+        "only in case; labels are case-sensitive text, so they would be two options: write "
+        "every label in one case (ensel refuses rather than guess which one is meant)")
 
 
 # --------------------------------------------------------------------------- wide form
@@ -582,6 +944,18 @@ def _canonical(names: pd.Index) -> np.ndarray:
         return np.argsort(np.asarray([str(v) for v in names]), kind="stable")
 
 
+def _sorted_codes(ic: np.ndarray, items: pd.Index, mc: np.ndarray, models: pd.Index
+                  ) -> tuple[np.ndarray, pd.Index, np.ndarray, pd.Index]:
+    """Item and model codes renumbered so that names come in their canonical order."""
+    out = []
+    for codes, names in ((ic, items), (mc, models)):
+        order = _canonical(names)
+        inverse = np.empty(len(order), dtype=np.int64)
+        inverse[order] = np.arange(len(order))
+        out += [inverse[codes], names[order]]
+    return out[0], out[1], out[2], out[3]
+
+
 def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
             validate: bool = True, sort: bool = False) -> tuple[pd.DataFrame, pd.Series]:
     """Answer matrix and labels of one condition.
@@ -621,19 +995,12 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
     """
     if validate:
         df = validate_responses(df)
+    _not_native(df, "to_wide")
     rows = _condition_rows(df, condition)
     ic, items = _present_codes(df["item"], rows)
     mc, models = _present_codes(df["model"], rows)
     if sort:
-        for which in ("item", "model"):
-            names = items if which == "item" else models
-            order = _canonical(names)
-            inverse = np.empty(len(order), dtype=np.int64)
-            inverse[order] = np.arange(len(order))
-            if which == "item":
-                ic, items = inverse[ic], items[order]
-            else:
-                mc, models = inverse[mc], models[order]
+        ic, items, mc, models = _sorted_codes(ic, items, mc, models)
     answer = df["answer"].to_numpy()
     label = df["label"].to_numpy()
     if rows is not None:
@@ -650,6 +1017,188 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
     index = pd.Index(items, name="item")
     Xdf = pd.DataFrame(X, index=index, columns=pd.Index(models, name="model"), copy=False)
     return Xdf, pd.Series(y, index=index, name="label")
+
+
+@dataclass(frozen=True)
+class OptionMatrix:
+    """One condition of a multi-class table as codes (:func:`answer_matrix`).
+
+    Attributes
+    ----------
+    A : numpy.ndarray of shape (n_items, n_models), dtype int16
+        ``A[i, j]`` is the position of model ``j``'s answer in item ``i``'s options
+        (``0..K_i-1``); ``-1`` = abstained (a blank answer, or no row for the cell).
+    gold : numpy.ndarray of shape (n_items,), dtype int16
+        Position of the gold label in the item's options; ``-1`` = no gold.
+    options : list of tuple of str
+        The option labels of each item, in code order.
+    items, models : list
+        Row and column names of ``A``.
+    condition : hashable
+        The condition the answers come from.
+    """
+
+    A: np.ndarray
+    gold: np.ndarray
+    options: list[tuple[str, ...]]
+    items: list[Any]
+    models: list[Any]
+    condition: Hashable = DEFAULT_CONDITION
+
+    @property
+    def n_options(self) -> np.ndarray:
+        """``K_i``, the number of options of each item (``int16``)."""
+        return np.array([len(o) for o in self.options], dtype=np.int16)
+
+    def model_summary(self) -> pd.DataFrame:
+        """Per model: ``n_items``, ``accuracy`` (the answer is the gold; an abstention is
+        wrong), ``coverage`` (share answered) and ``accuracy_answered`` (accuracy over the
+        answered items), on the items with gold (all items for ``coverage``).
+
+        Examples
+        --------
+        >>> m = OptionMatrix(np.array([[0, -1], [1, 1]], np.int16), np.array([0, 0], np.int16),
+        ...                  [("A", "B")] * 2, ["q1", "q2"], ["a", "b"])
+        >>> m.model_summary()["accuracy"].tolist()
+        [0.5, 0.0]
+        """
+        has = self.gold >= 0
+        A = self.A[has]
+        right = (A == self.gold[has, None]).sum(axis=0)
+        answered = (A >= 0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return pd.DataFrame({
+                "n_items": np.full(len(self.models), int(has.sum())),
+                "accuracy": right / max(int(has.sum()), 1),
+                "coverage": (self.A >= 0).mean(axis=0),
+                "accuracy_answered": np.where(answered > 0, right / np.maximum(answered, 1),
+                                              np.nan),
+            }, index=pd.Index(self.models, name="model"))
+
+    def to_frame(self) -> pd.DataFrame:
+        """The multi-class tidy table of these codes (the inverse of :func:`answer_matrix`):
+        one row per (item, model) cell, item-major, blanks for ``-1``, validated.
+
+        Examples
+        --------
+        >>> m = OptionMatrix(np.array([[1, -1]], np.int16), np.array([1], np.int16),
+        ...                  [("yes", "no")], ["q1"], ["a", "b"])
+        >>> answer_matrix(m.to_frame()).A.tolist()
+        [[1, -1]]
+        """
+        A = np.asarray(self.A)
+        gold = np.asarray(self.gold)
+        n, m = A.shape
+        if gold.shape != (n,) or len(self.options) != n or len(self.items) != n \
+                or len(self.models) != m:
+            raise DataError(f"OptionMatrix: A is {n} x {m}, but gold has {gold.shape[0]} "
+                            f"entries, options {len(self.options)}, items {len(self.items)} "
+                            f"and models {len(self.models)}")
+        k = np.array([len(o) for o in self.options])
+        bad = (A < -1) | (A >= k[:, None])
+        if bad.any() or ((gold < -1) | (gold >= k)).any():
+            i = int(np.argwhere(bad)[0][0]) if bad.any() else int(np.argmax(
+                (gold < -1) | (gold >= k)))
+            raise DataError(f"OptionMatrix: item {self.items[i]!r} has a code outside "
+                            f"-1..{k[i] - 1} (its {k[i]} options)")
+        labels = self.labels().to_numpy(dtype=object)
+        gold_text = [o[g] if g >= 0 else None for o, g in zip(self.options, gold.tolist(),
+                                                            strict=True)]
+        return validate_responses(pd.DataFrame({
+            "item": np.repeat(np.asarray(self.items, dtype=object), m),
+            "model": np.tile(np.asarray(self.models, dtype=object), n),
+            "condition": [self.condition] * (n * m),
+            "answer": labels.ravel(),
+            "label": np.repeat(np.asarray(gold_text, dtype=object), m),
+            OPTIONS_COLUMN: np.repeat(np.asarray(["|".join(o) for o in self.options],
+                                                 dtype=object), m),
+        }))
+
+    def labels(self) -> pd.DataFrame:
+        """``A`` as option labels (``None`` = abstained), items x models."""
+        out = np.full(self.A.shape, None, dtype=object)
+        for i, opts in enumerate(self.options):
+            row = self.A[i]
+            ok = row >= 0
+            out[i, ok] = np.asarray(opts, dtype=object)[row[ok]]
+        return pd.DataFrame(out, index=pd.Index(self.items, name="item"),
+                            columns=pd.Index(self.models, name="model"))
+
+
+def _not_native(df: pd.DataFrame, what: str) -> None:
+    if is_native(df):
+        raise DataError(
+            f"{what} reads the binary view (answers +1/-1), and this table holds multi-class "
+            "answers (option labels, an 'options' column): use ensel.data.answer_matrix for "
+            "its codes, or ensel.datasets.binary.to_binary_view for the paper's binary queries "
+            "(the command line's --binary)")
+
+
+def answer_matrix(df: pd.DataFrame, condition: Hashable | None = None, *,
+                  validate: bool = True, sort: bool = False) -> OptionMatrix:
+    """Codes of the answers and gold of one condition of a multi-class table.
+
+    The estimators' input for multi-class answers: ``A`` (items x models, ``int16`` codes
+    ``0..K_i-1`` of each item's options, ``-1`` = abstained), ``gold`` (``int16``, ``-1`` =
+    missing) and the option labels of every item.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A multi-class tidy table (:func:`is_native`), e.g. from
+        ``ensel.datasets.load(name, view="native")`` or :func:`read_responses`.
+    condition : hashable, optional
+        Which condition; may be omitted when the table has exactly one.
+    validate : bool, default=True
+        Validate ``df`` first (``False`` for a table that already went through
+        :func:`validate_responses`).
+    sort : bool, default=False
+        Items and models by name instead of first appearance (as :func:`to_wide`).
+
+    Returns
+    -------
+    OptionMatrix
+
+    Raises
+    ------
+    DataError
+        A binary table (no option labels; :func:`to_wide` reads it), or the errors of
+        :func:`validate_responses`.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": ["q1", "q1", "q2", "q2"], "model": ["a", "b"] * 2,
+    ...                    "answer": ["B", "", "A", "C"], "label": ["B", "B", "C", "C"],
+    ...                    "options": ["A|B|C"] * 4})
+    >>> m = answer_matrix(df)
+    >>> m.A.tolist(), m.gold.tolist(), m.options[0]
+    ([[1, -1], [0, 2]], [1, 2], ('A', 'B', 'C'))
+    """
+    if validate:
+        df = validate_responses(df)
+    if not is_native(df):
+        raise DataError("answer_matrix reads a multi-class table (option labels and an "
+                        "'options' column); this one is binary (answers +1/-1): use to_wide")
+    rows = _condition_rows(df, condition)
+    if condition is None:
+        condition = conditions(df)[0]
+    ic, items = _present_codes(df["item"], rows)
+    mc, models = _present_codes(df["model"], rows)
+    if sort:
+        ic, items, mc, models = _sorted_codes(ic, items, mc, models)
+    ans, gold, opts = (pd.Categorical(df[c]) for c in ("answer", "label", OPTIONS_COLUMN))
+    a, g, o = (np.asarray(c.codes) for c in (ans, gold, opts))
+    if rows is not None:
+        a, g, o = a[rows], g[rows], o[rows]
+    sets = [tuple(str(s).split("|")) for s in opts.categories]
+    A = np.full((len(items), len(models)), -1, dtype=np.int16)
+    A[ic, mc] = _OptionLookup(sets, pd.Index(ans.categories, dtype=object)).place(o, a)
+    y = np.full(len(items), -1, dtype=np.int16)
+    y[ic] = _OptionLookup(sets, pd.Index(gold.categories, dtype=object)).place(o, g)
+    set_of = np.zeros(len(items), dtype=np.int64)
+    set_of[ic] = o
+    return OptionMatrix(A, y, [sets[k] for k in set_of.tolist()], list(items), list(models),
+                        condition)
 
 
 def to_long(X: Any, y: Any, *, condition: Hashable = DEFAULT_CONDITION,

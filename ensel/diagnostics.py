@@ -54,7 +54,7 @@ from ensel._validation import (
     constraint_error,
     validate_params,
 )
-from ensel.aggregate import MajorityVote, MAPAggregator
+from ensel.aggregate import MajorityVote, MAPAggregator, heldout_error
 from ensel.copula import (
     GaussianCopula,
     average_correlation,
@@ -588,7 +588,7 @@ def heldout_curves(X: Any, y: Any, *, selectors: Sequence[str] = ("topk", "greed
     """Held-out error of nested selections on seeded train/test splits.
 
     A view of :func:`ensel.experiment.heldout_errors` (the one held-out loop: the same
-    splits, the same seeded majority-vote tie breaks as :func:`ensel.experiment.evaluate`)
+    splits and the same error, a tie counting half, as :func:`ensel.experiment.evaluate`)
     with the column indices of the picks in ``selected``.
 
     Parameters
@@ -660,7 +660,8 @@ def copula_heldout_curves(copulas: GaussianCopula | dict[int, GaussianCopula],
     Draws a balanced training set of ``n_train`` items and a test set of ``n_test`` items
     from the model, fits each aggregator on the training set (so the prediction includes
     the estimation error of a MAP table fitted on as many items as the real data) and
-    scores it on the test set.
+    scores it on the test set (a tie counting as half an error,
+    :func:`ensel.aggregate.heldout_error`).
 
     Parameters
     ----------
@@ -718,9 +719,9 @@ def copula_heldout_curves(copulas: GaussianCopula | dict[int, GaussianCopula],
                 for a in aggregators:
                     agg = (MAPAggregator(alpha=1.0) if a == "map"
                            else MajorityVote(random_state=rng))
-                    pred = agg.fit(Xtr[:, cols], ytr).predict(Xte[:, cols])
+                    agg.fit(Xtr[:, cols], ytr)
                     rows.append({"rep": rep, "selector": name, "aggregator": a, "k": k,
-                                 "error": float(np.mean(pred != yte))})
+                                 "error": heldout_error(agg, Xte[:, cols], yte)})
     return pd.DataFrame(rows)
 
 

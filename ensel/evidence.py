@@ -74,8 +74,10 @@ How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
     nothing to a vote and is its own answer value for the learned aggregators (MAP,
     backoff, stacking), which learn the label to give it; a single model on its own ("best
     single model") goes through the same aggregator, so its abstentions get the label the
-    aggregator learned for them. Ties go to ``+1`` (MAP, backoff, stacking: posterior
-    exactly 1/2) or to a seeded coin (majority vote).
+    aggregator learned for them. A tie (majority vote's vote sum exactly 0, all models
+    abstaining included; a weighted vote or stacking score exactly 0; a MAP or backoff
+    posterior exactly 1/2) counts as half an error: the paper's random tie break in
+    expectation (:func:`ensel.aggregate.heldout_error`), so no coin enters an error.
 
 ``method`` is the registry name that ran (``exhaustive`` for the exhaustive scan);
 ``defaults`` says which settings were defaults and why (e.g. the default method).
@@ -103,8 +105,9 @@ __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "SelectEvidence", "UsageE
 #: How an abstention and a tie count in the error, in one sentence (see the module text).
 ERROR_RULE = ("error = share of items answered wrongly; a model's accuracy counts an "
               "abstention as wrong (coverage = share answered); an ensemble always answers "
-              "(an abstention adds no vote and the aggregator learns a label for it; ties "
-              "go to +1, or a seeded coin for majority vote)")
+              "(an abstention adds no vote and the aggregator learns a label for it); a tie "
+              "(vote sum or score exactly 0, posterior exactly 1/2) counts as half an error, "
+              "the paper's random tie break in expectation")
 
 SCHEMA = "ensel.select/2"
 #: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).

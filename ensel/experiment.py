@@ -69,6 +69,7 @@ __all__ = [
     "PAPER_AGGREGATORS",
     "EXHAUSTIVE_SELECTORS",
     "RESULT_COLUMNS",
+    "INNER_COLUMN",
     "evaluate",
     "prepare_table",
     "condition_arrays",
@@ -108,6 +109,8 @@ EXHAUSTIVE_SELECTORS: dict[str, str] = {
 #: The contract's columns (extra columns follow them).
 RESULT_COLUMNS = ["condition", "split", "selector", "aggregator", "k", "error"]
 _EXTRA_COLUMNS = ["selected", "selected_accuracy", "n_test"]
+#: The column ``inner=True`` adds: each arm's error on the inner split of the training part.
+INNER_COLUMN = "inner_error"
 #: Separator used in the ``selected`` column (model names in pick order).
 SEP = "|"
 #: Largest number of cells (over all subsets of one size, 4 count tables) the exhaustive
@@ -332,6 +335,14 @@ class _SmoothedMI:
         return np.maximum(h_a + self.h_y - h_j, 0.0)
 
 
+def _map_wrong(d_tr: np.ndarray, pos_te: np.ndarray, neg_te: np.ndarray) -> np.ndarray:
+    """Test errors of the MAP rule per pattern cell from the sign ``d_tr`` of the training
+    counts ``C+ - C-``: ``neg_te`` where it predicts ``+1``, ``pos_te`` where ``-1``, and half
+    of both on a tie (``d_tr == 0``), the error rule of :func:`ensel.aggregate.half_tie_error`
+    on counts."""
+    return np.where(d_tr > 0, neg_te, np.where(d_tr < 0, pos_te, 0.5 * (pos_te + neg_te)))
+
+
 def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: np.ndarray,
                         ks: Sequence[int], base: int, h_y: float, alpha: float
                         ) -> dict[int, dict[str, np.ndarray]]:
@@ -364,7 +375,7 @@ def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: 
             if c * K <= 8 * codes_tr.size:  # small alphabet: dense tables
                 dpos = np.bincount(codes_tr, weights=np.repeat(ptr, c), minlength=c * K)
                 dneg = np.bincount(codes_tr, weights=np.repeat(ntr, c), minlength=c * K)
-                predict_pos = (dpos >= dneg)[codes_te].reshape(-1, c)
+                d_tr = np.sign(dpos - dneg)[codes_te].reshape(-1, c)
                 cells = np.flatnonzero(dpos + dneg)
                 pos, neg = dpos[cells], dneg[cells]
             else:  # large alphabet: only the (subset, pattern) cells seen in training
@@ -373,8 +384,8 @@ def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: 
                 neg = np.bincount(inv, weights=np.repeat(ntr, c), minlength=len(cells))
                 at = np.minimum(np.searchsorted(cells, codes_te), len(cells) - 1)
                 seen = cells[at] == codes_te
-                predict_pos = np.where(seen, pos[at] >= neg[at], True).reshape(-1, c)
-            wrong = np.where(predict_pos, nte[:, None], pte[:, None]).sum(axis=0)
+                d_tr = np.where(seen, np.sign(pos[at] - neg[at]), 0.0).reshape(-1, c)
+            wrong = _map_wrong(d_tr, pte[:, None], nte[:, None]).sum(axis=0)
             err[start:start + c] = wrong / n_te
             # smoothed MI: seen cells explicitly, unseen cells in closed form
             sub = (cells // K).astype(np.int64)
@@ -448,8 +459,8 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
             dpos = np.bincount(ctr, weights=wpos[:ctr.size], minlength=n_cells)
             dneg = np.bincount(ctr, weights=wneg[:ctr.size], minlength=n_cells)
             cte = cell[:, n_rtr:]
-            predict_pos = (dpos >= dneg)[cte]  # unseen pattern: 0 >= 0, predicts +1
-            wrong = np.where(predict_pos, nte[None, :], pte[None, :]).sum(axis=1)
+            d_tr = np.sign(dpos - dneg)[cte]  # unseen pattern: 0, a tie
+            wrong = _map_wrong(d_tr, pte[None, :], nte[None, :]).sum(axis=1)
             err[start:stop] = wrong / n_te
             # smoothed MI: seen cells explicitly (in code order), unseen cells in closed form
             owner = np.repeat(np.arange(c, dtype=np.int64), sizes)
@@ -472,8 +483,10 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
                       ) -> dict[int, dict[str, np.ndarray]]:
     """Held-out MAP error and training smoothed MI of **every** subset of each size in ``ks``.
 
-    The MAP rule is the paper's Algorithm MAP (add-one counts per answer pattern, ties -> +1);
-    the smoothing cancels in the comparison, so the decision is ``C+ >= C-``. Patterns use the
+    The MAP rule is the paper's Algorithm MAP (add-one counts per answer pattern); the
+    smoothing cancels in the comparison, so the decision is the sign of ``C+ - C-``, and a
+    tie ``C+ = C-`` (an unseen pattern included) counts as half an error, as in every
+    evaluation (:func:`ensel.aggregate.heldout_error`). Patterns use the
     alphabet ``{-1, +1}`` (base 2) or, when any answer is an abstention ``0``, ``{-1, +1, 0}``
     (base 3), as :func:`ensel.info.pattern_codes`. The count tables of all ``C(m, k)`` subsets are
     obtained by summing one axis out of a parent's table (``2 * 3^m`` additions in all); when
@@ -545,8 +558,7 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
             table = new
         if k in want:
             pos_tr, neg_tr, pos_te, neg_te = (table[:, i, :] for i in range(4))
-            predict_pos = pos_tr >= neg_tr
-            err = np.where(predict_pos, neg_te, pos_te).sum(axis=1) / n_te
+            err = _map_wrong(np.sign(pos_tr - neg_tr), pos_te, neg_te).sum(axis=1) / n_te
             out[k] = {"combos": levels[k].combos, "error": err,
                       "mi": _smoothed_mi_rows(pos_tr, neg_tr, n_tr, h_y, alpha)}
         if not any(kk < k for kk in want):
@@ -611,14 +623,17 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
                    aggregators: Sequence[str] = PAPER_AGGREGATORS,
                    names: Sequence[str] | None = None,
                    exhaustive: bool = False, item_ids: Any = None,
-                   n_jobs: int | None = None, protocol: Protocol | None = None) -> pd.DataFrame:
+                   n_jobs: int | None = None, protocol: Protocol | None = None,
+                   inner: bool = False) -> pd.DataFrame:
     """Held-out errors of nested selections on seeded random splits: the one evaluation loop.
 
     On each of ``n_splits`` splits (:func:`split_indices`, seeded by ``(seed, condition,
     split)``) every selector picks ``max(ks)`` models on the training part once; for each
     ``k`` its first ``k`` picks are aggregated by every aggregator fitted on the training part
-    and scored on the test part. Majority-vote ties are broken with a seed drawn from the same
-    ``(seed, condition, split)``. :func:`evaluate` runs this per condition of a tidy table.
+    and scored on the test part (:func:`ensel.aggregate.heldout_error`: a tied prediction
+    counts as half an error, so majority vote's tie coin, seeded by the same ``(seed,
+    condition, split)``, never changes an error). :func:`evaluate` runs this per condition of
+    a tidy table.
 
     Parameters
     ----------
@@ -632,7 +647,7 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     test_fraction : float, default=0.2
     seed : int, default=0
     condition : hashable, default="all"
-        Enters the split and tie-break seeds.
+        Enters the split seeds.
     selectors : sequence of str, default=PAPER_SELECTORS
         Names of :data:`ensel.select.SELECTORS`.
     aggregators : sequence of str, default=PAPER_AGGREGATORS
@@ -650,12 +665,19 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     protocol : ensel.protocol.Protocol, optional
         When given, its ``n_splits``, ``test_fraction`` and ``seed`` replace the three
         arguments (whose defaults are :data:`ensel.protocol.PAPER_PROTOCOL`'s).
+    inner : bool, default=False
+        Add the column ``inner_error``: each (selector, aggregator, k)'s error when the
+        whole procedure (the picks and the aggregator) is fitted on the inner training part
+        of the split and scored on its inner held-out part (the inner split of the nested
+        best subset, seed ``seed + 1``), never looking at the test part: what a nested
+        choice of ``k`` reads (the book's claims choose each arm's best ``k`` on it).
 
     Returns
     -------
     pandas.DataFrame
         Columns ``split, selector, aggregator, k, error, selected, selected_accuracy,
-        n_test`` (``selected``: model names of the first ``k`` picks joined by ``"|"``).
+        n_test`` (``selected``: model names of the first ``k`` picks joined by ``"|"``),
+        and ``inner_error`` with ``inner=True`` (NaN on the exhaustive rows).
 
     Examples
     --------
@@ -666,7 +688,7 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
     >>> errs.shape
     (24, 8)
     """
-    from ensel.aggregate import AGGREGATORS, make_aggregator
+    from ensel.aggregate import AGGREGATORS, heldout_error, make_aggregator
 
     n_splits, test_fraction, seed = _from_protocol(protocol, n_splits, test_fraction, seed)
     selectors = check_options(selectors, "selectors", list(SELECTORS))
@@ -676,6 +698,8 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
                                high_open=True)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise constraint_error("seed", "an int", seed)
+    if not isinstance(inner, (bool, np.bool_)):
+        raise constraint_error("inner", "a bool", inner)
     Xa, ya = check_X_y(X, y, require_both_classes=True)
     n, m = Xa.shape
     names = [str(j) for j in range(m)] if names is None else [str(v) for v in names]
@@ -695,39 +719,52 @@ def heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None = None,
         acc = (Xtr == ytr[:, None]).mean(axis=0)
         mv_seed = _mv_seed(seed, condition, split)
         n_te = len(te)
-        for sel in selectors:
-            picks = _nested_picks(sel, Xtr, ytr, kk)
-            for k in kk:
-                cols = picks[k]
-                label = SEP.join(names[j] for j in cols)
-                sacc = float(acc[cols].mean())
-                for agg in aggregators:
-                    model = make_aggregator(agg, random_state=mv_seed).fit(Xtr[:, cols], ytr)
-                    err = float(np.mean(np.asarray(model.predict(Xte[:, cols])) != yte))
-                    rows.append((split, sel, agg, k, err, label, sacc, n_te))
-        if exhaustive:
-            tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
-            # the nested choice: the subset with the smallest MAP error on a held-out part
-            # of the training items (fitted on the rest), never looking at the test part
+
+        def scored(Xf: np.ndarray, yf: np.ndarray, Xe: np.ndarray, ye: np.ndarray
+                   ) -> dict[tuple[str, str, int], tuple[float, list[int]]]:
+            """Every arm fitted on ``(Xf, yf)`` and scored on ``(Xe, ye)``: its error and
+            picks per (selector, aggregator, k)."""
+            out = {}
+            for sel in selectors:
+                picks = _nested_picks(sel, Xf, yf, kk)
+                for k in kk:
+                    cols = picks[k]
+                    for agg in aggregators:
+                        model = make_aggregator(agg, random_state=mv_seed).fit(Xf[:, cols], yf)
+                        err = heldout_error(model, Xe[:, cols], ye)
+                        out[(sel, agg, k)] = (err, cols)
+            return out
+
+        if exhaustive or inner:
+            # the inner split of the training items (fitted on the rest, scored on it),
+            # never looking at the test part: the nested choices read it
             itr, iva = _split_from_keys(keys[tr], condition=condition, split=split,
                                         seed=seed + 1, test_fraction=test_fraction)
-            inner = exhaustive_errors(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], kk)
+        on_inner = scored(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva]) if inner else {}
+        for (sel, agg, k), (err, cols) in scored(Xtr, ytr, Xte, yte).items():
+            rows.append((split, sel, agg, k, err, SEP.join(names[j] for j in cols),
+                         float(acc[cols].mean()), n_te)
+                        + ((on_inner[(sel, agg, k)][0],) if inner else ()))
+        if exhaustive:
+            tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
+            # the nested choice: the subset with the smallest MAP error on the inner split
+            in_tabs = exhaustive_errors(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], kk)
             for k in kk:
                 t = tabs[k]
                 nested = {tuple(c): i for i, c in enumerate(t["combos"].tolist())}[
-                    tuple(inner[k]["combos"][int(np.argmin(inner[k]["error"]))].tolist())]
+                    tuple(in_tabs[k]["combos"][int(np.argmin(in_tabs[k]["error"]))].tolist())]
                 for name, r in (("exhaustive", int(np.argmin(t["error"]))),
                                 ("exhaustive_mi", int(np.argmax(t["mi"]))),
                                 ("exhaustive_nested", nested)):
                     cols = [int(j) for j in t["combos"][r]]
                     rows.append((split, name, "map", k, float(t["error"][r]),
                                  SEP.join(names[j] for j in cols), float(acc[cols].mean()),
-                                 n_te))
+                                 n_te) + ((float("nan"),) if inner else ()))
         return rows
 
     rows = [r for part in _map_in_order(one_split, range(n_splits), jobs) for r in part]
     return pd.DataFrame(rows, columns=["split", "selector", "aggregator", "k", "error",
-                                       *_EXTRA_COLUMNS])
+                                       *_EXTRA_COLUMNS, *([INNER_COLUMN] if inner else [])])
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -802,7 +839,7 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
              selectors: Sequence[str] = PAPER_SELECTORS,
              aggregators: Sequence[str] = PAPER_AGGREGATORS,
              exhaustive: bool = False, n_jobs: int | None = None,
-             protocol: Protocol | None = None) -> pd.DataFrame:
+             protocol: Protocol | None = None, inner: bool = False) -> pd.DataFrame:
     """Run the paper's protocol on a tidy responses table.
 
     For each condition and each of ``n_splits`` random splits (seeded per condition and split,
@@ -824,7 +861,7 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     test_fraction : float, default=0.2
         Fraction of items held out, in ``(0, 1)``.
     seed : int, default=0
-        Base seed (splits and majority-vote tie breaks).
+        Base seed (splits; a tie counts as half an error, so no tie coin enters).
     selectors : sequence of str, default=("topk", "relevance", "mrmr", "greedy_mi")
         Names of :data:`ensel.select.SELECTORS` (default: the paper's four).
     aggregators : sequence of str, default=("map", "mv", "wmv")
@@ -839,13 +876,17 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     protocol : ensel.protocol.Protocol, optional
         When given, its ``n_splits``, ``test_fraction`` and ``seed`` replace the three
         arguments; their defaults are :data:`ensel.protocol.PAPER_PROTOCOL`'s.
+    inner : bool, default=False
+        Add ``inner_error``, every arm's error on the inner split of each training part
+        (:func:`heldout_errors`): the nested choice of each arm's best ``k``.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``condition, split, selector, aggregator, k, error`` (the contract) then
         ``selected`` (model names in pick order joined by ``"|"``), ``selected_accuracy``
-        (mean training accuracy of those models) and ``n_test``.
+        (mean training accuracy of those models), ``n_test`` and, with ``inner=True``,
+        ``inner_error``.
 
     Raises
     ------
@@ -872,20 +913,22 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
                               n_splits=n_splits, test_fraction=test_fraction, seed=seed,
                               condition=d.condition, selectors=selectors,
                               aggregators=aggregators, names=d.models, exhaustive=exhaustive,
-                              item_ids=d.items, n_jobs=n_jobs)
+                              item_ids=d.items, n_jobs=n_jobs, inner=inner)
         parts.append(part.assign(condition=d.condition))
-    out = pd.concat(parts, ignore_index=True)[RESULT_COLUMNS + _EXTRA_COLUMNS]
+    out = pd.concat(parts, ignore_index=True)[RESULT_COLUMNS + _EXTRA_COLUMNS
+                                              + ([INNER_COLUMN] if inner else [])]
     out["condition"] = out["condition"].astype(str)
     for col in ("split", "k", "n_test"):
         out[col] = out[col].astype("int64")
-    for col in ("error", "selected_accuracy"):
+    for col in ("error", "selected_accuracy", *([INNER_COLUMN] if inner else [])):
         out[col] = out[col].astype("float64")
     for col in ("selector", "aggregator", "selected"):
         out[col] = out[col].astype(str)
     out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_splits=n_splits,
                                           test_fraction=test_fraction, seed=int(seed),
                                           selectors=selectors, aggregators=aggregators,
-                                          exhaustive=bool(exhaustive))
+                                          exhaustive=bool(exhaustive),
+                                          **({"inner": True} if inner else {}))
     return out
 
 
@@ -926,7 +969,8 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
                        selectors: Sequence[str] = PAPER_SELECTORS,
                        aggregators: Sequence[str] = PAPER_AGGREGATORS,
                        n_jobs: int | None = None,
-                       protocol: Protocol | None = None) -> pd.DataFrame:
+                       protocol: Protocol | None = None,
+                       inner: bool = False) -> pd.DataFrame:
     """The protocol of :func:`evaluate` replicated on disjoint halves of the items.
 
     For each of ``n_halvings`` seeded halvings (:func:`halvings`) the items are split into
@@ -946,7 +990,7 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
     splits_per_half : int, optional
         Random splits per condition on each half; default: enough for 4 evaluations per
         half (4 with one condition, 1 with the stand-ins' six).
-    ks, test_fraction, seed, selectors, aggregators, n_jobs
+    ks, test_fraction, seed, selectors, aggregators, n_jobs, inner
         As for :func:`evaluate` (no exhaustive scan; the halves run on the threads).
     protocol : ensel.protocol.Protocol, optional
         When given, its ``n_halvings``, ``splits_per_half``, ``test_fraction`` and ``seed``
@@ -991,12 +1035,13 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
                               test_fraction=test_fraction, seed=seed,
                               condition=f"{condition}/halving{h}{half}",
                               selectors=selectors, aggregators=aggregators,
-                              names=names, item_ids=ids[rows])
+                              names=names, item_ids=ids[rows], inner=inner)
         return part.assign(condition=str(condition), halving=h, half=half)
 
     parts = _map_in_order(one_half, tasks, jobs)
     out = pd.concat(parts, ignore_index=True)[["halving", "half", *RESULT_COLUMNS,
-                                               *_EXTRA_COLUMNS]]
+                                               *_EXTRA_COLUMNS,
+                                               *([INNER_COLUMN] if inner else [])]]
     out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_halvings=n_halvings,
                                           splits_per_half=per_half,
                                           test_fraction=test_fraction, seed=int(seed),

@@ -190,7 +190,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         Columns ``condition, split, method, budget, error, cost, n_models, selected,
         n_test``; method ``"none"`` (budget 0) is the zero-cost majority-class guess.
     """
-    from ensel.aggregate import make_aggregator
+    from ensel.aggregate import half_tie_error, heldout_error, make_aggregator
     from ensel.budget import BudgetedScoreMI, budget_baselines
     from ensel.cascade import Cascade
     from ensel.costs import check_budget, check_costs
@@ -244,7 +244,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                 key = tuple(sorted(cols))
                 if key not in cache:
                     agg = make_aggregator(aggregator, random_state=mv).fit(Xtr[:, cols], ytr)
-                    cache[key] = float(np.mean(np.asarray(agg.predict(Xte[:, cols])) != yte))
+                    cache[key] = heldout_error(agg, Xte[:, cols], yte)
                 rows.append((d.condition, s, name, b, cache[key], float(c[cols].sum()),
                              len(cols), "|".join(model_names[j] for j in cols), n_te))
             if "cascade" in methods:
@@ -259,9 +259,10 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                                               max_models=max_models, aggregator=aggregator,
                                               random_state=seed).fit(Xtr, ytr)
                 cas = cascades[order]
-                pred, asked = cas.predict_with_cost(Xte)
+                p, asked = cas._run(Xte)  # the posterior at the stop; 1/2 is a tie
+                err = half_tie_error(yte, np.where(p >= 0.5, 1, -1), p == 0.5)
                 run = np.concatenate([[0.0], np.cumsum(c[cas.order_])])
-                rows.append((d.condition, s, "cascade", b, float(np.mean(pred != yte)),
+                rows.append((d.condition, s, "cascade", b, err,
                              float(run[asked].mean()), float(asked.mean()),
                              "|".join(model_names[j] for j in cas.order_), n_te))
         return rows

@@ -42,7 +42,8 @@ class Protocol:
         Halvings of the items whose half-sample replicates check the intervals
         (:func:`ensel.experiment.half_sample_errors`; 0: none).
     seed : int
-        Seeds the splits, the halvings and majority vote's tie breaks.
+        Seeds the splits and the halvings (and majority vote's tie coin, which no error
+        depends on: a tie counts as half an error).
     splits_per_half : int or None
         Splits per condition on each half of a halving (``None``: enough for 4 evaluations
         per half, :func:`ensel.experiment.half_splits`).

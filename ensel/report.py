@@ -22,7 +22,9 @@ The recommendation: the ensemble ``ensel select -k auto`` deploys when it beats 
 single model beyond the noise of the evaluation (or when the cross-validated ``k`` is 1);
 otherwise all the models together where they beat the best single model beyond the noise;
 otherwise "one model is enough": the best single model, with the ensemble's held-out error
-beside it.
+beside it. It is cost-blind: given prices, the report's first line is instead what to buy
+(``purchase``): the buy list's choice at its largest budget, the cheapest choice as good as
+the most accurate one within it, and the cost-blind recommendation follows as the reference.
 
 JSON (:meth:`UserReport.to_dict`, schema ``ensel.report/1``): ``source``, ``n_items``,
 ``n_models``, ``conditions``, ``recommendation`` (``models``, ``aggregator``,
@@ -31,8 +33,10 @@ JSON (:meth:`UserReport.to_dict`, schema ``ensel.report/1``): ``source``, ``n_it
 always answering the training part's majority label), ``models`` (one row per model: ``model``,
 ``accuracy``, ``coverage``, ``accuracy_answered``, ``rank``, ``usd_per_query``), ``path``
 (``k``, ``model``, ``gain_bits``, ``inner_error``, ``inner_se``), ``select`` (the
-``ensel.select/1`` document), ``prices``, ``dropped_models``, ``buy_list`` and ``frontier``
-(the ``ensel.frontier/1`` document), both ``null`` without prices.
+``ensel.select/1`` document), ``prices``, ``dropped_models``, ``purchase`` (``models``,
+``method``, ``cost``, ``cost_low``, ``cost_high``, ``error``, ``low``, ``high``, ``budget``,
+``best``, ``as_good``, ``recommendation_cost``, ``headline``), ``buy_list`` and ``frontier``
+(the ``ensel.frontier/1`` document), the three ``null`` without prices.
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ class UserReport:
     dropped_models: list[str] = field(default_factory=list)
     buy_list: list[dict[str, Any]] | None = field(default=None, repr=False)
     frontier: dict[str, Any] | None = field(default=None, repr=False)
+    purchase: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ensel.report/1`` document (plain JSON types)."""
@@ -81,7 +86,8 @@ class UserReport:
                 "no_model": self.no_model,
                 "models": rows, "path": self.path, "select": self.select,
                 "prices": self.prices, "dropped_models": self.dropped_models,
-                "buy_list": self.buy_list, "frontier": self.frontier}
+                "purchase": self.purchase, "buy_list": self.buy_list,
+                "frontier": self.frontier}
 
 
 def _kept(usd: Any, before: list[str], data: Sequence[Any]) -> np.ndarray:
@@ -166,17 +172,17 @@ def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | N
                     every_model: Sequence[str] = ()) -> dict[str, Any]:
     arms = ev.evaluation["arms"]
     chosen = [s["model"] for s in ev.selected]
+    best_model = str(table.sort_values(["accuracy", "model"],
+                                       ascending=[False, True]).iloc[0]["model"])
     everyone = (all_models is not None and not ev.ensemble_beats_best_single
                 and all_models["vs_best_single"]["high"] < 0)
-    if ev.k == 1 and not everyone or ev.ensemble_beats_best_single:
+    if (ev.k == 1 and not everyone) or ev.ensemble_beats_best_single:
         arm, models = arms["selected"], chosen
     elif everyone:  # the selected ensemble is not better beyond the noise, all models are
         assert all_models is not None
         arm, models = all_models, [str(m) for m in every_model]
     else:  # the ensemble is not better beyond the noise: the best single model alone
-        arm = arms["best_single"]
-        best = table.sort_values(["accuracy", "model"], ascending=[False, True]).iloc[0]
-        models = [str(best["model"])]
+        arm, models = arms["best_single"], [best_model]
     one = len(models) == 1
     vs = next(c for c in ev.evaluation["comparisons"] if c["against"] == "best_single")
     if everyone:
@@ -194,14 +200,44 @@ def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | N
         headline = (f"Use these {len(models)} models together, aggregated by "
                     f"{ev.aggregator}: {', '.join(models)}. They beat the best single model "
                     "beyond the noise of the evaluation.")
-    best_model = str(table.sort_values(["accuracy", "model"],
-                                       ascending=[False, True]).iloc[0]["model"])
     return {"models": models, "aggregator": None if one else ev.aggregator,
             "best_single_model": best_model,
             "one_model_enough": one, "error": arm["error"], "low": arm["low"],
             "high": arm["high"], "ensemble": chosen, "ensemble_error": arms["selected"],
             "best_single_error": arms["best_single"],
             "vs_best_single": dict(arm["vs_best_single"] if everyone else vs),
+            "headline": headline}
+
+
+def _purchase(buy_list: list[dict[str, Any]], rec: dict[str, Any],
+              price: dict[str, float]) -> dict[str, Any]:
+    """What to buy with the prices: the buy list's choice at its largest budget (the cheapest
+    choice as good as the most accurate one within it), with the cost of the cost-blind
+    recommendation beside it."""
+    from ensel.budget import METHOD_WORDS
+
+    row = buy_list[-1]
+    ch, best = row["choice"], row["best"]
+    words = METHOD_WORDS.get(ch["method"], ch["method"])
+    rec_cost = float(sum(price[m] for m in rec["models"]))
+    if ch == best:
+        why = (f"the most accurate choice within the largest budget ({_usd(row['budget'])} per "
+               "query); nothing cheaper is as good")
+    else:
+        why = (f"the cheapest choice as good as the most accurate one within the largest "
+               f"budget, {_usd(row['budget'])} per query (error {best['error']:.3f} for "
+               f"{_usd(best['cost'])})")
+    headline = (f"Buy {_names(ch)} ({words}): {_usd(ch['cost'])} per query, held-out error "
+                f"{ch['error']:.3f}, {why}.")
+    if rec_cost > ch["cost"] * (1 + 1e-9):
+        headline += (f" The cost-blind recommendation, shown below, costs {_usd(rec_cost)} "
+                     "per query.")
+    return {"models": list(ch["models"]), "method": ch["method"], "cost": ch["cost"],
+            "cost_low": ch["cost_low"], "cost_high": ch["cost_high"], "error": ch["error"],
+            "low": ch["error_low"], "high": ch["error_high"], "budget": row["budget"],
+            "best": {k: best[k] for k in ("models", "method", "cost", "error", "error_low",
+                                          "error_high")},
+            "as_good": dict(row["test"]), "recommendation_cost": rec_cost,
             "headline": headline}
 
 
@@ -271,9 +307,14 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
                                  aggregator=ev.aggregator, dropped=list(dropped),
                                  singles=singles, model_table=rows)
     every = _all_models(data, ev, seed=seed, n_jobs=n_jobs)
+    rec = _recommendation(ev, table, every, data[0].models)
+    buy = None
+    if front is not None and front["buy_list"]:
+        buy = _purchase(front["buy_list"], rec,
+                        dict(zip(table["model"], table["usd_per_query"], strict=True)))
     return UserReport(
         source=[str(s) for s in source], n_items=ev.n_items, n_models=ev.n_models,
-        conditions=ev.conditions, recommendation=_recommendation(ev, table, every, data[0].models),
+        conditions=ev.conditions, recommendation=rec, purchase=buy,
         all_models=every,
         no_model=_no_model(data, ev, seed=seed), models=table,
         path=_path(data, ev), select=ev.to_dict(), prices=prices,
@@ -373,7 +414,8 @@ def _figures(rep: UserReport) -> dict[str, str]:
 def report_html(rep: UserReport, *, json_link: str | None = None,
                 command: str | None = None) -> str:
     """The report as one self-contained offline HTML page (needs matplotlib for its
-    figures): the recommendation first, with prices the buy list, then the evidence."""
+    figures): the answer first (with prices, what the buy list buys, and the cost-blind
+    recommendation below it as the reference), then the buy list, then the evidence."""
     from ensel._html import esc, page, table_html
 
     figs = _figures(rep)
@@ -388,10 +430,29 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
              f"{len(rep.conditions)} condition{'s' if len(rep.conditions) > 1 else ''}; "
              f"held-out errors over {esc(how)}.</p>"]
     use = ", ".join(f"<b>{esc(m)}</b>" for m in r["models"])
-    ans = [f'<p class="lead">{esc(r["headline"])}</p>',
-           f"<p>Use: {use}" + (f", aggregated by <b>{esc(r['aggregator'])}</b>"
-                               if r["aggregator"] else " alone") + ".</p>",
-           f"<p>Held-out error: <b>{_ci(r)}</b>.</p>"]
+    buy, ans = rep.purchase, []
+    if buy is not None:  # with prices: the buy list's answer first, the cost-blind one below
+        from ensel.budget import METHOD_WORDS
+
+        best = buy["best"]
+        ans += [f'<p class="lead">{esc(buy["headline"])}</p>',
+                f'<p>To buy, by <a href="#buy">the buy list</a>: <b>{esc(_names(buy))}</b> '
+                f"({esc(METHOD_WORDS.get(buy['method'], buy['method']))}), "
+                f"{_usd(buy['cost'])} per query [{buy['cost_low']:.3g}, "
+                f"{buy['cost_high']:.3g}], held-out error <b>{_ci(buy)}</b>"
+                + ("" if best["models"] == buy["models"] and best["method"] == buy["method"]
+                   else f"; the most accurate choice within {_usd(buy['budget'])} per query:"
+                        f" {esc(_names(best))}, {_usd(best['cost'])}, "
+                        f"{_ci(best, 'error_low', 'error_high')}") + ".</p>",
+                f"<p>For reference, prices aside: the recommendation of <code>ensel select "
+                f"-k auto</code>, {_usd(buy['recommendation_cost'])} per query "
+                f"({esc(rep.prices)}):</p>",
+                f"<p><b>{esc(r['headline'])}</b></p>"]
+    else:
+        ans.append(f'<p class="lead">{esc(r["headline"])}</p>')
+    ans += [f"<p>Use: {use}" + (f", aggregated by <b>{esc(r['aggregator'])}</b>"
+                                if r["aggregator"] else " alone") + ".</p>",
+            f"<p>Held-out error: <b>{_ci(r)}</b>.</p>"]
     bs = r["best_single_error"]
     if r["one_model_enough"] and sel["k"] > 1:
         ans.append(f"<p>The {sel['k']}-model ensemble of <code>ensel select -k auto</code> "
@@ -417,21 +478,6 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
                    f"{esc(_diff(a['vs_best_single']))}.</p>")
     ans.append(f"<p>No model at all (always the majority label of the training part): "
                f"{_ci(rep.no_model)}.</p>")
-    if rep.buy_list:
-        from ensel.budget import METHOD_WORDS
-
-        price = dict(zip(rep.models["model"], rep.models["usd_per_query"], strict=True))
-        last = rep.buy_list[-1]
-        ch, best = last["choice"], last["best"]
-        words = METHOD_WORDS.get(ch["method"], ch["method"])
-        same = "" if ch == best else (
-            f"; as good as the most accurate choice ({esc(_names(best))}, "
-            f"{_usd(best['cost'])}, {_ci(best, 'error_low', 'error_high')})")
-        ans.append(f"<p>With the prices ({esc(rep.prices)}): the recommendation costs "
-                   f"{_usd(sum(price[m] for m in r['models']))} per query. To buy, by "
-                   f'<a href="#buy">the buy list</a>: <b>{esc(_names(ch))}</b> ({esc(words)}'
-                   f"), {_usd(ch['cost'])} per query, held-out error "
-                   f"{_ci(ch, 'error_low', 'error_high')}{same}.</p>")
     parts.append('<div class="answer">' + "".join(ans) + "</div>")
     parts.append(
         '<p class="muted">How abstentions count: in a model\'s accuracy an abstention is a '

@@ -29,7 +29,7 @@ import json
 
 from IPython.display import HTML, display
 
-from ensel._html import unrendered_markup
+from ensel._html import esc, unrendered_markup
 from ensel.book.claims import PageChecks
 from ensel.book.guide import ensel, example, workdir
 from ensel.book.theory_pages import glue
@@ -81,10 +81,11 @@ checks.add("the first screen is one block with the recommendation",
 # %% [markdown]
 # ## With prices
 #
-# With `--prices` (the price table of {doc}`guide_budgets`) the first screen also says what
-# the recommendation costs per query, and a buy list follows: at each budget the cheapest
-# choice whose held-out error is as good as the best's, by the rule of
-# {func}`ensel.budget.cheapest_as_good`:
+# With `--prices` (the price table of {doc}`guide_budgets`) the first line says what to buy:
+# the buy list's choice at its largest budget, the cheapest choice whose held-out error is as
+# good as the most accurate one's, by the rule of {func}`ensel.budget.cheapest_as_good`; the
+# cost-blind recommendation follows as the reference, with what it costs per query. The buy
+# list comes next: that choice at each budget.
 
 # %%
 ensel("ensel report answers.parquet --prices prices.csv -o priced.html")
@@ -92,6 +93,10 @@ ensel("ensel report answers.parquet --prices prices.csv -o priced.html")
 # %% tags=["remove-cell"]
 priced = json.loads((work / "priced.json").read_text(encoding="utf-8"))
 checks.add("with prices the report has a buy list", bool(priced["buy_list"]))
+checks.add("with prices the first line is what the buy list buys at its largest budget",
+           priced["purchase"]["models"] == priced["buy_list"][-1]["choice"]["models"]
+           and '<p class="lead">' + esc(priced["purchase"]["headline"])
+           in (work / "priced.html").read_text(encoding="utf-8"))
 checks.add("every buy costs at most its budget",
            all(r["choice"]["cost"] <= r["budget"] * (1 + 1e-9) for r in priced["buy_list"]))
 checks.add("the priced page shows no unrendered markup",

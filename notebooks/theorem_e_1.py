@@ -97,7 +97,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
-from ensel.aggregate import MAPAggregator, WeightedMajorityVote
+from ensel.aggregate import MAPAggregator, WeightedMajorityVote, heldout_error
 from ensel.book.claims import PageChecks
 from ensel.book.theory_pages import glue, plot_vote_vs_map
 from ensel.copula import sample
@@ -351,8 +351,7 @@ X_te, y_te, _ = sample(tau_all, Sigma_s, n_sample, random_state=seed + 1)
 # %%
 exact = compare_weighted_vote_with_map(family_law(rho_sample))
 rules = {"MAP": MAPAggregator(), "log-odds vote": WeightedMajorityVote()}
-test = [np.mean(rule.fit(X_tr, y_tr).predict(X_te) != y_te)
-        for rule in rules.values()]
+test = [heldout_error(rule.fit(X_tr, y_tr), X_te, y_te) for rule in rules.values()]
 empirical = pd.DataFrame(
     {"exact": [exact.map_error, exact.weighted_vote_error],
      "test error": test},

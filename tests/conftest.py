@@ -11,7 +11,8 @@ from ensel.datasets import DATASETS
 
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = "TIGER-AI-Lab/MMLU-Pro"
-#: The mirrored upstream repository of each real dataset.
+#: The mirrored upstream repository of each downloaded real dataset (declared in
+#: data/datasets.yml): tests over the real datasets are parametrised with its names.
 UPSTREAMS = {name: spec.upstream for name, spec in DATASETS.items() if spec.upstream}
 
 

@@ -297,3 +297,46 @@ def test_predictions_are_int8_pm1():
         p = est.fit(X, y).predict(X)
         assert p.dtype == np.int8 and p.shape == (100,)
         assert set(np.unique(p)) <= {-1, 1}
+
+
+# ---------------------------------------------------------------- ties count half an error
+@pytest.mark.parametrize("name", sorted(agg.AGGREGATORS))
+def test_a_tied_row_counts_half_an_error(name):
+    # two models; training makes every aggregator undecided on the disagreement rows:
+    # each disagreement pattern once with each label, the agreement rows decided
+    X = np.array([[1, 1], [-1, -1], [1, -1], [1, -1], [-1, 1], [-1, 1]] * 5)
+    y = np.array([1, -1, 1, -1, 1, -1] * 5)
+    model = agg.make_aggregator(name, random_state=0).fit(X, y)
+    Xt = np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]])
+    ties = model._ties(Xt)
+    if name in ("mv", "map", "backoff"):  # vote sum 0 / counts equal / posterior 1/2
+        assert ties.tolist() == [False, True, True, False]
+    # whatever the tied rows' labels, each counts 0.5: here (0 + 0.5 + 0.5 + 0) / 4
+    for yt in ([1, 1, 1, -1], [1, -1, -1, -1], [1, 1, -1, -1]):
+        want = (0.5 * ties + (~ties) * (model.predict(Xt) != np.array(yt))).mean()
+        assert agg.heldout_error(model, Xt, yt) == pytest.approx(want, abs=0)
+    if name == "mv":
+        assert agg.heldout_error(model, Xt, [1, 1, 1, -1]) == 0.25
+
+
+def test_half_tie_error_counts_and_all_abstaining_row_is_a_tie():
+    assert agg.half_tie_error([1, 1, -1], [1, -1, -1]) == pytest.approx(1 / 3)
+    assert agg.half_tie_error([1, 1, -1], [1, -1, -1], [False, True, False]) == pytest.approx(
+        0.5 / 3)
+    mv = MajorityVote(random_state=0).fit(np.array([[1, 1, 1]]), [1])
+    assert mv._ties(np.array([[0, 0, 0], [1, 0, -1], [1, 0, 0]])).tolist() == [True, True,
+                                                                                False]
+    assert agg.heldout_error(mv, np.array([[0, 0, 0]]), [-1]) == 0.5
+
+
+def test_majority_vote_error_is_the_same_under_every_tie_seed():
+    rng = np.random.default_rng(3)
+    X = rng.choice(np.array([-1, 1], dtype=np.int8), size=(400, 4))
+    y = np.where(rng.random(400) < 0.5, 1, -1)
+    errs, coin = set(), set()
+    for seed in range(8):
+        mv = MajorityVote(random_state=seed).fit(X, y)
+        errs.add(agg.heldout_error(mv, X, y))
+        coin.add(float(np.mean(mv.predict(X) != y)))
+    assert len(errs) == 1  # no coin in the evaluation
+    assert len(coin) > 1  # while predict's coin does move the plain error

@@ -39,11 +39,11 @@ def _alone(data, j: int) -> np.ndarray:
     return np.asarray(out)
 
 
-@pytest.mark.parametrize("name", ["mmlu_pro", "mmlu_redux", "llmbar"])
+@pytest.mark.parametrize("name", list(UPSTREAMS))
 def test_no_recommendation_is_dominated_beyond_noise(name, monkeypatch) -> None:
-    from ensel.datasets import DATASETS, load
+    from ensel.datasets import load
 
-    mirror = require_mirror(UPSTREAMS[name] if name in UPSTREAMS else DATASETS[name].upstream)
+    mirror = require_mirror(UPSTREAMS[name])
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
     data, usd = _priced(load(name))
     # a cheap budget and one that affords the dearest model: the two ends of the list
@@ -68,13 +68,13 @@ def test_no_recommendation_is_dominated_beyond_noise(name, monkeypatch) -> None:
             assert excess > EQUIVALENCE_MARGIN - 1e-12, (name, budget, data[0].models[j])
 
 
-@pytest.mark.parametrize("name", ["mmlu_pro", "mmlu_redux", "llmbar"])
+@pytest.mark.parametrize("name", list(UPSTREAMS))
 def test_the_frontiers_buy_list_pays_for_nothing_on_real_sources(name, monkeypatch) -> None:
     from ensel.budget import single_model_errors
-    from ensel.datasets import DATASETS, load
+    from ensel.datasets import load
     from ensel.frontier import budget_grid, frontier_errors, frontier_summary
 
-    mirror = require_mirror(UPSTREAMS[name] if name in UPSTREAMS else DATASETS[name].upstream)
+    mirror = require_mirror(UPSTREAMS[name])
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
     data, usd = _priced(load(name))
     budgets = budget_grid(usd, 4, max_models=8)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ensel import experiment as ex
-from ensel.aggregate import MAPAggregator
+from ensel.aggregate import MAPAggregator, heldout_error
 from ensel.book import results as book_results
 from ensel.copula import sample_equicorrelated
 from ensel.data import to_long
@@ -101,6 +101,33 @@ def test_nested_subset_is_chosen_without_the_test_part(results: pd.DataFrame) ->
     assert ex.EXHAUSTIVE_SELECTORS["exhaustive"].endswith("(a bound, not a selector)")
 
 
+def test_inner_errors_never_look_at_the_test_part() -> None:
+    """``inner=True`` adds every arm's error on the inner split of the training part: the
+    test errors are those of ``inner=False``, and relabelling the test items of a split
+    changes its test errors but none of its inner errors."""
+    X, y, _ = sample_equicorrelated(np.linspace(0.6, 0.8, 4), 0.3, 4, 600, random_state=3,
+                                    balanced=True)
+    kw = {"ks": [1, 2, 4], "n_splits": 2, "selectors": ["topk", "greedy_mi"],
+          "aggregators": ["map", "wmv"]}
+    plain = ex.heldout_errors(X, y, **kw)
+    inner = ex.heldout_errors(X, y, inner=True, exhaustive=True, **kw)
+    arms = inner[inner["selector"].isin(["topk", "greedy_mi"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(arms[plain.columns], plain)
+    assert arms[ex.INNER_COLUMN].between(0, 1).all()
+    assert inner.loc[inner["selector"].str.startswith("exhaustive"), ex.INNER_COLUMN].isna().all()
+    tr, te = ex.split_indices(len(y), condition="all", split=0, seed=0)
+    y2 = y.copy()
+    y2[te] = -y2[te]  # the test part of split 0, relabelled
+    moved = ex.heldout_errors(X, y2, inner=True, **kw)
+    s0 = (plain["split"] == 0).to_numpy()
+    assert np.array_equal(moved.loc[s0, ex.INNER_COLUMN], arms.loc[s0, ex.INNER_COLUMN])
+    assert not np.array_equal(moved.loc[s0, "error"], arms.loc[s0, "error"])
+    with pytest.raises(ValueError, match="inner"):
+        ex.heldout_errors(X, y, inner="yes", **kw)
+    res = ex.evaluate(_tidy(n=200, m=4), ks=[1, 2], n_splits=2, inner=True)
+    assert list(res.columns)[-1] == ex.INNER_COLUMN and res.attrs["provenance"]["inner"]
+
+
 def test_selected_are_prefixes_and_distinct(results: pd.DataFrame) -> None:
     sub = results[(results["selector"] == "greedy_mi") & (results["aggregator"] == "map")]
     for _, g in sub.groupby(["condition", "split"]):
@@ -126,8 +153,9 @@ def test_exhaustive_matches_map_and_smoothed_mi(seed: int, m: int, abstain: bool
     for k, t in out.items():
         for r, combo in enumerate(t["combos"]):
             cols = [int(j) for j in combo]
-            pred = MAPAggregator().fit(X[tr][:, cols], y[tr]).predict(X[te][:, cols])
-            assert t["error"][r] == pytest.approx(np.mean(pred != y[te]), abs=1e-12)
+            agg = MAPAggregator().fit(X[tr][:, cols], y[tr])
+            assert t["error"][r] == pytest.approx(heldout_error(agg, X[te][:, cols], y[te]),
+                                                  abs=1e-12)
             a, size = pattern_codes(X[tr], cols, base=base)
             mi = smoothed_mutual_information(a, (y[tr] + 1) // 2, size_a=size, size_b=2)
             assert t["mi"][r] == pytest.approx(mi, abs=1e-9)
@@ -411,3 +439,48 @@ def test_bad_n_jobs_is_named(n_jobs) -> None:
     with pytest.raises(ValueError, match="n_jobs"):
         ex.heldout_errors(X, y, ks=[1], n_splits=2, selectors=["topk"], aggregators=["mv"],
                           n_jobs=n_jobs)
+
+
+def test_heldout_errors_identical_under_two_tie_seeds(monkeypatch) -> None:
+    # even ks with abstentions: many majority-vote ties; the tie seed must not matter
+    rng = np.random.default_rng(11)
+    X, y, _ = sample_equicorrelated(0.7, 0.3, 6, 600, random_state=11)
+    X = X.copy()
+    X[rng.random(X.shape) < 0.1] = 0
+    kw = dict(ks=[1, 2, 4, 6], n_splits=3, selectors=["topk", "greedy_mi"],
+              aggregators=["mv", "map", "wmv"])
+    a = ex.heldout_errors(X, y, **kw)
+    monkeypatch.setattr(ex, "_mv_seed", lambda seed, condition, split: 12345 + split)
+    b = ex.heldout_errors(X, y, **kw)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_majority_vote_spread_at_k2_comparable_to_k1_and_k3() -> None:
+    # a seeded pool of six models; Top-2 with majority vote ties on every disagreement, and
+    # the best model is right on most of them, so a coin per pattern swings the error
+    from ensel.book.protocol import TIE_SPREAD_FACTOR, tie_rule_errors, tie_rule_table
+
+    X, y, _ = sample_equicorrelated([0.9, 0.65, 0.6, 0.6, 0.58, 0.55], 0.3, 6, 3000,
+                                    random_state=4)
+    data = [ex.ConditionData("all", X, y, [str(j) for j in range(6)], np.arange(len(y)))]
+    errs = ex.heldout_errors(X, y, ks=[1, 2, 3], n_splits=12, selectors=["topk"],
+                             aggregators=["mv"])
+    sd = errs.groupby("k")["error"].std()
+    assert sd[2] <= TIE_SPREAD_FACTOR * max(sd[1], sd[3])
+    # the old coin per pattern: every tie of a split goes one way, a much larger spread
+    tab = tie_rule_table(tie_rule_errors(data, n_splits=12, seed=0))
+    np.testing.assert_allclose(tab["half spread"], sd.to_numpy(), atol=1e-15)
+    assert tab.loc[2, "tied share"] > 0.1
+    assert tab.loc[2, "coin spread"] > 2 * tab.loc[2, "half spread"]
+
+
+def test_heldout_errors_do_not_depend_on_which_class_is_plus_one() -> None:
+    # with ties counted half, relabelling (X, y) -> (-X, -y) changes no error; the old
+    # "tie -> +1" of MAP's unseen patterns did (it favoured whichever class was coded +1)
+    X, y, _ = sample_equicorrelated([0.8, 0.75, 0.7, 0.7, 0.65, 0.6], 0.4, 6, 400,
+                                    random_state=2)
+    kw = dict(ks=[1, 2, 4, 6], n_splits=3, selectors=["topk", "greedy_mi"],
+              aggregators=["map", "mv", "wmv"])
+    a = ex.heldout_errors(X, y, **kw)
+    b = ex.heldout_errors(-X, -y, **kw)
+    pd.testing.assert_frame_equal(a, b)

@@ -178,8 +178,73 @@ def test_real_report_has_the_buy_list_and_the_frontier(real) -> None:
     price = {m["model"]: m["usd_per_query"] for m in doc["models"]}
     cost = sum(price[m] for m in doc["recommendation"]["models"])
     head = text[:text.index("Buy list")]
-    assert f"the recommendation costs {cost:.3g} USD per query" in head
+    assert re.search(r"prices aside: the recommendation of ensel select -k auto ?, "
+                     + re.escape(f"{cost:.3g} USD per query"), head), head
+    assert doc["purchase"]["recommendation_cost"] == pytest.approx(cost)
     assert doc["prices"] == "shipped" and doc["dropped_models"]
+
+
+def _lead(html: str) -> str:
+    """The first line of the page's answer."""
+    return _read(re.search(r'<p class="lead">(.*?)</p>', html, re.S).group(0))[0]
+
+
+@pytest.fixture(scope="module")
+def redux(tmp_path_factory) -> dict:
+    """ensel report on MMLU-Redux (the mirror) with the shipped prices: the cost-blind
+    recommendation (an ensemble) costs more than what the buy list buys."""
+    mirror = require_mirror("aryopg/mmlu-redux")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("ENSEL_DATA_MIRROR", str(mirror))
+    try:
+        from ensel.datasets import load
+
+        tmp = tmp_path_factory.mktemp("redux")
+        load("mmlu_redux").to_parquet(tmp / "redux.parquet", index=False)
+        out = tmp / "redux.html"
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout):
+            assert main(["report", str(tmp / "redux.parquet"), "--prices", "shipped",
+                         "--drop-unpriced", "-o", str(out), "--jobs", "1"]) == 0
+    finally:
+        mp.undo()
+    return {"html": out.read_text(encoding="utf-8"), "stdout": stdout.getvalue(),
+            "doc": json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))}
+
+
+@pytest.mark.parametrize("which", ["redux", "real"])
+def test_with_prices_the_first_line_is_what_the_buy_list_buys(which, request) -> None:
+    r = request.getfixturevalue(which)
+    doc, html = r["doc"], r["html"]
+    buy, rec = doc["purchase"], doc["recommendation"]
+    last = doc["buy_list"][-1]
+    # what to buy: the buy list's choice at its largest budget, as good as the best there
+    assert buy["models"] == last["choice"]["models"] and buy["cost"] == last["choice"]["cost"]
+    assert buy["error"] == last["choice"]["error"] and buy["budget"] == last["budget"]
+    assert buy["as_good"]["as_good"] and buy["cost"] <= last["best"]["cost"] + 1e-12
+    price = {m["model"]: m["usd_per_query"] for m in doc["models"]}
+    assert buy["recommendation_cost"] == pytest.approx(sum(price[m] for m in rec["models"]))
+    # the page: its first line is the buy list's answer, the cost-blind one follows as the
+    # reference, both before the buy list and the evidence
+    assert _lead(html) == buy["headline"]
+    assert buy["headline"].startswith(f"Buy {', '.join(buy['models'])}" if len(buy["models"]) > 1
+                                      else f"Buy {buy['models'][0]} alone")
+    text, _ = _read(html)
+    head = text[:text.index("Buy list")]
+    assert head.index(buy["headline"]) < head.index("prices aside") < head.index(rec["headline"])
+    assert f"held-out error {buy['error']:.3f}" in buy["headline"]
+    if which == "redux":
+        # MMLU-Redux: cost-blind, an ensemble of several models; the buy list buys a choice as
+        # good for less, and the headline says what the cost-blind one costs
+        assert len(rec["models"]) > 1 and buy["cost"] < buy["recommendation_cost"]
+        assert (f"The cost-blind recommendation, shown below, costs "
+                f"{buy['recommendation_cost']:.3g} USD per query.") in buy["headline"]
+        assert r["stdout"].splitlines()[0] == buy["headline"]  # the command's line too
+
+
+def test_without_prices_the_first_line_is_the_recommendation(weak) -> None:
+    assert weak["doc"]["purchase"] is None
+    assert _lead(weak["html"]) == weak["doc"]["recommendation"]["headline"]
 
 
 @pytest.mark.parametrize("m", [1, 70])

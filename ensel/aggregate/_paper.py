@@ -211,7 +211,11 @@ class MajorityVote(AggregatorMixin):
     permutes the predictions, and refitting with the same int ``random_state`` gives the same
     labels. What this means: under one seed, identical answer patterns get the same coin
     (tied items with the same answers are all ``+1`` or all ``-1``), while different patterns
-    get independent-looking coins; over seeds every row's coin is fair.
+    get independent-looking coins; over seeds every row's coin is fair. An evaluation does
+    not use the coin: :func:`ensel.aggregate.heldout_error` counts a tied row (``V = 0``,
+    :meth:`decision_function`) as half an error, the coin's expectation, since one coin per
+    pattern sends every tie of a small ensemble the same way and inflates the spread of the
+    error over splits.
 
     Parameters
     ----------

@@ -59,6 +59,10 @@ __all__ = [
     "agreement_pairs",
     "source_accuracy_bars",
     "provenance_markdown",
+    "ANSWER_BIASES",
+    "LAMBDA_STEPS",
+    "with_answer_bias",
+    "answer_bias_sensitivity",
     "source_counts",
     "single_vendor_models",
     "check_prose_range",
@@ -908,3 +912,77 @@ def sensitivity_figure(table: pd.DataFrame) -> Figure:
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+#: The yes/no biases of :func:`answer_bias_sensitivity`: the probability that a model's
+#: yes/no answer is "yes" whatever its multiple-choice pick (negative: "no").
+ANSWER_BIASES = (-0.2, -0.1, 0.0, 0.05, 0.1, 0.2, 0.3)
+#: Greedy MI steps (after the first) over which the share of Λ is measured: the plug-in law
+#: of a handful of models has every cell well filled; later steps are estimation noise.
+LAMBDA_STEPS = 3
+
+
+def with_answer_bias(X: np.ndarray, bias: float, *, seed: int) -> np.ndarray:
+    """Answers in ``{-1, +1}`` with an independent yes/no bias: each answer is replaced by
+    ``+1`` ("yes") with probability ``bias`` (``-1`` with probability ``-bias`` when
+    negative), independently of the item, the label and the other answers. The uniform draws
+    depend only on ``seed`` and the shape, so a larger ``|bias|`` replaces a superset of the
+    answers a smaller one replaces (the error rates move monotonically with it).
+
+    >>> X = np.array([[1, -1], [-1, -1]], dtype=np.int8)
+    >>> with_answer_bias(X, 0.0, seed=0).tolist()
+    [[1, -1], [-1, -1]]
+    >>> with_answer_bias(X, 1.0, seed=0).tolist()
+    [[1, 1], [1, 1]]
+    """
+    b = float(bias)
+    if not -1.0 <= b <= 1.0:
+        from ensel._errors import UsageError
+        raise UsageError(f"bias must lie in [-1, 1]; got {bias!r}")
+    u = np.random.default_rng([int(seed), 0x59455321]).random(np.shape(X))  # "YES!"
+    return np.where(u < abs(b), np.int8(1 if b > 0 else -1), np.asarray(X)).astype(np.int8)
+
+
+def answer_bias_sensitivity(name: str, *, seed: int, n_items: int | None = None,
+                            biases: Sequence[float] = ANSWER_BIASES,
+                            steps: int = LAMBDA_STEPS) -> pd.DataFrame:
+    """How the size of Λ (the correction term of Theorem 4.3 that Eq. (10) drops) on a
+    stand-in depends on the assumption that every yes/no answer follows one
+    multiple-choice pick (the 3:1 ratio of the class-asymmetric variant).
+
+    On the first condition of stand-in ``name`` (class-asymmetric; and once label-invariant,
+    bias 0, as the reference where Λ = 0 in law), each yes/no answer carries the independent
+    bias of :func:`with_answer_bias` (seeded by ``seed``); then the error rates on the gold
+    option (``eps_pos``, Y = +1) and on the distractor (``eps_neg``), their ratio, and along
+    the first ``steps + 1`` picks of Greedy MI the plug-in terms of Theorem 4.3
+    (:func:`ensel.diagnostics.decomposition_path`, exact on the empirical law):
+    ``lambda_share`` = sum of |Λ| over steps 2.. ``steps + 1`` over the sum of the true gains
+    Δ there, and ``lambda_max``, the largest |Λ|.
+    """
+    from ensel import select
+    from ensel.data import to_wide
+    from ensel.datasets import standins
+    from ensel.diagnostics import decomposition_path
+
+    rows = []
+    for variant, grid in (("label-invariant", [0.0]), ("class-asymmetric", list(biases))):
+        df = standins.load(name, seed=seed, n_items=n_items, variant=variant)
+        cond = str(df["condition"].cat.categories[0])
+        Xw, yw = to_wide(df, cond, validate=False)
+        X0, y = Xw.to_numpy().astype(np.int8), yw.to_numpy()
+        for b in grid:
+            X = with_answer_bias(X0, b, seed=seed)
+            err = X != y[:, None]
+            order = select.greedy_mi(X, y, min(steps + 1, X.shape[1]))
+            path = decomposition_path(X, y, order, estimator="plugin")
+            later = path[path["step"] >= 2]
+            pos, neg = float(err[y == 1].mean()), float(err[y == -1].mean())
+            rows.append({"variant": variant, "bias": float(b), "eps_pos": pos,
+                         "eps_neg": neg, "ratio": pos / neg,
+                         "lambda_share": float(later["correction"].abs().sum()
+                                               / later["delta"].sum()),
+                         "lambda_max": float(later["correction"].abs().max()),
+                         "residual": float(path["residual"].abs().max())})
+    out = pd.DataFrame(rows)
+    out.attrs.update(dataset=name, condition=cond, steps=int(steps))
+    return out

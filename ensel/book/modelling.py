@@ -518,6 +518,19 @@ class SourceView:
         self.__dict__.update(kw)
 
 
+def _letters_chosen(dataset: str, df: pd.DataFrame) -> pd.DataFrame | None:
+    """The options each model chose on a loaded multiple-choice source: the ``predictions`` of
+    the ``binary_view`` of its loader's module, made with the options its table records
+    (``df.attrs["options"]``); ``None`` when the module has none."""
+    import importlib
+
+    from ensel.datasets import DATASETS
+
+    module = importlib.import_module(DATASETS[dataset].loader.partition(":")[0])
+    view = getattr(module, "binary_view", None)
+    return None if view is None else view(**df.attrs.get("options", {})).predictions
+
+
 def source_view(dataset: str, df: pd.DataFrame, condition: str | None = None) -> SourceView:
     """Wide answers of one condition of a real source, with its question structure.
 
@@ -545,7 +558,7 @@ def source_view(dataset: str, df: pd.DataFrame, condition: str | None = None) ->
         predictions = view.predictions
     elif mc:
         question = np.array([str(i).rsplit(":", 1)[0] for i in Xw.index])
-        predictions = df.attrs.get("predictions")
+        predictions = _letters_chosen(dataset, df)
     else:
         question = np.asarray(Xw.index.astype(str))
     others = [c for c in conditions if c != cond]

@@ -37,7 +37,18 @@ __all__ = [
     "show_diverse_example",
     "check_pool",
     "check_protocol",
+    "TIE_SPREAD_FACTOR",
+    "TIE_MIN_EVALUATIONS",
+    "TIE_KS",
+    "tie_rule_errors",
+    "tie_rule_table",
+    "check_tie_rule",
     "page_verdicts",
+    "margin_text",
+    "margins_text",
+    "artefact_sentence",
+    "check_claim_rules",
+    "margin_sensitivity",
     "save_conclusions",
     "splits_for",
     "verdict_counts",
@@ -266,6 +277,85 @@ def check_protocol(checks: PageChecks, results: pd.DataFrame, summary: pd.DataFr
                  int(results["k"].max()), k_max)
 
 
+#: The tie rule's check: with ties counted as half an error, the spread over evaluations of
+#: Top-k (MV) at k = 2 is at most this many times the larger spread of k = 1 and k = 3.
+TIE_SPREAD_FACTOR = 2.0
+
+#: Fewest evaluations for that check: a spread of fewer values is too noisy to compare (the
+#: relative standard error of a standard deviation of n values is about 1/sqrt(2(n - 1))).
+TIE_MIN_EVALUATIONS = 10
+
+#: The budgets of the tie-rule comparison (k = 2 is the one with ties on every disagreement).
+TIE_KS = (1, 2, 3)
+
+
+def tie_rule_errors(df: Any, *, n_splits: int, seed: int,
+                    test_fraction: float = PAPER_PROTOCOL.test_fraction,
+                    ks: Sequence[int] = TIE_KS) -> pd.DataFrame:
+    """Top-k (MV) on the protocol's splits under the two tie rules, per evaluation.
+
+    On the splits of :func:`ensel.experiment.evaluate` (same condition, split, seed and item
+    ids), Top-k's first ``k`` picks on the training part voted by majority vote fitted with
+    the evaluation's tie seed: ``coin`` is the error of ``predict`` (the old rule, one
+    seeded coin per answer pattern, so every tie of a split goes one way), ``half`` the
+    error of :func:`ensel.aggregate.heldout_error` (a tie counts half), which the results
+    hold. Columns ``condition, split, k, coin, half, ties`` (``ties``: share of tied test
+    items).
+    """
+    from ensel.aggregate import heldout_error, make_aggregator
+    from ensel.experiment import _mv_seed, _nested_picks, condition_data, split_indices
+
+    data = df if isinstance(df, list) else condition_data(df)
+    rows = []
+    for d in data:
+        for s in range(n_splits):
+            tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
+                                   test_fraction=test_fraction, item_ids=d.items)
+            Xtr, ytr, Xte, yte = d.X[tr], d.y[tr], d.X[te], d.y[te]
+            picks = _nested_picks("topk", Xtr, ytr, [int(k) for k in ks])
+            for k, cols in picks.items():
+                mv = make_aggregator("mv", random_state=_mv_seed(seed, d.condition, s))
+                mv.fit(Xtr[:, cols], ytr)
+                rows.append((d.condition, s, k,
+                             float(np.mean(mv.predict(Xte[:, cols]) != yte)),
+                             heldout_error(mv, Xte[:, cols], yte),
+                             float(np.mean(mv._ties(Xte[:, cols])))))
+    return pd.DataFrame(rows, columns=["condition", "split", "k", "coin", "half", "ties"])
+
+
+def tie_rule_table(per_eval: pd.DataFrame) -> pd.DataFrame:
+    """Mean and spread (std over evaluations) of :func:`tie_rule_errors` per ``k``."""
+    g = per_eval.groupby("k")
+    return pd.DataFrame({
+        "coin mean": g["coin"].mean(), "coin spread": g["coin"].std(ddof=1),
+        "half mean": g["half"].mean(), "half spread": g["half"].std(ddof=1),
+        "tied share": g["ties"].mean(), "n": g.size()})
+
+
+def check_tie_rule(checks: PageChecks, per_eval: pd.DataFrame, results: pd.DataFrame) -> None:
+    """The half-error column is what the results hold for Top-k (MV), evaluation by
+    evaluation, and with it the spread at k = 2 is at most :data:`TIE_SPREAD_FACTOR` times
+    the larger spread at k = 1 and 3."""
+    got = results[(results["selector"] == "topk") & (results["aggregator"] == "mv")
+                  & results["k"].isin(per_eval["k"].unique())]
+    both = per_eval.merge(got[["condition", "split", "k", "error"]],
+                          on=["condition", "split", "k"], how="left", validate="one_to_one")
+    checks.add("Top-k (MV) with ties counted half is the saved results' error, evaluation by "
+               "evaluation", bool(both["error"].notna().all()
+                                  and np.array_equal(both["error"], both["half"])),
+               value=len(both))
+    tab = tie_rule_table(per_eval)
+    statement = ("Top-k (MV), ties counted half: spread over evaluations at k = 2 comparable "
+                 f"to k = 1 and 3 (at most {TIE_SPREAD_FACTOR:g}× the larger)")
+    if not {1, 2, 3} <= set(tab.index) or int(tab["n"].min()) < TIE_MIN_EVALUATIONS:
+        checks.not_applicable(statement, f"needs k = 1, 2, 3 and {TIE_MIN_EVALUATIONS} "
+                              f"evaluations (has {int(tab['n'].min())})")
+        return
+    sd = tab["half spread"]
+    bound = TIE_SPREAD_FACTOR * max(float(sd[1]), float(sd[3]))
+    checks.add(statement, float(sd[2]) <= bound, value=float(sd[2]), bound=f"<= {bound:.4f}")
+
+
 def splits_for(dataset: Any, n_conditions: int, n_splits: int | None, *,
                protocol: Protocol = PAPER_PROTOCOL) -> tuple[int, str]:
     """How many random splits per condition, and one sentence saying why.
@@ -310,8 +400,8 @@ def verdict_counts(v: pd.DataFrame, column: str = "verdict") -> pd.DataFrame:
               .value_counts().unstack(fill_value=0)
               .reindex(columns=list(VERDICTS), fill_value=0))
     counts = counts.reindex(pd.unique(have["dataset"]), fill_value=0)
-    counts["point"] = counted.groupby("dataset")[point_col].apply(
-        lambda x: int(x.astype(bool).sum())).reindex(counts.index, fill_value=0)
+    points = counted.groupby("dataset")[point_col].apply(lambda x: int(x.astype(bool).sum()))
+    counts["point"] = [int(points.get(d, 0)) for d in counts.index]
     counts["claims"] = counts[list(VERDICTS)].sum(axis=1)
     counts["not counted"] = (have[cls != TESTABLE].groupby("dataset").size()
                              .reindex(counts.index, fill_value=0))
@@ -319,6 +409,66 @@ def verdict_counts(v: pd.DataFrame, column: str = "verdict") -> pd.DataFrame:
     out = counts.loc[order].astype(int)
     out.columns.name = None
     return out
+
+
+def margin_sensitivity(v: pd.DataFrame, results: Mapping[str, pd.DataFrame | None],
+                       replicates: Mapping[str, pd.DataFrame | None] | None = None,
+                       rules: Sequence[Any] | None = None) -> pd.DataFrame:
+    """The tallies of the testable claims under each equivalence margin rule of ``rules``
+    (default :data:`ensel.book.claims.MARGIN_SENSITIVITY`: the old absolute margin, then
+    relative ones): the equivalence claims of ``v`` (the saved verdicts) re-checked on the
+    saved ``results`` with each rule, every other row and every class as saved (neither
+    depends on the margin).
+
+    Returns one row per rule (index: its label) with the margin on each dataset that has an
+    equivalence claim, how many testable equivalence claims are equivalent / not shown
+    equivalent / different, and the counts of :func:`verdict_counts` summed over the
+    stand-ins and over the real sources (``stand-ins holds`` ..., ``real holds`` ...).
+    ``attrs["book"]`` is the label of the book's rule."""
+    from ensel.book.claims import (
+        CLAIMS,
+        EQUIVALENCE,
+        MARGIN_SENSITIVITY,
+        TESTABLE,
+        evidence_from_results,
+        verdicts,
+    )
+    from ensel.stats import DIFFERENT, EQUIVALENT, NOT_SHOWN_EQUIVALENT, VERDICTS
+
+    eq_kinds = [EQUIVALENT, NOT_SHOWN_EQUIVALENT, DIFFERENT]
+    eq = v[v["verdict"].isin(eq_kinds)]
+    ids = set(eq["id"])
+    have = {d: r for d, r in results.items()
+            if r is not None and d in set(eq["dataset"])}
+    reps = {d: (replicates or {}).get(d) for d in have}
+    out = []
+    for rule in (rules or MARGIN_SENSITIVITY):
+        w = verdicts(have, claims=[c for c in CLAIMS if c.id in ids], replicates=reps,
+                     equivalence=rule).set_index(["id", "dataset"])
+        merged = v.copy()
+        key = list(zip(merged["id"], merged["dataset"], strict=True))
+        again = [k in w.index for k in key]
+        merged.loc[again, "verdict"] = [w.loc[k, "verdict"] for k, a in zip(key, again,
+                                                                            strict=True) if a]
+        merged.loc[again, "holds"] = [w.loc[k, "holds"] for k, a in zip(key, again,
+                                                                        strict=True) if a]
+        row: dict[str, Any] = {
+            f"margin, {tables.dataset_label(d)}": evidence_from_results(
+                r, equivalence=rule).margin() for d, r in have.items()}
+        t = merged[merged["verdict"].isin(eq_kinds) & (merged["class"] == TESTABLE)]
+        row.update({k: int((t["verdict"] == k).sum()) for k in eq_kinds})
+        counts = verdict_counts(merged)
+        for part, names in (("stand-ins", [d for d in counts.index if d in STANDINS]),
+                            ("real", [d for d in counts.index if d not in STANDINS])):
+            tot = counts.loc[names].sum() if names else pd.Series(0, index=counts.columns)
+            row.update({f"{part} {k}": int(tot[k]) for k in (*VERDICTS, "claims")})
+        out.append(pd.Series(row, name=rule.label()))
+    table = pd.DataFrame(out)
+    counted = [c for c in table.columns if not c.startswith("margin")]
+    table[counted] = table[counted].astype(int)
+    table.index.name = "margin"
+    table.attrs["book"] = EQUIVALENCE.label()
+    return table
 
 
 def _outcomes(row: pd.Series) -> str:
@@ -329,8 +479,8 @@ def _outcomes(row: pd.Series) -> str:
             f"and {'none is' if row['contradicted'] == 0 else row['contradicted']}"
             f"{'' if row['contradicted'] == 0 else (' is' if row['contradicted'] == 1 else ' are')}"
             " contradicted"
-            + (f" ({skipped} more shown but not counted: duplicates, true by construction "
-               "or the book's controls)" if skipped else ""))
+            + (f" ({skipped} more shown but not counted: duplicates, true by construction, "
+               "the book's controls or artefacts of the plug-in table)" if skipped else ""))
 
 
 def verdict_sentence(v: pd.DataFrame, counts: pd.DataFrame,
@@ -496,6 +646,99 @@ def page_verdicts(results: pd.DataFrame, dataset: Any, ks: Any,
     return not_applicable(v[v["dataset"] == dataset], results)
 
 
+def _margin(results: pd.DataFrame) -> tuple[float, float, str] | None:
+    """The equivalence margin on these results, the error it is relative to, and
+    ``" (the floor)"`` when the floor decides (``None`` without Top-k at k = 1)."""
+    from ensel.book.claims import NotComputable, evidence_from_results
+
+    ev = evidence_from_results(results)
+    try:
+        single, margin = ev.single_error(), ev.margin()
+    except NotComputable:
+        return None
+    return margin, single, " (the floor)" if margin == ev.equivalence.floor else ""
+
+
+def margin_text(results: pd.DataFrame) -> str:
+    """The equivalence margin on these results, with the error it is relative to
+    (:data:`ensel.book.claims.EQUIVALENCE`)."""
+    m = _margin(results)
+    if m is None:
+        return "not computed on this run (it needs Top-k at k = 1)"
+    return (f"{m[0]:.4f}{m[2]} here, where the single most accurate model's test error "
+            f"is {m[1]:.4f}")
+
+
+def margins_text(results: Mapping[str, pd.DataFrame | None]) -> str:
+    """The equivalence margin on every dataset with results, in one clause."""
+    parts = [f"{tables.dataset_label(d)} {m[0]:.4f}{m[2]}" for d, r in results.items()
+             if r is not None and (m := _margin(r)) is not None]
+    return "; ".join(parts) or "no dataset has results"
+
+
+def artefact_sentence(v: pd.DataFrame) -> str:
+    """Where G3 is classed an artefact of the plug-in table in this build, with both
+    findings side by side."""
+    from ensel.book.claims import ARTEFACT
+
+    rows = v[v["class"] == ARTEFACT]
+    if rows.empty:
+        return "in this build no row is classed so"
+    ctl = v.set_index(["id", "dataset"])
+    parts = []
+    for r in rows.itertuples():
+        c = ctl.loc[("G3-WMV", r.dataset)] if ("G3-WMV", r.dataset) in ctl.index else None
+        other = ("" if c is None else f", where G3-WMV finds {c['ours']} ({c['verdict']})")
+        parts.append(f"on {tables.dataset_label(r.dataset)}, {r.id} finds {r.ours}{other}")
+    return "in this build: " + "; ".join(parts)
+
+
+def check_claim_rules(checks: PageChecks, v: pd.DataFrame, results: pd.DataFrame) -> None:
+    """The page's checks of how the claims were judged, each true by logic whatever the
+    data: G3 is counted exactly where its control G3-WMV holds; an arm at the best ``k``
+    chosen nested is never better, in mean test error, than each evaluation's own best
+    ``k`` on the test part (a bound: it looks at the test part); every equivalence claim
+    uses the margin of :data:`ensel.book.claims.EQUIVALENCE` on this data."""
+    from ensel.book.claims import (
+        ARTEFACT,
+        CLAIMS,
+        TESTABLE,
+        Chosen,
+        NotComputable,
+        evidence_from_results,
+    )
+    from ensel.stats import HOLDS
+
+    if v.empty:
+        return
+    by = v.set_index("id")
+    for ctl in (c for c in CLAIMS if c.control and c.control in by.index
+                and c.id in by.index):
+        target = by.loc[ctl.control]
+        if target["class"] in (TESTABLE, ARTEFACT):
+            checks.add(f"{ctl.control} is counted exactly where its control {ctl.id} holds",
+                       (target["class"] == TESTABLE) == (by.loc[ctl.id, "verdict"] == HOLDS),
+                       value=f"{ctl.control} {target['class']}; {ctl.id} "
+                             f"{by.loc[ctl.id, 'verdict']}")
+    ev = evidence_from_results(results)
+    arm = ("greedy_mi", "map")
+    try:
+        ks = tuple(int(k) for k in ev.curve(*arm).index)
+        nested = ev.contrast([(1.0, arm, Chosen(ks), "error")]).mean
+    except NotComputable:
+        return
+    errs = results[(results["selector"] == arm[0]) & (results["aggregator"] == arm[1])]
+    bound = float(errs.groupby(["condition", "split"])["error"].min().mean())
+    checks.at_least("Greedy MI (MAP) at its nested best k: mean test error minus the mean of "
+                    "each evaluation's smallest test error over k (a bound)",
+                    nested - bound, -1e-12)
+    eq = v[v["ours"].str.contains(" within ±", regex=False)]
+    if len(eq):
+        want = f"within ±{ev.margin():.4f},"
+        checks.add("every equivalence claim uses the relative margin on this data",
+                   eq["ours"].str.contains(want, regex=False).all(), value=want[7:-1])
+
+
 #: Verdict of a claim that needs a larger pool than the data has (``ensel evaluate`` on a
 #: 2- or 3-model table): not a failure of the run.
 NOT_APPLICABLE = "not applicable"
@@ -528,8 +771,8 @@ def report_sources() -> list[str]:
 
     Examples
     --------
-    >>> report_sources()
-    ['medmcqa', 'mmlu', 'imdb', 'mmlu_pro', 'mmlu_redux', 'llmbar']
+    >>> report_sources()[:3]  # the paper's stand-ins come first, then the real datasets
+    ['medmcqa', 'mmlu', 'imdb']
     """
     from ensel.datasets import DATASETS
 

@@ -49,10 +49,15 @@ def _halvings(value: str) -> int:
 
 
 def _add_format(p: argparse.ArgumentParser) -> None:
+    """``--format`` and ``--binary``, the options of every command that reads answers."""
     from ensel._files import FORMATS
 
     p.add_argument("--format", choices=list(FORMATS), default=None,
                    help="input format (default: detected from the file)")
+    p.add_argument("--binary", action="store_true",
+                   help="read multi-class answers (option labels) as the paper's binary "
+                        "queries: per question the gold option and one wrong option drawn "
+                        "with seed 0 (binary tables are read as they are)")
 
 
 def _add_progress(p: argparse.ArgumentParser, what: str) -> None:
@@ -65,12 +70,24 @@ SEED = _int_at_least(0, "a non-negative integer")
 POSITIVE = _int_at_least(1, "a positive integer")
 
 
-def _read(data: Sequence[str], fmt: str | None, **options: Any) -> pd.DataFrame:
+def _read(data: Sequence[str], fmt: str | None, *, binary: bool = False,
+          **options: Any) -> pd.DataFrame:
+    """The answers of a command: binary, or multi-class converted with ``--binary``; a
+    multi-class table without it is refused (the commands estimate on binary answers)."""
+    from ensel.data import DataError, is_native
     from ensel.datasets import read_data
 
-    if len(data) == 1:
-        return read_data(data[0], format=fmt, **options)
-    return read_data(list(data), format=fmt, **options)
+    view = "binary" if binary else None
+    df = read_data(data[0] if len(data) == 1 else list(data), format=fmt, view=view, **options)
+    if is_native(df):
+        shown = data[0] if len(data) == 1 else f"{data[0]} (and {len(data) - 1} more)"
+        n_items = df["item"].nunique()
+        raise DataError(
+            f"{shown}: the answers are multi-class (option labels, {n_items:,} items with "
+            "their option sets); this command reads the paper's binary view: pass --binary "
+            "to turn each question into a query for its gold option and one for a wrong "
+            "option drawn with seed 0 (ensel.datasets.binary.to_binary_view)")
+    return df
 
 
 def _detected(data: Sequence[str]) -> str:

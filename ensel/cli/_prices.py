@@ -83,6 +83,7 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
     """Read the data and the prices; the conditions (priced models only), their prices,
     the dropped models and the price table's name."""
     from ensel._errors import UsageError
+    from ensel.cli._args import _read
     from ensel.costs import (
         PriceError,
         prices_from_store,
@@ -90,7 +91,6 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
         read_prices,
         shipped_prices,
     )
-    from ensel.datasets import read_data
     from ensel.experiment import condition_data
 
     if getattr(args, "no_cascade", True) is False:  # ensel frontier with its cascade
@@ -114,7 +114,7 @@ def prepare(args: Any) -> tuple[list[Any], np.ndarray, list[str], str]:
         except PriceError as exc:  # about the store, not the data: named by the option
             raise UsageError(f"--prices-from-store {store}: "
                              f"{str(exc).removeprefix('prices: ')}") from None
-    df = read_data(args.data[0] if len(args.data) == 1 else list(args.data), format=args.format)
+    df = _read(args.data, args.format, binary=args.binary)
     if store is None:
         try:
             prices = (shipped_prices() if args.prices == "shipped"

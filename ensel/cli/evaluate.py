@@ -82,7 +82,8 @@ def run_command(args: Any) -> int:
     out = check_output(out, inputs=args.data, force=args.force)
     nb_path = check_output(out.with_suffix(".ipynb"), inputs=args.data, force=args.force)
     ks = _parse_ks(args.ks) if args.ks else None
-    df = _read(args.data, args.format)  # the arguments are checked: now pandas is imported
+    # the arguments are checked: now pandas is imported
+    df = _read(args.data, args.format, binary=args.binary)
     from ensel.evidence import EXHAUSTIVE_LIMIT
 
     m = int(df["model"].nunique())

@@ -35,6 +35,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="wide, binary task: model columns hold 1/0 = right/wrong")
     p.add_argument("--null-pred", choices=["abstain", "false"], default="abstain",
                    help="a choice that could not be parsed (default: abstain)")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--native", action="store_true",
+                      help="keep multiple-choice answers as they are: option labels, one row "
+                           "per (item, model), an 'options' column (default: the paper's "
+                           "binary queries)")
+    view.add_argument("--binary", action="store_true",
+                      help="write the paper's binary queries, also of a multi-class tidy table")
 
 
 def run_command(args: Any) -> int:
@@ -57,7 +64,8 @@ def run_command(args: Any) -> int:
         if fmt not in ("wide", None):
             raise UsageError(f"--{next(iter(given))} applies to the wide format only")
         options.update(given)
-    df = read(args.paths, format=fmt, **options)
+    view = "native" if args.native else "binary" if args.binary else None
+    df = read(args.paths, format=fmt, view=view, **options)
     if args.condition and fmt == "tidy":
         held = list(df["condition"].unique())
         if len(held) > 1:  # one name for all would pair answers of two conditions as one

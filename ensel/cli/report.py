@@ -72,7 +72,8 @@ def run_command(args: Any) -> int:
         if args.drop_unpriced or args.store_config is not None:
             raise UsageError("--drop-unpriced and --store-config apply to prices: give "
                              "--prices or --prices-from-store too")
-        data, usd, dropped, source = _read(args.data, args.format), None, [], None
+        data = _read(args.data, args.format, binary=args.binary)
+        usd, dropped, source = None, [], None
     rep = build_report(data, source=args.data, usd=usd, prices=source, dropped=dropped,
                        seed=args.seed, n_budgets=args.budgets, n_jobs=args.jobs,
                        progress=_wants_progress(args))
@@ -85,7 +86,7 @@ def run_command(args: Any) -> int:
     doc = json.dumps(rep.to_dict(), indent=1, default=_plain)
     write_atomic(side, lambda t: t.write_text(doc, encoding="utf-8"), force=args.force)
     write_atomic(out, lambda t: t.write_text(html, encoding="utf-8"), force=args.force)
-    r = rep.recommendation
+    r = rep.purchase or rep.recommendation  # with prices, what to buy comes first
     print(doc if args.json else r["headline"])
     print(f"held-out error {r['error']:.3f} [{r['low']:.3f}, {r['high']:.3f}]; wrote {out} "
           f"and {side.name}", file=sys.stderr)

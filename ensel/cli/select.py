@@ -134,7 +134,7 @@ def run_command(args: Any) -> int:
     args.max_k = 10 if args.max_k is None else args.max_k
     args.jobs = -1 if args.jobs is None else args.jobs
 
-    df = _read(args.data, args.format)
+    df = _read(args.data, args.format, binary=args.binary)
     try:
         doc = evidence.run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
                          condition=args.condition, n_splits=args.splits, seed=args.seed,

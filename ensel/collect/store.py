@@ -213,6 +213,9 @@ class Store:
             ``item, model, condition, answer, label`` (answer 0 = abstention), ``int8``
             answers and labels; rows sorted by condition, item, model. With several prompt
             hashes in the store, ``condition`` gets the hash appended (``t0.3-r1-<hash>``).
+            The collector asks the paper's true/false (or sentiment) queries, so these
+            answers are binary by nature: they are the native answers, and no multi-class
+            view of them exists (the multiple-choice question behind a query is not asked).
 
         Raises
         ------

@@ -19,6 +19,9 @@ a file path     your own tidy table, ``.csv``/``.csv.gz``/``.parquet``/``.pq``
                 (validated with :func:`ensel.data.validate_responses`)
 ==============  ===========================================================================
 
+The named datasets are declared in ``data/datasets.yml`` (:data:`DATASETS`, ``ensel datasets
+list``); a loaded table's ``attrs`` hold JSON values only, so it saves to Parquet as it is.
+
 Data folder: ``$ENSEL_DATA_DIR`` or the user cache (:func:`ensel.datasets._paths.data_dir`).
 The paper's printed tables are in :mod:`ensel.datasets.paper_tables`.
 """
@@ -28,23 +31,23 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any, cast
 
 import pandas as pd
 
-from ensel._errors import DataError, UsageError
+from ensel._errors import ConfigError, DataError, UsageError
 from ensel._files import is_table_name
 from ensel.datasets import standins as _standins
 
-__all__ = ["DATASETS", "DatasetSpec", "available", "load", "model_info", "read_data",
-           "register_dataset", "unregister_dataset"]
+__all__ = ["DATASETS", "VIEWS", "DatasetSpec", "available", "load", "model_info", "read_data",
+           "read_specs", "register_dataset", "unregister_dataset"]
 
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """What ensel knows about one named dataset: the one declaration of it.
+    """What ensel knows about one named dataset: its entry of ``data/datasets.yml``
+    (``spec_from_entry``), or a spec registered at run time.
 
     Everything that lists datasets reads :data:`DATASETS`: :func:`load` and :func:`available`
     (``ensel datasets list``), the book's per-dataset runs (:func:`ensel.book.runner.load_runs`
@@ -77,8 +80,8 @@ class DatasetSpec:
         ``"module:function"`` saying (without the network) whether the data can be read here;
         ``None``: always (generated or local data).
     profile_data : mapping or None
-        The profile (label, conversion, licence, ...) when it is not in ``data/datasets.yml``
-        (a dataset registered at run time); see ``profile``.
+        The profile (label, conversion, licence, ...): the dataset's entry of its datasets
+        file, or given by a dataset registered at run time; see ``profile``.
     """
 
     name: str
@@ -90,7 +93,7 @@ class DatasetSpec:
     family: str | None = None
     upstream: str | None = None
     available: str | None = None
-    profile_data: Mapping[str, Any] | None = field(default=None, compare=False)
+    profile_data: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def load(self, **options: Any) -> pd.DataFrame:
         """The tidy table, from ``loader`` with ``options``."""
@@ -122,46 +125,76 @@ def _resolve(target: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-@cache
 def _profile_file() -> dict[str, dict[str, Any]]:
-    """``data/datasets.yml``'s profiles, name -> profile (read once)."""
-    import yaml
+    """``data/datasets.yml``'s entries, name -> profile (read once)."""
+    from ensel.datasets._paths import declarations
 
-    from ensel.datasets._paths import package_data
-
-    with open(package_data("datasets.yml"), encoding="utf-8") as fh:
-        return dict(yaml.safe_load(fh)["datasets"])
+    return declarations()
 
 
 _DOWNLOADED = "(downloaded, SHA-256 checked)"
-_REAL_PAGES = ("realdata_card", "experiments", "mmlu_pro_modelling")
+_FIELDS = ("loader", "registry", "family", "upstream", "available")
 
 
-def _real(name: str, description: str, pages: tuple[str, ...], upstream: str, *,
-          family: bool = True) -> DatasetSpec:
-    """A downloaded real dataset whose module ``ensel.datasets.<name>`` has ``load``,
-    ``is_available`` (and ``family``) and whose registry is ``data/registry/<name>.csv``."""
-    module = f"ensel.datasets.{name}"
-    return DatasetSpec(name, "real", f"{description} {_DOWNLOADED}", f"{module}:load", pages,
-                       registry=name, family=f"{module}:family" if family else None,
-                       upstream=upstream, available=f"{module}:is_available")
+def spec_from_entry(name: str, entry: Mapping[str, Any]) -> DatasetSpec:
+    """The :class:`DatasetSpec` of one entry of a datasets file (``data/datasets.yml``; its
+    header lists the keys): a stand-in is loaded by :func:`ensel.datasets.standins.load`; a
+    real dataset with an ``upstream`` defaults to the module ``ensel.datasets.<name>``
+    (``load``, ``is_available``, ``family``) and the registry ``data/registry/<name>.csv``;
+    any of them may be given (``null``: none). The entry is also its profile."""
+    kind = entry.get("kind")
+    defaults: dict[str, Any] = {}
+    if kind == "stand-in":
+        defaults = {"loader": "ensel.datasets.standins:load"}
+    elif entry.get("upstream"):
+        module = f"ensel.datasets.{name}"
+        defaults = {"loader": f"{module}:load", "available": f"{module}:is_available",
+                    "family": f"{module}:family", "registry": name}
+    fields = {k: entry.get(k, defaults.get(k)) for k in _FIELDS}
+    extra = {"pages": tuple(map(str, entry["pages"]))} if "pages" in entry else {}
+    registry = fields["registry"]
+    description = str(entry.get("description") or "")
+    return DatasetSpec(name, str(kind), f"{description} {_DOWNLOADED}" if registry else description,
+                       str(fields["loader"] or ""), **extra, registry=registry,
+                       family=fields["family"], upstream=fields["upstream"],
+                       available=fields["available"], profile_data=dict(entry))
 
 
-#: Every named dataset, name -> :class:`DatasetSpec` (add one with :func:`register_dataset`).
-DATASETS: dict[str, DatasetSpec] = {s.name: s for s in (
-    *(DatasetSpec(name, "stand-in", desc, "ensel.datasets.standins:load")
-      for name, desc in _standins.NAMES.items()),
-    _real("mmlu_pro", "MMLU-Pro published per-question LLM outputs as binary queries",
-          ("experiments", "mmlu_pro_modelling"), "TIGER-AI-Lab/MMLU-Pro", family=False),
-    _real("mmlu_redux", "HELM's 5-shot MMLU answers of 10 models graded with the MMLU-Redux "
-          "verified gold, as binary queries", _REAL_PAGES, "aryopg/mmlu-redux"),
-    _real("llmbar", "LLMBar: 6 LLM judges x 3 prompting strategies choosing the better output, "
-          "natively binary", _REAL_PAGES, "princeton-nlp/LLMBar"),
-)}
+def read_specs(path: str | os.PathLike[str] | None = None) -> list[DatasetSpec]:
+    """The datasets declared in a datasets file (default ``data/datasets.yml``, from which
+    :data:`DATASETS` is made), in file order.
 
-# name -> (kind, description), read by the importers and the command line
-_DESCRIPTIONS: dict[str, tuple[str, str]] = {
-    name: (spec.kind, spec.description) for name, spec in DATASETS.items()}
+    Raises
+    ------
+    ConfigError
+        An entry without a description, kind or loader (the message names file and entry).
+
+    Examples
+    --------
+    >>> [s.name for s in read_specs()] == list(DATASETS)
+    True
+    """
+    from ensel.datasets._paths import declarations, package_data
+
+    specs = [spec_from_entry(n, e) for n, e in declarations(path).items()]
+    for spec in specs:
+        problem = _problem(spec)
+        if problem:
+            raise ConfigError(f"{path or package_data('datasets.yml')}: {problem}")
+    return specs
+
+
+def _problem(spec: DatasetSpec) -> str | None:
+    """What is wrong with a declaration (``None``: nothing)."""
+    if spec.kind not in ("stand-in", "real"):
+        return f"dataset {spec.name!r}: kind must be 'stand-in' or 'real', got {spec.kind!r}"
+    if not spec.description:
+        return f"dataset {spec.name!r}: needs a one-line description"
+    for what in ("loader", "family", "available"):
+        target = getattr(spec, what)
+        if (target is not None or what == "loader") and ":" not in str(target or ""):
+            return f"dataset {spec.name!r}: {what} must be 'module:function', got {target!r}"
+    return None
 
 
 def register_dataset(spec: DatasetSpec) -> DatasetSpec:
@@ -177,17 +210,21 @@ def register_dataset(spec: DatasetSpec) -> DatasetSpec:
     """
     if spec.name in DATASETS:
         raise UsageError(f"dataset {spec.name!r} is already declared")
-    if spec.kind not in ("stand-in", "real"):
-        raise UsageError(f"dataset {spec.name!r}: kind must be 'stand-in' or 'real', "
-                         f"got {spec.kind!r}")
-    for what in ("loader", "family", "available"):
-        target = getattr(spec, what)
-        if target is not None and ":" not in target:
-            raise UsageError(f"dataset {spec.name!r}: {what} must be 'module:function', "
-                             f"got {target!r}")
+    problem = _problem(spec)
+    if problem:
+        raise UsageError(problem)
     DATASETS[spec.name] = spec
     _DESCRIPTIONS[spec.name] = (spec.kind, spec.description)
     return spec
+
+
+#: Every named dataset, name -> :class:`DatasetSpec`: the entries of ``data/datasets.yml``
+#: (:func:`read_specs`), in its order; add one with :func:`register_dataset`.
+DATASETS: dict[str, DatasetSpec] = {}
+# name -> (kind, description), read by the importers and the command line
+_DESCRIPTIONS: dict[str, tuple[str, str]] = {}
+for _spec in read_specs():
+    register_dataset(_spec)
 
 
 def unregister_dataset(name: str) -> None:
@@ -227,8 +264,12 @@ def unknown_dataset(name: str, known: list[str] | None = None, *, files: bool = 
     return f"unknown dataset {name!r}{hint}; known: {', '.join(known)}{tail}"
 
 
+#: The views :func:`load` gives: the paper's binary queries, or the answers as they are.
+VIEWS = ("binary", "native")
+
+
 def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
-         format: str | None = None, **options: Any) -> pd.DataFrame:
+         format: str | None = None, view: str = "binary", **options: Any) -> pd.DataFrame:
     """Load a dataset as a tidy table ``item, model, condition, answer, label``.
 
     Parameters
@@ -246,6 +287,14 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
         Read the file(s) in this importer format (``"tidy"``, ``"wide"``, ``"lm-eval"``,
         ``"mmlu-pro"``; options of :func:`ensel.datasets.importers.read`). Without it a
         ``.csv``/``.parquet`` path is a tidy table and other files are detected.
+    view : {"binary", "native"}, default="binary"
+        ``"binary"`` (what the book's pages that follow the paper read): multiple-choice
+        answers as the paper's binary queries (:func:`ensel.datasets.binary.to_binary_view`;
+        the real sources' own loaders draw the same queries). ``"native"``: the answers as
+        they are, option labels with an ``options`` column per item
+        (:func:`ensel.data.is_native`): ``mmlu_pro`` and ``mmlu_redux`` give the letters,
+        ``llmbar`` the better output's number (``"1"``/``"2"``); the stand-ins and binary
+        tables are binary by nature and come back unchanged.
     **options
         Passed to the loader.
 
@@ -270,8 +319,19 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
     >>> df["model"].nunique(), df["condition"].nunique()
     (12, 6)
     """
+    from ensel._validation import check_option
+
+    check_option(view, "view", VIEWS)
     if isinstance(name, str) and name in DATASETS and format is None:
-        return DATASETS[name].load(**options)
+        spec = DATASETS[name]
+        if view == "native" and spec.kind == "real":
+            import inspect
+
+            if "view" not in inspect.signature(_resolve(spec.loader)).parameters:
+                raise UsageError(f"dataset {name!r} has no native view (its loader "
+                                 f"{spec.loader} takes no view); load it with view='binary'")
+            return spec.load(view="native", **options)
+        return spec.load(**options)  # stand-ins: binary by nature
     several = isinstance(name, (list, tuple))
     # one path unless a list or tuple (with no format, anything else fails in Path() as before)
     one = cast("str | os.PathLike[str]", name)
@@ -280,13 +340,17 @@ def load(name: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *,
         from ensel.datasets.importers import read
 
         paths = list(name) if isinstance(name, (list, tuple)) else name
-        return read(paths, format=format, **options)
+        return read(paths, format=format, view=view, **options)
     if _looks_like_path(one) or Path(one).exists():
         from ensel.data import read_responses
 
         df = read_responses(name, **options)
         if options.get("validate", True):
             _require_two_models(df, str(name))
+            if view == "binary":
+                from ensel.datasets.binary import to_binary_view
+
+                df = to_binary_view(df, validate=False)
         return df
     raise UsageError(unknown_dataset(str(name)))
 
@@ -318,9 +382,11 @@ def model_info(name: str) -> pd.DataFrame:
 
 
 def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = None,
-              **options: Any) -> pd.DataFrame:
+              view: str | None = None, **options: Any) -> pd.DataFrame:
     """A dataset name of :func:`load` or input file(s) (see
     :func:`ensel.datasets.importers.read`).
+
+    ``view`` as in :func:`ensel.datasets.importers.read` (a name: ``None`` is ``"binary"``).
 
     Examples
     --------
@@ -335,7 +401,7 @@ def read_data(data: str | Path | Sequence[str | Path], *, format: str | None = N
     # '-' goes to read(), which says that standard input is not read
     if isinstance(data, str) and data != "-" and format is None and not Path(data).exists():
         if data in _DESCRIPTIONS:
-            return load(data)
+            return load(data, view=view or "binary")
         if not Path(data).suffix and "/" not in data and "\\" not in data:  # a name, no file
             raise DataError(f"{unknown_dataset(data)}; no file {data!r} exists in {Path.cwd()}")
-    return read(data, format=format, **options)
+    return read(data, format=format, view=view, **options)

@@ -16,10 +16,12 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
+from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-__all__ = ["data_dir", "package_data"]
+__all__ = ["data_dir", "declarations", "package_data"]
 
 ENV_VAR = "ENSEL_DATA_DIR"
 
@@ -110,3 +112,35 @@ def package_data(*parts: str) -> Path:
         if parts[:1] == ("notebooks",):  # top-level notebooks/, ensel._data.notebooks in a wheel
             root = root.parent
     return root.joinpath(*parts)
+
+
+def declarations(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The entries of a datasets file, name -> entry (declaration and profile), in file order:
+    ``data/datasets.yml`` (read once) unless ``path`` names another file of that layout.
+
+    Examples
+    --------
+    >>> declarations()["llmbar"]["kind"]
+    'real'
+    """
+    if path is None:
+        return _shipped_declarations()
+    return _read_declarations(Path(path))
+
+
+@cache
+def _shipped_declarations() -> dict[str, dict[str, Any]]:
+    return _read_declarations(package_data("datasets.yml"))
+
+
+def _read_declarations(path: Path) -> dict[str, dict[str, Any]]:
+    import yaml
+
+    from ensel._errors import ConfigError
+
+    with open(path, encoding="utf-8") as fh:
+        doc = yaml.safe_load(fh)
+    entries = doc.get("datasets") if isinstance(doc, dict) else None
+    if not isinstance(entries, dict) or not all(isinstance(e, dict) for e in entries.values()):
+        raise ConfigError(f"{path}: expected a top-level 'datasets:' mapping of name -> entry")
+    return {str(name): dict(entry) for name, entry in entries.items()}

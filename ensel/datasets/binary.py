@@ -21,6 +21,7 @@ files of your own).
 
 from __future__ import annotations
 
+import re
 import string
 import zlib
 from collections.abc import Sequence
@@ -36,8 +37,11 @@ __all__ = [
     "BinaryTables",
     "negative_options",
     "option_label",
+    "item_seed_key",
+    "native_table",
     "question_key",
     "to_binary",
+    "to_binary_view",
 ]
 
 #: Accepted values of ``null_pred``.
@@ -159,7 +163,8 @@ def to_binary(questions: pd.DataFrame, answers: pd.DataFrame, *, models: Sequenc
         One row per question, sorted as the output should be: ``question_id`` (non-negative
         int, unique; seeds the negative option), ``answer`` (gold option label, e.g.
         ``"C"``), ``answer_index`` (gold option index), ``n_options`` (>= 2), optionally
-        ``name`` (the query names' prefix; default ``question_id``), ``seed_key`` (a
+        ``name`` (the query names' prefix; default ``question_id``), ``labels`` (the
+        question's option labels, a tuple; default ``A, B, C, ...``), ``seed_key`` (a
         non-negative int seeding the draw instead of ``question_id``, e.g. from
         :func:`question_key`) and the
         ``extra_columns`` to copy into ``queries``.
@@ -191,7 +196,11 @@ def to_binary(questions: pd.DataFrame, answers: pd.DataFrame, *, models: Sequenc
         per_q["n_options"].to_numpy(),
         seed=int(seed),
     )
-    per_q["negative"] = [option_label(i) for i in neg_idx]
+    if "labels" in per_q.columns:  # the item's own option labels (a native table's)
+        per_q["negative"] = [labels[i] for labels, i in zip(per_q["labels"], neg_idx.tolist(),
+                                                             strict=True)]
+    else:
+        per_q["negative"] = [option_label(i) for i in neg_idx]
 
     # queries: positive then negative per question
     qid = per_q["question_id"].to_numpy()
@@ -248,3 +257,152 @@ def to_binary(questions: pd.DataFrame, answers: pd.DataFrame, *, models: Sequenc
         .reset_index(drop=True)
     )
     return BinaryTables(tidy, queries, predictions)
+
+
+def native_table(questions: pd.DataFrame, answers: pd.DataFrame, *, models: Sequence[str],
+                 condition: str = "all") -> pd.DataFrame:
+    """The native (multi-class) tidy table of the inputs of :func:`to_binary`.
+
+    One row per (question, model), questions in order, models in ``models`` order:
+    ``item`` (``name``, else ``question_id``), ``answer`` (the ``pred`` label, blank when
+    missing), ``label`` (the gold label), ``options`` (``labels`` joined by ``|``, else the
+    count ``n_options``: letters ``A..``). Not validated (the importers validate it once).
+    """
+    per_q = questions.reset_index(drop=True)
+    names = per_q["name"] if "name" in per_q.columns else per_q["question_id"]
+    opts = (per_q["labels"].map("|".join) if "labels" in per_q.columns
+            else per_q["n_options"])
+    pool = list(models)
+    pred = dict(zip(zip(answers["question_id"], answers["model"], strict=True),
+                    answers["pred"], strict=True))
+    qids = per_q["question_id"].tolist()
+    return pd.DataFrame({
+        "item": np.repeat(names.to_numpy(dtype=object), len(pool)),
+        "model": np.tile(np.asarray(pool, dtype=object), len(qids)),
+        "condition": condition,
+        "answer": [pred.get((q, m)) for q in qids for m in pool],
+        "label": np.repeat(per_q["answer"].to_numpy(dtype=object), len(pool)),
+        "options": np.repeat(opts.to_numpy(dtype=object), len(pool)),
+    })
+
+
+_DIGITS = re.compile(r"0|[1-9][0-9]*")
+_HEAD_ROW = re.compile(r"(?P<head>.+)/(?P<row>0|[1-9][0-9]*)")
+
+
+def item_seed_key(item: object) -> int:
+    """The key seeding the wrong option of a native item in :func:`to_binary_view`.
+
+    One rule for every table, chosen so that the native views of the real sources convert
+    to exactly the queries their loaders draw: a non-negative integer (or its digits, as a
+    file holds it: ``"70"``) is its own key (MMLU-Pro's question ids); ``"<name>/<row>"``
+    with a row number is ``question_key(name, row)`` (MMLU-Redux's ``subject/row``);
+    any other name is ``question_key(name)``.
+
+    Examples
+    --------
+    >>> item_seed_key(70), item_seed_key("70"), item_seed_key("anatomy/3") == question_key(
+    ...     "anatomy", 3)
+    (70, 70, True)
+    """
+    if isinstance(item, (int, np.integer)) and not isinstance(item, bool) and int(item) >= 0:
+        return int(item)
+    text = str(item)
+    if _DIGITS.fullmatch(text):
+        return int(text)
+    m = _HEAD_ROW.fullmatch(text)
+    if m:
+        return question_key(m["head"], int(m["row"]))
+    return question_key(text)
+
+
+def to_binary_view(df: pd.DataFrame, *, seed: int = 0, null_pred: str = "abstain",
+                   validate: bool = True) -> pd.DataFrame:
+    """The paper's binary queries of a multi-class (native) tidy table.
+
+    Each item with a gold label becomes a positive query (its gold option, ``Y = +1``) and a
+    negative query (one wrong option drawn by ``numpy.random.default_rng([seed, key])``,
+    ``key`` from :func:`item_seed_key`, ``Y = -1``), named ``<item>:<option>``; a model says
+    ``+1`` iff its answer is the query's option, a blank answer is ``0`` (or ``-1`` with
+    ``null_pred="false"``). This is :func:`to_binary`, fed from the table: the item's own
+    option labels, every condition apart (items in order of appearance, models in order of
+    appearance). Items without gold cannot become queries (``Y`` is unknown): they are
+    dropped, with a notice and a count in ``attrs["dropped"]``. A binary table is returned
+    as it is.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Tidy table (:func:`ensel.data.validate_responses`).
+    seed : int, default=0
+        Seeds each item's wrong option (depends on the item and the seed only).
+    null_pred : {"abstain", "false"}, default="abstain"
+    validate : bool, default=True
+        Validate ``df`` first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item, model, condition, answer, label`` with answers in ``{-1, 0, +1}``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": ["q1", "q1"], "model": ["a", "b"], "answer": ["B", "C"],
+    ...                    "label": ["B", "B"], "options": ["A|B|C"] * 2})
+    >>> b = to_binary_view(df)
+    >>> b["item"].tolist(), b["answer"].tolist(), b["label"].tolist()
+    (['q1:B', 'q1:B', 'q1:A', 'q1:A'], [1, -1, -1, -1], [1, 1, -1, -1])
+    """
+    from ensel._notice import notice
+    from ensel._validation import check_int, check_option
+    from ensel.data import OPTIONS_COLUMN, conditions, is_native, validate_responses
+
+    check_int(seed, "seed", low=0)
+    check_option(null_pred, "null_pred", NULL_PRED)
+    if validate:
+        df = validate_responses(df)
+    if not is_native(df):
+        return df
+    frames = []
+    no_gold = 0
+    models = list(dict.fromkeys(df["model"].astype(object)))
+    for cond in conditions(df):
+        sub = df if df["condition"].nunique() == 1 else df[df["condition"] == cond]
+        items = pd.unique(sub["item"].astype(object))
+        first = sub.drop_duplicates("item")
+        gold = dict(zip(first["item"].astype(object), first["label"].astype(object),
+                        strict=True))
+        sets = dict(zip(first["item"].astype(object),
+                        (tuple(str(o).split("|")) for o in first[OPTIONS_COLUMN]), strict=True))
+        keep = [it for it in items if gold[it] == gold[it]]  # NaN: no gold
+        no_gold += len(items) - len(keep)
+        if not keep:
+            continue
+        qid = {it: i for i, it in enumerate(keep)}
+        questions = pd.DataFrame({
+            "question_id": np.arange(len(keep)),
+            "name": [str(it) for it in keep],
+            "seed_key": [item_seed_key(it) for it in keep],
+            "answer": [str(gold[it]) for it in keep],
+            "answer_index": [sets[it].index(str(gold[it])) for it in keep],
+            "n_options": [len(sets[it]) for it in keep],
+            "labels": [sets[it] for it in keep],
+        })
+        rows = sub[sub["item"].astype(object).isin(qid)]
+        pred = rows["answer"].astype(object)
+        answers = pd.DataFrame({
+            "model": rows["model"].astype(object).to_numpy(),
+            "question_id": rows["item"].astype(object).map(qid).to_numpy(),
+            "pred": [None if p != p else str(p) for p in pred],
+        })
+        pool = [m for m in models if m in set(answers["model"])]
+        frames.append(to_binary(questions, answers, models=pool, seed=int(seed),
+                                null_pred=null_pred, condition=cond).tidy)
+    if no_gold:
+        notice(f"binary view: dropped {no_gold:,} item(s) without a gold label (a query needs "
+               "its label Y)")
+    if not frames:
+        raise DataError("binary view: no item has a gold label; the paper's queries need one")
+    out = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    out.attrs = {"dropped": {"no_gold": no_gold}, "view": "binary"}
+    return out

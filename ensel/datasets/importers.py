@@ -197,7 +197,8 @@ def _whole(value: Any, what: str, where: str) -> int:
 
 
 def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
-                        null_pred: str = "abstain", condition: str = "all") -> pd.DataFrame:
+                        null_pred: str = "abstain", condition: str = "all",
+                        view: str = "binary") -> pd.DataFrame:
     """Tidy binary table from MMLU-Pro-style per-question outputs, one file (or more) per model.
 
     The model is named by the file (``model_outputs_<model>_5shots.zip`` -> ``<model>``;
@@ -208,14 +209,15 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
     (``answer``, when given) contradicts ``answer_index``, whose key differs between files, or
     that not every model answered, are dropped (as :func:`ensel.datasets.mmlu_pro.load`
     drops them); what was skipped or dropped is said in one notice and counted in
-    ``attrs["dropped"]``.
+    ``attrs["dropped"]``. ``view="native"`` keeps the letters (items ``question_id``, an
+    ``options`` column with each question's option count).
     """
-    from ensel.datasets.binary import option_label, to_binary
+    from ensel.datasets.binary import native_table, option_label, to_binary
 
     rows = []
     models: list[str] = []
     first: dict[tuple[str, int], tuple[Path, int]] = {}
-    skipped = 0
+    skipped = lower = 0
     for path in _check_paths(paths):
         model = _mmlu_pro_model(path)
         if model not in models:
@@ -249,7 +251,9 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
                 raise DataError(f"{where}: question_id {qid} of model {model!r} is given twice "
                                 f"(record {fi} of {fpath} and record {i} of {path})")
             first[(model, qid)] = (path, i)
-            pred = None if rec["pred"] is None else str(rec["pred"]).strip().upper()
+            pred = None if rec["pred"] is None else str(rec["pred"]).strip()
+            lower += pred is not None and len(pred) == 1 and "a" <= pred <= "z"
+            pred = None if pred is None else pred.upper()
             if pred is not None and not (len(pred) == 1 and "A" <= pred < chr(ord("A") + n)):
                 raise DataError(f"{where} (question_id {qid}): pred {rec['pred']!r} is not one "
                                 f"of the option letters A-{chr(ord('A') + n - 1)} (any case) "
@@ -259,6 +263,9 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
             rows.append((model, qid, gold, n, pred, bad_key))
     if not rows:
         raise DataError("no MMLU-Pro record found in the input files")
+    if lower:
+        notice(f"mmlu-pro import: read {lower:,} lower-case pred letter(s) as capitals (a = A), "
+               "as this format does; a tidy table refuses them")
     raw = pd.DataFrame(rows, columns=["model", "question_id", "answer_index", "n_options",
                                       "pred", "bad_key"])
     # a gold letter that contradicts answer_index: which one is the key is unknown
@@ -280,6 +287,12 @@ def read_mmlu_pro_files(paths: Sequence[str | Path], *, seed: int = 0,
         raise DataError(f"{paths[0] if len(paths) == 1 else 'the input files'}: no question is "
                         "answered by every model with the same answer key")
     per_q["answer"] = [option_label(i) for i in per_q["answer_index"]]
+    if view == "native":
+        kept = per_q[["question_id", "answer", "answer_index", "n_options"]]
+        tidy = native_table(kept, raw[raw["question_id"].isin(per_q["question_id"])],
+                            models=models, condition=condition)
+        tidy.attrs = {"dropped": dropped}
+        return tidy
     tables = to_binary(per_q[["question_id", "answer", "answer_index", "n_options"]],
                        raw[raw["question_id"].isin(per_q["question_id"])], models=models,
                        seed=seed, null_pred=null_pred, condition=condition)
@@ -312,7 +325,7 @@ def _say_dropped(what: str, total: int, unit: str, dropped: dict[str, int]) -> N
 
 
 def read(paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str], *,
-         format: str | None = None, **options: Any) -> pd.DataFrame:
+         format: str | None = None, view: str | None = None, **options: Any) -> pd.DataFrame:
     """Read input files of one format into a validated tidy table.
 
     Parameters
@@ -322,6 +335,12 @@ def read(paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str], *,
         refused naming both places.
     format : str, optional
         One of :data:`FORMATS`; detected by :func:`detect` when omitted.
+    view : {None, "binary", "native"}, default=None
+        ``"native"``: multiple-choice sources keep their answers (option labels and an
+        ``options`` column, :func:`ensel.data.is_native`). ``"binary"``: the paper's binary
+        queries, a native tidy file converted by
+        :func:`ensel.datasets.binary.to_binary_view`. ``None``: a tidy file as it is stored,
+        the multiple-choice formats as binary queries (what they always gave).
     **options
         For multiple-choice sources: ``seed`` (negative option draw), ``null_pred``,
         ``condition``; for ``wide``: also ``gold``, ``item``, ``options``, ``correctness``.
@@ -345,8 +364,10 @@ def read(paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str], *,
     >>> read(p)["answer"].tolist()
     [1, -1, 0, -1]
     """
+    from ensel._validation import check_option
     from ensel.data import _Origin, _Part, _validate
 
+    check_option(view, "view", (None, "binary", "native"))
     files = _check_paths([paths] if isinstance(paths, (str, os.PathLike)) else list(paths))
     fmt = format or detect(files)
     if fmt not in FORMATS:
@@ -363,7 +384,14 @@ def read(paths: Sequence[str | os.PathLike[str]] | str | os.PathLike[str], *,
         raise DataError(f"option(s) {extra} do not apply to the {fmt} format"
                         + (f"; it takes {sorted(takes)}" if takes else ""))
     if fmt == "tidy":
-        return _tidy(files)
+        df = _tidy(files)
+        if view == "binary":
+            from ensel.datasets.binary import to_binary_view
+
+            df = to_binary_view(df, validate=False)
+        return df
+    if view == "native":
+        options["view"] = "native"
     try:
         if fmt == "wide":
             from ensel.datasets.wide import _read_wide

@@ -51,6 +51,7 @@ from ensel.datasets.binary import NULL_PRED
 __all__ = [
     "BENCHMARK",
     "ORDERS",
+    "VIEWS",
     "convert",
     "family",
     "file_entries",
@@ -75,6 +76,10 @@ ORDERS = {"original": ("swap = False", "original-order"),
 _PATH_RE = re.compile(
     r"^Dataset/(?P<subset>.+)/evaluators/(?P<llm>[^/]+)/(?P<strategy>[^/]+)/result\.json$")
 _WINNER = {"1": 1, "2": -1}
+#: The native answer of each binary one: the better output's number (blank = no verdict).
+_NATIVE = {1: "1", -1: "2", 0: None}
+#: Accepted values of ``view``.
+VIEWS = ("binary", "native")
 
 
 def family(model: str) -> str:
@@ -154,14 +159,14 @@ def _check_options(orders: object, null_pred: object) -> list[str]:
 
 def convert(files: Mapping[tuple[str, str], str | Path], *,
             orders: Sequence[str] = ("original", "swapped"),
-            null_pred: str = "abstain") -> pd.DataFrame:
+            null_pred: str = "abstain", view: str = "binary") -> pd.DataFrame:
     """Convert upstream ``result.json`` files to the tidy table.
 
     Parameters
     ----------
     files : mapping
         ``{(subset, "<LLM>/<strategy>"): path}``; every subset needs the same models.
-    orders, null_pred
+    orders, null_pred, view
         As in :func:`load`.
 
     Returns
@@ -171,6 +176,11 @@ def convert(files: Mapping[tuple[str, str], str | Path], *,
         sorted. ``attrs["records"]`` counts the items per subset.
     """
     order_list = _check_options(orders, null_pred)
+    from ensel._validation import check_option
+
+    check_option(view, "view", VIEWS)
+    if view == "native":
+        null_pred = "abstain"  # a blank answer; mapped to the winners below
     subsets = sorted({s for s, _ in files}, key=lambda s: (s not in BENCHMARK, s))
     models = sorted({m for _, m in files})
     missing = [(s, m) for s in subsets for m in models if (s, m) not in files]
@@ -217,12 +227,21 @@ def convert(files: Mapping[tuple[str, str], str | Path], *,
           .reset_index(drop=True))
     df.attrs = {"records": n_records,
                 "options": {"orders": order_list, "null_pred": null_pred, "subsets": subsets}}
+    if view == "native":
+        from ensel.data import validate_responses
+
+        attrs = {**df.attrs, "view": "native"}
+        df["answer"] = df["answer"].map(_NATIVE).astype(object)
+        df["label"] = df["label"].map(_NATIVE).astype(object)
+        df["options"] = "1|2"
+        df = validate_responses(df)
+        df.attrs = attrs
     return df
 
 
 def load(*, subset: str | Sequence[str] = "llmbar",
          orders: Sequence[str] = ("original", "swapped"),
-         null_pred: str = "abstain") -> pd.DataFrame:
+         null_pred: str = "abstain", view: str = "binary") -> pd.DataFrame:
     """LLMBar's judges as models, its records as binary queries, as a tidy table.
 
     Parameters
@@ -235,6 +254,12 @@ def load(*, subset: str | Sequence[str] = "llmbar",
         Presentation orders kept, one condition each (``original-order``, ``swapped-order``).
     null_pred : {"abstain", "false"}, default="abstain"
         A verdict that could not be parsed becomes ``0`` (abstention) or ``-1``.
+    view : {"binary", "native"}, default="binary"
+        ``"native"``: the judges' verdicts as they are, option labels ``"1"``/``"2"`` (the
+        better output's number; blank = no verdict; ``options`` ``1|2``). The task is
+        binary by nature, so the binary view is the same answers read as ``+1`` (output 1)
+        and ``-1`` (output 2): one query per record, not the two queries
+        :func:`ensel.datasets.binary.to_binary_view` makes of a multiple-choice question.
 
     Returns
     -------
@@ -252,7 +277,7 @@ def load(*, subset: str | Sequence[str] = "llmbar",
     entries = file_entries()
     chosen = _subsets(subset, sorted({s for s, _ in entries}))
     files = {(s, m): _fetch.fetch(e) for (s, m), e in entries.items() if s in chosen}
-    return convert(files, orders=orders, null_pred=null_pred)
+    return convert(files, orders=orders, null_pred=null_pred, view=view)
 
 
 def is_available() -> bool:

@@ -33,7 +33,7 @@ import pandas as pd
 
 from ensel._files import is_samples_name
 from ensel.data import DataError
-from ensel.datasets.binary import option_label, question_key, to_binary
+from ensel.datasets.binary import item_seed_key, native_table, option_label, to_binary
 
 __all__ = ["is_samples_file", "model_name", "read_lm_eval"]
 
@@ -192,7 +192,7 @@ def _read_samples(path: Path) -> tuple[str, list[tuple[int, int, int, int | None
 
 
 def read_lm_eval(paths: Sequence[str | Path], *, seed: int = 0, null_pred: str = "abstain",
-                 condition: str = "all") -> pd.DataFrame:
+                 condition: str = "all", view: str = "binary") -> pd.DataFrame:
     """Tidy binary table from lm-evaluation-harness samples files of several models.
 
     Parameters
@@ -205,6 +205,10 @@ def read_lm_eval(paths: Sequence[str | Path], *, seed: int = 0, null_pred: str =
     null_pred : {"abstain", "false"}, default="abstain"
         What a sample without finite log-likelihoods becomes.
     condition : str, default="all"
+    view : {"binary", "native"}, default="binary"
+        ``"native"``: the option chosen, as its letter (``A..``), items ``<task>/<doc_id>``
+        with an ``options`` column (the number of options); ``seed`` and ``null_pred`` do
+        not apply.
 
     Returns
     -------
@@ -257,7 +261,7 @@ def read_lm_eval(paths: Sequence[str | Path], *, seed: int = 0, null_pred: str =
     questions = pd.DataFrame({
         "question_id": range(len(keys)),
         "name": [f"{t}/{d}" for t, d in keys],
-        "seed_key": [question_key(f"{t}/{d}") for t, d in keys],
+        "seed_key": [item_seed_key(f"{t}/{d}") for t, d in keys],
         "answer": [option_label(gold[k][0]) for k in keys],
         "answer_index": [gold[k][0] for k in keys],
         "n_options": [gold[k][1] for k in keys],
@@ -268,6 +272,10 @@ def read_lm_eval(paths: Sequence[str | Path], *, seed: int = 0, null_pred: str =
         "question_id": [qid[k] for k in zip(ans["task"], ans["doc_id"], strict=True)],
         "pred": [None if c is None or c != c else option_label(int(c)) for c in ans["chosen"]],
     })
+    if view == "native":
+        tidy = native_table(questions, answers_df, models=models, condition=condition)
+        tidy.attrs = {"dropped": {"not_answered_by_all": dropped}}
+        return tidy
     tables = to_binary(questions, answers_df, models=models, seed=seed, null_pred=null_pred,
                        condition=condition)
     tidy = tables.tidy

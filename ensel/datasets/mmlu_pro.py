@@ -80,6 +80,7 @@ __all__ = [
     "model_entries",
     "model_summary",
     "models_table",
+    "native",
     "negative_options",
     "raw_predictions",
     "subset_names",
@@ -394,6 +395,25 @@ def binary_view(
     """
     _check_options(subset, null_pred, seed)
     pool = _resolve_models(models)
+    per_q, raw, dropped = _kept(subset, pool, cache)
+    tables = to_binary(per_q, raw, models=pool, seed=int(seed), null_pred=null_pred,
+                       condition=condition, extra_columns=("category", "src"))
+    tidy, queries, predictions = tables.tidy, tables.queries, tables.predictions
+    opts = {
+        "subset": subset if isinstance(subset, str) else list(subset),
+        "models": pool,
+        "seed": int(seed),
+        "null_pred": null_pred,
+        "condition": condition,
+    }
+    tidy.attrs = {"dropped": dict(dropped), "options": opts}
+    return MMLUProView(tidy, queries, predictions, pool, dropped, opts)
+
+
+def _kept(subset: str | Sequence[str], pool: list[str], cache: bool
+          ) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
+    """The questions kept (one row each, by ``question_id``), the pool's records of them and
+    the counts dropped at each step (see the module docstring)."""
     raw = raw_predictions(pool, cache=cache)
     dropped: dict[str, int] = {}
 
@@ -426,19 +446,56 @@ def binary_view(
     dropped["kept"] = len(per_q)
     if per_q.empty:
         raise UsageError(f"no question left for subset={subset!r} and models={pool}")
+    return per_q, raw, dropped
 
-    tables = to_binary(per_q, raw, models=pool, seed=int(seed), null_pred=null_pred,
-                       condition=condition, extra_columns=("category", "src"))
-    tidy, queries, predictions = tables.tidy, tables.queries, tables.predictions
-    opts = {
-        "subset": subset if isinstance(subset, str) else list(subset),
-        "models": pool,
-        "seed": int(seed),
-        "null_pred": null_pred,
+
+def native(*, subset: str | Sequence[str] = "ori_mmlu", models: str | Sequence[str] = "default",
+           condition: str = CONDITION, cache: bool = True) -> pd.DataFrame:
+    """MMLU-Pro's answers as they are: one row per (question, model), the letters themselves.
+
+    The questions kept are those of the binary view (same ``subset``, ``models`` and steps).
+    ``item`` is the ``question_id`` (an integer), ``answer`` the letter the model chose
+    (blank when none was parsed, and when the letter lies beyond the question's options, a
+    parsing artefact that names no option: counted per model in
+    ``attrs["outside_options"]``; the binary view reads those as wrong on both queries),
+    ``label`` the gold letter and ``options`` the question's option count (``A..``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated multi-class tidy table (:func:`ensel.data.is_native`), items by
+        ``question_id``, models in pool order, plus ``category`` and ``src``.
+    """
+    from ensel.data import validate_responses
+
+    _check_options(subset, "abstain", 0)
+    pool = _resolve_models(models)
+    per_q, raw, dropped = _kept(subset, pool, cache)
+    order = {m: i for i, m in enumerate(pool)}
+    rows = (raw[["model", "question_id", "pred"]]
+            .merge(per_q[["question_id", "answer", "n_options", "category", "src"]],
+                   on="question_id")
+            .assign(_m=lambda d: d["model"].map(order))
+            .sort_values(["question_id", "_m"], kind="stable").reset_index(drop=True))
+    inside = [p is not None and p == p and p in LETTERS[:n]
+              for p, n in zip(rows["pred"], rows["n_options"], strict=True)]
+    outside = rows["pred"].notna() & ~pd.Series(inside)
+    df = pd.DataFrame({
+        "item": rows["question_id"].to_numpy(),
+        "model": rows["model"].to_numpy(),
         "condition": condition,
-    }
-    tidy.attrs = {"dropped": dict(dropped), "options": opts}
-    return MMLUProView(tidy, queries, predictions, pool, dropped, opts)
+        "answer": rows["pred"].where(inside, None).to_numpy(dtype=object),
+        "label": rows["answer"].to_numpy(),
+        "options": rows["n_options"].to_numpy(),
+        "category": rows["category"].to_numpy(),
+        "src": rows["src"].to_numpy(),
+    })
+    out = validate_responses(df)
+    out.attrs = {"dropped": dict(dropped), "view": "native",
+                 "outside_options": {m: int(outside[rows["model"] == m].sum()) for m in pool},
+                 "options": {"subset": subset if isinstance(subset, str) else list(subset),
+                             "models": pool, "condition": condition}}
+    return out
 
 
 def _view_key(opts: dict) -> str:
@@ -457,6 +514,7 @@ def load(
     null_pred: str = "abstain",
     condition: str = CONDITION,
     cache: bool = True,
+    view: str = "binary",
 ) -> pd.DataFrame:
     """MMLU-Pro as the paper's binary queries, as a tidy table.
 
@@ -479,6 +537,11 @@ def load(
         Read/write the converted table as Parquet in the data folder, keyed by the options and
         the registry's SHA-256 (atomic write, checksum record, verified before use; a
         damaged or stale file is rebuilt from the verified raw files), so a rerun is fast.
+    view : {"binary", "native"}, default="binary"
+        ``"native"``: the letters as the models chose them (:func:`native`; ``seed`` and
+        ``null_pred`` do not apply). Its :func:`ensel.datasets.binary.to_binary_view` draws
+        the same queries as this binary view; only a letter beyond a question's options
+        differs (wrong on both queries here, blank in the native view).
 
     Returns
     -------
@@ -494,6 +557,11 @@ def load(
         The raw files are neither in the mirror/cache nor downloadable.
     """
     _check_options(subset, null_pred, seed)
+    from ensel._validation import check_option
+
+    check_option(view, "view", ("binary", "native"))
+    if view == "native":
+        return native(subset=subset, models=models, condition=condition, cache=cache)
     pool = _resolve_models(models)
     opts = {
         "subset": subset if isinstance(subset, str) else list(subset),

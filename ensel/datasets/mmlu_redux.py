@@ -28,7 +28,9 @@ HELM's files have no gold answer; the gold comes from MMLU-Redux. Which question
 3. only questions whose gold is verified (``error_type`` ``ok``, the default ``keep="ok"``);
    ``keep="all"`` keeps every matched question with MMLU's original gold, as HELM graded it.
 
-The counts at each step are in ``df.attrs["dropped"]``.
+The counts at each step are in ``df.attrs["dropped"]`` (the table's ``attrs`` hold JSON values
+only, so it saves to Parquet); the per-question table and the letters each model chose are in
+the :class:`ReduxView` of :func:`binary_view`.
 
 Binary view: the paper's conversion (:mod:`ensel.datasets.binary`): a positive query with the
 gold option (``Y = +1``) and a negative query with one wrong option drawn by a generator seeded
@@ -52,7 +54,10 @@ import csv
 import io
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -64,7 +69,11 @@ from ensel.datasets.binary import NULL_PRED, question_key, to_binary
 __all__ = [
     "CONDITION",
     "KEEP",
+    "VIEWS",
+    "ReduxView",
+    "binary_view",
     "convert",
+    "convert_view",
     "family",
     "is_available",
     "load",
@@ -76,9 +85,38 @@ NAME = "mmlu_redux"
 CONDITION = "helm-5shot"
 #: Accepted values of ``keep``.
 KEEP = ("ok", "all")
+#: Accepted values of ``view``: the paper's binary queries, or the letters as chosen.
+VIEWS = ("binary", "native")
 _HELM_RE = re.compile(r"^outputs/original_helm_combined/(?P<subject>[a-z_]+)\.csv$")
 _REDUX_RE = re.compile(r"^mmlu_redux/mmlu_(?P<subject>[a-z_]+)\.csv$")
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(frozen=True)
+class ReduxView:
+    """The tidy table of :func:`load` and the tables it is made from.
+
+    Attributes
+    ----------
+    tidy : pandas.DataFrame
+        ``item, model, condition, answer, label``; ``attrs`` holds ``dropped`` and ``options``
+        (JSON values).
+    questions : pandas.DataFrame
+        One row per kept question: ``subject, row, gold, error, name``.
+    predictions : pandas.DataFrame
+        One row per (model, question): the letter chosen (``model, question_id, pred, gold,
+        negative, n_options``).
+    dropped : dict
+        The questions counted at each step (as in ``tidy.attrs["dropped"]``).
+    options : dict
+        The options the view was made with (as in ``tidy.attrs["options"]``).
+    """
+
+    tidy: pd.DataFrame
+    questions: pd.DataFrame
+    predictions: pd.DataFrame
+    dropped: dict[str, int]
+    options: dict[str, Any]
 
 
 def family(model: str) -> str:
@@ -213,23 +251,36 @@ def _check_options(seed: object, null_pred: object, keep: object) -> None:
 
 def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0,
             null_pred: str = "abstain", keep: str = "ok",
-            condition: str = CONDITION) -> pd.DataFrame:
+            condition: str = CONDITION, view: str = "binary") -> pd.DataFrame:
     """Convert upstream files (HELM answers + MMLU-Redux annotation per subject) to the tidy table.
 
     Parameters
     ----------
     files : mapping
         ``{subject: (helm_csv_path, redux_csv_path)}`` in the upstream formats.
-    seed, null_pred, keep, condition
+    seed, null_pred, keep, condition, view
         As in :func:`load`.
 
     Returns
     -------
     pandas.DataFrame
         ``item, model, condition, answer, label``; ``attrs["dropped"]`` counts the questions at
-        each step, ``attrs["questions"]`` is the per-question table (``subject, row, gold,
-        error``) and ``attrs["predictions"]`` the letters chosen (``model, item, pred``).
+        each step and ``attrs["options"]`` holds the options (JSON values only); the
+        per-question table and the letters chosen are in :func:`convert_view`'s view.
     """
+    from ensel._validation import check_option
+
+    check_option(view, "view", VIEWS)
+    made = convert_view(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition)
+    return _native(made) if view == "native" else made.tidy
+
+
+def convert_view(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0,
+                 null_pred: str = "abstain", keep: str = "ok",
+                 condition: str = CONDITION, subjects: Sequence[str] | None = None
+                 ) -> ReduxView:
+    """:func:`convert`, with the tables the tidy table is made from (a :class:`ReduxView`);
+    ``subjects`` is only recorded in the options (``None``: all)."""
     _check_options(seed, null_pred, keep)
     counts = {"annotated": 0, "annotated_twice_differently": 0, "annotated_twice_same": 0,
               "not_in_helm": 0,
@@ -272,20 +323,52 @@ def convert(files: Mapping[str, tuple[str | Path, str | Path]], *, seed: int = 0
     })
     tables = to_binary(questions, answers, models=pool, seed=int(seed), null_pred=null_pred,
                        condition=condition, extra_columns=("subject",))
+    options = {"seed": int(seed), "null_pred": null_pred, "keep": keep, "condition": condition,
+               "subjects": None if subjects is None else list(subjects)}
+    dropped = {k: int(v) for k, v in counts.items()}
     tidy = tables.tidy
-    tidy.attrs = {
-        "dropped": counts,
-        "questions": merged[["subject", "row", "answer_index", "error"]].assign(
-            name=questions["name"]).rename(columns={"answer_index": "gold"}),
-        "predictions": tables.predictions,
-        "options": {"seed": int(seed), "null_pred": null_pred, "keep": keep,
-                    "condition": condition},
-    }
-    return tidy
+    tidy.attrs = {"dropped": dict(dropped), "options": dict(options)}
+    return ReduxView(tidy, merged[["subject", "row", "answer_index", "error"]].assign(
+        name=questions["name"]).rename(columns={"answer_index": "gold"}).reset_index(drop=True),
+        tables.predictions, dropped, options)
+
+
+def _native(view: ReduxView) -> pd.DataFrame:
+    """The letters as HELM's models chose them, one row per (question, model), from the
+    tables the binary view is made from (``view.predictions``: the letter or blank)."""
+    from ensel.data import validate_responses
+
+    pr = view.predictions
+    pool = list(dict.fromkeys(pr["model"]))
+    n_q, n_m = len(view.questions), len(pool)
+    # predictions are model-major in pool order, question_id 0..n_q-1: item-major rows
+    order = np.arange(n_q * n_m).reshape(n_m, n_q).T.ravel()
+    pred = pr["pred"].to_numpy(dtype=object)[order]
+    n_opt = pr["n_options"].to_numpy()[order]
+    inside = np.array([isinstance(p, str) and p in _LETTERS[:n] for p, n in zip(pred, n_opt,
+                                                                          strict=True)])
+    outside = np.array([isinstance(p, str) for p in pred]) & ~inside
+    df = pd.DataFrame({
+        "item": np.repeat(view.questions["name"].to_numpy(dtype=object), n_m),
+        "model": np.tile(np.asarray(pool, dtype=object), n_q),
+        "condition": view.options["condition"],
+        "answer": np.where(inside, pred, None),
+        "label": pr["gold"].to_numpy(dtype=object)[order],
+        "options": n_opt,
+        "subject": np.repeat(view.questions["subject"].to_numpy(dtype=object), n_m),
+    })
+    out = validate_responses(df)
+    out.attrs = {"dropped": dict(view.dropped), "view": "native",
+                 "outside_options": {m: int(outside.reshape(n_q, n_m)[:, j].sum())
+                                     for j, m in enumerate(pool)},
+                 "options": {k: v for k, v in view.options.items()
+                             if k not in ("seed", "null_pred")}}
+    return out
 
 
 def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
-         subjects: Sequence[str] | None = None, condition: str = CONDITION) -> pd.DataFrame:
+         subjects: Sequence[str] | None = None, condition: str = CONDITION,
+         view: str = "binary") -> pd.DataFrame:
     """HELM's MMLU answers with the MMLU-Redux gold, as the paper's binary queries.
 
     Parameters
@@ -300,6 +383,13 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
         MMLU subjects (default: all 57).
     condition : str, default="helm-5shot"
         Value of the ``condition`` column (one condition).
+    view : {"binary", "native"}, default="binary"
+        ``"native"``: the letters themselves, one row per (question, model): ``item``
+        ``<subject>/<row>``, ``answer`` the letter chosen (blank when HELM parsed none, and
+        for a letter beyond the options, counted in ``attrs["outside_options"]``), ``label``
+        the gold letter, ``options`` 4; ``seed`` and ``null_pred`` do not apply. Its
+        :func:`ensel.datasets.binary.to_binary_view` draws the same queries as the binary
+        view.
 
     Returns
     -------
@@ -313,7 +403,40 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
     ensel.datasets._fetch.DataUnavailableError
         The files are neither in the mirror/cache nor downloadable.
     """
-    _check_options(seed, null_pred, keep)
+    from ensel._validation import check_option
+
+    check_option(view, "view", VIEWS)
+    made = binary_view(seed=seed, null_pred=null_pred, keep=keep, subjects=subjects,
+                       condition=condition)
+    if view == "native":
+        return _native(made)
+    view = made
+    tidy = view.tidy.copy()
+    tidy.attrs = {"dropped": dict(view.dropped), "options": dict(view.options)}
+    return tidy
+
+
+def binary_view(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
+                subjects: Sequence[str] | None = None, condition: str = CONDITION) -> ReduxView:
+    """The :class:`ReduxView` of :func:`load` with the same options: the tidy table, the
+    per-question table and the letters each model chose (the last two views made in this
+    process are kept, so a page that loaded the table gets its view without reading the files
+    again; treat them as read-only).
+
+    Parameters
+    ----------
+    seed, null_pred, keep, subjects, condition
+        As in :func:`load` (``subjects`` as stored in ``df.attrs["options"]``).
+    """
+    _check_options(seed, null_pred, keep)  # before the cache, which needs hashable options
+    chosen = None if subjects is None else (
+        (subjects,) if isinstance(subjects, str) else tuple(subjects))
+    return _view(int(seed), null_pred, keep, chosen, str(condition))
+
+
+@lru_cache(maxsize=2)
+def _view(seed: int, null_pred: str, keep: str, subjects: tuple[str, ...] | None,
+          condition: str) -> ReduxView:
     pairs = subject_files()
     if subjects is not None:
         chosen = [subjects] if isinstance(subjects, str) else list(subjects)
@@ -323,7 +446,8 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
                              f"{sorted(pairs)}; got {unknown or chosen!r}")
         pairs = {s: pairs[s] for s in chosen}
     files = {s: (_fetch.fetch(h), _fetch.fetch(r)) for s, (h, r) in pairs.items()}
-    return convert(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition)
+    return convert_view(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition,
+                        subjects=subjects)
 
 
 def is_available() -> bool:

@@ -106,7 +106,7 @@ from ensel._errors import UsageError
 from ensel._validation import check_int
 from ensel.copula import average_correlation
 from ensel.datasets import _integrity
-from ensel.datasets._paths import data_dir
+from ensel.datasets._paths import data_dir, declarations
 from ensel.datasets.paper_tables import load_paper_table
 
 __all__ = [
@@ -133,12 +133,10 @@ __all__ = [
     "spec",
 ]
 
-#: Stand-in names and their one-line descriptions.
-NAMES: dict[str, str] = {
-    "medmcqa": "paper-calibrated stand-in for MEDMCQA (12 models, 8,366 binary queries)",
-    "mmlu": "paper-calibrated stand-in for MMLU (13 models, 10,000 binary queries)",
-    "imdb": "paper-calibrated stand-in for IMDB reviews (12 models, 10,000 binary queries)",
-}
+#: Stand-in names and their one-line descriptions (declared in ``data/datasets.yml``).
+NAMES: dict[str, str] = {name: str(entry["description"])
+                         for name, entry in declarations().items()
+                         if entry.get("kind") == "stand-in"}
 TEMPERATURES = (0.01, 0.3, 0.7)
 RUNS = (1, 2)
 #: Condition labels, temperature-major: ``t0.01-r1, t0.01-r2, ..., t0.7-r2``.

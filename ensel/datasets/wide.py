@@ -16,10 +16,12 @@ Two kinds of task:
 * **multiple choice** (the gold column holds option labels such as ``A``..``J`` or option
   indices ``0..n-1``): each model cell holds the option the model chose, empty = nothing
   parsed. Rows become the paper's two binary queries per item through
-  :func:`ensel.datasets.binary.to_binary`. The option set is ``options=`` when given
-  (a chosen option outside it is an error) or every value seen in the gold and model
-  columns (letters: ``A`` up to the last letter seen, matched case-insensitively so that
-  ``a`` is ``A``; integers: indices ``0`` up to the largest seen).
+  :func:`ensel.datasets.binary.to_binary`, or, with ``view="native"``, stay one row per
+  (item, model) with the labels themselves and an ``options`` column (the option set).
+  The option set is ``options=`` when given (a chosen option outside it is an error) or
+  every value seen in the gold and model columns (letters: ``A`` up to the last letter
+  seen, matched case-insensitively so that ``a`` is ``A``; integers: indices ``0`` up to
+  the largest seen).
 * **natively binary** (the gold column holds only ``True/False``, ``+1/-1``, ``1/0`` or
   ``yes/no``; pass ``options=`` to read a 0/1 gold column as two-option multiple choice
   instead): a model cell holds the model's binary answer, read by the one encoding rule of
@@ -48,7 +50,7 @@ import pandas as pd
 from ensel import _encoding as enc
 from ensel._errors import DataError
 from ensel._files import csv_names, refuse_kind, sniff
-from ensel.datasets.binary import option_label, question_key, to_binary
+from ensel.datasets.binary import item_seed_key, option_label, to_binary
 
 __all__ = ["GOLD_COLUMNS", "ITEM_COLUMNS", "read_table", "read_wide", "wide_to_tidy"]
 
@@ -131,17 +133,17 @@ def _pick(columns: Sequence[str], given: str | None, defaults: Sequence[str], wh
 def wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str | None = None,
                  item: str | None = None, options: Sequence[object] | None = None,
                  correctness: bool = False, seed: int = 0, null_pred: str = "abstain",
-                 condition: str = "all") -> pd.DataFrame:
+                 condition: str = "all", view: str = "binary") -> pd.DataFrame:
     """Tidy table from a wide matrix already read into ``df`` (see the module docstring)."""
     return _wide_to_tidy(df, path=path, kind=kind, gold=gold, item=item, options=options,
                          correctness=correctness, seed=seed, null_pred=null_pred,
-                         condition=condition)[0]
+                         condition=condition, view=view)[0]
 
 
 def _wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str | None = None,
                   item: str | None = None, options: Sequence[object] | None = None,
                   correctness: bool = False, seed: int = 0, null_pred: str = "abstain",
-                  condition: str = "all") -> tuple[pd.DataFrame, np.ndarray]:
+                  condition: str = "all", view: str = "binary") -> tuple[pd.DataFrame, np.ndarray]:
     """The tidy table and, per tidy row, the number of the line (row) it comes from."""
     if len(df) == 0:
         raise _Err(f"{path}: the file has no rows")
@@ -195,9 +197,10 @@ def _wide_to_tidy(df: pd.DataFrame, *, path: Path, kind: str = "csv", gold: str 
         out = _binary(df, path, kind, gcol, models, items, conds, correctness)
         return out, np.repeat(numbers, len(models))
     out = _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
-                           null_pred)
+                           null_pred, view)
     line_of = dict(zip(zip(items, conds, strict=True), numbers, strict=True))
-    names = out["item"].astype(str).str.rsplit(":", n=1).str[0]
+    names = (out["item"].astype(str) if view == "native"
+             else out["item"].astype(str).str.rsplit(":", n=1).str[0])
     back = [line_of[(n, c)] for n, c in zip(names, out["condition"].astype(str), strict=True)]
     return out, np.asarray(back, dtype=np.int64)
 
@@ -268,10 +271,20 @@ def _norm(v: object) -> str | None:
     return s or None
 
 
+def _is_lower_letter(v: object) -> bool:
+    return isinstance(v, str) and len(v.strip()) == 1 and "a" <= v.strip() <= "z"
+
+
 def _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
-                     null_pred) -> pd.DataFrame:
+                     null_pred, view="binary") -> pd.DataFrame:
     gold = [_norm(v) for v in df[gcol]]
     cells = {m: [_norm(v) for v in df[m]] for m in models}
+    lower = sum(_is_lower_letter(v) for col in (gcol, *models) for v in df[col])
+    if lower:
+        from ensel._notice import notice
+
+        notice(f"{path}: read {lower:,} lower-case option letter(s) as capitals (a = A), as "
+               "this format does; a tidy table refuses them")
     if options is not None:
         opts: list[Any] = [_norm(o) for o in options]
         if None in opts or not opts:  # an empty --options, or an empty one between commas
@@ -304,6 +317,16 @@ def _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
     if len(opts) < 2:
         raise _Err(f"{path}: a multiple-choice matrix needs at least 2 options; found {opts}")
     index = {o: i for i, o in enumerate(opts)}
+    if view == "native":  # the labels themselves, one row per (item, model), file order
+        n = len(df)
+        return pd.DataFrame({
+            "item": np.repeat(items.to_numpy(dtype=object), len(models)),
+            "model": np.tile(np.asarray(models, dtype=object), n),
+            "condition": np.repeat(conds.to_numpy(dtype=object), len(models)),
+            "answer": [cells[m][r] for r in range(n) for m in models],
+            "label": np.repeat(np.asarray(gold, dtype=object), len(models)),
+            "options": "|".join(opts),
+        })
     frames = []
     for cond in pd.unique(conds):
         rows = np.flatnonzero(conds.to_numpy() == cond)
@@ -311,7 +334,7 @@ def _multiple_choice(df, path, kind, gcol, models, items, conds, options, seed,
         questions = pd.DataFrame({
             "question_id": range(len(rows)),
             "name": names,
-            "seed_key": [question_key(n) for n in names],
+            "seed_key": [item_seed_key(n) for n in names],
             "answer": [option_label(index[gold[r]]) for r in rows],
             "answer_index": [index[gold[r]] for r in rows],
             "n_options": len(opts),

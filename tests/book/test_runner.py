@@ -15,6 +15,8 @@ from ensel.book.runner import (
     load_runs,
     toc_files,
     toc_problems,
+    toc_text,
+    write_toc,
 )
 from ensel.book.runner._execute import _strip_volatile, _warnings_in
 
@@ -44,6 +46,46 @@ def test_toc_problems_name_a_missing_and_a_stale_page(tmp_path: Path) -> None:
         "dataset 'llmbar'): add '- file: book/_generated/experiments-llmbar'",
         "_toc.yml lists book/_generated/experiments-gone, which no run of runs.yml writes (a "
         "stale entry, or a dataset no longer declared with that page)"]
+
+
+def test_the_committed_toc_is_what_ensel_notebooks_toc_writes() -> None:
+    runs = load_runs(ROOT / "notebooks" / "runs.yml")
+    assert toc_text(runs, ROOT / "_toc.yml") == (ROOT / "_toc.yml").read_text(), \
+        "_toc.yml is not current: run .venv/bin/ensel notebooks toc"
+
+
+def test_ensel_notebooks_toc_rewrites_only_the_dataset_pages(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from ensel.book.runner import main
+
+    runs = load_runs(ROOT / "notebooks" / "runs.yml")
+    good = (ROOT / "_toc.yml").read_text()
+    # a dataset page missing, one of another dataset's group out of order, a stale one
+    bad = (good.replace("      - file: book/_generated/experiments-mmlu_redux\n", "")
+           .replace("      - file: book/_generated/modelling-llmbar\n",
+                    "      - file: book/_generated/modelling-gone\n")
+           .replace("      - file: book/_generated/standins_card-medmcqa\n"
+                    "      - file: book/_generated/standins_card-mmlu\n",
+                    "      - file: book/_generated/standins_card-mmlu\n"
+                    "      - file: book/_generated/standins_card-medmcqa\n"))
+    assert bad != good
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(bad)
+    assert write_toc(runs, toc, check=True) and toc.read_text() == bad  # check: no write
+    assert write_toc(runs, toc) and toc.read_text() == good
+    assert not write_toc(runs, toc)
+    # the command on a checkout: current, exit 0; --check on a stale one: exit 1, one line
+    (tmp_path / "notebooks").symlink_to(ROOT / "notebooks")
+    monkeypatch.setenv("ENSEL_REPO_ROOT", str(tmp_path))
+    assert main(["toc", "--check"]) == 0
+    toc.write_text(bad)
+    assert main(["toc", "--check"]) == 1
+    assert capsys.readouterr().out == ("_toc.yml: the pages of the declared datasets are out of "
+                                       "date (run: ensel notebooks toc)\n")
+    assert main(["toc"]) == 0 and toc.read_text() == good
+    assert capsys.readouterr().out == ("_toc.yml: wrote the pages of the declared datasets "
+                                       "(data/datasets.yml)\n")
 
 
 def _write(tmp_path: Path, text: str) -> Path:

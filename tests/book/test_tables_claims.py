@@ -24,15 +24,18 @@ def _summary(values: dict[tuple[str, str], list[float]], std: float = 0.01) -> p
     return pd.DataFrame(rows, columns=["selector", "aggregator", "k", "mean", "std", "n"])
 
 
+_COLUMNS = ex.RESULT_COLUMNS + ["selected", "selected_accuracy", "n_test", ex.INNER_COLUMN]
+
+
 def _results(errors: dict[tuple[str, str], list[float]], n_eval: int = 4) -> pd.DataFrame:
-    """Hand-made results: the same error in every evaluation (+ tiny jitter per split)."""
+    """Hand-made results: the same error in every evaluation (+ tiny jitter per split); the
+    inner split sees the same curve."""
     rows = []
     for (sel, agg), means in errors.items():
         for k, m in enumerate(means, start=1):
             for s in range(n_eval):
-                rows.append(("c", s, sel, agg, k, m + 1e-4 * s, "a", 0.8, 100))
-    return pd.DataFrame(rows, columns=ex.RESULT_COLUMNS + ["selected", "selected_accuracy",
-                                                           "n_test"])
+                rows.append(("c", s, sel, agg, k, m + 1e-4 * s, "a", 0.8, 100, m))
+    return pd.DataFrame(rows, columns=_COLUMNS)
 
 
 def test_bold_best_per_row() -> None:
@@ -118,17 +121,20 @@ def test_claim_checks_on_hand_made_results() -> None:
 def _noisy(delta: list[float], sd: float, seed: int, n_eval: int = 30,
            m: int = 8) -> pd.DataFrame:
     """Results of two arms over ``n_eval`` evaluations: Top-k's error 0.17 + noise,
-    Greedy MI's error Top-k's + delta[k] + independent noise (sd each)."""
+    Greedy MI's error Top-k's + delta[k] + independent noise (sd each); the inner split's
+    errors are an independent draw of the same kind (the nested choice of k reads them)."""
     rng = np.random.default_rng(seed)
     rows = []
     for s in range(n_eval):
-        base = 0.17 + rng.normal(0, sd, m)
+        base, inner = 0.17 + rng.normal(0, sd, (2, m))
         other = base + np.asarray(delta) + rng.normal(0, sd, m)
+        other_inner = inner + np.asarray(delta) + rng.normal(0, sd, m)
         for k in range(1, m + 1):
-            rows.append(("c", s, "topk", "map", k, base[k - 1], "a", 0.8, 100))
-            rows.append(("c", s, "greedy_mi", "map", k, other[k - 1], "a", 0.8, 100))
-    return pd.DataFrame(rows, columns=ex.RESULT_COLUMNS + ["selected", "selected_accuracy",
-                                                           "n_test"])
+            rows.append(("c", s, "topk", "map", k, base[k - 1], "a", 0.8, 100,
+                         inner[k - 1]))
+            rows.append(("c", s, "greedy_mi", "map", k, other[k - 1], "a", 0.8, 100,
+                         other_inner[k - 1]))
+    return pd.DataFrame(rows, columns=_COLUMNS)
 
 
 G2 = next(c for c in claims.CLAIMS if c.id == "G2")
@@ -160,11 +166,10 @@ def _halves(delta: list[float], spread: float, seed: int, M: int = 10) -> pd.Dat
         for half in "AB":
             shift = rng.normal(0, spread)
             for k in range(1, len(delta) + 1):
-                rows.append((h, half, "c", 0, "topk", "map", k, 0.17, "a", 0.8, 50))
+                rows.append((h, half, "c", 0, "topk", "map", k, 0.17, "a", 0.8, 50, 0.17))
                 rows.append((h, half, "c", 0, "greedy_mi", "map", k,
-                             0.17 + delta[k - 1] + shift, "a", 0.8, 50))
-    return pd.DataFrame(rows, columns=["halving", "half", *ex.RESULT_COLUMNS, "selected",
-                                       "selected_accuracy", "n_test"])
+                             0.17 + delta[k - 1] + shift, "a", 0.8, 50, 0.17 + delta[k - 1]))
+    return pd.DataFrame(rows, columns=["halving", "half", *_COLUMNS])
 
 
 def test_replicates_that_disagree_widen_the_interval() -> None:
@@ -209,8 +214,11 @@ def test_every_budget_claim_is_decided_by_its_least_clear_budget() -> None:
 
 def test_equivalence_claims() -> None:
     same = claims.as_good([(("greedy_mi", "map"), ("topk", "map"))], "all")
-    assert claims.EQUIVALENCE_MARGIN == 0.01
-    f = same(claims.evidence_from_results(_noisy([0.001] * 8, 0.001, 0)))
+    # the margin is relative to the single best model's error (Top-k at k = 1: 0.17 here)
+    ev = claims.evidence_from_results(_noisy([0.001] * 8, 0.001, 0))
+    assert ev.margin() == pytest.approx(claims.EQUIVALENCE.fraction * ev.single_error())
+    assert ev.single_error() == pytest.approx(0.17, abs=0.001)
+    f = same(ev)
     assert f.verdict == "equivalent" and "8/8 equivalent" in f.text and f.effect is None
     assert same(claims.evidence_from_results(_noisy([0.05] * 8, 0.001, 0))).verdict \
         == "different"
@@ -251,15 +259,96 @@ def test_claim_classes() -> None:
     free = claims.verdicts(res, by_construction={"mmlu": ()}).set_index(["id", "dataset"])
     assert free.loc[("MMLU3", "mmlu"), "class"] == claims.TESTABLE
     assert v.loc[("G3-WMV", "mmlu_pro"), "class"] == claims.CONTROL
-    assert v.loc[("G3", "mmlu_pro"), "class"] == claims.TESTABLE
-    assert "2ᵏ" in v.loc[("G3", "mmlu_pro"), "class_note"]
+    # without W-MV results the control cannot be checked: G3 is not counted, and says why
+    assert v.loc[("G3", "mmlu_pro"), "class"] == claims.ARTEFACT
+    assert "G3-WMV could not be checked" in v.loc[("G3", "mmlu_pro"), "class_note"]
     from ensel.book import protocol
 
     counts = protocol.verdict_counts(v.reset_index())
-    # of the rows with a verdict on these two-arm results, MMLU4 (the same finding as G3)
-    # is shown and not counted
-    assert counts.loc["mmlu", "not counted"] == 1
+    # of the rows with a verdict on these two-arm results, G3 (its control unchecked) and
+    # MMLU4 (the same finding as G3) are shown and not counted
+    assert counts.loc["mmlu", "not counted"] == 2
     assert v.loc[("MMLU4", "mmlu"), "class"] == claims.DUPLICATE
+
+
+def _with_wmv(res: pd.DataFrame, delta_full: float) -> pd.DataFrame:
+    """``res`` plus Greedy MI with W-MV: its MAP errors, ``delta_full`` added at k = m."""
+    g = res[(res["selector"] == "greedy_mi")].copy()
+    g["aggregator"] = "wmv"
+    full = g["k"] == g["k"].max()
+    g.loc[full, "error"] += delta_full
+    g.loc[full, ex.INNER_COLUMN] += delta_full
+    return pd.concat([res, g], ignore_index=True)
+
+
+def test_g3_counts_only_where_its_control_holds() -> None:
+    """G3 (all models worse than the best subset) with MAP is classed an artefact of the
+    plug-in table where the same question with W-MV does not hold, and counted where it
+    does."""
+    from ensel.book import protocol
+
+    # MAP: all 8 models 0.03 worse than any subset, in every evaluation
+    res = _noisy([0.0] * 7 + [0.03], 0.002, 0)
+    keep = [c for c in claims.CLAIMS if c.id in ("G3", "G3-WMV")]
+    both = claims.verdicts({"x": _with_wmv(res, 0.0)}, claims=keep).set_index("id")
+    assert both.loc["G3-WMV", "verdict"] == "holds" and both.loc["G3", "verdict"] == "holds"
+    assert both.loc["G3", "class"] == claims.TESTABLE
+    # W-MV: all 8 models as good as any subset
+    flat = claims.verdicts({"x": _with_wmv(res, -0.03)}, claims=keep).set_index("id")
+    assert flat.loc["G3", "verdict"] == "holds" and flat.loc["G3-WMV", "verdict"] != "holds"
+    assert flat.loc["G3", "class"] == claims.ARTEFACT
+    assert "its control G3-WMV is within noise here" in flat.loc["G3", "class_note"]
+    assert protocol.verdict_counts(flat.reset_index()).loc["x", "claims"] == 0
+    # without the control among the claims checked, G3 stays testable
+    alone = claims.verdicts({"x": res}, claims=keep[:1])
+    assert list(alone["class"]) == [claims.TESTABLE]
+    t = claims.verdict_table(flat.reset_index(), "x", html=False)
+    assert "not counted: artefact of the plug-in table" in t.loc["G3", "verdict"]
+
+
+def test_best_k_is_chosen_on_the_inner_split() -> None:
+    """Each arm's best k is the one with the smallest inner-split error in each evaluation,
+    not the minimum of the mean test curve: a test curve whose dip the inner split does not
+    see is not chosen."""
+    res = _noisy([0.0] * 8, 0.001, 0)
+    g = res["selector"] == "greedy_mi"
+    res.loc[g & (res["k"] == 4), "error"] -= 0.03  # a dip on the test part only
+    res.loc[g & (res["k"] == 6), ex.INNER_COLUMN] -= 0.03  # the inner split prefers k = 6
+    ev = claims.evidence_from_results(res)
+    arm = ("greedy_mi", "map")
+    assert set(ev.chosen(arm, claims.Chosen(tuple(range(1, 9))))) == {6}
+    f = claims.best_lower(arm, ("topk", "map"))(ev)
+    assert "(k=6 in 30/30)" in f.text and f.verdict == "within noise"
+    # had the inner split seen the dip, it would hold
+    res.loc[g & (res["k"] == 4), ex.INNER_COLUMN] -= 0.06
+    f = claims.best_lower(arm, ("topk", "map"))(claims.evidence_from_results(res))
+    assert "(k=4 in 30/30)" in f.text and f.verdict == "holds"
+    # on the paper's tables (means only) the mean curve is all there is
+    paper = claims.evidence_from_paper("medmcqa")
+    c = paper.curve(*arm)["mean"]
+    assert paper.chosen(arm, claims.Chosen(tuple(c.index))) == int(c.idxmin())
+    # results without inner errors cannot choose: not computable, never a silent fallback
+    with pytest.raises(claims.NotComputable, match="inner=True"):
+        claims.best_lower(arm, ("topk", "map"))(
+            claims.evidence_from_results(res.drop(columns=ex.INNER_COLUMN)))
+
+
+def test_equivalence_margin_rule() -> None:
+    ev = claims.evidence_from_results(_noisy([0.0] * 8, 0.001, 0))
+    assert claims.EquivalenceMargin(absolute=0.01).margin(ev) == 0.01
+    assert claims.EquivalenceMargin(0.1, 0.002).margin(ev) == pytest.approx(
+        0.1 * ev.single_error())
+    low = _noisy([0.0] * 8, 0.001, 0).assign(error=lambda d: d["error"] - 0.14)
+    ev_low = claims.evidence_from_results(low)  # errors about 0.03: the floor
+    assert ev_low.margin() == claims.EQUIVALENCE.floor
+    assert claims.EQUIVALENCE in claims.MARGIN_SENSITIVITY
+    assert claims.EQUIVALENCE_ABSOLUTE in claims.MARGIN_SENSITIVITY
+    # a difference of 0.006 on errors of 0.03 is equivalent within 0.01, not within 5 %
+    d = _noisy([0.006] * 8, 0.0005, 0).assign(error=lambda x: x["error"] - 0.14)
+    same = claims.as_good([(("greedy_mi", "map"), ("topk", "map"))], "all")
+    assert same(claims.evidence_from_results(
+        d, equivalence=claims.EQUIVALENCE_ABSOLUTE)).verdict == "equivalent"
+    assert same(claims.evidence_from_results(d)).verdict == "different"
 
 
 @pytest.mark.parametrize("variant", ["class-asymmetric", "label-invariant", None])
@@ -331,7 +420,11 @@ def test_paper_rule_from_its_mean_and_std() -> None:
 def test_paper_claims_hold_on_paper_numbers() -> None:
     v = claims.verdicts({})
     assert len(v) == sum(c.dataset != "all" for c in claims.CLAIMS)
-    assert v["paper_holds"].all(), v[~v["paper_holds"].astype(bool)][["id", "paper"]]
+    # every directional claim; an equivalence claim's point estimates depend on the margin
+    equiv = v["paper_verdict"].isin(["equivalent", "not shown equivalent", "different"])
+    bad = v[~equiv & ~v["paper_holds"].astype(bool)]
+    assert bad.empty, bad[["id", "paper"]]
+    assert claims.verdicts({}, equivalence=claims.EQUIVALENCE_ABSOLUTE)["paper_holds"].all()
     assert (v["verdict"] == "no results").all()
 
 
@@ -529,8 +622,9 @@ def test_counts_sentence_and_forest_plot() -> None:
                                     "not counted"]
     assert (counts[["holds", "within noise", "contradicted"]].sum(axis=1)
             == counts["claims"]).all()
-    # G1-G3, G5 (G4 needs majority-vote results); the control G3-WMV is not counted
-    assert counts.loc["mmlu_pro", "claims"] == 4
+    # G1, G2, G5 (G4 needs majority-vote results); the control G3-WMV is not counted,
+    # and without it G3 is not either
+    assert counts.loc["mmlu_pro", "claims"] == 3
     text = protocol.verdict_sentence(v, counts)
     assert "stand-ins" in text and "MMLU-Pro" in text and "testable" in text
     assert "paper's own mean ± std" not in text  # an unpaired rule: not a headline
@@ -566,3 +660,48 @@ def test_ensemble_against_the_single_best_model() -> None:
     assert "single" in protocol.single_model_sentence(v)
     worse = g5.check(claims.evidence_from_results(_noisy([0.0] + [0.03] * 7, 0.005, 0)))
     assert worse.verdict == "contradicted"
+
+
+def test_margin_sensitivity_and_the_pages_rule_checks() -> None:
+    """The report's sensitivity table re-checks the equivalence claims under each margin
+    (the old absolute one makes a 0.004 difference on errors of 0.035 "equivalent", the
+    relative one does not), its row of the book's rule reproduces the saved counts, and the
+    experiments page's checks of the rules pass on the same verdicts."""
+    from ensel.book import protocol
+
+    res = _noisy([0.004] * 12, 0.0005, 0, m=12).assign(
+        error=lambda d: d["error"] - 0.135,
+        **{ex.INNER_COLUMN: lambda d: d[ex.INNER_COLUMN] - 0.135})
+    v = claims.verdicts({"imdb": res})
+    assert v.set_index("id").loc["IMDB2", "verdict"] == "different"
+    t = protocol.margin_sensitivity(v, {"imdb": res})
+    old, book = t.loc[claims.EQUIVALENCE_ABSOLUTE.label()], t.loc[t.attrs["book"]]
+    assert old["equivalent"] == 1 and book["different"] == 1
+    assert book["margin, IMDB"] == claims.EQUIVALENCE.floor and old["margin, IMDB"] == 0.01
+    counts = protocol.verdict_counts(v).sum()
+    assert [book[f"stand-ins {k}"] for k in ("holds", "within noise", "contradicted")] == \
+        [counts[k] for k in ("holds", "within noise", "contradicted")]
+    # IMDB2: equivalent (holds) under the old margin, different (contradicted) under the book's
+    assert old["stand-ins holds"] == book["stand-ins holds"] + 1
+    assert old["stand-ins contradicted"] == book["stand-ins contradicted"] - 1
+    assert t["equivalent"].dtype.kind == "i"
+    checks = claims.PageChecks("demo")
+    protocol.check_claim_rules(checks, v, res)
+    assert len(checks) >= 2 and not checks.failures(), checks.table()
+    assert "the floor" in protocol.margin_text(res)
+    # G3's control was not run (no W-MV): the sentence says where G3 is not counted
+    assert "on IMDB, G3 finds" in protocol.artefact_sentence(v)
+
+
+def test_answer_bias_moves_the_conversion_ratio() -> None:
+    from ensel.book import cards
+
+    t = cards.answer_bias_sensitivity("mmlu", seed=0, n_items=600, biases=(-0.1, 0.0, 0.2))
+    asym = t[t["variant"] == "class-asymmetric"].set_index("bias")
+    assert (asym["ratio"].diff().dropna() < 0).all()  # a yes-bias lowers the ratio
+    assert asym.loc[0.0, "ratio"] == pytest.approx(3.0, rel=0.3)
+    assert (t["residual"] < 1e-10).all()
+    ref = t[t["variant"] == "label-invariant"]
+    assert len(ref) == 1 and ref["ratio"].iloc[0] == pytest.approx(1.0, rel=0.3)
+    with pytest.raises(ValueError, match="bias must lie in"):
+        cards.with_answer_bias(np.ones((2, 2), dtype=np.int8), 1.5, seed=0)

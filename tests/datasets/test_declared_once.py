@@ -1,13 +1,15 @@
-"""Datasets are declared once (``ensel.datasets.DATASETS``): the per-dataset runs of the book
-and ``ensel datasets list`` agree with the declaration."""
+"""Datasets are declared once (``data/datasets.yml``, read into ``ensel.datasets.DATASETS``):
+the per-dataset runs of the book, its table of contents and ``ensel datasets list`` agree with
+the declaration, and the checks of each dataset are parametrised from it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
-from ensel.datasets import _DESCRIPTIONS, DATASETS, available
+from ensel.datasets import _DESCRIPTIONS, DATASETS, available, read_specs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,9 +30,26 @@ def test_the_per_dataset_runs_are_the_declared_pages() -> None:
 def test_the_list_and_the_loaders_come_from_the_declaration() -> None:
     assert list(available()["name"]) == list(DATASETS)
     assert _DESCRIPTIONS == {n: (s.kind, s.description) for n, s in DATASETS.items()}
-    for spec in DATASETS.values():
-        module, _, func = spec.loader.partition(":")
-        assert callable(getattr(__import__(module, fromlist=[func]), func)), spec.loader
+    declared = yaml.safe_load((ROOT / "data" / "datasets.yml").read_text(encoding="utf-8"))
+    assert [s.name for s in read_specs()] == list(declared["datasets"])
+    assert set(declared["datasets"]) <= set(DATASETS)  # a test may register more
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+def test_each_declared_dataset_has_its_loader_pages_and_profile(name: str) -> None:
+    """Parametrised from the declaration: a dataset added to data/datasets.yml (or registered,
+    as the toy of test_toy_dataset.py) is checked here without editing this file."""
+    from ensel.book.profiles import label
+    from ensel.book.runner import load_runs, repo_root, toc_problems
+
+    spec = DATASETS[name]
+    module, _, func = spec.loader.partition(":")
+    assert callable(getattr(__import__(module, fromlist=[func]), func)), spec.loader
+    assert spec.profile["kind"] == spec.kind and label(name) == spec.profile["label"]
+    runs = [r for r in load_runs() if r.parameters.get("dataset") == name]
+    assert sorted({r.notebook for r in runs}) == sorted(spec.pages)
+    # its pages are in the table of contents that `ensel notebooks toc` writes
+    assert not [p for p in toc_problems(runs, repo_root() / "_toc.yml") if "does not list" in p]
 
 
 def test_the_templates_give_the_listed_runs_their_names() -> None:
@@ -48,17 +67,16 @@ def test_the_templates_give_the_listed_runs_their_names() -> None:
             assert run["output"] == template["output"].format(dataset=name), run
 
 
-def test_each_declared_real_dataset_has_its_registry_family_and_profile() -> None:
+@pytest.mark.parametrize("name", [n for n, s in DATASETS.items() if s.kind == "real"])
+def test_each_declared_real_dataset_has_its_registry_and_family(name: str) -> None:
     from ensel.datasets._fetch import read_registry, registry_path
 
-    for name, spec in DATASETS.items():
-        assert spec.profile["kind"] == spec.kind, name
-        if spec.kind != "real":
-            continue
+    spec = DATASETS[name]
+    if spec.registry is not None:  # downloaded: its registry and upstream
         assert registry_path(spec.registry).is_file() and read_registry(spec.registry), name
         assert spec.upstream and "/" in spec.upstream, name
-        assert spec.family is None or isinstance(spec.family_of("some/model"), str), name
-        assert isinstance(spec.is_available(), bool), name
+    assert spec.family is None or isinstance(spec.family_of("some/model"), str), name
+    assert isinstance(spec.is_available(), bool), name
 
 
 def test_load_reads_a_name_a_tidy_table_or_any_importer_format(tmp_path: Path) -> None:

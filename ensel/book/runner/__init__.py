@@ -33,6 +33,7 @@ Command line (also ``ensel notebooks ...``)::
     python -m ensel.book.runner run experiments -p dataset=mmlu -p n_splits=3
     python -m ensel.book.runner all [--test]                      # every run, in order
     python -m ensel.book.runner list --json
+    python -m ensel.book.runner toc [--check]   # _toc.yml's pages of the declared datasets
 
 ``list`` works anywhere: outside a checkout it reads the ``runs.yml`` and page sources shipped
 with the package; ``run`` and ``all`` write the book's pages and need the repository.
@@ -66,7 +67,9 @@ from ensel.book.runner._config import (
     source_root,
     toc_files,
     toc_problems,
+    toc_text,
     unavailable_data,
+    write_toc,
 )
 from ensel.book.runner._execute import (
     FIGURE_DATA_DIR,
@@ -111,4 +114,6 @@ __all__ = [
     "read_durations",
     "toc_files",
     "toc_problems",
+    "toc_text",
+    "write_toc",
 ]

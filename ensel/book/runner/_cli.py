@@ -1,7 +1,7 @@
 """Execute the book's notebooks with papermill, one run per entry of ``notebooks/runs.yml``.
 
-The command ``ensel notebooks`` (also ``python -m ensel.book.runner``): ``list``, ``run`` and
-``all``; its usage and the ``list --json`` schema are in :mod:`ensel.book.runner`.
+The command ``ensel notebooks`` (also ``python -m ensel.book.runner``): ``list``, ``run``,
+``all`` and ``toc``; its usage and the ``list --json`` schema are in :mod:`ensel.book.runner`.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ensel._errors import ConfigError
 from ensel._io import NotebookRunError, exit_on_signals
 from ensel.book.runner._config import (
     NotebookRun,
@@ -27,6 +28,8 @@ from ensel.book.runner._config import (
     repo_root,
     require_page_packages,
     source_root,
+    toc_problems,
+    write_toc,
 )
 from ensel.book.runner._schedule import _execute_all
 
@@ -70,7 +73,7 @@ def list_document(runs: Sequence[NotebookRun], config: Path) -> dict[str, Any]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``ensel notebooks`` (``list``, ``run``, ``all``)."""
+    """The arguments of ``ensel notebooks`` (``list``, ``run``, ``all``, ``toc``)."""
     sub = parser.add_subparsers(dest="cmd", required=True)
     lst = sub.add_parser("list", help="list the runs of runs.yml (from the repository, or "
                                       "the copy shipped with the package)")
@@ -93,6 +96,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run_p.add_argument("notebook")
     run_p.add_argument("--output", default=None, help="only the run with this output name")
     sub.add_parser("all", parents=[common], help="execute every run in order")
+    toc = sub.add_parser("toc", help="write the per-dataset pages of _toc.yml from the datasets "
+                                     "declared in data/datasets.yml (make book does it)")
+    toc.add_argument("--check", action="store_true",
+                     help="only say whether _toc.yml is current (exit 1 when it is not)")
+
+
+def _toc_command(runs: Sequence[NotebookRun], toc: Path, *, check: bool) -> int:
+    """``ensel notebooks toc``: write (or ``check``) the per-dataset entries of ``toc``."""
+    try:
+        stale = write_toc(runs, toc, check=check)
+    except ConfigError as exc:
+        raise NotebookRunError(str(exc)) from None
+    if stale:
+        print(f"{toc.name}: the pages of the declared datasets are out of date (run: ensel "
+              "notebooks toc)" if check else f"{toc.name}: wrote the pages of the declared "
+              "datasets (data/datasets.yml)")
+    problems = toc_problems(runs, toc) if not (check and stale) else []
+    for line in problems:
+        print(line, file=sys.stderr)
+    return 1 if (check and stale) or problems else 0
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -108,6 +131,8 @@ def run_command(args: argparse.Namespace) -> int:
             print(f"{r.notebook:<24} {r.output:<32} {r.parameters}  test: {r.test_parameters}")
         return 0
     runs = load_runs(repo_root() / "notebooks" / "runs.yml")
+    if args.cmd == "toc":
+        return _toc_command(runs, repo_root() / "_toc.yml", check=args.check)
     require_page_packages(f"ensel notebooks {args.cmd}")
     explicit_out_dir = args.out_dir is not None
     if args.out_dir is None:

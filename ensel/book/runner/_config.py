@@ -276,6 +276,77 @@ def toc_problems(runs: Sequence[NotebookRun], toc: Path) -> list[str]:
     return out
 
 
+_TOC_PAGE = re.compile(r"^(\s*)- file: book/_generated/(\S+)\s*$")
+
+
+def toc_text(runs: Sequence[NotebookRun], toc: Path) -> str:
+    """The table of contents ``toc`` with its per-dataset entries written from ``runs``.
+
+    The pages of the runs with a ``dataset`` parameter (one per dataset declared with that
+    page in ``data/datasets.yml``) are grouped by notebook and by the dataset's kind; each
+    group is written, in the runs' order, where its first entry stands (so the experiments of
+    the stand-ins and of the real datasets stay in their parts), and entries that no run
+    writes are dropped. Everything else of the file (parts, other pages, comments) is kept as
+    it is. ``make book`` writes the result (``ensel notebooks toc``); the tests check that the
+    committed ``_toc.yml`` is current.
+
+    Raises
+    ------
+    ConfigError
+        A group has no entry yet (a new per-dataset notebook, or its first dataset of a
+        kind): where its pages go is chosen once, by adding one of them to ``toc``.
+
+    Examples
+    --------
+    >>> root = repo_root()
+    >>> toc = root / "_toc.yml"
+    >>> toc_text(load_runs(root / "notebooks" / "runs.yml"), toc) == toc.read_text()
+    True
+    """
+    from ensel.datasets import DATASETS
+
+    by_output = {r.output: r for r in runs}
+
+    def group(run: NotebookRun) -> tuple[str, str]:
+        spec = DATASETS.get(str(run.parameters["dataset"]))
+        return run.notebook, spec.kind if spec is not None else "user"
+
+    groups: dict[tuple[str, str], list[NotebookRun]] = {}
+    for run in runs:
+        if "dataset" in run.parameters:
+            groups.setdefault(group(run), []).append(run)
+    placed: set[tuple[str, str]] = set()
+    out: list[str] = []
+    for line in toc.read_text(encoding="utf-8").splitlines(keepends=True):
+        m = _TOC_PAGE.match(line)
+        run = by_output.get(m.group(2)) if m else None
+        if m is None or (run is not None and "dataset" not in run.parameters):
+            out.append(line)
+            continue
+        if run is None or group(run) in placed:
+            continue  # written with its group, or no run writes it
+        placed.add(group(run))
+        out += [f"{m.group(1)}- file: book/_generated/{r.output}\n" for r in groups[group(run)]]
+    for (notebook, kind), members in groups.items():
+        if (notebook, kind) not in placed:
+            raise ConfigError(
+                f"{toc.name} has no page of notebook {notebook!r} on a {kind} dataset, so the "
+                f"page of run {members[0].output!r} has no place yet: add "
+                f"'- file: book/_generated/{members[0].output}' where it goes (once; the "
+                "pages of later datasets follow it)")
+    return "".join(out)
+
+
+def write_toc(runs: Sequence[NotebookRun], toc: Path, *, check: bool = False) -> bool:
+    """Write :func:`toc_text` to ``toc`` when it differs (``check``: only compare); whether it
+    differed."""
+    text = toc_text(runs, toc)
+    stale = text != toc.read_text(encoding="utf-8")
+    if stale and not check:
+        toc.write_text(text, encoding="utf-8")
+    return stale
+
+
 def missing_inputs(run: NotebookRun, runs: Sequence[NotebookRun], out_dir: Path, *,
                    test: bool = False) -> list[str]:
     """The runs that ``run`` needs and that have not run into ``out_dir`` (no executed

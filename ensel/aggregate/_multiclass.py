@@ -1,0 +1,250 @@
+"""What the multiple-choice aggregators share: option labels in and out, ties, two kernels.
+
+Answers are option labels (:func:`ensel._validation.check_options_X_y`): integer codes
+``0..K-1`` with ``-1`` for an abstention, or strings with ``None`` / ``NaN`` / ``""``; gold
+``y`` is of the same kind and may be missing for some items (or absent: the label-free
+aggregators fit without it). ``classes_`` is the sorted union of the labels seen at fit; the
+first version uses this one alphabet for every item, even where an item offers fewer options.
+
+Every aggregator scores each class of each item (:meth:`MulticlassAggregatorMixin._scores`,
+higher is better). :meth:`~MulticlassAggregatorMixin.predict` returns the best class; a tie
+among ``t`` classes is broken by one stated rule, the **first tied class in** ``classes_``
+**order**, and :meth:`~MulticlassAggregatorMixin.predict_ties` exposes the tied set so that
+an evaluation counts what a fair tie break would err:
+:meth:`~MulticlassAggregatorMixin.tie_error` is ``1 - 1/t`` when the gold is among the ``t``
+tied classes and ``1`` when it is not (``0`` for a lone right answer), as the binary
+evaluations count a tie as half an error.
+
+The two kernels are one sparse-times-dense product each over the one-hot of the answers
+(:func:`answer_indicators`, built once per fit): ``option_sums`` is ``sum_j W[a_j, j]`` (the
+E-step of Dawid-Skene, the weighted votes) and ``option_counts`` is ``1[A = a]^T T`` for
+every ``a`` (the M-step's expected confusion counts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ensel._errors import check_is_fitted
+from ensel._estimator import EstimatorMixin
+from ensel._validation import (
+    NO_OPTION,
+    Shown,
+    check_options_X_y,
+    check_sample_weight,
+    constraint_error,
+)
+
+__all__ = ["MulticlassAggregatorMixin", "answer_indicators", "one_hot", "option_counts",
+           "option_sums", "softmax_rows", "tie_error"]
+
+#: Scores within this relative distance of the best count as tied.
+TIE_RTOL = 1e-12
+
+def answer_indicators(A: np.ndarray, K: int) -> Any:
+    """The one-hot of the answers as a sparse (n, m * K) matrix: column ``j * K + a`` is
+    ``1[A[:, j] = a]`` (abstentions, ``-1``, have no entry). Built once per fit and read by
+    :func:`option_sums` and :func:`option_counts`.
+
+    Examples
+    --------
+    >>> answer_indicators(np.array([[0, 1], [1, -1]]), 2).toarray().tolist()
+    [[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.0]]
+    """
+    import scipy.sparse as sp
+
+    n, m = A.shape
+    answered = A >= 0
+    cols = (A.astype(np.int32) + (np.arange(m, dtype=np.int32) * K)[None, :])[answered]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(answered.sum(axis=1), out=indptr[1:])
+    return sp.csr_matrix((np.ones(cols.size), cols, indptr), shape=(n, m * K))
+
+
+def option_sums(O: Any, W: np.ndarray) -> np.ndarray:
+    """``sum_j W[a_j, j, :]`` of each item: one sparse-times-dense product.
+
+    ``O`` is :func:`answer_indicators` of the answers (or the answer codes themselves, ``-1``
+    = abstained, adding nothing), ``W`` has shape (K, m, c). Returns (n, c) float64.
+
+    Examples
+    --------
+    >>> A = np.array([[0, 1], [1, -1]])
+    >>> W = np.arange(8.0).reshape(2, 2, 2)  # W[a, j, :]
+    >>> option_sums(A, W).tolist()
+    [[6.0, 8.0], [4.0, 5.0]]
+    """
+    K, m, c = W.shape
+    if isinstance(O, np.ndarray):
+        O = answer_indicators(O, K)
+    return np.asarray(O @ np.ascontiguousarray(W.transpose(1, 0, 2)).reshape(m * K, c))
+
+
+def option_counts(O: Any, T: np.ndarray, K: int) -> np.ndarray:
+    """``C[a, j, :] = sum_i 1[A[i, j] = a] T[i, :]``: weighted counts of each model's answers.
+
+    ``O`` as in :func:`option_sums`; ``T`` (n, c) weighs the items (Dawid-Skene's class
+    posteriors). Returns (K, m, c).
+
+    Examples
+    --------
+    >>> A = np.array([[0, 1], [1, -1]])
+    >>> option_counts(A, np.ones((2, 1)), 2)[:, :, 0].tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
+    if isinstance(O, np.ndarray):
+        O = answer_indicators(O, K)
+    m = O.shape[1] // K
+    return np.asarray(O.T @ T).reshape(m, K, T.shape[1]).transpose(1, 0, 2)
+
+
+def tie_error(tied: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """Expected 0/1 error of a fair tie break: ``1 - 1/t`` if the gold is among the ``t``
+    tied classes of an item, else ``1`` (items without gold, ``-1``, give ``NaN``).
+
+    Examples
+    --------
+    >>> tied = np.array([[True, False, False], [True, True, False], [True, True, True]])
+    >>> tie_error(tied, np.array([0, 1, 2])).tolist()
+    [0.0, 0.5, 0.6666666666666667]
+    """
+    t = tied.sum(axis=1)
+    has = gold >= 0
+    hit = tied[np.arange(len(gold)), np.where(has, gold, 0)]
+    return np.where(has, np.where(hit, 1.0 - 1.0 / t, 1.0), np.nan)
+
+
+class MulticlassAggregatorMixin(EstimatorMixin):
+    """A multiple-choice classifier over answers that are option labels.
+
+    The class using it implements ``fit`` (calling :meth:`_fit_options` first) and
+    ``_scores(A)`` (per-class scores of option codes, higher is better).
+    """
+
+    _estimator_type = "classifier"
+    _fitted_attribute = "classes_"
+    classes_: np.ndarray
+    n_models_: int
+
+    def _fit_options(self, X: Any, y: Any, *, require_y: bool = False
+                     ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Validate ``X`` (and ``y``), set ``classes_``, ``n_models_`` and
+        ``feature_names_in_``; return the option codes."""
+        import pandas as pd
+
+        A, yc, classes = check_options_X_y(X, y, require_y=require_y)
+        if classes.size < 2:
+            raise constraint_error(
+                "X", "answers (and gold) with at least two distinct labels: an aggregator "
+                "chooses among options", Shown(f"only the label {classes[0]!r}"),
+                func=f"{type(self).__name__}.fit")
+        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+        self.classes_ = classes
+        self.n_models_ = A.shape[1]
+        return A, yc
+
+    def _codes(self, X: Any, method: str) -> np.ndarray:
+        """``X`` after fit: fit's column names and models, labels among ``classes_``."""
+        check_is_fitted(self, "classes_")
+        X = self._fitted_X(X, method)  # the column-name check of every estimator
+        A, _, _ = check_options_X_y(X, classes=self.classes_)
+        if A.shape[1] != self.n_models_:
+            raise constraint_error(
+                "X", f"of {self.n_models_} columns (models), the models of fit in the same "
+                "order", Shown(f"{A.shape[1]} columns"), func=f"{type(self).__name__}.{method}")
+        return A
+
+    def _scores(self, A: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of models seen in ``fit`` (scikit-learn's name for ``n_models_``)."""
+        check_is_fitted(self, "n_models_")
+        return int(self.__dict__["n_models_"])
+
+    def _tied(self, scores: np.ndarray) -> np.ndarray:
+        best = scores.max(axis=1, keepdims=True)
+        return scores >= best - TIE_RTOL * np.maximum(1.0, np.abs(best))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The best class of each item; a tie goes to the first tied class of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_items, n_models_)
+            Option labels (``-1`` / ``None`` / ``NaN`` / ``""`` = abstained).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_items,)
+            Labels of ``classes_``.
+        """
+        tied = self._tied(self._scores(self._codes(X, "predict")))
+        return self.classes_[tied.argmax(axis=1)]
+
+    def predict_ties(self, X: Any) -> np.ndarray:
+        """Which classes share the best score of each item: bool (n_items, n_classes),
+        columns in ``classes_`` order (one ``True`` per row when there is no tie)."""
+        return self._tied(self._scores(self._codes(X, "predict_ties")))
+
+    def tie_error(self, X: Any, y: Any) -> np.ndarray:
+        """Each item's expected error under a fair tie break (see :func:`tie_error`):
+        ``0`` right, ``1`` wrong, ``1 - 1/t`` when the gold is one of ``t`` tied classes;
+        ``NaN`` for an item without gold."""
+        A, yc, _ = check_options_X_y(self._fitted_X(X, "tie_error"), y, classes=self.classes_)
+        assert yc is not None
+        return tie_error(self._tied(self._scores(A)), yc)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Accuracy of :meth:`predict` on the items with gold in ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_items, n_models_)
+        y : array-like of shape (n_items,)
+            Gold labels among ``classes_`` (missing = not scored).
+        sample_weight : array-like of shape (n_items,), optional
+
+        Returns
+        -------
+        float
+        """
+        A, yc, _ = check_options_X_y(self._fitted_X(X, "score"), y, classes=self.classes_)
+        assert yc is not None
+        w = check_sample_weight(sample_weight, len(yc), func="score")
+        pred = self._tied(self._scores(A)).argmax(axis=1)
+        has = yc != NO_OPTION
+        w = has.astype(float) if w is None else w * has
+        return float(np.average(pred == yc, weights=w))
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import ClassifierTags
+
+        tags = self._base_tags()
+        tags.estimator_type = "classifier"
+        tags.classifier_tags = ClassifierTags(multi_class=True)
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+def softmax_rows(L: np.ndarray) -> np.ndarray:
+    """Row-wise ``exp(L) / sum exp(L)`` (stable); rows of ``-inf`` only are uniform."""
+    top = L.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    P = np.exp(L - top)
+    s = P.sum(axis=1, keepdims=True)
+    return np.where(s > 0, P / np.where(s > 0, s, 1.0), 1.0 / L.shape[1])
+
+
+def one_hot(codes: np.ndarray, K: int) -> np.ndarray:
+    """(n, K) float indicators of codes (``-1`` -> a row of zeros)."""
+    out = np.zeros((codes.shape[0], K))
+    has = codes >= 0
+    out[np.flatnonzero(has), codes[has]] = 1.0
+    return out
