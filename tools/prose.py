@@ -237,7 +237,8 @@ def rounded_two_ways(notebook: Mapping[str, Any]) -> list[str]:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not m:
             continue
         pct = m.group(2) == "%"
-        shown[f"{key}:{fmt}"] = (text.strip(), float(value) * (100 if pct else 1),
+        # a shown "+" is a sign convention, not a digit: "+0.000" and "0.000" agree
+        shown[f"{key}:{fmt}"] = (text.strip().lstrip("+"), float(value) * (100 if pct else 1),
                                  len(m.group(1) or ""), pct)
     found = []
     for (a, (ta, va, da, pa)), (b, (tb, vb, db, pb)) in itertools.combinations(

@@ -135,10 +135,12 @@ def test_one_quantity_rounded_two_ways_on_a_page_is_found():
 
 
 def test_different_quantities_and_precisions_are_not_rounded_two_ways():
-    nb = _glued_notebook({"a": 0.28172, "b": 0.28178, "c": 0.28175, "n": 3},
+    nb = _glued_notebook({"a": 0.28172, "b": 0.28178, "c": 0.28175, "n": 3, "z": 0.0,
+                          "dz": 9.96e-06},
                          "{glue:text}`a:.4f`, {glue:text}`b:.4f` (really different), "
                          "{glue:text}`c:.2f` and {glue:text}`c:.4f` (one value, two "
-                         "precisions), {glue:text}`n` models")
+                         "precisions), {glue:text}`n` models, {glue:text}`z:.3f` beside a "
+                         "signed {glue:text}`dz:+.3f`")
     assert rounded_two_ways(nb) == []
 
 
