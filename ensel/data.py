@@ -30,7 +30,7 @@ items x models ``int8`` matrix and ``y`` the labels; a model with no row for an 
 abstained there (``0``).
 
 Multi-class tables (answers as they are)
----------------------------------------
+----------------------------------------
 A table is **multi-class** (:func:`is_native`) when it has an ``options`` column, or when
 its answers hold option labels (text that is neither a binary value nor a number: ``C``,
 ``yes``) and so do its gold labels (or every gold label is blank: a table without gold).

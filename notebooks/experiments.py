@@ -29,11 +29,10 @@
 # point: Greedy MI with MAP reaches its lowest test error,
 # {glue:text}`best_greedy:.3f`, at $k$ = {glue:text}`k_greedy`; Top-$k$ reaches
 # {glue:text}`best_topk:.3f` at $k$ = {glue:text}`k_topk`. Of the
-# {glue:text}`n_claims` testable claims checked on this dataset, {glue:text}`n_holds` hold
-# beyond the noise of the evaluation, {glue:text}`n_noise` are within noise (the data cannot
-# tell) and {glue:text}`n_contradicted` are contradicted ({glue:text}`n_not_counted` more are
-# shown but not counted: duplicates, true by construction, the book's controls, or artefacts
-# of the plug-in table).
+# {glue:text}`n_claims` checked on this dataset, {glue:text}`n_holds` beyond the noise of the
+# evaluation, {glue:text}`n_noise` within noise (the data cannot tell) and
+# {glue:text}`n_contradicted` contradicted ({glue:text}`n_not_counted` shown but not counted:
+# duplicates, true by construction, the book's controls, or artefacts of the plug-in table).
 # {glue:text}`single_model` Budget by budget, Greedy MI against Top-$k$ (MAP):
 # {glue:text}`budget_sentence`
 
@@ -146,7 +145,7 @@ claims.check_copula_pairs(
 # `evaluate` fits every aggregator on the 80 % part and scores it on the 20 % part. With
 # `exhaustive=True` it also scans all subsets on the same splits: `exhaustive_nested` is the
 # subset with the smallest error on a held-out quarter of the *training* part (the best a
-# search over subsets can really do), `exhaustive` the one with the smallest *test* error
+# search over subsets can really do), `"exhaustive"` the one with the smallest *test* error
 # (a bound no selector can beat, biased low because it is chosen on the test part) and
 # `exhaustive_mi` the subset with the largest *training* $\hat I(Y; X_S)$. {glue:md}`exhaustive_note` With
 # `inner=True` every selector and aggregator is also fitted on the same inner split of the
@@ -450,9 +449,12 @@ else:
 # %% tags=["remove-cell"]
 counts = protocol.verdict_counts(v) if len(v) else pd.DataFrame()
 row = counts.loc[dataset] if dataset in counts.index else pd.Series(dtype=int)
-for key, col in (("n_claims", "claims"), ("n_holds", "holds"), ("n_noise", "within noise"),
-                 ("n_contradicted", "contradicted"), ("n_not_counted", "not counted")):
-    glue(key, int(row.get(col, 0)), display=False)
+for key, col, words in (
+        ("n_claims", "claims", ("testable claim", "testable claims")),
+        ("n_holds", "holds", ("holds", "hold")), ("n_noise", "within noise", ("is", "are")),
+        ("n_contradicted", "contradicted", ("is", "are")),
+        ("n_not_counted", "not counted", ("more is", "more are"))):
+    glue(key, tables.counted(int(row.get(col, 0)), *words), display=False)
 glue("budget_sentence", (protocol.budget_sentence(dataset, per_budget) or
                          "neither selector is better beyond the noise at any budget")
      + ".", display=False)

@@ -24,6 +24,8 @@ n_items = 600
 seed = 0
 
 # %% tags=["remove-cell"]
+from IPython.display import Markdown
+
 from ensel.aggregate import DEFAULT_AGGREGATOR
 from ensel.book.claims import PageChecks
 from ensel.book.guide import ensel, ensel_json, example, workdir
@@ -49,8 +51,8 @@ glue("n_halvings", doc["evaluation"]["n_halvings"], display=False)
 tf = doc["evaluation"]["test_fraction"]
 glue("split", f"{1 - tf:.0%}/{tf:.0%}", display=False)
 glue("confidence", f"{doc['evaluation']['confidence']:.0%}", display=False)
-glue("default_selector", DEFAULT_SELECTOR, display=False)
-glue("default_aggregator", DEFAULT_AGGREGATOR, display=False)
+glue("default_selector", Markdown(f"`{DEFAULT_SELECTOR}`"), display=False)  # code names
+glue("default_aggregator", Markdown(f"`{DEFAULT_AGGREGATOR}`"), display=False)
 checks.equal("one pick per deployed model", len(doc["selected"]), doc["k"])
 checks.add("the chosen ensemble's error lies in its interval",
            arms["selected"]["low"] <= arms["selected"]["error"] <= arms["selected"]["high"])
@@ -82,8 +84,8 @@ checks.add("the deployed k is at most --max-k", 1 <= doc["k"] <= doc["auto"]["ma
 #
 # ## The defaults, beyond the paper
 #
-# The defaults are `ensel`'s own selector {glue:text}`default_selector` and aggregator
-# {glue:text}`default_aggregator` ({data}`ensel.select.DEFAULT_SELECTOR`,
+# The defaults are `ensel`'s own selector {glue:md}`default_selector` and aggregator
+# {glue:md}`default_aggregator` ({data}`ensel.select.DEFAULT_SELECTOR`,
 # {data}`ensel.aggregate.DEFAULT_AGGREGATOR`, the reason in
 # {data}`ensel.select.DEFAULT_REASON`): the paper's Greedy MI and MAP rule count the answer
 # patterns of the whole ensemble, which a few thousand items cannot fill beyond a handful

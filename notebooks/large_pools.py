@@ -191,7 +191,7 @@ from ensel.book.protocol import mark_synthetic_figures
 
 mark_synthetic_figures("partly" if set(data) & set(profiles.names("real")) else "simulated")  # stamped inside the image
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out error against the budget on every data set of this page (log scale): ensel's defaults (score_mi + backoff, thick) against Greedy MI + MAP, Top-k + MAP and Top-k + W-MV.", "name": "fig-large-pools-errors"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out error against the budget on every data set of this page (log scale): ensel's defaults (`score_mi` + `backoff`, thick) against Greedy MI + MAP, Top-k + MAP and Top-k + W-MV.", "name": "fig-large-pools-errors"}}
 plot_errors(tables)
 plt.show()
 

@@ -39,8 +39,7 @@
 #
 # Every number in the prose below is computed on this run; nothing is typed in by hand. In
 # short: of {glue:text}`v_n` checks of the paper's modelling assumptions on these answers,
-# {glue:text}`v_holds` hold, {glue:text}`v_partly` hold partly and {glue:text}`v_not` do
-# not (Section 5).
+# {glue:text}`v_holds`, {glue:text}`v_partly` and {glue:text}`v_not` (Section 5).
 
 # %% tags=["parameters"]
 dataset = "mmlu_pro"  # a real source: mmlu_pro|mmlu_redux|llmbar
@@ -334,7 +333,7 @@ cards.glue_values("pl", modelling.per_label_facts(plc, m))
 # {glue:md}`pl_mix_explains`: over all queries, the label
 # mixture of the two per-label copulas is at total variation {glue:text}`pl_mix:.3f` from
 # the data, against {glue:text}`pl_pooled:.3f` for the pooled copula. On $Y=-1$ the largest
-# remaining miss is at {glue:text}`pl_neg_worst` simultaneous errors (data
+# remaining miss is at $K =$ {glue:text}`pl_neg_worst` simultaneous errors (data
 # {glue:text}`pl_neg_worst_emp:.3f`, per-label copula {glue:text}`pl_neg_worst_pl:.3f`). In
 # relative terms, the far tail is also too thin: all {glue:text}`pl_m` models pick the
 # queried distractor on {glue:text}`pl_tail_emp:.4f` of the negative queries, and the
@@ -458,8 +457,8 @@ checks.add("every verdict is holds, partly or does not hold",
 cards.glue_values("v", modelling.verdict_facts(verdict))
 
 # %% [markdown]
-# **Summary.** Of {glue:text}`v_n` checks, {glue:text}`v_holds` hold, {glue:text}`v_partly`
-# hold partly and {glue:text}`v_not` do not.
+# **Summary.** Of {glue:text}`v_n` checks, {glue:text}`v_holds`, {glue:text}`v_partly` and
+# {glue:text}`v_not`.
 #
 # - Holds: {glue:md}`v_which_holds`.
 # - Partly: {glue:md}`v_which_partly`.

@@ -45,8 +45,8 @@
 # **Provenance.** Code: `ensel/datasets/standins.py` (entry point
 # `ensel.datasets.load("medmcqa" | "mmlu" | "imdb", seed=0, n_items=None, cache=True)`).
 # Inputs: the paper's tables transcribed in `data/paper/model_pools.csv` and
-# `data/paper/datasets.csv` (LaTeX tables `tab:medmcqa_models`, `tab:mmlu_models`,
-# `tab:models_imdb`, and the query counts from the text), read with
+# `data/paper/datasets.csv` (the paper's Tables 7, 11 and 15, and the query counts from the
+# text), read with
 # `ensel.datasets.paper_tables.load_paper_table`; `data/paper/README.md` documents the
 # transcription. Nothing is downloaded.
 
@@ -68,6 +68,7 @@ from ensel.book import cards, claims, protocol, tables
 from ensel.book.claims import PageChecks
 from ensel.datasets import standins
 from ensel.datasets.paper_tables import load_paper_table
+from ensel.paper import paper_ref
 
 protocol.mark_synthetic_figures()  # stamps every figure of this page
 checks = PageChecks("standins_card")
@@ -243,9 +244,9 @@ for name, ok in taus.attrs["ok"].items():
 
 # %% [markdown]
 # **Printed precision.** Within a table the paper prints a column with a fixed number of
-# decimals, with two exceptions (computed from the CSV strings below): in `tab:models_imdb`
+# decimals, with two exceptions (computed from the CSV strings below): in Table 15
 # one average correlation has two decimals where the others have three, and in
-# `tab:imdb_wmv_vs_map` one std has three decimals where the others have four. The same single
+# Table 14 one std has three decimals where the others have four. The same single
 # model has a four-decimal std elsewhere. The fit above uses each value's own precision.
 
 # %%
@@ -255,7 +256,7 @@ odd
 # %% tags=["remove-cell"]
 checks.equal("values printed with an unusual number of decimals", len(odd), 2)
 checks.equal("tables holding them", sorted(set(odd["table"])),
-             ["tab:imdb_wmv_vs_map", "tab:models_imdb"])
+             ["Table 14", "Table 15"])
 
 # %% [markdown]
 # **Ties and bold marks.** The paper bolds the "best method for each $k$", but not
@@ -271,7 +272,7 @@ ties
 cards.glue_values("", {"n_ties": len(ties), "n_table_rows": ties.attrs["n_rows"]})
 mv = ties.set_index(["table", "k"])
 for k, n_tied in [(10, 3), (12, 4)]:  # the examples data/paper/README.md gives
-    row = mv.loc[("tab:mmlu_mv_vs_map", k)]
+    row = mv.loc[(paper_ref("tab:mmlu_mv_vs_map"), k)]
     checks.add(f"MMLU MV table, k = {k}: {n_tied} methods tie at the minimum, none bold",
                row["methods at the minimum"] == n_tied and row["of them bold"] == 0,
                ref="Table 9")
@@ -475,7 +476,7 @@ cards.glue_values("bias", {
 #   is an assumption.
 # * `ensel.datasets.load` caches each stand-in as Parquet under `$ENSEL_DATA_DIR/standins/`
 #   (default: the user cache folder, e.g. `~/.cache/ensel/standins/`), named by dataset, seed,
-#   `n_items`, variant (and family scale when it is not 1), generator version and a hash of
+#   number of items, variant (and family scale when it is not 1), generator version and a hash of
 #   the pool table, written atomically. Deleting
 #   the files is always safe; the same seed regenerates the same table.
 

@@ -105,7 +105,8 @@ checks = PageChecks("system_model")
 # %% [markdown]
 # ## Simulated versus nominal statistics
 #
-# For every $(\alpha, \rho)$ we draw `n_items` items of $m$ equicorrelated models and keep
+# For every $(\alpha, \rho)$ we draw {glue:text}`n_items:,` items of $m$ equicorrelated models
+# and keep
 # their error indicators.
 
 # %%
@@ -150,6 +151,7 @@ checks.add("ρ = 0: error correlation zero within 4 s.e.", max(at_zero) < 4,
            value=max(at_zero), bound="< 4 s.e.")
 glue("max_z", stats["z"].abs().max(), display=False)
 glue("n_stats", len(stats), display=False)
+glue("n_items", n_items, display=False)
 
 # %% [markdown]
 # ## How many models are wrong at once

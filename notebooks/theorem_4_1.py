@@ -194,13 +194,19 @@ from ensel.theory import (
 
 checks = PageChecks("theorem_4_1")
 TOL = 1e-12  # numerical tolerance of the exact computations
+# the parameters as the prose shows them
+glue("priors", ", ".join(f"{p:g}" for p in priors), display=False)
+glue("asym_shapes", " and ".join(f"({m}, {k})" for m, k in asym_shapes), display=False)
+glue("asym_interval", f"[{asym_low:g}, {asym_high:g}]", display=False)
+glue("seed", seed, display=False)
 
 # %% [markdown]
 # ## Exhaustive search on random pools
 #
 # For every pool (error rates drawn uniformly, so all distinct with probability one), every
-# budget $k$ and every prior in `priors`, we enumerate all $\binom{m}{k}$ subsets and compare
-# them with the top-$k$ set $H_k$ (`ensel.theory.top_k_dominance`). Per instance the MI gap
+# budget $k$ and every prior $\mathbb P(Y = +1)$ in {glue:text}`priors`, we enumerate all
+# $\binom{m}{k}$ subsets and compare them with the top-$k$ set $H_k$
+# (`ensel.theory.top_k_dominance`). Per instance the MI gap
 # is $\min_{S \neq H_k} [I(Y;\mathbf X_{H_k}) - I(Y;\mathbf X_S)]$ and the error gap is
 # $\min_{S \neq H_k} [\mathbb P_e(S) - \mathbb P_e(H_k)]$; Theorem 4.1 says both are
 # $\ge 0$.
@@ -295,8 +301,8 @@ checks.equal("subsets containing the perfect model (H_2 ties with two others)",
 # %% [markdown]
 # ## Non-uniform priors (Remark A.6)
 #
-# The exhaustive check above already ran for $\mathbb P(Y = +1) \in$ `priors`: the two
-# inequalities hold for every prior, as Remark A.6 says (the coupling only changes the
+# The exhaustive check above already ran for $\mathbb P(Y = +1) =$ {glue:text}`priors`: the
+# two inequalities hold for every prior, as Remark A.6 says (the coupling only changes the
 # channel, not the prior). How often another subset ties with $H_k$ on the error depends on
 # the prior (instances with an error tie, by prior: {glue:text}`ties_by_prior`), with no
 # steady trend in the skew; the mutual information never ties.
@@ -413,8 +419,8 @@ plt.show()
 # (thm41-asymmetric)=
 # ## Beyond the theorem: class-dependent errors (Remark 4.2)
 #
-# Remark 4.2 of the paper says that Top-k's failure in practice "arises solely from the
-# underlying correlation structure". Theorem 4.1 needs more than independence: each model
+# Remark 4.2 of the paper says that Top-k's failure in practice is "purely a consequence of
+# the correlation structure". Theorem 4.1 needs more than independence: each model
 # must be a binary *symmetric* channel, wrong as often on $Y = +1$ queries as on $Y = -1$
 # ones. Independent models whose error rates depend on the class, $\epsilon^{+}_j \neq
 # \epsilon^{-}_j$, are not BSCs, and Top-k by accuracy can lose without any correlation. The
@@ -461,9 +467,9 @@ glue("asym_regret", example_asym["regret"], display=False)
 # always right on positives and model 3 fairly reliable on negatives: their errors
 # complement each other by class, which the accuracy averages away.
 #
-# How common is this? For each $(m, k)$ in `asym_shapes`, {glue:text}`asym_n` random pools
+# How common is this? For each $(m, k)$ of {glue:text}`asym_shapes`, {glue:text}`asym_n` random pools
 # draw every $\epsilon^{+}_j$ and $\epsilon^{-}_j$ independently and uniformly on
-# $[$`asym_low`$, $`asym_high`$]$ (seed `seed`); the MAP errors of Top-k and of every other
+# {glue:text}`asym_interval` (seed {glue:text}`seed`); the MAP errors of Top-k and of every other
 # $k$-subset are computed exactly (`ensel.theory.asymmetric_regret_study`). The control draws
 # one rate per model ($\epsilon^{-} = \epsilon^{+}$, Theorem 4.1's setting).
 

@@ -211,6 +211,7 @@ checks.at_most("|Λ| − I(E_j, E_S; Y)",
                ref="Rem. B.7")
 glue("identity_n", len(identity), display=False)
 glue("n_laws_glued", n_laws, display=False)
+glue("search_max_tries", search_max_tries, display=False)
 glue("identity_max_res", max_res, display=False)
 glue("lambda_min", identity["correction"].min(), display=False)
 glue("lambda_max", identity["correction"].max(), display=False)
@@ -344,7 +345,7 @@ from ensel.book.protocol import mark_synthetic_figures
 
 mark_synthetic_figures("exact")  # stamped inside the image
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "The terms of Theorem 4.3 for each candidate $j$ given $S = \\{0\\}$ in the worked copula example; the star is their sum $\\Delta(j \\mid S)$.", "name": "fig-thm42-terms"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "The terms of Theorem 4.3 for each candidate $j$ given $S = \\{0\\}$ in the worked copula example; the star is their sum $\\Delta(j \\mid S)$.", "name": "fig-thm43-terms"}}
 plot_decomposition_terms(terms)
 plt.show()
 
@@ -397,7 +398,7 @@ glue("best_err", best_err, display=False)
 # guaranteed to align" with mutual-information-optimal selection. We search seeded random
 # copula pools (five models, error rates in $[0.1, 0.4]$, random family-structured
 # correlations) for ones where, after the common first pick, mRMR's second pick differs
-# from the Greedy MI pick; all `search_max_tries` pools are examined and the first
+# from the Greedy MI pick; all {glue:text}`search_max_tries` pools are examined and the first
 # disagreement is shown. The search uses a coarse tolerance for the orthant probabilities;
 # the instance shown is recomputed at the default (finer) tolerance.
 
@@ -454,7 +455,7 @@ checks.add("Greedy MI's pick gives the larger I(Y; X_S)",
 # follows its better model, as in Theorem 4.1); the worked example above shows the
 # difference in error at $k = 3$. The scatter shows every candidate of every pool examined.
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Every candidate of every random pool examined: mRMR score (horizontal) against the full conditional MI $\\Delta(j \\mid S)$ (vertical), coloured by the error-correlation term; circled: pools where the two rules pick differently.", "name": "fig-thm42-mrmr-vs-delta"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Every candidate of every random pool examined: mRMR score (horizontal) against the full conditional MI $\\Delta(j \\mid S)$ (vertical), coloured by the error-correlation term; circled: pools where the two rules pick differently.", "name": "fig-thm43-mrmr-vs-delta"}}
 plot_mrmr_vs_delta(found["candidates"], found["tries"])
 plt.show()
 

@@ -27,7 +27,7 @@
 # error decreases strictly in $m$ and converges at rate $1/m$ to the floor: for
 # $\alpha =$ {glue:text}`q_alpha`, $\rho =$ {glue:text}`q_rho` it is
 # {glue:text}`q_pe1:.4f` for one model, {glue:text}`q_pemax:.5f` for
-# $m =$ {glue:text}`m_max` models, and the floor is {glue:text}`q_floor:.5f`. The proof's
+# $m =$ {glue:text}`m_max:,` models, and the floor is {glue:text}`q_floor:.5f`. The proof's
 # step "MAP equals majority vote" holds for every $m$ (largest difference
 # {glue:text}`mm_max_diff:.1e` over {glue:text}`mm_n` cases), but it needs a
 # monotone-likelihood-ratio argument (the {prf:ref}`lemma added below <theorem_4_4-map-majority>`), not sign
@@ -75,6 +75,7 @@ from scipy.special import comb
 
 from ensel.aggregate import MajorityVote, MAPAggregator, heldout_error
 from ensel.book.claims import PageChecks
+from ensel.book.tables import format_numbers
 from ensel.book.theory_pages import (
     glue,
     plot_floor_heatmap,
@@ -97,8 +98,9 @@ rng_seeds = np.random.SeedSequence(seed)
 # %% [markdown]
 # ## Exact error curves converge to the floor
 #
-# For each $(\alpha, \rho)$ of `curves` we compute the exact MAP error $\mathbb{P}_e(m)$ for
-# odd $m$ from $1$ to `m_max` on a logarithmic grid (odd $m$ avoids ties).
+# For each $(\alpha, \rho)$ of {glue:text}`curves` we compute the exact MAP error
+# $\mathbb{P}_e(m)$ for odd $m$ from $1$ to {glue:text}`m_max:,` on a logarithmic grid (odd $m$
+# avoids ties).
 
 # %%
 ms = np.unique(np.r_[np.geomspace(1, m_max, 40).astype(int) | 1, m_max])
@@ -142,6 +144,7 @@ glue("q_pe1", quoted["error"].iloc[0], display=False)
 glue("q_pemax", quoted["error"].iloc[-1], display=False)
 glue("q_floor", quoted["floor"].iloc[0], display=False)
 glue("m_max", m_max, display=False)
+glue("curves", ", ".join(f"({a:g}, {r:g})" for a, r in curves), display=False)
 
 # %% [markdown]
 # The error decreases strictly with every two added models and stays above the floor. The
@@ -219,7 +222,9 @@ mm_df = pd.DataFrame(
       "majority": ensemble_error(a, r, m, rule="majority")}
      for a, r, m in grid])
 wide = mm_df.pivot_table(index=["alpha", "rho"], columns="m", values="map")
-wide[[m for m in wide.columns if m <= 6 or m in (15, 16)]].round(4).head(12)
+# one rounded value per number: equal errors print the same digits
+shown = [m for m in wide.columns if m <= 6 or m in (15, 16)]
+format_numbers(wide[shown].head(12), 4)
 
 # %% tags=["remove-cell"]
 mm_diff = (mm_df["map"] - mm_df["majority"]).abs()

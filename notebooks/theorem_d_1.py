@@ -121,6 +121,7 @@ subsets = [tuple(j for j in range(m) if mask >> j & 1)
 glue("n_instances_glued", n_instances, display=False)
 glue("m_glued", m, display=False)
 glue("n_difficulty_glued", n_difficulty, display=False)
+glue("price_m", price_m, display=False)
 
 # %% [markdown]
 # ## The decomposition, exactly
@@ -267,7 +268,7 @@ from ensel.book.protocol import mark_synthetic_figures
 
 mark_synthetic_figures("exact")  # stamped inside the image
 
-# %% tags=["hide-input"] mystnb={"figure": {"caption": "Greedy against exhaustive maximisation of the difficulty-aware information $F(S)$ at the budget `k_budget`, one point per instance; dashed: the $(1 - 1/e)$ guarantee.", "name": "fig-thmd1-greedy"}}
+# %% tags=["hide-input"] mystnb={"figure": {"caption": "Greedy against exhaustive maximisation of the difficulty-aware information $F(S)$ at one budget $k$ (its value in the legend), one point per instance; dashed: the $(1 - 1/e)$ guarantee.", "name": "fig-thmd1-greedy"}}
 plot_greedy_vs_optimum(gr, k_budget, bound)
 plt.show()
 
@@ -281,8 +282,8 @@ plt.show()
 # The Gaussian copula of the paper is itself a latent-difficulty model: given the common factor
 # $U$ the errors are independent. Discretising $U$ on a 40-node Gauss–Hermite rule
 # (`LatentDifficultyModel.from_one_factor`) gives an exact instance of Theorem D.1 whose errors
-# match the equicorrelated copula; we take $m = $ `price_m` models of accuracy $0.7$ and
-# $\rho = 0.3$, and add them one at a time. Along the way we compare the Bayes error from
+# match the equicorrelated copula; we take $m =$ {glue:text}`price_m` models of accuracy
+# {glue:text}`price_alpha` and $\rho =$ {glue:text}`price_rho`, and add them one at a time. Along the way we compare the Bayes error from
 # $\mathbf{X}_S$ with the exact error of Theorem 4.4 (`ensemble_error`), and with the error of an
 # oracle that also sees $D$.
 
@@ -290,6 +291,8 @@ plt.show()
 alpha_of, rho_of = 0.7, 0.3
 one_factor = LatentDifficultyModel.from_one_factor(alpha_of, rho_of,
                                                    n_levels=40, m=price_m)
+glue("price_alpha", alpha_of, display=False)
+glue("price_rho", rho_of, display=False)
 
 # %%
 rows = []

@@ -117,6 +117,12 @@ from ensel.theory import (
 
 checks = PageChecks("theorem_e_1")
 TOL = 1e-12
+# the parameters as the prose shows them
+for key, rates in (("eps_equi", eps_equi), ("eps_family", eps_family),
+                   ("eps_outsiders", eps_outsiders)):
+    glue(key, ", ".join(f"{e:g}" for e in rates), display=False)
+glue("n_sample", n_sample, display=False)
+glue("rho_sample", rho_sample, display=False)
 
 # %% [markdown]
 # ## Independence: the weighted vote is the MAP rule on every pattern
@@ -244,9 +250,11 @@ checks.add("affine rule error = MAP error (np.allclose, atol 1e-12)",
 # Two Gaussian-copula pools (balanced labels, errors independent of $Y$), with the exact
 # joint law of $(Y, \mathbf X)$ for each latent correlation $\rho$ on a grid:
 #
-# * **equicorrelated**: five models with error rates `eps_equi`, all pairs at $\rho$;
-# * **one family**: three models with error rates `eps_family` correlated at $\rho$ among
-#   themselves, plus two models (`eps_outsiders`) independent of everything.
+# * **equicorrelated**: five models with error rates {glue:text}`eps_equi`, all pairs at
+#   $\rho$;
+# * **one family**: three models with error rates {glue:text}`eps_family` correlated at
+#   $\rho$ among themselves, plus two models (error rates {glue:text}`eps_outsiders`)
+#   independent of everything.
 
 # %%
 def family_law(rho):
@@ -328,8 +336,8 @@ checks.add("family (−1,−1,−1) vs outsiders (+1,+1), ρ ≥ 0.4: MAP +1, vo
 #
 # Finally the data-driven versions used in the experiments: `MAPAggregator` (Algorithm
 # MAP, add-one counts per pattern) and `WeightedMajorityVote` (Algorithm W-MV, accuracies
-# estimated on the training split), fitted on `n_sample` items drawn from the family pool at
-# $\rho = $ `rho_sample` and scored on as many fresh items. Their test errors must match the
+# estimated on the training split), fitted on {glue:text}`n_sample:,` items drawn from the
+# family pool at $\rho =$ {glue:text}`rho_sample` and scored on as many fresh items. Their test errors must match the
 # exact errors above within Monte Carlo error (4 standard errors).
 
 # %%

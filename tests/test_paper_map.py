@@ -152,7 +152,8 @@ def _map_problems(tables: dict[str, str], objects) -> list[str]:
         if len(rows) != 1:
             problems.append(f"{obj.ref}: {len(rows)} rows on the map of the paper")
             continue
-        linked = set(re.findall(r"<((?:fig|tab)-[\w-]+)>`", rows[0]))
+        # a figure by its number, a table by its section's title: {numref}`fig-x`, {ref}`tab-x`
+        linked = set(re.findall(r"\{(?:num)?ref\}`((?:fig|tab)-[\w-]+)`", rows[0]))
         if obj.kind in ("Figure", "Table") and linked != set(obj.reproduced_by):
             problems.append(f"{obj.ref}: links {sorted(linked ^ set(obj.reproduced_by))}")
         if obj.anchor and f"<{obj.anchor}>`" not in rows[0]:
@@ -176,7 +177,7 @@ def test_the_generated_map_has_every_numbered_object_and_its_links(tmp_path: Pat
         r for r in tables["figures"].splitlines() if not r.startswith("| Figure 5: ")))
     assert _map_problems(broken, objects) == ["Figure 5: 0 rows on the map of the paper"]
     lost = dict(tables, figures=tables["figures"].replace(
-        f"<{figure5.reproduced_by[0]}>`", ">`"))
+        f"`{figure5.reproduced_by[0]}`", "``"))
     assert _map_problems(lost, objects) == [f"Figure 5: links {list(figure5.reproduced_by)}"]
     # the page uses every table, and nothing of the map is written by hand on it
     page = (ROOT / "book" / "figure_map.md").read_text(encoding="utf-8")

@@ -10,7 +10,10 @@ the reader's choice, not a resource the page loads.
 It also lists, per page, what a reader must not see (:func:`unrendered_pages`, the check of
 ``ensel._html.unrendered_markup`` that the reports of ``ensel report`` and ``ensel evaluate``
 pass too): a raw ``{role}``, a ``(label)=`` target, a ``$...$`` formula outside a math
-element, an image without a real ``alt`` text. ``--no-markup`` skips it.
+element, an image without a real ``alt`` text; and the prose a reader trips on
+(:func:`tools.prose.prose_pages`): a parameter name where its value belongs, a raw LaTeX label
+or an id as link text, one quantity rounded two ways on a page, "1 are". ``--no-markup`` skips
+both.
 """
 
 from __future__ import annotations
@@ -157,8 +160,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if shown:
         return _failed(f"The book at {html_dir} shows unrendered markup on {len(shown)} "
                        "page(s):", shown)
+    if markup:
+        from tools.prose import prose_pages
+
+        prose = prose_pages(html_dir)
+        if prose:
+            return _failed(f"The book at {html_dir} has prose a reader trips on, on "
+                           f"{len(prose)} page(s) (tools/prose.py):", prose)
     print(f"offline check: {n} HTML pages, no external resources"
-          + (", nothing unrendered" if markup else ""))
+          + (", nothing unrendered, no names for values, raw labels, numbers rounded two "
+             "ways or '1 are'" if markup else ""))
     return 0
 
 

@@ -120,7 +120,18 @@ def _restore_constant_doc(app: Sphinx, what: str, name: str, obj: Any, options: 
         lines[:] = _PROSE.pop(name)
 
 
+def _drop_type_doc(app: Sphinx, what: str, name: str, obj: Any, options: Any,
+                   lines: list[str]) -> None:
+    """A constant without a doc comment shows no doc, not its type's ("str(object='') ->
+    str ..." under every string constant)."""
+    doc = type(obj).__doc__
+    if (what in ("data", "attribute") and doc and not callable(obj)
+            and "\n".join(lines).strip() == inspect.cleandoc(doc).strip()):
+        lines.clear()
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("autodoc-process-docstring", _drop_type_doc, priority=300)
     # around napoleon's own autodoc-process-docstring handler (priority 500)
     app.connect("autodoc-process-docstring", _keep_constant_doc, priority=400)
     app.connect("autodoc-process-docstring", _restore_constant_doc, priority=600)

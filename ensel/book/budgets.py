@@ -19,9 +19,10 @@ __all__ = ["PricedSource", "priced_sources", "pool_prices", "priced_pool", "run_
            "POOL_PRICE_RULE"]
 
 #: The stated rule of the seeded pools' prices (see :func:`pool_prices`).
-POOL_PRICE_RULE = ("log10(USD per query) = -4 + 2 (a - a_min) / (a_max - a_min) + N(0, 0.3^2), "
-                   "a = the model's true accuracy: the most accurate models cost about 100x "
-                   "the least accurate, with a spread of about 2x at equal accuracy")
+POOL_PRICE_RULE = ("log10(USD per query) = −4 + 2 (a − a₀) / (a₁ − a₀) + N(0, 0.3²), where a is "
+                   "the model's true accuracy and a₀, a₁ the lowest and highest accuracy of its "
+                   "pool: the most accurate models cost about 100x the least accurate, with a "
+                   "spread of about 2x at equal accuracy")
 
 
 @dataclass

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from ensel.book import profiles
 from ensel.book.claims import PageChecks
+from ensel.paper import paper_ref
 
 __all__ = [
     "NAMES",
@@ -122,7 +123,7 @@ def sizes_table(frames: Mapping[str, pd.DataFrame], specs: Mapping[str, Any]) ->
         s, m, n_run = specs[name], len(specs[name].models), df["item"].nunique()
         labels = _labels(df)
         out[LABEL[name]] = {
-            "models (paper table)": f"{m} ({paper.loc[name, 'table']})",
+            "models (paper table)": f"{m} ({paper_ref(paper.loc[name, 'table'])})",
             "binary queries (paper)": f"{s.n_items:,}",
             "binary queries (this page)": f"{n_run:,}",
             "conditions": f"{C}: " + ", ".join(standins.CONDITIONS),
@@ -600,7 +601,7 @@ def odd_precision() -> pd.DataFrame:
             usual = d.groupby([raw["table"]]).transform(lambda x: x.mode().iloc[0])
             for i in np.flatnonzero(d != usual):
                 row = raw.iloc[i]
-                odd.append({"table": row["table"], "row": f"{key} = {row[key]}"
+                odd.append({"table": paper_ref(row["table"]), "row": f"{key} = {row[key]}"
                             + (f", {row['method']}" if "method" in raw else ""),
                             "column": col, "printed": row[col], "decimals": int(d.iloc[i]),
                             "usual decimals": int(usual.iloc[i])})
@@ -613,7 +614,7 @@ def tie_rows(results: pd.DataFrame) -> pd.DataFrame:
     for (table, k), g in results.groupby(["table", "k"], sort=False):
         best = g[g["mean"] == g["mean"].min()]
         if not best["bold"].all():
-            rows.append({"table": table, "k": k, "minimum": best["mean"].iloc[0],
+            rows.append({"table": paper_ref(table), "k": k, "minimum": best["mean"].iloc[0],
                          "methods at the minimum": len(best),
                          "of them bold": int(best["bold"].sum()),
                          "bold in the row": int(g["bold"].sum())})

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ensel._errors import UsageError
+from ensel.book.tables import counted
 
 __all__ = [
     "fmt_p",
@@ -494,9 +495,9 @@ def verdict_facts(verdict: pd.DataFrame) -> dict[str, Any]:
         items = [f"*{a}*" for a in verdict.index[verdict["verdict"] == v]]
         return "; ".join(items) if items else "none"
 
-    return {"n": len(verdict), "holds": int(counts.get("holds", 0)),
-            "partly": int(counts.get("partly", 0)),
-            "not": int(counts.get("does not hold", 0)),
+    return {"n": len(verdict), "holds": counted(int(counts.get("holds", 0)), "holds", "hold"),
+            "partly": counted(int(counts.get("partly", 0)), "holds partly", "hold partly"),
+            "not": counted(int(counts.get("does not hold", 0)), "does not", "do not"),
             "which_holds": _md(which("holds")), "which_partly": _md(which("partly")),
             "which_not": _md(which("does not hold"))}
 

@@ -210,11 +210,17 @@ def show_diverse_example(ex: Any, k: int) -> None:
                          "query of this split."))
         return
 
+    # accuracy on the training part of the split, which the selectors see (not the accuracy
+    # on all queries of the pool table): named so, one formatter for both
+    def pct(x: float) -> str:
+        return tables.format_number(100 * x, 1) + "%"
+
     def show(t: pd.DataFrame) -> HTML:
-        t = t.assign(accuracy=(100 * t["accuracy"]).round(1).astype(str) + "%",
+        t = t.assign(accuracy=[pct(a) for a in t["accuracy"]],
                      answer=t["answer"].map({1: "True", -1: "False", 0: "—"}),
                      correct=t["correct"].map({True: "✓", False: "✗"}))
-        return HTML(tables.to_html(t, index=False))
+        return HTML(tables.to_html(t.rename(columns={"accuracy": "training accuracy"}),
+                                   index=False))
 
     def said(p: int) -> str:
         return "True" if p == 1 else "False"
@@ -224,10 +230,10 @@ def show_diverse_example(ex: Any, k: int) -> None:
         f"{ex.n_candidates} of {ex.n_test} test queries have Greedy MI right and "
         f"Top-{k} wrong."))
     display(Markdown(f"**(a) Greedy MI ensemble** (MAP answer: {said(ex.greedy_prediction)}),"
-                     f" average accuracy {100 * ex.greedy['accuracy'].mean():.1f}%"))
+                     f" average training accuracy {pct(ex.greedy['accuracy'].mean())}"))
     display(show(ex.greedy))
     display(Markdown(f"**(b) Top-{k} ensemble** (MAP answer: {said(ex.topk_prediction)}), "
-                     f"average accuracy {100 * ex.topk['accuracy'].mean():.1f}%"))
+                     f"average training accuracy {pct(ex.topk['accuracy'].mean())}"))
     display(show(ex.topk))
 
 

@@ -158,12 +158,18 @@ def paper_figures_table(out_dir: str | Path, objects: Sequence[Any] | None = Non
             page = page_of.get(lab, "")
             rows.append("| " + " | ".join([
                 paper if i == 0 else "",
-                f"{{ref}}`{lab} <{lab}>`",
+                _label_link(lab, figs),
                 _doc(page) if page else "",
                 _download(out_dir_name, f.csv) if f else "(a table)",
                 f"`{f.command}`" if f and f.command else "",
             ]) + " |")
     return "\n".join(rows) + "\n"
+
+
+def _label_link(label: str, figures: Sequence[str] | set[str]) -> str:
+    """A link to a book figure or table whose text a reader can read: a figure by its number
+    ("Fig. 12"), a labelled section by its title; never the label itself."""
+    return f"{{numref}}`{label}`" if label in figures else f"{{ref}}`{label}`"
 
 
 def _label_pages(out_dir: str | Path) -> dict[str, str]:
@@ -301,6 +307,7 @@ def paper_map_table(out_dir: str | Path, group: str, objects: Sequence[Any] | No
         objects = paper_map()
     out = Path(out_dir)
     labels = defined_labels(out)
+    figures = {f.label for f in book_figures(out) if f.label}
     page_of = _label_pages(out)
     commands = {p.stem: _read(p).metadata.get("ensel", {}).get("command", "")
                 for p in _notebooks(out)}
@@ -327,7 +334,7 @@ def paper_map_table(out_dir: str | Path, group: str, objects: Sequence[Any] | No
                 where = (f"not in this build ({', '.join(obj.reproduced_by)}: their pages "
                          "were not built, e.g. their data was not available)")
             else:
-                where = " · ".join(f"{{ref}}`{lab} <{lab}>`" for lab in built)
+                where = " · ".join(_label_link(lab, figures) for lab in built)
             rows.append(f"| {paper} | {where} | "
                         f"{' · '.join(_doc(p) for p in dict.fromkeys(pages))} | {code} | "
                         f"{command_cell(pages)} |")
@@ -346,9 +353,14 @@ def paper_map_table(out_dir: str | Path, group: str, objects: Sequence[Any] | No
 
 
 def runs(out_dir: str | Path) -> list[RunRecord]:
-    """Every run of the last build (``timings.json``; without it, every executed page), with
-    its parameters, key, versions and commit from its executed notebook."""
+    """Every run of the last build (``timings.json``), then every other executed page, with
+    its parameters, key, versions and commit from its executed notebook. ``seconds`` is the
+    time of the run's last execution: this build's when it executed, else the one the runner
+    recorded when it last did (``durations.json``; a cached run took no time to skip)."""
+    from ensel.book.runner import read_durations
+
     out = Path(out_dir)
+    durations = read_durations(out)
     timings: list[dict[str, Any]] = []
     path = out / "timings.json"
     if path.is_file():
@@ -356,14 +368,19 @@ def runs(out_dir: str | Path) -> list[RunRecord]:
             timings = json.loads(path.read_text())
         except (OSError, ValueError):
             timings = []
-    if not timings:
-        timings = [{"output": p.stem, "status": "", "seconds": None} for p in _notebooks(out)]
+    # every executed page, also those the last invocation did not run (``make run`` of one
+    # page rewrites timings.json): status unknown, the time of its last execution
+    listed = {t.get("output") for t in timings}
+    timings += [{"output": p.stem, "status": "", "seconds": None} for p in _notebooks(out)
+                if p.stem not in listed]
     records = []
     for t in timings:
         nb_path = out / f"{t['output']}.ipynb"
         meta = _read(nb_path).metadata.get("ensel", {}) if nb_path.is_file() else {}
+        executed = t.get("status") in ("ok", "executed") and t.get("seconds") is not None
         records.append(RunRecord(
-            t["output"], str(t.get("status", "")), t.get("seconds"),
+            t["output"], str(t.get("status", "")),
+            t.get("seconds") if executed else durations.get(t["output"]),
             dict(meta.get("parameters", {})), str(meta.get("command", "")),
             str(meta.get("key") or ""), str(meta.get("version", "")),
             str(meta.get("commit", "")), str(meta.get("environment", ""))))
@@ -371,9 +388,10 @@ def runs(out_dir: str | Path) -> list[RunRecord]:
 
 
 def runs_table(out_dir: str | Path) -> str:
-    """One row per run: page, status and time of the last build, parameters, ensel version
-    and commit, environment digest and run key (the first 8 hex digits of each)."""
-    rows = ["| page | status | seconds | parameters | ensel | environment | run key |",
+    """One row per run: page, status in the last build, seconds of its last execution,
+    parameters, ensel version and commit, environment digest and run key (the first 8 hex
+    digits of each)."""
+    rows = ["| page | status | execution (s) | parameters | ensel | environment | run key |",
             "|---|---|---|---|---|---|---|"]
     for r in runs(out_dir):
         exists = (Path(out_dir) / f"{r.output}.ipynb").is_file()

@@ -31,6 +31,7 @@ __all__ = [
     "LABELS",
     "SELECTOR_NAMES",
     "column_label",
+    "counted",
     "format_mean_std",
     "format_mean_std_table",
     "results_table",
@@ -231,18 +232,33 @@ def to_html(table: pd.DataFrame, *, caption: str | None = None, index: bool = Tr
 def format_number(x: Any, decimals: int = 3, *, signed: bool = False,
                   missing: str = "n/a") -> str:
     """A number for a reader: fixed decimals, ``missing`` for NaN/None, no ``-0.000``, and a
-    proper minus sign (``"−0.004"``); ``signed=True`` also writes ``"+"`` for positives."""
+    proper minus sign (``"−0.004"``); ``signed=True`` also writes ``"+"`` for positives.
+    Values equal to 12 significant digits print identically (``0.28175 ± 1e-15`` is
+    ``"0.2818"`` both times, never ``"0.2817"`` once)."""
     if x is None:
         return missing
     v = float(x)
     if not np.isfinite(v):
         return missing
-    txt = f"{abs(v):.{decimals}f}"
+    # one rounded value: values that differ only by floating-point noise (0.28175 computed
+    # two ways) print the same digits, rounded from their 12-significant-digit value
+    txt = f"{abs(float(f'{v:.12g}')):.{decimals}f}"
     if float(txt) == 0.0:
         return txt
     if v < 0:
         return "−" + txt
     return ("+" + txt) if signed else txt
+
+
+def counted(n: int, singular: str, plural: str) -> str:
+    """A count with the word that agrees with it, for prose built from values.
+
+    Examples
+    --------
+    >>> counted(1, "is", "are"), counted(3, "is", "are"), counted(0, "model", "models")
+    ('1 is', '3 are', '0 models')
+    """
+    return f"{n} {singular if n == 1 else plural}"
 
 
 # ----------------------------------------------------------------------------- model pool

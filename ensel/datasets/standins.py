@@ -20,7 +20,7 @@ Calibration (everything read from ``data/paper/model_pools.csv``)
   than cross-family pairs, as the paper reports. It is a valid covariance by construction
   (positive definite; passed through :func:`ensel.copula.nearest_correlation`, a no-op here).
   The loadings ``a_j`` are fitted by bounded least squares so that each model's average
-  correlation with the others matches the table's "Avg. rho_j". The table gives ``m``
+  correlation with the others matches the table's "Avg. ρ_j". The table gives ``m``
   numbers for ``m + 1`` parameters; the family loading ``g`` is set to the **largest**
   value for which the fit still reproduces every avg rho within 0.4 units of the printed
   precision (0.004; IMDB, printed with 3 decimals, 0.0004), so every fitted value rounds to
@@ -88,8 +88,8 @@ Variants
   verdicts depend on it.
 
 :func:`load` returns the tidy table (see :mod:`ensel.data`) and caches it as Parquet under
-``ensel.datasets._paths.data_dir("standins")`` keyed by (name, seed, n_items, variant, generator
-version, a hash of the pool table), so a rerun is instant.
+``ensel.datasets._paths.data_dir("standins")`` keyed by (name, seed, ``n_items``, variant,
+generator version, a hash of the pool table), so a rerun is instant.
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ class StandinSpec:
     tau : numpy.ndarray of shape (m,)
         ``Phi^-1(1 - accuracy)`` at the mean accuracy.
     target_avg_rho : numpy.ndarray of shape (m,)
-        The table's "Avg. rho_j".
+        The table's "Avg. ρ_j".
     loadings : numpy.ndarray of shape (m,)
         Common-factor loadings ``a_j``.
     family_loading : float

@@ -83,17 +83,65 @@ def test_the_html_is_offline_and_complete(html: Path) -> None:
         assert "unpkg.com" not in text and "thebe" not in text.lower(), path
 
 
-def test_no_quoted_glue_and_no_default_shown_where_other_values_ran(html: Path) -> None:
-    """Prose: no glued value pasted with its quote marks, no default parameter values shown
-    on a page that ran with others (tests/rendered_prose.py)."""
-    from rendered_prose import quoted_glue, shown_defaults
+def test_no_prose_a_reader_trips_on(html: Path) -> None:
+    """Prose (tools/prose.py): no glued value pasted with its quote marks, no default
+    parameter values shown on a page that ran with others, no name where its value belongs,
+    no raw label, no quantity rounded two ways on a page, no "1 are"."""
+    from tools.prose import prose_pages
 
-    problems = []
-    for path in sorted((html / "book").rglob("*.html")):
-        text = path.read_text()
-        problems += [f"{path.name}: glued value in quotes: {q}" for q in quoted_glue(text)]
-        problems += [f"{path.name}: {p}" for p in shown_defaults(text)]
+    problems = [f"{page}: {p}" for page, found in prose_pages(html).items() for p in found]
     assert problems == [], "\n".join(problems)
+
+
+def _code_links(page: Path) -> list[tuple[str, str | None]]:
+    """(code name, href or None) of every name in a "code" column of a page's tables."""
+    from bs4 import BeautifulSoup
+
+    found = []
+    for table in BeautifulSoup(page.read_text(), "html.parser").find_all("table"):
+        head = [th.get_text(strip=True) for th in table.find_all("th")]
+        if "code" not in head:
+            continue
+        col = head.index("code")
+        for tr in table.find_all("tr")[1:]:
+            cells = tr.find_all("td")
+            for code in cells[col].find_all("code") if len(cells) > col else ():
+                a = code.find_parent("a")
+                found.append((code.get_text(), a.get("href") if a else None))
+    return found
+
+
+def test_every_code_name_on_the_map_of_the_paper_links_to_its_entry(html: Path) -> None:
+    page = html / "book" / "figure_map.html"
+    links = _code_links(page)
+    assert len(links) > 100, "the map of the paper lists the code of every object"
+    ids: dict[Path, set[str]] = {}
+    broken = []
+    for name, href in links:
+        target, _, anchor = (href or "").partition("#")
+        path = (page.parent / target).resolve()
+        if href is None or not path.is_file():
+            broken.append((name, href))
+            continue
+        if path not in ids:
+            ids[path] = set(re.findall(r'\bid="([^"]+)"', path.read_text()))
+        if anchor and anchor not in ids[path]:
+            broken.append((name, href))
+    assert broken == [], broken
+
+
+def test_the_execution_statistics_show_real_run_times(html: Path) -> None:
+    """Each run's row shows the seconds of its last execution, also when this build found it
+    unchanged (cached): never 0.0 for a page that took time to make."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((html / "book" / "execution_statistics.html").read_text(),
+                         "html.parser")
+    rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")]
+            for tr in soup.find("table").find_all("tr")[1:]]
+    assert len(rows) == len(RUNS)
+    seconds = [float(r[2]) for r in rows if r[2] != "–"]
+    assert len(seconds) == len(rows) and min(seconds) > 0, rows
 
 
 def test_every_figure_has_a_provenance_box_and_the_list_of_figures_covers_the_paper(

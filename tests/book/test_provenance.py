@@ -135,6 +135,18 @@ def test_list_of_figures_and_runs_tables_from_the_runs(demo_run: tuple[Path, Pat
     runs = runs_table(out)
     assert "| {doc}`/book/_generated/demo` | executed | 4.2 | `n=3` | 0.1.0" in runs
     assert "`ffffffff`" in runs
+    # a build where the page was unchanged: the time of the execution that made it, as the
+    # runner recorded it, never the 0.0 s it took to skip
+    (out / "timings.json").write_text(json.dumps([{"output": "demo", "seconds": 0.0,
+                                                   "status": "cached"}]))
+    (out / "durations.json").write_text(json.dumps({"demo": 17.3}))
+    assert "| {doc}`/book/_generated/demo` | cached | 17.3 | `n=3`" in runs_table(out)
+    # a page the last invocation did not run (make run of another page) is still listed
+    (out / "timings.json").write_text(json.dumps([{"output": "other", "seconds": 3.0,
+                                                   "status": "ok"}]))
+    assert "| {doc}`/book/_generated/demo` | – | 17.3 | `n=3`" in runs_table(out)
+    (out / "durations.json").unlink()
+    assert "| {doc}`/book/_generated/demo` | – | – | `n=3`" in runs_table(out)
 
 
 def test_a_glued_figure_gets_its_runs_box_with_absolute_downloads(
@@ -196,9 +208,10 @@ def test_every_paper_figure_and_table_the_book_reproduces_is_in_the_list_of_figu
         assert start is not None, f"{kind} {number} is not in the list of figures"
         block = rows[start:start + len(obj.reproduced_by)]
         for lab in obj.reproduced_by:
-            assert any(f"{{ref}}`{lab} <{lab}>`" in r for r in block), (kind, number, lab)
+            # a figure linked by its number ("Fig. 12"), never with its label as the text
+            assert any(f"{{numref}}`{lab}`" in r for r in block), (kind, number, lab)
     # a paper figure whose reproduction is not in this build says so instead of a broken link
     partial = paper_figures_table(tmp_path / "book" / "_generated", objects)
     _fake_build(tmp_path / "empty", [])
     empty = paper_figures_table(tmp_path / "empty", objects)
-    assert "{ref}" not in empty and "not in this build" in empty and partial != empty
+    assert "ref}" not in empty and "not in this build" in empty and partial != empty

@@ -571,8 +571,7 @@ def test_figure_labels_name_their_run() -> None:
 
 
 def test_longest_chain_starts_first(tmp_path: Path) -> None:
-    from ensel.book.runner import DURATIONS, critical_path
-    from ensel.book.runner._schedule import _read_durations
+    from ensel.book.runner import DURATIONS, critical_path, read_durations
 
     nb = tmp_path / "notebooks"
     nb.mkdir()
@@ -585,13 +584,13 @@ def test_longest_chain_starts_first(tmp_path: Path) -> None:
     runs = load_runs(nb / "runs.yml")
     out = tmp_path / "out"
     out.mkdir()
-    assert _read_durations(out) == {}  # no history: every run counts 0, runs.yml order kept
+    assert read_durations(out) == {}  # no history: every run counts 0, runs.yml order kept
     (out / "timings.json").write_text(
         '[{"output": "small", "seconds": 12.0, "status": "ok"},'
         ' {"output": "exp-a", "seconds": 0.0, "status": "cached"},'
         ' {"output": "exp-b", "seconds": 10.0, "status": "ok"}]')
     (out / DURATIONS).write_text('{"exp-a": 9.0, "report": 4.0}')
-    durations = _read_durations(out)
+    durations = read_durations(out)
     assert durations == {"small": 12.0, "exp-a": 9.0, "exp-b": 10.0, "report": 4.0}
     path = critical_path(runs, durations)
     # the experiments run before the report, which waits for them: their chains include it
@@ -599,7 +598,7 @@ def test_longest_chain_starts_first(tmp_path: Path) -> None:
     order = sorted(runs, key=lambda r: -path[r.output])
     assert [r.output for r in order] == ["exp-b", "exp-a", "small", "report", "new"]
     (out / DURATIONS).write_text("not json")
-    assert _read_durations(out) == {"small": 12.0, "exp-b": 10.0}
+    assert read_durations(out) == {"small": 12.0, "exp-b": 10.0}
 
 
 def test_captioned_figures_get_their_caption_as_alt_text() -> None:

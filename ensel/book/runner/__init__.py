@@ -79,7 +79,7 @@ from ensel.book.runner._execute import (
     reproduce_command,
 )
 from ensel.book.runner._keys import cached, run_key, run_keys
-from ensel.book.runner._schedule import DURATIONS, critical_path
+from ensel.book.runner._schedule import DURATIONS, critical_path, read_durations
 
 __all__ = [
     "NotebookRun",
@@ -111,6 +111,7 @@ __all__ = [
     "SCHEMA_LIST",
     "DURATIONS",
     "critical_path",
+    "read_durations",
     "toc_files",
     "toc_problems",
     "toc_text",

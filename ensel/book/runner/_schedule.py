@@ -62,7 +62,7 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
     timings: list[dict[str, Any]] = []
     failures: list[str] = []
     finished: dict[str, str] = {}  # output -> status
-    durations = _read_durations(out_dir)
+    durations = read_durations(out_dir)
     # longest chain first (the runs that wait for a run count towards its length); runs
     # without a recorded duration keep their order in runs.yml
     priority = critical_path(runs, durations)
@@ -152,9 +152,10 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
 DURATIONS = "durations.json"
 
 
-def _read_durations(out_dir: Path) -> dict[str, float]:
+def read_durations(out_dir: str | Path) -> dict[str, float]:
     """Last execution time of each run: ``durations.json``, completed by the executed runs of
     the last build's ``timings.json``; unreadable files count as empty."""
+    out_dir = Path(out_dir)
     found: dict[str, float] = {}
     try:
         for t in json.loads((out_dir / "timings.json").read_text()):
