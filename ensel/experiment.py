@@ -637,6 +637,107 @@ def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray, ks: Sequence[int]
     return {k: [int(j) for j in spec.estimator(k).fit(X, y).selected_] for k in ks}
 
 
+def _evaluation_inputs(X: Any, y: Any, selectors: Sequence[str] | None,
+                       aggregators: Sequence[str] | None, names: Sequence[str] | None,
+                       item_ids: Any, *, exhaustive: bool, inner: bool, label_free: bool
+                       ) -> tuple[Any, ...]:
+    """:func:`heldout_errors`' inputs checked: whether ``X`` holds options (an
+    ``OptionMatrix``), the selector registry, the selectors and aggregators, the answers,
+    labels and which items have gold, and the default model names and item ids."""
+    from ensel.aggregate import MULTICLASS_SPECS as MULTICLASS_AGGREGATOR_SPECS
+    from ensel.data import OptionMatrix
+
+    for flag, value in (("inner", inner), ("label_free", label_free)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise constraint_error(flag, "a bool", value)
+    options = isinstance(X, OptionMatrix)  # the one switch: binary answers or option codes
+    sel_specs = MULTICLASS_SELECTOR_SPECS if options else SELECTOR_SPECS
+    agg_specs = MULTICLASS_AGGREGATOR_SPECS if options else AGGREGATOR_SPECS
+    selectors = check_options(
+        (tuple(sel_specs) if options else PAPER_SELECTORS) if selectors is None else selectors,
+        "selectors", list(sel_specs))
+    aggregators = check_options(
+        (tuple(agg_specs) if options else PAPER_AGGREGATORS) if aggregators is None
+        else aggregators, "aggregators", list(agg_specs))
+    if label_free:
+        needs = [a for a in aggregators if not agg_specs[a].label_free]
+        if needs:
+            raise constraint_error(
+                "aggregators", "label-free aggregators with label_free=True (fitted without "
+                f"gold): {[a for a in agg_specs if agg_specs[a].label_free]}",
+                Shown(f"{needs[0]!r}, which is fitted on gold"))
+    if options:
+        if y is not None:
+            raise constraint_error("y", "None for an OptionMatrix (its gold is the labels)",
+                                   Shown(f"a {type(y).__name__}"))
+        if exhaustive:
+            raise constraint_error("exhaustive", "False for an OptionMatrix (the exhaustive "
+                                   "search counts binary answer patterns)", True)
+        Xa, gold, _ = check_options_X_y(X.A, X.gold, require_y=True)
+        assert gold is not None
+        ya = gold
+        has_gold = ya != NO_OPTION
+        names = X.models if names is None else names
+        item_ids = X.items if item_ids is None else item_ids
+    else:
+        if y is None:
+            raise constraint_error("y", "labels in {-1, +1} (only an OptionMatrix carries its "
+                                   "own gold)", None)
+        Xa, ya = check_X_y(X, y, require_both_classes=True)
+        has_gold = np.ones(len(ya), dtype=bool)
+    return (options, sel_specs, selectors, aggregators, Xa, ya, has_gold, names, item_ids)
+
+
+def _exhaustive_rows(part: tuple[np.ndarray, ...], inner_split: tuple[np.ndarray, ...],
+                     kk: list[int], names: list[str], acc: np.ndarray, *, split: int,
+                     n_te: int, inner: bool) -> list[tuple[Any, ...]]:
+    """:func:`heldout_errors`' rows of the exhaustive subsets of one split (``part``: its
+    ``X_train, y_train, X_test, y_test``): the oracle, the largest-MI subset and the nested
+    choice, the subset with the smallest MAP error on the inner split of the training part."""
+    Xtr, ytr, Xte, yte = part
+    itr, iva = inner_split
+    rows: list[tuple[Any, ...]] = []
+    tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
+    # the nested choice: the subset with the smallest MAP error on the inner split
+    in_tabs = exhaustive_errors(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], kk)
+    for k in kk:
+        t = tabs[k]
+        nested = {tuple(c): i for i, c in enumerate(t["combos"].tolist())}[
+            tuple(in_tabs[k]["combos"][int(np.argmin(in_tabs[k]["error"]))].tolist())]
+        for name, r in (("exhaustive", int(np.argmin(t["error"]))),
+                        ("exhaustive_mi", int(np.argmax(t["mi"]))),
+                        ("exhaustive_nested", nested)):
+            cols = [int(j) for j in t["combos"][r]]
+            rows.append((split, name, "map", k, float(t["error"][r]),
+                         SEP.join(names[j] for j in cols), float(acc[cols].mean()),
+                         n_te) + ((float("nan"),) if inner else ()))
+    return rows
+
+
+def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
+                 aggregators: Sequence[str], kk: list[int], sel_specs: Any, *,
+                 random_state: int, label_free: bool, options: bool
+                 ) -> dict[tuple[str, str, int], tuple[float, list[int]]]:
+    """Every arm of :func:`heldout_errors` fitted on ``part``'s training answers and scored on
+    its test answers (``X_fit, y_fit, X_eval, y_eval``): its error and picks per (selector,
+    aggregator, k)."""
+    from ensel.aggregate import heldout_error, make_aggregator
+
+    Xf, yf, Xe, ye = part
+    out = {}
+    for sel in selectors:
+        picks = _nested_picks(sel, Xf, yf, kk, specs=sel_specs)
+        for k in kk:
+            cols = picks[k]
+            for agg in aggregators:
+                model = make_aggregator(agg, random_state=random_state).fit(
+                    Xf[:, cols], None if label_free else yf)
+                err = (_option_heldout_error(model, Xe[:, cols], ye) if options
+                       else heldout_error(model, Xe[:, cols], ye))
+                out[(sel, agg, k)] = (err, cols)
+    return out
+
+
 def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
                    protocol: Protocol = PAPER_PROTOCOL, condition: Any = "all",
                    selectors: Sequence[str] | None = None,
@@ -729,50 +830,11 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     >>> errs.shape
     (24, 8)
     """
-    from ensel.aggregate import MULTICLASS_SPECS as MULTICLASS_AGGREGATOR_SPECS
-    from ensel.aggregate import heldout_error, make_aggregator
-    from ensel.data import OptionMatrix
-
     pr = _check_protocol(protocol)  # a Protocol checked its numbers when made
     n_splits, test_fraction, seed = pr.n_splits, pr.test_fraction, pr.seed
-    for flag, value in (("inner", inner), ("label_free", label_free)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise constraint_error(flag, "a bool", value)
-    options = isinstance(X, OptionMatrix)  # the one switch: binary answers or option codes
-    sel_specs = MULTICLASS_SELECTOR_SPECS if options else SELECTOR_SPECS
-    agg_specs = MULTICLASS_AGGREGATOR_SPECS if options else AGGREGATOR_SPECS
-    selectors = check_options(
-        (tuple(sel_specs) if options else PAPER_SELECTORS) if selectors is None else selectors,
-        "selectors", list(sel_specs))
-    aggregators = check_options(
-        (tuple(agg_specs) if options else PAPER_AGGREGATORS) if aggregators is None
-        else aggregators, "aggregators", list(agg_specs))
-    if label_free:
-        needs = [a for a in aggregators if not agg_specs[a].label_free]
-        if needs:
-            raise constraint_error(
-                "aggregators", "label-free aggregators with label_free=True (fitted without "
-                f"gold): {[a for a in agg_specs if agg_specs[a].label_free]}",
-                Shown(f"{needs[0]!r}, which is fitted on gold"))
-    if options:
-        if y is not None:
-            raise constraint_error("y", "None for an OptionMatrix (its gold is the labels)",
-                                   Shown(f"a {type(y).__name__}"))
-        if exhaustive:
-            raise constraint_error("exhaustive", "False for an OptionMatrix (the exhaustive "
-                                   "search counts binary answer patterns)", True)
-        Xa, gold, _ = check_options_X_y(X.A, X.gold, require_y=True)
-        assert gold is not None
-        ya = gold
-        has_gold = ya != NO_OPTION
-        names = X.models if names is None else names
-        item_ids = X.items if item_ids is None else item_ids
-    else:
-        if y is None:
-            raise constraint_error("y", "labels in {-1, +1} (only an OptionMatrix carries its "
-                                   "own gold)", None)
-        Xa, ya = check_X_y(X, y, require_both_classes=True)
-        has_gold = np.ones(len(ya), dtype=bool)
+    (options, sel_specs, selectors, aggregators, Xa, ya, has_gold, names,
+     item_ids) = _evaluation_inputs(X, y, selectors, aggregators, names, item_ids,
+                                    exhaustive=exhaustive, inner=inner, label_free=label_free)
     n, m = Xa.shape
     names = [str(j) for j in range(m)] if names is None else [str(v) for v in names]
     if len(names) != m:
@@ -795,20 +857,8 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
 
         def scored(Xf: np.ndarray, yf: np.ndarray, Xe: np.ndarray, ye: np.ndarray
                    ) -> dict[tuple[str, str, int], tuple[float, list[int]]]:
-            """Every arm fitted on ``(Xf, yf)`` and scored on ``(Xe, ye)``: its error and
-            picks per (selector, aggregator, k)."""
-            out = {}
-            for sel in selectors:
-                picks = _nested_picks(sel, Xf, yf, kk, specs=sel_specs)
-                for k in kk:
-                    cols = picks[k]
-                    for agg in aggregators:
-                        model = make_aggregator(agg, random_state=mv_seed).fit(
-                            Xf[:, cols], None if label_free else yf)
-                        err = (_option_heldout_error(model, Xe[:, cols], ye) if options
-                               else heldout_error(model, Xe[:, cols], ye))
-                        out[(sel, agg, k)] = (err, cols)
-            return out
+            return _scored_arms((Xf, yf, Xe, ye), selectors, aggregators, kk, sel_specs,
+                                random_state=mv_seed, label_free=label_free, options=options)
 
         if exhaustive or inner:
             # the inner split of the training items (fitted on the rest, scored on it),
@@ -821,20 +871,8 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
                          float(acc[cols].mean()), n_te)
                         + ((on_inner[(sel, agg, k)][0],) if inner else ()))
         if exhaustive:
-            tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
-            # the nested choice: the subset with the smallest MAP error on the inner split
-            in_tabs = exhaustive_errors(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], kk)
-            for k in kk:
-                t = tabs[k]
-                nested = {tuple(c): i for i, c in enumerate(t["combos"].tolist())}[
-                    tuple(in_tabs[k]["combos"][int(np.argmin(in_tabs[k]["error"]))].tolist())]
-                for name, r in (("exhaustive", int(np.argmin(t["error"]))),
-                                ("exhaustive_mi", int(np.argmax(t["mi"]))),
-                                ("exhaustive_nested", nested)):
-                    cols = [int(j) for j in t["combos"][r]]
-                    rows.append((split, name, "map", k, float(t["error"][r]),
-                                 SEP.join(names[j] for j in cols), float(acc[cols].mean()),
-                                 n_te) + ((float("nan"),) if inner else ()))
+            rows += _exhaustive_rows((Xtr, ytr, Xte, yte), (itr, iva), kk, names, acc,
+                                     split=split, n_te=n_te, inner=inner)
         return rows
 
     rows = [r for part in _map_in_order(one_split, range(n_splits), jobs) for r in part]
