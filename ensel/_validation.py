@@ -435,7 +435,8 @@ def check_options_X_y(X: Any, y: Any = None, *, classes: Any = None, require_y: 
             labs = np.concatenate([_int_labels(v) for v in (xv, yv) if v is not None])
             cls = np.unique(labs[labs != NO_OPTION])
         else:
-            seen = [xv[~xmiss]] + ([yv[~ymiss]] if yv is not None else [])
+            seen = [xv[~xmiss]] + ([yv[~ymiss]] if yv is not None and ymiss is not None
+                                   else [])
             pooled = np.concatenate([np.asarray(v, dtype=object) for v in seen])
             cls = np.array(sorted(set(pooled.tolist())), dtype=object)
     else:
@@ -468,7 +469,7 @@ def check_options_X_y(X: Any, y: Any = None, *, classes: Any = None, require_y: 
         return out.astype(code_type)
 
     A = encode(xv, xmiss, "X", where_x)
-    yc = (None if yv is None else
+    yc = (None if yv is None or ymiss is None else
           encode(yv, ymiss, "y", lambda pos: f"at position {pos[0]}"))
     return A, yc, cls
 

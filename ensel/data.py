@@ -724,7 +724,8 @@ def _native(df: pd.DataFrame, ic: np.ndarray, mc: np.ndarray, cc: np.ndarray,
             rows = np.flatnonzero(o_codes == k)
             parsed.append(_parse_options(u, f"column 'options' in {origin(int(rows[0]))}")
                           if rows.size else None)
-        canon = {}  # option set -> one code, so 4 and 'A|B|C|D' are the same set
+        # option set -> one code, so 4 and 'A|B|C|D' are the same set
+        canon: dict[tuple[str, ...], int] = {}
         set_code = np.array([canon.setdefault(p, len(canon)) if p is not None else -1
                              for p in parsed] + [-1], dtype=np.int64)[o_codes]
         has = set_code >= 0

@@ -248,9 +248,10 @@ def multiclass_pool(m: int, n: int, *, n_options: int = 4, share: float = 0.0,
                        acc_low=acc_low, acc_high=acc_high, jitter=jitter, abstain=abstain,
                        random_state=rng)
     K = n_options
-    y = rng.integers(0, K, base.y.shape[0]).astype(np.int8)
-    distractor = ((y + rng.integers(1, K, y.shape[0])) % K).astype(np.int8)
-    A = np.empty(base.X.shape, dtype=np.int8)
+    n_items = int(base.X.shape[0])
+    y: np.ndarray = rng.integers(0, K, size=n_items).astype(np.int8)
+    distractor: np.ndarray = ((y + rng.integers(1, K, size=n_items)) % K).astype(np.int8)
+    A: np.ndarray = np.empty(base.X.shape, dtype=np.int8)
     chunk = max(1, (1 << 22) // base.X.shape[1])
     for lo in range(0, A.shape[0], chunk):
         hi = min(A.shape[0], lo + chunk)

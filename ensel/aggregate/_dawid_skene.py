@@ -63,6 +63,9 @@ def _logsumexp_rows(L: np.ndarray) -> np.ndarray:
 class _EM(MulticlassAggregatorMixin):
     """The EM loop shared by the full and the one-coin model (they differ in the M-step)."""
 
+    confusions_: np.ndarray
+    prior_: np.ndarray
+
     _parameter_constraints: dict[str, Any] = {
         "max_iter": [Interval(Integral, 1, None)],
         "tol": [Interval(Real, 0, None)],

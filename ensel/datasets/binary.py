@@ -396,8 +396,9 @@ def to_binary_view(df: pd.DataFrame, *, seed: int = 0, null_pred: str = "abstain
             "pred": [None if p != p else str(p) for p in pred],
         })
         pool = [m for m in models if m in set(answers["model"])]
-        frames.append(to_binary(questions, answers, models=pool, seed=int(seed),
-                                null_pred=null_pred, condition=cond).tidy)
+        converted = to_binary(questions, answers, models=pool, seed=int(seed),
+                              null_pred=null_pred, condition=cond)  # type: ignore[arg-type]
+        frames.append(converted.tidy)
     if no_gold:
         notice(f"binary view: dropped {no_gold:,} item(s) without a gold label (a query needs "
                "its label Y)")

@@ -580,13 +580,13 @@ def load(
     if df is not None:
         df.attrs = {"dropped": json.loads(df.attrs.get("dropped_json", "{}")), "options": opts}
         return df
-    view = binary_view(
+    made = binary_view(
         subset=subset, models=pool, seed=seed, null_pred=null_pred, condition=condition, cache=cache
     )
-    df = view.tidy
+    df = made.tidy
     if cache:
         to_write = df.copy()
-        to_write.attrs = {"dropped_json": json.dumps(view.dropped)}
+        to_write.attrs = {"dropped_json": json.dumps(made.dropped)}
         _atomic_write_parquet(to_write, path, derived)
     return df
 

@@ -410,9 +410,8 @@ def load(*, seed: int = 0, null_pred: str = "abstain", keep: str = "ok",
                        condition=condition)
     if view == "native":
         return _native(made)
-    view = made
-    tidy = view.tidy.copy()
-    tidy.attrs = {"dropped": dict(view.dropped), "options": dict(view.options)}
+    tidy = made.tidy.copy()
+    tidy.attrs = {"dropped": dict(made.dropped), "options": dict(made.options)}
     return tidy
 
 
