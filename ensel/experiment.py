@@ -809,8 +809,9 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
         choice of ``k`` reads (the book's claims choose each arm's best ``k`` on it).
     label_free : bool, default=False
         Fit the aggregators on the training answers without their gold (each must be
-        label-free, :attr:`ensel.aggregate.AggregatorSpec.label_free`, e.g. Dawid-Skene); the
-        selectors still pick on the training gold. The test gold scores them as always.
+        label-free, e.g. Dawid-Skene: the ``label_free`` field of its
+        :class:`ensel.aggregate.AggregatorSpec`); the selectors still pick on the training
+        gold. The test gold scores them as always.
 
     Returns
     -------
