@@ -380,6 +380,13 @@ def _check_options(subset, null_pred, seed) -> None:
         raise UsageError(f"subset must be a string or a list of strings, got {subset!r}")
 
 
+def _view_options(subset: str | Sequence[str], pool: list[str], seed: int, null_pred: str,
+                  condition: str) -> dict[str, object]:
+    """The options of a binary view as JSON values: its ``attrs`` and its cache key."""
+    return {"subset": subset if isinstance(subset, str) else list(subset), "models": pool,
+            "seed": int(seed), "null_pred": null_pred, "condition": condition}
+
+
 def binary_view(
     *,
     subset: str | Sequence[str] = "ori_mmlu",
@@ -399,13 +406,7 @@ def binary_view(
     tables = to_binary(per_q, raw, models=pool, seed=int(seed), null_pred=null_pred,
                        condition=condition, extra_columns=("category", "src"))
     tidy, queries, predictions = tables.tidy, tables.queries, tables.predictions
-    opts = {
-        "subset": subset if isinstance(subset, str) else list(subset),
-        "models": pool,
-        "seed": int(seed),
-        "null_pred": null_pred,
-        "condition": condition,
-    }
+    opts = _view_options(subset, pool, seed, null_pred, condition)
     tidy.attrs = {"dropped": dict(dropped), "options": opts}
     return MMLUProView(tidy, queries, predictions, pool, dropped, opts)
 
@@ -563,13 +564,7 @@ def load(
     if view == "native":
         return native(subset=subset, models=models, condition=condition, cache=cache)
     pool = _resolve_models(models)
-    opts = {
-        "subset": subset if isinstance(subset, str) else list(subset),
-        "models": pool,
-        "seed": int(seed),
-        "null_pred": null_pred,
-        "condition": condition,
-    }
+    opts = _view_options(subset, pool, seed, null_pred, condition)
     path = _cache_dir() / f"binary-{_view_key(opts)}.parquet"
     derived = {"kind": "mmlu_pro binary view", "options": opts, "version": _VIEW_VERSION,
                "registry": _fetch.registry_sha256(NAME), "code": _integrity.code_version()}
