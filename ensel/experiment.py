@@ -210,6 +210,25 @@ def split_indices(n_items: int, *, condition: Any, split: int, seed: int = 0,
                             seed=seed, test_fraction=test_fraction)
 
 
+def _protocol_splits(keys: np.ndarray, *, condition: Any, n_splits: int, seed: int,
+                     test_fraction: float, inner: bool
+                     ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """``(train, test, inner train, inner held-out)`` of each split of one condition, the
+    inner split (positions within ``train``; empty unless ``inner``) drawn from the
+    training items with seed ``seed + 1``: fitted on the rest, scored on it, never looking
+    at the test part (the nested choices read it)."""
+    out = []
+    none = np.zeros(0, dtype=np.int64)
+    for split in range(int(n_splits)):
+        tr, te = _split_from_keys(keys, condition=condition, split=split, seed=seed,
+                                  test_fraction=test_fraction)
+        itr, iva = (_split_from_keys(keys[tr], condition=condition, split=split,
+                                     seed=seed + 1, test_fraction=test_fraction)
+                    if inner else (none, none))
+        out.append((tr, te, itr, iva))
+    return out
+
+
 def _mv_seed(seed: int, condition: Any, split: int) -> int:
     ss = _seed_sequence(seed, condition, split).spawn(1)[0]
     return int(ss.generate_state(1, dtype=np.uint32)[0])
@@ -397,34 +416,84 @@ def _exhaustive_chunked(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: 
     return out
 
 
+@dataclass(frozen=True)
+class _ScanPart:
+    """One (fit, eval) pair of items of a prefix scan over shared distinct answer rows: the
+    rows its fit items fall on with their numbers of ``y = +1`` and ``y = -1`` items, the
+    same for its eval items, the item counts, ``H(Y)`` of the fit labels, and whether the
+    training MI is wanted."""
+
+    fit_rows: np.ndarray
+    fit_pos: np.ndarray
+    fit_neg: np.ndarray
+    eval_rows: np.ndarray
+    eval_pos: np.ndarray
+    eval_neg: np.ndarray
+    n_fit: int
+    n_eval: int
+    h_y: float
+    mi: bool = True
+
+
+def _scan_parts(digits: np.ndarray, y: np.ndarray,
+                parts: Sequence[tuple[np.ndarray, np.ndarray, float, bool]]
+                ) -> tuple[np.ndarray, list[_ScanPart]]:
+    """The distinct rows of ``digits`` (items x models) as ``(models, rows)`` and each of
+    ``parts`` (``fit item indices, eval item indices, H(Y), MI wanted``) as a
+    :class:`_ScanPart` on them."""
+    rows, inv = np.unique(digits, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    n_rows = len(rows)
+    out = []
+    for fit, ev, h_y, mi in parts:
+        counted = []
+        for idx in (fit, ev):
+            pos = np.bincount(inv[idx], weights=(y[idx] == 1), minlength=n_rows)
+            neg = np.bincount(inv[idx], weights=(y[idx] != 1), minlength=n_rows)
+            on = np.flatnonzero(pos + neg)
+            counted += [on, pos[on], neg[on]]
+        out.append(_ScanPart(*counted, n_fit=len(fit), n_eval=len(ev), h_y=h_y, mi=mi))
+    return np.ascontiguousarray(rows.T, dtype=np.int64), out
+
+
 def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: np.ndarray,
                        ks: Sequence[int], base: int, h_y: float, alpha: float
                        ) -> dict[int, dict[str, np.ndarray]]:
     """Same output as :func:`_exhaustive_chunked`, bit for bit, by growing subsets one model
-    at a time (for large alphabets with few distinct answer rows).
+    at a time (:func:`_prefix_scan` of one part; for large alphabets with few distinct
+    answer rows)."""
+    n_tr = len(ytr)
+    D, parts = _scan_parts(np.concatenate([dtr, dte]), np.concatenate([ytr, yte]),
+                           [(np.arange(n_tr), np.arange(n_tr, n_tr + len(yte)), h_y, True)])
+    return _prefix_scan(D, parts, ks, base, alpha)[0]
+
+
+def _prefix_scan(D: np.ndarray, parts: Sequence[_ScanPart], ks: Sequence[int], base: int,
+                 alpha: float) -> list[dict[int, dict[str, np.ndarray]]]:
+    """Held-out MAP error and training MI of every subset of each size in ``ks`` for each of
+    ``parts`` (fit and eval items on the distinct answer rows ``D``, shape (models, rows)),
+    sharing the grouping of the rows between the parts (all splits of one condition answer
+    the same items, so they have the same rows).
 
     A subset of size ``k`` is its lexicographic prefix of size ``k - 1`` plus its largest
-    model ``j``. Each distinct answer row (training and test) carries its group id under the
-    prefix (groups numbered in the order of their pattern codes); its group under the subset
-    is ``(digit of j, group under the prefix)``, renumbered through one bincount per chunk of
-    subsets. No sorting, and every step costs one pass over the rows instead of a matrix
-    product and a sort. The largest model is the most significant digit of
+    model ``j``. Each distinct answer row carries its group id under the prefix (groups
+    numbered in the order of their pattern codes); its group under the subset is ``(digit of
+    j, group under the prefix)``, renumbered through one bincount per chunk of subsets. No
+    sorting, and every step costs one pass over the rows instead of a matrix product and a
+    sort. The largest model is the most significant digit of
     :func:`ensel.info.pattern_codes`, so the groups keep the order of the codes and the
-    smoothed entropies add their cells in the same order as :func:`_exhaustive_chunked`.
+    smoothed entropies add their cells in the same order as :func:`_exhaustive_chunked`
+    (whose output each part's is, bit for bit: the counts are integers, and the cells a
+    part's fit items fall into are visited in code order whatever other rows are there).
+    A part without ``mi`` reports NaN for it.
     """
-    m = dtr.shape[1]
-    rtr, ptr, ntr = _unique_rows(dtr, ytr)
-    rte, pte, nte = _unique_rows(dte, yte)
-    n_rtr = len(rtr)
-    D = np.ascontiguousarray(np.concatenate([rtr, rte]).T, dtype=np.int64)  # (m, rows)
-    n_rows = D.shape[1]
-    n_tr, n_te = len(ytr), len(yte)
+    m, n_rows = D.shape
     want = set(int(k) for k in ks)
     kmax = max(want) if want else 0
     gid = np.zeros((1, n_rows), dtype=np.int32)  # group of each row under the empty prefix
     n_groups = 1  # bound on the group ids of the prefixes
     index: dict[tuple[int, ...], int] = {(): 0}
-    out: dict[int, dict[str, np.ndarray]] = {}
+    outs: list[dict[int, dict[str, np.ndarray]]] = [{} for _ in parts]
     for k in range(1, kmax + 1):
         combos = np.array(list(itertools.combinations(range(m), k)), dtype=np.int64)
         prefix = np.array([index[tuple(c[:-1])] for c in combos.tolist()], dtype=np.int64)
@@ -433,12 +502,14 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
         Dg = D * n_groups  # the new model's digit is the most significant
         chunk = int(max(1, min(n_sub, _PREFIX_CHUNK_CELLS // max(span, n_rows))))
         K = base**k
-        smoothed_mi = _SmoothedMI(n_tr, K, h_y, alpha)
-        err = np.empty(n_sub)
-        mi = np.empty(n_sub)
+        mis = [_SmoothedMI(p.n_fit, K, p.h_y, alpha) for p in parts]
+        err = [np.empty(n_sub) for _ in parts]
+        mi = [np.full(n_sub, np.nan) for _ in parts]
         new_gid = np.empty((n_sub, n_rows), dtype=np.int32) if k < kmax else None
         new_groups = 1
-        wpos, wneg = np.tile(ptr, chunk), np.tile(ntr, chunk)  # row weights of a chunk
+        # row weights of a chunk: C+ - C- decides; C+ and C- apart only for the MI
+        weights = [(np.tile(p.fit_pos, chunk), np.tile(p.fit_neg, chunk)) if p.mi
+                   else (np.tile(p.fit_pos - p.fit_neg, chunk), None) for p in parts]
         for start in range(0, n_sub, chunk):
             stop = min(n_sub, start + chunk)
             c = stop - start
@@ -458,23 +529,69 @@ def _exhaustive_prefix(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: n
             if new_gid is not None:  # ids from 0 in every subset
                 np.subtract(cell, first[:, None], out=new_gid[start:stop], casting="unsafe")
                 new_groups = max(new_groups, int(sizes.max()))
-            ctr = cell[:, :n_rtr].ravel()
-            dpos = np.bincount(ctr, weights=wpos[:ctr.size], minlength=n_cells)
-            dneg = np.bincount(ctr, weights=wneg[:ctr.size], minlength=n_cells)
-            cte = cell[:, n_rtr:]
-            d_tr = np.sign(dpos - dneg)[cte]  # unseen pattern: 0, a tie
-            wrong = _map_wrong(d_tr, pte[None, :], nte[None, :]).sum(axis=1)
-            err[start:stop] = wrong / n_te
-            # smoothed MI: seen cells explicitly (in code order), unseen cells in closed form
             owner = np.repeat(np.arange(c, dtype=np.int64), sizes)
-            cells = np.flatnonzero(dpos + dneg)
-            pos, neg, sub = dpos[cells], dneg[cells], owner[cells]
-            mi[start:stop] = smoothed_mi(pos, neg, sub, c)
+            for p, part in enumerate(parts):
+                wpos, wneg = weights[p]
+                ctr = np.take(cell, part.fit_rows, axis=1).reshape(-1)
+                dpos = np.bincount(ctr, weights=wpos[:ctr.size], minlength=n_cells)
+                dneg = (np.bincount(ctr, weights=wneg[:ctr.size], minlength=n_cells)
+                        if wneg is not None else 0.0)
+                # the MAP rule's sign per eval row (an unseen pattern: 0, a tie); its wrong
+                # items, _map_wrong summed: (C+ + C- - sign * (C+ - C-)) / 2 over the rows
+                # (integers and halves: exact in any order)
+                d_tr = np.sign(dpos - dneg)[np.take(cell, part.eval_rows, axis=1)]
+                wrong = 0.5 * (part.n_eval - d_tr @ (part.eval_pos - part.eval_neg))
+                err[p][start:stop] = wrong / part.n_eval
+                if part.mi:  # seen cells explicitly (in code order), unseen in closed form
+                    cells = np.flatnonzero(dpos + dneg)
+                    mi[p][start:stop] = mis[p](dpos[cells], dneg[cells], owner[cells], c)
         if k in want:
-            out[k] = {"combos": combos, "error": err, "mi": mi}
+            for p in range(len(parts)):
+                outs[p][k] = {"combos": combos, "error": err[p], "mi": mi[p]}
         if new_gid is not None:
             gid, n_groups = new_gid, new_groups
             index = {tuple(cmb): i for i, cmb in enumerate(combos.tolist())}
+    return outs
+
+
+def _label_entropy(y: np.ndarray, alpha: float) -> float:
+    """Smoothed ``H(Y)`` in bits of labels in ``{-1, +1}``."""
+    n, n_pos = len(y), int((y == 1).sum())
+    return float(kernels.dense_entropy_rows(np.array([[n_pos, n - n_pos]], dtype=float),
+                                            n, alpha)[0])
+
+
+def _exhaustive_tables(X: np.ndarray, y: np.ndarray,
+                       parts: Sequence[tuple[np.ndarray, np.ndarray, bool]],
+                       ks: Sequence[int], *, alpha: float = 1.0
+                       ) -> list[dict[int, dict[str, np.ndarray]]]:
+    """``exhaustive_errors(X[fit], y[fit], X[ev], y[ev], ks)`` for each ``(fit, ev, mi)`` of
+    ``parts`` (item indices), the same tables bit for bit (``mi=False``: the MI may be
+    left out, NaN).
+
+    When the alphabet of ``X`` calls for the prefix scan (abstentions and many models), all
+    parts share one scan of ``X``'s distinct answer rows (:func:`_prefix_scan`): the splits
+    of a condition, and the inner splits of their training parts, answer the same items, so
+    growing the subsets' patterns is done once, not once per part. A part that wants MI and
+    whose own answers have a smaller alphabet than ``X`` (no abstention) is scanned alone,
+    as its MI counts the cells of its own alphabet.
+    """
+    m = X.shape[1]
+    base = 3 if np.any(X == 0) else 2
+    shared = (m <= _EXHAUSTIVE_MAX_MODELS and _exhaustive_cells(m, base) > _EXHAUSTIVE_MAX_CELLS
+              and comb(m, m // 2) * len(X) <= _PREFIX_MAX_GROUP_IDS)
+    together = [i for i, (fit, ev, mi) in enumerate(parts) if shared and not (
+        mi and base == 3 and not (np.any(X[fit] == 0) or np.any(X[ev] == 0)))]
+    out: list[dict[int, dict[str, np.ndarray]]] = [
+        {} if i in together else exhaustive_errors(X[fit], y[fit], X[ev], y[ev], ks,
+                                                   alpha=alpha)
+        for i, (fit, ev, _) in enumerate(parts)]
+    if together:
+        D, scan = _scan_parts(kernels.answer_digits(X), y, [
+            (parts[i][0], parts[i][1], _label_entropy(y[parts[i][0]], alpha), parts[i][2])
+            for i in together])
+        for i, tab in zip(together, _prefix_scan(D, scan, ks, base, alpha), strict=True):
+            out[i] = tab
     return out
 
 
@@ -520,9 +637,7 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
             f"m={m} models means {2**m - 1:,} subsets per split)", Shown(f"{m} models"),
             func="exhaustive_errors")
     n_tr = len(y_train)
-    n_pos = int((y_train == 1).sum())
-    h_y = float(kernels.dense_entropy_rows(np.array([[n_pos, n_tr - n_pos]], dtype=float),
-                                           n_tr, alpha)[0])
+    h_y = _label_entropy(y_train, alpha)
     if _exhaustive_cells(m, base) > _EXHAUSTIVE_MAX_CELLS:
         n_rows = len(X_train) + len(X_test)  # bounds the distinct answer rows
         scan = (_exhaustive_prefix if comb(m, m // 2) * n_rows <= _PREFIX_MAX_GROUP_IDS
@@ -688,18 +803,15 @@ def _evaluation_inputs(X: Any, y: Any, selectors: Sequence[str] | None,
     return (options, sel_specs, selectors, aggregators, Xa, ya, has_gold, names, item_ids)
 
 
-def _exhaustive_rows(part: tuple[np.ndarray, ...], inner_split: tuple[np.ndarray, ...],
-                     kk: list[int], names: list[str], acc: np.ndarray, *, split: int,
-                     n_te: int, inner: bool) -> list[tuple[Any, ...]]:
-    """:func:`heldout_errors`' rows of the exhaustive subsets of one split (``part``: its
-    ``X_train, y_train, X_test, y_test``): the oracle, the largest-MI subset and the nested
-    choice, the subset with the smallest MAP error on the inner split of the training part."""
-    Xtr, ytr, Xte, yte = part
-    itr, iva = inner_split
+def _exhaustive_rows(tabs: dict[int, dict[str, np.ndarray]],
+                     in_tabs: dict[int, dict[str, np.ndarray]], kk: list[int],
+                     names: list[str], acc: np.ndarray, *, split: int, n_te: int,
+                     inner: bool) -> list[tuple[Any, ...]]:
+    """:func:`heldout_errors`' rows of the exhaustive subsets of one split from its tables
+    (``tabs``: fitted on the training part, scored on the test part; ``in_tabs``: on the
+    inner split of the training part): the oracle, the largest-MI subset and the nested
+    choice, the subset with the smallest MAP error on the inner split."""
     rows: list[tuple[Any, ...]] = []
-    tabs = exhaustive_errors(Xtr, ytr, Xte, yte, kk)
-    # the nested choice: the subset with the smallest MAP error on the inner split
-    in_tabs = exhaustive_errors(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], kk)
     for k in kk:
         t = tabs[k]
         nested = {tuple(c): i for i, c in enumerate(t["combos"].tolist())}[
@@ -714,22 +826,97 @@ def _exhaustive_rows(part: tuple[np.ndarray, ...], inner_split: tuple[np.ndarray
     return rows
 
 
+#: The binary aggregators whose errors :func:`_prefix_errors` computes along a pick path.
+_PREFIX_AGGREGATORS = ("map", "mv", "wmv")
+
+
+def _prefix_errors(part: tuple[np.ndarray, ...], path: Sequence[int], lengths: Sequence[int],
+                   aggregators: Sequence[str]) -> dict[tuple[str, int], float]:
+    """The errors of MAP, majority vote and weighted vote on the first ``k`` models of
+    ``path`` for every ``k`` of ``lengths``, in one pass along the path: exactly (bit for bit)
+    what fitting each aggregator on those columns of ``part``'s training answers and scoring
+    it with :func:`ensel.aggregate.heldout_error` on its test answers gives (the tests
+    compare them).
+
+    MAP's decision is the sign of ``C+ - C-`` of the row's answer pattern (a tie, an unseen
+    pattern included, counts half): the patterns of the first ``k`` models are the groups
+    of the first ``k - 1`` split by the ``k``-th model's answer digit
+    (:func:`ensel._kernels.code_groups` on training and test rows together, so a test
+    pattern no training row has is a group without counts). Majority vote's vote sum grows
+    by one column per step. The weighted vote's log-odds weights are per column (each
+    model's training accuracy), so the first ``k`` of one fit on the whole path are those of
+    a fit on the first ``k`` models, and its score is the same product the aggregator
+    computes.
+    """
+    from ensel.aggregate import half_tie_error, make_aggregator
+
+    Xf, yf, Xe, ye = part
+    path = [int(j) for j in path][:max(lengths)]
+    want = set(int(k) for k in lengths)
+    out: dict[tuple[str, int], float] = {}
+    pos = yf == 1
+    n_f = len(yf)
+    digits = (kernels.answer_digits(np.concatenate([Xf[:, path], Xe[:, path]]))
+              if "map" in aggregators else None)
+    group = np.zeros(n_f + len(ye), dtype=np.int64)
+    n_groups = 1
+    votes = np.zeros(len(ye), dtype=np.int64)
+    w = (make_aggregator("wmv").fit(Xf[:, path], yf).weights_ if "wmv" in aggregators
+         else None)
+    for i, j in enumerate(path):
+        k = i + 1
+        votes += Xe[:, j]
+        if digits is not None:
+            _, group = kernels.code_groups(group * 3 + digits[:, i], 3 * n_groups)
+            n_groups = int(group.max()) + 1
+        if k not in want:
+            continue
+        if digits is not None:
+            g_f, g_e = group[:n_f], group[n_f:]
+            d = (np.bincount(g_f[pos], minlength=n_groups)
+                 - np.bincount(g_f[~pos], minlength=n_groups))[g_e]
+            out[("map", k)] = half_tie_error(ye, np.where(d >= 0, 1, -1), d == 0)
+        if "mv" in aggregators:
+            out[("mv", k)] = half_tie_error(ye, np.where(votes >= 0, 1, -1), votes == 0)
+        if w is not None:
+            score = Xe[:, path[:k]].astype(np.float64) @ w[:k]
+            out[("wmv", k)] = half_tie_error(ye, np.where(score >= 0, 1, -1), score == 0)
+    return out
+
+
 def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
                  aggregators: Sequence[str], kk: list[int], sel_specs: Any, *,
                  random_state: int, label_free: bool, options: bool
                  ) -> dict[tuple[str, str, int], tuple[float, list[int]]]:
     """Every arm of :func:`heldout_errors` fitted on ``part``'s training answers and scored on
     its test answers (``X_fit, y_fit, X_eval, y_eval``): its error and picks per (selector,
-    aggregator, k)."""
+    aggregator, k).
+
+    The paper's aggregators (binary answers, fitted on gold) are scored along each
+    selector's pick path at once (:func:`_prefix_errors`), and once per distinct path: two
+    selectors that pick the same models in the same order share their scores. The others
+    are fitted per arm."""
     from ensel.aggregate import heldout_error, make_aggregator
 
     Xf, yf, Xe, ye = part
+    fast = ([a for a in aggregators if a in _PREFIX_AGGREGATORS]
+            if not options and not label_free and np.unique(yf).size == 2 else [])
+    shared: dict[tuple[int, ...], dict[tuple[str, int], float]] = {}
     out = {}
     for sel in selectors:
         picks = _nested_picks(sel, Xf, yf, kk, specs=sel_specs)
+        path = tuple(picks[kk[-1]])
+        prefixes = all(picks[k] == list(path[:k]) for k in kk)
+        if fast and prefixes and path not in shared:
+            shared[path] = _prefix_errors(part, path, kk, fast)
         for k in kk:
             cols = picks[k]
             for agg in aggregators:
+                if agg in fast:
+                    scores = (shared[path] if prefixes
+                              else _prefix_errors(part, cols, [k], [agg]))
+                    out[(sel, agg, k)] = (scores[(agg, k)], cols)
+                    continue
                 model = make_aggregator(agg, random_state=random_state).fit(
                     Xf[:, cols], None if label_free else yf)
                 err = (_option_heldout_error(model, Xe[:, cols], ye) if options
@@ -844,12 +1031,16 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     if exhaustive:  # fail before the expensive part if m is too large
         exhaustive_errors(Xa[:2], ya[:2], Xa[:1], ya[:1], [])
     jobs = _jobs(n_jobs)
-    keys = _item_keys(item_ids, n)
+    splits = _protocol_splits(_item_keys(item_ids, n), condition=condition, n_splits=n_splits,
+                              seed=seed, test_fraction=test_fraction, inner=exhaustive or inner)
+    # the exhaustive tables of every split and of its inner split, from one scan
+    tables = (_exhaustive_tables(Xa, ya, [p for tr, te, itr, iva in splits
+                                          for p in ((tr, te, True), (tr[itr], tr[iva], False))],
+                                 kk) if exhaustive else [])
 
     def one_split(split: int) -> list[tuple[Any, ...]]:
         rows: list[tuple[Any, ...]] = []
-        tr, te = _split_from_keys(keys, condition=condition, split=split, seed=seed,
-                                  test_fraction=test_fraction)
+        tr, te, itr, iva = splits[split]
         Xtr, ytr, Xte, yte = Xa[tr], ya[tr], Xa[te], ya[te]
         g = has_gold[tr]  # the accuracy (and the error) read the items with gold
         acc = (Xtr[g] == ytr[g, None]).mean(axis=0)
@@ -861,18 +1052,13 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
             return _scored_arms((Xf, yf, Xe, ye), selectors, aggregators, kk, sel_specs,
                                 random_state=mv_seed, label_free=label_free, options=options)
 
-        if exhaustive or inner:
-            # the inner split of the training items (fitted on the rest, scored on it),
-            # never looking at the test part: the nested choices read it
-            itr, iva = _split_from_keys(keys[tr], condition=condition, split=split,
-                                        seed=seed + 1, test_fraction=test_fraction)
         on_inner = scored(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva]) if inner else {}
         for (sel, agg, k), (err, cols) in scored(Xtr, ytr, Xte, yte).items():
             rows.append((split, sel, agg, k, err, SEP.join(names[j] for j in cols),
                          float(acc[cols].mean()), n_te)
                         + ((on_inner[(sel, agg, k)][0],) if inner else ()))
         if exhaustive:
-            rows += _exhaustive_rows((Xtr, ytr, Xte, yte), (itr, iva), kk, names, acc,
+            rows += _exhaustive_rows(tables[2 * split], tables[2 * split + 1], kk, names, acc,
                                      split=split, n_te=n_te, inner=inner)
         return rows
 

@@ -488,3 +488,59 @@ def test_heldout_errors_do_not_depend_on_which_class_is_plus_one() -> None:
     a = ex.heldout_errors(X, y, **kw)
     b = ex.heldout_errors(-X, -y, **kw)
     pd.testing.assert_frame_equal(a, b)
+
+
+# --------------------------------------------------------------------------- shared work
+@settings(deadline=None, max_examples=40)
+@given(seed=st.integers(0, 10_000), m=st.integers(1, 8), n=st.integers(6, 300),
+       p0=st.sampled_from([0.0, 0.1, 0.4]))
+def test_prefix_errors_are_the_aggregators_errors(seed: int, m: int, n: int,
+                                                  p0: float) -> None:
+    """Scoring MAP, MV and W-MV along a pick path gives, bit for bit, what fitting each
+    aggregator on every prefix and scoring it with heldout_error gives (abstentions, unseen
+    test patterns and ties included)."""
+    from ensel.aggregate import make_aggregator
+
+    rng = np.random.default_rng(seed)
+    X = rng.choice(np.array([-1, 1], dtype=np.int8), size=(n, m))
+    X[rng.random(X.shape) < p0] = 0
+    y = rng.choice(np.array([-1, 1], dtype=np.int8), size=n)
+    y[:2] = [-1, 1]
+    n_f = max(2, (4 * n) // 5)
+    part = (X[:n_f], y[:n_f], X[n_f:], y[n_f:])
+    path = [int(j) for j in rng.permutation(m)]
+    ks = sorted(set(rng.integers(1, m + 1, size=3).tolist()))
+    got = ex._prefix_errors(part, path, ks, ["map", "mv", "wmv"])
+    for k in ks:
+        for agg in ("map", "mv", "wmv"):
+            model = make_aggregator(agg, random_state=1).fit(part[0][:, path[:k]], part[1])
+            assert got[(agg, k)] == heldout_error(model, part[2][:, path[:k]], part[3])
+
+
+@pytest.mark.parametrize("p0", [0.0, 0.05])
+def test_one_scan_for_all_splits_gives_each_splits_tables(monkeypatch, p0: float) -> None:
+    """The exhaustive tables of many (fit, eval) parts from one shared scan are those of
+    exhaustive_errors on each part, bit for bit; a part without MI reports NaN for it, and a
+    part whose own answers have no abstention keeps its own alphabet's MI."""
+    monkeypatch.setattr(ex, "_EXHAUSTIVE_MAX_CELLS", 0)  # the prefix scan at this size
+    rng = np.random.default_rng(7)
+    X, y, _ = sample_equicorrelated(rng.uniform(0.6, 0.9, 6), 0.4, 6, 400, random_state=7)
+    X = X.copy()
+    X[rng.random(X.shape) < p0] = 0
+    X[:150][X[:150] == 0] = 1  # parts within the first 150 items have no abstention
+    keys = ex._item_keys(None, len(y))
+    parts = [p for tr, te, itr, iva in ex._protocol_splits(
+        keys, condition="c", n_splits=3, seed=0, test_fraction=0.2, inner=True)
+        for p in ((tr, te, True), (tr[itr], tr[iva], False))]
+    parts.append((np.arange(100), np.arange(100, 150), True))
+    ks = [1, 2, 4, 6]
+    shared = ex._exhaustive_tables(X, y, parts, ks)
+    for (fit, ev, mi), tab in zip(parts, shared, strict=True):
+        alone = ex.exhaustive_errors(X[fit], y[fit], X[ev], y[ev], ks)
+        for k in ks:
+            assert np.array_equal(tab[k]["combos"], alone[k]["combos"])
+            assert np.array_equal(tab[k]["error"], alone[k]["error"])
+            if mi:
+                assert np.array_equal(tab[k]["mi"], alone[k]["mi"])
+            else:
+                assert np.isnan(tab[k]["mi"]).all()
