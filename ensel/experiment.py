@@ -850,12 +850,13 @@ def _prefix_errors(part: tuple[np.ndarray, ...], path: Sequence[int], lengths: S
     a fit on the first ``k`` models, and its score is the same product the aggregator
     computes.
     """
-    from ensel.aggregate import half_tie_error, make_aggregator
+    from ensel.aggregate import make_aggregator
 
     Xf, yf, Xe, ye = part
     path = [int(j) for j in path][:max(lengths)]
-    want = set(int(k) for k in lengths)
-    out: dict[tuple[str, int], float] = {}
+    want = sorted(set(int(k) for k in lengths))
+    # each aggregator's decision value per test item and budget: +1 where >= 0, a tie at 0
+    values: dict[str, list[np.ndarray]] = {agg: [] for agg in aggregators}
     pos = yf == 1
     n_f = len(yf)
     digits = (kernels.answer_digits(np.concatenate([Xf[:, path], Xe[:, path]]))
@@ -873,16 +874,21 @@ def _prefix_errors(part: tuple[np.ndarray, ...], path: Sequence[int], lengths: S
             n_groups = int(group.max()) + 1
         if k not in want:
             continue
-        if digits is not None:
+        if digits is not None:  # C+ - C- of each test item's pattern
             g_f, g_e = group[:n_f], group[n_f:]
-            d = (np.bincount(g_f[pos], minlength=n_groups)
-                 - np.bincount(g_f[~pos], minlength=n_groups))[g_e]
-            out[("map", k)] = half_tie_error(ye, np.where(d >= 0, 1, -1), d == 0)
+            values["map"].append((np.bincount(g_f[pos], minlength=n_groups)
+                                  - np.bincount(g_f[~pos], minlength=n_groups))[g_e])
         if "mv" in aggregators:
-            out[("mv", k)] = half_tie_error(ye, np.where(votes >= 0, 1, -1), votes == 0)
+            values["mv"].append(votes.copy())
         if w is not None:
-            score = Xe[:, path[:k]].astype(np.float64) @ w[:k]
-            out[("wmv", k)] = half_tie_error(ye, np.where(score >= 0, 1, -1), score == 0)
+            values["wmv"].append(Xe[:, path[:k]].astype(np.float64) @ w[:k])
+    out: dict[tuple[str, int], float] = {}
+    for agg, cols in values.items():
+        v = np.column_stack(cols)
+        # ensel.aggregate.half_tie_error of each budget: a tie counts half (the sums of 0,
+        # 1/2 and 1 are exact in any order, so the means are its numbers bit for bit)
+        wrong = np.where(v == 0, 0.5, (np.where(v >= 0, 1, -1) != ye[:, None]).astype(float))
+        out.update(zip([(agg, k) for k in want], wrong.mean(axis=0).tolist(), strict=True))
     return out
 
 

@@ -26,6 +26,7 @@ from scipy.special import ndtri
 from ensel.aggregate import DEFAULT_AGGREGATOR
 from ensel.copula import sample_equicorrelated
 from ensel.experiment import (
+    condition_data,
     evaluate,
     half_sample_errors,
     halvings,
@@ -189,6 +190,7 @@ def compare(data: Any, *, ks: Sequence[int], n_splits: int, n_halvings: int,
         ``"holds"`` means the defaults are better beyond the noise, ``"contradicted"`` worse).
     """
     if isinstance(data, pd.DataFrame):
+        data = condition_data(data)  # validated and pivoted once for the six protocol runs
         results = pd.concat([evaluate(data, ks=ks, n_splits=n_splits, seed=seed,
                                       selectors=[sel], aggregators=aggs)
                              for sel, aggs in _groups().items()], ignore_index=True)
