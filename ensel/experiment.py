@@ -448,13 +448,14 @@ def _scan_parts(digits: np.ndarray, y: np.ndarray,
     n_rows = len(rows)
     out = []
     for fit, ev, h_y, mi in parts:
-        counted = []
+        counted: list[np.ndarray] = []
         for idx in (fit, ev):
             pos = np.bincount(inv[idx], weights=(y[idx] == 1), minlength=n_rows)
             neg = np.bincount(inv[idx], weights=(y[idx] != 1), minlength=n_rows)
             on = np.flatnonzero(pos + neg)
             counted += [on, pos[on], neg[on]]
-        out.append(_ScanPart(*counted, n_fit=len(fit), n_eval=len(ev), h_y=h_y, mi=mi))
+        out.append(_ScanPart(counted[0], counted[1], counted[2], counted[3], counted[4],
+                             counted[5], n_fit=len(fit), n_eval=len(ev), h_y=h_y, mi=mi))
     return np.ascontiguousarray(rows.T, dtype=np.int64), out
 
 
@@ -537,7 +538,7 @@ def _prefix_scan(D: np.ndarray, parts: Sequence[_ScanPart], ks: Sequence[int], b
                 ctr = np.take(cell, part.fit_rows, axis=1).reshape(-1)
                 dpos = np.bincount(ctr, weights=wpos[:ctr.size], minlength=n_cells)
                 dneg = (np.bincount(ctr, weights=wneg[:ctr.size], minlength=n_cells)
-                        if wneg is not None else 0.0)
+                        if wneg is not None else np.zeros(n_cells))
                 # the MAP rule's sign per eval row (an unseen pattern: 0, a tie); its wrong
                 # items, _map_wrong summed: (C+ + C- - sign * (C+ - C-)) / 2 over the rows
                 # (integers and halves: exact in any order)
