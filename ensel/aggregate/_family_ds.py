@@ -244,6 +244,10 @@ class FamilyDawidSkene(_EM):
     (0.036, 0.06766666666666667)
     """
 
+    families_: list[np.ndarray]
+    correlation_: np.ndarray
+    model_weights_: np.ndarray
+
     _parameter_constraints: dict[str, Any] = {
         **_EM._parameter_constraints,
         "threshold": [Interval(Real, 0, 1, closed="right")],
@@ -268,8 +272,9 @@ class FamilyDawidSkene(_EM):
         W = np.log(self.confusions_).transpose(2, 0, 1) * self.model_weights_[None, :, None]
         return np.log(self.prior_)[None, :] + option_sums(A, W)
 
-    @validate_params({"X": ["array-like"], "y": ["array-like", None]})
-    def fit(self, X: Any, y: Any = None) -> FamilyDawidSkene:
+    @validate_params({"X": ["array-like"], "y": ["array-like", None],
+                      "n_options": ["array-like", None]})
+    def fit(self, X: Any, y: Any = None, *, n_options: Any = None) -> FamilyDawidSkene:
         """Find the families (from a first, independent fit) and fit the discounted model.
 
         Parameters
@@ -278,14 +283,18 @@ class FamilyDawidSkene(_EM):
             Option labels (``-1`` / ``None`` / ``NaN`` / ``""`` = abstained).
         y : array-like of shape (n_items,), optional
             Gold labels; missing entries are inferred, given ones anchor their items.
+        n_options : array-like of shape (n_items,), optional
+            Each item's number of options, as in ``DawidSkene.fit``.
 
         Returns
         -------
         self
         """
         base = DawidSkene(max_iter=self.max_iter, tol=self.tol, alpha=self.alpha,
-                          init=self.init, random_state=self.random_state).fit(X, y)
+                          init=self.init, random_state=self.random_state
+                          ).fit(X, y, n_options=n_options)
         A, yc = self._fit_options(X, y)
+        mask = self.option_mask(n_options, A, yc)
         T = base.posteriors_
         self.families_ = []
         for r in range(int(self.n_rounds)):
@@ -307,7 +316,7 @@ class FamilyDawidSkene(_EM):
             if r > 0 and np.abs(w - self.model_weights_).max() < WEIGHT_TOL:
                 break  # the weights are at their fixed point
             self.model_weights_ = w
-            self._fit_em(A, yc)
+            self._fit_em(A, yc, mask)
             T = self.posteriors_
         if not self.families_:  # exactly independent Dawid-Skene
             self.model_weights_ = np.ones(A.shape[1])
