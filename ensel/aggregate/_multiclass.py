@@ -172,6 +172,8 @@ class MulticlassAggregatorMixin(EstimatorMixin):
     def _scores(self, A: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    @validate_params({"n_options": ["array-like", None], "A": ["array-like", None],
+                      "yc": ["array-like", None], "method": ["no_validation"]})
     def option_mask(self, n_options: Any, A: np.ndarray | None = None,
                     yc: np.ndarray | None = None, *, method: str = "fit") -> np.ndarray | None:
         """Which classes each item offers: ``mask[i, c] = classes_[c] < n_options[i]``, bool
