@@ -1048,8 +1048,24 @@ class OptionMatrix:
 
     @property
     def n_options(self) -> np.ndarray:
-        """``K_i``, the number of options of each item (``int16``)."""
+        """``K_i``, the number of options of each item (``int16``): what the multiple-choice
+        aggregators take as ``n_options`` (e.g. ``DawidSkene().fit(m.A, n_options=
+        m.n_options)``), so that no item is given an option it does not have."""
         return np.array([len(o) for o in self.options], dtype=np.int16)
+
+    @property
+    def option_mask(self) -> np.ndarray:
+        """Which codes each item offers: bool (n_items, max K_i), ``[i, c]`` is ``c < K_i``.
+
+        Examples
+        --------
+        >>> m = OptionMatrix(np.array([[0], [2]], np.int16), np.array([1, 2], np.int16),
+        ...                  [("A", "B"), ("A", "B", "C")], ["q1", "q2"], ["a"])
+        >>> m.option_mask.tolist()
+        [[True, True, False], [True, True, True]]
+        """
+        k = self.n_options
+        return np.arange(int(k.max()) if k.size else 0)[None, :] < k[:, None]
 
     def model_summary(self) -> pd.DataFrame:
         """Per model: ``n_items``, ``accuracy`` (the answer is the gold; an abstention is

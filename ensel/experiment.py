@@ -719,11 +719,14 @@ def _check_protocol(protocol: Any) -> Protocol:
     return protocol
 
 
-def _option_heldout_error(model: Any, A: np.ndarray, gold: np.ndarray) -> float:
+def _option_heldout_error(model: Any, A: np.ndarray, gold: np.ndarray,
+                          n_options: np.ndarray | None = None) -> float:
     """:func:`ensel.aggregate.heldout_error` of a multiple-choice aggregator on option codes
     that may hold options it never saw at fit (its ``classes_``): such an answer counts as no
     answer (the model has no parameters for it) and such a gold option as an error (the model
-    never predicts it); items without gold are not scored.
+    never predicts it); items without gold are not scored. ``n_options``: each item's option
+    count (an ``OptionMatrix``'s): no item is predicted an option it does not have, and a
+    tie counts ``1 - 1/t`` over the item's own options.
 
     Examples
     --------
@@ -736,7 +739,8 @@ def _option_heldout_error(model: Any, A: np.ndarray, gold: np.ndarray) -> float:
     known = np.isin(gold, model.classes_)
     err = np.where(gold == NO_OPTION, np.nan, 1.0)
     if known.any():  # the per-item errors heldout_error averages
-        err[known] = model.tie_error(A[known], gold[known])
+        err[known] = model.tie_error(A[known], gold[known], n_options=None if n_options is None
+                                     else n_options[known])
     return float(np.nanmean(err))
 
 
@@ -895,11 +899,12 @@ def _prefix_errors(part: tuple[np.ndarray, ...], path: Sequence[int], lengths: S
 
 def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
                  aggregators: Sequence[str], kk: list[int], sel_specs: Any, *,
-                 random_state: int, label_free: bool, options: bool
+                 random_state: int, label_free: bool, options: bool,
+                 n_options: tuple[np.ndarray, np.ndarray] | None = None
                  ) -> dict[tuple[str, str, int], tuple[float, list[int]]]:
     """Every arm of :func:`heldout_errors` fitted on ``part``'s training answers and scored on
     its test answers (``X_fit, y_fit, X_eval, y_eval``): its error and picks per (selector,
-    aggregator, k).
+    aggregator, k); ``n_options``: the option counts of the fit and eval items.
 
     The paper's aggregators (binary answers, fitted on gold) are scored along each
     selector's pick path at once (:func:`_prefix_errors`), and once per distinct path: two
@@ -908,6 +913,8 @@ def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
     from ensel.aggregate import heldout_error, make_aggregator
 
     Xf, yf, Xe, ye = part
+    kf, ke = n_options if n_options is not None else (None, None)
+    per_item = {} if kf is None else {"n_options": kf}
     fast = ([a for a in aggregators if a in _PREFIX_AGGREGATORS]
             if not options and not label_free and np.unique(yf).size == 2 else [])
     shared: dict[tuple[int, ...], dict[tuple[str, int], float]] = {}
@@ -927,8 +934,8 @@ def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
                     out[(sel, agg, k)] = (scores[(agg, k)], cols)
                     continue
                 model = make_aggregator(agg, random_state=random_state).fit(
-                    Xf[:, cols], None if label_free else yf)
-                err = (_option_heldout_error(model, Xe[:, cols], ye) if options
+                    Xf[:, cols], None if label_free else yf, **per_item)
+                err = (_option_heldout_error(model, Xe[:, cols], ye, ke) if options
                        else heldout_error(model, Xe[:, cols], ye))
                 out[(sel, agg, k)] = (err, cols)
     return out
@@ -959,9 +966,12 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     ``selected`` column and its items seed the splits (unless ``names``/``item_ids`` say
     otherwise); the selectors are :data:`ensel.select.MULTICLASS_SPECS` and the aggregators
     :data:`ensel.aggregate.MULTICLASS_SPECS`, the error of a tie among ``t`` options counts
-    ``1 - 1/t`` (:func:`ensel.aggregate.heldout_error`). Items without gold are split with
-    the others: the selectors leave them out, the aggregators fit on them (a label-free one
-    uses them) and the error and ``n_test`` count only the test items with gold. An option
+    ``1 - 1/t`` (:func:`ensel.aggregate.heldout_error`). Each item keeps its own options
+    (its ``n_options``, passed to every aggregator's fit and scoring): none is predicted an
+    option it does not have, and its ties are among its own options. Items without gold
+    are split with the others: the selectors leave them out, the aggregators fit on them (a
+    label-free one uses them) and the error and ``n_test`` count only the test items with
+    gold. An option
     seen in the test part but never in the training answers (or gold) an aggregator was fitted
     on counts as no answer, and a test gold it never saw as an error
     (:func:`_option_heldout_error`). The exhaustive search counts binary patterns and is
@@ -1046,6 +1056,7 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     tables = (_exhaustive_tables(Xa, ya, [p for tr, te, itr, iva in splits
                                           for p in ((tr, te, True), (tr[itr], tr[iva], False))],
                                  kk) if exhaustive else [])
+    n_opts = np.asarray(X.n_options) if options else None  # each item's own option count
 
     def one_split(split: int) -> list[tuple[Any, ...]]:
         rows: list[tuple[Any, ...]] = []
@@ -1056,13 +1067,17 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
         mv_seed = _mv_seed(seed, condition, split)
         n_te = int(has_gold[te].sum())
 
-        def scored(Xf: np.ndarray, yf: np.ndarray, Xe: np.ndarray, ye: np.ndarray
+        def scored(Xf: np.ndarray, yf: np.ndarray, Xe: np.ndarray, ye: np.ndarray,
+                   fit_rows: np.ndarray, eval_rows: np.ndarray
                    ) -> dict[tuple[str, str, int], tuple[float, list[int]]]:
             return _scored_arms((Xf, yf, Xe, ye), selectors, aggregators, kk, sel_specs,
-                                random_state=mv_seed, label_free=label_free, options=options)
+                                random_state=mv_seed, label_free=label_free, options=options,
+                                n_options=None if n_opts is None else
+                                (n_opts[fit_rows], n_opts[eval_rows]))
 
-        on_inner = scored(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva]) if inner else {}
-        for (sel, agg, k), (err, cols) in scored(Xtr, ytr, Xte, yte).items():
+        on_inner = (scored(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], tr[itr], tr[iva])
+                    if inner else {})
+        for (sel, agg, k), (err, cols) in scored(Xtr, ytr, Xte, yte, tr, te).items():
             rows.append((split, sel, agg, k, err, SEP.join(names[j] for j in cols),
                          float(acc[cols].mean()), n_te)
                         + ((on_inner[(sel, agg, k)][0],) if inner else ()))

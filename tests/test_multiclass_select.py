@@ -323,7 +323,9 @@ def test_heldout_option_never_seen_in_training() -> None:
     A, gold = om.A.copy(), om.gold.copy()
     A[te[:5], :] = 4  # every model answers a fifth option on five test items
     gold[te[5]] = 4  # and one test item has it as gold
-    om = OptionMatrix(A, gold, om.options, om.items, om.models, condition="c")
+    options = [tuple("ABCDE") if i in set(te[:6].tolist()) else o
+               for i, o in enumerate(om.options)]  # those items offer the fifth option
+    om = OptionMatrix(A, gold, options, om.items, om.models, condition="c")
     res = heldout_errors(om, ks=[3], protocol=PR, condition="c", selectors=["topk"],
                          aggregators=["plurality"], label_free=True)
     cols = MulticlassTopK(3).fit(A[tr], gold[tr]).selected_

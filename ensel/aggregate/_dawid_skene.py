@@ -46,6 +46,7 @@ from ensel._validation import Interval, StrOptions, check_random_state, validate
 from ensel.aggregate._multiclass import (
     MulticlassAggregatorMixin,
     answer_indicators,
+    masked_shares,
     one_hot,
     option_counts,
     option_sums,
@@ -97,16 +98,21 @@ class _EM(MulticlassAggregatorMixin):
     def _scores(self, A: np.ndarray) -> np.ndarray:
         return self._log_joint(A)
 
-    def _initial_posteriors(self, O: Any, K: int) -> np.ndarray:
+    def _initial_posteriors(self, O: Any, K: int, mask: np.ndarray | None = None
+                            ) -> np.ndarray:
         if self.init == "random":
-            return check_random_state(self.random_state).dirichlet(np.ones(K), size=O.shape[0])
+            T = check_random_state(self.random_state).dirichlet(np.ones(K), size=O.shape[0])
+            return masked_shares(T, mask)
         m = O.shape[1] // K
         votes = option_sums(O, np.broadcast_to(np.eye(K)[:, None, :], (K, m, K)))
+        if mask is not None:
+            return masked_shares(votes, mask)
         tot = votes.sum(axis=1, keepdims=True)
         return np.where(tot > 0, votes / np.where(tot > 0, tot, 1.0), 1.0 / K)
 
-    @validate_params({"X": ["array-like"], "y": ["array-like", None]})
-    def fit(self, X: Any, y: Any = None) -> _EM:
+    @validate_params({"X": ["array-like"], "y": ["array-like", None],
+                      "n_options": ["array-like", None]})
+    def fit(self, X: Any, y: Any = None, *, n_options: Any = None) -> _EM:
         """Fit by EM; without ``y`` (or with gold for some items only) the classes are inferred.
 
         Parameters
@@ -115,21 +121,26 @@ class _EM(MulticlassAggregatorMixin):
             Option labels (``-1`` / ``None`` / ``NaN`` / ``""`` = abstained).
         y : array-like of shape (n_items,), optional
             Gold labels; missing entries are inferred, given ones anchor their items.
+        n_options : array-like of shape (n_items,), optional
+            Each item's number of options (answers are the positions ``0..K_i-1``): an
+            item's class is among its own options (its prior renormalised over them).
 
         Returns
         -------
         self
         """
         A, yc = self._fit_options(X, y)
-        return self._fit_em(A, yc)
+        return self._fit_em(A, yc, self.option_mask(n_options, A, yc))
 
-    def _fit_em(self, A: np.ndarray, yc: np.ndarray | None) -> Any:
-        """The EM loop on validated option codes (``yc``: gold codes, ``-1`` = none)."""
+    def _fit_em(self, A: np.ndarray, yc: np.ndarray | None, mask: np.ndarray | None = None
+                ) -> Any:
+        """The EM loop on validated option codes (``yc``: gold codes, ``-1`` = none;
+        ``mask``: the classes each item offers, :meth:`option_mask`)."""
         K = len(self.classes_)
         anchored = (yc >= 0) if yc is not None else np.zeros(A.shape[0], dtype=bool)
         fixed = one_hot(yc, K) if yc is not None else None
         O = answer_indicators(A, K)  # once: every E- and M-step reads it
-        T = self._initial_posteriors(O, K)
+        T = self._initial_posteriors(O, K, mask)
         if anchored.any():
             T[anchored] = fixed[anchored]  # type: ignore[index]
         free = ~anchored
@@ -140,6 +151,8 @@ class _EM(MulticlassAggregatorMixin):
             self.prior_ = (T.sum(axis=0) + self.alpha) / (T.shape[0] + K * self.alpha)
             log_prior = self._m_step(counts) + self.alpha * float(np.log(self.prior_).sum())
             L = self._log_joint(O)
+            if mask is not None:
+                L = np.where(mask, L, -np.inf)
             ll = float(_logsumexp_rows(L[free]).sum()) if free.any() else 0.0
             if anchored.any():
                 ll += float(L[anchored, yc[anchored]].sum())  # type: ignore[index]
@@ -156,10 +169,12 @@ class _EM(MulticlassAggregatorMixin):
         self.labels_ = self.classes_[self._tied(T).argmax(axis=1)]
         return self
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    @validate_params({"X": ["array-like"], "n_options": ["array-like", None]})
+    def predict_proba(self, X: Any, *, n_options: Any = None) -> np.ndarray:
         """Posterior ``P(Y = c | answers)`` of each item under the fitted model, columns in
-        ``classes_`` order."""
-        return softmax_rows(self._log_joint(self._codes(X, "predict_proba")))
+        ``classes_`` order (0 on a class an item does not offer, with ``n_options``)."""
+        A, _, mask = self._read(X, n_options, "predict_proba")
+        return softmax_rows(self._masked_scores(A, mask))
 
 
 class DawidSkene(_EM):

@@ -3,14 +3,23 @@
 Answers are option labels (:func:`ensel._validation.check_options_X_y`): integer codes
 ``0..K-1`` with ``-1`` for an abstention, or strings with ``None`` / ``NaN`` / ``""``; gold
 ``y`` is of the same kind and may be missing for some items (or absent: the label-free
-aggregators fit without it). ``classes_`` is the sorted union of the labels seen at fit; the
-first version uses this one alphabet for every item, even where an item offers fewer options.
+aggregators fit without it). ``classes_`` is the sorted union of the labels seen at fit.
+
+**Each item's own options.** Items may offer different numbers of options (MMLU-Pro: 3 to
+10). Every method that reads answers takes ``n_options``, the option count ``K_i`` of each
+item, for answers that are the positions ``0..K_i-1`` of each item's options (the codes of
+an :class:`ensel.data.OptionMatrix`, whose :attr:`~ensel.data.OptionMatrix.n_options` it
+is): class ``c`` is then an option of item ``i`` iff ``c < K_i`` (:meth:`option_mask`), an
+item gets no score, probability or posterior on a class it does not offer, and its ties are
+among its own options. An answer or gold code at or beyond ``K_i`` is refused, naming the
+item and model. Without ``n_options`` (or where every item offers every class) every item
+has the one alphabet ``classes_``, and the results are those of that alphabet exactly.
 
 Every aggregator scores each class of each item (:meth:`MulticlassAggregatorMixin._scores`,
 higher is better). :meth:`~MulticlassAggregatorMixin.predict` returns the best class; a tie
-among ``t`` classes is broken by one stated rule, the **first tied class in** ``classes_``
-**order**, and :meth:`~MulticlassAggregatorMixin.predict_ties` exposes the tied set so that
-an evaluation counts what a fair tie break would err:
+among ``t`` classes (of the item's options) is broken by one stated rule, the **first tied
+class in** ``classes_`` **order**, and :meth:`~MulticlassAggregatorMixin.predict_ties`
+exposes the tied set so that an evaluation counts what a fair tie break would err:
 :meth:`~MulticlassAggregatorMixin.tie_error` is ``1 - 1/t`` when the gold is among the ``t``
 tied classes and ``1`` when it is not (``0`` for a lone right answer), as the binary
 evaluations count a tie as half an error.
@@ -35,10 +44,11 @@ from ensel._validation import (
     check_options_X_y,
     check_sample_weight,
     constraint_error,
+    validate_params,
 )
 
-__all__ = ["MulticlassAggregatorMixin", "answer_indicators", "one_hot", "option_counts",
-           "option_sums", "softmax_rows", "tie_error"]
+__all__ = ["MulticlassAggregatorMixin", "answer_indicators", "masked_shares", "one_hot",
+           "option_counts", "option_sums", "softmax_rows", "tie_error"]
 
 #: Scores within this relative distance of the best count as tied.
 TIE_RTOL = 1e-12
@@ -162,6 +172,60 @@ class MulticlassAggregatorMixin(EstimatorMixin):
     def _scores(self, A: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    @validate_params({"n_options": ["array-like", None], "A": ["array-like", None],
+                      "yc": ["array-like", None], "method": ["no_validation"]})
+    def option_mask(self, n_options: Any, A: np.ndarray | None = None,
+                    yc: np.ndarray | None = None, *, method: str = "fit") -> np.ndarray | None:
+        """Which classes each item offers: ``mask[i, c] = classes_[c] < n_options[i]``, bool
+        (n_items, n_classes); ``None`` when ``n_options`` is ``None`` or every item offers
+        every class (the one alphabet). ``A`` and ``yc`` (codes into ``classes_``), when
+        given, are checked to lie among their item's options."""
+        if n_options is None:
+            return None
+        func = f"{type(self).__name__}.{method}"
+        k = np.asarray(n_options)
+        n = len(A) if A is not None else len(k)
+        if k.ndim != 1 or len(k) != n or not np.issubdtype(k.dtype, np.integer):
+            raise constraint_error("n_options", f"integers, one per item ({n})",
+                                   Shown(f"{k.dtype} array of shape {k.shape}"), func=func)
+        if len(k) and k.min() < 2:
+            i = int(np.argmin(k))
+            raise constraint_error("n_options", "at least 2 options per item",
+                                   Shown(f"{int(k[i])} at item {i}"), func=func)
+        if self.classes_.dtype == object or not np.issubdtype(self.classes_.dtype, np.integer):
+            raise constraint_error(
+                "n_options", "None for option labels: it applies to answers that are the "
+                "positions 0..K_i-1 of each item's options (an OptionMatrix's codes)",
+                Shown(f"answers labelled {self.classes_[:3].tolist()}"), func=func)
+        mask = self.classes_[None, :] < k[:, None]
+        for what, codes in (("X", A), ("y", yc)):
+            if codes is None:
+                continue
+            c2 = codes if codes.ndim == 2 else codes[:, None]
+            bad = (c2 >= 0) & ~mask[np.arange(len(k))[:, None], np.clip(c2, 0, None)]
+            if bad.any():
+                i, j = (int(v) for v in np.argwhere(bad)[0])
+                where = f"model (column) {j} on item (row) {i}" if what == "X" else f"item {i}"
+                raise constraint_error(
+                    what, "among each item's options (codes 0..n_options-1)",
+                    Shown(f"the option {self.classes_[c2[i, j]].item()!r} from {where}, which has "
+                          f"{int(k[i])} options"), func=func)
+        return None if mask.all() else mask
+
+    def _masked_scores(self, A: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        """:meth:`_scores` with ``-inf`` on the classes an item does not offer."""
+        S = self._scores(A)
+        return S if mask is None else np.where(mask, S, -np.inf)
+
+    def _read(self, X: Any, n_options: Any, method: str, y: Any = None
+              ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """``X`` (and ``y``) after fit as codes, and the items' option mask."""
+        if y is None:
+            A, yc = self._codes(X, method), None
+        else:
+            A, yc, _ = check_options_X_y(self._fitted_X(X, method), y, classes=self.classes_)
+        return A, yc, self.option_mask(n_options, A, yc, method=method)
+
     @property
     def n_features_in_(self) -> int:
         """Number of models seen in ``fit`` (scikit-learn's name for ``n_models_``)."""
@@ -172,36 +236,46 @@ class MulticlassAggregatorMixin(EstimatorMixin):
         best = scores.max(axis=1, keepdims=True)
         return scores >= best - TIE_RTOL * np.maximum(1.0, np.abs(best))
 
-    def predict(self, X: Any) -> np.ndarray:
+    @validate_params({"X": ["array-like"], "n_options": ["array-like", None]})
+    def predict(self, X: Any, *, n_options: Any = None) -> np.ndarray:
         """The best class of each item; a tie goes to the first tied class of ``classes_``.
 
         Parameters
         ----------
         X : array-like of shape (n_items, n_models_)
             Option labels (``-1`` / ``None`` / ``NaN`` / ``""`` = abstained).
+        n_options : array-like of shape (n_items,), optional
+            Each item's number of options (answers are then the positions ``0..K_i-1``):
+            no item is given a class it does not offer.
 
         Returns
         -------
         numpy.ndarray of shape (n_items,)
             Labels of ``classes_``.
         """
-        tied = self._tied(self._scores(self._codes(X, "predict")))
-        return self.classes_[tied.argmax(axis=1)]
+        A, _, mask = self._read(X, n_options, "predict")
+        return self.classes_[self._tied(self._masked_scores(A, mask)).argmax(axis=1)]
 
-    def predict_ties(self, X: Any) -> np.ndarray:
+    @validate_params({"X": ["array-like"], "n_options": ["array-like", None]})
+    def predict_ties(self, X: Any, *, n_options: Any = None) -> np.ndarray:
         """Which classes share the best score of each item: bool (n_items, n_classes),
-        columns in ``classes_`` order (one ``True`` per row when there is no tie)."""
-        return self._tied(self._scores(self._codes(X, "predict_ties")))
+        columns in ``classes_`` order (one ``True`` per row when there is no tie; with
+        ``n_options``, only the item's own options can tie)."""
+        A, _, mask = self._read(X, n_options, "predict_ties")
+        return self._tied(self._masked_scores(A, mask))
 
-    def tie_error(self, X: Any, y: Any) -> np.ndarray:
+    @validate_params({"X": ["array-like"], "y": ["array-like"],
+                      "n_options": ["array-like", None]})
+    def tie_error(self, X: Any, y: Any, *, n_options: Any = None) -> np.ndarray:
         """Each item's expected error under a fair tie break (see :func:`tie_error`):
-        ``0`` right, ``1`` wrong, ``1 - 1/t`` when the gold is one of ``t`` tied classes;
-        ``NaN`` for an item without gold."""
-        A, yc, _ = check_options_X_y(self._fitted_X(X, "tie_error"), y, classes=self.classes_)
+        ``0`` right, ``1`` wrong, ``1 - 1/t`` when the gold is one of ``t`` tied classes
+        (of the item's options, with ``n_options``); ``NaN`` for an item without gold."""
+        A, yc, mask = self._read(X, n_options, "tie_error", y)
         assert yc is not None
-        return tie_error(self._tied(self._scores(A)), yc)
+        return tie_error(self._tied(self._masked_scores(A, mask)), yc)
 
-    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+    def score(self, X: Any, y: Any, sample_weight: Any = None, *, n_options: Any = None
+              ) -> float:
         """Accuracy of :meth:`predict` on the items with gold in ``y``.
 
         Parameters
@@ -210,15 +284,17 @@ class MulticlassAggregatorMixin(EstimatorMixin):
         y : array-like of shape (n_items,)
             Gold labels among ``classes_`` (missing = not scored).
         sample_weight : array-like of shape (n_items,), optional
+        n_options : array-like of shape (n_items,), optional
+            As in :meth:`predict`.
 
         Returns
         -------
         float
         """
-        A, yc, _ = check_options_X_y(self._fitted_X(X, "score"), y, classes=self.classes_)
+        A, yc, mask = self._read(X, n_options, "score", y)
         assert yc is not None
         w = check_sample_weight(sample_weight, len(yc), func="score")
-        pred = self._tied(self._scores(A)).argmax(axis=1)
+        pred = self._tied(self._masked_scores(A, mask)).argmax(axis=1)
         has = yc != NO_OPTION
         w = has.astype(float) if w is None else w * has
         return float(np.average(pred == yc, weights=w))
@@ -240,6 +316,17 @@ def softmax_rows(L: np.ndarray) -> np.ndarray:
     P = np.exp(L - top)
     s = P.sum(axis=1, keepdims=True)
     return np.where(s > 0, P / np.where(s > 0, s, 1.0), 1.0 / L.shape[1])
+
+
+def masked_shares(P: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """Rows of non-negative ``P`` renormalised over each item's options (``mask``); a row
+    with no mass there is uniform over them."""
+    if mask is None:
+        return P
+    P = np.where(mask, P, 0.0)
+    tot = P.sum(axis=1, keepdims=True)
+    return np.where(tot > 0, P / np.where(tot > 0, tot, 1.0),
+                    mask / np.maximum(mask.sum(axis=1, keepdims=True), 1))
 
 
 def one_hot(codes: np.ndarray, K: int) -> np.ndarray:

@@ -91,10 +91,12 @@ class PatternBackoffMAP(MulticlassAggregatorMixin):
     def __init__(self, strength: float | str = "auto") -> None:
         self.strength = strength
 
-    @validate_params({"X": ["array-like"], "y": ["array-like"]})
-    def fit(self, X: Any, y: Any) -> PatternBackoffMAP:
+    @validate_params({"X": ["array-like"], "y": ["array-like"],
+                      "n_options": ["array-like", None]})
+    def fit(self, X: Any, y: Any, *, n_options: Any = None) -> PatternBackoffMAP:
         """Count the gold of each answer pattern and fit the back-off vote (items without
-        gold are left out).
+        gold are left out; ``n_options``: each item's option count, so that the back-off
+        prior of a pattern puts no mass on options its item does not have).
 
         Returns
         -------
@@ -102,8 +104,10 @@ class PatternBackoffMAP(MulticlassAggregatorMixin):
         """
         A, yc = self._fit_options(X, y, require_y=True)
         assert yc is not None
+        mask = self.option_mask(n_options, A, yc)
         has = yc >= 0
         A, yc = A[has], yc[has]
+        mask = None if mask is None else mask[has]
         K = len(self.classes_)
         self.vote_ = WeightedPluralityVote()
         self.vote_.classes_, self.vote_.n_models_ = self.classes_, self.n_models_
@@ -117,28 +121,40 @@ class PatternBackoffMAP(MulticlassAggregatorMixin):
         if isinstance(self.strength, str):
             first = np.zeros(pats.size, dtype=np.int64)
             first[inv.ravel()] = np.arange(n)
-            self.strength_ = _dirichlet_strength(self.counts_, self._prior(A[first]))
+            self.strength_ = _dirichlet_strength(
+                self.counts_, self._prior(A[first], None if mask is None else mask[first]))
         else:
             self.strength_ = float(self.strength)
         return self
 
-    def _prior(self, A: np.ndarray) -> np.ndarray:
-        return softmax_rows(self.vote_._scores(A) + np.log(self.class_prior_)[None, :])
+    def _prior(self, A: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        S = self.vote_._scores(A) + np.log(self.class_prior_)[None, :]
+        return softmax_rows(S if mask is None else np.where(mask, S, -np.inf))
 
-    def _posterior(self, A: np.ndarray) -> np.ndarray:
-        q = self._prior(A)
+    def _posterior(self, A: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        q = self._prior(A, mask)
         if np.isinf(self.strength_):
             return q
         keys = _rows(A)
         pos = np.minimum(np.searchsorted(self.patterns_, keys), self.patterns_.size - 1)
         found = self.patterns_[pos] == keys
         counts = np.where(found[:, None], self.counts_[pos], 0.0)
+        if mask is not None:  # a pattern seen on items with other options: theirs only
+            counts = np.where(mask, counts, 0.0)
         s = self.strength_
         return (counts + s * q) / (counts.sum(axis=1, keepdims=True) + s)
 
     def _scores(self, A: np.ndarray) -> np.ndarray:
         return self._posterior(A)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """``P(c | pattern)``: the counts shrunk towards the vote; columns in ``classes_``."""
-        return self._posterior(self._codes(X, "predict_proba"))
+    def _masked_scores(self, A: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+        if mask is None:
+            return self._posterior(A)
+        return np.where(mask, self._posterior(A, mask), -np.inf)
+
+    @validate_params({"X": ["array-like"], "n_options": ["array-like", None]})
+    def predict_proba(self, X: Any, *, n_options: Any = None) -> np.ndarray:
+        """``P(c | pattern)``: the counts shrunk towards the vote; columns in ``classes_``
+        (over each item's options with ``n_options``)."""
+        A, _, mask = self._read(X, n_options, "predict_proba")
+        return self._posterior(A, mask)

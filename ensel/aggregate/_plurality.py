@@ -14,7 +14,11 @@ from typing import Any
 import numpy as np
 
 from ensel._validation import validate_params
-from ensel.aggregate._multiclass import MulticlassAggregatorMixin, option_sums
+from ensel.aggregate._multiclass import (
+    MulticlassAggregatorMixin,
+    masked_shares,
+    option_sums,
+)
 
 __all__ = ["PluralityVote"]
 
@@ -44,24 +48,32 @@ class PluralityVote(MulticlassAggregatorMixin):
     def __init__(self) -> None:
         pass
 
-    @validate_params({"X": ["array-like"], "y": ["array-like", None]})
-    def fit(self, X: Any, y: Any = None) -> PluralityVote:
+    @validate_params({"X": ["array-like"], "y": ["array-like", None],
+                      "n_options": ["array-like", None]})
+    def fit(self, X: Any, y: Any = None, *, n_options: Any = None) -> PluralityVote:
         """Read the labels (``classes_`` is the union of the answers and ``y``); no gold
-        needed.
+        needed. ``n_options``: each item's option count, checked against its answers (see
+        :mod:`ensel.aggregate._multiclass`).
 
         Returns
         -------
         self
         """
-        self._fit_options(X, y)
+        A, yc = self._fit_options(X, y)
+        self.option_mask(n_options, A, yc)
         return self
 
     def _scores(self, A: np.ndarray) -> np.ndarray:
         K = len(self.classes_)
         return option_sums(A, np.broadcast_to(np.eye(K)[:, None, :], (K, A.shape[1], K)))
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Vote shares of each class (uniform for an item no model answered)."""
-        v = self._scores(self._codes(X, "predict_proba"))
+    @validate_params({"X": ["array-like"], "n_options": ["array-like", None]})
+    def predict_proba(self, X: Any, *, n_options: Any = None) -> np.ndarray:
+        """Vote shares of each class (uniform for an item no model answered, over its own
+        options with ``n_options``)."""
+        A, _, mask = self._read(X, n_options, "predict_proba")
+        v = self._scores(A)
+        if mask is not None:
+            return masked_shares(v, mask)
         tot = v.sum(axis=1, keepdims=True)
         return np.where(tot > 0, v / np.where(tot > 0, tot, 1.0), 1.0 / v.shape[1])

@@ -66,9 +66,11 @@ class WeightedPluralityVote(MulticlassAggregatorMixin):
     def __init__(self, eps: float | None = None) -> None:
         self.eps = eps
 
-    @validate_params({"X": ["array-like"], "y": ["array-like"]})
-    def fit(self, X: Any, y: Any) -> WeightedPluralityVote:
-        """Measure each model's accuracy on the items with gold and its log-odds weight.
+    @validate_params({"X": ["array-like"], "y": ["array-like"],
+                      "n_options": ["array-like", None]})
+    def fit(self, X: Any, y: Any, *, n_options: Any = None) -> WeightedPluralityVote:
+        """Measure each model's accuracy on the items with gold and its log-odds weight
+        (``n_options``: each item's option count, checked against its answers and gold).
 
         Returns
         -------
@@ -76,6 +78,7 @@ class WeightedPluralityVote(MulticlassAggregatorMixin):
         """
         A, yc = self._fit_options(X, y, require_y=True)
         assert yc is not None
+        self.option_mask(n_options, A, yc)
         return self._fit_codes(A, yc)
 
     def _fit_codes(self, A: np.ndarray, yc: np.ndarray) -> WeightedPluralityVote:
@@ -92,10 +95,16 @@ class WeightedPluralityVote(MulticlassAggregatorMixin):
         W = np.eye(K)[:, None, :] * self.weights_[None, :, None]  # W[a, j, c] = w_j 1[a = c]
         return option_sums(A, W)
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Weighted votes of each class, shape (n_items, n_classes)."""
-        return self._scores(self._codes(X, "decision_function"))
+    @validate_params({"X": ["array-like"], "n_options": ["array-like", None]})
+    def decision_function(self, X: Any, *, n_options: Any = None) -> np.ndarray:
+        """Weighted votes of each class, shape (n_items, n_classes) (``-inf`` on a class an
+        item does not offer, with ``n_options``)."""
+        A, _, mask = self._read(X, n_options, "decision_function")
+        return self._masked_scores(A, mask)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Posterior of the one-coin model with a uniform prior: softmax of the votes."""
-        return softmax_rows(self._scores(self._codes(X, "predict_proba")))
+    @validate_params({"X": ["array-like"], "n_options": ["array-like", None]})
+    def predict_proba(self, X: Any, *, n_options: Any = None) -> np.ndarray:
+        """Posterior of the one-coin model with a uniform prior (over each item's options
+        with ``n_options``): softmax of the votes."""
+        A, _, mask = self._read(X, n_options, "predict_proba")
+        return softmax_rows(self._masked_scores(A, mask))
