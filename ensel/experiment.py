@@ -129,6 +129,9 @@ _EXHAUSTIVE_MAX_MODELS = 15
 #: 2**22 the scan spent about as much system time in page faults as user time computing.
 _PREFIX_MAX_GROUP_IDS = 2**25
 _PREFIX_CHUNK_CELLS = 2**19
+#: The row weights of all the parts of one prefix scan (:func:`_prefix_scan`, one copy per
+#: subset of a chunk) hold at most this many values (64 MB), whatever the number of splits.
+_PREFIX_WEIGHT_CELLS = 2**23
 
 
 # --------------------------------------------------------------------------- helpers
@@ -497,13 +500,15 @@ def _prefix_scan(D: np.ndarray, parts: Sequence[_ScanPart], ks: Sequence[int], b
     n_groups = 1  # bound on the group ids of the prefixes
     index: dict[tuple[int, ...], int] = {(): 0}
     outs: list[dict[int, dict[str, np.ndarray]]] = [{} for _ in parts]
+    weight_rows = sum(len(p.fit_rows) * (2 if p.mi else 1) for p in parts)  # per subset
     for k in range(1, kmax + 1):
         combos = np.array(list(itertools.combinations(range(m), k)), dtype=np.int64)
         prefix = np.array([index[tuple(c[:-1])] for c in combos.tolist()], dtype=np.int64)
         n_sub = len(combos)
         span = base * n_groups  # group ids of one subset before renumbering
         Dg = D * n_groups  # the new model's digit is the most significant
-        chunk = int(max(1, min(n_sub, _PREFIX_CHUNK_CELLS // max(span, n_rows))))
+        chunk = int(max(1, min(n_sub, _PREFIX_CHUNK_CELLS // max(span, n_rows),
+                               _PREFIX_WEIGHT_CELLS // max(weight_rows, 1))))
         K = base**k
         mis = [_SmoothedMI(p.n_fit, K, p.h_y, alpha) for p in parts]
         err = [np.empty(n_sub) for _ in parts]
