@@ -47,7 +47,9 @@ recommendation of the cost commands (``ensel select --budget-usd``, ``ensel fron
 * the **candidates** within a budget ``B`` are every choice the methods make at every budget
   up to ``B`` (budgeted selection, Top-k under the budget, cheapest first, the best single
   model, and the cascade where it runs) and every model alone whose price is within ``B``
-  (:func:`single_model_errors`): smaller sets and single models included;
+  (:func:`single_model_errors`): smaller sets and single models included; the user's
+  report (:mod:`ensel.report`) adds its cost-blind recommendation, scored on the same
+  splits, so that it never buys dearer than a choice it shows as good;
 * the **best** is the candidate of lowest mean held-out error (ties: the cheaper);
 * **the equivalence rule** (:func:`as_good`): a candidate is *as good as* the best when its
   mean paired held-out error excess over the best (the same splits) is at most one
@@ -103,7 +105,8 @@ __all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELIN
 #: What each choice of the cost commands is, in words.
 METHOD_WORDS = {"single": "the model alone", "budgeted": "budgeted selection",
                 "topk_budget": "Top-k under the budget", "cheapest_first": "cheapest first",
-                "best_single": "best single model", "cascade": "cascade"}
+                "best_single": "best single model", "cascade": "cascade",
+                "cost_blind": "the cost-blind recommendation"}
 
 #: A number strictly between 0 and 1 (a margin, a test share, a confidence).
 _UNIT = Interval(Real, 0, 1, closed="neither")

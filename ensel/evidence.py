@@ -89,7 +89,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from numbers import Integral, Real
 from typing import Any, TypedDict
 
@@ -313,7 +313,10 @@ class SelectEvidence:
 
     The fields are the keys of the ``ensel.select/2`` document (see the module docstring) in
     its order; :meth:`to_dict` is that document (without the command's ``data`` and
-    ``format``, which name its input).
+    ``format``, which name its input). ``arm_errors`` is not in the document: the held-out
+    error of each arm (``selected``, ``top_k``, ``best_single``) per evaluation, ordered by
+    condition and split, so a caller can pair the recommendation with other choices scored
+    on the same splits (the report's buy list does).
     """
 
     conditions: list[str]
@@ -330,10 +333,13 @@ class SelectEvidence:
     auto: dict[str, Any] | None
     ensemble_beats_best_single: bool
     message: str
+    arm_errors: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False,
+                                              metadata={"document": False})
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ensel.select/2`` document: ``{"schema": ..., <fields in order>}``."""
-        return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)}}
+        return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)
+                                     if f.metadata.get("document", True)}}
 
 
 def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, Any]:
@@ -518,23 +524,27 @@ def _selected_rows(X: np.ndarray, y: np.ndarray, models: list[str],
 def _arms_and_comparisons(results: pd.DataFrame, reps: pd.DataFrame | None, *, a: str,
                           method: str, aggregator: str, kk: int, auto: bool,
                           test_fraction: float, confidence: float
-                          ) -> tuple[dict[str, Any], list[_Comparison]]:
-    """A phase of :func:`select_evidence`: each arm's held-out error with its interval, and
-    the paired comparisons of the selected arm (``a``) with top-k and the best single."""
+                          ) -> tuple[dict[str, Any], list[_Comparison], dict[str, np.ndarray]]:
+    """A phase of :func:`select_evidence`: each arm's held-out error with its interval, the
+    paired comparisons of the selected arm (``a``) with top-k and the best single, and each
+    arm's errors per evaluation (by condition and split)."""
     from ensel.experiment import paired_differences
     from ensel.stats import paired_interval
 
-    def arm(sel: str, kb: int) -> dict[str, Any]:
+    errors: dict[str, np.ndarray] = {}
+
+    def arm(sel: str, kb: int, name: str) -> dict[str, Any]:
         e = results[(results["selector"] == sel) & (results["k"] == kb)]
         e = e.sort_values(["condition", "split"])["error"].to_numpy(dtype=float)
+        errors[name] = e
         r = paired_interval(e, n_train=1 - test_fraction, n_test=test_fraction,
                             confidence=confidence)
         return {"error": r.mean, "low": max(r.low, 0.0), "high": min(r.high, 1.0)}
 
     a_top = "topk_auto" if auto else "topk"
-    arms = {"selected": {**arm(a, kk), "k": None if auto else kk},
-            "top_k": {**arm(a_top, kk), "k": None if auto else kk},
-            "best_single": {**arm("topk", 1), "k": 1}}
+    arms = {"selected": {**arm(a, kk, "selected"), "k": None if auto else kk},
+            "top_k": {**arm(a_top, kk, "top_k"), "k": None if auto else kk},
+            "best_single": {**arm("topk", 1, "best_single"), "k": 1}}
     comparisons: list[_Comparison] = []
     for other, sel_b, k_b in (("top_k", a_top, None), ("best_single", "topk", 1)):
         if other == "top_k" and method == "topk":
@@ -545,7 +555,7 @@ def _arms_and_comparisons(results: pd.DataFrame, reps: pd.DataFrame | None, *, a
         comparisons.append({"against": other, "difference": float(row["mean_diff"]),
                             "low": float(row["ci_low"]), "high": float(row["ci_high"]),
                             "verdict": str(row["verdict"]), "interval": str(row["interval"])})
-    return arms, comparisons
+    return arms, comparisons, errors
 
 
 def _verdict_message(kk: int, beats: bool, vs_single: _Comparison,
@@ -667,7 +677,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     step("picks")
     bar.close()
     selected = _selected_rows(X_all, y_all, data[0].models, picks)
-    arms, comparisons = _arms_and_comparisons(
+    arms, comparisons, arm_errors = _arms_and_comparisons(
         results, reps, a=a, method=method, aggregator=aggregator, kk=kk, auto=auto,
         test_fraction=test_fraction, confidence=confidence)
     vs_single = next(c for c in comparisons if c["against"] == "best_single")
@@ -703,6 +713,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         auto=auto_doc,
         ensemble_beats_best_single=bool(beats),
         message=message,
+        arm_errors=arm_errors,
     )
 
 

@@ -377,7 +377,9 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
     """The frontier document (schema ``ensel.frontier/2``, see the module text).
 
     ``results``: the rows of :func:`frontier_errors`; its rows of every model alone
-    (``singles=``, method ``"single"``) are candidates of the buy list only; ``margin``:
+    (``singles=``, method ``"single"``) and any rows of another method than
+    :data:`METHODS` (e.g. the report's cost-blind recommendation, ``"cost_blind"``, on the
+    same evaluations) are candidates of the buy list only; ``margin``:
     the buy list's equivalence margin (default
     :data:`ensel.budget.EQUIVALENCE_MARGIN`); ``model_table``: the rows of
     :func:`ensel.evidence.model_table` carried into the document.
@@ -385,7 +387,7 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
     from ensel.budget import EQUIVALENCE_MARGIN, EQUIVALENCE_RULE, buy_list
 
     c = np.asarray(usd, dtype=float)
-    alone = results["method"] == "single"
+    alone = ~results["method"].isin([*METHODS, "none"])  # candidates of the buy list only
     singles = results[alone] if alone.any() else None
     res = results[~alone].sort_values(["condition", "split", "method", "budget"],
                                       kind="stable")
