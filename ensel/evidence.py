@@ -883,10 +883,10 @@ def budget_evidence(data: Any, usd: Any, budget: float, *, k: int | None = None,
                                             f"model), {b:.4g} (the budget)]"}}
 
 
-def _price_rows(table: pd.DataFrame, cols: Any) -> list[dict[str, Any]]:
-    """Rows ``cols`` of :func:`model_table` (with prices) as JSON values,
-    ``accuracy_answered`` ``None`` for a model that never answered."""
-    t = table.iloc[list(cols)]
+def _price_rows(table: pd.DataFrame, cols: Any = None) -> list[dict[str, Any]]:
+    """Rows ``cols`` of :func:`model_table` (with prices; ``None``: every row) as JSON
+    values, ``accuracy_answered`` ``None`` for a model that never answered."""
+    t = table if cols is None else table.iloc[list(cols)]
     keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
     return [{k: (None if k == "accuracy_answered" and np.isnan(r[k]) else
                  str(r[k]) if k == "model" else float(r[k]))

@@ -301,11 +301,9 @@ def format_select_budget(doc: dict[str, Any]) -> str:
 def table_rows(table: Any, cols: Any = None) -> list[dict[str, Any]]:
     """Rows of :func:`ensel.evidence.model_table` as JSON values (``cols``: these rows
     only), ``accuracy_answered`` ``None`` for a model that never answered."""
-    t = table if cols is None else table.iloc[list(cols)]
-    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
-    return [{k: (None if k == "accuracy_answered" and np.isnan(r[k]) else
-                 str(r[k]) if k == "model" else float(r[k]))
-             for k in keep if k in t.columns} for _, r in t.iterrows()]
+    from ensel.evidence import _price_rows
+
+    return _price_rows(table, cols)
 
 
 def model_lines(rows: list[dict[str, Any]]) -> list[str]:
