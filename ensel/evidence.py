@@ -89,18 +89,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
+from numbers import Integral, Real
 from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from ensel._errors import UsageError
-from ensel.protocol import LARGE_POOL, SELECT_PROTOCOL
+from ensel._validation import Interval, validate_params
+from ensel.protocol import LARGE_POOL, PAPER_PROTOCOL, SELECT_PROTOCOL, Protocol
 
 __all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "SelectEvidence", "UsageError",
            "resolve_method", "run_select", "select_evidence", "ERROR_RULE", "model_table",
-           "format_model_table"]
+           "format_model_table", "budget_evidence", "budget_candidates", "BUDGET_METHODS"]
 
 #: How an abstention and a tie count in the error, in one sentence (see the module text).
 ERROR_RULE = ("error = share of items answered wrongly; a model's accuracy counts an "
@@ -311,7 +313,10 @@ class SelectEvidence:
 
     The fields are the keys of the ``ensel.select/2`` document (see the module docstring) in
     its order; :meth:`to_dict` is that document (without the command's ``data`` and
-    ``format``, which name its input).
+    ``format``, which name its input). ``arm_errors`` is not in the document: the held-out
+    error of each arm (``selected``, ``top_k``, ``best_single``) per evaluation, ordered by
+    condition and split, so a caller can pair the recommendation with other choices scored
+    on the same splits (the report's buy list does).
     """
 
     conditions: list[str]
@@ -328,10 +333,13 @@ class SelectEvidence:
     auto: dict[str, Any] | None
     ensemble_beats_best_single: bool
     message: str
+    arm_errors: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False,
+                                              metadata={"document": False})
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ensel.select/2`` document: ``{"schema": ..., <fields in order>}``."""
-        return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)}}
+        return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)
+                                     if f.metadata.get("document", True)}}
 
 
 def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, Any]:
@@ -516,23 +524,27 @@ def _selected_rows(X: np.ndarray, y: np.ndarray, models: list[str],
 def _arms_and_comparisons(results: pd.DataFrame, reps: pd.DataFrame | None, *, a: str,
                           method: str, aggregator: str, kk: int, auto: bool,
                           test_fraction: float, confidence: float
-                          ) -> tuple[dict[str, Any], list[_Comparison]]:
-    """A phase of :func:`select_evidence`: each arm's held-out error with its interval, and
-    the paired comparisons of the selected arm (``a``) with top-k and the best single."""
+                          ) -> tuple[dict[str, Any], list[_Comparison], dict[str, np.ndarray]]:
+    """A phase of :func:`select_evidence`: each arm's held-out error with its interval, the
+    paired comparisons of the selected arm (``a``) with top-k and the best single, and each
+    arm's errors per evaluation (by condition and split)."""
     from ensel.experiment import paired_differences
     from ensel.stats import paired_interval
 
-    def arm(sel: str, kb: int) -> dict[str, Any]:
+    errors: dict[str, np.ndarray] = {}
+
+    def arm(sel: str, kb: int, name: str) -> dict[str, Any]:
         e = results[(results["selector"] == sel) & (results["k"] == kb)]
         e = e.sort_values(["condition", "split"])["error"].to_numpy(dtype=float)
+        errors[name] = e
         r = paired_interval(e, n_train=1 - test_fraction, n_test=test_fraction,
                             confidence=confidence)
         return {"error": r.mean, "low": max(r.low, 0.0), "high": min(r.high, 1.0)}
 
     a_top = "topk_auto" if auto else "topk"
-    arms = {"selected": {**arm(a, kk), "k": None if auto else kk},
-            "top_k": {**arm(a_top, kk), "k": None if auto else kk},
-            "best_single": {**arm("topk", 1), "k": 1}}
+    arms = {"selected": {**arm(a, kk, "selected"), "k": None if auto else kk},
+            "top_k": {**arm(a_top, kk, "top_k"), "k": None if auto else kk},
+            "best_single": {**arm("topk", 1, "best_single"), "k": 1}}
     comparisons: list[_Comparison] = []
     for other, sel_b, k_b in (("top_k", a_top, None), ("best_single", "topk", 1)):
         if other == "top_k" and method == "topk":
@@ -543,7 +555,7 @@ def _arms_and_comparisons(results: pd.DataFrame, reps: pd.DataFrame | None, *, a
         comparisons.append({"against": other, "difference": float(row["mean_diff"]),
                             "low": float(row["ci_low"]), "high": float(row["ci_high"]),
                             "verdict": str(row["verdict"]), "interval": str(row["interval"])})
-    return arms, comparisons
+    return arms, comparisons, errors
 
 
 def _verdict_message(kk: int, beats: bool, vs_single: _Comparison,
@@ -665,7 +677,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     step("picks")
     bar.close()
     selected = _selected_rows(X_all, y_all, data[0].models, picks)
-    arms, comparisons = _arms_and_comparisons(
+    arms, comparisons, arm_errors = _arms_and_comparisons(
         results, reps, a=a, method=method, aggregator=aggregator, kk=kk, auto=auto,
         test_fraction=test_fraction, confidence=confidence)
     vs_single = next(c for c in comparisons if c["against"] == "best_single")
@@ -701,7 +713,183 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         auto=auto_doc,
         ensemble_beats_best_single=bool(beats),
         message=message,
+        arm_errors=arm_errors,
     )
 
+
+
+# --------------------------------------------------------------------------- a dollar budget
+#: The methods whose choices within a dollar budget compete (:data:`ensel.budget.PICK_METHODS`).
+BUDGET_METHODS = ("budgeted", "topk_budget", "cheapest_first", "best_single")
+_BUDGET_COLUMNS = ["condition", "split", "method", "budget", "error", "cost", "n_models",
+                   "selected", "n_test"]
+
+
+@validate_params({"usd": ["array-like"], "budget": [Real],
+                  "n_budgets": [Interval(Integral, 1, None)]})
+def budget_candidates(usd: Any, budget: float, n_budgets: int = 6) -> np.ndarray:
+    """The budgets whose choices compete within ``budget``: every model price up to it (so
+    each single model on the accuracy-price front is a candidate), a geometric grid from
+    the cheapest price and ``budget`` itself.
+
+    Examples
+    --------
+    >>> budget_candidates([1.0, 2.0, 8.0], 4.0, n_budgets=3).tolist()
+    [1.0, 2.0, 4.0]
+    """
+    from ensel.costs import within
+
+    c = np.asarray(usd, dtype=float)
+    lo = float(c.min())
+    grid = np.geomspace(lo, budget, n_budgets) if budget > lo else np.array([lo])
+    return np.unique(np.r_[c[within(c, budget)], grid, budget])
+
+
+def _budget_errors(data: list[Any], c: np.ndarray, grid: np.ndarray, budget: float, *,
+                   cap: int, aggregator: str, protocol: Any) -> pd.DataFrame:
+    """A phase of :func:`budget_evidence`, the one place that fits and scores the choices on
+    the protocol's splits: on each split, every model alone within ``budget`` and each
+    method's picks within each budget of ``grid`` (:func:`ensel.budget.picks_within` on the
+    training part), aggregated, fitted on the training part and scored on its test part
+    (one fit per subset and split); the rows of :func:`ensel.frontier.frontier_errors`."""
+    from ensel.budget import picks_within, single_rows, subset_error
+    from ensel.experiment import _mv_seed, split_indices
+    from ensel.select._budgeted import shared_fits
+
+    rows: list[tuple[Any, ...]] = []
+    seed = protocol.seed
+    for d in data:
+        names = list(d.models)
+        for s in range(protocol.n_splits):
+            tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
+                                   test_fraction=protocol.test_fraction, item_ids=d.items)
+            part = (d.X[tr], d.y[tr], d.X[te], d.y[te])
+            mv = _mv_seed(seed, d.condition, s)
+            fitted: dict[tuple[int, ...], float] = {}  # error of each subset, by its columns
+            rows += single_rows(d, s, part, c, budget, aggregator, mv, names, fitted)
+            with shared_fits(part[0], part[1]):  # the budgets share their greedy fits
+                for b in grid:
+                    for name, cols in picks_within(part[0], part[1], c, b, cap).items():
+                        key = tuple(sorted(cols))
+                        if key not in fitted:
+                            fitted[key] = subset_error(part, cols, aggregator, mv)
+                        rows.append((d.condition, s, name, b, fitted[key],
+                                     float(c[cols].sum()), len(cols),
+                                     "|".join(names[j] for j in cols), len(te)))
+    return pd.DataFrame(rows, columns=_BUDGET_COLUMNS)
+
+
+def _budget_arms(at_b: pd.DataFrame, c: np.ndarray, budget: float, test_fraction: float
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """A phase of :func:`budget_evidence`: each method's held-out error and cost at the
+    budget with intervals (costs clipped to ``[cheapest price, budget]``), budgeted
+    selection's paired differences to the baselines, and the number of evaluations."""
+    from ensel.budget import mean_interval
+    from ensel.frontier import _diff
+
+    arms = {}
+    for name, g in at_b.groupby("method", sort=False):
+        e = mean_interval(g["error"].to_numpy(), test_fraction, 0.95)
+        k = mean_interval(g["cost"].to_numpy(), test_fraction, 0.95,
+                          clip=(float(np.min(c)), budget))
+        arms[str(name)] = {"error": e[0], "error_low": e[1], "error_high": e[2],
+                           "cost": k[0], "cost_low": k[1], "cost_high": k[2]}
+    a = at_b[at_b["method"] == "budgeted"]["error"].to_numpy()
+    comparisons = [{"against": other,
+                    **_diff(a - at_b[at_b["method"] == other]["error"].to_numpy(),
+                            test_fraction, 0.95)}
+                   for other in BUDGET_METHODS[1:]]
+    return arms, comparisons, int(len(a))
+
+
+@validate_params({"data": ["sequence"], "usd": ["array-like"], "budget": [Real],
+                  "k": [Interval(Integral, 1, None), None], "aggregator": [str],
+                  "protocol": [Protocol], "max_models": [Interval(Integral, 1, None)],
+                  "margin": [Interval(Real, 0, 1, closed="neither"), None]})
+def budget_evidence(data: Any, usd: Any, budget: float, *, k: int | None = None,
+                    aggregator: str = "backoff", protocol: Protocol = PAPER_PROTOCOL,
+                    max_models: int = 20, margin: float | None = None) -> dict[str, Any]:
+    """The evidence of ``ensel select --budget-usd``: the ``ensel.select-budget/2``
+    document (:mod:`ensel.cli.select`) without ``schema``, ``data``, ``prices`` and
+    ``dropped_models``.
+
+    Its phases: the candidate budgets (:func:`budget_candidates`), the choices within each
+    and every model alone, fitted and scored on the protocol's splits
+    (:func:`_budget_errors`), each method's arm at the budget (:func:`_budget_arms`), the
+    buy list's rule (:func:`ensel.budget.buy_list`: the cheapest choice as good as the
+    best), and the choice deployed on all the data (:func:`ensel.budget.deployed_models`).
+
+    Parameters
+    ----------
+    data : list of ConditionData
+        The conditions (:func:`ensel.experiment.condition_data`), all with the same models.
+    usd : array-like of shape (n_models,)
+        Dollars per query of each model, in the order of the data's models.
+    budget : float
+        The most paid per query (every model of a choice is asked on every query).
+    k : int, optional
+        The most models of a choice (default ``max_models``).
+    aggregator : str, default="backoff"
+    protocol : ensel.protocol.Protocol, default=PAPER_PROTOCOL
+        Its splits (the paper's: 5 random 80/20 splits per condition).
+    max_models : int, default=20
+    margin : float, optional
+        The equivalence margin (default :data:`ensel.budget.EQUIVALENCE_MARGIN`).
+    """
+    from ensel.budget import EQUIVALENCE_MARGIN, EQUIVALENCE_RULE, buy_list, deployed_models
+    from ensel.costs import COST_RTOL, check_budget
+
+    pr = protocol
+    c = np.asarray(usd, dtype=float)
+    delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
+    b = check_budget(budget, c, name="budget")
+    models = list(data[0].models)
+    cap = min(len(models), max_models if k is None else int(k))
+    grid = budget_candidates(c, b)
+    res = _budget_errors(data, c, grid, b, cap=cap, aggregator=aggregator, protocol=pr)
+    singles = res[res["method"] == "single"]
+    res = res[res["method"] != "single"].sort_values(["method", "condition", "split"])
+    at_b = res[np.isclose(res["budget"], b, rtol=COST_RTOL, atol=0)]
+    arms, comparisons, n_eval = _budget_arms(at_b, c, b, pr.test_fraction)
+    buy = buy_list(pd.concat([res, singles], ignore_index=True), [b], margin=delta,
+                   test_fraction=pr.test_fraction, min_cost=float(np.min(c)))[0]
+    choice = buy["choice"]
+    X = np.concatenate([d.X for d in data])
+    y = np.concatenate([d.y for d in data])
+    picks = ([models.index(choice["models"][0])] if choice["method"] == "single"
+             else deployed_models(X, y, c, choice["method"], choice["at_budget"], k=cap))
+    own = deployed_models(X, y, c, "budgeted", b, k=cap)
+    table = model_table(data, c)
+    used = sorted(set(picks) | set(own), key=lambda j: -float(table["accuracy"].iloc[j]))
+    return {"budget_usd": b, "n_items": int(sum(len(d.y) for d in data)),
+            "n_models": len(models), "aggregator": aggregator,
+            "selected": _price_rows(table, picks), "cost": float(c[picks].sum()),
+            "recommendation": {**choice, "deployed_models": [models[j] for j in picks],
+                               "test_against_best": buy["test"],
+                               "why_not_cheaper": buy["why_not_cheaper"]},
+            "best": buy["best"],
+            "equivalence": {"margin": delta, "rule": EQUIVALENCE_RULE.format(margin=delta),
+                            "n_candidates": buy["n_candidates"],
+                            "candidate_budgets": [float(x) for x in grid]},
+            "budgeted": {"selected": [models[j] for j in own], "cost": float(c[own].sum())},
+            "arms": arms, "comparisons": comparisons,
+            "model_table": _price_rows(table, used),
+            "error_rule": ERROR_RULE,
+            "evaluation": {"n_splits": pr.n_splits, "n_evaluations": n_eval,
+                           "test_fraction": pr.test_fraction, "seed": pr.seed,
+                           "confidence": 0.95,
+                           "interval": "nadeau-bengio corrected resampled t",
+                           "cost_interval": f"clipped to [{float(np.min(c)):.4g} (the cheapest "
+                                            f"model), {b:.4g} (the budget)]"}}
+
+
+def _price_rows(table: pd.DataFrame, cols: Any = None) -> list[dict[str, Any]]:
+    """Rows ``cols`` of :func:`model_table` (with prices; ``None``: every row) as JSON
+    values, ``accuracy_answered`` ``None`` for a model that never answered."""
+    t = table if cols is None else table.iloc[list(cols)]
+    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
+    return [{k: (None if k == "accuracy_answered" and np.isnan(r[k]) else
+                 str(r[k]) if k == "model" else float(r[k]))
+             for k in keep if k in t.columns} for _, r in t.iterrows()]
 
 # --------------------------------------------------------------------------- text output

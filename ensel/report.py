@@ -25,6 +25,9 @@ otherwise "one model is enough": the best single model, with the ensemble's held
 beside it. It is cost-blind: given prices, the report's first line is instead what to buy
 (``purchase``): the buy list's choice at its largest budget, the cheapest choice as good as
 the most accurate one within it, and the cost-blind recommendation follows as the reference.
+The cost-blind recommendation is itself a candidate of the buy list (its held-out errors on
+the same splits, its models' price), so the purchase never costs more than it when it is as
+good.
 
 JSON (:meth:`UserReport.to_dict`, schema ``ensel.report/1``): ``source``, ``n_items``,
 ``n_models``, ``conditions``, ``recommendation`` (``models``, ``aggregator``,
@@ -100,10 +103,11 @@ def _stack(data: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([d.X for d in data]), np.concatenate([d.y for d in data])
 
 
-def _all_models(data: Sequence[Any], ev: Any, *, seed: int,
-                n_jobs: int | None) -> dict[str, Any] | None:
+def _all_models(data: Sequence[Any], ev: Any, *, seed: int, n_jobs: int | None
+                ) -> tuple[dict[str, Any] | None, np.ndarray | None]:
     """Every model aggregated by the recommended aggregator, on the splits of ``ev``, and
-    its paired difference to the best single model (Top-k at ``k = m`` and at 1)."""
+    its paired difference to the best single model (Top-k at ``k = m`` and at 1); and its
+    errors per evaluation (by condition and split)."""
     from ensel.experiment import evaluate, paired_differences
     from ensel.info import MAX_PATTERN_SIZE
     from ensel.stats import paired_interval
@@ -111,7 +115,7 @@ def _all_models(data: Sequence[Any], ev: Any, *, seed: int,
     m = len(data[0].models)
     radix = 3 if any((d.X == 0).any() for d in data) else 2
     if m < 2 or float(radix) ** m > MAX_PATTERN_SIZE:  # the aggregators' pattern codes
-        return None
+        return None, None
     e = ev.evaluation
     res = evaluate(list(data), ks=[1, m], n_splits=e["n_splits"], seed=seed,
                    test_fraction=e["test_fraction"], selectors=["topk"],
@@ -125,7 +129,7 @@ def _all_models(data: Sequence[Any], ev: Any, *, seed: int,
     return {"k": m, "error": float(r.mean), "low": max(float(r.low), 0.0),
             "high": min(float(r.high), 1.0),
             "vs_best_single": {"difference": float(d["mean_diff"]), "low": float(d["ci_low"]),
-                               "high": float(d["ci_high"]), "verdict": str(d["verdict"])}}
+                               "high": float(d["ci_high"]), "verdict": str(d["verdict"])}}, err
 
 
 def _no_model(data: Sequence[Any], ev: Any, *, seed: int) -> dict[str, Any]:
@@ -168,20 +172,32 @@ def _path(data: Sequence[Any], ev: Any) -> list[dict[str, Any]]:
             for i, (j, g) in enumerate(zip(picks, gains, strict=True))]
 
 
+def _recommended_arm(ev: Any, all_models: dict[str, Any] | None) -> str:
+    """Which arm the cost-blind recommendation is: ``selected`` (the ensemble of ``-k
+    auto``), ``all_models`` or ``best_single``."""
+    everyone = (all_models is not None and not ev.ensemble_beats_best_single
+                and all_models["vs_best_single"]["high"] < 0)
+    if (ev.k == 1 and not everyone) or ev.ensemble_beats_best_single:
+        return "selected"
+    # the selected ensemble is not better beyond the noise: all models if they are, else
+    # the best single model alone
+    return "all_models" if everyone else "best_single"
+
+
 def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | None = None,
                     every_model: Sequence[str] = ()) -> dict[str, Any]:
     arms = ev.evaluation["arms"]
     chosen = [s["model"] for s in ev.selected]
     best_model = str(table.sort_values(["accuracy", "model"],
                                        ascending=[False, True]).iloc[0]["model"])
-    everyone = (all_models is not None and not ev.ensemble_beats_best_single
-                and all_models["vs_best_single"]["high"] < 0)
-    if (ev.k == 1 and not everyone) or ev.ensemble_beats_best_single:
+    which = _recommended_arm(ev, all_models)
+    everyone = which == "all_models"
+    if which == "selected":
         arm, models = arms["selected"], chosen
-    elif everyone:  # the selected ensemble is not better beyond the noise, all models are
+    elif everyone:
         assert all_models is not None
         arm, models = all_models, [str(m) for m in every_model]
-    else:  # the ensemble is not better beyond the noise: the best single model alone
+    else:
         arm, models = arms["best_single"], [best_model]
     one = len(models) == 1
     vs = next(c for c in ev.evaluation["comparisons"] if c["against"] == "best_single")
@@ -241,6 +257,61 @@ def _purchase(buy_list: list[dict[str, Any]], rec: dict[str, Any],
             "headline": headline}
 
 
+def _cost_blind_rows(res: pd.DataFrame, errors: np.ndarray, models: list[str],
+                     price: dict[str, float]) -> pd.DataFrame:
+    """The cost-blind recommendation as a candidate of the buy list (method
+    ``"cost_blind"``): its held-out errors on the frontier's evaluations (the same
+    conditions and splits, ordered by condition and split, as the buy list pairs them) and
+    the price of the models it deploys, in the rows of
+    :func:`ensel.frontier.frontier_errors`."""
+    evals = (res[["condition", "split", "n_test"]].drop_duplicates(["condition", "split"])
+             .sort_values(["condition", "split"]))
+    if len(evals) != len(errors):  # not the same evaluations: not comparable, not a candidate
+        return res.iloc[:0]
+    cost = float(sum(price[m] for m in models))
+    return evals.assign(method="cost_blind", budget=cost, error=np.asarray(errors, float),
+                        cost=cost, n_models=len(models), selected="|".join(models))[
+        list(res.columns)]
+
+
+def _frontier(data: Sequence[Any], ev: Any, c: np.ndarray, table: pd.DataFrame,
+              cost_blind: tuple[np.ndarray | None, list[str]], *, dropped: Sequence[str],
+              seed: int, n_budgets: int, max_models: int,
+              n_jobs: int | None) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The frontier document of ``ensel frontier`` on the splits of ``ev`` (the same
+    protocol), its buy list's candidates with the cost-blind recommendation among them
+    (``cost_blind``: its errors per evaluation and its models, ``None`` errors: left out),
+    so that nothing the report shows as good is cheaper than what it buys; and the rows
+    the buy list chose from."""
+    from ensel.frontier import (
+        METHODS,
+        best_single_price,
+        budget_grid,
+        frontier_errors,
+        frontier_summary,
+    )
+    from ensel.protocol import Protocol
+
+    e = ev.evaluation
+    budgets = budget_grid(c, n_budgets, max_models=max_models,
+                          include=[best_single_price(data, c)])
+    pr = Protocol(n_splits=e["n_splits"], test_fraction=e["test_fraction"], seed=seed)
+    res = frontier_errors(data, c, budgets, methods=METHODS, aggregator=ev.aggregator,
+                          protocol=pr, max_models=max_models, n_jobs=n_jobs,
+                          singles=float(max(budgets)))
+    errors, models = cost_blind
+    if errors is not None:
+        price = dict(zip(table["model"], table["usd_per_query"], strict=True))
+        res = pd.concat([res, _cost_blind_rows(res, errors, models, price)],
+                        ignore_index=True)
+    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
+    rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
+             for k in keep} for r in table[keep].to_dict("records")]
+    return frontier_summary(res, usd=c, models=data[0].models, seed=seed,
+                            test_fraction=pr.test_fraction, aggregator=ev.aggregator,
+                            dropped=list(dropped), model_table=rows), res
+
+
 def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = None,
                  prices: str | None = None, dropped: Sequence[str] = (), seed: int = 0,
                  n_budgets: int = 8, max_models: int = 20, n_jobs: int | None = None,
@@ -280,31 +351,15 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
     table = model_table(data, usd if usd is None else _kept(usd, before, data))
     ranks = {s["model"]: s["rank"] for s in ev.selected}
     table["rank"] = [ranks.get(m) for m in table["model"]]
+    every, every_errors = _all_models(data, ev, seed=seed, n_jobs=n_jobs)
+    rec = _recommendation(ev, table, every, data[0].models)
     front = None
     if usd is not None:  # what ensel frontier computes: its buy list is the library's
-        from ensel.frontier import (
-            METHODS,
-            best_single_price,
-            budget_grid,
-            frontier_errors,
-            frontier_summary,
-        )
-
-        c = _kept(usd, before, data)
-        e = ev.evaluation
-        budgets = budget_grid(c, n_budgets, max_models=max_models,
-                              include=[best_single_price(data, c)])
-        res = frontier_errors(data, c, budgets, methods=METHODS, aggregator=ev.aggregator,
-                              n_splits=e["n_splits"], seed=seed, max_models=max_models,
-                              n_jobs=n_jobs, singles=float(max(budgets)))
-        keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
-        rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
-                 for k in keep} for r in table[keep].to_dict("records")]
-        front = frontier_summary(res, usd=c, models=data[0].models, seed=seed,
-                                 aggregator=ev.aggregator, dropped=list(dropped),
-                                 model_table=rows)
-    every = _all_models(data, ev, seed=seed, n_jobs=n_jobs)
-    rec = _recommendation(ev, table, every, data[0].models)
+        cost_blind = ({**ev.arm_errors, "all_models": every_errors}[_recommended_arm(ev, every)],
+                      rec["models"])
+        front = _frontier(data, ev, _kept(usd, before, data), table, cost_blind,
+                          dropped=dropped, seed=seed, n_budgets=n_budgets,
+                          max_models=max_models, n_jobs=n_jobs)[0]
     buy = None
     if front is not None and front["buy_list"]:
         buy = _purchase(front["buy_list"], rec,
@@ -504,7 +559,8 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
         parts += ["<h2 id=\"buy\">Buy list</h2>",
                   f"<p>At each budget (dollars per query): the cheapest choice as good as the "
                   f"most accurate one within it ({esc(rule)}), among budgeted selection, "
-                  "Top-k under the budget, cheapest first, each model alone and the cascade; "
+                  "Top-k under the budget, cheapest first, each model alone, the cascade and "
+                  "the cost-blind recommendation (on the same splits); "
                   "its cost and held-out error with 95 % intervals.</p>",
                   table_html(["budget", "buy", "found by", "cost / query", "held-out error",
                               "most accurate within the budget", "why not cheaper"], rows,

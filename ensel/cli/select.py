@@ -8,9 +8,10 @@ Parses the arguments and prints the document of :func:`ensel.evidence.run_select
     dollars per query whose held-out error is as good as the best's by the equivalence rule
     of :mod:`ensel.budget` (candidates: budgeted selection, Top-k under the budget,
     cheapest first and the best single model at every budget up to ``B``, and every model
-    alone within ``B``; ``-k`` caps the number of models), deployed on all the data; the
-    cheaper choice it did not take is named with the reason. Then the held-out error and
-    cost of each method at ``B`` with intervals (costs clipped to ``[cheapest price, B]``) and the
+    alone within ``B``; ``-k`` caps the number of models), deployed on all the data
+    (:func:`ensel.evidence.budget_evidence`, the library's evidence path); the cheaper
+    choice it did not take is named with the reason. Then the held-out error and cost of
+    each method at ``B`` with intervals (costs clipped to ``[cheapest price, B]``) and the
     abstention-aware table of the models named. JSON schema ``ensel.select-budget/2``
     (``/1`` had ``selected`` = budgeted selection's pick, now ``budgeted``; ``/2`` adds the
     recommendation, the best choice, the rule and the model table)::
@@ -66,11 +67,11 @@ from ensel.cli._args import (
     _read,
     _wants_progress,
 )
-from ensel.cli._prices import add_price_arguments, interval, prepare
-from ensel.protocol import PAPER_PROTOCOL
+from ensel.cli._prices import add_price_arguments, prepare
+from ensel.protocol import PAPER_PROTOCOL, Protocol
 
 __all__ = ["HELP", "add_arguments", "format_select", "format_select_budget", "run_command",
-           "run_select_budget", "budget_candidates", "select_budget_command", "table_rows",
+           "run_select_budget", "select_budget_command", "table_rows",
            "model_lines"]
 
 HELP = "pick an ensemble of your models, with held-out evidence"
@@ -211,103 +212,26 @@ def format_select(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def budget_candidates(usd: np.ndarray, budget: float, n_budgets: int = 6) -> np.ndarray:
-    """The budgets whose choices compete within ``budget``: every model price up to it (so
-    each single model on the accuracy-price front is a candidate), a geometric grid from
-    the cheapest price and ``budget`` itself."""
-    from ensel.costs import within
-
-    c = np.asarray(usd, dtype=float)
-    lo = float(c.min())
-    grid = np.geomspace(lo, budget, n_budgets) if budget > lo else np.array([lo])
-    return np.unique(np.r_[c[within(c, budget)], grid, budget])
-
-
 def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int | None,
-                      aggregator: str = "backoff", n_splits: int = PAPER_PROTOCOL.n_splits,
-                      seed: int = 0, max_models: int = 20,
-                      margin: float | None = None) -> dict[str, Any]:
-    """The ``ensel.select-budget/2`` document (without ``data``, ``prices``).
+                      aggregator: str = "backoff", protocol: Protocol = PAPER_PROTOCOL,
+                      max_models: int = 20, margin: float | None = None) -> dict[str, Any]:
+    """The ``ensel.select-budget/2`` document (without ``data``, ``prices``):
+    :func:`ensel.evidence.budget_evidence` on the protocol's splits, the budget named as
+    the command's option in a refusal.
 
     ``selected`` is the recommendation: the cheapest choice within the budget whose held-out
     error is as good as the best's (:func:`ensel.budget.cheapest_as_good`; candidates: the
     choices of budgeted selection, Top-k under the budget, cheapest first and the best
-    single model at every budget of :func:`budget_candidates`), deployed on all the data.
-    ``budgeted`` is what budgeted selection picks at the budget itself.
+    single model at every budget of :func:`ensel.evidence.budget_candidates`, and every
+    model alone within the budget), deployed on all the data. ``budgeted`` is what
+    budgeted selection picks at the budget itself.
     """
-    import pandas as pd
+    from ensel.costs import check_budget
+    from ensel.evidence import budget_evidence
 
-    from ensel.budget import (
-        EQUIVALENCE_MARGIN,
-        EQUIVALENCE_RULE,
-        buy_list,
-        deployed_models,
-    )
-    from ensel.costs import COST_RTOL, check_budget
-    from ensel.evidence import ERROR_RULE, model_table
-    from ensel.frontier import _diff, frontier_errors
-
-    delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
-    b = check_budget(budget, usd, name="--budget-usd")
-    m = len(data[0].models)
-    cap = min(m, max_models if k is None else int(k))
-    grid = budget_candidates(usd, b)
-    # every model alone within the budget too (the buy list's candidates), from the same
-    # fits as the methods' one-model choices
-    res = frontier_errors(data, usd, grid, methods=("budgeted", "topk_budget",
-                                                    "cheapest_first", "best_single"),
-                          aggregator=aggregator, n_splits=n_splits, seed=seed,
-                          max_models=cap, singles=b)
-    singles = res[res["method"] == "single"]
-    res = res[~res["method"].isin(["none", "single"])].sort_values(
-        ["method", "condition", "split"])
-    at_b = res[np.isclose(res["budget"], b, rtol=COST_RTOL, atol=0)]
-    arms = {}
-    for name, g in at_b.groupby("method", sort=False):
-        e = interval(g["error"].to_numpy())
-        c = interval(g["cost"].to_numpy(), clip=False, low=float(np.min(usd)), high=b)
-        arms[str(name)] = {"error": e[0], "error_low": e[1], "error_high": e[2],
-                           "cost": c[0], "cost_low": c[1], "cost_high": c[2]}
-    a = at_b[at_b["method"] == "budgeted"]["error"].to_numpy()
-    comparisons = []
-    for other in ("topk_budget", "cheapest_first", "best_single"):
-        o = at_b[at_b["method"] == other]["error"].to_numpy()
-        comparisons.append({"against": other, **_diff(a - o, 0.2, 0.95)})
-    X = np.concatenate([d.X for d in data])
-    y = np.concatenate([d.y for d in data])
-    models = data[0].models
-    buy = buy_list(pd.concat([res, singles], ignore_index=True), [b], margin=delta,
-                   min_cost=float(np.min(usd)))[0]
-    choice = buy["choice"]
-    picks = ([models.index(choice["models"][0])] if choice["method"] == "single"
-             else deployed_models(X, y, usd, choice["method"], choice["at_budget"], k=cap))
-    own = deployed_models(X, y, usd, "budgeted", b, k=cap)
-    table = model_table(data, usd)
-    used = sorted(set(picks) | set(own), key=lambda j: -float(table["accuracy"].iloc[j]))
-
-    def entry(j: int) -> dict[str, Any]:
-        return table_rows(table, [j])[0]
-
-    return {"budget_usd": b, "n_items": int(sum(len(d.y) for d in data)), "n_models": m,
-            "aggregator": aggregator,
-            "selected": [entry(j) for j in picks],
-            "cost": float(usd[picks].sum()),
-            "recommendation": {**choice, "deployed_models": [models[j] for j in picks],
-                               "test_against_best": buy["test"],
-                               "why_not_cheaper": buy["why_not_cheaper"]},
-            "best": buy["best"],
-            "equivalence": {"margin": delta, "rule": EQUIVALENCE_RULE.format(margin=delta),
-                            "n_candidates": buy["n_candidates"],
-                            "candidate_budgets": [float(x) for x in grid]},
-            "budgeted": {"selected": [models[j] for j in own], "cost": float(usd[own].sum())},
-            "arms": arms, "comparisons": comparisons,
-            "model_table": [entry(j) for j in used],
-            "error_rule": ERROR_RULE,
-            "evaluation": {"n_splits": n_splits, "n_evaluations": int(len(a)),
-                           "test_fraction": 0.2, "seed": seed, "confidence": 0.95,
-                           "interval": "nadeau-bengio corrected resampled t",
-                           "cost_interval": f"clipped to [{float(np.min(usd)):.4g} (the cheapest "
-                                            f"model), {b:.4g} (the budget)]"}}
+    check_budget(budget, usd, name="--budget-usd")
+    return budget_evidence(data, usd, budget, k=k, aggregator=aggregator, protocol=protocol,
+                           max_models=max_models, margin=margin)
 
 
 def _g(x: float) -> str:
@@ -377,11 +301,9 @@ def format_select_budget(doc: dict[str, Any]) -> str:
 def table_rows(table: Any, cols: Any = None) -> list[dict[str, Any]]:
     """Rows of :func:`ensel.evidence.model_table` as JSON values (``cols``: these rows
     only), ``accuracy_answered`` ``None`` for a model that never answered."""
-    t = table if cols is None else table.iloc[list(cols)]
-    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
-    return [{k: (None if k == "accuracy_answered" and np.isnan(r[k]) else
-                 str(r[k]) if k == "model" else float(r[k]))
-             for k in keep if k in t.columns} for _, r in t.iterrows()]
+    from ensel.evidence import _price_rows
+
+    return _price_rows(table, cols)
 
 
 def model_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -420,7 +342,9 @@ def select_budget_command(args: Any) -> int:
     data, usd, dropped, source = prepare(args)
     doc = run_select_budget(data, usd, args.budget_usd, k=args.k if args.k != "auto" else None,
                             aggregator=args.aggregator or "backoff",
-                            n_splits=args.splits or 5, seed=args.seed, margin=args.margin)
+                            protocol=PAPER_PROTOCOL.replace(n_splits=args.splits,
+                                                            seed=args.seed),
+                            margin=args.margin)
     doc = {"schema": "ensel.select-budget/2", "data": list(args.data), "prices": source,
            "dropped_models": dropped, **doc}
     print(json.dumps(doc, indent=2) if args.json else format_select_budget(doc))
