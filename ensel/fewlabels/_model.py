@@ -4,6 +4,7 @@ draws that carry the uncertainty of the few labels (private; see :mod:`ensel.few
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -11,6 +12,8 @@ from ensel.fewlabels._gold import Pool
 
 __all__: list[str] = []
 
+#: Fewest items of each half for the cross-fitted errors (smaller pools use one fit).
+CROSS_FIT_MIN = 50
 #: Upper ends of the strata of the label model's uncertainty ``1 - max_c P(Y = c | answers)``
 #: within which the labels correct the model (a last stratum above the last end).
 STRATA = (0.01, 0.1)
@@ -55,6 +58,8 @@ class LabelModel:
     contrib: np.ndarray  # (m, n, K) log-likelihood of each model's answer per class
     allowed: np.ndarray  # (n, K) the class is one of the item's options
     P: np.ndarray  # (n, K) posteriors from the answers alone (gold not used for the item)
+    cf_prior: np.ndarray  # (n, K) log prior of the fit on the other half of the items
+    cf_contrib: np.ndarray  # (m, n, K) contributions under the other half's fit
 
     @property
     def T(self) -> np.ndarray:
@@ -65,14 +70,18 @@ class LabelModel:
         T[np.flatnonzero(lab), self.gold[lab]] = 1.0
         return T
 
-    def ties(self, S: tuple[int, ...]) -> np.ndarray:
-        """``(n, K)`` bool: the classes the ensemble ``S`` ties at the top of each item."""
+    def ties(self, S: tuple[int, ...], *, cross: bool = True) -> np.ndarray:
+        """``(n, K)`` bool: the classes the ensemble ``S`` ties at the top of each item
+        (``cross``: its tables fitted on the other half of the items, so that the errors
+        measured on an item are those of an ensemble that did not learn from it)."""
         if self.predictor.plurality:
             score = np.zeros(self.P.shape)
             for j in S:
                 a = self.A[:, j]
                 ok = a >= 0
                 score[np.flatnonzero(ok), a[ok]] += 1.0
+        elif cross:
+            score = self.cf_prior + self.cf_contrib[list(S)].sum(axis=0)
         else:
             score = self.predictor.logprior + self.contrib[list(S)].sum(axis=0)
         score = np.where(self.allowed, score, -np.inf)
@@ -80,34 +89,66 @@ class LabelModel:
         return score >= top - (0.0 if self.predictor.plurality else 1e-9)
 
 
-def fit_label_model(pool: Pool, name: str, aggregator: str, seed: int) -> LabelModel:
-    """Fit the label-free aggregator ``name`` on every item (gold anchors its items)."""
-    from ensel.aggregate import make_aggregator
-    from ensel.aggregate._multiclass import softmax_rows
-
-    est = make_aggregator(name, random_state=seed)
-    est.fit(pool.A, pool.gold if pool.labelled.any() else None)
-    classes = np.asarray(est.classes_, dtype=np.int64)
+def _tables(est: Any, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A fitted Dawid-Skene's log prior and weighted log confusions in the class space of
+    ``classes`` (a class the fit never saw gets a probability of 1e-6)."""
     K = classes.size
-    pos = np.full(int(max(pool.A.max(initial=0), pool.gold.max(initial=0), classes.max()) + 1),
-                  -1)
-    pos[classes] = np.arange(K)
-    Ac = np.where(pool.A >= 0, pos[np.maximum(pool.A, 0)], -1)
-    gold = np.where(pool.gold >= 0, pos[np.maximum(pool.gold, 0)], -1)
-    W = np.log(est.confusions_)  # (m, class, answer)
+    pos = np.searchsorted(classes, np.asarray(est.classes_, dtype=np.int64))
+    conf = np.full((est.confusions_.shape[0], K, K), 1e-6)
+    conf[:, pos[:, None], pos[None, :]] = est.confusions_
+    prior = np.full(K, 1e-6)
+    prior[pos] = est.prior_
+    W = np.log(conf)
     weights = getattr(est, "model_weights_", None)
     if weights is not None:
         W = W * np.asarray(weights)[:, None, None]
+    return np.log(prior), W
+
+
+def _contributions(W: np.ndarray, Ac: np.ndarray) -> np.ndarray:
+    """``(m, n, K)``: each model's log-likelihood of its answer per class (0: abstained)."""
     n, m = Ac.shape
-    contrib = np.zeros((m, n, K))
+    contrib = np.zeros((m, n, W.shape[1]))
     for j in range(m):
         ok = Ac[:, j] >= 0
         contrib[j, ok] = W[j][:, Ac[ok, j]].T
-    logprior = np.log(est.prior_)
+    return contrib
+
+
+def fit_label_model(pool: Pool, name: str, aggregator: str, seed: int) -> LabelModel:
+    """Fit the label-free aggregator ``name`` on every item (gold anchors its items), and
+    on each half of the items for the cross-fitted answers of the ensembles."""
+    from ensel.aggregate import make_aggregator
+    from ensel.aggregate._multiclass import softmax_rows
+
+    def fit(rows: np.ndarray) -> Any:
+        gold = pool.gold[rows]
+        return make_aggregator(name, random_state=seed).fit(
+            pool.A[rows], gold if (gold >= 0).any() else None)
+
+    n = pool.A.shape[0]
+    est = fit(np.arange(n))
+    classes = np.asarray(est.classes_, dtype=np.int64)
+    pos = np.full(int(max(pool.A.max(initial=0), pool.gold.max(initial=0), classes.max()) + 1),
+                  -1)
+    pos[classes] = np.arange(classes.size)
+    Ac = np.where(pool.A >= 0, pos[np.maximum(pool.A, 0)], -1)
+    gold = np.where(pool.gold >= 0, pos[np.maximum(pool.gold, 0)], -1)
+    logprior, W = _tables(est, classes)
+    contrib = _contributions(W, Ac)
     allowed = classes[None, :] < pool.n_options[:, None]
     P = softmax_rows(np.where(allowed, logprior + contrib.sum(axis=0), -np.inf))
+    cf_prior = np.tile(logprior, (n, 1))
+    cf_contrib = contrib.copy()
+    if n >= 2 * CROSS_FIT_MIN:
+        half = np.random.default_rng(seed).permutation(n) < n // 2
+        for fold in (half, ~half):
+            lp, Wf = _tables(fit(np.flatnonzero(~fold)), classes)
+            rows = np.flatnonzero(fold)
+            cf_prior[rows] = lp
+            cf_contrib[:, rows] = _contributions(Wf, Ac[rows])
     predictor = Predictor(classes, logprior, W, aggregator == "plurality")
-    return LabelModel(predictor, Ac, gold, contrib, allowed, P)
+    return LabelModel(predictor, Ac, gold, contrib, allowed, P, cf_prior, cf_contrib)
 
 
 def expected_errors(model: LabelModel, tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
