@@ -288,11 +288,13 @@ def choose_with_labels(A: Any, y: Any = None, *, k: int | str = "auto",
     Dawid-Skene variant) is fitted on every item, the gold anchoring its items; the selector
     ``method`` runs on the gold where there is some and the model's most probable option
     elsewhere, and proposes candidates (its pick path; the choice with one pick swapped for
-    the next best). Each candidate's error is estimated prediction-powered: the model's
-    expected error on every item, corrected by the labelled items' gold within strata of
-    the model's uncertainty; ``n_draws`` Bayesian-bootstrap draws (seeded) over the items,
-    the labelled items and a pseudo-item per stratum give the interval, which widens as
-    labels get fewer, and the share of draws in which the choice beats the runner-up.
+    the next best). Each candidate's error is its gold error on the labelled items and its
+    expected error elsewhere under the model's posterior recalibrated by the labels (a
+    temperature, :func:`ensel.fewlabels._model.draw_errors`); its answers on an item come
+    from Dawid-Skene tables fitted on the other half of the items (cross-fitted).
+    ``n_draws`` Bayesian-bootstrap draws (seeded) of the labelled items and of the items give
+    the interval, which widens as labels get fewer, and the share of draws in which the
+    choice is within :data:`TOLERANCE` of the runner-up or better.
 
     Parameters
     ----------
