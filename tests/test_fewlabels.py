@@ -174,14 +174,11 @@ def test_decisive_labels_decide_better_than_random() -> None:
             an = analyse(pool.X, y, k=3, method="score_mi", aggregator="ds", n_draws=200,
                          seed=seed, func="test")
             gold = (pool.y[np.asarray(an.pool.items, dtype=int)] > 0).astype(int)
-
-            def error(c: int) -> float:
-                t = an.tieds[c]
-                return float(np.mean(1 - t[np.arange(n), gold] / t.sum(axis=1)))
-
+            truth = [float(np.mean(1 - t[np.arange(n), gold] / t.sum(axis=1)))
+                     for t in (an.tieds[an.choice], an.tieds[an.runner])]
             d = an.draws.errors
             estimate = float(np.mean(d[an.choice] - d[an.runner]))
-            miss[strategy].append(abs(estimate - (error(an.choice) - error(an.runner))))
+            miss[strategy].append(abs(estimate - (truth[0] - truth[1])))
             apart = (an.tieds[an.choice] != an.tieds[an.runner]).any(axis=1)
             where[strategy] += int((apart & (y[np.asarray(an.pool.items, dtype=int)] != 0))
                                    .sum())

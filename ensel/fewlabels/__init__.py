@@ -11,7 +11,7 @@ temperature and a share of confident mistakes, fitted to the labelled items' gol
 (Dawid-Skene is overconfident when models share their errors). Bayesian-bootstrap draws
 (seeded) of the labelled items, so of the calibration, and of the items give an interval
 that widens as labels get fewer, and say whether the labels separate the choice from its runner-up
-(:attr:`FewLabelChoice.decided`) or how many more they need. Labels chosen from the answers
+(``FewLabelChoice.decided``) or how many more they need. Labels chosen from the answers
 (by :func:`label_next`) calibrate the bin they fall in and are used as random ones are.
 :func:`label_next` ranks the unlabelled items by how much their gold would help decide
 (``"decisive"``), or by the baselines ``"disagreement"`` and ``"random"``.
