@@ -399,8 +399,8 @@ def _resolve_native(method: str | None, aggregator: str | None,
         aggregator = (aggregate.LABEL_FREE_AGGREGATOR if label_free
                       else aggregate.DEFAULT_MULTICLASS_AGGREGATOR)
         defaults.append(f"aggregator {aggregator} (ensel.aggregate."
-                        + ("LABEL_FREE_AGGREGATOR: gold is missing for some items)" if label_free
-                           else "DEFAULT_MULTICLASS_AGGREGATOR)"))
+                        + ("LABEL_FREE_AGGREGATOR: gold is missing for some or all items)"
+                           if label_free else "DEFAULT_MULTICLASS_AGGREGATOR)"))
     agg = str(aggregator).strip().lower()
     if agg not in specs:
         raise UsageError(f"--aggregator {aggregator}: the answers are multi-class (option "
@@ -886,9 +886,11 @@ def gold_summary(data: list[Any], *, aggregator: str | None = None,
                 "training part", "statistics": "on every item (all have gold)",
                 "error": "on every test item", "notes": []}
     label_free = aggregator is not None and _label_free(aggregator)
-    fit = ((f"label-free ({aggregator}: EM on every training item's answers"
-            + (f", the training items among the {g:,} with gold anchoring it)" if g else ")"))
-           if label_free else f"on the gold of the training items among the {g:,} with gold")
+    where = "every training item's answers" if measured else "all the answers"
+    anchor = (f", the {'training ' if measured else ''}items among the {g:,} with gold "
+              "anchoring it)" if g else ")")
+    fit = (f"label-free ({aggregator}: EM on {where}{anchor}" if label_free
+           else f"on the gold of the training items among the {g:,} with gold")
     if measured:
         notes = [f"gold for {g:,} of {n:,} items: the held-out error and its interval are "
                  f"measured on the test items with gold only (about "

@@ -72,7 +72,7 @@ def run_command(args: Any) -> int:
         if args.drop_unpriced or args.store_config is not None:
             raise UsageError("--drop-unpriced and --store-config apply to prices: give "
                              "--prices or --prices-from-store too")
-        data = _read(args.data, args.format, binary=args.binary)
+        data = _read(args.data, args.format, binary=args.binary, native=True)
         usd, dropped, source = None, [], None
     rep = build_report(data, source=args.data, usd=usd, prices=source, dropped=dropped,
                        seed=args.seed, n_budgets=args.budgets, n_jobs=args.jobs,

@@ -134,7 +134,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run_command(args: Any) -> int:
     """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
     from ensel import evidence
-
     from ensel.aggregate import AGGREGATORS
 
     if args.budget_usd is not None:
