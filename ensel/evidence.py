@@ -626,9 +626,12 @@ def option_gains(A: np.ndarray, y: np.ndarray, picks: Any, alpha: float = 1.0) -
 
     Examples
     --------
-    >>> A = np.array([[0, 0], [1, 1], [2, 1], [0, 2]])
-    >>> [round(g, 3) for g in option_gains(A, np.array([0, 1, 2, 0]), [0, 1])]
-    [0.234, 0.0]
+    >>> from ensel.pools import multiclass_pool
+    >>> from ensel.select import MulticlassGreedyMI
+    >>> p = multiclass_pool(6, 1000, abstain=(0.0, 0.1), random_state=0)
+    >>> g = MulticlassGreedyMI(3).fit(p.A, p.y)
+    >>> np.allclose(option_gains(p.A, p.y, g.selected_), g.gains_)
+    True
     """
     from ensel.info import _smoothed_mi_codes
 
