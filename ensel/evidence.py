@@ -41,11 +41,24 @@ Large pools
     variance: conservative); the output says so under ``defaults``. ``--splits`` and
     ``--halvings`` override.
 
+Multi-class answers (option labels, :func:`ensel.data.is_native`)
+    Read as they are (``view`` ``"native"``; ``--binary`` converts them to the paper's
+    view first): the same protocol, splits and intervals with the K-ary registries
+    (:data:`ensel.select.MULTICLASS_SPECS`, :data:`ensel.aggregate.MULTICLASS_SPECS`),
+    defaults :data:`ensel.select.DEFAULT_MULTICLASS_SELECTOR` and
+    :data:`ensel.aggregate.DEFAULT_MULTICLASS_AGGREGATOR`, a tie among ``t`` options
+    counting ``1 - 1/t`` of an error (:data:`NATIVE_ERROR_RULE`). Where gold is missing for
+    some items or all, :func:`select_with_gaps` runs (the label-free aggregator; the error
+    on the items with gold only, or no error at all, and ``gold`` says which).
+
 JSON output (``--json``), schema ``ensel.select/2`` (``/1`` had no ``coverage`` and
-``accuracy_answered`` per model: an abstaining model read as an inaccurate one)::
+``accuracy_answered`` per model: an abstaining model read as an inaccurate one; issue 39
+added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single`` are
+``null`` where no item has gold)::
 
     {"schema": "ensel.select/2",
-     "data": [str], "format": str, "conditions": [str], "n_items": int, "n_models": int,
+     "data": [str], "format": str, "view": "binary" | "native",
+     "conditions": [str], "n_items": int, "n_models": int,
      "method": str, "aggregator": str, "defaults": [str], "dropped_models": [str],
      "k": int, "k_mode": "fixed" | "auto",
      "selected": [{"rank": int, "model": str, "accuracy": float, "gain_bits": float,
@@ -63,7 +76,9 @@ JSON output (``--json``), schema ``ensel.select/2`` (``/1`` had no ``coverage`` 
                      "inner_error": {k: float}, "inner_se": {k: float},
                      "k_all_data": int, "k_per_split": [int]},
      "ensemble_beats_best_single": bool,
-     "message": str}
+     "message": str,
+     "gold": {"n_items": int, "n_with_gold": int, "aggregator_fit": str,
+              "statistics": str, "error": str | null, "notes": [str]}}
 
 How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
     The error is the share of items whose answer is not the gold label. A model's
@@ -755,7 +770,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     if k != "auto" and int(k) < 1:
         raise UsageError(f"-k must be a positive integer or 'auto'; got {k}")
     data, dropped = _conditions(df, condition, validated)
-    opts = {"n_splits": n_splits, "test_fraction": test_fraction, "seed": seed,
+    opts: dict[str, Any] = {"n_splits": n_splits, "test_fraction": test_fraction, "seed": seed,
             "max_k": max_k, "confidence": confidence, "halvings": halvings,
             "progress": progress, "n_jobs": n_jobs}
     if data[0].native and not all(d.has_gold().all() for d in data):

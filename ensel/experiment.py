@@ -891,7 +891,7 @@ class ConditionData:
     table (:func:`ensel.data.is_native`) gives the option codes of
     :func:`ensel.data.answer_matrix` (``X``: ``0..K_i-1``, ``-1`` = abstained; ``y``: the gold
     option, ``-1`` = no gold) and ``options``, each item's option labels (``None`` for a
-    binary table). :meth:`inputs` is what :func:`heldout_errors` takes for either.
+    binary table). :meth:`ConditionData.inputs` is what :func:`heldout_errors` takes for either.
     """
 
     condition: str

@@ -319,6 +319,7 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
     data, blank = _pickable(list(data))
     _check_gold(data)
     ev = select_evidence(data, k="auto", seed=seed, n_jobs=n_jobs, progress=progress)
+    assert ev.evaluation is not None  # measured: _check_gold refused too little gold
     table = model_table(data, usd if usd is None else _kept(usd, before, data))
     ranks = {s["model"]: s["rank"] for s in ev.selected}
     table["rank"] = [ranks.get(m) for m in table["model"]]
