@@ -228,3 +228,20 @@ def test_select_with_gaps_takes_answers_and_a_gold_vector_with_gaps() -> None:
 
     with pytest.raises(UsageError, match="gold of item 'q0' is code 7"):
         select_with_gaps(m, np.r_[7, gaps[1:]], k=2)
+
+
+def test_the_native_default_selector_rests_on_its_evidence(monkeypatch) -> None:
+    """DEFAULT_MULTICLASS_REASON's claim on MMLU-Pro read natively: score_mi picks Top-k's
+    ensembles, and the K-ary Greedy MI's ensembles err more beyond k = 2."""
+    from tests.conftest import require_mirror
+
+    monkeypatch.setenv("ENSEL_DATA_MIRROR", str(require_mirror()))
+    from ensel.datasets import load
+    from ensel.experiment import evaluate
+
+    res = evaluate(load("mmlu_pro", view="native"), ks=[3, 5], n_splits=5,
+                   selectors=["topk", "score_mi", "greedy_mi"], aggregators=["ds"])
+    mean = res.groupby(["selector", "k"])["error"].mean()
+    for k in (3, 5):
+        assert mean[("score_mi", k)] == mean[("topk", k)]
+        assert mean[("greedy_mi", k)] > mean[("score_mi", k)] + 0.01
