@@ -10,7 +10,13 @@ each budget. :func:`report_html` renders it as one self-contained offline HTML p
 (``ensel._html``, the rendering path ``ensel evaluate`` shares); ``ensel report`` is the
 command (``ensel.cli.report``).
 
-How an abstention and a tie count: the task is binary. In a model's *accuracy* an
+A multi-class table (option labels) is read as it is: the K-ary selectors and aggregators
+of :func:`ensel.evidence.select_evidence`, a tie among ``t`` options counting ``1 - 1/t``,
+the errors measured on the items with gold (:func:`ensel.evidence.select_with_gaps`; with
+fewer than :data:`ensel.evidence.MIN_GOLD_ITEMS` per condition the report is refused: it
+recommends by held-out error). The page's first screen says which view it read.
+
+How an abstention and a tie count in the binary view: in a model's *accuracy* an
 abstention (answer ``0``) is a wrong answer; *coverage* is the share of items a model
 answered and *accuracy when answered* its accuracy on those. Every held-out error (of an
 ensemble, and of a single model) is the error of the aggregator's answers, fitted on the

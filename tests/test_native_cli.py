@@ -83,7 +83,7 @@ def test_binary_flag_gives_the_papers_view(files, capsys) -> None:
     argv = ["select", files["full"], "-k", "2", "--splits", "3", "--halvings", "0",
             "--binary"]
     assert main(argv) == 0
-    assert capsys.readouterr().out.startswith("view: binary (--binary: each question became")
+    assert capsys.readouterr().out.startswith("view: binary (--binary: the paper's yes/no")
     doc = _json(argv, capsys)
     assert doc["view"] == "binary" and doc["n_items"] == 2 * N
 

@@ -170,8 +170,8 @@ VIEW_LINES = {
     "native": "view: native (multi-class answers as they are, option labels; K-ary selectors "
               "and aggregators; --binary gives the paper's yes/no view)",
     "binary": "view: binary (yes/no answers, the paper's view)",
-    "--binary": "view: binary (--binary: each question became the paper's yes/no queries, "
-                "its gold option and one wrong option drawn with seed 0)",
+    "--binary": "view: binary (--binary: the paper's yes/no view; a multiple-choice question "
+                "became two queries, its gold option and one wrong option drawn with seed 0)",
 }
 
 
