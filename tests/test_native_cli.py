@@ -149,14 +149,22 @@ def test_a_multiclass_aggregator_on_binary_answers_exits_2(tmp_path, capsys) -> 
     assert_usage_error(r, "select", "--aggregator ds reads multi-class answers", "binary")
 
 
-def test_bad_gold_in_a_multiclass_table_names_item_and_column(tmp_path, capsys) -> None:
+def test_bad_gold_or_answer_in_a_multiclass_table_names_item_model_and_line(tmp_path,
+                                                                           capsys) -> None:
+    """Read natively (no --binary), a gold or an answer outside the item's options is
+    refused naming the value, the item, the model, the line and the options."""
     df = _table()
     df.loc[df["item"] == "q007", "label"] = "E"
-    path = tmp_path / "bad.csv"
-    df.to_csv(path, index=False)
-    r = run_cli(["select", str(path), "-k", "2"], capsys)
-    err = assert_usage_error(r, "select", "q007")
-    assert "'E'" in err
+    df.loc[(df["item"] == "q009") & (df["model"] == "m2"), "answer"] = "F"
+    gold, answer = tmp_path / "gold.csv", tmp_path / "answer.csv"
+    df.assign(answer=_table()["answer"]).to_csv(gold, index=False)
+    df.assign(label=_table()["label"]).to_csv(answer, index=False)
+    r = run_cli(["select", str(gold), "-k", "2"], capsys)
+    assert_usage_error(r, "select", "gold label 'E' on item 'q007'", "line 44 of",
+                       "options 'A|B|C|D'")
+    r = run_cli(["report", str(answer), "-o", str(tmp_path / "r.html")], capsys)
+    assert_usage_error(r, "report", "answer 'F' of model 'm2' on item 'q009'", "line 58 of",
+                       "options 'A|B|C|D'")
 
 
 def test_one_gold_option_only_is_refused_naming_the_condition(tmp_path, capsys) -> None:
