@@ -917,9 +917,12 @@ def gold_summary(data: list[Any], *, aggregator: str | None = None,
         return {"n_items": n, "n_with_gold": g, "aggregator_fit": fit,
                 "statistics": f"on the {g:,} items with gold",
                 "error": "on the test items with gold", "notes": notes}
+    least = min(int(d.has_gold().sum()) for d in data)
     why = ("no item has a gold label" if g == 0 else
            f"only {g:,} of {n:,} items have a gold label, fewer than the {MIN_GOLD_ITEMS} per "
-           "condition a held-out error needs")
+           "condition a held-out error needs" if least < MIN_GOLD_ITEMS else
+           f"{g:,} of {n:,} items have a gold label, too few for every random test part to "
+           "hold one, or for two distinct gold options")
     notes = [f"no error figure: {why}, and an error is measured against gold",
              f"selection statistics come from the label-free posterior of {aggregator}: a "
              "model's accuracy is the posterior probability of its answers, the picks and "
