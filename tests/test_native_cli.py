@@ -55,7 +55,7 @@ def _json(argv: list[str], capsys) -> dict:
 
 
 def test_select_reads_a_multiclass_table_natively_and_says_so(files, capsys) -> None:
-    argv = ["select", files["full"], "-k", "2", "--splits", "3", "--halvings", "0"]
+    argv = ["select", files["full"], "-k", "2", "--splits", "3", "--halvings", "2"]
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert text.splitlines()[0].startswith("view: native (multi-class answers as they are")
@@ -77,6 +77,13 @@ def test_select_reads_a_multiclass_table_natively_and_says_so(files, capsys) -> 
     assert [s["model"] for s in doc["selected"]] == [f"m{j}" for j in picks]
     acc = (p.A == p.y[:, None]).mean(axis=0)
     assert [s["accuracy"] for s in doc["selected"]] == pytest.approx(acc[picks].tolist())
+
+
+def test_k_auto_on_a_multiclass_table(files, capsys) -> None:
+    doc = _json(["select", files["partial"], "-k", "auto", "--max-k", "3", "--splits", "2",
+                 "--halvings", "0"], capsys)
+    assert doc["view"] == "native" and doc["k_mode"] == "auto" and 1 <= doc["k"] <= 3
+    assert len(doc["auto"]["k_per_split"]) == 2 and doc["gold"]["n_with_gold"] == 100
 
 
 def test_binary_flag_gives_the_papers_view(files, capsys) -> None:

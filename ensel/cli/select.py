@@ -1,7 +1,10 @@
 """``ensel select DATA -k K|auto [--method M] [--aggregator A] [--json]``.
 
 Parses the arguments and prints the document of :func:`ensel.evidence.run_select` (schema
-``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary.
+``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary, whose
+first line says which view of the answers was read (``VIEW_LINES``): a multi-class
+table (option labels) as it is, with the K-ary selectors and aggregators and, where gold is
+missing, :func:`ensel.evidence.select_with_gaps`; ``--binary`` gives the paper's view.
 
 ``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [--margin E] [-k K] [--json]``
     The buy list at one budget (:func:`run_select_budget`): the cheapest choice within ``B``
