@@ -1016,9 +1016,10 @@ def select_with_gaps(answers: Any, gold: Any = None, *, k: int | str,
     gold : array-like of shape (n_items,), optional
         Gold option codes of an ``OptionMatrix``'s items, ``-1`` (or NA) where there is
         none; default its own ``gold``.
-    k, method, aggregator, n_splits, test_fraction, seed, max_k, confidence, halvings,
-    progress, n_jobs
-        As in :func:`select_evidence` (the K-ary registries' names).
+    k, method, aggregator
+        As in :func:`select_evidence`, names of the K-ary registries.
+    n_splits, test_fraction, seed, max_k, confidence, halvings, progress, n_jobs
+        As in :func:`select_evidence`.
     dropped : sequence of str
         Models already dropped for never answering (reported under ``dropped_models``).
 
