@@ -1006,7 +1006,7 @@ def select_with_gaps(answers: Any, gold: Any = None, *, k: int | str,
     ``k`` models are picked against its posterior's most probable option, and a model's
     accuracy is the posterior probability of its answers; ``evaluation`` is ``None`` and
     ``gold["notes"]`` says why and what is not available. ``-k auto`` (a held-out choice)
-    and a gold-fitted aggregator are refused there (:class:`UsageError`).
+    and a gold-fitted aggregator are refused there (``UsageError``).
 
     Parameters
     ----------
