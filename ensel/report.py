@@ -10,7 +10,13 @@ each budget. :func:`report_html` renders it as one self-contained offline HTML p
 (``ensel._html``, the rendering path ``ensel evaluate`` shares); ``ensel report`` is the
 command (``ensel.cli.report``).
 
-How an abstention and a tie count: the task is binary. In a model's *accuracy* an
+A multi-class table (option labels) is read as it is: the K-ary selectors and aggregators
+of :func:`ensel.evidence.select_evidence`, a tie among ``t`` options counting ``1 - 1/t``,
+the errors measured on the items with gold (:func:`ensel.evidence.select_with_gaps`; with
+fewer than :data:`ensel.evidence.MIN_GOLD_ITEMS` per condition the report is refused: it
+recommends by held-out error). The page's first screen says which view it read.
+
+How an abstention and a tie count in the binary view: in a model's *accuracy* an
 abstention (answer ``0``) is a wrong answer; *coverage* is the share of items a model
 answered and *accuracy when answered* its accuracy on those. Every held-out error (of an
 ensemble, and of a single model) is the error of the aggregator's answers, fitted on the
@@ -113,7 +119,11 @@ def _all_models(data: Sequence[Any], ev: Any, *, seed: int, n_jobs: int | None
     from ensel.stats import paired_interval
 
     m = len(data[0].models)
-    radix = 3 if any((d.X == 0).any() for d in data) else 2
+    if data[0].native:  # option codes: only the pattern table codes answer patterns
+        K = max(max(len(o) for o in d.options) for d in data)
+        radix = K + 1 if ev.aggregator == "pattern" else 1
+    else:
+        radix = 3 if any((d.X == 0).any() for d in data) else 2
     if m < 2 or float(radix) ** m > MAX_PATTERN_SIZE:  # the aggregators' pattern codes
         return None, None
     e = ev.evaluation
@@ -145,27 +155,45 @@ def _no_model(data: Sequence[Any], ev: Any, *, seed: int) -> dict[str, Any]:
         for s in range(e["n_splits"]):
             tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
                                    test_fraction=e["test_fraction"], item_ids=d.items)
-            err.append(_majority_error(d.y[tr], d.y[te]))
+            err.append(_option_majority_error(d, tr, te) if d.native
+                       else _majority_error(d.y[tr], d.y[te]))
     r = paired_interval(np.asarray(err), n_train=1 - e["test_fraction"],
                         n_test=e["test_fraction"], confidence=e["confidence"])
     return {"error": float(r.mean), "low": max(float(r.low), 0.0),
             "high": min(float(r.high), 1.0)}
 
 
+def _option_majority_error(d: Any, tr: np.ndarray, te: np.ndarray) -> float:
+    """:func:`_no_model` on option labels: always the gold label most frequent among the
+    training items with gold (ties: the first in text order), scored on the test items with
+    gold."""
+    def labels(rows: np.ndarray) -> np.ndarray:
+        rows = rows[d.y[rows] >= 0]
+        return np.asarray([d.options[i][d.y[i]] for i in rows.tolist()], dtype=object)
+
+    seen, counts = np.unique(labels(tr).astype(str), return_counts=True)
+    test = labels(te).astype(str)
+    return float(np.mean(test != seen[int(np.argmax(counts))])) if len(test) else float("nan")
+
+
 def _path(data: Sequence[Any], ev: Any) -> list[dict[str, Any]]:
     """The selector's picks in order up to ``-k auto``'s largest ``k``, with each pick's
     information gain and the nested cross-validated error at that ``k``."""
-    from ensel.select import SPECS, marginal_gains
+    from ensel.evidence import option_gains
+    from ensel.select import MULTICLASS_SPECS, SPECS, marginal_gains
 
     X, y = _stack(data)
     auto = ev.auto or {}
-    spec = SPECS.get(ev.method)
+    native = bool(data[0].native)
+    if native:  # option codes: the items with gold
+        X, y = X[y >= 0], y[y >= 0]
+    spec = (MULTICLASS_SPECS if native else SPECS).get(ev.method)
     k_max = int(auto.get("max_k", ev.k)) if spec is not None and spec.nested else ev.k
     if spec is not None and spec.nested:
         picks = [int(j) for j in spec.estimator(k_max).fit(X, y).selected_]
     else:
         picks = [data[0].models.index(s["model"]) for s in ev.selected]
-    gains = marginal_gains(X, y, picks)
+    gains = option_gains(X, y, picks) if native else marginal_gains(X, y, picks)
     inner, se = auto.get("inner_error", {}), auto.get("inner_se", {})
     return [{"k": i + 1, "model": data[0].models[j], "gain_bits": float(g),
              "inner_error": inner.get(str(i + 1)), "inner_se": se.get(str(i + 1))}
@@ -312,6 +340,25 @@ def _frontier(data: Sequence[Any], ev: Any, c: np.ndarray, table: pd.DataFrame,
                             dropped=list(dropped), model_table=rows), res
 
 
+def _check_gold(data: Sequence[Any]) -> None:
+    """The report recommends by held-out error: refused (naming how many items have gold)
+    where a multi-class table has too little gold to measure one."""
+    from ensel._errors import UsageError
+    from ensel.evidence import MIN_GOLD_ITEMS
+
+    if not data[0].native:
+        return
+    few = [(d.condition, int(d.has_gold().sum()), len(d.y)) for d in data
+           if d.has_gold().sum() < MIN_GOLD_ITEMS]
+    if few:
+        c, g, n = few[0]
+        raise UsageError(f"condition {c!r}: {g:,} of {n:,} items have a gold label; the report "
+                         "recommends by held-out error, which is measured against gold and "
+                         f"needs at least {MIN_GOLD_ITEMS} items with gold per condition: "
+                         "ensel select -k K picks without gold (from the label-free "
+                         "posterior of Dawid-Skene)")
+
+
 def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = None,
                  prices: str | None = None, dropped: Sequence[str] = (), seed: int = 0,
                  n_budgets: int = 8, max_models: int = 20, n_jobs: int | None = None,
@@ -347,7 +394,9 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
         data = condition_data(data, None)
     before = list(data[0].models)
     data, blank = _pickable(list(data))
+    _check_gold(data)
     ev = select_evidence(data, k="auto", seed=seed, n_jobs=n_jobs, progress=progress)
+    assert ev.evaluation is not None  # measured: _check_gold refused too little gold
     table = model_table(data, usd if usd is None else _kept(usd, before, data))
     ranks = {s["model"]: s["rank"] for s in ev.selected}
     table["rank"] = [ranks.get(m) for m in table["model"]]
@@ -463,6 +512,23 @@ def _figures(rep: UserReport) -> dict[str, str]:
     return out
 
 
+def _view_words(sel: dict[str, Any]) -> str:
+    """The report's line on the view of the answers (and their gold) it read."""
+    from ensel.evidence import NATIVE_ERROR_RULE
+
+    if sel.get("view") != "native":
+        return ("View: binary (yes/no answers against a +1/-1 label, the paper's view; a "
+                "multiple-choice table read with --binary became the paper's two queries per "
+                "question).")
+    gold = sel["gold"]
+    words = ("View: native (multiple-choice answers as they are, option labels; the K-ary "
+             "selectors and aggregators; --binary gives the paper's yes/no view). "
+             f"Here {NATIVE_ERROR_RULE}.")
+    if gold["n_with_gold"] < gold["n_items"]:
+        words += " " + " ".join(n[:1].upper() + n[1:] + "." for n in gold["notes"])
+    return words
+
+
 def report_html(rep: UserReport, *, json_link: str | None = None,
                 command: str | None = None) -> str:
     """The report as one self-contained offline HTML page (needs matplotlib for its
@@ -480,7 +546,8 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
     parts = [f"<h1>Which models to use: {esc(name)}</h1>",
              f'<p class="muted">{rep.n_models} models, {rep.n_items:,} items, '
              f"{len(rep.conditions)} condition{'s' if len(rep.conditions) > 1 else ''}; "
-             f"held-out errors over {esc(how)}.</p>"]
+             f"held-out errors over {esc(how)}.</p>",
+             f'<p class="muted" id="view">{esc(_view_words(sel))}</p>']
     use = ", ".join(f"<b>{esc(m)}</b>" for m in r["models"])
     buy, ans = rep.purchase, []
     if buy is not None:  # with prices: the buy list's answer first, the cost-blind one below

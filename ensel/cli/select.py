@@ -1,7 +1,10 @@
 """``ensel select DATA -k K|auto [--method M] [--aggregator A] [--json]``.
 
 Parses the arguments and prints the document of :func:`ensel.evidence.run_select` (schema
-``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary.
+``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary, whose
+first line says which view of the answers was read (``VIEW_LINES``): a multi-class
+table (option labels) as it is, with the K-ary selectors and aggregators and, where gold is
+missing, :func:`ensel.evidence.select_with_gaps`; ``--binary`` gives the paper's view.
 
 ``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [--margin E] [-k K] [--json]``
     The buy list at one budget (:func:`run_select_budget`): the cheapest choice within ``B``
@@ -81,9 +84,15 @@ DESCRIPTION = ("Pick an ensemble of your models and show held-out evidence again
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``ensel select``."""
-    from ensel.aggregate import AGGREGATORS, DEFAULT_AGGREGATOR
+    from ensel.aggregate import (
+        AGGREGATORS,
+        DEFAULT_AGGREGATOR,
+        DEFAULT_MULTICLASS_AGGREGATOR,
+        LABEL_FREE_AGGREGATOR,
+        MULTICLASS_AGGREGATORS,
+    )
     from ensel.protocol import N_HALVINGS
-    from ensel.select import DEFAULT_SELECTOR, SELECTORS
+    from ensel.select import DEFAULT_MULTICLASS_SELECTOR, DEFAULT_SELECTOR, SELECTORS
 
     seed, positive = SEED, POSITIVE
     p.add_argument("data", nargs="+", metavar="DATA",
@@ -100,9 +109,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     methods = [*SELECTORS, "exhaustive"]
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
-                        f"default {DEFAULT_SELECTOR} (ensel.select.DEFAULT_SELECTOR)")
-    p.add_argument("--aggregator", default=None, choices=list(AGGREGATORS), type=str.lower,
-                   help=f"default {DEFAULT_AGGREGATOR} (ensel.aggregate.DEFAULT_AGGREGATOR)")
+                        f"default {DEFAULT_SELECTOR} (ensel.select.DEFAULT_SELECTOR); on "
+                        f"multi-class answers {DEFAULT_MULTICLASS_SELECTOR}")
+    p.add_argument("--aggregator", default=None,
+                   choices=[*AGGREGATORS, *MULTICLASS_AGGREGATORS], type=str.lower,
+                   help=f"default {DEFAULT_AGGREGATOR} (ensel.aggregate.DEFAULT_AGGREGATOR); "
+                        f"on multi-class answers one of {', '.join(MULTICLASS_AGGREGATORS)}, "
+                        f"default {DEFAULT_MULTICLASS_AGGREGATOR}, or {LABEL_FREE_AGGREGATOR} "
+                        "when gold is missing for some items")
     p.add_argument("--condition", default=None, help="use one condition only")
     p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
                    help="random 80/20 splits per condition (default 20; 10 for large pools)")
@@ -124,8 +138,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run_command(args: Any) -> int:
     """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
     from ensel import evidence
+    from ensel.aggregate import AGGREGATORS
 
     if args.budget_usd is not None:
+        if args.aggregator is not None and args.aggregator not in AGGREGATORS:
+            raise UsageError(f"--aggregator {args.aggregator} reads multi-class answers; "
+                             "--budget-usd reads the paper's binary view and takes "
+                             f"{', '.join(AGGREGATORS)}")
         return select_budget_command(args)
     if args.margin is not None:
         raise UsageError("--margin applies to --budget-usd only (the buy list's equivalence "
@@ -135,7 +154,7 @@ def run_command(args: Any) -> int:
     args.max_k = 10 if args.max_k is None else args.max_k
     args.jobs = -1 if args.jobs is None else args.jobs
 
-    df = _read(args.data, args.format, binary=args.binary)
+    df = _read(args.data, args.format, binary=args.binary, native=True)
     try:
         doc = evidence.run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
                          condition=args.condition, n_splits=args.splits, seed=args.seed,
@@ -146,18 +165,40 @@ def run_command(args: Any) -> int:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),
            "format": args.format or _detected(args.data), **doc}
-    print(json.dumps(doc, indent=2) if args.json else format_select(doc))
+    print(json.dumps(doc, indent=2) if args.json else format_select(doc, binary=args.binary))
     return 0
 
 
-def format_select(doc: dict[str, Any]) -> str:
-    """The plain-text report of ``ensel select``."""
+#: The first line of ``ensel select``'s text: which view of the answers it read.
+VIEW_LINES = {
+    "native": "view: native (multi-class answers as they are, option labels; K-ary selectors "
+              "and aggregators; --binary gives the paper's yes/no view)",
+    "binary": "view: binary (yes/no answers, the paper's view)",
+    "--binary": "view: binary (--binary: the paper's yes/no view; a multiple-choice question "
+                "became two queries, its gold option and one wrong option drawn with seed 0)",
+}
+
+
+def _view_line(doc: dict[str, Any], binary: bool) -> str:
+    return VIEW_LINES["--binary" if binary and doc["view"] == "binary" else doc["view"]]
+
+
+def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
+    """The plain-text report of ``ensel select`` (``binary``: ``--binary`` was given)."""
     import textwrap
 
-    from ensel.evidence import ERROR_RULE
+    from ensel.evidence import ERROR_RULE, NATIVE_ERROR_RULE
 
     ev = doc["evaluation"]
-    lines = [
+    gold = doc.get("gold") or {}
+    rule = NATIVE_ERROR_RULE if doc.get("view") == "native" else ERROR_RULE
+    lines = textwrap.wrap(_view_line(doc, binary), 100, subsequent_indent="  ")
+    if gold.get("n_with_gold", 0) < gold.get("n_items", 0):
+        lines.append(f"gold: {gold['n_with_gold']:,} of {gold['n_items']:,} items; aggregator "
+                     f"fitted {gold['aggregator_fit']}")
+        lines += [w for n in gold["notes"]
+                  for w in textwrap.wrap(n, 100, initial_indent="  ", subsequent_indent="    ")]
+    lines += [
         f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
         f"{', '.join(doc['conditions'])}",
         f"method {doc['method']}, aggregator {doc['aggregator']}, k = {doc['k']}"
@@ -171,6 +212,9 @@ def format_select(doc: dict[str, Any]) -> str:
     if doc.get("dropped_models"):
         lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
                      + (" ..." if len(doc["dropped_models"]) > 10 else ""))
+    if ev is None:
+        lines.append("accuracy and gains below are estimates from the label-free posterior "
+                     "(no gold)")
     lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"
               "  coverage  acc. when answered"]
     for s in doc["selected"]:
@@ -178,7 +222,9 @@ def format_select(doc: dict[str, Any]) -> str:
         when = "-" if s["accuracy_answered"] is None else f"{s['accuracy_answered']:.4f}"
         lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}"
                      f"  {s['coverage']:>8.1%}  {when:>18}")
-    lines += textwrap.wrap(ERROR_RULE, 100, initial_indent="  ", subsequent_indent="  ")
+    lines += textwrap.wrap(rule, 100, initial_indent="  ", subsequent_indent="  ")
+    if ev is None:
+        return "\n".join([*lines, "", *textwrap.wrap(doc["message"], 100)])
     halves = (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"]
               else "")
     lines += [
