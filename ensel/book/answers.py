@@ -365,7 +365,7 @@ def crowdkit_table(data: dict[str, Views]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Index ``data``; columns ``items, models, ensel, crowd-kit`` (errors against gold),
+        Index ``data``; columns ``ensel, crowd-kit`` (errors against gold),
         ``difference`` (ensel minus crowd-kit), ``se`` (its standard error over items),
         ``agree`` (share of items given the same option), ``ensel s, crowd-kit s`` (wall time
         of each fit; machine-dependent).
@@ -380,13 +380,11 @@ def crowdkit_table(data: dict[str, Views]) -> pd.DataFrame:
         t_ours = time.perf_counter() - t0
         theirs, t_theirs = _crowdkit_labels(A)
         d = (ours != y).astype(float) - (theirs != y).astype(float)
-        rows.append((name, A.shape[0], A.shape[1], float((ours != y).mean()),
-                     float((theirs != y).mean()), float(d.mean()),
-                     float(d.std(ddof=1) / np.sqrt(d.size)), float((ours == theirs).mean()),
-                     t_ours, t_theirs))
-    return pd.DataFrame(rows, columns=["data", "items", "models", "ensel", "crowd-kit",
-                                       "difference", "se", "agree", "ensel s",
-                                       "crowd-kit s"]).set_index("data")
+        rows.append((name, float((ours != y).mean()), float((theirs != y).mean()),
+                     float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size)),
+                     float((ours == theirs).mean()), t_ours, t_theirs))
+    return pd.DataFrame(rows, columns=["data", "ensel", "crowd-kit", "difference", "se",
+                                       "agree", "ensel s", "crowd-kit s"]).set_index("data")
 
 
 def same_questions(v: Views) -> bool:

@@ -119,6 +119,6 @@ def test_the_result_does_not_depend_on_the_row_order(pool: pd.DataFrame,
 def test_dawid_skene_agrees_with_crowd_kit(data: dict) -> None:
     pytest.importorskip("crowdkit.aggregation")
     t = crowdkit_table(data)
-    assert t.loc["pool", "items"] == 400 and t.loc["pool", "models"] == 8
+    assert t.index.tolist() == ["pool"] and t.loc["pool", "crowd-kit s"] > 0
     assert abs(t.loc["pool", "difference"]) <= 3 * t.loc["pool", "se"] + 0.002
     assert t.loc["pool", "agree"] > 0.95
