@@ -13,14 +13,11 @@
 # %% [markdown]
 # # Beyond the paper: answers as they are
 #
-# The paper turns each multiple-choice question into two yes/no queries (the gold option
-# and one random wrong option; a model says "yes" iff it chose that option), which forgets
-# *which* wrong option a model chose. This page (ensel's own, not the paper's) keeps the
-# option each model chose and asks of the same raw answers in both views: does *don't
-# pick the top-k* hold natively; how do plurality vote, weighted plurality, the pattern
-# MAP table (backing off to the weighted vote where a pattern is rare) and Dawid-Skene
-# compare, and what is lost without gold labels; does ensel's Dawid-Skene give
-# crowd-kit's answers on the same data?
+# The paper asks each multiple-choice question as two yes/no queries (the gold option and
+# one random wrong one), which forgets *which* wrong option a model chose. This page
+# (ensel's own) keeps the option each model chose and compares, on the same raw answers in
+# both views, the paper's claim, the aggregators with and without gold labels, and ensel's
+# Dawid-Skene with crowd-kit's.
 #
 # **Summary.** Over {glue:text}`n_claims` data sets and budgets, Greedy MI + pattern MAP
 # errs less than Top-k beyond the noise at {glue:text}`gmi_native_holds` natively
@@ -39,6 +36,7 @@ real_sources = None  # None: every real source of the book
 shares = [0.0, 0.5, 0.9]  # of a wrong answer: the item's distractor
 pool_models = 20
 pool_items = 4000
+family_size = 5  # models per family of a pool
 ks = [2, 3, 5]
 n_splits = 10  # per condition
 k_aggregate = 5  # the budget the aggregators are compared at
@@ -47,6 +45,9 @@ k_aggregate = 5  # the budget the aggregators are compared at
 import numpy as np
 
 from ensel.book.answers import (
+    EM_ITER,
+    NOISE_SE,
+    NOISE_SLACK,
     aggregator_table,
     claim_cells,
     claim_table,
@@ -69,20 +70,18 @@ checks = PageChecks("answers_as_they_are")
 # %% [markdown]
 # ## Two views of the same answers
 #
-# The real sources are read natively ({func}`ensel.datasets.load` with `view="native"`):
-# MMLU-Pro's letters (up to ten options per question), HELM's MMLU answers with
-# MMLU-Redux's verified gold (four options) and LLMBar's judges (two outputs: binary by
-# nature, so its binary view is its own loader's and the two views must agree). The seeded
-# pools ({func}`ensel.pools.multiclass_pool`, four options, families of five models that
-# share their mistakes) add a stated rule for *which* wrong option: each item has one
-# distractor, and a wrong model picks it with probability `share`, otherwise a wrong option
-# at random. The binary view is the paper's conversion of the same table
-# ({func}`ensel.datasets.binary.to_binary_view`).
+# The real sources are read natively ({func}`ensel.datasets.load`, `view="native"`);
+# LLMBar's judges choose between two outputs, so its binary view is its own loader's and the
+# two views must agree. In the seeded pools ({func}`ensel.pools.multiclass_pool`, families
+# of {glue:text}`family_size` models sharing their mistakes) each item has a distractor that
+# a wrong model picks with probability `share`, else a random wrong option. The binary view
+# is the paper's conversion ({func}`ensel.datasets.binary.to_binary_view`).
 
 # %%
 data, missing = page_views(real_sources, shares,
                            pool_models=pool_models,
-                           pool_items=pool_items, seed=seed)
+                           pool_items=pool_items,
+                           family_size=family_size, seed=seed)
 view_sizes(data)
 
 # %% tags=["remove-cell"]
@@ -102,24 +101,24 @@ for name, v in data.items():
                bound="same picks")
 glue("n_data", len(data), display=False)
 glue("n_splits", n_splits, display=False)
+glue("family_size", family_size, display=False)
 glue("missing_text", ", ".join(missing) if missing else "none", display=False)
 
 # %% [markdown]
-# On two options the multiple-choice estimators are the paper's: Top-k and Greedy MI pick
-# the same models as the binary {class}`ensel.select.TopK` and {class}`ensel.select.GreedyMI`
-# (checked on every data set), and plurality vote is majority vote. So one set of
-# estimators runs on both views and the view is the only difference. Both views are split
-# alike: a binary query goes where its question goes (seeded 80/20 splits,
-# {glue:text}`n_splits` per condition, {func}`ensel.experiment.heldout_errors`).
-# Real sources not available here: {glue:text}`missing_text`.
+# On two options the multiple-choice estimators are the paper's (Top-k and Greedy MI pick
+# what {class}`ensel.select.TopK` and {class}`ensel.select.GreedyMI` pick, a check;
+# plurality is majority vote), so the view is the only difference. A binary query is split
+# with its question ({glue:text}`n_splits` seeded 80/20 splits per condition,
+# {func}`ensel.experiment.heldout_errors`). Not available here: {glue:text}`missing_text`.
 
 # %% [markdown]
 # ## Does "don't pick the top-k" hold natively?
 #
-# Each selector's error minus Top-k's, both aggregated by the pattern MAP table, paired on
-# the same splits, with the overlap-corrected 95 % interval
-# ({func}`ensel.experiment.paired_differences`): the centre ± the half-width, *better*
-# where the interval lies below 0, *≈* where it holds 0, *WORSE* above.
+# Each selector's error minus Top-k's, both aggregated by the pattern MAP table (the MAP
+# table over answer patterns, backing off to the weighted vote where a pattern is rare),
+# paired on the same splits: the centre ± half-width of the overlap-corrected 95 % interval
+# ({func}`ensel.experiment.paired_differences`), *better* where it lies below 0, *≈* where
+# it holds 0, *WORSE* above.
 
 # %%
 errors = view_errors(data, ks=ks, n_splits=n_splits, seed=seed)
@@ -175,30 +174,24 @@ glue("gmi_worse_text", "; ".join(
 
 # %% [markdown]
 # Natively, Greedy MI errs more than Top-k beyond the noise on: {glue:text}`gmi_worse_text`.
-# Its add-one tables grow as $K^{|S|}$ with $K$ options where the binary view's grow as
-# $2^{|S|}$ (see {doc}`large_pools`), so with many options its estimates of the gain are
-# mostly smoothing after a few picks. `score_mi` conditions on the binned weighted vote
-# instead and leaves Top-k's order only when a test says so: its difference from Top-k is
-# exactly 0 at {glue:text}`smi_zero` of the {glue:text}`n_claims_both` comparisons. Greedy
-# MI's verdict differs between the two views at {glue:text}`gmi_changed` of the
-# {glue:text}`n_claims` data sets and budgets.
+# Its add-one tables grow as $K^{|S|}$ with $K$ options, not $2^{|S|}$ (see
+# {doc}`large_pools`). `score_mi` leaves Top-k's order only when a test says so: its
+# difference is exactly 0 at {glue:text}`smi_zero` of {glue:text}`n_claims_both`.
 
 # %% [markdown]
 # ## Aggregators on ensel's selection, with and without gold
 #
-# The held-out error of each aggregator on `score_mi`'s first
-# {glue:text}`k_aggregate` picks (fewer where a pool is smaller): plurality vote (PV),
-# weighted plurality (W-PV), the pattern MAP table and Dawid-Skene (DS, anchored on the
-# training gold), and two fits that never see a gold label: DS and the family-discounted
-# DS ({class}`ensel.aggregate.FamilyDawidSkene`). The two views' errors are not on one
-# scale (a binary query is easier than its question); compare within a row.
+# Held-out error on `score_mi`'s first {glue:text}`k_aggregate` picks of plurality vote
+# (PV), weighted plurality (W-PV), pattern MAP and Dawid-Skene (DS) fitted with the
+# training gold, and of DS and the family-discounted DS
+# ({class}`ensel.aggregate.FamilyDawidSkene`) fitted without it. A binary query is easier
+# than its question: compare within a row.
 
 # %%
 aggregator_table(errors, k=k_aggregate).round(3)
 
 # %% [markdown]
-# The label-free fits minus the gold-fitted pattern MAP, paired on the same splits
-# (*better*, *≈*, *WORSE* as above; against the gold-anchored DS in `free`):
+# The label-free fits minus the gold-fitted pattern MAP, paired as above:
 
 # %%
 free = label_free_table(errors, k=k_aggregate)
@@ -220,11 +213,11 @@ for view in ("native", "binary"):
 # %% [markdown]
 # ## ensel's Dawid-Skene against crowd-kit's
 #
-# Both fit full confusion matrices by EM from the plurality vote, at most 100 iterations,
-# without labels, on every model and every item of each data set (natively; LLMBar's two
-# conditions stacked). crowd-kit is a reference installed in the book's environment, not
-# a dependency of ensel. The errors are against gold; the standard error is that of the
-# paired per-item difference; the seconds are this build's (a busy machine's).
+# Both fit full confusion matrices by EM from the plurality vote (at most
+# {glue:text}`em_iter` iterations) without labels on every model and item, natively
+# (LLMBar's conditions stacked). crowd-kit is a reference in the book's environment, not a
+# dependency of ensel. Errors against gold; `se` of the paired per-item difference; the
+# seconds are this build's.
 
 # %%
 crowdkit = crowdkit_table(data)
@@ -235,28 +228,28 @@ from importlib.metadata import version
 
 glue("ck_version", version("crowd-kit"), display=False)
 checks.equal("crowd-kit ran on every data set of the page", len(crowdkit), len(data))
-checks.at_most("ensel's DS minus crowd-kit's error beyond 3 standard errors",
-               float((crowdkit["difference"].abs() - 3 * crowdkit["se"]).max()), 0.002)
+checks.at_most(f"ensel's DS minus crowd-kit's error beyond {NOISE_SE} standard errors",
+               float((crowdkit["difference"].abs() - NOISE_SE * crowdkit["se"]).max()),
+               NOISE_SLACK)
+glue("noise_se", NOISE_SE, display=False)
+glue("noise_slack", NOISE_SLACK, display=False)
+glue("em_iter", EM_ITER, display=False)
 glue("ck_min_agree", float(crowdkit["agree"].min()), display=False)
 glue("ck_speed", float((crowdkit["crowd-kit s"] / crowdkit["ensel s"]).median()),
      display=False)
 
 # %% [markdown]
-# The errors differ by no more than three standard errors plus 0.002 on every data set
-# (a check), the labels agree on at least {glue:text}`ck_min_agree:.1%` of the items, and
-# crowd-kit's fit took {glue:text}`ck_speed:.1f` times as long as ensel's (median over the
-# data sets; crowd-kit {glue:text}`ck_version`). The benchmark at 1,000 models x 20,000 items is
-# `benchmarks/bench_dawid_skene.py`.
+# The errors differ by at most {glue:text}`noise_se` standard errors plus
+# {glue:text}`noise_slack` on every data set (a check); crowd-kit's fit (version
+# {glue:text}`ck_version`) took {glue:text}`ck_speed:.1f` times as long as ensel's (median).
+# The large-pool benchmark is `benchmarks/bench_dawid_skene.py`.
 
 # %% [markdown]
 # ## What this page establishes
 #
 # * Read natively, the same raw answers give Greedy MI another verdict against Top-k at
 #   {glue:text}`gmi_changed` of {glue:text}`n_claims` data sets and budgets: with many
-#   options the information-based pick pays for its product alphabet, a cost the binary
-#   view hides.
-# * Every aggregator runs on option labels; Dawid-Skene fitted without a gold label is
-#   compared with the gold-fitted rules above, data set by data set.
+#   options its product alphabet costs what the binary view hides.
 # * ensel's Dawid-Skene gives crowd-kit's answers within noise on every data set here.
 
 # %% tags=["remove-input"]

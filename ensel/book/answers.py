@@ -36,6 +36,9 @@ from ensel.datasets.binary import option_label, to_binary_view
 
 __all__ = [
     "AGGREGATOR_LABELS",
+    "EM_ITER",
+    "NOISE_SE",
+    "NOISE_SLACK",
     "GOLD_AGGREGATORS",
     "LABEL_FREE",
     "RUNS",
@@ -68,6 +71,13 @@ GOLD_AGGREGATORS: tuple[str, ...] = ("plurality", "wplurality", "pattern", "ds")
 LABEL_FREE: tuple[str, ...] = ("ds", "family_ds")
 #: Suffix of a label-free fit in :func:`view_errors`' ``aggregator`` column.
 FREE = ":free"
+#: Most EM iterations of both Dawid-Skene fits in :func:`crowdkit_table`.
+EM_ITER = 100
+#: ensel's and crowd-kit's errors are "within noise" when they differ by at most this many
+#: standard errors of the paired difference plus :data:`NOISE_SLACK` (the two stop EM by
+#: different rules; ``benchmarks/bench_dawid_skene.py`` uses the same bound).
+NOISE_SE = 3
+NOISE_SLACK = 0.002
 #: Column names of :func:`aggregator_table`.
 AGGREGATOR_LABELS: dict[str, str] = {
     "plurality": "PV", "wplurality": "W-PV", "pattern": "pattern MAP", "ds": "DS",
@@ -145,7 +155,7 @@ def views(native: pd.DataFrame, binary: pd.DataFrame | None = None, *, seed: int
 
 
 def page_views(real_sources: Sequence[str] | None, shares: Sequence[float], *,
-               pool_models: int, pool_items: int, seed: int = 0
+               pool_models: int, pool_items: int, family_size: int = 5, seed: int = 0
                ) -> tuple[dict[str, Views], list[str]]:
     """The page's data sets: the real sources available here (``None``: every real source of
     the book) and one seeded pool per share of wrong answers (``pool, share 0.5``); and the
@@ -162,7 +172,8 @@ def page_views(real_sources: Sequence[str] | None, shares: Sequence[float], *,
         binary = load(name) if two else None
         data[name] = views(native, binary, seed=seed)
     for share in shares:
-        table = pool_table(pool_models, pool_items, share, seed=seed)
+        table = pool_table(pool_models, pool_items, share, family_size=family_size,
+                           seed=seed)
         data[f"pool, share {share:g}"] = views(table, seed=seed, synthetic=True)
     return data, missing
 
@@ -339,7 +350,7 @@ def _stacked(mats: Sequence[OptionMatrix]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _crowdkit_labels(A: np.ndarray) -> tuple[np.ndarray, float]:
-    """crowd-kit's ``DawidSkene(n_iter=100)`` on the answers (long format), without labels:
+    """crowd-kit's ``DawidSkene(n_iter=EM_ITER)`` on the answers (long format), without labels:
     the option code of each item (``-1`` where nobody answered) and the fit's seconds. Its
     warnings (pandas deprecations, tqdm's notebook widgets) are silenced here only: a
     reference's, not ensel's."""
@@ -350,7 +361,7 @@ def _crowdkit_labels(A: np.ndarray) -> tuple[np.ndarray, float]:
         task, worker = np.nonzero(A >= 0)
         long = pd.DataFrame({"task": task, "worker": worker, "label": A[task, worker]})
         t0 = time.perf_counter()
-        labels = CrowdKitDS(n_iter=100).fit_predict(long)
+        labels = CrowdKitDS(n_iter=EM_ITER).fit_predict(long)
         seconds = time.perf_counter() - t0
     out = np.full(A.shape[0], -1, dtype=np.int64)
     out[labels.index.to_numpy(dtype=np.int64)] = labels.to_numpy(dtype=np.int64)
@@ -360,7 +371,8 @@ def _crowdkit_labels(A: np.ndarray) -> tuple[np.ndarray, float]:
 def crowdkit_table(data: dict[str, Views]) -> pd.DataFrame:
     """ensel's :class:`~ensel.aggregate.DawidSkene` against crowd-kit's on the same native
     answers of each data set (every model, every item, the conditions stacked), both without
-    labels, both full confusion matrices from the plurality vote, at most 100 EM iterations.
+    labels, both full confusion matrices from the plurality vote, at most :data:`EM_ITER` EM
+    iterations.
 
     Returns
     -------
@@ -376,7 +388,7 @@ def crowdkit_table(data: dict[str, Views]) -> pd.DataFrame:
     for name, v in data.items():
         A, y = _stacked(v.native)
         t0 = time.perf_counter()
-        ours = DawidSkene(max_iter=100).fit(A).labels_.astype(np.int64)
+        ours = DawidSkene(max_iter=EM_ITER).fit(A).labels_.astype(np.int64)
         t_ours = time.perf_counter() - t0
         theirs, t_theirs = _crowdkit_labels(A)
         d = (ours != y).astype(float) - (theirs != y).astype(float)
