@@ -139,8 +139,9 @@ checks.add("intervals well formed: finite, low ≤ centre ≤ high",
 checks.add("every interval pairs conditions x splits evaluations",
            bool((claims["n"] == claims["data"].map(n_cond) * n_splits).all()),
            value=int(claims["n"].min()), bound="conditions x splits")
-if "llmbar" in data:
-    e = errors[errors["data"] == "llmbar"]
+llmbar = [name for name, v in data.items() if v.source == "llmbar"]
+if llmbar:
+    e = errors[errors["data"] == llmbar[0]]
     key = ["condition", "split", "selector", "aggregator", "k"]
     a, b = (e[e["view"] == w].set_index(key)["error"].sort_index() for w in ("native", "binary"))
     checks.close("LLMBar (two options): native and binary errors agree, every arm and split",

@@ -89,13 +89,15 @@ class Views:
     """One data set in both views, one :class:`ensel.data.OptionMatrix` per condition.
 
     ``questions[c][i]`` is the native item that binary row ``i`` of condition ``c`` asks
-    about (its split key); ``synthetic`` says whether the answers were simulated.
+    about (its split key); ``synthetic`` says whether the answers were simulated and
+    ``source`` names the dataset they came from (``""`` for a pool).
     """
 
     native: tuple[OptionMatrix, ...]
     binary: tuple[OptionMatrix, ...]
     questions: tuple[np.ndarray, ...]
     synthetic: bool = False
+    source: str = ""
 
     @property
     def n_models(self) -> int:
@@ -142,7 +144,7 @@ def _binary_matrix(df: pd.DataFrame, condition: Any, *, converted: bool
 
 
 def views(native: pd.DataFrame, binary: pd.DataFrame | None = None, *, seed: int = 0,
-          synthetic: bool = False) -> Views:
+          synthetic: bool = False, source: str = "") -> Views:
     """Both views of a native tidy table; the binary one is the paper's conversion of it
     (:func:`ensel.datasets.binary.to_binary_view`, seed ``seed``) unless given (a source that
     is binary by nature: its own binary table, one query per item)."""
@@ -151,17 +153,19 @@ def views(native: pd.DataFrame, binary: pd.DataFrame | None = None, *, seed: int
     converted = binary is None
     bin_df = to_binary_view(native, seed=seed) if binary is None else binary
     pairs = [_binary_matrix(bin_df, c, converted=converted) for c in conds]
-    return Views(nat, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), synthetic)
+    return Views(nat, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), synthetic,
+                 source)
 
 
 def page_views(real_sources: Sequence[str] | None, shares: Sequence[float], *,
                pool_models: int, pool_items: int, family_size: int = 5, seed: int = 0
                ) -> tuple[dict[str, Views], list[str]]:
-    """The page's data sets: the real sources available here (``None``: every real source of
-    the book) and one seeded pool per share of wrong answers (``pool, share 0.5``); and the
+    """The page's data sets, keyed by display name: the real sources available here
+    (``None``: every real source of the book; their labels, e.g. ``MMLU-Pro``) and one seeded
+    pool per share of wrong answers on the item's distractor (``pool, share 0.5``); and the
     missing real sources."""
     from ensel.book.large_pools import available
-    from ensel.book.profiles import names
+    from ensel.book.profiles import names, profile
     from ensel.datasets import load
 
     have, missing = available(names("real") if real_sources is None else real_sources)
@@ -170,7 +174,7 @@ def page_views(real_sources: Sequence[str] | None, shares: Sequence[float], *,
         native = load(name, view="native")
         two = native["options"].astype(str).str.count(r"\|").max() == 1  # binary by nature
         binary = load(name) if two else None
-        data[name] = views(native, binary, seed=seed)
+        data[str(profile(name)["label"])] = views(native, binary, seed=seed, source=name)
     for share in shares:
         table = pool_table(pool_models, pool_items, share, family_size=family_size,
                            seed=seed)
