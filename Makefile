@@ -9,6 +9,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CONSTRAINTS := requirements/constraints.txt
+# References the book compares ensel with, not dependencies of ensel: crowd-kit's
+# Dawid-Skene (notebooks/answers_as_they_are.py, benchmarks/bench_dawid_skene.py). Installed
+# without its declared dependencies: crowdkit.aggregation needs only nltk (and its regex)
+# beyond what ensel's environment has; transformers (~180 MB) serves crowdkit.learning,
+# which nothing here imports. Pinned in $(CONSTRAINTS); about 3 MB of wheels.
+REFERENCES := crowd-kit nltk regex
 
 # Real MMLU-Pro data: use the shared mirror beside the checkout when there is one
 # (CI and the developers' machines), or beside the local repository this clone was made
@@ -53,6 +59,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python >= 3.11 is required, found " + sys.version.split()[0]'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e ".[book,dev]"
+	$(BIN)/python -m pip install --quiet --no-deps -c $(CONSTRAINTS) $(REFERENCES)
 	@touch $(STAMP)
 
 # Incremental: a run re-executes only when its inputs changed (FORCE=1 re-executes all);
@@ -150,6 +157,7 @@ bench: $(STAMP)
 lock:
 	rm -rf /tmp/ensel-lock && $(PYTHON) -m venv /tmp/ensel-lock
 	/tmp/ensel-lock/bin/python -m pip install --quiet -e ".[book,dev]"
+	/tmp/ensel-lock/bin/python -m pip install --quiet --no-deps $(REFERENCES)
 	{ echo "# Exact versions of everything make installs into .venv (Python 3.11)."; \
 	  echo "# Regenerate with make lock after changing dependencies in pyproject.toml."; \
 	  /tmp/ensel-lock/bin/python -m pip freeze --all --exclude-editable | grep -v '^pip=='; \

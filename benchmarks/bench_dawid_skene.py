@@ -15,9 +15,10 @@ standard errors plus 0.002 (the two stop EM by different rules: ensel on the obj
 item, ``tol=1e-7``; crowd-kit on its evidence lower bound per answer, ``tol=1e-5``). The
 time target -- ensel at least as fast -- is printed, judged at the full size only.
 
-crowd-kit is a reference, not a dependency of ensel: when it is not installed the script
-says so and exits 0. ``ENSEL_BENCH_TINY=1``: 25 and 40 models x 1,000 items (see
-``benchmarks/_bench.py``).
+crowd-kit is a reference, not a dependency of ensel (``make env`` installs it pinned, without
+the dependencies it declares for ``crowdkit.learning``: the Makefile's REFERENCES); when it is
+not installed the script says so and exits 0. ``ENSEL_BENCH_TINY=1``: 25 and 40 models x
+1,000 items (see ``benchmarks/_bench.py``).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def main() -> int:
         import crowdkit  # noqa: F401
     except ImportError:
         print("crowd-kit is not installed: nothing to compare with (it is a reference, not a "
-              "dependency of ensel; pip install crowd-kit to run this benchmark)")
+              "dependency of ensel; make env installs it, see REFERENCES in the Makefile)")
         return 0
     ok = True
     hard = multiclass_pool(HARD, N, n_options=OPTIONS, share=0.3, acc_low=0.55, acc_high=0.75,

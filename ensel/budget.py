@@ -47,7 +47,9 @@ recommendation of the cost commands (``ensel select --budget-usd``, ``ensel fron
 * the **candidates** within a budget ``B`` are every choice the methods make at every budget
   up to ``B`` (budgeted selection, Top-k under the budget, cheapest first, the best single
   model, and the cascade where it runs) and every model alone whose price is within ``B``
-  (:func:`single_model_errors`): smaller sets and single models included;
+  (:func:`single_model_errors`): smaller sets and single models included; the user's
+  report (:mod:`ensel.report`) adds its cost-blind recommendation, scored on the same
+  splits, so that it never buys dearer than a choice it shows as good;
 * the **best** is the candidate of lowest mean held-out error (ties: the cheaper);
 * **the equivalence rule** (:func:`as_good`): a candidate is *as good as* the best when its
   mean paired held-out error excess over the best (the same splits) is at most one
@@ -92,18 +94,19 @@ import numpy as np
 
 from ensel._validation import Interval, check_X_y, validate_params
 from ensel.costs import check_costs, cost_levels, within
-from ensel.protocol import PAPER_PROTOCOL
+from ensel.protocol import PAPER_PROTOCOL, Protocol
 from ensel.select._budgeted import BudgetedScoreMI, _fill
 
 __all__ = ["BudgetedScoreMI", "budgeted_selection", "budget_baselines", "BASELINES",
            "EQUIVALENCE_MARGIN", "EQUIVALENCE_RULE", "as_good", "cheapest_as_good",
            "why_not_cheaper", "buy_list", "deployed_models", "single_model_errors",
-           "METHOD_WORDS", "mean_interval"]
+           "METHOD_WORDS", "mean_interval", "picks_within", "PICK_METHODS"]
 
 #: What each choice of the cost commands is, in words.
 METHOD_WORDS = {"single": "the model alone", "budgeted": "budgeted selection",
                 "topk_budget": "Top-k under the budget", "cheapest_first": "cheapest first",
-                "best_single": "best single model", "cascade": "cascade"}
+                "best_single": "best single model", "cascade": "cascade",
+                "cost_blind": "the cost-blind recommendation"}
 
 #: A number strictly between 0 and 1 (a margin, a test share, a confidence).
 _UNIT = Interval(Real, 0, 1, closed="neither")
@@ -286,15 +289,12 @@ _STATIC = ("budgeted", "topk_budget", "cheapest_first", "best_single", "single")
 
 
 @validate_params({"data": ["sequence"], "usd": ["array-like"], "budget": [Real],
-                  "aggregator": [str], "n_splits": [Interval(Integral, 1, None)],
-                  "test_fraction": [_UNIT], "seed": [Interval(Integral, 0, None)]})
+                  "aggregator": [str], "protocol": [Protocol]})
 def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str = "backoff",
-                        n_splits: int = PAPER_PROTOCOL.n_splits,
-                        test_fraction: float = PAPER_PROTOCOL.test_fraction,
-                        seed: int = 0) -> Any:
+                        protocol: Protocol = PAPER_PROTOCOL) -> Any:
     """Held-out error of every model alone whose price is within ``budget``, on the splits
-    of :func:`ensel.frontier.frontier_errors` (same seeds, same aggregator), as its rows:
-    method ``"single"``, ``budget`` and ``cost`` the model's price.
+    of :func:`ensel.frontier.frontier_errors` (the same ``protocol``, the same aggregator),
+    as its rows: method ``"single"``, ``budget`` and ``cost`` the model's price.
 
     :func:`ensel.frontier.frontier_errors` with ``singles=budget`` gives the same rows from
     the fits of its own splits (its best single model reuses them)."""
@@ -304,10 +304,11 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
 
     c = np.asarray(usd, dtype=float)
     rows = []
+    seed = protocol.seed
     for d in data:
-        for s in range(n_splits):
+        for s in range(protocol.n_splits):
             tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
-                                   test_fraction=test_fraction, item_ids=d.items)
+                                   test_fraction=protocol.test_fraction, item_ids=d.items)
             rows += single_rows(d, s, (d.X[tr], d.y[tr], d.X[te], d.y[te]), c, budget,
                                 aggregator, _mv_seed(seed, d.condition, s), list(d.models), {})
     return pd.DataFrame(rows, columns=["condition", "split", "method", "budget", "error",
@@ -439,10 +440,30 @@ def deployed_models(X: Any, y: Any, costs: Any, method: str, budget: float, *,
     ``best_single``) picks within ``budget`` on ``X, y`` (all the data: what a user
     deploys); ``k`` caps their number (default: every model)."""
     Xa, ya = check_X_y(X, y, require_both_classes=True)
-    kk = Xa.shape[1] if k is None else int(k)
-    if method == "budgeted":
-        return [int(j) for j in BudgetedScoreMI(kk, budget=budget, costs=costs).fit(
-            Xa, ya).selected_]
-    if method not in BASELINES:
+    if method not in ("budgeted", *BASELINES):
         raise ValueError(f"method: one of budgeted, {', '.join(BASELINES)}; got {method!r}")
-    return [int(j) for j in budget_baselines(Xa, ya, costs, budget, k=kk)[method]]
+    kk = Xa.shape[1] if k is None else int(k)
+    return [int(j) for j in picks_within(Xa, ya, costs, budget, kk, (method,))[method]]
+
+
+#: The methods that pick a static subset within a dollar budget, in the order they run.
+PICK_METHODS = ("budgeted", *BASELINES)
+
+
+@validate_params({"X": ["array-like"], "y": ["array-like"], "costs": ["array-like"],
+                  "budget": [Real], "k": [Interval(Integral, 1, None)],
+                  "methods": ["sequence"]})
+def picks_within(X: np.ndarray, y: np.ndarray, costs: Any, budget: float, k: int,
+                 methods: Any = PICK_METHODS) -> dict[str, list[int]]:
+    """The one place that turns a dollar budget into choices: the columns each of
+    ``methods`` (of :data:`PICK_METHODS`) picks within ``budget`` on ``X, y`` (checked
+    answers), at most ``k`` of them; the evidence of ``ensel select --budget-usd``
+    (:func:`ensel.evidence.budget_evidence`), the frontier's sweep and
+    :func:`deployed_models` all call it."""
+    out: dict[str, list[int]] = {}
+    if "budgeted" in methods:
+        out["budgeted"] = BudgetedScoreMI(k, budget=budget, costs=costs).fit(X, y).selected_
+    if any(name in methods for name in BASELINES):
+        base = budget_baselines(X, y, costs, budget, k=k)
+        out.update({name: base[name] for name in BASELINES if name in methods})
+    return out

@@ -41,11 +41,24 @@ Large pools
     variance: conservative); the output says so under ``defaults``. ``--splits`` and
     ``--halvings`` override.
 
+Multi-class answers (option labels, :func:`ensel.data.is_native`)
+    Read as they are (``view`` ``"native"``; ``--binary`` converts them to the paper's
+    view first): the same protocol, splits and intervals with the K-ary registries
+    (:data:`ensel.select.MULTICLASS_SPECS`, :data:`ensel.aggregate.MULTICLASS_SPECS`),
+    defaults :data:`ensel.select.DEFAULT_MULTICLASS_SELECTOR` and
+    :data:`ensel.aggregate.DEFAULT_MULTICLASS_AGGREGATOR`, a tie among ``t`` options
+    counting ``1 - 1/t`` of an error (:data:`NATIVE_ERROR_RULE`). Where gold is missing for
+    some items or all, :func:`select_with_gaps` runs (the label-free aggregator; the error
+    on the items with gold only, or no error at all, and ``gold`` says which).
+
 JSON output (``--json``), schema ``ensel.select/2`` (``/1`` had no ``coverage`` and
-``accuracy_answered`` per model: an abstaining model read as an inaccurate one)::
+``accuracy_answered`` per model: an abstaining model read as an inaccurate one; issue 39
+added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single`` are
+``null`` where no item has gold)::
 
     {"schema": "ensel.select/2",
-     "data": [str], "format": str, "conditions": [str], "n_items": int, "n_models": int,
+     "data": [str], "format": str, "view": "binary" | "native",
+     "conditions": [str], "n_items": int, "n_models": int,
      "method": str, "aggregator": str, "defaults": [str], "dropped_models": [str],
      "k": int, "k_mode": "fixed" | "auto",
      "selected": [{"rank": int, "model": str, "accuracy": float, "gain_bits": float,
@@ -63,7 +76,9 @@ JSON output (``--json``), schema ``ensel.select/2`` (``/1`` had no ``coverage`` 
                      "inner_error": {k: float}, "inner_se": {k: float},
                      "k_all_data": int, "k_per_split": [int]},
      "ensemble_beats_best_single": bool,
-     "message": str}
+     "message": str,
+     "gold": {"n_items": int, "n_with_gold": int, "aggregator_fit": str,
+              "statistics": str, "error": str | null, "notes": [str]}}
 
 How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
     The error is the share of items whose answer is not the gold label. A model's
@@ -89,18 +104,21 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import Any, TypedDict
+from dataclasses import dataclass, field, fields, replace
+from numbers import Integral, Real
+from typing import Any, TypedDict, cast
 
 import numpy as np
 import pandas as pd
 
 from ensel._errors import UsageError
-from ensel.protocol import LARGE_POOL, SELECT_PROTOCOL
+from ensel._validation import Interval, StrOptions, validate_params
+from ensel.protocol import LARGE_POOL, PAPER_PROTOCOL, SELECT_PROTOCOL, Protocol
 
-__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "SelectEvidence", "UsageError",
-           "resolve_method", "run_select", "select_evidence", "ERROR_RULE", "model_table",
-           "format_model_table"]
+__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "MIN_GOLD_ITEMS", "SelectEvidence",
+           "UsageError", "resolve_method", "run_select", "select_evidence", "select_with_gaps",
+           "gold_summary", "option_gains", "ERROR_RULE", "NATIVE_ERROR_RULE", "model_table",
+           "format_model_table", "budget_evidence", "budget_candidates", "BUDGET_METHODS"]
 
 #: How an abstention and a tie count in the error, in one sentence (see the module text).
 ERROR_RULE = ("error = share of items answered wrongly; a model's accuracy counts an "
@@ -108,6 +126,13 @@ ERROR_RULE = ("error = share of items answered wrongly; a model's accuracy count
               "(an abstention adds no vote and the aggregator learns a label for it); a tie "
               "(vote sum or score exactly 0, posterior exactly 1/2) counts as half an error, "
               "the paper's random tie break in expectation")
+
+#: :data:`ERROR_RULE` for multi-class answers (option labels).
+NATIVE_ERROR_RULE = ("error = share of items with gold answered wrongly; a model's accuracy "
+                     "counts an abstention as wrong (coverage = share answered, on every "
+                     "item); an ensemble always answers (an abstention adds no vote); a tie "
+                     "among t options counts 1 - 1/t of an error, a fair tie break in "
+                     "expectation")
 
 SCHEMA = "ensel.select/2"
 #: Largest pool ``--method exhaustive`` accepts (the scan of every subset per split).
@@ -134,6 +159,13 @@ def resolve_method(name: str) -> str:
         return found
     raise UsageError(f"--method must be one of {', '.join([*SELECTORS, 'exhaustive'])} "
                      f"(hyphens allowed); got {name!r}")
+
+
+def _binary_aggregators() -> list[str]:
+    """The aggregators of binary answers (:data:`ensel.aggregate.AGGREGATORS`)."""
+    from ensel.aggregate import AGGREGATORS
+
+    return list(AGGREGATORS)
 
 
 def _resolve_aggregator(name: str) -> str:
@@ -181,13 +213,16 @@ def model_table(data: Any, usd: Any = None) -> pd.DataFrame:
     conds = condition_data(data) if isinstance(data, pd.DataFrame) else list(data)
     X = np.concatenate([d.X for d in conds])
     y = np.concatenate([d.y for d in conds])
-    right = (X == y[:, None]).sum(axis=0)
-    answered = (X != 0).sum(axis=0)
-    n = len(y)
+    native = bool(conds[0].native)  # option codes: accuracy on the items with gold
+    g = y >= 0 if native else np.ones(len(y), dtype=bool)
+    right = (X[g] == y[g, None]).sum(axis=0)
+    answered = (X[g] >= 0 if native else X[g] != 0).sum(axis=0)
+    n = int(g.sum())
+    coverage = ((X >= 0).mean(axis=0) if native else answered / max(n, 1))
     with np.errstate(invalid="ignore", divide="ignore"):
         when = np.where(answered > 0, right / np.maximum(answered, 1), np.nan)
-    out = pd.DataFrame({"model": list(conds[0].models), "accuracy": right / n,
-                        "coverage": answered / n, "accuracy_answered": when,
+    out = pd.DataFrame({"model": list(conds[0].models), "accuracy": right / max(n, 1),
+                        "coverage": coverage, "accuracy_answered": when,
                         "n_items": n})
     if usd is not None:
         out["usd_per_query"] = np.asarray(usd, dtype=float)
@@ -217,7 +252,7 @@ def _pickable(data: list[Any]) -> tuple[list[Any], list[str]]:
 
     answered = None
     for d in data:
-        has = {m for m, j in zip(d.models, np.any(d.X != 0, axis=0), strict=True) if j}
+        has = {m for m, j in zip(d.models, np.any(d.answered(), axis=0), strict=True) if j}
         answered = has if answered is None else answered & has
     every = sorted({m for d in data for m in d.models})
     keep = sorted(answered or set())
@@ -226,12 +261,8 @@ def _pickable(data: list[Any]) -> tuple[list[Any], list[str]]:
                          "picked")
     dropped = [m for m in every if m not in set(keep)]
     if dropped:
-        out = []
-        for d in data:
-            cols = [d.models.index(m) for m in keep]
-            out.append(ConditionData(d.condition, np.ascontiguousarray(d.X[:, cols]), d.y,
-                                     keep, d.items))
-        data = out
+        data = [cast(ConditionData, d).subset(cols=[d.models.index(m) for m in keep])
+                for d in data]
     return data, dropped
 
 
@@ -245,21 +276,41 @@ def _check_pool(data: list[Any], k: int | None, max_k: int, test_fraction: float
             raise UsageError(f"condition {d.condition!r} has {len(d.y)} item(s), fewer than "
                              f"the {need} needed for {1 - test_fraction:.0%}/"
                              f"{test_fraction:.0%} splits")
-        if len(np.unique(d.y)) < 2:
+        if d.native:
+            _check_native_gold(d)
+        elif len(np.unique(d.y)) < 2:
             raise UsageError(f"condition {d.condition!r} has only one label class "
                              f"({int(d.y[0]):+d}); selection needs items with both labels "
                              "+1 and -1")
 
 
+def _check_native_gold(d: Any) -> None:
+    """A multi-class condition whose items with gold name at least two distinct options
+    (the information selectors' need, as both labels are for the binary ones)."""
+    gold = d.y[d.y >= 0]
+    labels = {d.options[i][g] for i, g in zip(np.flatnonzero(d.y >= 0).tolist(),
+                                              gold.tolist(), strict=True)}
+    if len(labels) < 2:
+        raise UsageError(f"condition {d.condition!r}: every item with gold has the same gold "
+                         f"option ({sorted(labels)[0]!r}); selection needs gold for at least "
+                         "two distinct options")
+
+
 # --------------------------------------------------------------------------- select
-def _picks(method: str, X: np.ndarray, y: np.ndarray, k: int) -> list[int]:
-    """The method's picks on all the data (the same code path as the held-out loop)."""
+def _picks(method: str, X: np.ndarray, y: np.ndarray, k: int, *,
+           native: bool = False) -> list[int]:
+    """The method's picks on all the data (the same code path as the held-out loop;
+    ``native``: option codes and gold codes, ``-1`` = no gold, left out)."""
     from ensel.experiment import exhaustive_errors
     from ensel.select import SELECTORS
 
     if method == "exhaustive":
         t = exhaustive_errors(X, y, X[:1], y[:1], [k])[k]
         return [int(j) for j in t["combos"][int(np.argmax(t["mi"]))]]
+    if native:
+        from ensel.select import MULTICLASS_SELECTORS
+
+        return [int(j) for j in MULTICLASS_SELECTORS[method](k).fit(X, y).selected_]
     return [int(j) for j in SELECTORS[method](k).fit(X, y).selected_]
 
 
@@ -274,13 +325,13 @@ def _k_auto(method: str, aggregator: str, data: list[Any], max_k: int, *, seed: 
     inner = Protocol(n_splits=INNER_SPLITS, test_fraction=test_fraction, seed=seed)
     parts = []
     for d in data:
-        r = slice(None) if rows is None else rows[d.condition]
+        r = None if rows is None else rows[d.condition]
         ex = method == "exhaustive"
         e = heldout_errors(
-            d.X[r], d.y[r], ks=range(1, max_k + 1), protocol=inner,
+            *d.inputs(r), ks=range(1, max_k + 1), protocol=inner,
             condition=f"{d.condition}/{key}",
             selectors=["topk"] if ex else [method], aggregators=[aggregator],
-            item_ids=d.items[r], exhaustive=ex, n_jobs=n_jobs)
+            item_ids=d.items if r is None else d.items[r], exhaustive=ex, n_jobs=n_jobs)
         parts.append(e[e["selector"] == ("exhaustive_mi" if ex else method)])
     return one_se_k(pd.concat(parts, ignore_index=True), test_fraction=test_fraction)
 
@@ -311,9 +362,13 @@ class SelectEvidence:
 
     The fields are the keys of the ``ensel.select/2`` document (see the module docstring) in
     its order; :meth:`to_dict` is that document (without the command's ``data`` and
-    ``format``, which name its input).
+    ``format``, which name its input). ``arm_errors`` is not in the document: the held-out
+    error of each arm (``selected``, ``top_k``, ``best_single``) per evaluation, ordered by
+    condition and split, so a caller can pair the recommendation with other choices scored
+    on the same splits (the report's buy list does).
     """
 
+    view: str
     conditions: list[str]
     n_items: int
     n_models: int
@@ -324,14 +379,18 @@ class SelectEvidence:
     k: int
     k_mode: str
     selected: list[dict[str, Any]]
-    evaluation: dict[str, Any]
+    evaluation: dict[str, Any] | None
     auto: dict[str, Any] | None
-    ensemble_beats_best_single: bool
+    ensemble_beats_best_single: bool | None
     message: str
+    gold: dict[str, Any]
+    arm_errors: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False,
+                                              metadata={"document": False})
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ensel.select/2`` document: ``{"schema": ..., <fields in order>}``."""
-        return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)}}
+        return {"schema": SCHEMA, **{f.name: getattr(self, f.name) for f in fields(self)
+                                     if f.metadata.get("document", True)}}
 
 
 def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, Any]:
@@ -339,14 +398,56 @@ def run_select(df: pd.DataFrame, *, k: int | str, **options: Any) -> dict[str, A
     return select_evidence(df, k=k, **options).to_dict()
 
 
-def _resolve_choices(method: str | None,
-                     aggregator: str | None) -> tuple[str, str, list[str]]:
+def _resolve_native(method: str | None, aggregator: str | None,
+                    label_free: bool) -> tuple[str, str, list[str]]:
+    """:func:`_resolve_choices` for option labels: the K-ary registries
+    (:data:`ensel.select.MULTICLASS_SPECS`, :data:`ensel.aggregate.MULTICLASS_SPECS`) and
+    their defaults; ``label_free`` (gold with gaps): the label-free default aggregator."""
+    from ensel import aggregate, select
+
+    defaults: list[str] = []
+    specs = aggregate.MULTICLASS_SPECS
+    if method is None:
+        method = select.DEFAULT_MULTICLASS_SELECTOR
+        defaults.append(f"method {method} (ensel.select.DEFAULT_MULTICLASS_SELECTOR)")
+    key = resolve_method(method)
+    if key not in select.MULTICLASS_SPECS:
+        raise UsageError(f"--method {method}: the answers are multi-class (option labels), and "
+                         f"{key} reads the binary view; multi-class answers take "
+                         f"{', '.join(select.MULTICLASS_SPECS)} (or pass --binary for the "
+                         "paper's view)")
+    if aggregator is None:
+        aggregator = (aggregate.LABEL_FREE_AGGREGATOR if label_free
+                      else aggregate.DEFAULT_MULTICLASS_AGGREGATOR)
+        defaults.append(f"aggregator {aggregator} (ensel.aggregate."
+                        + ("LABEL_FREE_AGGREGATOR: gold is missing for some or all items)"
+                           if label_free else "DEFAULT_MULTICLASS_AGGREGATOR)"))
+    agg = str(aggregator).strip().lower()
+    if agg not in specs:
+        raise UsageError(f"--aggregator {aggregator}: the answers are multi-class (option "
+                         f"labels); they take {', '.join(specs)} (or pass --binary for the "
+                         "paper's view and its aggregators)")
+    if defaults and (method == select.DEFAULT_MULTICLASS_SELECTOR
+                     or agg == aggregate.DEFAULT_MULTICLASS_AGGREGATOR):
+        defaults.append(f"why: {select.DEFAULT_MULTICLASS_REASON}")
+    return key, agg, defaults
+
+
+def _resolve_choices(method: str | None, aggregator: str | None, *, native: bool = False,
+                     label_free: bool = False) -> tuple[str, str, list[str]]:
     """A phase of :func:`select_evidence`: the method and the aggregator (registry names),
-    and the defaults taken, as the document's ``defaults`` lists them."""
+    and the defaults taken, as the document's ``defaults`` lists them (``native``: of the
+    K-ary registries, :func:`_resolve_native`)."""
     from ensel import select
-    from ensel.aggregate import DEFAULT_AGGREGATOR
+    from ensel.aggregate import DEFAULT_AGGREGATOR, MULTICLASS_SPECS
     from ensel.select import DEFAULT_SELECTOR
 
+    if native:
+        return _resolve_native(method, aggregator, label_free)
+    if aggregator is not None and str(aggregator).strip().lower() in MULTICLASS_SPECS:
+        raise UsageError(f"--aggregator {aggregator} reads multi-class answers (option "
+                         f"labels), and these are binary (+1/-1); binary answers take "
+                         f"{', '.join(_binary_aggregators())}")
     defaults: list[str] = []
     if method is None:
         method = DEFAULT_SELECTOR
@@ -498,11 +599,18 @@ def _replicates(data: list[Any], method: str, kk: int, halvings: int,
 
 
 def _selected_rows(X: np.ndarray, y: np.ndarray, models: list[str],
-                   picks: list[int]) -> list[dict[str, Any]]:
+                   picks: list[int], *, native: bool = False) -> list[dict[str, Any]]:
     """A phase of :func:`select_evidence`: the document's ``selected`` (one row per pick, on
-    all the data)."""
+    all the data; ``native``: option codes, accuracy and gains on the items with gold,
+    coverage on all)."""
     from ensel.select import marginal_gains
 
+    if native:
+        g = y >= 0
+        rows = _option_rows(X, g, X[g] == y[g, None], models, picks)
+        for r, gain in zip(rows, option_gains(X[g], y[g], picks), strict=True):
+            r["gain_bits"] = gain
+        return rows
     acc = (X == y[:, None]).mean(axis=0)
     gains = marginal_gains(X, y, picks)
     answered = (X != 0).sum(axis=0)
@@ -513,26 +621,85 @@ def _selected_rows(X: np.ndarray, y: np.ndarray, models: list[str],
             for r, (j, g) in enumerate(zip(picks, gains, strict=True))]
 
 
+def _option_rows(A: np.ndarray, scored: np.ndarray, right: np.ndarray, models: list[str],
+                 picks: list[int]) -> list[dict[str, Any]]:
+    """The ``selected`` rows on option codes ``A`` (``gain_bits`` 0, filled by the caller):
+    ``right`` (the ``scored`` items x models) is 1 where a model's answer is the gold, or the
+    posterior probability that it is; coverage is read on every item, accuracy and accuracy
+    when answered on the scored items."""
+    coverage = (A >= 0).mean(axis=0)
+    answered = (A[scored] >= 0).sum(axis=0)
+    n = max(int(scored.sum()), 1)
+    out = []
+    for r, j in enumerate(picks):
+        hits = float(right[:, j].sum())
+        out.append({"rank": r + 1, "model": models[j], "accuracy": hits / n, "gain_bits": 0.0,
+                    "coverage": float(coverage[j]),
+                    "accuracy_answered": hits / int(answered[j]) if answered[j] else None})
+    return out
+
+
+def option_gains(A: np.ndarray, y: np.ndarray, picks: Any, alpha: float = 1.0) -> list[float]:
+    """``I(Y; X_{S_t}) - I(Y; X_{S_{t-1}})`` in bits along ``picks`` on option codes: the
+    K-ary form of :func:`ensel.select.marginal_gains` (the alphabet of
+    :class:`ensel.select.MulticlassGreedyMI`: ``K`` options per model, ``K + 1`` where it
+    abstains; ``y`` codes, every item with gold).
+
+    Examples
+    --------
+    >>> from ensel.pools import multiclass_pool
+    >>> from ensel.select import MulticlassGreedyMI
+    >>> p = multiclass_pool(6, 1000, abstain=(0.0, 0.1), random_state=0)
+    >>> g = MulticlassGreedyMI(3).fit(p.A, p.y)
+    >>> np.allclose(option_gains(p.A, p.y, g.selected_), g.gains_)
+    True
+    """
+    from ensel.info import _smoothed_mi_codes
+
+    A = np.asarray(A, dtype=np.int64)
+    y = np.asarray(y, dtype=np.int64)
+    classes = np.unique(np.concatenate([A[A >= 0], y]))
+    K = len(classes)
+    yc = np.searchsorted(classes, y)
+    codes = np.zeros(len(y), dtype=np.int64)
+    size, prev, out = 1, 0.0, []
+    for j in picks:
+        col = A[:, int(j)]
+        d = np.where(col >= 0, np.searchsorted(classes, np.maximum(col, 0)), K)
+        radix = K + 1 if (col < 0).any() else K
+        _, codes = np.unique(codes * (K + 1) + d, return_inverse=True)
+        codes = codes.reshape(-1)
+        size *= radix
+        mi = _smoothed_mi_codes(yc, codes, K, size, alpha)
+        out.append(float(mi - prev))
+        prev = mi
+    return out
+
+
 def _arms_and_comparisons(results: pd.DataFrame, reps: pd.DataFrame | None, *, a: str,
                           method: str, aggregator: str, kk: int, auto: bool,
                           test_fraction: float, confidence: float
-                          ) -> tuple[dict[str, Any], list[_Comparison]]:
-    """A phase of :func:`select_evidence`: each arm's held-out error with its interval, and
-    the paired comparisons of the selected arm (``a``) with top-k and the best single."""
+                          ) -> tuple[dict[str, Any], list[_Comparison], dict[str, np.ndarray]]:
+    """A phase of :func:`select_evidence`: each arm's held-out error with its interval, the
+    paired comparisons of the selected arm (``a``) with top-k and the best single, and each
+    arm's errors per evaluation (by condition and split)."""
     from ensel.experiment import paired_differences
     from ensel.stats import paired_interval
 
-    def arm(sel: str, kb: int) -> dict[str, Any]:
+    errors: dict[str, np.ndarray] = {}
+
+    def arm(sel: str, kb: int, name: str) -> dict[str, Any]:
         e = results[(results["selector"] == sel) & (results["k"] == kb)]
         e = e.sort_values(["condition", "split"])["error"].to_numpy(dtype=float)
+        errors[name] = e
         r = paired_interval(e, n_train=1 - test_fraction, n_test=test_fraction,
                             confidence=confidence)
         return {"error": r.mean, "low": max(r.low, 0.0), "high": min(r.high, 1.0)}
 
     a_top = "topk_auto" if auto else "topk"
-    arms = {"selected": {**arm(a, kk), "k": None if auto else kk},
-            "top_k": {**arm(a_top, kk), "k": None if auto else kk},
-            "best_single": {**arm("topk", 1), "k": 1}}
+    arms = {"selected": {**arm(a, kk, "selected"), "k": None if auto else kk},
+            "top_k": {**arm(a_top, kk, "top_k"), "k": None if auto else kk},
+            "best_single": {**arm("topk", 1, "best_single"), "k": 1}}
     comparisons: list[_Comparison] = []
     for other, sel_b, k_b in (("top_k", a_top, None), ("best_single", "topk", 1)):
         if other == "top_k" and method == "topk":
@@ -543,7 +710,7 @@ def _arms_and_comparisons(results: pd.DataFrame, reps: pd.DataFrame | None, *, a
         comparisons.append({"against": other, "difference": float(row["mean_diff"]),
                             "low": float(row["ci_low"]), "high": float(row["ci_high"]),
                             "verdict": str(row["verdict"]), "interval": str(row["interval"])})
-    return arms, comparisons
+    return arms, comparisons, errors
 
 
 def _verdict_message(kk: int, beats: bool, vs_single: _Comparison,
@@ -610,14 +777,33 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         Threads for the splits (:func:`ensel.experiment.heldout_errors`; ``-1``: one per
         core, the command line's default); the document is the same whatever ``n_jobs``.
     """
-    from ensel.experiment import evaluate, half_splits
-
-    method, aggregator, defaults = _resolve_choices(method, aggregator)
-    auto = k == "auto"
-    kk = None if auto else int(k)
-    if kk is not None and kk < 1:
+    if k != "auto" and int(k) < 1:
         raise UsageError(f"-k must be a positive integer or 'auto'; got {k}")
     data, dropped = _conditions(df, condition, validated)
+    opts: dict[str, Any] = {"n_splits": n_splits, "test_fraction": test_fraction, "seed": seed,
+            "max_k": max_k, "confidence": confidence, "halvings": halvings,
+            "progress": progress, "n_jobs": n_jobs}
+    if data[0].native and not all(d.has_gold().all() for d in data):
+        return select_with_gaps(data, k=k, method=method, aggregator=aggregator,
+                                dropped=dropped, **opts)
+    method, aggregator, defaults = _resolve_choices(method, aggregator,
+                                                    native=data[0].native)
+    return _evidence(data, dropped, k=k, method=method, aggregator=aggregator,
+                     defaults=defaults, **opts)
+
+
+def _evidence(data: list[Any], dropped: list[str], *, k: int | str, method: str,
+              aggregator: str, defaults: list[str], n_splits: int | None,
+              test_fraction: float, seed: int, max_k: int, confidence: float,
+              halvings: int | None, progress: bool, n_jobs: int | None) -> SelectEvidence:
+    """The held-out evidence of :func:`select_evidence` on the conditions' data (every item
+    with gold, or enough of them: :func:`select_with_gaps`), the method and aggregator
+    resolved."""
+    from ensel.experiment import evaluate, half_splits
+
+    auto = k == "auto"
+    kk = None if auto else int(k)
+    native = bool(data[0].native)
     m = len(data[0].models)
     max_k = min(int(max_k), m)
     _check_pool(data, kk, max_k, test_fraction)
@@ -661,11 +847,11 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         reps = _replicates(data, method, kk, halvings, splits_per_half, auto, opts)
         step("half-sample replicates")
 
-    picks = _picks(method, X_all, y_all, kk)
+    picks = _picks(method, X_all, y_all, kk, native=native)
     step("picks")
     bar.close()
-    selected = _selected_rows(X_all, y_all, data[0].models, picks)
-    arms, comparisons = _arms_and_comparisons(
+    selected = _selected_rows(X_all, y_all, data[0].models, picks, native=native)
+    arms, comparisons, arm_errors = _arms_and_comparisons(
         results, reps, a=a, method=method, aggregator=aggregator, kk=kk, auto=auto,
         test_fraction=test_fraction, confidence=confidence)
     vs_single = next(c for c in comparisons if c["against"] == "best_single")
@@ -673,6 +859,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     message = _verdict_message(kk, beats, vs_single, auto_doc, n_splits, auto)
     n_eval = int(((results["selector"] == a) & (results["k"] == kk)).sum())
     return SelectEvidence(
+        view="native" if native else "binary",
         conditions=[d.condition for d in data],
         n_items=int(sum(len(d.y) for d in data)),
         n_models=m,
@@ -701,7 +888,429 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
         auto=auto_doc,
         ensemble_beats_best_single=bool(beats),
         message=message,
+        arm_errors=arm_errors,
+        gold=gold_summary(data),
     )
+
+
+
+
+# --------------------------------------------------------------------------- a dollar budget
+#: The methods whose choices within a dollar budget compete (:data:`ensel.budget.PICK_METHODS`).
+BUDGET_METHODS = ("budgeted", "topk_budget", "cheapest_first", "best_single")
+_BUDGET_COLUMNS = ["condition", "split", "method", "budget", "error", "cost", "n_models",
+                   "selected", "n_test"]
+
+
+@validate_params({"usd": ["array-like"], "budget": [Real],
+                  "n_budgets": [Interval(Integral, 1, None)]})
+def budget_candidates(usd: Any, budget: float, n_budgets: int = 6) -> np.ndarray:
+    """The budgets whose choices compete within ``budget``: every model price up to it (so
+    each single model on the accuracy-price front is a candidate), a geometric grid from
+    the cheapest price and ``budget`` itself.
+
+    Examples
+    --------
+    >>> budget_candidates([1.0, 2.0, 8.0], 4.0, n_budgets=3).tolist()
+    [1.0, 2.0, 4.0]
+    """
+    from ensel.costs import within
+
+    c = np.asarray(usd, dtype=float)
+    lo = float(c.min())
+    grid = np.geomspace(lo, budget, n_budgets) if budget > lo else np.array([lo])
+    return np.unique(np.r_[c[within(c, budget)], grid, budget])
+
+
+def _budget_errors(data: list[Any], c: np.ndarray, grid: np.ndarray, budget: float, *,
+                   cap: int, aggregator: str, protocol: Any) -> pd.DataFrame:
+    """A phase of :func:`budget_evidence`, the one place that fits and scores the choices on
+    the protocol's splits: on each split, every model alone within ``budget`` and each
+    method's picks within each budget of ``grid`` (:func:`ensel.budget.picks_within` on the
+    training part), aggregated, fitted on the training part and scored on its test part
+    (one fit per subset and split); the rows of :func:`ensel.frontier.frontier_errors`."""
+    from ensel.budget import picks_within, single_rows, subset_error
+    from ensel.experiment import _mv_seed, split_indices
+    from ensel.select._budgeted import shared_fits
+
+    rows: list[tuple[Any, ...]] = []
+    seed = protocol.seed
+    for d in data:
+        names = list(d.models)
+        for s in range(protocol.n_splits):
+            tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
+                                   test_fraction=protocol.test_fraction, item_ids=d.items)
+            part = (d.X[tr], d.y[tr], d.X[te], d.y[te])
+            mv = _mv_seed(seed, d.condition, s)
+            fitted: dict[tuple[int, ...], float] = {}  # error of each subset, by its columns
+            rows += single_rows(d, s, part, c, budget, aggregator, mv, names, fitted)
+            with shared_fits(part[0], part[1]):  # the budgets share their greedy fits
+                for b in grid:
+                    for name, cols in picks_within(part[0], part[1], c, b, cap).items():
+                        key = tuple(sorted(cols))
+                        if key not in fitted:
+                            fitted[key] = subset_error(part, cols, aggregator, mv)
+                        rows.append((d.condition, s, name, b, fitted[key],
+                                     float(c[cols].sum()), len(cols),
+                                     "|".join(names[j] for j in cols), len(te)))
+    return pd.DataFrame(rows, columns=_BUDGET_COLUMNS)
+
+
+def _budget_arms(at_b: pd.DataFrame, c: np.ndarray, budget: float, test_fraction: float
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+    """A phase of :func:`budget_evidence`: each method's held-out error and cost at the
+    budget with intervals (costs clipped to ``[cheapest price, budget]``), budgeted
+    selection's paired differences to the baselines, and the number of evaluations."""
+    from ensel.budget import mean_interval
+    from ensel.frontier import _diff
+
+    arms = {}
+    for name, g in at_b.groupby("method", sort=False):
+        e = mean_interval(g["error"].to_numpy(), test_fraction, 0.95)
+        k = mean_interval(g["cost"].to_numpy(), test_fraction, 0.95,
+                          clip=(float(np.min(c)), budget))
+        arms[str(name)] = {"error": e[0], "error_low": e[1], "error_high": e[2],
+                           "cost": k[0], "cost_low": k[1], "cost_high": k[2]}
+    a = at_b[at_b["method"] == "budgeted"]["error"].to_numpy()
+    comparisons = [{"against": other,
+                    **_diff(a - at_b[at_b["method"] == other]["error"].to_numpy(),
+                            test_fraction, 0.95)}
+                   for other in BUDGET_METHODS[1:]]
+    return arms, comparisons, int(len(a))
+
+
+@validate_params({"data": ["sequence"], "usd": ["array-like"], "budget": [Real],
+                  "k": [Interval(Integral, 1, None), None], "aggregator": [str],
+                  "protocol": [Protocol], "max_models": [Interval(Integral, 1, None)],
+                  "margin": [Interval(Real, 0, 1, closed="neither"), None]})
+def budget_evidence(data: Any, usd: Any, budget: float, *, k: int | None = None,
+                    aggregator: str = "backoff", protocol: Protocol = PAPER_PROTOCOL,
+                    max_models: int = 20, margin: float | None = None) -> dict[str, Any]:
+    """The evidence of ``ensel select --budget-usd``: the ``ensel.select-budget/2``
+    document (:mod:`ensel.cli.select`) without ``schema``, ``data``, ``prices`` and
+    ``dropped_models``.
+
+    Its phases: the candidate budgets (:func:`budget_candidates`), the choices within each
+    and every model alone, fitted and scored on the protocol's splits
+    (:func:`_budget_errors`), each method's arm at the budget (:func:`_budget_arms`), the
+    buy list's rule (:func:`ensel.budget.buy_list`: the cheapest choice as good as the
+    best), and the choice deployed on all the data (:func:`ensel.budget.deployed_models`).
+
+    Parameters
+    ----------
+    data : list of ConditionData
+        The conditions (:func:`ensel.experiment.condition_data`), all with the same models.
+    usd : array-like of shape (n_models,)
+        Dollars per query of each model, in the order of the data's models.
+    budget : float
+        The most paid per query (every model of a choice is asked on every query).
+    k : int, optional
+        The most models of a choice (default ``max_models``).
+    aggregator : str, default="backoff"
+    protocol : ensel.protocol.Protocol, default=PAPER_PROTOCOL
+        Its splits (the paper's: 5 random 80/20 splits per condition).
+    max_models : int, default=20
+    margin : float, optional
+        The equivalence margin (default :data:`ensel.budget.EQUIVALENCE_MARGIN`).
+    """
+    from ensel.budget import EQUIVALENCE_MARGIN, EQUIVALENCE_RULE, buy_list, deployed_models
+    from ensel.costs import COST_RTOL, check_budget
+
+    pr = protocol
+    c = np.asarray(usd, dtype=float)
+    delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
+    b = check_budget(budget, c, name="budget")
+    models = list(data[0].models)
+    cap = min(len(models), max_models if k is None else int(k))
+    grid = budget_candidates(c, b)
+    res = _budget_errors(data, c, grid, b, cap=cap, aggregator=aggregator, protocol=pr)
+    singles = res[res["method"] == "single"]
+    res = res[res["method"] != "single"].sort_values(["method", "condition", "split"])
+    at_b = res[np.isclose(res["budget"], b, rtol=COST_RTOL, atol=0)]
+    arms, comparisons, n_eval = _budget_arms(at_b, c, b, pr.test_fraction)
+    buy = buy_list(pd.concat([res, singles], ignore_index=True), [b], margin=delta,
+                   test_fraction=pr.test_fraction, min_cost=float(np.min(c)))[0]
+    choice = buy["choice"]
+    X = np.concatenate([d.X for d in data])
+    y = np.concatenate([d.y for d in data])
+    picks = ([models.index(choice["models"][0])] if choice["method"] == "single"
+             else deployed_models(X, y, c, choice["method"], choice["at_budget"], k=cap))
+    own = deployed_models(X, y, c, "budgeted", b, k=cap)
+    table = model_table(data, c)
+    used = sorted(set(picks) | set(own), key=lambda j: -float(table["accuracy"].iloc[j]))
+    return {"budget_usd": b, "n_items": int(sum(len(d.y) for d in data)),
+            "n_models": len(models), "aggregator": aggregator,
+            "selected": _price_rows(table, picks), "cost": float(c[picks].sum()),
+            "recommendation": {**choice, "deployed_models": [models[j] for j in picks],
+                               "test_against_best": buy["test"],
+                               "why_not_cheaper": buy["why_not_cheaper"]},
+            "best": buy["best"],
+            "equivalence": {"margin": delta, "rule": EQUIVALENCE_RULE.format(margin=delta),
+                            "n_candidates": buy["n_candidates"],
+                            "candidate_budgets": [float(x) for x in grid]},
+            "budgeted": {"selected": [models[j] for j in own], "cost": float(c[own].sum())},
+            "arms": arms, "comparisons": comparisons,
+            "model_table": _price_rows(table, used),
+            "error_rule": ERROR_RULE,
+            "evaluation": {"n_splits": pr.n_splits, "n_evaluations": n_eval,
+                           "test_fraction": pr.test_fraction, "seed": pr.seed,
+                           "confidence": 0.95,
+                           "interval": "nadeau-bengio corrected resampled t",
+                           "cost_interval": f"clipped to [{float(np.min(c)):.4g} (the cheapest "
+                                            f"model), {b:.4g} (the budget)]"}}
+
+
+def _price_rows(table: pd.DataFrame, cols: Any = None) -> list[dict[str, Any]]:
+    """Rows ``cols`` of :func:`model_table` (with prices; ``None``: every row) as JSON
+    values, ``accuracy_answered`` ``None`` for a model that never answered."""
+    t = table if cols is None else table.iloc[list(cols)]
+    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
+    return [{k: (None if k == "accuracy_answered" and np.isnan(r[k]) else
+                 str(r[k]) if k == "model" else float(r[k]))
+             for k in keep if k in t.columns} for _, r in t.iterrows()]
+
+
+
+# --------------------------------------------------------------------------- gold with gaps
+#: Fewest items with gold per condition for a held-out error of a table whose gold has gaps
+#: (with fewer, a random 20 % test part too often holds none).
+MIN_GOLD_ITEMS = 30
+
+
+def gold_summary(data: list[Any], *, aggregator: str | None = None,
+                 measured: bool = True) -> dict[str, Any]:
+    """The document's ``gold``: how many items have gold and what that means for the figures.
+
+    ``n_items``/``n_with_gold`` count the items of the conditions used (stacked);
+    ``aggregator_fit``, ``statistics`` and ``error`` say in words how the aggregator was
+    fitted, where the selection statistics (accuracy, gains) come from and on which items
+    the held-out error is measured (``None``: not measured, ``notes`` says why).
+    """
+    n = int(sum(len(d.y) for d in data))
+    g = int(sum(int(d.has_gold().sum()) for d in data))
+    if g == n:
+        return {"n_items": n, "n_with_gold": g, "aggregator_fit": "on the gold of the "
+                "training part", "statistics": "on every item (all have gold)",
+                "error": "on every test item", "notes": []}
+    label_free = aggregator is not None and _label_free(aggregator)
+    where = "every training item's answers" if measured else "all the answers"
+    anchor = (f", the {'training ' if measured else ''}items among the {g:,} with gold "
+              "anchoring it)" if g else ")")
+    fit = (f"label-free ({aggregator}: EM on {where}{anchor}" if label_free
+           else f"on the gold of the training items among the {g:,} with gold")
+    if measured:
+        notes = [f"gold for {g:,} of {n:,} items: the held-out error and its interval are "
+                 f"measured on the test items with gold only (about "
+                 f"{round(g * SELECT_PROTOCOL.test_fraction):,} per split), the selection "
+                 "statistics (accuracy, gain) on the items with gold; coverage on every item"]
+        return {"n_items": n, "n_with_gold": g, "aggregator_fit": fit,
+                "statistics": f"on the {g:,} items with gold",
+                "error": "on the test items with gold", "notes": notes}
+    least = min(int(d.has_gold().sum()) for d in data)
+    why = ("no item has a gold label" if g == 0 else
+           f"only {g:,} of {n:,} items have a gold label, fewer than the {MIN_GOLD_ITEMS} per "
+           "condition a held-out error needs" if least < MIN_GOLD_ITEMS else
+           f"{g:,} of {n:,} items have a gold label, too few for every random test part to "
+           "hold one, or for two distinct gold options")
+    notes = [f"no error figure: {why}, and an error is measured against gold",
+             f"selection statistics come from the label-free posterior of {aggregator}: a "
+             "model's accuracy is the posterior probability of its answers, the picks and "
+             "gains are computed against the posterior's most probable option; coverage "
+             "needs no label",
+             "not available without gold: held-out errors, their intervals, the comparisons "
+             "with Top-k and the best single model, -k auto"]
+    return {"n_items": n, "n_with_gold": g, "aggregator_fit": fit,
+            "statistics": f"from the label-free posterior of {aggregator}",
+            "error": None, "notes": notes}
+
+
+def _label_free(aggregator: str) -> bool:
+    from ensel.aggregate import MULTICLASS_SPECS
+
+    spec = MULTICLASS_SPECS.get(aggregator)
+    return bool(spec is not None and spec.label_free)
+
+
+def _gap_data(answers: Any, gold: Any) -> list[Any]:
+    """:func:`select_with_gaps`' input as conditions' data: an OptionMatrix (with ``gold``
+    in place of its own when given), or conditions' data of a multi-class table."""
+    from ensel.data import OptionMatrix
+    from ensel.experiment import ConditionData
+
+    if isinstance(answers, OptionMatrix):
+        g = answers.gold if gold is None else np.asarray(gold)
+        if g.shape != answers.gold.shape:
+            raise UsageError(f"gold has {g.shape[0] if g.ndim else 0} entries; the answers have "
+                             f"{answers.gold.shape[0]} items")
+        g = np.where(pd.isna(g), -1, g).astype(np.int16) if g.dtype == object else \
+            g.astype(np.int16)
+        k = answers.n_options
+        bad = (g < -1) | (g >= k)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise UsageError(f"gold of item {answers.items[i]!r} is code {int(g[i])}, outside "
+                             f"-1..{int(k[i]) - 1} (its {int(k[i])} options; -1 = no gold)")
+        return [ConditionData(str(answers.condition), np.asarray(answers.A), g,
+                              [str(m) for m in answers.models], np.asarray(answers.items,
+                                                                           dtype=object),
+                              list(answers.options))]
+    data = list(answers)
+    if gold is not None or not data or not all(getattr(d, "native", False) for d in data):
+        raise UsageError("select_with_gaps takes an ensel.data.OptionMatrix and a gold vector "
+                         "with gaps, or the conditions' data of a multi-class table (whose "
+                         "gold it reads)")
+    return data
+
+
+@validate_params({"answers": "no_validation", "gold": ["array-like", None],
+                  "k": [Interval(Integral, 1, None), StrOptions({"auto"})],
+                  "method": [str, None], "aggregator": [str, None],
+                  "n_splits": [Interval(Integral, 2, None), None],
+                  "test_fraction": [Interval(Real, 0, 1, closed="neither")],
+                  "seed": [Interval(Integral, 0, None)],
+                  "max_k": [Interval(Integral, 1, None)],
+                  "confidence": [Interval(Real, 0, 1, closed="neither")],
+                  "halvings": [Interval(Integral, 0, None), None],
+                  "progress": ["boolean"], "n_jobs": [Integral, None],
+                  "dropped": "no_validation"})
+def select_with_gaps(answers: Any, gold: Any = None, *, k: int | str,
+                     method: str | None = None, aggregator: str | None = None,
+                     n_splits: int | None = None,
+                     test_fraction: float = SELECT_PROTOCOL.test_fraction, seed: int = 0,
+                     max_k: int = 10, confidence: float = 0.95, halvings: int | None = None,
+                     progress: bool = False, n_jobs: int | None = None,
+                     dropped: Any = ()) -> SelectEvidence:
+    """``ensel select`` on multiple-choice answers whose gold has gaps (some items or all).
+
+    The one place the command line's path for missing gold lives (``ensel select`` and
+    ``ensel report`` on a multi-class table come here when an item lacks gold). Where every
+    condition has at least :data:`MIN_GOLD_ITEMS` items with gold (two distinct options
+    among them), the held-out evidence of :func:`select_evidence` runs as always: the
+    random splits cover every item, the aggregator (default
+    :data:`ensel.aggregate.LABEL_FREE_AGGREGATOR`, Dawid-Skene) is fitted on every training
+    item's answers with the training gold anchoring the items that have it, the selectors
+    and the per-model statistics read the items with gold, and the held-out error (and its
+    interval) is measured on the test items with gold only. With fewer (no gold at all
+    included) no error is measured: the label-free aggregator is fitted on all the answers,
+    ``k`` models are picked against its posterior's most probable option, and a model's
+    accuracy is the posterior probability of its answers; ``evaluation`` is ``None`` and
+    ``gold["notes"]`` says why and what is not available. ``-k auto`` (a held-out choice)
+    and a gold-fitted aggregator are refused there (``UsageError``).
+
+    Parameters
+    ----------
+    answers : ensel.data.OptionMatrix or list of ConditionData
+        The answers as option codes (:func:`ensel.data.answer_matrix`), or the conditions'
+        data of a multi-class table (:func:`ensel.experiment.condition_data`).
+    gold : array-like of shape (n_items,), optional
+        Gold option codes of an ``OptionMatrix``'s items, ``-1`` (or NA) where there is
+        none; default its own ``gold``.
+    k, method, aggregator
+        As in :func:`select_evidence`, names of the K-ary registries.
+    n_splits, test_fraction, seed, max_k, confidence, halvings, progress, n_jobs
+        As in :func:`select_evidence`.
+    dropped : sequence of str
+        Models already dropped for never answering (reported under ``dropped_models``).
+
+    Returns
+    -------
+    SelectEvidence
+        With ``gold`` saying on how many items the figures rest.
+
+    Examples
+    --------
+    >>> from ensel.pools import multiclass_pool
+    >>> from ensel.data import OptionMatrix
+    >>> p = multiclass_pool(5, 300, n_options=4, share=0.5, random_state=0)
+    >>> m = OptionMatrix(p.A.astype(np.int16), p.y.astype(np.int16), [tuple("ABCD")] * 300,
+    ...                  list(range(300)), list("abcde"))
+    >>> gaps = np.where(np.arange(300) % 3 == 0, p.y, -1)
+    >>> ev = select_with_gaps(m, gaps, k=2, n_splits=3, halvings=0)
+    >>> ev.gold["n_with_gold"], ev.aggregator, ev.evaluation is not None
+    (100, 'ds', True)
+    >>> select_with_gaps(m, np.full(300, -1), k=2).evaluation is None
+    True
+    """
+    data = _gap_data(answers, gold)
+    data, more = _pickable(data)
+    dropped = [*dropped, *more]
+    n_gold = [int(d.has_gold().sum()) for d in data]
+    label_free = min(n_gold) < min(len(d.y) for d in data)
+    method, aggregator, defaults = _resolve_choices(method, aggregator, native=True,
+                                                    label_free=label_free)
+    enough = min(n_gold) >= MIN_GOLD_ITEMS
+    if enough:
+        try:
+            for d in data:
+                _check_native_gold(d)
+        except UsageError:
+            enough = False
+    if enough:
+        ev = _evidence(data, dropped, k=k, method=method, aggregator=aggregator,
+                       defaults=defaults, n_splits=n_splits, test_fraction=test_fraction,
+                       seed=seed, max_k=max_k, confidence=confidence, halvings=halvings,
+                       progress=progress, n_jobs=n_jobs)
+        if ev.evaluation is not None and not np.isnan(
+                [a["error"] for a in ev.evaluation["arms"].values()]).any():
+            return replace(ev, gold=gold_summary(data, aggregator=aggregator))
+    return _posterior_evidence(data, dropped, k=k, method=method, aggregator=aggregator,
+                               defaults=defaults, seed=seed,
+                               given={"--splits": n_splits, "--halvings": halvings})
+
+
+def _posterior_evidence(data: list[Any], dropped: list[str], *, k: int | str, method: str,
+                        aggregator: str, defaults: list[str], seed: int,
+                        given: dict[str, Any]) -> SelectEvidence:
+    """:func:`select_with_gaps` without enough gold: picks and statistics from the label-free
+    posterior, no held-out error."""
+    from ensel.aggregate import make_aggregator
+
+    summary = gold_summary(data, aggregator=aggregator, measured=False)
+    why = summary["notes"][0].removeprefix("no error figure: ")
+    if k == "auto":
+        raise UsageError(f"-k auto chooses k by held-out error, and {why}: give -k K (the "
+                         "picks then come from the label-free posterior), or gold labels")
+    if not _label_free(aggregator):
+        raise UsageError(f"--aggregator {aggregator} is fitted on gold labels, and {why}; "
+                         "without gold use a label-free one: "
+                         f"{', '.join(_label_free_names())}")
+    asked = [opt for opt, v in given.items() if v is not None]
+    if asked:
+        raise UsageError(f"{asked[0]} sets up the held-out error, and {why}: leave it out")
+    A = np.concatenate([d.X for d in data])
+    g = np.concatenate([d.y for d in data])
+    m = A.shape[1]
+    if int(k) > m:
+        raise UsageError(f"-k {k} is larger than the pool: the data has {m} model(s)")
+    model = make_aggregator(aggregator, random_state=seed).fit(A, g if (g >= 0).any() else None)
+    T = model.predict_proba(A)  # P(Y_i = classes_[c] | answers)
+    cls = np.asarray(model.classes_)
+    idx = np.minimum(np.searchsorted(cls, np.maximum(A, 0)), len(cls) - 1)
+    hit = (A >= 0) & (cls[idx] == A)  # the posterior of each model's answer (0: abstained)
+    right = np.where(hit, T[np.arange(len(A))[:, None], idx], 0.0)
+    pseudo = cls[np.argmax(T, axis=1)].astype(np.int64)
+    if len(np.unique(pseudo)) < 2 and method != "topk":
+        raise UsageError(f"the label-free posterior of {aggregator} gives every item the same "
+                         f"option, so --method {method} has nothing to inform; use --method "
+                         "topk")
+    picks = _picks(method, A, pseudo, int(k), native=True)
+    rows = _option_rows(A, np.ones(len(A), dtype=bool), right, data[0].models, picks)
+    for r, gain in zip(rows, option_gains(A, pseudo, picks), strict=True):
+        r["gain_bits"] = gain
+    return SelectEvidence(
+        view="native", conditions=[d.condition for d in data], n_items=len(A), n_models=m,
+        method=method, aggregator=aggregator, defaults=defaults, dropped_models=dropped,
+        k=int(k), k_mode="fixed", selected=rows, evaluation=None, auto=None,
+        ensemble_beats_best_single=None,
+        message=(f"Picked {int(k)} model(s) without a held-out error: {why}. Whether they beat "
+                 "the best single model cannot be measured without gold labels."),
+        gold=summary)
+
+
+def _label_free_names() -> list[str]:
+    from ensel.aggregate import MULTICLASS_SPECS
+
+    return [n for n, s in MULTICLASS_SPECS.items() if s.label_free]
 
 
 # --------------------------------------------------------------------------- text output

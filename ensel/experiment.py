@@ -1100,13 +1100,59 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
 @dataclass(frozen=True)
 class ConditionData:
     """One condition of a tidy table as arrays, in the canonical order of
-    :func:`condition_arrays` (items and models sorted by their text)."""
+    :func:`condition_arrays` (items and models sorted by their text).
+
+    A binary table gives ``X`` in ``{-1, 0, +1}`` and ``y`` in ``{-1, +1}``; a multi-class
+    table (:func:`ensel.data.is_native`) gives the option codes of
+    :func:`ensel.data.answer_matrix` (``X``: ``0..K_i-1``, ``-1`` = abstained; ``y``: the gold
+    option, ``-1`` = no gold) and ``options``, each item's option labels (``None`` for a
+    binary table). :meth:`ConditionData.inputs` is what :func:`heldout_errors` takes for either.
+    """
 
     condition: str
     X: np.ndarray = field(repr=False)
     y: np.ndarray = field(repr=False)
     models: list[str] = field(repr=False)
     items: np.ndarray = field(repr=False)
+    options: list[tuple[str, ...]] | None = field(default=None, repr=False)
+
+    @property
+    def native(self) -> bool:
+        """Whether the answers are option codes (a multi-class table)."""
+        return self.options is not None
+
+    def answered(self) -> np.ndarray:
+        """Which cells hold an answer (not an abstention), items x models."""
+        return self.X >= 0 if self.native else self.X != 0
+
+    def has_gold(self) -> np.ndarray:
+        """Which items have a gold label (every item of a binary table)."""
+        return self.y >= 0 if self.native else np.ones(len(self.y), dtype=bool)
+
+    def subset(self, rows: Any = None, cols: Sequence[int] | None = None) -> ConditionData:
+        """These rows (items) and columns (models) only, in the given order."""
+        r = slice(None) if rows is None else np.asarray(rows)
+        X = self.X[r]
+        if cols is not None:
+            X = np.ascontiguousarray(X[:, list(cols)])
+        items = np.asarray(self.items)[r]
+        opts = None
+        if self.options is not None:
+            idx = np.arange(len(self.y))[r]
+            opts = [self.options[i] for i in idx.tolist()]
+        models = self.models if cols is None else [self.models[j] for j in cols]
+        return ConditionData(self.condition, X, self.y[r], models, items, opts)
+
+    def inputs(self, rows: Any = None) -> tuple[Any, Any]:
+        """``(X, y)`` of :func:`heldout_errors` for these rows: the binary arrays, or an
+        :class:`ensel.data.OptionMatrix` and ``None`` (its gold is its labels)."""
+        d = self if rows is None else self.subset(rows)
+        if d.options is None:
+            return d.X, d.y
+        from ensel.data import OptionMatrix
+
+        return OptionMatrix(d.X, d.y, d.options, list(d.items), list(d.models),
+                            d.condition), None
 
 
 def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
@@ -1131,11 +1177,31 @@ def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
             raise UsageError(f"condition {unknown[0]!r} not in the table; available: "
                              f"{[str(c) for c in conds]}")
         conds = sorted({by_text[str(c)] for c in conditions}, key=str)
+    from ensel.data import is_native
+
+    if is_native(df):  # option codes, in the same canonical order
+        return [_native_condition(df, c) for c in conds]
     out = []
     for c in conds:
         X, y, names, ids = condition_arrays(df, c)
         out.append(ConditionData(str(c), X, y, names, ids))
     return out
+
+
+def _native_condition(df: pd.DataFrame, condition: Any) -> ConditionData:
+    """:func:`condition_data` of one condition of a multi-class table: the codes of
+    :func:`ensel.data.answer_matrix`, items and models sorted by their text (as
+    :func:`condition_arrays`), so nothing depends on the order of the rows."""
+    from ensel.data import answer_matrix
+
+    m = answer_matrix(df, condition, validate=False)
+    items = np.asarray(m.items, dtype=object)
+    ri = np.argsort(items.astype(str), kind="stable")
+    models = [str(v) for v in m.models]
+    ci = np.argsort(np.asarray(models), kind="stable")
+    A = np.ascontiguousarray(m.A[np.ix_(ri, ci)])
+    return ConditionData(str(condition), A, m.gold[ri], [models[j] for j in ci], items[ri],
+                         [m.options[i] for i in ri.tolist()])
 
 
 def _as_data(df: Any) -> tuple[list[ConditionData], dict[str, Any]]:
@@ -1157,16 +1223,31 @@ def _as_data(df: Any) -> tuple[list[ConditionData], dict[str, Any]]:
         h.update(np.ascontiguousarray(d.y).tobytes())
         h.update("\x00".join(d.models).encode())
         h.update("\x00".join(np.asarray(d.items).astype(str)).encode())
+        if d.options is not None:  # a multi-class table: its option sets too
+            h.update("\x00".join("|".join(o) for o in d.options).encode())
     return data, {"input_sha256": h.hexdigest(),
                   "n_rows": int(sum(d.X.shape[0] * d.X.shape[1] for d in data))}
+
+
+def _default_arms(data: Sequence[ConditionData], selectors: Sequence[str] | None,
+                  aggregators: Sequence[str] | None) -> tuple[Sequence[str], Sequence[str]]:
+    """The selectors and aggregators of :func:`evaluate` (the paper's for binary answers,
+    every K-ary one for option codes) where not given."""
+    if data and data[0].native:
+        from ensel.aggregate import MULTICLASS_SPECS
+
+        return (tuple(MULTICLASS_SELECTOR_SPECS) if selectors is None else selectors,
+                tuple(MULTICLASS_SPECS) if aggregators is None else aggregators)
+    return (PAPER_SELECTORS if selectors is None else selectors,
+            PAPER_AGGREGATORS if aggregators is None else aggregators)
 
 
 def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | None = None,
              n_splits: int = PAPER_PROTOCOL.n_splits,
              test_fraction: float = PAPER_PROTOCOL.test_fraction,
              seed: int = PAPER_PROTOCOL.seed,
-             selectors: Sequence[str] = PAPER_SELECTORS,
-             aggregators: Sequence[str] = PAPER_AGGREGATORS,
+             selectors: Sequence[str] | None = None,
+             aggregators: Sequence[str] | None = None,
              exhaustive: bool = False, n_jobs: int | None = None,
              protocol: Protocol | None = None, inner: bool = False) -> pd.DataFrame:
     """Run the paper's protocol on a tidy responses table.
@@ -1191,11 +1272,14 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
         Fraction of items held out, in ``(0, 1)``.
     seed : int, default=0
         Base seed (splits; a tie counts as half an error, so no tie coin enters).
-    selectors : sequence of str, default=("topk", "relevance", "mrmr", "greedy_mi")
-        Names of :data:`ensel.select.SELECTORS` (default: the paper's four).
-    aggregators : sequence of str, default=("map", "mv", "wmv")
-        Names of :data:`ensel.aggregate.AGGREGATORS`; every selector is evaluated under every
-        aggregator.
+    selectors : sequence of str, optional
+        Names of :data:`ensel.select.SELECTORS` (default: the paper's four, ``topk,
+        relevance, mrmr, greedy_mi``), or for a multi-class table of
+        :data:`ensel.select.MULTICLASS_SELECTORS` (default: all of them).
+    aggregators : sequence of str, optional
+        Names of :data:`ensel.aggregate.AGGREGATORS` (default: the paper's ``map, mv,
+        wmv``), or for a multi-class table of :data:`ensel.aggregate.MULTICLASS_AGGREGATORS`
+        (default: all of them); every selector is evaluated under every aggregator.
     exhaustive : bool, default=False
         Add the ``"exhaustive"`` (oracle: smallest held-out MAP error) and ``"exhaustive_mi"``
         (largest training ``I(Y; X_S)``) subsets at each ``k``, both with MAP.
@@ -1210,6 +1294,13 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     inner : bool, default=False
         Add ``inner_error``, every arm's error on the inner split of each training part
         (:func:`heldout_errors`): the nested choice of each arm's best ``k``.
+
+    **A multi-class table** (option labels, :func:`ensel.data.is_native`) is evaluated as
+    it is, by :func:`heldout_errors` on each condition's
+    :class:`ensel.data.OptionMatrix`: the K-ary selectors and aggregators, the same splits and
+    columns; a tie among ``t`` options counts ``1 - 1/t`` of an error, and items without gold
+    are split with the others but scored (``error``, ``n_test``) only where they have gold.
+    A binary table's output is unchanged by this.
 
     Returns
     -------
@@ -1250,9 +1341,10 @@ def evaluate(df: pd.DataFrame | Sequence[ConditionData], *, ks: Iterable[int] | 
     n_splits, test_fraction, seed = pr.n_splits, pr.test_fraction, pr.seed
     ks_in = None if ks is None else list(ks) if not isinstance(ks, (int, np.integer)) else [ks]
     data, prov = _as_data(df)
+    selectors, aggregators = _default_arms(data, selectors, aggregators)
     parts = []
     for d in data:
-        part = heldout_errors(d.X, d.y, ks=_check_ks(ks_in, d.X.shape[1], d.condition),
+        part = heldout_errors(*d.inputs(), ks=_check_ks(ks_in, d.X.shape[1], d.condition),
                               protocol=pr, condition=d.condition, selectors=selectors,
                               aggregators=aggregators, names=d.models, exhaustive=exhaustive,
                               item_ids=d.items, n_jobs=n_jobs, inner=inner)
@@ -1305,8 +1397,8 @@ def halvings(item_ids: Sequence[Any], n_halvings: int, *,
 def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
                        ks: Iterable[int] | None = None,
                        protocol: Protocol = PAPER_PROTOCOL,
-                       selectors: Sequence[str] = PAPER_SELECTORS,
-                       aggregators: Sequence[str] = PAPER_AGGREGATORS,
+                       selectors: Sequence[str] | None = None,
+                       aggregators: Sequence[str] | None = None,
                        n_jobs: int | None = None, inner: bool = False) -> pd.DataFrame:
     """The protocol of :func:`evaluate` replicated on disjoint halves of the items.
 
@@ -1353,22 +1445,22 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
     data, prov = _as_data(df)
     per_half = (half_splits(len(data)) if splits_per_half is None
                 else check_int(splits_per_half, "splits_per_half", low=1))
-    arrays = [(d.condition, d.X, d.y, d.models, d.items, _check_ks(ks_in, d.X.shape[1],
-                                                                     d.condition))
-              for d in data]
+    selectors, aggregators = _default_arms(data, selectors, aggregators)
+    arrays = [(d, _check_ks(ks_in, d.X.shape[1], d.condition)) for d in data]
     jobs = _jobs(n_jobs)
     tasks = [(h, a, half, rows)
-             for h, masks in enumerate(halvings([a[4] for a in arrays], n_halvings, seed=seed))
+             for h, masks in enumerate(halvings([a[0].items for a in arrays], n_halvings,
+                                                seed=seed))
              for a, mask in zip(arrays, masks, strict=True)
              for half, rows in (("A", mask), ("B", ~mask))]
 
     def one_half(task: tuple[Any, ...]) -> pd.DataFrame:
-        h, (condition, X, y, names, ids, kk), half, rows = task
-        part = heldout_errors(X[rows], y[rows], ks=kk, protocol=pr.replace(n_splits=per_half),
-                              condition=f"{condition}/halving{h}{half}",
+        h, (d, kk), half, rows = task
+        part = heldout_errors(*d.inputs(rows), ks=kk, protocol=pr.replace(n_splits=per_half),
+                              condition=f"{d.condition}/halving{h}{half}",
                               selectors=selectors, aggregators=aggregators,
-                              names=names, item_ids=ids[rows], inner=inner)
-        return part.assign(condition=str(condition), halving=h, half=half)
+                              names=d.models, item_ids=d.items[rows], inner=inner)
+        return part.assign(condition=str(d.condition), halving=h, half=half)
 
     parts = _map_in_order(one_half, tasks, jobs)
     out = pd.concat(parts, ignore_index=True)[["halving", "half", *RESULT_COLUMNS,

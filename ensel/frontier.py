@@ -96,7 +96,7 @@ from ensel._errors import UsageError
 from ensel._validation import Interval, validate_params
 from ensel.budget import mean_interval as _interval
 from ensel.costs import within
-from ensel.protocol import PAPER_PROTOCOL
+from ensel.protocol import PAPER_PROTOCOL, Protocol
 
 __all__ = ["SCHEMA", "METHODS", "budget_grid", "best_single_price", "frontier_errors",
            "frontier_summary", "convex_hull", "hull_aiq", "draw_frontier", "frontier_alt",
@@ -152,17 +152,14 @@ def _majority_error(ytr: np.ndarray, yte: np.ndarray) -> float:
 
 
 @validate_params({"data": ["sequence"], "usd": ["array-like"], "budgets": ["array-like"],
-                  "methods": ["sequence"], "aggregator": [str],
-                  "n_splits": [Interval(Integral, 1, None)],
-                  "test_fraction": "no_validation", "seed": [Interval(Integral, 0, None)],
+                  "methods": ["sequence"], "aggregator": [str], "protocol": [Protocol],
                   "max_models": [Interval(Integral, 1, None)], "names": ["sequence", None],
                   "n_jobs": "no_validation", "singles": [Real, None]})
 def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                     methods: Sequence[str] = METHODS, aggregator: str = "backoff",
-                    n_splits: int = PAPER_PROTOCOL.n_splits,
-                    test_fraction: float = PAPER_PROTOCOL.test_fraction, seed: int = 0,
-                    max_models: int = 20, names: Sequence[str] | None = None,
-                    n_jobs: int | None = None, singles: float | None = None) -> pd.DataFrame:
+                    protocol: Protocol = PAPER_PROTOCOL, max_models: int = 20,
+                    names: Sequence[str] | None = None, n_jobs: int | None = None,
+                    singles: float | None = None) -> pd.DataFrame:
     """Held-out error and cost per query of each method at each budget, per split.
 
     Parameters
@@ -175,8 +172,9 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         Dollars per query (each at least the cheapest price).
     methods : sequence of str, default=METHODS
     aggregator : str, default="backoff"
-    n_splits, test_fraction, seed
-        The protocol's (:func:`ensel.experiment.split_indices`).
+    protocol : ensel.protocol.Protocol, default=PAPER_PROTOCOL
+        Its ``n_splits``, ``test_fraction`` and ``seed`` make the splits
+        (:func:`ensel.experiment.split_indices`).
     max_models : int, default=20
         Largest number of models of a static subset and of the cascade's order.
     names : sequence of str, optional
@@ -197,7 +195,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         n_test``; method ``"none"`` (budget 0) is the zero-cost majority-class guess.
     """
     from ensel.aggregate import half_tie_error
-    from ensel.budget import BudgetedScoreMI, budget_baselines, single_rows, subset_error
+    from ensel.budget import BudgetedScoreMI, picks_within, single_rows, subset_error
     from ensel.cascade import Cascade
     from ensel.costs import check_budget, check_costs
     from ensel.experiment import _jobs, _map_in_order, _mv_seed, split_indices
@@ -214,7 +212,8 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         from ensel.cascade import check_posterior_aggregator
 
         check_posterior_aggregator(aggregator, func="frontier_errors (with the cascade)")
-    tasks = [(d, s) for d in data for s in range(n_splits)]
+    seed, test_fraction = protocol.seed, protocol.test_fraction
+    tasks = [(d, s) for d in data for s in range(protocol.n_splits)]
 
     def one(task: tuple[Any, int]) -> list[tuple[Any, ...]]:
         d, s = task
@@ -245,14 +244,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         # models) is not kept once scored
         cascades: dict[tuple[int, ...], tuple[float, float, float, str]] = {}
         for b in bb:
-            picks: dict[str, list[int]] = {}
-            if "budgeted" in methods:
-                picks["budgeted"] = BudgetedScoreMI(min(max_models, m), budget=b,
-                                                    costs=c).fit(Xtr, ytr).selected_
-            base = budget_baselines(Xtr, ytr, c, b, k=min(max_models, m))
-            for name in ("topk_budget", "cheapest_first", "best_single"):
-                if name in methods:
-                    picks[name] = base[name]
+            picks = picks_within(Xtr, ytr, c, b, min(max_models, m), methods)
             for name, cols in picks.items():
                 key = tuple(sorted(cols))
                 if key not in cache:
@@ -385,7 +377,9 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
     """The frontier document (schema ``ensel.frontier/2``, see the module text).
 
     ``results``: the rows of :func:`frontier_errors`; its rows of every model alone
-    (``singles=``, method ``"single"``) are candidates of the buy list only; ``margin``:
+    (``singles=``, method ``"single"``) and any rows of another method than
+    :data:`METHODS` (e.g. the report's cost-blind recommendation, ``"cost_blind"``, on the
+    same evaluations) are candidates of the buy list only; ``margin``:
     the buy list's equivalence margin (default
     :data:`ensel.budget.EQUIVALENCE_MARGIN`); ``model_table``: the rows of
     :func:`ensel.evidence.model_table` carried into the document.
@@ -393,7 +387,7 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
     from ensel.budget import EQUIVALENCE_MARGIN, EQUIVALENCE_RULE, buy_list
 
     c = np.asarray(usd, dtype=float)
-    alone = results["method"] == "single"
+    alone = ~results["method"].isin([*METHODS, "none"])  # candidates of the buy list only
     singles = results[alone] if alone.any() else None
     res = results[~alone].sort_values(["condition", "split", "method", "budget"],
                                       kind="stable")

@@ -10,7 +10,13 @@ each budget. :func:`report_html` renders it as one self-contained offline HTML p
 (``ensel._html``, the rendering path ``ensel evaluate`` shares); ``ensel report`` is the
 command (``ensel.cli.report``).
 
-How an abstention and a tie count: the task is binary. In a model's *accuracy* an
+A multi-class table (option labels) is read as it is: the K-ary selectors and aggregators
+of :func:`ensel.evidence.select_evidence`, a tie among ``t`` options counting ``1 - 1/t``,
+the errors measured on the items with gold (:func:`ensel.evidence.select_with_gaps`; with
+fewer than :data:`ensel.evidence.MIN_GOLD_ITEMS` per condition the report is refused: it
+recommends by held-out error). The page's first screen says which view it read.
+
+How an abstention and a tie count in the binary view: in a model's *accuracy* an
 abstention (answer ``0``) is a wrong answer; *coverage* is the share of items a model
 answered and *accuracy when answered* its accuracy on those. Every held-out error (of an
 ensemble, and of a single model) is the error of the aggregator's answers, fitted on the
@@ -25,6 +31,9 @@ otherwise "one model is enough": the best single model, with the ensemble's held
 beside it. It is cost-blind: given prices, the report's first line is instead what to buy
 (``purchase``): the buy list's choice at its largest budget, the cheapest choice as good as
 the most accurate one within it, and the cost-blind recommendation follows as the reference.
+The cost-blind recommendation is itself a candidate of the buy list (its held-out errors on
+the same splits, its models' price), so the purchase never costs more than it when it is as
+good.
 
 JSON (:meth:`UserReport.to_dict`, schema ``ensel.report/1``): ``source``, ``n_items``,
 ``n_models``, ``conditions``, ``recommendation`` (``models``, ``aggregator``,
@@ -100,18 +109,23 @@ def _stack(data: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate([d.X for d in data]), np.concatenate([d.y for d in data])
 
 
-def _all_models(data: Sequence[Any], ev: Any, *, seed: int,
-                n_jobs: int | None) -> dict[str, Any] | None:
+def _all_models(data: Sequence[Any], ev: Any, *, seed: int, n_jobs: int | None
+                ) -> tuple[dict[str, Any] | None, np.ndarray | None]:
     """Every model aggregated by the recommended aggregator, on the splits of ``ev``, and
-    its paired difference to the best single model (Top-k at ``k = m`` and at 1)."""
+    its paired difference to the best single model (Top-k at ``k = m`` and at 1); and its
+    errors per evaluation (by condition and split)."""
     from ensel.experiment import evaluate, paired_differences
     from ensel.info import MAX_PATTERN_SIZE
     from ensel.stats import paired_interval
 
     m = len(data[0].models)
-    radix = 3 if any((d.X == 0).any() for d in data) else 2
+    if data[0].native:  # option codes: only the pattern table codes answer patterns
+        K = max(max(len(o) for o in d.options) for d in data)
+        radix = K + 1 if ev.aggregator == "pattern" else 1
+    else:
+        radix = 3 if any((d.X == 0).any() for d in data) else 2
     if m < 2 or float(radix) ** m > MAX_PATTERN_SIZE:  # the aggregators' pattern codes
-        return None
+        return None, None
     e = ev.evaluation
     res = evaluate(list(data), ks=[1, m], n_splits=e["n_splits"], seed=seed,
                    test_fraction=e["test_fraction"], selectors=["topk"],
@@ -125,7 +139,7 @@ def _all_models(data: Sequence[Any], ev: Any, *, seed: int,
     return {"k": m, "error": float(r.mean), "low": max(float(r.low), 0.0),
             "high": min(float(r.high), 1.0),
             "vs_best_single": {"difference": float(d["mean_diff"]), "low": float(d["ci_low"]),
-                               "high": float(d["ci_high"]), "verdict": str(d["verdict"])}}
+                               "high": float(d["ci_high"]), "verdict": str(d["verdict"])}}, err
 
 
 def _no_model(data: Sequence[Any], ev: Any, *, seed: int) -> dict[str, Any]:
@@ -141,31 +155,61 @@ def _no_model(data: Sequence[Any], ev: Any, *, seed: int) -> dict[str, Any]:
         for s in range(e["n_splits"]):
             tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
                                    test_fraction=e["test_fraction"], item_ids=d.items)
-            err.append(_majority_error(d.y[tr], d.y[te]))
+            err.append(_option_majority_error(d, tr, te) if d.native
+                       else _majority_error(d.y[tr], d.y[te]))
     r = paired_interval(np.asarray(err), n_train=1 - e["test_fraction"],
                         n_test=e["test_fraction"], confidence=e["confidence"])
     return {"error": float(r.mean), "low": max(float(r.low), 0.0),
             "high": min(float(r.high), 1.0)}
 
 
+def _option_majority_error(d: Any, tr: np.ndarray, te: np.ndarray) -> float:
+    """:func:`_no_model` on option labels: always the gold label most frequent among the
+    training items with gold (ties: the first in text order), scored on the test items with
+    gold."""
+    def labels(rows: np.ndarray) -> np.ndarray:
+        rows = rows[d.y[rows] >= 0]
+        return np.asarray([d.options[i][d.y[i]] for i in rows.tolist()], dtype=object)
+
+    seen, counts = np.unique(labels(tr).astype(str), return_counts=True)
+    test = labels(te).astype(str)
+    return float(np.mean(test != seen[int(np.argmax(counts))])) if len(test) else float("nan")
+
+
 def _path(data: Sequence[Any], ev: Any) -> list[dict[str, Any]]:
     """The selector's picks in order up to ``-k auto``'s largest ``k``, with each pick's
     information gain and the nested cross-validated error at that ``k``."""
-    from ensel.select import SPECS, marginal_gains
+    from ensel.evidence import option_gains
+    from ensel.select import MULTICLASS_SPECS, SPECS, marginal_gains
 
     X, y = _stack(data)
     auto = ev.auto or {}
-    spec = SPECS.get(ev.method)
+    native = bool(data[0].native)
+    if native:  # option codes: the items with gold
+        X, y = X[y >= 0], y[y >= 0]
+    spec = (MULTICLASS_SPECS if native else SPECS).get(ev.method)
     k_max = int(auto.get("max_k", ev.k)) if spec is not None and spec.nested else ev.k
     if spec is not None and spec.nested:
         picks = [int(j) for j in spec.estimator(k_max).fit(X, y).selected_]
     else:
         picks = [data[0].models.index(s["model"]) for s in ev.selected]
-    gains = marginal_gains(X, y, picks)
+    gains = option_gains(X, y, picks) if native else marginal_gains(X, y, picks)
     inner, se = auto.get("inner_error", {}), auto.get("inner_se", {})
     return [{"k": i + 1, "model": data[0].models[j], "gain_bits": float(g),
              "inner_error": inner.get(str(i + 1)), "inner_se": se.get(str(i + 1))}
             for i, (j, g) in enumerate(zip(picks, gains, strict=True))]
+
+
+def _recommended_arm(ev: Any, all_models: dict[str, Any] | None) -> str:
+    """Which arm the cost-blind recommendation is: ``selected`` (the ensemble of ``-k
+    auto``), ``all_models`` or ``best_single``."""
+    everyone = (all_models is not None and not ev.ensemble_beats_best_single
+                and all_models["vs_best_single"]["high"] < 0)
+    if (ev.k == 1 and not everyone) or ev.ensemble_beats_best_single:
+        return "selected"
+    # the selected ensemble is not better beyond the noise: all models if they are, else
+    # the best single model alone
+    return "all_models" if everyone else "best_single"
 
 
 def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | None = None,
@@ -174,14 +218,14 @@ def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | N
     chosen = [s["model"] for s in ev.selected]
     best_model = str(table.sort_values(["accuracy", "model"],
                                        ascending=[False, True]).iloc[0]["model"])
-    everyone = (all_models is not None and not ev.ensemble_beats_best_single
-                and all_models["vs_best_single"]["high"] < 0)
-    if (ev.k == 1 and not everyone) or ev.ensemble_beats_best_single:
+    which = _recommended_arm(ev, all_models)
+    everyone = which == "all_models"
+    if which == "selected":
         arm, models = arms["selected"], chosen
-    elif everyone:  # the selected ensemble is not better beyond the noise, all models are
+    elif everyone:
         assert all_models is not None
         arm, models = all_models, [str(m) for m in every_model]
-    else:  # the ensemble is not better beyond the noise: the best single model alone
+    else:
         arm, models = arms["best_single"], [best_model]
     one = len(models) == 1
     vs = next(c for c in ev.evaluation["comparisons"] if c["against"] == "best_single")
@@ -241,6 +285,80 @@ def _purchase(buy_list: list[dict[str, Any]], rec: dict[str, Any],
             "headline": headline}
 
 
+def _cost_blind_rows(res: pd.DataFrame, errors: np.ndarray, models: list[str],
+                     price: dict[str, float]) -> pd.DataFrame:
+    """The cost-blind recommendation as a candidate of the buy list (method
+    ``"cost_blind"``): its held-out errors on the frontier's evaluations (the same
+    conditions and splits, ordered by condition and split, as the buy list pairs them) and
+    the price of the models it deploys, in the rows of
+    :func:`ensel.frontier.frontier_errors`."""
+    evals = (res[["condition", "split", "n_test"]].drop_duplicates(["condition", "split"])
+             .sort_values(["condition", "split"]))
+    if len(evals) != len(errors):  # not the same evaluations: not comparable, not a candidate
+        return res.iloc[:0]
+    cost = float(sum(price[m] for m in models))
+    return evals.assign(method="cost_blind", budget=cost, error=np.asarray(errors, float),
+                        cost=cost, n_models=len(models), selected="|".join(models))[
+        list(res.columns)]
+
+
+def _frontier(data: Sequence[Any], ev: Any, c: np.ndarray, table: pd.DataFrame,
+              cost_blind: tuple[np.ndarray | None, list[str]], *, dropped: Sequence[str],
+              seed: int, n_budgets: int, max_models: int,
+              n_jobs: int | None) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The frontier document of ``ensel frontier`` on the splits of ``ev`` (the same
+    protocol), its buy list's candidates with the cost-blind recommendation among them
+    (``cost_blind``: its errors per evaluation and its models, ``None`` errors: left out),
+    so that nothing the report shows as good is cheaper than what it buys; and the rows
+    the buy list chose from."""
+    from ensel.frontier import (
+        METHODS,
+        best_single_price,
+        budget_grid,
+        frontier_errors,
+        frontier_summary,
+    )
+    from ensel.protocol import Protocol
+
+    e = ev.evaluation
+    budgets = budget_grid(c, n_budgets, max_models=max_models,
+                          include=[best_single_price(data, c)])
+    pr = Protocol(n_splits=e["n_splits"], test_fraction=e["test_fraction"], seed=seed)
+    res = frontier_errors(data, c, budgets, methods=METHODS, aggregator=ev.aggregator,
+                          protocol=pr, max_models=max_models, n_jobs=n_jobs,
+                          singles=float(max(budgets)))
+    errors, models = cost_blind
+    if errors is not None:
+        price = dict(zip(table["model"], table["usd_per_query"], strict=True))
+        res = pd.concat([res, _cost_blind_rows(res, errors, models, price)],
+                        ignore_index=True)
+    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
+    rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
+             for k in keep} for r in table[keep].to_dict("records")]
+    return frontier_summary(res, usd=c, models=data[0].models, seed=seed,
+                            test_fraction=pr.test_fraction, aggregator=ev.aggregator,
+                            dropped=list(dropped), model_table=rows), res
+
+
+def _check_gold(data: Sequence[Any]) -> None:
+    """The report recommends by held-out error: refused (naming how many items have gold)
+    where a multi-class table has too little gold to measure one."""
+    from ensel._errors import UsageError
+    from ensel.evidence import MIN_GOLD_ITEMS
+
+    if not data[0].native:
+        return
+    few = [(d.condition, int(d.has_gold().sum()), len(d.y)) for d in data
+           if d.has_gold().sum() < MIN_GOLD_ITEMS]
+    if few:
+        c, g, n = few[0]
+        raise UsageError(f"condition {c!r}: {g:,} of {n:,} items have a gold label; the report "
+                         "recommends by held-out error, which is measured against gold and "
+                         f"needs at least {MIN_GOLD_ITEMS} items with gold per condition: "
+                         "ensel select -k K picks without gold (from the label-free "
+                         "posterior of Dawid-Skene)")
+
+
 def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = None,
                  prices: str | None = None, dropped: Sequence[str] = (), seed: int = 0,
                  n_budgets: int = 8, max_models: int = 20, n_jobs: int | None = None,
@@ -276,35 +394,21 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
         data = condition_data(data, None)
     before = list(data[0].models)
     data, blank = _pickable(list(data))
+    _check_gold(data)
     ev = select_evidence(data, k="auto", seed=seed, n_jobs=n_jobs, progress=progress)
+    assert ev.evaluation is not None  # measured: _check_gold refused too little gold
     table = model_table(data, usd if usd is None else _kept(usd, before, data))
     ranks = {s["model"]: s["rank"] for s in ev.selected}
     table["rank"] = [ranks.get(m) for m in table["model"]]
+    every, every_errors = _all_models(data, ev, seed=seed, n_jobs=n_jobs)
+    rec = _recommendation(ev, table, every, data[0].models)
     front = None
     if usd is not None:  # what ensel frontier computes: its buy list is the library's
-        from ensel.frontier import (
-            METHODS,
-            best_single_price,
-            budget_grid,
-            frontier_errors,
-            frontier_summary,
-        )
-
-        c = _kept(usd, before, data)
-        e = ev.evaluation
-        budgets = budget_grid(c, n_budgets, max_models=max_models,
-                              include=[best_single_price(data, c)])
-        res = frontier_errors(data, c, budgets, methods=METHODS, aggregator=ev.aggregator,
-                              n_splits=e["n_splits"], seed=seed, max_models=max_models,
-                              n_jobs=n_jobs, singles=float(max(budgets)))
-        keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
-        rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
-                 for k in keep} for r in table[keep].to_dict("records")]
-        front = frontier_summary(res, usd=c, models=data[0].models, seed=seed,
-                                 aggregator=ev.aggregator, dropped=list(dropped),
-                                 model_table=rows)
-    every = _all_models(data, ev, seed=seed, n_jobs=n_jobs)
-    rec = _recommendation(ev, table, every, data[0].models)
+        cost_blind = ({**ev.arm_errors, "all_models": every_errors}[_recommended_arm(ev, every)],
+                      rec["models"])
+        front = _frontier(data, ev, _kept(usd, before, data), table, cost_blind,
+                          dropped=dropped, seed=seed, n_budgets=n_budgets,
+                          max_models=max_models, n_jobs=n_jobs)[0]
     buy = None
     if front is not None and front["buy_list"]:
         buy = _purchase(front["buy_list"], rec,
@@ -408,6 +512,23 @@ def _figures(rep: UserReport) -> dict[str, str]:
     return out
 
 
+def _view_words(sel: dict[str, Any]) -> str:
+    """The report's line on the view of the answers (and their gold) it read."""
+    from ensel.evidence import NATIVE_ERROR_RULE
+
+    if sel.get("view") != "native":
+        return ("View: binary (yes/no answers against a +1/-1 label, the paper's view; a "
+                "multiple-choice table read with --binary became the paper's two queries per "
+                "question).")
+    gold = sel["gold"]
+    words = ("View: native (multiple-choice answers as they are, option labels; the K-ary "
+             "selectors and aggregators; --binary gives the paper's yes/no view). "
+             f"Here {NATIVE_ERROR_RULE}.")
+    if gold["n_with_gold"] < gold["n_items"]:
+        words += " " + " ".join(n[:1].upper() + n[1:] + "." for n in gold["notes"])
+    return words
+
+
 def report_html(rep: UserReport, *, json_link: str | None = None,
                 command: str | None = None) -> str:
     """The report as one self-contained offline HTML page (needs matplotlib for its
@@ -425,7 +546,8 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
     parts = [f"<h1>Which models to use: {esc(name)}</h1>",
              f'<p class="muted">{rep.n_models} models, {rep.n_items:,} items, '
              f"{len(rep.conditions)} condition{'s' if len(rep.conditions) > 1 else ''}; "
-             f"held-out errors over {esc(how)}.</p>"]
+             f"held-out errors over {esc(how)}.</p>",
+             f'<p class="muted" id="view">{esc(_view_words(sel))}</p>']
     use = ", ".join(f"<b>{esc(m)}</b>" for m in r["models"])
     buy, ans = rep.purchase, []
     if buy is not None:  # with prices: the buy list's answer first, the cost-blind one below
@@ -504,7 +626,8 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
         parts += ["<h2 id=\"buy\">Buy list</h2>",
                   f"<p>At each budget (dollars per query): the cheapest choice as good as the "
                   f"most accurate one within it ({esc(rule)}), among budgeted selection, "
-                  "Top-k under the budget, cheapest first, each model alone and the cascade; "
+                  "Top-k under the budget, cheapest first, each model alone, the cascade and "
+                  "the cost-blind recommendation (on the same splits); "
                   "its cost and held-out error with 95 % intervals.</p>",
                   table_html(["budget", "buy", "found by", "cost / query", "held-out error",
                               "most accurate within the budget", "why not cheaper"], rows,

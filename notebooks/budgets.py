@@ -63,6 +63,7 @@ from ensel.book.claims import PageChecks
 from ensel.book.large_pools import available
 from ensel.book.profiles import names
 from ensel.book.theory_pages import glue
+from ensel.protocol import Protocol
 from ensel.stats import CONTRADICTED, HOLDS
 
 checks = PageChecks("budgets")
@@ -102,8 +103,9 @@ for s in sources:
 docs = {}
 for s in sources:
     splits = pool_splits if s.name.startswith("pool") else n_splits
-    docs[s.name] = run_frontier(s, n_budgets=n_budgets, n_splits=splits,
-                                max_models=max_models, seed=seed)
+    pr = Protocol(n_splits=splits, seed=seed)
+    docs[s.name] = run_frontier(s, n_budgets=n_budgets, protocol=pr,
+                                max_models=max_models)
 
 # %% tags=["remove-cell"]
 from ensel.book.protocol import mark_synthetic_figures

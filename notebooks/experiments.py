@@ -240,8 +240,7 @@ plt.show()
 # %%
 tie_ks = [k for k in protocol.TIE_KS if k in set(results["k"])]
 tie_errors = protocol.tie_rule_errors(
-    experiment.condition_data(df), n_splits=n_splits, seed=seed,
-    ks=tie_ks)
+    experiment.condition_data(df), protocol=the_protocol, ks=tie_ks)
 tie_table = protocol.tie_rule_table(tie_errors)
 
 # %% tags=["hide-input"]

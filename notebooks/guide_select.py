@@ -61,6 +61,12 @@ checks.add("the deployed k is at most --max-k", 1 <= doc["k"] <= doc["auto"]["ma
 # %% [markdown]
 # ## Reading the output
 #
+# * **The view**, on the first line: here yes/no answers. A multiple-choice table (option
+#   labels) is read as it is, with the K-ary selectors and aggregators of
+#   {data}`ensel.select.MULTICLASS_SPECS` and {data}`ensel.aggregate.MULTICLASS_SPECS`;
+#   where gold is missing for some items or all, {func}`ensel.evidence.select_with_gaps`
+#   says on how many items the error rests, or why there is none. `--binary` gives the
+#   paper's yes/no view.
 # * **The picks**, in order, with each model's accuracy and the information it adds to the
 #   models before it (in bits). Here `-k auto` deployed {glue:text}`k_deployed` models.
 # * **Held-out error** of the chosen ensemble, of Top-k at the same size and of the best

@@ -12,6 +12,7 @@ from ensel.budget import EQUIVALENCE_MARGIN, as_good, cheapest_as_good
 from ensel.cli.select import run_select_budget
 from ensel.costs import shipped_prices
 from ensel.experiment import _mv_seed, condition_data, split_indices
+from ensel.protocol import Protocol
 from ensel.stats import paired_interval
 from tests.conftest import UPSTREAMS, require_mirror
 
@@ -48,7 +49,8 @@ def test_no_recommendation_is_dominated_beyond_noise(name, monkeypatch) -> None:
     data, usd = _priced(load(name))
     # a cheap budget and one that affords the dearest model: the two ends of the list
     for budget in (float(np.sort(usd)[len(usd) // 3]), float(usd.max())):
-        doc = run_select_budget(data, usd, budget, k=None, n_splits=SPLITS)
+        doc = run_select_budget(data, usd, budget, k=None,
+                                protocol=Protocol(n_splits=SPLITS))
         rec, best = doc["recommendation"], doc["best"]
         assert doc["cost"] <= budget + 1e-12
         assert rec["cost_high"] <= budget + 1e-12 and rec["cost_low"] >= 0
@@ -77,7 +79,8 @@ def test_the_frontiers_buy_list_pays_for_nothing_on_real_sources(name, monkeypat
     monkeypatch.setenv("ENSEL_DATA_MIRROR", str(mirror))
     data, usd = _priced(load(name))
     budgets = budget_grid(usd, 4, max_models=8)
-    res = frontier_errors(data, usd, budgets, n_splits=SPLITS, max_models=8,
+    res = frontier_errors(data, usd, budgets, protocol=Protocol(n_splits=SPLITS),
+                          max_models=8,
                           singles=float(budgets.max()))
     doc = frontier_summary(res, usd=usd, models=data[0].models)
     assert [r["budget"] for r in doc["buy_list"]] == doc["budgets"]

@@ -42,10 +42,11 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
     doc = _json(capsys, ["select", str(medmcqa_file), "-k", "4", "--condition", "t0.7-r1",
                          "--splits", "5", "--method", "greedy-mi", "--json"])
     assert doc["schema"] == "ensel.select/2"
-    assert set(doc) == {"schema", "data", "format", "conditions", "n_items", "n_models",
-                        "method", "aggregator", "defaults", "dropped_models", "k", "k_mode",
-                        "selected", "evaluation", "auto", "ensemble_beats_best_single",
-                        "message"}
+    assert set(doc) == {"schema", "data", "format", "view", "conditions", "n_items",
+                        "n_models", "method", "aggregator", "defaults", "dropped_models", "k",
+                        "k_mode", "selected", "evaluation", "auto",
+                        "ensemble_beats_best_single", "message", "gold"}
+    assert doc["view"] == "binary" and doc["gold"]["n_with_gold"] == doc["n_items"]
     # the default aggregator comes from the library's constant and the output says so; the
     # method was given (by its alias), so it is not among the defaults
     assert doc["method"] == "greedy_mi" and doc["aggregator"] == DEFAULT_AGGREGATOR

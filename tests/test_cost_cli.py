@@ -17,6 +17,7 @@ from ensel.cli.select import run_select_budget
 from ensel.costs import read_prices
 from ensel.experiment import condition_data
 from ensel.pools import family_pool
+from ensel.protocol import Protocol
 
 MODELS = [f"m{j}" for j in range(6)]
 PRICES = [0.001, 0.002, 0.004, 0.008, 0.0005, 0.01]
@@ -101,7 +102,7 @@ def test_select_budget_json_equals_the_library(capsys, files) -> None:
     assert doc["cost"] <= 0.012 + 1e-12
     data = condition_data(pd.read_csv(files["data"]))
     usd, _, _ = read_prices(files["prices"]).for_models(data[0].models)
-    lib = run_select_budget(data, usd, 0.012, k=None, n_splits=3)
+    lib = run_select_budget(data, usd, 0.012, k=None, protocol=Protocol(n_splits=3))
     assert doc["selected"] == lib["selected"] and doc["arms"] == lib["arms"]
     assert set(doc["arms"]) == {"budgeted", "topk_budget", "cheapest_first", "best_single"}
     for arm in doc["arms"].values():

@@ -472,7 +472,7 @@ def test_majority_vote_spread_at_k2_comparable_to_k1_and_k3() -> None:
     sd = errs.groupby("k")["error"].std()
     assert sd[2] <= TIE_SPREAD_FACTOR * max(sd[1], sd[3])
     # the old coin per pattern: every tie of a split goes one way, a much larger spread
-    tab = tie_rule_table(tie_rule_errors(data, n_splits=12, seed=0))
+    tab = tie_rule_table(tie_rule_errors(data, protocol=Protocol(n_splits=12, seed=0)))
     np.testing.assert_allclose(tab["half spread"], sd.to_numpy(), atol=1e-15)
     assert tab.loc[2, "tied share"] > 0.1
     assert tab.loc[2, "coin spread"] > 2 * tab.loc[2, "half spread"]

@@ -15,6 +15,7 @@ from ensel.frontier import (
     hull_aiq,
 )
 from ensel.pools import family_pool
+from ensel.protocol import Protocol
 
 
 def test_hull_is_non_decreasing_and_convex() -> None:
@@ -32,7 +33,8 @@ def run():
     usd = np.exp(np.random.default_rng(8).uniform(np.log(1e-4), np.log(1e-2), 12))
     d = ConditionData("all", p.X, p.y, [f"m{j:02d}" for j in range(12)], np.arange(1500))
     budgets = budget_grid(usd, 5, max_models=6)
-    res = frontier_errors([d], usd, budgets, n_splits=3, max_models=6)
+    res = frontier_errors([d], usd, budgets, protocol=Protocol(n_splits=3),
+                          max_models=6)
     return d, usd, budgets, res
 
 
@@ -74,11 +76,13 @@ def test_sharing_work_across_budgets_changes_no_row(run, monkeypatch) -> None:
         return real(self, *a)
 
     monkeypatch.setattr(budgeted._Gains, "__call__", counted)
-    shared = frontier_errors([d], usd, budgets, n_splits=3, max_models=6)
+    shared = frontier_errors([d], usd, budgets, protocol=Protocol(n_splits=3),
+                          max_models=6)
     n_shared = len(calls)
     monkeypatch.setattr(budgeted, "shared_fits", lambda X, y: contextlib.nullcontext())
     calls.clear()
-    alone = frontier_errors([d], usd, budgets, n_splits=3, max_models=6)
+    alone = frontier_errors([d], usd, budgets, protocol=Protocol(n_splits=3),
+                          max_models=6)
     pd.testing.assert_frame_equal(shared, res, check_exact=True)
     pd.testing.assert_frame_equal(alone, res, check_exact=True)
     assert n_shared < len(calls) / 2, (n_shared, len(calls))  # the work really is shared
@@ -100,10 +104,11 @@ def test_single_models_are_fitted_once_per_split(run, monkeypatch) -> None:
         return real(split, cols, *a)
 
     monkeypatch.setattr(budget, "subset_error", counted)
-    both = frontier_errors([d], usd, budgets, n_splits=3, max_models=6,
+    both = frontier_errors([d], usd, budgets, protocol=Protocol(n_splits=3), max_models=6,
                            singles=float(budgets[-1]))
     alone = both[both["method"] == "single"].reset_index(drop=True)
-    expected = budget.single_model_errors([d], usd, float(budgets[-1]), n_splits=3)
+    expected = budget.single_model_errors([d], usd, float(budgets[-1]),
+                                          protocol=Protocol(n_splits=3))
     pd.testing.assert_frame_equal(alone, expected, check_exact=True, check_dtype=False)
     rest = both[both["method"] != "single"].reset_index(drop=True)
     pd.testing.assert_frame_equal(rest, res, check_exact=True)

@@ -10,6 +10,9 @@ re-recorded for ``ensel.select/2`` (issue 36): the schema name and two keys per 
 (issue 38): only the best-single comparison's half-sample interval changed (on one half the
 two-model logistic fit gives both models the same weight, so the 27 test items where they
 disagree score exactly 0: ties, once sent to +1), the other two documents are unchanged.
+Issue 39 (multi-class answers read as they are) added two keys to all three, ``view``
+(``"binary"``) after ``format`` and ``gold`` (every item has gold) at the end; every other
+byte is the same.
 """
 
 from __future__ import annotations

@@ -60,6 +60,8 @@ from ensel.aggregate._weighted_plurality import WeightedPluralityVote
 __all__ = [
     "AGGREGATORS",
     "DEFAULT_AGGREGATOR",
+    "DEFAULT_MULTICLASS_AGGREGATOR",
+    "LABEL_FREE_AGGREGATOR",
     "SPECS",
     "AggregatorSpec",
     "BackoffMAP",
@@ -136,6 +138,12 @@ MULTICLASS_AGGREGATORS: Mapping[str, type] = EstimatorView(MULTICLASS_SPECS)
 #: The aggregator `ensel select` uses unless told otherwise (the paper's MAP stays available
 #: as "map"); the evidence is :data:`ensel.select.DEFAULT_REASON`.
 DEFAULT_AGGREGATOR = "backoff"
+#: The aggregator `ensel select` uses on multi-class answers with gold for every item; the
+#: evidence is :data:`ensel.select.DEFAULT_MULTICLASS_REASON`.
+DEFAULT_MULTICLASS_AGGREGATOR = "ds"
+#: The aggregator `ensel select` uses on multi-class answers when gold is missing for some
+#: items or all: Dawid-Skene, fitted without labels (the items with gold anchor it).
+LABEL_FREE_AGGREGATOR = "ds"
 
 
 @validate_params({"name": [StrOptions({**AGGREGATORS, **MULTICLASS_AGGREGATORS})],

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel.protocol import Protocol
+
 __all__ = ["PricedSource", "priced_sources", "pool_prices", "priced_pool", "run_frontier",
            "reach_table", "cascade_table", "verdict_table", "price_table", "plot_frontiers",
            "POOL_PRICE_RULE"]
@@ -73,10 +75,11 @@ def priced_sources(names: Sequence[str]) -> list[PricedSource]:
     return out
 
 
-def run_frontier(src: PricedSource, *, n_budgets: int, n_splits: int, max_models: int,
-                 seed: int = 0, methods: Sequence[str] | None = None,
+def run_frontier(src: PricedSource, *, n_budgets: int, protocol: Protocol, max_models: int,
+                 methods: Sequence[str] | None = None,
                  n_jobs: int | None = None) -> dict[str, Any]:
-    """The frontier document of one source (:func:`ensel.frontier.frontier_summary`)."""
+    """The frontier document of one source (:func:`ensel.frontier.frontier_summary`) on the
+    splits of ``protocol``."""
     from ensel.frontier import (
         METHODS,
         best_single_price,
@@ -88,8 +91,9 @@ def run_frontier(src: PricedSource, *, n_budgets: int, n_splits: int, max_models
     budgets = budget_grid(src.usd, n_budgets, max_models=max_models,
                           include=[best_single_price(src.data, src.usd)])
     res = frontier_errors(src.data, src.usd, budgets, methods=methods or METHODS,
-                          n_splits=n_splits, seed=seed, max_models=max_models, n_jobs=n_jobs)
-    return frontier_summary(res, usd=src.usd, models=src.data[0].models, seed=seed,
+                          protocol=protocol, max_models=max_models, n_jobs=n_jobs)
+    return frontier_summary(res, usd=src.usd, models=src.data[0].models,
+                            test_fraction=protocol.test_fraction, seed=protocol.seed,
                             dropped=src.dropped)
 
 

@@ -290,28 +290,28 @@ TIE_MIN_EVALUATIONS = 10
 TIE_KS = (1, 2, 3)
 
 
-def tie_rule_errors(df: Any, *, n_splits: int, seed: int,
-                    test_fraction: float = PAPER_PROTOCOL.test_fraction,
+def tie_rule_errors(df: Any, *, protocol: Protocol = PAPER_PROTOCOL,
                     ks: Sequence[int] = TIE_KS) -> pd.DataFrame:
     """Top-k (MV) on the protocol's splits under the two tie rules, per evaluation.
 
-    On the splits of :func:`ensel.experiment.evaluate` (same condition, split, seed and item
-    ids), Top-k's first ``k`` picks on the training part voted by majority vote fitted with
-    the evaluation's tie seed: ``coin`` is the error of ``predict`` (the old rule, one
-    seeded coin per answer pattern, so every tie of a split goes one way), ``half`` the
-    error of :func:`ensel.aggregate.heldout_error` (a tie counts half), which the results
-    hold. Columns ``condition, split, k, coin, half, ties`` (``ties``: share of tied test
-    items).
+    On the splits of :func:`ensel.experiment.evaluate` with the same ``protocol`` (same
+    condition, split, seed and item ids), Top-k's first ``k`` picks on the training part
+    voted by majority vote fitted with the evaluation's tie seed: ``coin`` is the error of
+    ``predict`` (the old rule, one seeded coin per answer pattern, so every tie of a split
+    goes one way), ``half`` the error of :func:`ensel.aggregate.heldout_error` (a tie counts
+    half), which the results hold. Columns ``condition, split, k, coin, half, ties``
+    (``ties``: share of tied test items).
     """
     from ensel.aggregate import heldout_error, make_aggregator
     from ensel.experiment import _mv_seed, _nested_picks, condition_data, split_indices
 
     data = df if isinstance(df, list) else condition_data(df)
     rows = []
+    seed = protocol.seed
     for d in data:
-        for s in range(n_splits):
+        for s in range(protocol.n_splits):
             tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
-                                   test_fraction=test_fraction, item_ids=d.items)
+                                   test_fraction=protocol.test_fraction, item_ids=d.items)
             Xtr, ytr, Xte, yte = d.X[tr], d.y[tr], d.X[te], d.y[te]
             picks = _nested_picks("topk", Xtr, ytr, [int(k) for k in ks])
             for k, cols in picks.items():

@@ -71,23 +71,30 @@ POSITIVE = _int_at_least(1, "a positive integer")
 
 
 def _read(data: Sequence[str], fmt: str | None, *, binary: bool = False,
+          native: bool = False, why: str = "this command reads the paper's binary view",
           **options: Any) -> pd.DataFrame:
-    """The answers of a command: binary, or multi-class converted with ``--binary``; a
-    multi-class table without it is refused (the commands estimate on binary answers)."""
+    """The answers of a command: binary, or multi-class converted with ``--binary``.
+
+    ``native`` (``ensel select`` and ``ensel report`` without prices): the answers as they
+    are, a dataset name and a multiple-choice file in its native view (option labels) too;
+    otherwise a multi-class table without ``--binary`` is refused (the command estimates on
+    binary answers; ``why`` says so in the message). :func:`ensel.data.is_native` of the
+    result says which view was read.
+    """
     from ensel.data import DataError, is_native
     from ensel.datasets import read_data
 
-    view = "binary" if binary else None
+    view = "binary" if binary else "native" if native else None
     df = read_data(data[0] if len(data) == 1 else list(data), format=fmt, view=view, **options)
-    if is_native(df):
-        shown = data[0] if len(data) == 1 else f"{data[0]} (and {len(data) - 1} more)"
-        n_items = df["item"].nunique()
-        raise DataError(
-            f"{shown}: the answers are multi-class (option labels, {n_items:,} items with "
-            "their option sets); this command reads the paper's binary view: pass --binary "
-            "to turn each question into a query for its gold option and one for a wrong "
-            "option drawn with seed 0 (ensel.datasets.binary.to_binary_view)")
-    return df
+    if native or not is_native(df):
+        return df
+    shown = data[0] if len(data) == 1 else f"{data[0]} (and {len(data) - 1} more)"
+    n_items = df["item"].nunique()
+    raise DataError(
+        f"{shown}: the answers are multi-class (option labels, {n_items:,} items with "
+        f"their option sets); {why}: pass --binary "
+        "to turn each question into a query for its gold option and one for a wrong "
+        "option drawn with seed 0 (ensel.datasets.binary.to_binary_view)")
 
 
 def _detected(data: Sequence[str]) -> str:

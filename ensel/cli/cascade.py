@@ -34,7 +34,7 @@ import numpy as np
 
 from ensel._errors import UsageError
 from ensel.cli._prices import add_common_arguments, interval, prepare
-from ensel.protocol import PAPER_PROTOCOL
+from ensel.protocol import PAPER_PROTOCOL, Protocol
 
 __all__ = ["add_arguments", "run_command", "run_cascade", "format_cascade"]
 
@@ -117,7 +117,7 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
     delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
     # the cascade against every model alone within its largest cost and its static order
     singles = single_model_errors(data, usd, max(static_costs), aggregator=aggregator,
-                                  n_splits=n_splits, seed=seed)
+                                  protocol=Protocol(n_splits=n_splits, seed=seed))
     cands: list[dict[str, Any]] = [
              {"name": "the cascade", "errors": np.asarray(errs), "cost": c[0]},
              {"name": "the static ensemble of its order (every model asked)",

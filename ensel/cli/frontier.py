@@ -65,14 +65,16 @@ def run_command(args: Any) -> int:
     data, usd, dropped, source = prepare(args)
     from ensel.cli.select import table_rows
     from ensel.evidence import model_table
+    from ensel.protocol import Protocol
 
     budgets = budget_grid(usd, args.budgets, max_models=args.max_models,
                           include=[best_single_price(data, usd)])
     methods = [m for m in METHODS if not (args.no_cascade and m == "cascade")]
     # every model alone within the largest budget too: the buy list's candidates
     res = frontier_errors(data, usd, budgets, methods=methods, aggregator=args.aggregator,
-                          n_splits=args.splits, seed=args.seed, max_models=args.max_models,
-                          n_jobs=args.jobs, singles=float(max(budgets)))
+                          protocol=Protocol(n_splits=args.splits, seed=args.seed),
+                          max_models=args.max_models, n_jobs=args.jobs,
+                          singles=float(max(budgets)))
     doc = frontier_summary(res, usd=usd, models=data[0].models, seed=args.seed,
                            aggregator=args.aggregator, dropped=dropped, margin=args.margin,
                            model_table=table_rows(model_table(data, usd)))

@@ -6,7 +6,9 @@ evidence (selection path, per-model accuracy, coverage and accuracy when answere
 by :func:`ensel.report.build_report` and written as one self-contained offline HTML page by
 :func:`ensel.report.report_html`, with every number as JSON beside it (``report.json``,
 schema ``ensel.report/1``). Prices and data are read as for every command that pays in
-dollars (:mod:`ensel.cli._prices`).
+dollars (:mod:`ensel.cli._prices`). Without prices a multi-class table is read as it is
+(option labels, as ``ensel select`` reads it; ``--binary`` gives the paper's view), and the
+page's first screen says which view was read and on how many items with gold its errors rest.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ def run_command(args: Any) -> int:
         if args.drop_unpriced or args.store_config is not None:
             raise UsageError("--drop-unpriced and --store-config apply to prices: give "
                              "--prices or --prices-from-store too")
-        data = _read(args.data, args.format, binary=args.binary)
+        data = _read(args.data, args.format, binary=args.binary, native=True)
         usd, dropped, source = None, [], None
     rep = build_report(data, source=args.data, usd=usd, prices=source, dropped=dropped,
                        seed=args.seed, n_budgets=args.budgets, n_jobs=args.jobs,

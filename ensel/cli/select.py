@@ -1,16 +1,20 @@
 """``ensel select DATA -k K|auto [--method M] [--aggregator A] [--json]``.
 
 Parses the arguments and prints the document of :func:`ensel.evidence.run_select` (schema
-``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary.
+``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary, whose
+first line says which view of the answers was read (``VIEW_LINES``): a multi-class
+table (option labels) as it is, with the K-ary selectors and aggregators and, where gold is
+missing, :func:`ensel.evidence.select_with_gaps`; ``--binary`` gives the paper's view.
 
 ``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [--margin E] [-k K] [--json]``
     The buy list at one budget (:func:`run_select_budget`): the cheapest choice within ``B``
     dollars per query whose held-out error is as good as the best's by the equivalence rule
     of :mod:`ensel.budget` (candidates: budgeted selection, Top-k under the budget,
     cheapest first and the best single model at every budget up to ``B``, and every model
-    alone within ``B``; ``-k`` caps the number of models), deployed on all the data; the
-    cheaper choice it did not take is named with the reason. Then the held-out error and
-    cost of each method at ``B`` with intervals (costs clipped to ``[cheapest price, B]``) and the
+    alone within ``B``; ``-k`` caps the number of models), deployed on all the data
+    (:func:`ensel.evidence.budget_evidence`, the library's evidence path); the cheaper
+    choice it did not take is named with the reason. Then the held-out error and cost of
+    each method at ``B`` with intervals (costs clipped to ``[cheapest price, B]``) and the
     abstention-aware table of the models named. JSON schema ``ensel.select-budget/2``
     (``/1`` had ``selected`` = budgeted selection's pick, now ``budgeted``; ``/2`` adds the
     recommendation, the best choice, the rule and the model table)::
@@ -66,11 +70,11 @@ from ensel.cli._args import (
     _read,
     _wants_progress,
 )
-from ensel.cli._prices import add_price_arguments, interval, prepare
-from ensel.protocol import PAPER_PROTOCOL
+from ensel.cli._prices import add_price_arguments, prepare
+from ensel.protocol import PAPER_PROTOCOL, Protocol
 
 __all__ = ["HELP", "add_arguments", "format_select", "format_select_budget", "run_command",
-           "run_select_budget", "budget_candidates", "select_budget_command", "table_rows",
+           "run_select_budget", "select_budget_command", "table_rows",
            "model_lines"]
 
 HELP = "pick an ensemble of your models, with held-out evidence"
@@ -80,9 +84,15 @@ DESCRIPTION = ("Pick an ensemble of your models and show held-out evidence again
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments of ``ensel select``."""
-    from ensel.aggregate import AGGREGATORS, DEFAULT_AGGREGATOR
+    from ensel.aggregate import (
+        AGGREGATORS,
+        DEFAULT_AGGREGATOR,
+        DEFAULT_MULTICLASS_AGGREGATOR,
+        LABEL_FREE_AGGREGATOR,
+        MULTICLASS_AGGREGATORS,
+    )
     from ensel.protocol import N_HALVINGS
-    from ensel.select import DEFAULT_SELECTOR, SELECTORS
+    from ensel.select import DEFAULT_MULTICLASS_SELECTOR, DEFAULT_SELECTOR, SELECTORS
 
     seed, positive = SEED, POSITIVE
     p.add_argument("data", nargs="+", metavar="DATA",
@@ -99,9 +109,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     methods = [*SELECTORS, "exhaustive"]
     p.add_argument("--method", default=None, metavar="METHOD",
                    help=f"one of {', '.join(methods)} (hyphens allowed: greedy-mi, top-k); "
-                        f"default {DEFAULT_SELECTOR} (ensel.select.DEFAULT_SELECTOR)")
-    p.add_argument("--aggregator", default=None, choices=list(AGGREGATORS), type=str.lower,
-                   help=f"default {DEFAULT_AGGREGATOR} (ensel.aggregate.DEFAULT_AGGREGATOR)")
+                        f"default {DEFAULT_SELECTOR} (ensel.select.DEFAULT_SELECTOR); on "
+                        f"multi-class answers {DEFAULT_MULTICLASS_SELECTOR}")
+    p.add_argument("--aggregator", default=None,
+                   choices=[*AGGREGATORS, *MULTICLASS_AGGREGATORS], type=str.lower,
+                   help=f"default {DEFAULT_AGGREGATOR} (ensel.aggregate.DEFAULT_AGGREGATOR); "
+                        f"on multi-class answers one of {', '.join(MULTICLASS_AGGREGATORS)}, "
+                        f"default {DEFAULT_MULTICLASS_AGGREGATOR}, or {LABEL_FREE_AGGREGATOR} "
+                        "when gold is missing for some items")
     p.add_argument("--condition", default=None, help="use one condition only")
     p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
                    help="random 80/20 splits per condition (default 20; 10 for large pools)")
@@ -123,8 +138,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run_command(args: Any) -> int:
     """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
     from ensel import evidence
+    from ensel.aggregate import AGGREGATORS
 
     if args.budget_usd is not None:
+        if args.aggregator is not None and args.aggregator not in AGGREGATORS:
+            raise UsageError(f"--aggregator {args.aggregator} reads multi-class answers; "
+                             "--budget-usd reads the paper's binary view and takes "
+                             f"{', '.join(AGGREGATORS)}")
         return select_budget_command(args)
     if args.margin is not None:
         raise UsageError("--margin applies to --budget-usd only (the buy list's equivalence "
@@ -134,7 +154,7 @@ def run_command(args: Any) -> int:
     args.max_k = 10 if args.max_k is None else args.max_k
     args.jobs = -1 if args.jobs is None else args.jobs
 
-    df = _read(args.data, args.format, binary=args.binary)
+    df = _read(args.data, args.format, binary=args.binary, native=True)
     try:
         doc = evidence.run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
                          condition=args.condition, n_splits=args.splits, seed=args.seed,
@@ -145,18 +165,40 @@ def run_command(args: Any) -> int:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),
            "format": args.format or _detected(args.data), **doc}
-    print(json.dumps(doc, indent=2) if args.json else format_select(doc))
+    print(json.dumps(doc, indent=2) if args.json else format_select(doc, binary=args.binary))
     return 0
 
 
-def format_select(doc: dict[str, Any]) -> str:
-    """The plain-text report of ``ensel select``."""
+#: The first line of ``ensel select``'s text: which view of the answers it read.
+VIEW_LINES = {
+    "native": "view: native (multi-class answers as they are, option labels; K-ary selectors "
+              "and aggregators; --binary gives the paper's yes/no view)",
+    "binary": "view: binary (yes/no answers, the paper's view)",
+    "--binary": "view: binary (--binary: the paper's yes/no view; a multiple-choice question "
+                "became two queries, its gold option and one wrong option drawn with seed 0)",
+}
+
+
+def _view_line(doc: dict[str, Any], binary: bool) -> str:
+    return VIEW_LINES["--binary" if binary and doc["view"] == "binary" else doc["view"]]
+
+
+def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
+    """The plain-text report of ``ensel select`` (``binary``: ``--binary`` was given)."""
     import textwrap
 
-    from ensel.evidence import ERROR_RULE
+    from ensel.evidence import ERROR_RULE, NATIVE_ERROR_RULE
 
     ev = doc["evaluation"]
-    lines = [
+    gold = doc.get("gold") or {}
+    rule = NATIVE_ERROR_RULE if doc.get("view") == "native" else ERROR_RULE
+    lines = textwrap.wrap(_view_line(doc, binary), 100, subsequent_indent="  ")
+    if gold.get("n_with_gold", 0) < gold.get("n_items", 0):
+        lines.append(f"gold: {gold['n_with_gold']:,} of {gold['n_items']:,} items; aggregator "
+                     f"fitted {gold['aggregator_fit']}")
+        lines += [w for n in gold["notes"]
+                  for w in textwrap.wrap(n, 100, initial_indent="  ", subsequent_indent="    ")]
+    lines += [
         f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
         f"{', '.join(doc['conditions'])}",
         f"method {doc['method']}, aggregator {doc['aggregator']}, k = {doc['k']}"
@@ -170,6 +212,9 @@ def format_select(doc: dict[str, Any]) -> str:
     if doc.get("dropped_models"):
         lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
                      + (" ..." if len(doc["dropped_models"]) > 10 else ""))
+    if ev is None:
+        lines.append("accuracy and gains below are estimates from the label-free posterior "
+                     "(no gold)")
     lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"
               "  coverage  acc. when answered"]
     for s in doc["selected"]:
@@ -177,7 +222,9 @@ def format_select(doc: dict[str, Any]) -> str:
         when = "-" if s["accuracy_answered"] is None else f"{s['accuracy_answered']:.4f}"
         lines.append(f"{s['rank']:>4}  {name:<40} {s['accuracy']:>8.4f}  {s['gain_bits']:>11.4f}"
                      f"  {s['coverage']:>8.1%}  {when:>18}")
-    lines += textwrap.wrap(ERROR_RULE, 100, initial_indent="  ", subsequent_indent="  ")
+    lines += textwrap.wrap(rule, 100, initial_indent="  ", subsequent_indent="  ")
+    if ev is None:
+        return "\n".join([*lines, "", *textwrap.wrap(doc["message"], 100)])
     halves = (f", differences checked on {ev['n_halvings']} halvings" if ev["n_halvings"]
               else "")
     lines += [
@@ -211,103 +258,26 @@ def format_select(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def budget_candidates(usd: np.ndarray, budget: float, n_budgets: int = 6) -> np.ndarray:
-    """The budgets whose choices compete within ``budget``: every model price up to it (so
-    each single model on the accuracy-price front is a candidate), a geometric grid from
-    the cheapest price and ``budget`` itself."""
-    from ensel.costs import within
-
-    c = np.asarray(usd, dtype=float)
-    lo = float(c.min())
-    grid = np.geomspace(lo, budget, n_budgets) if budget > lo else np.array([lo])
-    return np.unique(np.r_[c[within(c, budget)], grid, budget])
-
-
 def run_select_budget(data: list[Any], usd: np.ndarray, budget: float, *, k: int | None,
-                      aggregator: str = "backoff", n_splits: int = PAPER_PROTOCOL.n_splits,
-                      seed: int = 0, max_models: int = 20,
-                      margin: float | None = None) -> dict[str, Any]:
-    """The ``ensel.select-budget/2`` document (without ``data``, ``prices``).
+                      aggregator: str = "backoff", protocol: Protocol = PAPER_PROTOCOL,
+                      max_models: int = 20, margin: float | None = None) -> dict[str, Any]:
+    """The ``ensel.select-budget/2`` document (without ``data``, ``prices``):
+    :func:`ensel.evidence.budget_evidence` on the protocol's splits, the budget named as
+    the command's option in a refusal.
 
     ``selected`` is the recommendation: the cheapest choice within the budget whose held-out
     error is as good as the best's (:func:`ensel.budget.cheapest_as_good`; candidates: the
     choices of budgeted selection, Top-k under the budget, cheapest first and the best
-    single model at every budget of :func:`budget_candidates`), deployed on all the data.
-    ``budgeted`` is what budgeted selection picks at the budget itself.
+    single model at every budget of :func:`ensel.evidence.budget_candidates`, and every
+    model alone within the budget), deployed on all the data. ``budgeted`` is what
+    budgeted selection picks at the budget itself.
     """
-    import pandas as pd
+    from ensel.costs import check_budget
+    from ensel.evidence import budget_evidence
 
-    from ensel.budget import (
-        EQUIVALENCE_MARGIN,
-        EQUIVALENCE_RULE,
-        buy_list,
-        deployed_models,
-    )
-    from ensel.costs import COST_RTOL, check_budget
-    from ensel.evidence import ERROR_RULE, model_table
-    from ensel.frontier import _diff, frontier_errors
-
-    delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
-    b = check_budget(budget, usd, name="--budget-usd")
-    m = len(data[0].models)
-    cap = min(m, max_models if k is None else int(k))
-    grid = budget_candidates(usd, b)
-    # every model alone within the budget too (the buy list's candidates), from the same
-    # fits as the methods' one-model choices
-    res = frontier_errors(data, usd, grid, methods=("budgeted", "topk_budget",
-                                                    "cheapest_first", "best_single"),
-                          aggregator=aggregator, n_splits=n_splits, seed=seed,
-                          max_models=cap, singles=b)
-    singles = res[res["method"] == "single"]
-    res = res[~res["method"].isin(["none", "single"])].sort_values(
-        ["method", "condition", "split"])
-    at_b = res[np.isclose(res["budget"], b, rtol=COST_RTOL, atol=0)]
-    arms = {}
-    for name, g in at_b.groupby("method", sort=False):
-        e = interval(g["error"].to_numpy())
-        c = interval(g["cost"].to_numpy(), clip=False, low=float(np.min(usd)), high=b)
-        arms[str(name)] = {"error": e[0], "error_low": e[1], "error_high": e[2],
-                           "cost": c[0], "cost_low": c[1], "cost_high": c[2]}
-    a = at_b[at_b["method"] == "budgeted"]["error"].to_numpy()
-    comparisons = []
-    for other in ("topk_budget", "cheapest_first", "best_single"):
-        o = at_b[at_b["method"] == other]["error"].to_numpy()
-        comparisons.append({"against": other, **_diff(a - o, 0.2, 0.95)})
-    X = np.concatenate([d.X for d in data])
-    y = np.concatenate([d.y for d in data])
-    models = data[0].models
-    buy = buy_list(pd.concat([res, singles], ignore_index=True), [b], margin=delta,
-                   min_cost=float(np.min(usd)))[0]
-    choice = buy["choice"]
-    picks = ([models.index(choice["models"][0])] if choice["method"] == "single"
-             else deployed_models(X, y, usd, choice["method"], choice["at_budget"], k=cap))
-    own = deployed_models(X, y, usd, "budgeted", b, k=cap)
-    table = model_table(data, usd)
-    used = sorted(set(picks) | set(own), key=lambda j: -float(table["accuracy"].iloc[j]))
-
-    def entry(j: int) -> dict[str, Any]:
-        return table_rows(table, [j])[0]
-
-    return {"budget_usd": b, "n_items": int(sum(len(d.y) for d in data)), "n_models": m,
-            "aggregator": aggregator,
-            "selected": [entry(j) for j in picks],
-            "cost": float(usd[picks].sum()),
-            "recommendation": {**choice, "deployed_models": [models[j] for j in picks],
-                               "test_against_best": buy["test"],
-                               "why_not_cheaper": buy["why_not_cheaper"]},
-            "best": buy["best"],
-            "equivalence": {"margin": delta, "rule": EQUIVALENCE_RULE.format(margin=delta),
-                            "n_candidates": buy["n_candidates"],
-                            "candidate_budgets": [float(x) for x in grid]},
-            "budgeted": {"selected": [models[j] for j in own], "cost": float(usd[own].sum())},
-            "arms": arms, "comparisons": comparisons,
-            "model_table": [entry(j) for j in used],
-            "error_rule": ERROR_RULE,
-            "evaluation": {"n_splits": n_splits, "n_evaluations": int(len(a)),
-                           "test_fraction": 0.2, "seed": seed, "confidence": 0.95,
-                           "interval": "nadeau-bengio corrected resampled t",
-                           "cost_interval": f"clipped to [{float(np.min(usd)):.4g} (the cheapest "
-                                            f"model), {b:.4g} (the budget)]"}}
+    check_budget(budget, usd, name="--budget-usd")
+    return budget_evidence(data, usd, budget, k=k, aggregator=aggregator, protocol=protocol,
+                           max_models=max_models, margin=margin)
 
 
 def _g(x: float) -> str:
@@ -377,11 +347,9 @@ def format_select_budget(doc: dict[str, Any]) -> str:
 def table_rows(table: Any, cols: Any = None) -> list[dict[str, Any]]:
     """Rows of :func:`ensel.evidence.model_table` as JSON values (``cols``: these rows
     only), ``accuracy_answered`` ``None`` for a model that never answered."""
-    t = table if cols is None else table.iloc[list(cols)]
-    keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
-    return [{k: (None if k == "accuracy_answered" and np.isnan(r[k]) else
-                 str(r[k]) if k == "model" else float(r[k]))
-             for k in keep if k in t.columns} for _, r in t.iterrows()]
+    from ensel.evidence import _price_rows
+
+    return _price_rows(table, cols)
 
 
 def model_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -420,7 +388,9 @@ def select_budget_command(args: Any) -> int:
     data, usd, dropped, source = prepare(args)
     doc = run_select_budget(data, usd, args.budget_usd, k=args.k if args.k != "auto" else None,
                             aggregator=args.aggregator or "backoff",
-                            n_splits=args.splits or 5, seed=args.seed, margin=args.margin)
+                            protocol=PAPER_PROTOCOL.replace(n_splits=args.splits,
+                                                            seed=args.seed),
+                            margin=args.margin)
     doc = {"schema": "ensel.select-budget/2", "data": list(args.data), "prices": source,
            "dropped_models": dropped, **doc}
     print(json.dumps(doc, indent=2) if args.json else format_select_budget(doc))

@@ -19,6 +19,7 @@ from ensel.cascade import Cascade, posterior_aggregators
 from ensel.costs import PriceError, check_costs, read_prices
 from ensel.frontier import budget_grid, convex_hull, hull_aiq
 from ensel.meta import random_effects
+from ensel.protocol import Protocol
 
 from .conftest import assert_usage_error, run_cli
 
@@ -71,7 +72,8 @@ def test_cascade_and_frontier_errors_refuse_a_voting_aggregator_by_name() -> Non
 
     d = condition_data(_answers())
     with pytest.raises(InvalidParameterError, match=r"aggregator of frontier_errors .*'wmv'"):
-        frontier_errors(d, [0.001, 0.002, 0.004], [0.004], aggregator="wmv", n_splits=2)
+        frontier_errors(d, [0.001, 0.002, 0.004], [0.004], aggregator="wmv",
+                        protocol=Protocol(n_splits=2))
 
 
 def test_frontier_without_the_cascade_still_takes_a_voting_aggregator(data, capsys) -> None:

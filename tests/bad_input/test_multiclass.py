@@ -110,9 +110,13 @@ def test_inferred_one_option_asks_for_the_options_column(tmp_path, capsys):
                        "'options' column")
 
 
-def test_multiclass_table_without_binary_flag_is_refused(tmp_path, capsys):
+def test_multiclass_table_without_binary_flag_is_refused_where_binary_is_read(tmp_path,
+                                                                             capsys):
+    """``ensel evaluate`` and the price paths read the paper's view: a multi-class table
+    needs --binary there (``ensel select`` and ``ensel report`` read it as it is)."""
     path = write(tmp_path, GOOD)
-    for argv in (["select", path, "-k", "2"], ["evaluate", path, "-o", tmp_path / "r.html"]):
+    for argv in (["evaluate", path, "-o", tmp_path / "r.html"],
+                 ["select", path, "-k", "2", "--budget-usd", "1", "--prices", "shipped"]):
         r = run_cli(argv, capsys)
         assert_usage_error(r, argv[0], str(path), "multi-class", "pass --binary")
 
