@@ -25,6 +25,7 @@ The library (submodules imported lazily, so ``import ensel`` stays cheap):
 ``ensel.meta``         random-effects meta-analysis: one effect pooled over several sources
 ``ensel.paper``        the paper's numbering as data (its numbered objects, a reference scanner)
 ``ensel.evidence``     the evidence procedure behind ``ensel select`` (your own models)
+``ensel.fewlabels``    choosing with a handful of gold labels; which items to label next
 ``ensel.collect``      ``ensel collect``: regenerate the paper's raw answers from LLM endpoints
 ``ensel.cli``          the ``ensel`` command line (also ``select --budget-usd``, ``frontier``,
                        ``cascade``)
@@ -53,6 +54,7 @@ _SUBMODULES = (
     "diagnostics",
     "evidence",
     "experiment",
+    "fewlabels",
     "frontier",
     "info",
     "meta",

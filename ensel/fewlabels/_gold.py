@@ -1,0 +1,156 @@
+"""The answers and the gold with gaps of :mod:`ensel.fewlabels`, as one pool of codes (private).
+
+Two views are read, said by the input and never guessed from its values:
+
+* an :class:`ensel.data.OptionMatrix`: option codes ``0..K_i-1`` (``-1`` = abstained); the
+  gold is its ``gold`` (``-1`` = none) unless ``y`` is given, as codes or as option labels;
+* a binary answer matrix (``{-1, +1}``, ``0`` = abstained, or a DataFrame of them): the gold
+  ``y`` in ``{-1, +1}`` with ``0``/``NaN``/``None`` for an item without gold. Internally a
+  binary answer is the option code ``1`` for ``+1`` and ``0`` for ``-1``.
+
+``y`` may be a pandas Series indexed by item names (the OptionMatrix's ``items``, the
+DataFrame's index): it is aligned by name, a label for an item that is not in the answers
+and two different labels for one item are refused naming them. A Series with a default
+``RangeIndex`` (and any other array) is read by position.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ensel._errors import DataError
+from ensel._validation import Shown, check_X, constraint_error
+from ensel.data import OptionMatrix
+
+__all__: list[str] = []
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Answers as option codes and the gold with gaps, one view."""
+
+    A: np.ndarray  # (n, m) int64 codes, -1 = abstained
+    gold: np.ndarray  # (n,) int64 codes, -1 = no gold
+    n_options: np.ndarray  # (n,) int64: K_i
+    binary: bool
+    models: list[Any]
+    items: list[Any]
+    options: list[tuple[str, ...]] | None = None
+
+    @property
+    def labelled(self) -> np.ndarray:
+        return self.gold >= 0
+
+    def label_of(self, i: int, code: int) -> str:
+        """The option ``code`` of item ``i`` as the data name it (binary: ``+1``/``-1``)."""
+        if self.options is None:
+            return "+1" if code == 1 else "-1"
+        return str(self.options[i][code])
+
+    def y_labels(self, codes: np.ndarray) -> np.ndarray:
+        """Class codes as the selectors of the view read them (binary: ``-1``/``+1``)."""
+        return np.where(codes == 1, 1, -1).astype(np.int8) if self.binary else codes
+
+
+def read_pool(A: Any, y: Any, func: str) -> Pool:
+    """The pool of ``A`` and ``y`` (see the module text); every refusal names the value."""
+    if isinstance(A, OptionMatrix):
+        codes = np.asarray(A.A, dtype=np.int64)
+        k = np.asarray(A.n_options, dtype=np.int64)
+        items = list(A.items)
+        if y is None:
+            gold = np.asarray(A.gold, dtype=np.int64)
+        else:
+            gold = _gold(y, items, lambda i, v: _option_code(v, i, A.options[i], items, func),
+                         func)
+        return Pool(codes, gold, k, False, list(A.models), items, list(A.options))
+    X = check_X(A, name="A")
+    n, m = X.shape
+    codes = np.where(X == 0, -1, (X > 0).astype(np.int64)).astype(np.int64)
+    models = list(A.columns) if isinstance(A, pd.DataFrame) else [f"m{j}" for j in range(m)]
+    items = list(A.index) if isinstance(A, pd.DataFrame) else list(range(n))
+    if y is None:
+        raise constraint_error("y", "the gold of each item (+1/-1, 0 or NaN where there is "
+                               "none) for binary answers", None, func=func)
+    gold = _gold(y, items, lambda i, v: _binary_code(v, i, items, func), func)
+    return Pool(codes, gold, np.full(n, 2, dtype=np.int64), True, models, items)
+
+
+def _missing(v: Any) -> bool:
+    if v is None or (isinstance(v, str) and not v.strip()):
+        return True
+    try:
+        return bool(isinstance(v, float | np.floating) and math.isnan(float(v)))
+    except (TypeError, ValueError):
+        return False
+
+
+def _binary_code(v: Any, i: int, items: list[Any], func: str) -> int:
+    if _missing(v):
+        return -1
+    if isinstance(v, bool | np.bool_):
+        return int(bool(v))
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        f = math.nan
+    if f in (1.0, -1.0, 0.0):
+        return -1 if f == 0.0 else int(f > 0)
+    raise constraint_error("y", "+1, -1, or 0/NaN for an item without gold", Shown(
+        f"{v!r} for item {items[i]!r}"), func=func)
+
+
+def _option_code(v: Any, i: int, options: tuple[str, ...], items: list[Any], func: str) -> int:
+    if _missing(v):
+        return -1
+    if isinstance(v, str):
+        if v.strip() in options:
+            return options.index(v.strip())
+    elif isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_):
+        if int(v) == -1:
+            return -1
+        if 0 <= int(v) < len(options):
+            return int(v)
+    raise constraint_error(
+        "y", "the gold option of each item, as its label or its code 0..K-1 (-1, NaN or "
+        "blank where there is none)",
+        Shown(f"{v!r} for item {items[i]!r}, whose options are {'|'.join(options)}"),
+        func=func)
+
+
+def _gold(y: Any, items: list[Any], code: Any, func: str) -> np.ndarray:
+    n = len(items)
+    if isinstance(y, pd.Series) and not isinstance(y.index, pd.RangeIndex):
+        return _gold_by_name(y, items, code, func)
+    values = list(y.tolist() if isinstance(y, pd.Series | np.ndarray) else y)
+    if len(values) != n:
+        raise constraint_error("y", f"one gold entry per item ({n:,} items)",
+                               Shown(f"{len(values):,} entries"), func=func)
+    return np.array([code(i, v) for i, v in enumerate(values)], dtype=np.int64)
+
+
+def _gold_by_name(y: pd.Series, items: list[Any], code: Any, func: str) -> np.ndarray:
+    where = {name: i for i, name in enumerate(items)}
+    stray = [name for name in y.index if name not in where]
+    if stray:
+        raise DataError(
+            f"y of {func}: labels for {len(stray):,} item(s) that are not in the answers, "
+            f"e.g. {', '.join(map(repr, stray[:3]))} (the answers have {len(items):,} items)")
+    gold = np.full(len(items), -1, dtype=np.int64)
+    given: dict[Any, Any] = {}
+    for name, v in y.items():
+        i = where[name]
+        c = code(i, v)
+        if c < 0:
+            continue
+        if gold[i] >= 0 and gold[i] != c:
+            raise DataError(f"y of {func}: item {name!r} has two different labels, "
+                            f"{given[name]!r} and {v!r}; give one gold label per item")
+        gold[i] = c
+        given[name] = v
+    return gold

@@ -1,0 +1,219 @@
+"""The label-free model anchored by the gold it has, the ensembles' errors under it, and the
+draws that carry the uncertainty of the few labels (private; see :mod:`ensel.fewlabels`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ensel.fewlabels._gold import Pool
+
+__all__: list[str] = []
+
+#: Fewest items of each half for the cross-fitted errors (smaller pools use one fit).
+CROSS_FIT_MIN = 50
+#: Upper ends of the strata of the label model's uncertainty ``1 - max_c P(Y = c | answers)``
+#: within which the labels correct the model (a last stratum above the last end).
+STRATA = (0.01, 0.1)
+
+
+@dataclass(frozen=True)
+class Predictor:
+    """What an ensemble needs to answer new items: its members' log-likelihood tables."""
+
+    classes: np.ndarray  # (K,) option codes of the classes
+    logprior: np.ndarray  # (K,)
+    logconf: np.ndarray  # (m, K, A) weighted log P(answer a | class c) of every model
+    plurality: bool
+
+    def scores(self, A: np.ndarray, S: tuple[int, ...], n_options: np.ndarray) -> np.ndarray:
+        """``(n, K)`` scores of the ensemble ``S`` on option codes ``A`` (all models)."""
+        K = self.classes.size
+        pos = np.full(int(max(self.logconf.shape[2], A.max(initial=0) + 1)), -1)
+        pos[self.classes] = np.arange(K)
+        out = np.zeros((A.shape[0], K)) if self.plurality else np.tile(self.logprior,
+                                                                         (A.shape[0], 1))
+        for j in S:
+            a = A[:, j]
+            seen = a >= 0
+            ac = np.where(seen, pos[np.maximum(a, 0)], -1)
+            known = ac >= 0
+            if self.plurality:
+                out[np.flatnonzero(known), ac[known]] += 1.0
+            else:
+                out[known] += self.logconf[j][:, ac[known]].T
+        out[~(self.classes[None, :] < n_options[:, None])] = -np.inf
+        return out
+
+
+@dataclass(frozen=True)
+class LabelModel:
+    """The fitted label model on one pool, in class-index space."""
+
+    predictor: Predictor
+    A: np.ndarray  # (n, m) class indices, -1 = abstained
+    gold: np.ndarray  # (n,) class indices, -1 = no gold
+    contrib: np.ndarray  # (m, n, K) log-likelihood of each model's answer per class
+    allowed: np.ndarray  # (n, K) the class is one of the item's options
+    P: np.ndarray  # (n, K) posteriors from the answers alone (gold not used for the item)
+    cf_prior: np.ndarray  # (n, K) log prior of the fit on the other half of the items
+    cf_contrib: np.ndarray  # (m, n, K) contributions under the other half's fit
+
+    @property
+    def T(self) -> np.ndarray:
+        """Posteriors with the gold where there is some (one-hot there)."""
+        T = self.P.copy()
+        lab = self.gold >= 0
+        T[lab] = 0.0
+        T[np.flatnonzero(lab), self.gold[lab]] = 1.0
+        return T
+
+    def ties(self, S: tuple[int, ...], *, cross: bool = True) -> np.ndarray:
+        """``(n, K)`` bool: the classes the ensemble ``S`` ties at the top of each item
+        (``cross``: its tables fitted on the other half of the items, so that the errors
+        measured on an item are those of an ensemble that did not learn from it)."""
+        if self.predictor.plurality:
+            score = np.zeros(self.P.shape)
+            for j in S:
+                a = self.A[:, j]
+                ok = a >= 0
+                score[np.flatnonzero(ok), a[ok]] += 1.0
+        elif cross:
+            score = self.cf_prior + self.cf_contrib[list(S)].sum(axis=0)
+        else:
+            score = self.predictor.logprior + self.contrib[list(S)].sum(axis=0)
+        score = np.where(self.allowed, score, -np.inf)
+        top = score.max(axis=1, keepdims=True)
+        return score >= top - (0.0 if self.predictor.plurality else 1e-9)
+
+
+def _tables(est: Any, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A fitted Dawid-Skene's log prior and weighted log confusions in the class space of
+    ``classes`` (a class the fit never saw gets a probability of 1e-6)."""
+    K = classes.size
+    pos = np.searchsorted(classes, np.asarray(est.classes_, dtype=np.int64))
+    conf = np.full((est.confusions_.shape[0], K, K), 1e-6)
+    conf[:, pos[:, None], pos[None, :]] = est.confusions_
+    prior = np.full(K, 1e-6)
+    prior[pos] = est.prior_
+    W = np.log(conf)
+    weights = getattr(est, "model_weights_", None)
+    if weights is not None:
+        W = W * np.asarray(weights)[:, None, None]
+    return np.log(prior), W
+
+
+def _contributions(W: np.ndarray, Ac: np.ndarray) -> np.ndarray:
+    """``(m, n, K)``: each model's log-likelihood of its answer per class (0: abstained)."""
+    n, m = Ac.shape
+    contrib = np.zeros((m, n, W.shape[1]))
+    for j in range(m):
+        ok = Ac[:, j] >= 0
+        contrib[j, ok] = W[j][:, Ac[ok, j]].T
+    return contrib
+
+
+def fit_label_model(pool: Pool, name: str, aggregator: str, seed: int) -> LabelModel:
+    """Fit the label-free aggregator ``name`` on every item (gold anchors its items), and
+    on each half of the items for the cross-fitted answers of the ensembles."""
+    from ensel.aggregate import make_aggregator
+    from ensel.aggregate._multiclass import softmax_rows
+
+    def fit(rows: np.ndarray) -> Any:
+        gold = pool.gold[rows]
+        return make_aggregator(name, random_state=seed).fit(
+            pool.A[rows], gold if (gold >= 0).any() else None)
+
+    n = pool.A.shape[0]
+    est = fit(np.arange(n))
+    classes = np.asarray(est.classes_, dtype=np.int64)
+    pos = np.full(int(max(pool.A.max(initial=0), pool.gold.max(initial=0), classes.max()) + 1),
+                  -1)
+    pos[classes] = np.arange(classes.size)
+    Ac = np.where(pool.A >= 0, pos[np.maximum(pool.A, 0)], -1)
+    gold = np.where(pool.gold >= 0, pos[np.maximum(pool.gold, 0)], -1)
+    logprior, W = _tables(est, classes)
+    contrib = _contributions(W, Ac)
+    allowed = classes[None, :] < pool.n_options[:, None]
+    P = softmax_rows(np.where(allowed, logprior + contrib.sum(axis=0), -np.inf))
+    cf_prior = np.tile(logprior, (n, 1))
+    cf_contrib = contrib.copy()
+    if n >= 2 * CROSS_FIT_MIN:
+        half = np.random.default_rng(seed).permutation(n) < n // 2
+        for fold in (half, ~half):
+            lp, Wf = _tables(fit(np.flatnonzero(~fold)), classes)
+            rows = np.flatnonzero(fold)
+            cf_prior[rows] = lp
+            cf_contrib[:, rows] = _contributions(Wf, Ac[rows])
+    predictor = Predictor(classes, logprior, W, aggregator == "plurality")
+    return LabelModel(predictor, Ac, gold, contrib, allowed, P, cf_prior, cf_contrib)
+
+
+def expected_errors(model: LabelModel, tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per item: the expected error of a prediction under the model's posterior (a tie among
+    ``t`` classes counting ``1 - 1/t`` as everywhere in ensel), and its error against the
+    gold (``NaN`` without gold)."""
+    t = tied.sum(axis=1)
+    fhat = 1.0 - (tied * model.P).sum(axis=1) / t
+    lab = model.gold >= 0
+    e = np.full(t.shape, np.nan)
+    e[lab] = 1.0 - tied[np.flatnonzero(lab), model.gold[lab]] / t[lab]
+    return fhat, e
+
+
+def strata(model: LabelModel) -> np.ndarray:
+    """The stratum of each item by the label model's uncertainty (0 = surest)."""
+    return np.digitize(1.0 - model.P.max(axis=1), STRATA)
+
+
+@dataclass(frozen=True)
+class Draws:
+    """Draws of the population error of each candidate ensemble."""
+
+    errors: np.ndarray  # (C, D)
+    stratum: np.ndarray  # (n,)
+    share: np.ndarray  # (n_strata,) share of the items in each stratum
+    n_labelled: np.ndarray  # (n_strata,) labelled items in each stratum
+
+
+def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
+                rng: np.random.Generator) -> Draws:
+    """Bayesian-bootstrap draws of each candidate's error (prediction-powered).
+
+    Each draw weights the items by a Dirichlet(1) (the population) and, per stratum of the
+    model's uncertainty, the labelled items and one pseudo-item by another Dirichlet(1):
+    the draw's error is the model's expected error plus, in each stratum, the weighted mean
+    of (gold error - expected error) of its labelled items. The pseudo-item is an item of the
+    stratum drawn at random with a gold drawn from the model, so a stratum with few labels
+    keeps the model's own uncertainty and the interval widens as labels get fewer.
+    """
+    n = model.P.shape[0]
+    st = strata(model)
+    n_st = len(STRATA) + 1
+    F, E = zip(*(expected_errors(model, t) for t in tieds), strict=True)
+    Fm, Em = np.vstack(F), np.vstack(E)
+    g = rng.standard_exponential((n_draws, n))
+    g /= g.sum(axis=1, keepdims=True)
+    out = Fm @ g.T  # (C, D)
+    lab = model.gold >= 0
+    share = np.bincount(st, minlength=n_st) / n
+    n_lab = np.bincount(st[lab], minlength=n_st)
+    for s in range(n_st):
+        members = np.flatnonzero(st == s)
+        if members.size == 0:
+            continue
+        G = g[:, members].sum(axis=1)  # (D,) the stratum's weight in each draw
+        L = np.flatnonzero(lab & (st == s))
+        h = rng.standard_exponential((n_draws, L.size + 1))
+        h /= h.sum(axis=1, keepdims=True)
+        rect = (Em[:, L] - Fm[:, L]) @ h[:, :-1].T  # (C, D)
+        i0 = members[rng.integers(0, members.size, size=n_draws)]
+        cum = model.P[i0].cumsum(axis=1)
+        y0 = (rng.random(n_draws)[:, None] > cum).sum(axis=1).clip(0, model.P.shape[1] - 1)
+        for c, tied in enumerate(tieds):
+            e0 = 1.0 - tied[i0, y0] / tied[i0].sum(axis=1)
+            rect[c] += h[:, -1] * (e0 - Fm[c, i0])
+        out += rect * G[None, :]
+    return Draws(np.clip(out, 0.0, 1.0), st, share, n_lab)
