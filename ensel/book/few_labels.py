@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["GRID", "STRATEGIES", "FIRST_RANDOM", "Source", "page_sources", "run_source",
-           "run_all", "curve_table", "reach_table", "versus_random", "calibration_table",
-           "plot_curves"]
+__all__ = ["GRID", "STRATEGIES", "FIRST_RANDOM", "ARMS", "Source", "page_sources",
+           "run_source", "run_all", "curve_table", "reach_table", "versus_random",
+           "calibration_table", "coverage", "plot_curves"]
 
 #: Numbers of revealed gold labels.
 GRID = (0, 10, 20, 50, 100, 200)
@@ -146,14 +146,17 @@ def _hashed_order(ids: Sequence[Any], seed: int, repeat: int) -> np.ndarray:
 def _split(src: Source, repeat: int, pool_items: int, seed: int) -> tuple[np.ndarray,
                                                                           np.ndarray]:
     """Labelling pool and held-out rows of one repeat (the pool: at most ``pool_items``
-    items and at most 60 % of them)."""
+    items and at most 60 % of them), each ordered by item id."""
     from ensel.experiment import split_indices
 
-    items = src.items
+    items = np.asarray(src.items).astype(str)
     n = len(items)
     n_pool = min(pool_items, int(round(0.6 * n)))
-    return split_indices(n, condition=src.name, split=repeat, seed=seed,
-                         test_fraction=1.0 - n_pool / n, item_ids=items)
+    pool, test = split_indices(n, condition=src.name, split=repeat, seed=seed,
+                               test_fraction=1.0 - n_pool / n, item_ids=items)
+    # by item id: the library's draws follow the rows, so the page fixes their order
+    return (pool[np.argsort(items[pool], kind="stable")],
+            test[np.argsort(items[test], kind="stable")])
 
 
 def _hidden(src: Source, pool: np.ndarray, labelled: np.ndarray) -> np.ndarray:
@@ -271,3 +274,185 @@ def run_source(src: Source, *, grid: Sequence[int] = GRID, n_repeats: int = 5,
 def run_all(sources: Sequence[Source], **options: Any) -> pd.DataFrame:
     """:func:`run_source` on every source, one table."""
     return pd.concat([run_source(s, **options) for s in sources], ignore_index=True)
+
+
+def _mean_interval(values: Any, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean over the repeats and its Student-t interval (the repeats' labelling pools are
+    fresh draws of the items, so their results are treated as independent)."""
+    from scipy.stats import t as student
+
+    v = np.asarray(values, dtype=float)
+    m = float(v.mean())
+    if v.size < 2:
+        return m, np.nan, np.nan
+    h = float(student.ppf((1 + confidence) / 2, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size))
+    return m, m - h, m + h
+
+
+def curve_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean held-out error of every arm with its 95 % interval over the repeats, per data
+    set, strategy and ``N`` (the full-label choice and the vote: strategy ``"-"``)."""
+    rows = []
+    for key, g in results.groupby(["data", "strategy", "n_labels", "arm"], sort=False):
+        m, lo, hi = _mean_interval(g["error"])
+        rows.append(dict(zip(["data", "strategy", "n_labels", "arm"], key, strict=True))
+                    | {"error": m, "low": lo, "high": hi, "repeats": len(g)})
+    return pd.DataFrame(rows)
+
+
+def _paired(results: pd.DataFrame, data: str, strategy: str, arm: str,
+            other: pd.Series) -> pd.DataFrame:
+    """Per ``N``: the mean of ``arm``'s error minus ``other`` (indexed by repeat), with its
+    interval and verdict (``holds``: lower beyond noise)."""
+    from ensel.stats import verdict
+
+    r = results[(results["data"] == data) & (results["strategy"] == strategy)
+                & (results["arm"] == arm)]
+    rows = []
+    for n, g in r.groupby("n_labels"):
+        d = g.set_index("repeat")["error"] - other.reindex(g["repeat"]).to_numpy()
+        m, lo, hi = _mean_interval(d)
+        rows.append({"n_labels": int(n), "difference": m, "low": lo, "high": hi,
+                     "verdict": verdict(lo, hi) if np.isfinite(lo) else "-"})
+    return pd.DataFrame(rows)
+
+
+def _reached(diff: pd.DataFrame) -> int | None:
+    """The smallest ``N`` from which on the difference is never above 0 beyond noise."""
+    from ensel.stats import CONTRADICTED
+
+    bad = diff["verdict"].to_numpy() == CONTRADICTED
+    if bad[-1]:
+        return None
+    later = np.flatnonzero(bad)
+    return int(diff["n_labels"].iloc[later[-1] + 1 if later.size else 0])
+
+
+def reach_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Per data set and strategy: the first ``N`` from which the few-label choice is within
+    noise of the full-label choice (its paired excess error never above 0 beyond noise at
+    that ``N`` and every larger one; ``None``: not by the largest ``N``), and the excess
+    error there with its interval."""
+    rows = []
+    for data in results["data"].unique():
+        full = results[(results["data"] == data) & (results["arm"] == "full")]
+        base = full.set_index("repeat")["error"]
+        for s in STRATEGIES:
+            d = _paired(results, data, s, "few", base)
+            if d.empty:
+                continue
+            n = _reached(d)
+            at = d[d["n_labels"] == n].iloc[0] if n is not None else None
+            rows.append({"data": data, "strategy": s, "N within noise": n,
+                         "excess error there": "-" if at is None else
+                         f"{at['difference']:+.3f} [{at['low']:+.3f}, {at['high']:+.3f}]"})
+    return pd.DataFrame(rows)
+
+
+def versus_random(results: pd.DataFrame) -> pd.DataFrame:
+    """Per data set: the ``N`` each label order needs to be within noise of the full-label
+    choice (:func:`reach_table`), and whether ``decisive`` needs fewer labels than
+    ``random`` (``fewer``, ``as many``, ``more``, or ``neither reaches``)."""
+    t = reach_table(results).pivot(index="data", columns="strategy",
+                                   values="N within noise")
+    t = t.reindex(columns=[s for s in STRATEGIES if s in t.columns])
+    order = list(dict.fromkeys(results["data"]))
+    t = t.reindex([d for d in order if d in t.index])
+
+    def cmp(row: pd.Series) -> str:
+        a, b = row.get("decisive"), row.get("random")
+        big = max(GRID) * 10  # "not reached" ranks after every N
+        a = big if a is None or pd.isna(a) else a
+        b = big if b is None or pd.isna(b) else b
+        if a == b == big:
+            return "neither reaches"
+        return "fewer" if a < b else "as many" if a == b else "more"
+
+    t["decisive vs random"] = t.apply(cmp, axis=1)
+    return t
+
+
+def _coverage_cell(hit: pd.Series, level: float) -> str:
+    from scipy.stats import binomtest
+
+    n, k = int(hit.size), int(hit.sum())
+    if n == 0:
+        return "-"
+    ci = binomtest(k, n).proportion_ci(0.95)
+    mark = "" if ci.low <= level <= ci.high else " (below)" if ci.high < level else " (above)"
+    return f"{k / n:.2f} of {n}{mark}"
+
+
+def calibration_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Share of the few-label choices whose stated interval contains their held-out error,
+    per data set (and all together) and label order; ``(below)``/``(above)``: the nominal
+    rate (:data:`ensel.fewlabels.INTERVAL_LEVEL`) is outside the share's 95 %
+    Clopper-Pearson interval."""
+    from ensel.fewlabels import INTERVAL_LEVEL
+
+    f = results[results["arm"] == "few"].copy()
+    f["covered"] = (f["low"] <= f["error"]) & (f["error"] <= f["high"])
+    order = list(dict.fromkeys(f["data"]))
+    out = {s: {d: _coverage_cell(f[(f["data"] == d) & (f["strategy"] == s)]["covered"],
+                                 INTERVAL_LEVEL) for d in order}
+           | {"all data": _coverage_cell(f[f["strategy"] == s]["covered"], INTERVAL_LEVEL)}
+           for s in STRATEGIES}
+    return pd.DataFrame(out)
+
+
+def coverage(results: pd.DataFrame, strategy: str | None = None) -> tuple[float, int]:
+    """Share of few-label intervals (of one strategy, or all) that contain the held-out
+    error, and how many there are."""
+    f = results[(results["arm"] == "few")
+                & ((results["strategy"] == strategy) if strategy else True)]
+    hit = (f["low"] <= f["error"]) & (f["error"] <= f["high"])
+    return float(hit.mean()), int(hit.size)
+
+
+_STYLE = {"few": ("C0", "o-"), "single": ("C2", "s--"), "ds": ("C3", "^:")}
+
+
+def plot_curves(results: pd.DataFrame, strategy: str = "random") -> Any:
+    """One panel per data set: held-out error against ``N`` (labels revealed in the order
+    ``strategy``, and the few-label choice of the other orders thin), with 95 % intervals;
+    the full-label choice as a band, the plurality vote as a grey line."""
+    from ensel.book.figures import small_multiples
+
+    curves = curve_table(results)
+    pos = {n: i for i, n in enumerate(sorted(results["n_labels"][
+        results["strategy"] != "-"].unique()))}
+
+    def draw(ax: Any, name: str) -> None:
+        c = curves[curves["data"] == name]
+        for arm in ("full", "vote"):
+            r = c[c["arm"] == arm].iloc[0]
+            if arm == "full":
+                ax.axhspan(r["low"], r["high"], color="0.85", label=ARMS[arm])
+            else:
+                ax.axhline(r["error"], color="0.4", lw=0.8, label=ARMS[arm])
+        for arm, (col, ls) in _STYLE.items():
+            g = c[(c["arm"] == arm) & (c["strategy"] == strategy)]
+            x = g["n_labels"].map(pos)
+            ax.errorbar(x, g["error"], yerr=[g["error"] - g["low"], g["high"] - g["error"]],
+                        fmt=ls, color=col, ms=3, lw=1, capsize=2,
+                        label=f"{ARMS[arm]}, {strategy}" if arm == "few" else ARMS[arm])
+        for s, col in zip([s for s in STRATEGIES if s != strategy], ["C1", "C4"],
+                          strict=False):
+            g = c[(c["arm"] == "few") & (c["strategy"] == s)]
+            ax.plot(g["n_labels"].map(pos), g["error"], "o-", color=col, ms=2, lw=0.7,
+                    label=f"{ARMS['few']}, {s}")
+        ax.set_xticks(list(pos.values()), [str(n) for n in pos])
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("gold labels N")
+
+    names = list(dict.fromkeys(results["data"]))
+    fig = small_multiples(names, draw, max_cols=3, panel=(3.3, 2.5), ylabel="held-out error")
+    axes = fig.axes
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[0].get_legend().remove()
+    if len(axes) > len(names):  # an empty panel: the legend goes there
+        axes[len(names)].legend(handles, labels, loc="center", fontsize=7, frameon=False)
+    else:
+        fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=7, frameon=False)
+        fig.subplots_adjust(bottom=0.32)
+    return fig

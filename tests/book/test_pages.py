@@ -11,7 +11,7 @@ from conftest import page_code_cells, visible
 
 PAGES = ["standins_card", "mmlu_pro_card", "mmlu_pro_modelling", "experiments",
          "reproduction_report", "realdata_card", "standins_dataset", "large_pools",
-         "budgets", "guide_your_answers", "guide_select", "guide_report", "guide_budgets",
+         "budgets", "few_labels", "guide_your_answers", "guide_select", "guide_report", "guide_budgets",
          "guide_collect"]
 
 
