@@ -96,48 +96,42 @@ plt.show()
 # %% [markdown]
 # ## How many labels, and which
 #
-# For each label order: the first $N$ from which the few-label choice's excess error over
-# the full-label choice (paired by repeat) is never above 0 beyond noise, and that excess
-# with its 95 % interval:
+# For each data set and label order: the first $N$ from which the few-label choice's
+# excess error over the full-label choice (paired by repeat, 95 % interval) is never above
+# 0 beyond noise, and whether `"decisive"` gets there with fewer labels than random:
 
 # %%
-reach = reach_table(results)
-reach.set_index(["data", "strategy"])
+vs = versus_random(results)
+vs
 
 # %% tags=["remove-cell"]
-vs = versus_random(results)
+reach = reach_table(results).set_index(["data", "strategy"])
 real = [s.name for s in sources if s.kind == "real"]
 fewer = [d for d in real if vs.loc[d, "decisive vs random"] == "fewer"]
-not_fewer = [f"{d}: {vs.loc[d, 'decisive vs random']}" for d in real if d not in fewer]
+not_fewer = [f"{d} ({vs.loc[d, 'decisive vs random']})" for d in real
+             if d not in fewer]
 glue("n_real", len(real), display=False)
 glue("n_fewer_real", len(fewer), display=False)
 glue("fewer_text", "; ".join(
     ([f"fewer on {', '.join(fewer)}"] if fewer else [])
     + ([f"not on {', '.join(not_fewer)}"] if not_fewer else [])) or "no real source here",
     display=False)
+glue("not_fewer_text", ", ".join(not_fewer) if not_fewer else "nowhere", display=False)
 
 
 def _n_text(n):
     return "never (not by the largest N)" if n is None or n != n else f"N = {int(n)}"
 
 
-rnd = reach[reach["strategy"] == "random"].set_index("data")["N within noise"]
-glue("reach_random_text", "; ".join(f"{_n_text(n)} on {d}" for d, n in rnd.items()),
-     display=False)
+glue("reach_random_text", "; ".join(
+    f"{_n_text(n)} on {d}" for d, n in vs["random"].items()), display=False)
+last = reach.xs("random", level="strategy")["excess error there"]
+glue("excess_text", "; ".join(f"{d}: {e}" for d, e in last.items()), display=False)
 
 # %% [markdown]
-# Label orders side by side ("decisive vs random": does `label_next` reach the full-label
-# choice with fewer labels?):
-
-# %%
-vs
-
-# %% [markdown]
-# Where `"decisive"` does not need fewer labels than random, the table says so; on the
-# real sources that is {glue:text}`not_fewer_text`.
-
-# %% tags=["remove-cell"]
-glue("not_fewer_text", ", ".join(not_fewer) if not_fewer else "nowhere", display=False)
+# The excess error at that $N$ with random labels (mean [95 % interval]):
+# {glue:text}`excess_text`. Where `"decisive"` does not need fewer labels than random, the
+# table says so; on the real sources that is {glue:text}`not_fewer_text`.
 
 # %% [markdown]
 # ## Are the stated intervals honest?
