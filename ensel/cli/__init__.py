@@ -7,6 +7,8 @@
 ``ensel frontier|cascade ...`` and ``ensel select --budget-usd``  budgets in dollars
     (:mod:`ensel.cli.frontier`, :mod:`ensel.cli.cascade`, :mod:`ensel.cli.select`; prices
     and data read by :mod:`ensel.cli._prices`)
+``ensel label-next DATA -n 10``  which items to label next when few have gold
+    (:mod:`ensel.cli.label_next`, on :mod:`ensel.fewlabels`)
 ``ensel notebooks ...``  execute the book's notebooks (see :mod:`ensel.book.runner`)
 ``ensel datasets ...``   list or fetch datasets (see :mod:`ensel.datasets`)
 ``ensel collect ...``    regenerate the paper's raw answers (see :mod:`ensel.collect.cli`)
@@ -54,6 +56,10 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
                  "selection, Top-k, single models and the cascade."),
     "cascade": ("ensel.cli.cascade", "an adaptive cascade: ask models until the answer is sure",
                 "Fit an adaptive cascade and report its expected cost and held-out error."),
+    "label-next": ("ensel.cli.label_next", "which unlabelled items to label next",
+                   "Rank the items without gold by how much their gold answer would help "
+                   "decide the choice of ensemble (or by the models' disagreement, or at "
+                   "random), with the reason per item."),
 }
 _COMMANDS = tuple(COMMANDS)
 

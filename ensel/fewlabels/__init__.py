@@ -4,12 +4,15 @@ A team deploying LLMs on its own task has the models' answers on thousands of it
 and gold answers for a few. :func:`choose_with_labels` chooses the ensemble from both: the
 label-free model (:class:`ensel.aggregate.DawidSkene`; gold anchors the items that have it)
 gives every unlabelled item a posterior, the selector runs on the gold and the posterior's
-most probable option, and each candidate ensemble's error is estimated
-*prediction-powered*: the model's expected error on every item, corrected by the labelled
-items' gold within strata of the model's uncertainty. Bayesian-bootstrap draws (seeded) of
-the items, of the labelled items and of one model-drawn pseudo-item per stratum give an
-interval that widens as labels get fewer, and say whether the labels separate the choice
-from its runner-up (:attr:`FewLabelChoice.decided`) or how many more they need.
+most probable option, and each candidate ensemble's error is its gold error on the
+labelled items and its expected error under the model's posterior elsewhere, the posterior
+*recalibrated by the labels* (a temperature fitted to the labelled items' gold: Dawid-Skene
+is overconfident when models share their errors). Bayesian-bootstrap draws (seeded) of the
+labelled items (so of the temperature) and of the items give an interval that widens as
+labels get fewer, and say whether the labels separate the choice from its runner-up
+(:attr:`FewLabelChoice.decided`) or how many more they need. Which rule chose the labelled
+items does not matter (they are chosen from the answers, so the likelihood of the
+temperature stays valid): labels from :func:`label_next` are used as random ones are.
 :func:`label_next` ranks the unlabelled items by how much their gold would help decide
 (``"decisive"``), or by the baselines ``"disagreement"`` and ``"random"``.
 
@@ -33,7 +36,7 @@ from ensel.fewlabels._choose import (
     FewLabelChoice,
     choose_with_labels,
 )
-from ensel.fewlabels._model import STRATA
+from ensel.fewlabels._model import PRIOR_SD, TEMPERATURES
 from ensel.fewlabels._next import STRATEGIES, label_next
 
 __all__ = [
@@ -41,8 +44,9 @@ __all__ = [
     "DECIDE_LEVEL",
     "INTERVAL_LEVEL",
     "MAX_K",
-    "STRATA",
+    "PRIOR_SD",
     "STRATEGIES",
+    "TEMPERATURES",
     "TOLERANCE",
     "FewLabelChoice",
     "choose_with_labels",

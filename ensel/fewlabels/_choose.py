@@ -13,7 +13,7 @@ import numpy as np
 from ensel._errors import UsageError
 from ensel._validation import Interval, Shown, StrOptions, constraint_error, validate_params
 from ensel.data import OptionMatrix
-from ensel.fewlabels._gold import Pool, read_pool
+from ensel.fewlabels._gold import Pool, _read_pool, read_pool
 from ensel.fewlabels._model import Draws, LabelModel, Predictor, draw_errors, fit_label_model
 
 __all__ = ["AGGREGATORS", "DECIDE_LEVEL", "INTERVAL_LEVEL", "MAX_K", "TOLERANCE",
@@ -103,7 +103,7 @@ class FewLabelChoice:
         if self._predictor is None:  # pragma: no cover - built by choose_with_labels
             raise UsageError("this FewLabelChoice was not made by choose_with_labels")
         y = None if not self._binary else np.zeros(np.shape(A)[0])
-        pool = read_pool(A, y, "FewLabelChoice.predict")
+        pool = _read_pool(A, y, "FewLabelChoice.predict")  # the rows in the caller's order
         if pool.A.shape[1] != self._n_models:
             raise constraint_error("A", f"the answers of the {self._n_models} models of the "
                                    "choice's data, in the same order", Shown(
@@ -123,7 +123,7 @@ class FewLabelChoice:
         """The ensemble's error on items with gold (``y`` as for :func:`choose_with_labels`;
         an OptionMatrix's own gold by default), a tie among ``t`` options ``1 - 1/t``."""
         S, _ = self._scores(A)
-        pool = read_pool(A, y, "FewLabelChoice.heldout_error")
+        pool = _read_pool(A, y, "FewLabelChoice.heldout_error")
         lab = np.flatnonzero(pool.labelled)
         if lab.size == 0:
             raise constraint_error("y", "gold for at least one item", Shown("none"),
@@ -254,8 +254,11 @@ def _verdict(an: _Analysis) -> FewLabelChoice:
             f"runner-up ({rshown}) or better in {win:.0%} of {d.shape[1]} draws")
     if decided:
         reason = f"decided: {head}"
+    elif mu >= TOLERANCE:
+        reason = (f"not decided: {head}; the runner-up's estimated error is the lower, so "
+                  "more labels are not expected to decide for the choice")
     elif needed is None:
-        reason = (f"not decided: {head}; labelling the remaining items is not expected to "
+        reason = (f"not decided: {head}; labelling every remaining item is not expected to "
                   "separate them (they are within noise of each other)")
     else:
         reason = (f"not decided: {head}; about {needed:,} more labels at random (fewer "
@@ -285,11 +288,13 @@ def choose_with_labels(A: Any, y: Any = None, *, k: int | str = "auto",
     Dawid-Skene variant) is fitted on every item, the gold anchoring its items; the selector
     ``method`` runs on the gold where there is some and the model's most probable option
     elsewhere, and proposes candidates (its pick path; the choice with one pick swapped for
-    the next best). Each candidate's error is estimated prediction-powered: the model's
-    expected error on every item, corrected by the labelled items' gold within strata of
-    the model's uncertainty; ``n_draws`` Bayesian-bootstrap draws (seeded) over the items,
-    the labelled items and a pseudo-item per stratum give the interval, which widens as
-    labels get fewer, and the share of draws in which the choice beats the runner-up.
+    the next best). Each candidate's error is its gold error on the labelled items and its
+    expected error elsewhere under the model's posterior recalibrated by the labels (a
+    temperature, :func:`ensel.fewlabels._model.draw_errors`); its answers on an item come
+    from Dawid-Skene tables fitted on the other half of the items (cross-fitted).
+    ``n_draws`` Bayesian-bootstrap draws (seeded) of the labelled items and of the items give
+    the interval, which widens as labels get fewer, and the share of draws in which the
+    choice is within :data:`TOLERANCE` of the runner-up or better.
 
     Parameters
     ----------

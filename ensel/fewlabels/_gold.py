@@ -58,7 +58,19 @@ class Pool:
 
 
 def read_pool(A: Any, y: Any, func: str) -> Pool:
-    """The pool of ``A`` and ``y`` (see the module text); every refusal names the value."""
+    """The pool of ``A`` and ``y`` (see the module text), its items in a canonical order (by
+    a hash of their names), so that nothing downstream depends on the order of the rows;
+    every refusal names the value."""
+    pool = _read_pool(A, y, func)
+    keys = pd.util.hash_array(np.asarray([str(i) for i in pool.items], dtype=object),
+                              categorize=False)
+    o = np.argsort(keys, kind="stable")
+    return Pool(pool.A[o], pool.gold[o], pool.n_options[o], pool.binary, pool.models,
+                [pool.items[i] for i in o],
+                None if pool.options is None else [pool.options[i] for i in o])
+
+
+def _read_pool(A: Any, y: Any, func: str) -> Pool:
     if isinstance(A, OptionMatrix):
         codes = np.asarray(A.A, dtype=np.int64)
         k = np.asarray(A.n_options, dtype=np.int64)

@@ -14,9 +14,10 @@ __all__: list[str] = []
 
 #: Fewest items of each half for the cross-fitted errors (smaller pools use one fit).
 CROSS_FIT_MIN = 50
-#: Upper ends of the strata of the label model's uncertainty ``1 - max_c P(Y = c | answers)``
-#: within which the labels correct the model (a last stratum above the last end).
-STRATA = (0.01, 0.1)
+#: The grid of temperatures by which the labels recalibrate the label model's posteriors.
+TEMPERATURES = np.exp(np.linspace(np.log(0.05), np.log(5.0), 61))
+#: Standard deviation of the normal prior of ``log tau`` (centred on the model as fitted).
+PRIOR_SD = 1.0
 
 
 @dataclass(frozen=True)
@@ -163,9 +164,12 @@ def expected_errors(model: LabelModel, tied: np.ndarray) -> tuple[np.ndarray, np
     return fhat, e
 
 
-def strata(model: LabelModel) -> np.ndarray:
-    """The stratum of each item by the label model's uncertainty (0 = surest)."""
-    return np.digitize(1.0 - model.P.max(axis=1), STRATA)
+def calibrated(P: np.ndarray, tau: float) -> np.ndarray:
+    """The posteriors at temperature ``tau``: ``P^tau`` renormalised per item."""
+    from ensel.aggregate._multiclass import softmax_rows
+
+    with np.errstate(divide="ignore"):
+        return softmax_rows(tau * np.log(P))
 
 
 @dataclass(frozen=True)
@@ -173,47 +177,56 @@ class Draws:
     """Draws of the population error of each candidate ensemble."""
 
     errors: np.ndarray  # (C, D)
-    stratum: np.ndarray  # (n,)
-    share: np.ndarray  # (n_strata,) share of the items in each stratum
-    n_labelled: np.ndarray  # (n_strata,) labelled items in each stratum
+    temperature: np.ndarray  # (D,) the calibration of each draw
+    tau: float  # the calibration fitted on all the labels (no resampling)
+
+
+def _temperature_objective(model: LabelModel) -> np.ndarray:
+    """``(T, n_labelled)``: the log-probability of each gold under each temperature."""
+    lab = np.flatnonzero(model.gold >= 0)
+    out = np.empty((TEMPERATURES.size, lab.size))
+    for t, tau in enumerate(TEMPERATURES):
+        out[t] = np.log(np.maximum(calibrated(model.P[lab], tau)[np.arange(lab.size),
+                                                                   model.gold[lab]], 1e-300))
+    return out
 
 
 def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
                 rng: np.random.Generator) -> Draws:
-    """Bayesian-bootstrap draws of each candidate's error (prediction-powered).
+    """Bayesian-bootstrap draws of each candidate's error on the population of items.
 
-    Each draw weights the items by a Dirichlet(1) (the population) and, per stratum of the
-    model's uncertainty, the labelled items and one pseudo-item by another Dirichlet(1):
-    the draw's error is the model's expected error plus, in each stratum, the weighted mean
-    of (gold error - expected error) of its labelled items. The pseudo-item is an item of the
-    stratum drawn at random with a gold drawn from the model, so a stratum with few labels
-    keeps the model's own uncertainty and the interval widens as labels get fewer.
+    The labels recalibrate the label model: its posteriors at temperature ``tau``
+    (``P^tau`` renormalised; ``tau < 1`` when the model is overconfident, as Dawid-Skene is
+    for models that share their errors), ``tau`` the maximum of the labelled items' log
+    likelihood plus a normal prior on ``log tau`` (sd :data:`PRIOR_SD`) over the grid
+    :data:`TEMPERATURES`. Each draw resamples the labelled items (Dirichlet(1) weights) and
+    draws its ``tau`` from the posterior they give (so few labels leave the prior's spread
+    and many labels the resampling's), and resamples the items (Dirichlet(1)) for the
+    population; a candidate's error is the
+    weighted mean of its gold error on a labelled item and its expected error under the
+    calibrated posterior elsewhere. The labels are chosen by a rule of the answers (at random
+    or by :func:`ensel.fewlabels.label_next`), so the likelihood of ``tau`` stays valid
+    whichever rule chose them; few labels leave ``tau`` uncertain and the interval wide.
     """
+    lab = np.flatnonzero(model.gold >= 0)
     n = model.P.shape[0]
-    st = strata(model)
-    n_st = len(STRATA) + 1
-    F, E = zip(*(expected_errors(model, t) for t in tieds), strict=True)
-    Fm, Em = np.vstack(F), np.vstack(E)
+    LL = _temperature_objective(model)
+    prior = -0.5 * (np.log(TEMPERATURES) / PRIOR_SD) ** 2
+    h = rng.standard_exponential((n_draws, lab.size))
+    h *= lab.size / np.maximum(h.sum(axis=1, keepdims=True), 1e-300)
+    logpost = h @ LL.T + prior[None, :]  # (D, T): each draw's posterior of tau on the grid
+    logpost -= logpost.max(axis=1, keepdims=True)
+    cum = np.exp(logpost).cumsum(axis=1)
+    which = (rng.random(n_draws)[:, None] * cum[:, -1:] > cum).sum(axis=1)
+    point = int((LL.sum(axis=1) + prior).argmax())
     g = rng.standard_exponential((n_draws, n))
     g /= g.sum(axis=1, keepdims=True)
-    out = Fm @ g.T  # (C, D)
-    lab = model.gold >= 0
-    share = np.bincount(st, minlength=n_st) / n
-    n_lab = np.bincount(st[lab], minlength=n_st)
-    for s in range(n_st):
-        members = np.flatnonzero(st == s)
-        if members.size == 0:
-            continue
-        G = g[:, members].sum(axis=1)  # (D,) the stratum's weight in each draw
-        L = np.flatnonzero(lab & (st == s))
-        h = rng.standard_exponential((n_draws, L.size + 1))
-        h /= h.sum(axis=1, keepdims=True)
-        rect = (Em[:, L] - Fm[:, L]) @ h[:, :-1].T  # (C, D)
-        i0 = members[rng.integers(0, members.size, size=n_draws)]
-        cum = model.P[i0].cumsum(axis=1)
-        y0 = (rng.random(n_draws)[:, None] > cum).sum(axis=1).clip(0, model.P.shape[1] - 1)
+    out = np.empty((len(tieds), n_draws))
+    for t in np.unique(which):
+        P = calibrated(model.P, float(TEMPERATURES[t]))
+        draws = np.flatnonzero(which == t)
         for c, tied in enumerate(tieds):
-            e0 = 1.0 - tied[i0, y0] / tied[i0].sum(axis=1)
-            rect[c] += h[:, -1] * (e0 - Fm[c, i0])
-        out += rect * G[None, :]
-    return Draws(np.clip(out, 0.0, 1.0), st, share, n_lab)
+            f = 1.0 - (tied * P).sum(axis=1) / tied.sum(axis=1)
+            f[lab] = 1.0 - tied[lab, model.gold[lab]] / tied[lab].sum(axis=1)
+            out[c, draws] = g[draws] @ f
+    return Draws(out, TEMPERATURES[which], float(TEMPERATURES[point]))

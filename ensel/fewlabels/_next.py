@@ -13,7 +13,7 @@ from ensel._validation import Interval, StrOptions, constraint_error, validate_p
 from ensel.data import OptionMatrix
 from ensel.fewlabels._choose import _AGG, _K, TOLERANCE, _Analysis, _verdict, analyse
 from ensel.fewlabels._gold import Pool, read_pool
-from ensel.fewlabels._model import STRATA
+from ensel.fewlabels._model import calibrated
 
 __all__ = ["STRATEGIES", "label_next"]
 
@@ -57,12 +57,11 @@ def _random(pool: Pool, free: np.ndarray, n: int, seed: int) -> pd.DataFrame:
                   [f"random order (seed {seed})"] * len(order))
 
 
-def _variance_of_difference(an: _Analysis, c: int) -> np.ndarray:
-    """Per item, the variance (under the model's posterior) of the difference between the
+def _variance_of_difference(an: _Analysis, P: np.ndarray, c: int) -> np.ndarray:
+    """Per item, the variance (under the posterior ``P``) of the difference between the
     choice's error and candidate ``c``'s: 0 where they answer alike."""
     tc, tch = an.tieds[c], an.tieds[an.choice]
     delta = tc / tc.sum(axis=1, keepdims=True) - tch / tch.sum(axis=1, keepdims=True)
-    P = an.model.P
     mean = (P * delta).sum(axis=1)
     return np.maximum((P * delta ** 2).sum(axis=1) - mean ** 2, 0.0)
 
@@ -75,40 +74,23 @@ def _answer(an: _Analysis, c: int, i: int) -> str:
 
 def _decisive(an: _Analysis, free: np.ndarray, n: int) -> pd.DataFrame:
     d = an.draws.errors
+    P = calibrated(an.model.P, an.draws.tau)
     others = [c for c in range(len(an.candidates)) if c != an.choice]
     threat = {c: float(np.mean(d[c] <= d[an.choice] + TOLERANCE)) for c in others}
-    parts = np.vstack([threat[c] * _variance_of_difference(an, c) for c in others]) \
-        if others else np.zeros((1, an.model.P.shape[0]))
+    parts = np.vstack([threat[c] * _variance_of_difference(an, P, c) for c in others]) \
+        if others else np.zeros((1, P.shape[0]))
     base = parts.sum(axis=0)
     top_c = np.asarray(others)[parts.argmax(axis=0)] if others else None
-    P = an.model.P
-    unsure = 1.0 - P.max(axis=1)
-    st = an.draws.stratum
-    n_lab = an.draws.n_labelled.astype(float).copy()
-    share = an.draws.share
-
-    def factor(s: int) -> float:
-        return float(share[s] ** 2 / ((n_lab[s] + 1) * (n_lab[s] + 2)))
-
-    value = base[free] + 1e-9 * unsure[free]
-    rows, scores, reasons = [], [], []
-    alive = np.ones(free.size, dtype=bool)
-    fac = np.array([factor(s) for s in range(len(STRATA) + 1)])
-    for _ in range(n):
-        sc = np.where(alive, value * fac[st[free]], -np.inf)
-        o = int(np.argmax(sc))
-        i = int(free[o])
-        alive[o] = False
-        rows.append(i)
-        scores.append(float(sc[o]))
-        n_lab[st[i]] += 1
-        fac[st[i]] = factor(int(st[i]))
-        reasons.append(_reason(an, i, base[i], top_c))
-    return _frame(an.pool, rows, scores, reasons)
+    value = base[free] + 1e-9 * (1.0 - P[free].max(axis=1))  # ties: the least sure first
+    order = np.argsort(-value, kind="stable")[:n]
+    rows = [int(free[o]) for o in order]
+    return _frame(an.pool, rows, [float(value[o]) for o in order],
+                  [_reason(an, P, i, base[i], top_c) for i in rows])
 
 
-def _reason(an: _Analysis, i: int, base: float, top_c: np.ndarray | None) -> str:
-    P = an.model.P[i]
+def _reason(an: _Analysis, Pc: np.ndarray, i: int, base: float, top_c: np.ndarray | None
+            ) -> str:
+    P = Pc[i]
     classes = an.model.predictor.classes
     best = np.argsort(-P, kind="stable")[:2]
     belief = ", ".join(f"P({an.pool.label_of(i, int(classes[b]))}) = {P[b]:.2f}"
@@ -132,12 +114,12 @@ def label_next(A: Any, y: Any = None, n: int = 10, *, k: int | str = "auto",
 
     ``"decisive"`` ranks an unlabelled item by the expected reduction in the uncertainty
     of the choice of :func:`choose_with_labels` (same ``k``, ``method``, ``aggregator``,
-    ``seed``): the variance, under the label-free model's posterior, of the difference
-    between the choice's error and each rival candidate's on the item (zero where they
-    answer alike), weighted by how often that rival is within the tolerance of the choice in
-    the draws, times how much one more label shrinks the correction of the item's stratum
-    (``share^2 / ((n_s + 1)(n_s + 2))``, updated as items are picked). It needs at least one
-    gold label (as :func:`choose_with_labels`). The baselines: ``"disagreement"`` ranks by
+    ``seed``): the variance, under the label-free model's calibrated posterior, of the
+    difference between the choice's error and each rival candidate's on the item (zero
+    where they answer alike: its gold would not tell them apart), weighted by how often that
+    rival is within the tolerance of the choice in the draws. Its gold removes that variance
+    from the difference and tells the calibration the most. It needs at least one gold label
+    (as :func:`choose_with_labels`). The baselines: ``"disagreement"`` ranks by
     the entropy of the models' answers (no gold needed), ``"random"`` by a seeded draw.
 
     Parameters

@@ -1,0 +1,148 @@
+"""Choosing with a handful of labels (:mod:`ensel.fewlabels`) on seeded pools.
+
+Properties that can fail: the interval narrows as labels are added; with every item labelled
+the choice is the selector's full-label choice; the row order of the input does not matter;
+the ranking of ``label_next`` returns unlabelled items in order with a reason each.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ensel.data import OptionMatrix
+from ensel.fewlabels import FewLabelChoice, choose_with_labels, label_next
+from ensel.pools import family_pool, multiclass_pool
+from ensel.select import MULTICLASS_SELECTORS, SELECTORS
+
+N = 3000
+
+
+def _options(A: np.ndarray, gold: np.ndarray, items: list | None = None) -> OptionMatrix:
+    n, m = A.shape
+    return OptionMatrix(A.astype(np.int16), gold.astype(np.int16), [tuple("ABCD")] * n,
+                        items if items is not None else [f"q{i}" for i in range(n)],
+                        [f"m{j}" for j in range(m)])
+
+
+@pytest.fixture(scope="module")
+def binary():
+    return family_pool(10, N, family_size=2, random_state=3)
+
+
+@pytest.fixture(scope="module")
+def options():
+    return multiclass_pool(10, N, n_options=4, family_size=2, within=0.4, random_state=3)
+
+
+def _hidden(y: np.ndarray, n_labels: int, missing: int, seed: int = 0) -> np.ndarray:
+    keep = np.random.default_rng(seed).permutation(y.size)[:n_labels]
+    out = np.full(y.size, missing, dtype=float)
+    out[keep] = y[keep]
+    return out
+
+
+def test_binary_interval_narrows_as_labels_are_added(binary) -> None:
+    widths = []
+    for n_labels in (10, 60, 600):
+        c = choose_with_labels(binary.X, _hidden(binary.y, n_labels, 0), k=3, seed=1)
+        assert c.n_labels == n_labels and c.n_unlabelled == N - n_labels
+        assert c.interval[0] <= c.error <= c.interval[1]
+        widths.append(c.interval[1] - c.interval[0])
+    assert widths[0] > widths[1] > widths[2], widths
+    assert widths[0] > 2 * widths[2], widths
+
+
+def test_option_interval_narrows_as_labels_are_added(options) -> None:
+    widths = []
+    for n_labels in (10, 60, 600):
+        gold = _hidden(options.y, n_labels, -1).astype(np.int16)
+        c = choose_with_labels(_options(options.A, gold), k=3, seed=1)
+        widths.append(c.interval[1] - c.interval[0])
+    assert widths[0] > widths[1] > widths[2], widths
+
+
+@pytest.mark.parametrize("method", ["topk", "greedy_mi", "score_mi"])
+def test_with_every_label_the_choice_is_the_full_label_selection(binary, options,
+                                                                 method) -> None:
+    c = choose_with_labels(binary.X, binary.y, k=3, method=method)
+    assert c.n_unlabelled == 0
+    assert list(c.models) == list(SELECTORS[method](3).fit(binary.X, binary.y).selected_)
+    c = choose_with_labels(_options(options.A, options.y), k=3, method=method)
+    full = MULTICLASS_SELECTORS[method](3).fit(options.A, options.y).selected_
+    assert list(c.models) == list(full)
+
+
+def test_row_order_does_not_matter(options) -> None:
+    gold = _hidden(options.y, 40, -1).astype(np.int16)
+    items = [f"q{i}" for i in range(N)]
+    first = choose_with_labels(_options(options.A, gold, items), k=3, seed=2)
+    o = np.random.default_rng(9).permutation(N)
+    again = choose_with_labels(_options(options.A[o], gold[o], [items[i] for i in o]), k=3,
+                               seed=2)
+    assert (first.models, first.runner_up, first.decided) == \
+        (again.models, again.runner_up, again.decided)
+    assert first.error == pytest.approx(again.error, abs=1e-9)
+    assert first.interval == pytest.approx(again.interval, abs=1e-9)
+
+
+def test_seeded_and_described(binary) -> None:
+    y = _hidden(binary.y, 30, np.nan)
+    a = choose_with_labels(binary.X, y, k=2, seed=4)
+    b = choose_with_labels(binary.X, y, k=2, seed=4)
+    assert a == b and isinstance(a, FewLabelChoice)
+    assert a.names == tuple(f"m{j}" for j in a.models)
+    assert a.reason.startswith("decided" if a.decided else "not decided")
+    assert (a.labels_needed == 0) == a.decided
+    doc = a.to_dict()
+    assert doc["models"] == list(a.models) and doc["n_labels"] == 30
+
+
+def test_auto_takes_a_prefix_of_the_path(binary) -> None:
+    c = choose_with_labels(binary.X, _hidden(binary.y, 100, 0), seed=0)
+    assert 1 <= c.k <= 10 and len(c.models) == len(set(c.models)) == c.k
+    fixed = choose_with_labels(binary.X, _hidden(binary.y, 100, 0), k=c.k, seed=0)
+    assert fixed.models == c.models
+
+
+def test_predict_and_heldout_error(binary) -> None:
+    c = choose_with_labels(binary.X[:2000], _hidden(binary.y[:2000], 50, 0), k=3)
+    pred = c.predict(binary.X[2000:])
+    assert pred.shape == (N - 2000,) and set(np.unique(pred)) <= {-1, 1}
+    assert c.heldout_error(binary.X[2000:], binary.y[2000:]) == pytest.approx(
+        float(np.mean(pred != binary.y[2000:])), abs=0.01)
+
+
+def test_gold_as_a_series_by_item_name(options) -> None:
+    items = [f"q{i}" for i in range(N)]
+    om = _options(options.A, np.full(N, -1), items)
+    letters = np.array(list("ABCD"))
+    y = pd.Series(letters[options.y[:25]], index=items[:25])
+    by_name = choose_with_labels(om, y, k=3)
+    by_code = choose_with_labels(_options(options.A, _hidden_first(options.y, 25), items), k=3)
+    assert by_name == by_code
+
+
+def _hidden_first(y: np.ndarray, n: int) -> np.ndarray:
+    return np.where(np.arange(y.size) < n, y, -1).astype(np.int16)
+
+
+@pytest.mark.parametrize("strategy", ["decisive", "disagreement", "random"])
+def test_label_next_ranks_unlabelled_items(options, strategy) -> None:
+    gold = _hidden_first(options.y, 30)
+    om = _options(options.A, gold)
+    out = label_next(om, n=12, k=3, strategy=strategy, seed=0)
+    assert list(out.columns) == ["item", "score", "reason"] and len(out) == 12
+    assert out["item"].is_unique
+    assert not set(out["item"]) & {f"q{i}" for i in range(30)}
+    assert (np.diff(out["score"].to_numpy()) <= 1e-15).all()
+    assert out["reason"].str.len().min() > 10
+    if strategy == "decisive":
+        assert out.attrs["choice"]["k"] == 3
+        assert "the choice answers" in out["reason"].iloc[0]
+
+
+def test_disagreement_needs_no_gold(options) -> None:
+    out = label_next(_options(options.A, np.full(N, -1)), n=5, strategy="disagreement")
+    assert out["reason"].str.contains("answers split").all()
