@@ -123,8 +123,9 @@ def _n_text(n):
     return "never (not by the largest N)" if n is None or n != n else f"N = {int(n)}"
 
 
+rnd = reach.xs("random", level="strategy")["N within noise"]
 glue("reach_random_text", "; ".join(
-    f"{_n_text(n)} on {d}" for d, n in vs["random"].items()), display=False)
+    f"{_n_text(n)} on {d}" for d, n in rnd.items()), display=False)
 last = reach.xs("random", level="strategy")["excess error there"]
 glue("excess_text", "; ".join(f"{d}: {e}" for d, e in last.items()), display=False)
 

@@ -351,25 +351,22 @@ def reach_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def versus_random(results: pd.DataFrame) -> pd.DataFrame:
     """Per data set: the ``N`` each label order needs to be within noise of the full-label
-    choice (:func:`reach_table`), and whether ``decisive`` needs fewer labels than
-    ``random`` (``fewer``, ``as many``, ``more``, or ``neither reaches``)."""
-    t = reach_table(results).pivot(index="data", columns="strategy",
-                                   values="N within noise")
-    t = t.reindex(columns=[s for s in STRATEGIES if s in t.columns])
-    order = list(dict.fromkeys(results["data"]))
-    t = t.reindex([d for d in order if d in t.index])
-
-    def cmp(row: pd.Series) -> str:
-        a, b = row.get("decisive"), row.get("random")
-        big = max(GRID) * 10  # "not reached" ranks after every N
-        a = big if a is None or pd.isna(a) else a
-        b = big if b is None or pd.isna(b) else b
-        if a == b == big:
-            return "neither reaches"
-        return "fewer" if a < b else "as many" if a == b else "more"
-
-    t["decisive vs random"] = t.apply(cmp, axis=1)
-    return t
+    choice (:func:`reach_table`; ``"not by <largest N>"`` when it never is), and whether
+    ``decisive`` needs fewer labels than ``random`` (``fewer``, ``as many``, ``more``, or
+    ``neither reaches``)."""
+    reach = reach_table(results)
+    top = int(results.loc[results["arm"] == "few", "n_labels"].max())
+    rows = []
+    for data in dict.fromkeys(reach["data"]):
+        r = reach[reach["data"] == data].set_index("strategy")["N within noise"]
+        n = {s: (np.inf if pd.isna(r.get(s)) else float(r[s])) for s in STRATEGIES}
+        a, b = n["decisive"], n["random"]
+        verdict = ("neither reaches" if a == b == np.inf else "fewer" if a < b
+                   else "as many" if a == b else "more")
+        rows.append({"data": data} | {s: f"not by {top}" if v == np.inf else str(int(v))
+                                      for s, v in n.items()}
+                    | {"decisive vs random": verdict})
+    return pd.DataFrame(rows).set_index("data")
 
 
 def _coverage_cell(hit: pd.Series, level: float) -> str:

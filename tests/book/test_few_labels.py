@@ -124,8 +124,8 @@ def test_versus_random_says_which_order_needs_fewer_labels() -> None:
     res = _results({"random": worse * 2 + full, "decisive": worse + full * 2,
                     "disagreement": worse * 3}, full)
     t = fl.versus_random(res)
-    assert t.loc["d", "random"] == 50 and t.loc["d", "decisive"] == 20
-    assert pd.isna(t.loc["d", "disagreement"])
+    assert t.loc["d", "random"] == "50" and t.loc["d", "decisive"] == "20"
+    assert t.loc["d", "disagreement"] == "not by 50"
     assert t.loc["d", "decisive vs random"] == "fewer"
     res = _results({"random": worse + full * 2, "decisive": worse * 3,
                     "disagreement": worse * 3}, full)
