@@ -145,3 +145,16 @@ def test_calibration_counts_intervals_that_contain_the_heldout_error() -> None:
     assert t.loc["d", "random"] == "1.00 of 9"
     assert t.loc["d", "decisive"] == "0.00 of 9 (below)"
     assert t.loc["all data", "disagreement"] == "1.00 of 9"
+
+
+def test_page_sources_without_real_data_are_the_two_seeded_pools() -> None:
+    sources, missing = fl.page_sources([], pool_models=6, pool_items=300, seed=0)
+    assert missing == [] and [s.kind for s in sources] == ["seeded", "seeded"]
+    binary, options = sources
+    assert binary.binary and binary.answers.shape == (300, 6)
+    assert set(np.unique(binary.gold)) == {-1, 1}
+    assert not options.binary and options.answers.A.shape == (300, 6)
+    A, g = options.codes()
+    assert A.max() == 3 and g.min() >= 0
+    A, g = binary.codes()
+    assert set(np.unique(g)) == {0, 1} and A.min() >= -1
