@@ -37,7 +37,7 @@ import pandas as pd
 
 __all__ = ["GRID", "STRATEGIES", "FIRST_RANDOM", "ARMS", "Source", "page_sources",
            "run_source", "run_all", "curve_table", "reach_table", "versus_random",
-           "calibration_table", "coverage", "plot_curves"]
+           "calibration_table", "coverage", "coverage_verdict", "plot_curves"]
 
 #: Numbers of revealed gold labels.
 GRID = (0, 10, 20, 50, 100, 200)
@@ -369,15 +369,21 @@ def versus_random(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("data")
 
 
-def _coverage_cell(hit: pd.Series, level: float) -> str:
+def _against_nominal(k: int, n: int, level: float) -> str:
+    """``below``/``at``/``above``: where ``level`` lies against the 95 % Clopper-Pearson
+    interval of ``k`` covered of ``n``."""
     from scipy.stats import binomtest
 
+    ci = binomtest(k, n).proportion_ci(0.95)
+    return "at" if ci.low <= level <= ci.high else "below" if ci.high < level else "above"
+
+
+def _coverage_cell(hit: pd.Series, level: float) -> str:
     n, k = int(hit.size), int(hit.sum())
     if n == 0:
         return "-"
-    ci = binomtest(k, n).proportion_ci(0.95)
-    mark = "" if ci.low <= level <= ci.high else " (below)" if ci.high < level else " (above)"
-    return f"{k / n:.2f} of {n}{mark}"
+    where = _against_nominal(k, n, level)
+    return f"{k / n:.2f} of {n}" + ("" if where == "at" else f" ({where})")
 
 
 def calibration_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -394,7 +400,19 @@ def calibration_table(results: pd.DataFrame) -> pd.DataFrame:
                                  INTERVAL_LEVEL) for d in order}
            | {"all data": _coverage_cell(f[f["strategy"] == s]["covered"], INTERVAL_LEVEL)}
            for s in STRATEGIES}
-    return pd.DataFrame(out)
+    t = pd.DataFrame(out)
+    held = f.groupby("data")["n_test"].median() if "n_test" in f else pd.Series(dtype=float)
+    t["held-out items"] = [f"{int(held[d]):,}" if d in held.index else "" for d in t.index]
+    return t
+
+
+def coverage_verdict(results: pd.DataFrame, strategy: str | None = None) -> str:
+    """``below``, ``at`` or ``above`` the nominal rate: the few-label intervals' coverage
+    (:func:`coverage`) against :data:`ensel.fewlabels.INTERVAL_LEVEL`."""
+    from ensel.fewlabels import INTERVAL_LEVEL
+
+    share, n = coverage(results, strategy)
+    return _against_nominal(int(round(share * n)), n, INTERVAL_LEVEL)
 
 
 def coverage(results: pd.DataFrame, strategy: str | None = None) -> tuple[float, int]:

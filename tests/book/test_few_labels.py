@@ -145,6 +145,8 @@ def test_calibration_counts_intervals_that_contain_the_heldout_error() -> None:
     assert t.loc["d", "random"] == "1.00 of 9"
     assert t.loc["d", "decisive"] == "0.00 of 9 (below)"
     assert t.loc["all data", "disagreement"] == "1.00 of 9"
+    assert fl.coverage_verdict(res, "decisive") == "below"
+    assert fl.coverage_verdict(res, "random") == "at"  # 9 of 9: 0.95 inside [0.66, 1]
 
 
 def test_page_sources_without_real_data_are_the_two_seeded_pools() -> None:
