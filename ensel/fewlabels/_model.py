@@ -16,6 +16,9 @@ __all__: list[str] = []
 CROSS_FIT_MIN = 50
 #: The grid of temperatures by which the labels recalibrate the label model's posteriors.
 TEMPERATURES = np.exp(np.linspace(np.log(0.05), np.log(5.0), 61))
+#: Upper ends of the bins of the label model's uncertainty ``1 - max_c P(Y = c | answers)``
+#: each calibrated by its own temperature (a last bin above the last end).
+BINS = (0.01, 0.1)
 #: Standard deviation of the normal prior of ``log tau`` (centred on the model as fitted).
 PRIOR_SD = 1.0
 
@@ -177,56 +180,78 @@ class Draws:
     """Draws of the population error of each candidate ensemble."""
 
     errors: np.ndarray  # (C, D)
-    temperature: np.ndarray  # (D,) the calibration of each draw
-    tau: float  # the calibration fitted on all the labels (no resampling)
+    temperature: np.ndarray  # (D, n_bins) the calibration of each draw, per bin
+    tau: np.ndarray  # (n_bins,) the calibration fitted on all the labels (no resampling)
+    bins: np.ndarray  # (n,) the confidence bin of each item
 
 
-def _temperature_objective(model: LabelModel) -> np.ndarray:
-    """``(T, n_labelled)``: the log-probability of each gold under each temperature."""
-    lab = np.flatnonzero(model.gold >= 0)
-    out = np.empty((TEMPERATURES.size, lab.size))
-    for t, tau in enumerate(TEMPERATURES):
-        out[t] = np.log(np.maximum(calibrated(model.P[lab], tau)[np.arange(lab.size),
-                                                                   model.gold[lab]], 1e-300))
-    return out
+def confidence_bins(P: np.ndarray) -> np.ndarray:
+    """The bin of each item by the model's uncertainty ``1 - max_c P`` (:data:`BINS`)."""
+    return np.digitize(1.0 - P.max(axis=1), BINS)
+
+
+def _temperature_draws(model: LabelModel, lab: np.ndarray, n_draws: int,
+                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Grid indices of each draw's temperature per bin ``(D, n_bins)`` and the point fit."""
+    prior = -0.5 * (np.log(TEMPERATURES) / PRIOR_SD) ** 2
+    n_bins = len(BINS) + 1
+    bins = confidence_bins(model.P)
+    which = np.empty((n_draws, n_bins), dtype=np.int64)
+    point = np.empty(n_bins, dtype=np.int64)
+    for b in range(n_bins):
+        L = lab[bins[lab] == b]
+        LL = np.empty((TEMPERATURES.size, L.size))
+        for t, tau in enumerate(TEMPERATURES):
+            LL[t] = np.log(np.maximum(calibrated(model.P[L], tau)[np.arange(L.size),
+                                                                  model.gold[L]], 1e-300))
+        h = rng.standard_exponential((n_draws, L.size))
+        h *= L.size / np.maximum(h.sum(axis=1, keepdims=True), 1e-300)
+        logpost = h @ LL.T + prior[None, :]  # (D, T): each draw's posterior on the grid
+        logpost -= logpost.max(axis=1, keepdims=True)
+        cum = np.exp(logpost).cumsum(axis=1)
+        which[:, b] = (rng.random(n_draws)[:, None] * cum[:, -1:] > cum).sum(axis=1)
+        point[b] = int((LL.sum(axis=1) + prior).argmax())
+    return which, point
 
 
 def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
                 rng: np.random.Generator) -> Draws:
     """Bayesian-bootstrap draws of each candidate's error on the population of items.
 
-    The labels recalibrate the label model: its posteriors at temperature ``tau``
-    (``P^tau`` renormalised; ``tau < 1`` when the model is overconfident, as Dawid-Skene is
-    for models that share their errors), ``tau`` the maximum of the labelled items' log
-    likelihood plus a normal prior on ``log tau`` (sd :data:`PRIOR_SD`) over the grid
-    :data:`TEMPERATURES`. Each draw resamples the labelled items (Dirichlet(1) weights) and
-    draws its ``tau`` from the posterior they give (so few labels leave the prior's spread
-    and many labels the resampling's), and resamples the items (Dirichlet(1)) for the
-    population; a candidate's error is the
-    weighted mean of its gold error on a labelled item and its expected error under the
-    calibrated posterior elsewhere. The labels are chosen by a rule of the answers (at random
-    or by :func:`ensel.fewlabels.label_next`), so the likelihood of ``tau`` stays valid
-    whichever rule chose them; few labels leave ``tau`` uncertain and the interval wide.
+    The labels recalibrate the label model: in each bin of its confidence (:data:`BINS`),
+    its posteriors at a temperature ``tau`` (``P^tau`` renormalised; ``tau < 1`` where the
+    model is overconfident, as Dawid-Skene is for models that share their errors), with a
+    normal prior on ``log tau`` (sd :data:`PRIOR_SD`, centred on the model as fitted) over
+    the grid :data:`TEMPERATURES`. Each draw resamples the labelled items (Dirichlet(1)
+    weights) and draws each bin's ``tau`` from the posterior they give (few labels in a bin
+    leave the prior's spread, many the resampling's), and resamples the items (Dirichlet(1))
+    for the population; a candidate's error is the weighted mean of its gold error on a
+    labelled item and of its expected error under the calibrated posterior elsewhere.
+    Labels chosen from the answers (by :func:`ensel.fewlabels.label_next`, which favours
+    the unsure items) calibrate the bins they fall in; the bins keep them from setting the
+    calibration of the sure items.
     """
     lab = np.flatnonzero(model.gold >= 0)
     n = model.P.shape[0]
-    LL = _temperature_objective(model)
-    prior = -0.5 * (np.log(TEMPERATURES) / PRIOR_SD) ** 2
-    h = rng.standard_exponential((n_draws, lab.size))
-    h *= lab.size / np.maximum(h.sum(axis=1, keepdims=True), 1e-300)
-    logpost = h @ LL.T + prior[None, :]  # (D, T): each draw's posterior of tau on the grid
-    logpost -= logpost.max(axis=1, keepdims=True)
-    cum = np.exp(logpost).cumsum(axis=1)
-    which = (rng.random(n_draws)[:, None] * cum[:, -1:] > cum).sum(axis=1)
-    point = int((LL.sum(axis=1) + prior).argmax())
+    which, point = _temperature_draws(model, lab, n_draws, rng)
+    bins = confidence_bins(model.P)
     g = rng.standard_exponential((n_draws, n))
     g /= g.sum(axis=1, keepdims=True)
-    out = np.empty((len(tieds), n_draws))
-    for t in np.unique(which):
-        P = calibrated(model.P, float(TEMPERATURES[t]))
-        draws = np.flatnonzero(which == t)
-        for c, tied in enumerate(tieds):
-            f = 1.0 - (tied * P).sum(axis=1) / tied.sum(axis=1)
-            f[lab] = 1.0 - tied[lab, model.gold[lab]] / tied[lab].sum(axis=1)
-            out[c, draws] = g[draws] @ f
-    return Draws(out, TEMPERATURES[which], float(TEMPERATURES[point]))
+    out = np.zeros((len(tieds), n_draws))
+    is_lab = model.gold >= 0
+    for b in range(len(BINS) + 1):
+        rows = np.flatnonzero(bins == b)
+        if rows.size == 0:
+            continue
+        gl = is_lab[rows]
+        for t in np.unique(which[:, b]):
+            P = calibrated(model.P[rows], float(TEMPERATURES[t]))
+            draws = np.flatnonzero(which[:, b] == t)
+            G = g[np.ix_(draws, rows)]
+            for c, tied in enumerate(tieds):
+                tr = tied[rows]
+                f = 1.0 - (tr * P).sum(axis=1) / tr.sum(axis=1)
+                gi = model.gold[rows[gl]]
+                f[gl] = 1.0 - tr[gl, gi] / tr[gl].sum(axis=1)
+                out[c, draws] += G @ f
+    return Draws(out, TEMPERATURES[which], TEMPERATURES[point], bins)

@@ -28,26 +28,37 @@ def _frame(pool: Pool, rows: list[int], scores: list[float], reasons: list[str]
                          "score": np.asarray(scores, dtype=float), "reason": reasons})
 
 
-def _vote_split(pool: Pool, i: int) -> tuple[float, str]:
-    """Entropy (bits) of the models' answers on item ``i`` and how they split."""
-    a = pool.A[i]
-    a = a[a >= 0]
-    if a.size == 0:
-        return 0.0, "no model answered"
-    codes, counts = np.unique(a, return_counts=True)
-    p = counts / counts.sum()
-    h = float(-(p * np.log2(p)).sum())
-    order = np.argsort(-counts, kind="stable")
-    split = ", ".join(f"{counts[o]} say {pool.label_of(i, int(codes[o]))}"
-                      for o in order[:3])
-    return h, f"the {a.size} answers split: {split}"
+def _vote_counts(pool: Pool) -> np.ndarray:
+    """``(n, K)``: how many models chose each option code of each item."""
+    K = int(max(pool.n_options.max(initial=2), pool.A.max(initial=0) + 1))
+    counts = np.zeros((pool.A.shape[0], K))
+    for j in range(pool.A.shape[1]):
+        a = pool.A[:, j]
+        ok = a >= 0
+        counts[np.flatnonzero(ok), a[ok]] += 1.0
+    return counts
+
+
+def _split_text(pool: Pool, i: int, counts: np.ndarray) -> str:
+    total = int(counts.sum())
+    if total == 0:
+        return "no model answered"
+    order = np.argsort(-counts, kind="stable")[:3]
+    split = ", ".join(f"{int(counts[o])} say {pool.label_of(i, int(o))}" for o in order
+                      if counts[o] > 0)
+    return f"the {total} answers split: {split}"
 
 
 def _disagreement(pool: Pool, free: np.ndarray, n: int) -> pd.DataFrame:
-    got = [(*_vote_split(pool, int(i)), int(i)) for i in free]
-    got.sort(key=lambda t: (-t[0], t[2]))
-    top = got[:n]
-    return _frame(pool, [t[2] for t in top], [t[0] for t in top], [t[1] for t in top])
+    counts = _vote_counts(pool)
+    tot = counts.sum(axis=1, keepdims=True)
+    p = counts / np.maximum(tot, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -np.where(p > 0, p * np.log2(p), 0.0).sum(axis=1)
+    order = np.argsort(-h[free], kind="stable")[:n]
+    rows = [int(free[o]) for o in order]
+    return _frame(pool, rows, [float(h[i]) for i in rows],
+                  [_split_text(pool, i, counts[i]) for i in rows])
 
 
 def _random(pool: Pool, free: np.ndarray, n: int, seed: int) -> pd.DataFrame:
@@ -66,6 +77,15 @@ def _variance_of_difference(an: _Analysis, P: np.ndarray, c: int) -> np.ndarray:
     return np.maximum((P * delta ** 2).sum(axis=1) - mean ** 2, 0.0)
 
 
+def _calibrated_by_bin(an: _Analysis) -> np.ndarray:
+    """The label model's posteriors at each bin's fitted temperature."""
+    P = an.model.P.copy()
+    for b, tau in enumerate(an.draws.tau):
+        rows = an.draws.bins == b
+        P[rows] = calibrated(an.model.P[rows], float(tau))
+    return P
+
+
 def _answer(an: _Analysis, c: int, i: int) -> str:
     t = an.tieds[c][i]
     classes = an.model.predictor.classes
@@ -74,7 +94,7 @@ def _answer(an: _Analysis, c: int, i: int) -> str:
 
 def _decisive(an: _Analysis, free: np.ndarray, n: int) -> pd.DataFrame:
     d = an.draws.errors
-    P = calibrated(an.model.P, an.draws.tau)
+    P = _calibrated_by_bin(an)
     others = [c for c in range(len(an.candidates)) if c != an.choice]
     threat = {c: float(np.mean(d[c] <= d[an.choice] + TOLERANCE)) for c in others}
     parts = np.vstack([threat[c] * _variance_of_difference(an, P, c) for c in others]) \
