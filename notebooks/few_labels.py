@@ -46,7 +46,7 @@ pool_models = 20  # models of each seeded pool
 pool_items = 3000  # items of each seeded pool
 labelling_pool = 1000  # items whose gold is hidden, per repeat
 n_labels = [0, 10, 20, 50, 100, 200]
-n_repeats = 8
+n_repeats = 5  # about 90 s CPU at full size
 n_draws = 200  # choose_with_labels' bootstrap draws (its default)
 max_batch = 50  # most labels label_next picks before the next call
 
