@@ -66,10 +66,12 @@ from ensel.book.few_labels import (
     versus_random,
 )
 from ensel.book.theory_pages import glue
+from ensel.fewlabels import TOLERANCE
 
 checks = PageChecks("few_labels")
 glue("labelling_pool", labelling_pool, display=False)
 glue("first_random", FIRST_RANDOM, display=False)
+glue("tolerance", TOLERANCE, display=False)
 
 # %% [markdown]
 # ## The experiment
@@ -101,7 +103,8 @@ plt.show()
 #
 # For each data set and label order: the first $N$ from which the few-label choice's
 # excess error over the full-label choice (paired by repeat, 95 % interval) is never above
-# 0 beyond noise, and whether `"decisive"` gets there with fewer labels than random:
+# {glue:text}`tolerance` (the library's tolerance of equivalent choices) beyond noise, and
+# whether `"decisive"` gets there with fewer labels than random:
 
 # %%
 vs = versus_random(results)

@@ -301,9 +301,10 @@ def curve_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def _paired(results: pd.DataFrame, data: str, strategy: str, arm: str,
-            other: pd.Series) -> pd.DataFrame:
+            other: pd.Series, tolerance: float = 0.0) -> pd.DataFrame:
     """Per ``N``: the mean of ``arm``'s error minus ``other`` (indexed by repeat), with its
-    interval and verdict (``holds``: lower beyond noise)."""
+    interval and the verdict on the difference less ``tolerance`` (``contradicted``: above
+    the tolerance beyond noise)."""
     from ensel.stats import verdict
 
     r = results[(results["data"] == data) & (results["strategy"] == strategy)
@@ -313,7 +314,8 @@ def _paired(results: pd.DataFrame, data: str, strategy: str, arm: str,
         d = g.set_index("repeat")["error"] - other.reindex(g["repeat"]).to_numpy()
         m, lo, hi = _mean_interval(d)
         rows.append({"n_labels": int(n), "difference": m, "low": lo, "high": hi,
-                     "verdict": verdict(lo, hi) if np.isfinite(lo) else "-"})
+                     "verdict": verdict(lo - tolerance, hi - tolerance)
+                     if np.isfinite(lo) else "-"})
     return pd.DataFrame(rows)
 
 
@@ -330,15 +332,18 @@ def _reached(diff: pd.DataFrame) -> int | None:
 
 def reach_table(results: pd.DataFrame) -> pd.DataFrame:
     """Per data set and strategy: the first ``N`` from which the few-label choice is within
-    noise of the full-label choice (its paired excess error never above 0 beyond noise at
+    noise of the full-label choice (its paired excess error never above the library's
+    tolerance of equivalent choices, :data:`ensel.fewlabels.TOLERANCE`, beyond noise at
     that ``N`` and every larger one; ``None``: not by the largest ``N``), and the excess
     error there with its interval."""
+    from ensel.fewlabels import TOLERANCE
+
     rows = []
     for data in results["data"].unique():
         full = results[(results["data"] == data) & (results["arm"] == "full")]
         base = full.set_index("repeat")["error"]
         for s in STRATEGIES:
-            d = _paired(results, data, s, "few", base)
+            d = _paired(results, data, s, "few", base, TOLERANCE)
             if d.empty:
                 continue
             n = _reached(d)

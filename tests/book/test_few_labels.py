@@ -160,3 +160,14 @@ def test_page_sources_without_real_data_are_the_two_seeded_pools() -> None:
     assert A.max() == 3 and g.min() >= 0
     A, g = binary.codes()
     assert set(np.unique(g)) == {0, 1} and A.min() >= -1
+
+
+def test_a_consistent_excess_below_the_tolerance_counts_as_within_noise() -> None:
+    full = [0.100, 0.110, 0.120]
+    res = _results({s: [e + 0.002 for e in full] * 3 for s in fl.STRATEGIES}, full)
+    base = res[res["arm"] == "full"].set_index("repeat")["error"]
+    strict = fl._paired(res, "d", "random", "few", base)
+    assert set(strict["verdict"]) == {CONTRADICTED}  # 0.002 worse, every repeat
+    lenient = fl._paired(res, "d", "random", "few", base, 0.005)
+    assert set(lenient["verdict"]) == {HOLDS}  # below 0.002 + noise < 0.005
+    assert fl.versus_random(res).loc["d", "random"] == "10"
