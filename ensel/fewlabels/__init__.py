@@ -6,12 +6,12 @@ label-free model (:class:`ensel.aggregate.DawidSkene`; gold anchors the items th
 gives every unlabelled item a posterior, the selector runs on the gold and the posterior's
 most probable option, and each candidate ensemble's error is its gold error on the
 labelled items and its expected error under the model's posterior elsewhere, the posterior
-*recalibrated by the labels*: a temperature per bin of the model's confidence
-(:data:`BINS`), fitted to the labelled items' gold (Dawid-Skene is overconfident when
-models share their errors). Bayesian-bootstrap draws (seeded) of the labelled items, so of
-the temperatures, and of the items give an interval that widens as labels get fewer, and
-say whether the labels separate the choice from its runner-up
-(:attr:`FewLabelChoice.decided`) or how many more they need. Labels chosen from the answers
+*recalibrated by the labels*: per bin of the model's confidence (:data:`BINS`), a
+temperature and a share of confident mistakes, fitted to the labelled items' gold
+(Dawid-Skene is overconfident when models share their errors). Bayesian-bootstrap draws
+(seeded) of the labelled items, so of the calibration, and of the items give an interval
+that widens as labels get fewer, and say whether the labels separate the choice from its runner-up
+(``FewLabelChoice.decided``) or how many more they need. Labels chosen from the answers
 (by :func:`label_next`) calibrate the bin they fall in and are used as random ones are.
 :func:`label_next` ranks the unlabelled items by how much their gold would help decide
 (``"decisive"``), or by the baselines ``"disagreement"`` and ``"random"``.
@@ -36,7 +36,7 @@ from ensel.fewlabels._choose import (
     FewLabelChoice,
     choose_with_labels,
 )
-from ensel.fewlabels._model import BINS, PRIOR_SD, TEMPERATURES
+from ensel.fewlabels._model import BINS, NOISE, PRIOR_SD, TEMPERATURES
 from ensel.fewlabels._next import STRATEGIES, label_next
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "DECIDE_LEVEL",
     "INTERVAL_LEVEL",
     "MAX_K",
+    "NOISE",
     "PRIOR_SD",
     "STRATEGIES",
     "TEMPERATURES",

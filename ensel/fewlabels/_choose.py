@@ -50,7 +50,9 @@ class FewLabelChoice:
         Estimated error of the ensemble on the population of items (a tie among ``t``
         options counts ``1 - 1/t``), from labelled and unlabelled items together.
     interval : tuple of float
-        ``(lo, hi)``, the central :data:`INTERVAL_LEVEL` interval of the error's draws.
+        ``(lo, hi)``, the central :data:`INTERVAL_LEVEL` interval of the error's draws: of
+        the error on the population of such items (an error measured on ``n`` held-out
+        items adds its own binomial noise, about ``sqrt(e (1 - e) / n)``).
     n_labels, n_unlabelled : int
         Items with and without gold.
     decided : bool

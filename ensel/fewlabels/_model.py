@@ -19,6 +19,10 @@ TEMPERATURES = np.exp(np.linspace(np.log(0.05), np.log(5.0), 61))
 #: Upper ends of the bins of the label model's uncertainty ``1 - max_c P(Y = c | answers)``
 #: each calibrated by its own temperature (a last bin above the last end).
 BINS = (0.01, 0.1)
+#: The grid of the share of items on which the model is wrong whatever it says (gold taken
+#: as a uniform guess): what a temperature cannot express, e.g. every model sharing one
+#: wrong answer or a wrong gold. Equal prior mass on each point.
+NOISE = np.array([0.0, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32])
 #: Standard deviation of the normal prior of ``log tau`` (centred on the model as fitted).
 PRIOR_SD = 1.0
 
@@ -183,6 +187,8 @@ class Draws:
     temperature: np.ndarray  # (D, n_bins) the calibration of each draw, per bin
     tau: np.ndarray  # (n_bins,) the calibration fitted on all the labels (no resampling)
     bins: np.ndarray  # (n,) the confidence bin of each item
+    noise: np.ndarray  # (D, n_bins) the share of confident mistakes of each draw, per bin
+    noise_fit: np.ndarray  # (n_bins,) its point fit
 
 
 def confidence_bins(P: np.ndarray) -> np.ndarray:
@@ -190,27 +196,32 @@ def confidence_bins(P: np.ndarray) -> np.ndarray:
     return np.digitize(1.0 - P.max(axis=1), BINS)
 
 
-def _temperature_draws(model: LabelModel, lab: np.ndarray, n_draws: int,
+def _calibration_draws(model: LabelModel, lab: np.ndarray, n_draws: int,
                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Grid indices of each draw's temperature per bin ``(D, n_bins)`` and the point fit."""
-    prior = -0.5 * (np.log(TEMPERATURES) / PRIOR_SD) ** 2
+    """Indices into the grid of (temperature, noise) of each draw per bin ``(D, n_bins)``,
+    and of the point fit (all labels, weight one each) per bin."""
+    logtau = np.log(TEMPERATURES)
+    prior = (-0.5 * (logtau / PRIOR_SD) ** 2)[:, None] + np.zeros(NOISE.size)[None, :]
     n_bins = len(BINS) + 1
     bins = confidence_bins(model.P)
+    k = model.allowed.sum(axis=1)
     which = np.empty((n_draws, n_bins), dtype=np.int64)
     point = np.empty(n_bins, dtype=np.int64)
     for b in range(n_bins):
         L = lab[bins[lab] == b]
-        LL = np.empty((TEMPERATURES.size, L.size))
+        LL = np.empty((TEMPERATURES.size, NOISE.size, L.size))
         for t, tau in enumerate(TEMPERATURES):
-            LL[t] = np.log(np.maximum(calibrated(model.P[L], tau)[np.arange(L.size),
-                                                                  model.gold[L]], 1e-300))
+            p = calibrated(model.P[L], tau)[np.arange(L.size), model.gold[L]]
+            LL[t] = np.log(np.maximum((1 - NOISE[:, None]) * p[None, :]
+                                      + NOISE[:, None] / k[L][None, :], 1e-300))
+        LL = LL.reshape(TEMPERATURES.size * NOISE.size, L.size)
         h = rng.standard_exponential((n_draws, L.size))
         h *= L.size / np.maximum(h.sum(axis=1, keepdims=True), 1e-300)
-        logpost = h @ LL.T + prior[None, :]  # (D, T): each draw's posterior on the grid
+        logpost = h @ LL.T + prior.ravel()[None, :]  # (D, grid): each draw's posterior
         logpost -= logpost.max(axis=1, keepdims=True)
         cum = np.exp(logpost).cumsum(axis=1)
         which[:, b] = (rng.random(n_draws)[:, None] * cum[:, -1:] > cum).sum(axis=1)
-        point[b] = int((LL.sum(axis=1) + prior).argmax())
+        point[b] = int((LL.sum(axis=1) + prior.ravel()).argmax())
     return which, point
 
 
@@ -220,11 +231,14 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
 
     The labels recalibrate the label model: in each bin of its confidence (:data:`BINS`),
     its posteriors at a temperature ``tau`` (``P^tau`` renormalised; ``tau < 1`` where the
-    model is overconfident, as Dawid-Skene is for models that share their errors), with a
+    model is overconfident, as Dawid-Skene is for models that share their errors), mixed
+    with a share ``eps`` of uniform guesses (``(1 - eps) P^tau + eps / K``: the items where
+    the model is wrong however sure, as when every model shares one wrong answer), with a
     normal prior on ``log tau`` (sd :data:`PRIOR_SD`, centred on the model as fitted) over
-    the grid :data:`TEMPERATURES`. Each draw resamples the labelled items (Dirichlet(1)
-    weights) and draws each bin's ``tau`` from the posterior they give (few labels in a bin
-    leave the prior's spread, many the resampling's), and resamples the items (Dirichlet(1))
+    the grid :data:`TEMPERATURES` and equal prior mass on the grid :data:`NOISE`. Each draw
+    resamples the labelled items (Dirichlet(1) weights) and draws each bin's ``(tau, eps)``
+    from the posterior they give (few labels in a bin leave the prior's spread, many the
+    resampling's), and resamples the items (Dirichlet(1))
     for the population; a candidate's error is the weighted mean of its gold error on a
     labelled item and of its expected error under the calibrated posterior elsewhere.
     Labels chosen from the answers (by :func:`ensel.fewlabels.label_next`, which favours
@@ -233,25 +247,31 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
     """
     lab = np.flatnonzero(model.gold >= 0)
     n = model.P.shape[0]
-    which, point = _temperature_draws(model, lab, n_draws, rng)
+    which, point = _calibration_draws(model, lab, n_draws, rng)
     bins = confidence_bins(model.P)
     g = rng.standard_exponential((n_draws, n))
     g /= g.sum(axis=1, keepdims=True)
     out = np.zeros((len(tieds), n_draws))
     is_lab = model.gold >= 0
+    chance = 1.0 - 1.0 / model.allowed.sum(axis=1)  # the error of a uniform guess
     for b in range(len(BINS) + 1):
         rows = np.flatnonzero(bins == b)
         if rows.size == 0:
             continue
         gl = is_lab[rows]
-        for t in np.unique(which[:, b]):
+        for t in np.unique(which[:, b] // NOISE.size):
             P = calibrated(model.P[rows], float(TEMPERATURES[t]))
-            draws = np.flatnonzero(which[:, b] == t)
-            G = g[np.ix_(draws, rows)]
-            for c, tied in enumerate(tieds):
+            fs = []
+            for tied in tieds:
                 tr = tied[rows]
-                f = 1.0 - (tr * P).sum(axis=1) / tr.sum(axis=1)
-                gi = model.gold[rows[gl]]
-                f[gl] = 1.0 - tr[gl, gi] / tr[gl].sum(axis=1)
-                out[c, draws] += G @ f
-    return Draws(out, TEMPERATURES[which], TEMPERATURES[point], bins)
+                fs.append(1.0 - (tr * P).sum(axis=1) / tr.sum(axis=1))
+            for e in np.unique(which[:, b][which[:, b] // NOISE.size == t] % NOISE.size):
+                draws = np.flatnonzero(which[:, b] == t * NOISE.size + e)
+                G = g[np.ix_(draws, rows)]
+                for c, tied in enumerate(tieds):
+                    f = (1.0 - NOISE[e]) * fs[c] + NOISE[e] * chance[rows]
+                    tr = tied[rows]
+                    f[gl] = 1.0 - tr[gl, model.gold[rows[gl]]] / tr[gl].sum(axis=1)
+                    out[c, draws] += G @ f
+    return Draws(out, TEMPERATURES[which // NOISE.size], TEMPERATURES[point // NOISE.size],
+                 bins, NOISE[which % NOISE.size], NOISE[point % NOISE.size])
