@@ -44,10 +44,10 @@ seed = 0
 real_sources = None  # None: every real source of the book
 pool_models = 20  # models of each seeded pool
 pool_items = 3000  # items of each seeded pool
-labelling_pool = 1000  # items whose gold is hidden, per repeat
+labelling_pool = 800  # items whose gold is hidden, per repeat
 n_labels = [0, 10, 20, 50, 100, 200]
-n_repeats = 5  # about 90 s CPU at full size
-n_draws = 200  # choose_with_labels' bootstrap draws (its default)
+n_repeats = 5
+n_draws = 100  # choose_with_labels' bootstrap draws (default 200)
 max_batch = 50  # most labels label_next picks before the next call
 
 # %% tags=["remove-cell"]
@@ -93,6 +93,7 @@ from ensel.book.protocol import mark_synthetic_figures
 
 mark_synthetic_figures("partly" if len(sources) > 2 else "simulated")  # stamped inside the image
 glue("n_repeats", n_repeats, display=False)
+glue("n_draws", n_draws, display=False)
 
 # %% tags=["hide-input"] mystnb={"figure": {"caption": "Held-out error against the number N of gold labels (labels at random; mean and 95 % interval over the repeats): the few-label choice, the best single model and Dawid-Skene with the same N labels; the few-label choice with labels in label_next's decisive and disagreement orders (thin); the full-label choice (grey band) and the plurality vote of all models (grey line). choose_with_labels needs one label, so its curve starts at N = 10.", "name": "fig-few-labels-curves"}}
 plot_curves(results)
@@ -141,10 +142,12 @@ glue("excess_text", "; ".join(f"{d}: {e}" for d, e in last.items()), display=Fal
 # %% [markdown]
 # ## Are the stated intervals honest?
 #
-# `choose_with_labels` states a 95 % interval for its choice's error. Across the repeats
-# and $N$, the share of choices whose interval contains the error measured on the held-out
-# part; "(below)": the nominal 95 % is above the share's 95 % interval. The held-out error
-# has its own sampling noise, not small where the held-out part is small (LLMBar):
+# `choose_with_labels` states a 95 % interval for its choice's error (here from
+# {glue:text}`n_draws` bootstrap draws; its default is 200, which doubles the page's time).
+# Across the repeats and $N$, the share of choices whose interval contains the error
+# measured on the held-out part; "(below)": the nominal 95 % is above the share's 95 %
+# interval. The held-out error has its own sampling noise, not small where the held-out
+# part is small (LLMBar):
 
 # %%
 calibration_table(results)
