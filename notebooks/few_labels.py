@@ -44,9 +44,9 @@ seed = 0
 real_sources = None  # None: every real source of the book
 pool_models = 20  # models of each seeded pool
 pool_items = 3000  # items of each seeded pool
-labelling_pool = 800  # items whose gold is hidden, per repeat
+labelling_pool = 600  # items whose gold is hidden, per repeat
 n_labels = [0, 10, 20, 50, 100, 200]
-n_repeats = 5
+n_repeats = 4  # 5 repeats of 800 items: 147 s CPU
 n_draws = 100  # choose_with_labels' bootstrap draws (default 200)
 max_batch = 50  # most labels label_next picks before the next call
 
