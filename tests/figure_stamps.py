@@ -35,6 +35,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
     "theorem_e_1": {"*": {"exact"}},
     "large_pools": {"fig-large-pools-gains": {"simulated"}, "fig-large-pools-errors": _PARTLY},
     "budgets": {"*": _PARTLY},
+    "few_labels": {"*": _PARTLY},
     "reproduction_report": {"fig-report-forest-plot": {"partly"},
                             "fig-report-pooled-forest": set(),
                             # stand-ins only when no real source has results

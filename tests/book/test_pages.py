@@ -11,8 +11,8 @@ from conftest import page_code_cells, visible
 
 PAGES = ["standins_card", "mmlu_pro_card", "mmlu_pro_modelling", "experiments",
          "reproduction_report", "realdata_card", "standins_dataset", "large_pools",
-         "budgets", "answers_as_they_are", "guide_your_answers", "guide_select",
-         "guide_report", "guide_budgets", "guide_collect"]
+         "budgets", "answers_as_they_are", "few_labels", "guide_your_answers",
+         "guide_select", "guide_report", "guide_budgets", "guide_collect"]
 
 
 @pytest.mark.parametrize("name", PAGES)
