@@ -17,12 +17,15 @@ notebooks in ``book/_generated`` (their "Reproduce this" boxes and metadata), th
     the "Reproduce this" box of one figure, for a page that glues the figure from its run
     (the front page).
 
-The pages that use them are read again on every build (their content depends on the runs,
-not on their own source).
+A page that uses them is read again when one of its tables would change (its content
+depends on the runs and the paper map, not on its own source): each table's Markdown is
+written again at the start of every build and compared, by digest, with the one the page was
+read with (:func:`_outdated`); a build in which nothing changed reads no page.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -44,78 +47,116 @@ def _toc_order(env: Any) -> list[str]:
             if f.startswith(OUT + "/")]
 
 
-class _Generated(SphinxDirective):
-    has_content = False
-    required_arguments = 0
-    classes: tuple[str, ...] = ()  # more classes of the container, for the page's CSS
+def _paper_figures(env: Any, arguments: list[str]) -> str:
+    from ensel.book.provenance import paper_figures_table
 
-    def markdown(self) -> str:  # pragma: no cover - overridden
-        raise NotImplementedError
+    return paper_figures_table(_out_dir(env))
+
+
+def _book_figures(env: Any, arguments: list[str]) -> str:
+    from ensel.book.provenance import book_figures_table
+
+    return book_figures_table(_out_dir(env), order=_toc_order(env))
+
+
+def _runs(env: Any, arguments: list[str]) -> str:
+    from ensel.book.provenance import runs_table
+
+    return runs_table(_out_dir(env))
+
+
+def _paper_map(env: Any, arguments: list[str]) -> str:
+    from ensel.book.provenance import paper_map_table
+
+    return paper_map_table(_out_dir(env), arguments[0])
+
+
+def _figure_box(env: Any, arguments: list[str]) -> str:
+    from ensel.book.provenance import figure_box
+
+    return figure_box(_out_dir(env), arguments[0])
+
+
+#: Each directive: the function that writes its Markdown, its number of arguments and the
+#: classes of its container (for the page's CSS).
+DIRECTIVES = {
+    "ensel-paper-figures": (_paper_figures, 0, ()),
+    "ensel-book-figures": (_book_figures, 0, ()),
+    "ensel-runs": (_runs, 0, ()),
+    "ensel-paper-map": (_paper_map, 1, ("ensel-paper-map",)),
+    "ensel-figure-provenance": (_figure_box, 1, ()),
+}
+
+
+def _digest(markdown: str) -> str:
+    return hashlib.sha256(markdown.encode()).hexdigest()
+
+
+class _Generated(SphinxDirective):
+    """One table of :data:`DIRECTIVES`; the page records which tables it shows and a digest
+    of each one's Markdown (``env.ensel_generated``), so that it is read again only when one
+    of them would change (:func:`_outdated`)."""
+
+    has_content = False
 
     def run(self) -> list[nodes.Node]:
-        self.env.ensel_generated = getattr(self.env, "ensel_generated", set())
-        self.env.ensel_generated.add(self.env.docname)
-        container = nodes.container(classes=["ensel-generated", *self.classes])
-        self.state.nested_parse(StringList(self.markdown().splitlines()), self.content_offset,
+        write, _, classes = DIRECTIVES[self.name]
+        try:
+            markdown = write(self.env, list(self.arguments))
+        except (ValueError, LookupError) as exc:
+            raise self.error(str(exc)) from None
+        generated = getattr(self.env, "ensel_generated", {})
+        generated.setdefault(self.env.docname, []).append(
+            (self.name, list(self.arguments), _digest(markdown)))
+        self.env.ensel_generated = generated
+        container = nodes.container(classes=["ensel-generated", *classes])
+        self.state.nested_parse(StringList(markdown.splitlines()), self.content_offset,
                                 container)
         return [container]
 
 
-class PaperFigures(_Generated):
-    def markdown(self) -> str:
-        from ensel.book.provenance import paper_figures_table
-
-        return paper_figures_table(_out_dir(self.env))
+def _directive(name: str) -> type[_Generated]:
+    arguments = DIRECTIVES[name][1]
+    return type(f"Generated_{name}", (_Generated,), {"required_arguments": arguments})
 
 
-class BookFigures(_Generated):
-    def markdown(self) -> str:
-        from ensel.book.provenance import book_figures_table
-
-        return book_figures_table(_out_dir(self.env), order=_toc_order(self.env))
-
-
-class Runs(_Generated):
-    def markdown(self) -> str:
-        from ensel.book.provenance import runs_table
-
-        return runs_table(_out_dir(self.env))
-
-
-class PaperMap(_Generated):
-    required_arguments = 1
-    classes = ("ensel-paper-map",)
-
-    def markdown(self) -> str:
-        from ensel.book.provenance import paper_map_table
-
+def _changed(env: Any, tables: list[tuple[str, list[str], str]]) -> bool:
+    for name, arguments, digest in tables:
         try:
-            return paper_map_table(_out_dir(self.env), self.arguments[0])
-        except (ValueError, LookupError) as exc:
-            raise self.error(str(exc)) from None
+            if name not in DIRECTIVES or _digest(DIRECTIVES[name][0](env, arguments)) != digest:
+                return True
+        except Exception:  # noqa: BLE001 - read the page again: the directive reports it
+            return True
+    return False
 
 
-class FigureProvenance(_Generated):
-    required_arguments = 1
+def _outdated(app: Any, env: Any, added: set, changed: set, removed: set) -> list[str]:
+    """The pages one of whose tables would now be written otherwise than when the page was
+    read (the runs, the paper map or the code that writes them changed): the only ones to
+    read again, so that a build in which nothing changed reads no page."""
+    from ensel.book import provenance
 
-    def markdown(self) -> str:
-        from ensel.book.provenance import figure_box
-
-        try:
-            return figure_box(_out_dir(self.env), self.arguments[0])
-        except LookupError as exc:
-            raise self.error(str(exc)) from None
+    with provenance.reading_once():
+        return sorted(d for d, tables in getattr(env, "ensel_generated", {}).items()
+                      if d in env.found_docs and d not in changed
+                      and _changed(env, tables))
 
 
-def _always_read(app: Any, env: Any, added: set, changed: set, removed: set) -> list[str]:
-    return sorted(d for d in getattr(env, "ensel_generated", set()) if d in env.found_docs)
+def _purge(app: Any, env: Any, docname: str) -> None:
+    getattr(env, "ensel_generated", {}).pop(docname, None)
+
+
+def _merge_env(app: Any, env: Any, docnames: set, other: Any) -> None:
+    theirs = getattr(other, "ensel_generated", {})
+    env.ensel_generated = {**getattr(env, "ensel_generated", {}),
+                           **{d: theirs[d] for d in docnames if d in theirs}}
 
 
 def setup(app: Any) -> dict[str, Any]:
-    app.add_directive("ensel-paper-figures", PaperFigures)
-    app.add_directive("ensel-book-figures", BookFigures)
-    app.add_directive("ensel-runs", Runs)
-    app.add_directive("ensel-paper-map", PaperMap)
-    app.add_directive("ensel-figure-provenance", FigureProvenance)
-    app.connect("env-get-outdated", _always_read)
-    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
+    for name in DIRECTIVES:
+        app.add_directive(name, _directive(name))
+    app.connect("env-get-outdated", _outdated)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge_env)
+    # 2: env.ensel_generated holds each page's tables and their digests (was: a set of pages)
+    return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
