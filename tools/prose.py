@@ -86,8 +86,8 @@ _CODE_CLASSES = {"cell_input", "highlight", "math", "formula"}
 _SNAKE = re.compile(r"(?<![\w./:@=<>'\"\\-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/(=-]|\.\w)")
 
 
-def _inside(node: Any, names: tuple[str, ...] = (), classes: set[str] = frozenset(),
-            api: bool = False) -> bool:
+def _inside(node: Any, names: tuple[str, ...] = (),
+            classes: frozenset[str] | set[str] = frozenset(), api: bool = False) -> bool:
     for parent in node.parents:
         if not isinstance(parent, Tag):
             continue
@@ -101,8 +101,9 @@ def _parameters(soup: BeautifulSoup) -> set[str]:
     names: set[str] = set()
     for tag in ("parameters", "injected-parameters"):
         for cell in soup.find_all("div", class_=f"tag_{tag}"):
-            if cell.find("pre"):
-                names.update(_assignments(cell.find("pre").get_text()))
+            pre = cell.find("pre")
+            if pre is not None:
+                names.update(_assignments(pre.get_text()))
     return names
 
 

@@ -105,10 +105,10 @@ class _Generated(SphinxDirective):
             markdown = write(self.env, list(self.arguments))
         except (ValueError, LookupError) as exc:
             raise self.error(str(exc)) from None
-        generated = getattr(self.env, "ensel_generated", {})
-        generated.setdefault(self.env.docname, []).append(
+        env: Any = self.env
+        env.ensel_generated = getattr(env, "ensel_generated", {})
+        env.ensel_generated.setdefault(env.docname, []).append(
             (self.name, list(self.arguments), _digest(markdown)))
-        self.env.ensel_generated = generated
         container = nodes.container(classes=["ensel-generated", *classes])
         self.state.nested_parse(StringList(markdown.splitlines()), self.content_offset,
                                 container)
