@@ -130,16 +130,84 @@ def _changed(env: Any, tables: list[tuple[str, list[str], str]]) -> bool:
     return False
 
 
+#: What the tables are written from: the runs' outputs (the top of ``book/_generated``), the
+#: ``ensel`` package (its code and its data, the paper map), the table of contents and this
+#: file. While none of it changed since the tables were last found current, they are not
+#: written again to be compared (:func:`_outdated`).
+INPUT_FILES = ("_toc.yml", "book/_ext/reader_pages.py")
+INPUT_TREES = ("ensel", "data")
+#: The digest of those inputs when the tables were last found current, in the doctree folder.
+INPUTS_FILE = "ensel-generated-inputs"
+
+
+def _inputs_digest(srcdir: Path) -> str:
+    h = hashlib.sha256()
+    files = [srcdir / f for f in INPUT_FILES]
+    if (srcdir / OUT).is_dir():
+        files += sorted(p for p in (srcdir / OUT).iterdir() if p.is_file())
+    for tree in INPUT_TREES:
+        files += sorted(p for p in (srcdir / tree).rglob("*")
+                        if p.is_file() and "__pycache__" not in p.parts)
+    for path in files:
+        data = path.read_bytes() if path.is_file() else b"(none)"
+        h.update(f"{path.relative_to(srcdir).as_posix()}:{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
 def _outdated(app: Any, env: Any, added: set, changed: set, removed: set) -> list[str]:
     """The pages one of whose tables would now be written otherwise than when the page was
     read (the runs, the paper map or the code that writes them changed): the only ones to
-    read again, so that a build in which nothing changed reads no page."""
+    read again, so that a build in which nothing changed reads no page. When no input of
+    the tables changed since they were last found current (:data:`INPUT_FILES`), none is
+    written; otherwise each is written and compared."""
     from ensel.book import provenance
 
+    srcdir = Path(env.srcdir)
+    app.ensel_inputs = _inputs_digest(srcdir)
+    stored = Path(app.doctreedir) / INPUTS_FILE
+    if stored.is_file() and stored.read_text() == app.ensel_inputs:
+        return []
     with provenance.reading_once():
         return sorted(d for d, tables in getattr(env, "ensel_generated", {}).items()
                       if d in env.found_docs and d not in changed
                       and _changed(env, tables))
+
+
+def _inputs_current(app: Any, exception: BaseException | None) -> None:
+    """After a build that succeeded, every page's tables are those of the inputs it started
+    with (a page whose table changed was read again): keep their digest."""
+    if exception is None and getattr(app, "ensel_inputs", None):
+        (Path(app.doctreedir) / INPUTS_FILE).write_text(app.ensel_inputs)
+
+
+# Sphinx numbers the figures again on every build (``numfig``, on in Jupyter Book), which
+# unpickles the doctree of every page (~20 s of an unchanged build of this book). The numbers
+# depend on the pages' doctrees and the table of contents only, so when no page is read,
+# added or removed they are those of the last build, kept in the environment.
+def _note_read(app: Any, env: Any, docnames: list[str]) -> None:
+    app.ensel_nothing_read = not docnames and not getattr(app, "ensel_removed", True)
+
+
+def _note_removed(app: Any, env: Any, added: set, changed: set, removed: set) -> list[str]:
+    app.ensel_removed = bool(removed)
+    return []
+
+
+def _keep_figure_numbers() -> None:
+    from sphinx.environment.collectors.toctree import TocTreeCollector
+
+    assign = TocTreeCollector.assign_figure_numbers
+    if getattr(assign, "ensel_kept", False):
+        return
+
+    def assign_figure_numbers(self: Any, env: Any) -> list[str]:
+        if getattr(env.app, "ensel_nothing_read", False) and env.toc_fignumbers:
+            return []
+        return assign(self, env)
+
+    assign_figure_numbers.ensel_kept = True  # type: ignore[attr-defined]
+    TocTreeCollector.assign_figure_numbers = assign_figure_numbers  # type: ignore[method-assign]
 
 
 def _purge(app: Any, env: Any, docname: str) -> None:
@@ -156,7 +224,11 @@ def setup(app: Any) -> dict[str, Any]:
     for name in DIRECTIVES:
         app.add_directive(name, _directive(name))
     app.connect("env-get-outdated", _outdated)
+    app.connect("env-get-outdated", _note_removed)
+    app.connect("env-before-read-docs", _note_read)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge_env)
+    app.connect("build-finished", _inputs_current)
+    _keep_figure_numbers()
     # 2: env.ensel_generated holds each page's tables and their digests (was: a set of pages)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "env_version": 2}
