@@ -66,3 +66,24 @@ def test_reading_once_reads_a_notebook_again_when_it_is_written_anew(tmp_path: P
         nbformat.write(nbformat.v4.new_notebook(metadata={"ensel": {"key": "22"}}), path)
         assert _read(path).metadata["ensel"]["key"] == "22"
     assert _read(path) is not _read(path)  # outside: read every time, as before
+
+
+def _table(name: str) -> str:
+    return (f"```{{list-table}} Table {name}\n:name: {name}\n\n* - a\n  - b\n```\n\n"
+            f"See {{numref}}`{name}`.\n")
+
+
+def test_figure_numbers_kept_when_no_page_is_read_and_renumbered_when_one_is(
+        project: Path) -> None:
+    (project / "conf.py").write_text((project / "conf.py").read_text() + "numfig = True\n")
+    (project / "other.md").write_text("# Other\n\n" + _table("second"))
+    assert sorted(_build(project)) == ["index", "other"]
+    other = project / "_build" / "html" / "other.html"
+    assert "Table 1" in other.read_text()
+    assert _build(project) == []  # the numbers of the last build are kept, not recomputed
+    (project / "first.md").write_text("# First\n\n" + _table("first"))
+    (project / "index.md").write_text((project / "index.md").read_text().replace(
+        "```{toctree}\n", "```{toctree}\nfirst\n"))
+    assert sorted(_build(project)) == ["first", "index"]
+    # other.md was not read, yet its table is numbered after the new page's
+    assert "Table 2" in other.read_text() and "Table 1" not in other.read_text()
