@@ -71,12 +71,14 @@ notebooks: $(STAMP)
 	  || echo "MMLU-Pro data: not available (no network, no mirror); its pages explain how to get it"
 	$(BIN)/python -m ensel.book.runner all $(if $(FORCE),--force) $(if $(JOBS),--jobs $(JOBS))
 
-# Sphinx rebuilds only the pages whose executed notebook changed (FORCE=1: from scratch).
+# Sphinx rebuilds only the pages whose executed notebook changed (FORCE=1: from scratch);
+# the offline and prose checks keep each file's verdict in _build/bookcheck.json, keyed by
+# the file, its page's notebook and the checks' own source (tools/bookcheck.py).
 html: $(STAMP)
 	$(if $(FORCE),rm -rf _build/html _build/.doctrees)
 	$(BIN)/python -m ensel.book.runner toc
 	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
-	$(BIN)/python -m tools.bookcheck _build/html
+	$(BIN)/python -m tools.bookcheck _build/html --cache _build/bookcheck.json
 	@echo "Book: $(CURDIR)/_build/html/index.html"
 
 book: $(STAMP)

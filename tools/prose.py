@@ -86,8 +86,8 @@ _CODE_CLASSES = {"cell_input", "highlight", "math", "formula"}
 _SNAKE = re.compile(r"(?<![\w./:@=<>'\"\\-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/(=-]|\.\w)")
 
 
-def _inside(node: Any, names: tuple[str, ...] = (), classes: set[str] = frozenset(),
-            api: bool = False) -> bool:
+def _inside(node: Any, names: tuple[str, ...] = (),
+            classes: frozenset[str] | set[str] = frozenset(), api: bool = False) -> bool:
     for parent in node.parents:
         if not isinstance(parent, Tag):
             continue
@@ -101,8 +101,9 @@ def _parameters(soup: BeautifulSoup) -> set[str]:
     names: set[str] = set()
     for tag in ("parameters", "injected-parameters"):
         for cell in soup.find_all("div", class_=f"tag_{tag}"):
-            if cell.find("pre"):
-                names.update(_assignments(cell.find("pre").get_text()))
+            pre = cell.find("pre")
+            if pre is not None:
+                names.update(_assignments(pre.get_text()))
     return names
 
 
@@ -294,21 +295,35 @@ def page_problems(html: str, notebook: Mapping[str, Any] | None = None) -> list[
             + (rounded_two_ways(notebook) if notebook else []))
 
 
+#: Built pages that are not prose: the theme's files, the sources, the index pages.
+_NOT_PROSE_DIRS = ("_static", "_sources")
+_NOT_PROSE_PAGES = ("genindex.html", "search.html", "py-modindex.html")
+
+
+def page_notebook(root: Path, rel: Path) -> Path:
+    """Where the executed notebook of the built page ``rel`` is (``_sources/<page>.ipynb``,
+    which Jupyter Book copies there); the file exists only for a page made from a notebook."""
+    return root / "_sources" / rel.with_suffix(".ipynb")
+
+
+def prose_page(root: Path, rel: Path) -> list[str]:
+    """:func:`page_problems` of the built page ``rel`` of the book at ``root``, read with its
+    executed notebook (:func:`page_notebook`) when it has one; [] for a page that is not prose."""
+    if rel.parts[0] in _NOT_PROSE_DIRS or rel.name in _NOT_PROSE_PAGES:
+        return []
+    source = page_notebook(root, rel)
+    notebook = json.loads(source.read_text(encoding="utf-8")) if source.is_file() else None
+    return page_problems((root / rel).read_text(encoding="utf-8", errors="replace"), notebook)
+
+
 def prose_pages(html_dir: str | Path) -> dict[str, list[str]]:
-    """:func:`page_problems` of every page of a built book, by page; a page made from a
-    notebook is read with its executed notebook (``_sources/<page>.ipynb``, which Jupyter Book
-    copies there). Pages without problems are left out; the index pages are not prose."""
+    """:func:`prose_page` of every page of a built book, by page. Pages without problems are
+    left out; the index pages are not prose."""
     root = Path(html_dir)
     problems = {}
     for path in sorted(root.rglob("*.html")):
         rel = path.relative_to(root)
-        if rel.parts[0] in ("_static", "_sources") or rel.name in ("genindex.html",
-                                                                    "search.html",
-                                                                    "py-modindex.html"):
-            continue
-        source = root / "_sources" / rel.with_suffix(".ipynb")
-        notebook = json.loads(source.read_text(encoding="utf-8")) if source.is_file() else None
-        found = page_problems(path.read_text(encoding="utf-8", errors="replace"), notebook)
+        found = prose_page(root, rel)
         if found:
             problems[str(rel)] = found
     return problems

@@ -38,7 +38,6 @@ wheel.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import sys
@@ -53,6 +52,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # tools/ (the browser check) is not in the wheel
     sys.path.insert(0, str(ROOT))
+from tools.bookcheck import _sha256  # noqa: E402 - the same keys as the book check's cache
+
 PDF_NAME = "ensel-book.pdf"
 CHROMIUM_MISSING = ("chromium is not installed (Debian: apt-get install chromium, as root, "
                     "or make chromium)")
@@ -122,15 +123,6 @@ def toc_parts(toc_path: Path) -> list[Part]:
 
 def _walk(entry: Entry) -> list[Entry]:
     return [entry] + [e for s in entry.sections for e in _walk(s)]
-
-
-def _sha256(*chunks: bytes | str) -> str:
-    h = hashlib.sha256()
-    for chunk in chunks:
-        data = chunk.encode() if isinstance(chunk, str) else chunk
-        h.update(len(data).to_bytes(8, "big"))  # length-prefixed: chunks cannot run together
-        h.update(data)
-    return h.hexdigest()
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,10 +67,33 @@ def _notebooks(out_dir: Path) -> list[Path]:
     return sorted(p for p in Path(out_dir).glob("*.ipynb"))
 
 
+#: The notebooks read so far inside :func:`reading_once`, by file and version on disk.
+_READ: dict[tuple[str, int, int, int], Any] | None = None
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within it, each executed notebook is read once, however many tables read it (a file
+    written anew in the meantime is read again): what the book's extension does when it
+    writes every generated table at the start of a build to see which changed."""
+    global _READ
+    outer, _READ = _READ, ({} if _READ is None else _READ)
+    try:
+        yield
+    finally:
+        _READ = outer
+
+
 def _read(path: Path) -> Any:
     import nbformat
 
-    return nbformat.read(path, as_version=4)
+    if _READ is None:
+        return nbformat.read(path, as_version=4)
+    stat = Path(path).stat()
+    key = (str(Path(path).resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        _READ[key] = nbformat.read(path, as_version=4)
+    return _READ[key]
 
 
 def book_figures(out_dir: str | Path, order: Sequence[str] = ()) -> list[BookFigure]:
