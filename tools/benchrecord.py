@@ -149,6 +149,8 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 
 def _value(value: float, unit: str) -> str:
+    if not unit:  # a difference of errors: its sign and four decimals
+        return f"{value:+.4f}"
     digits = 2 if abs(value) < 10 else 1
     return f"{value:.{digits}f} {unit}"
 
