@@ -15,16 +15,19 @@ __all__: list[str] = []
 #: Fewest items of each half for the cross-fitted errors (smaller pools use one fit).
 CROSS_FIT_MIN = 50
 #: The grid of temperatures by which the labels recalibrate the label model's posteriors.
-TEMPERATURES = np.exp(np.linspace(np.log(0.05), np.log(5.0), 61))
+TEMPERATURES: tuple[float, ...] = tuple(
+    np.exp(np.linspace(np.log(0.05), np.log(5.0), 61)).tolist())
 #: Upper ends of the bins of the label model's uncertainty ``1 - max_c P(Y = c | answers)``
 #: each calibrated by its own temperature (a last bin above the last end).
 BINS = (0.01, 0.1)
 #: The grid of the share of items on which the model is wrong whatever it says (gold taken
 #: as a uniform guess): what a temperature cannot express, e.g. every model sharing one
 #: wrong answer or a wrong gold. Equal prior mass on each point.
-NOISE = np.array([0.0, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32])
+NOISE: tuple[float, ...] = (0.0, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32)
 #: Standard deviation of the normal prior of ``log tau`` (centred on the model as fitted).
 PRIOR_SD = 1.0
+_TAU = np.asarray(TEMPERATURES)  # the grids as arrays, for the computation
+_NOISE = np.asarray(NOISE)
 
 
 @dataclass(frozen=True)
@@ -200,8 +203,8 @@ def _calibration_draws(model: LabelModel, lab: np.ndarray, n_draws: int,
                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Indices into the grid of (temperature, noise) of each draw per bin ``(D, n_bins)``,
     and of the point fit (all labels, weight one each) per bin."""
-    logtau = np.log(TEMPERATURES)
-    prior = (-0.5 * (logtau / PRIOR_SD) ** 2)[:, None] + np.zeros(NOISE.size)[None, :]
+    logtau = np.log(_TAU)
+    prior = (-0.5 * (logtau / PRIOR_SD) ** 2)[:, None] + np.zeros(_NOISE.size)[None, :]
     n_bins = len(BINS) + 1
     bins = confidence_bins(model.P)
     k = model.allowed.sum(axis=1)
@@ -209,12 +212,12 @@ def _calibration_draws(model: LabelModel, lab: np.ndarray, n_draws: int,
     point = np.empty(n_bins, dtype=np.int64)
     for b in range(n_bins):
         L = lab[bins[lab] == b]
-        LL = np.empty((TEMPERATURES.size, NOISE.size, L.size))
-        for t, tau in enumerate(TEMPERATURES):
+        LL = np.empty((_TAU.size, _NOISE.size, L.size))
+        for t, tau in enumerate(_TAU):
             p = calibrated(model.P[L], tau)[np.arange(L.size), model.gold[L]]
-            LL[t] = np.log(np.maximum((1 - NOISE[:, None]) * p[None, :]
-                                      + NOISE[:, None] / k[L][None, :], 1e-300))
-        LL = LL.reshape(TEMPERATURES.size * NOISE.size, L.size)
+            LL[t] = np.log(np.maximum((1 - _NOISE[:, None]) * p[None, :]
+                                      + _NOISE[:, None] / k[L][None, :], 1e-300))
+        LL = LL.reshape(_TAU.size * _NOISE.size, L.size)
         h = rng.standard_exponential((n_draws, L.size))
         h *= L.size / np.maximum(h.sum(axis=1, keepdims=True), 1e-300)
         logpost = h @ LL.T + prior.ravel()[None, :]  # (D, grid): each draw's posterior
@@ -259,19 +262,19 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
         if rows.size == 0:
             continue
         gl = is_lab[rows]
-        for t in np.unique(which[:, b] // NOISE.size):
-            P = calibrated(model.P[rows], float(TEMPERATURES[t]))
+        for t in np.unique(which[:, b] // _NOISE.size):
+            P = calibrated(model.P[rows], float(_TAU[t]))
             fs = []
             for tied in tieds:
                 tr = tied[rows]
                 fs.append(1.0 - (tr * P).sum(axis=1) / tr.sum(axis=1))
-            for e in np.unique(which[:, b][which[:, b] // NOISE.size == t] % NOISE.size):
-                draws = np.flatnonzero(which[:, b] == t * NOISE.size + e)
+            for e in np.unique(which[:, b][which[:, b] // _NOISE.size == t] % _NOISE.size):
+                draws = np.flatnonzero(which[:, b] == t * _NOISE.size + e)
                 G = g[np.ix_(draws, rows)]
                 for c, tied in enumerate(tieds):
-                    f = (1.0 - NOISE[e]) * fs[c] + NOISE[e] * chance[rows]
+                    f = (1.0 - _NOISE[e]) * fs[c] + _NOISE[e] * chance[rows]
                     tr = tied[rows]
                     f[gl] = 1.0 - tr[gl, model.gold[rows[gl]]] / tr[gl].sum(axis=1)
                     out[c, draws] += G @ f
-    return Draws(out, TEMPERATURES[which // NOISE.size], TEMPERATURES[point // NOISE.size],
-                 bins, NOISE[which % NOISE.size], NOISE[point % NOISE.size])
+    return Draws(out, _TAU[which // _NOISE.size], _TAU[point // _NOISE.size],
+                 bins, _NOISE[which % _NOISE.size], _NOISE[point % _NOISE.size])
