@@ -65,6 +65,7 @@ from ensel.book.few_labels import (
     run_all,
     versus_random,
 )
+from ensel.book.profiles import label
 from ensel.book.theory_pages import glue
 from ensel.fewlabels import TOLERANCE
 
@@ -114,13 +115,14 @@ vs
 # %% tags=["remove-cell"]
 reach = reach_table(results).set_index(["data", "strategy"])
 real = [s.name for s in sources if s.kind == "real"]
+show = {s.name: label(s.name) if s.kind == "real" else s.name for s in sources}
 fewer = [d for d in real if vs.loc[d, "decisive vs random"] == "fewer"]
-not_fewer = [f"{d} ({vs.loc[d, 'decisive vs random']})" for d in real
+not_fewer = [f"{show[d]} ({vs.loc[d, 'decisive vs random']})" for d in real
              if d not in fewer]
 glue("n_real", len(real), display=False)
 glue("n_fewer_real", len(fewer), display=False)
 glue("fewer_text", "; ".join(
-    ([f"fewer on {', '.join(fewer)}"] if fewer else [])
+    ([f"fewer on {', '.join(show[d] for d in fewer)}"] if fewer else [])
     + ([f"not on {', '.join(not_fewer)}"] if not_fewer else [])) or "no real source here",
     display=False)
 glue("not_fewer_text", ", ".join(not_fewer) if not_fewer else "nowhere", display=False)
@@ -129,10 +131,11 @@ glue("not_fewer_text", ", ".join(not_fewer) if not_fewer else "nowhere", display
 top = max(n for n in n_labels if n)
 rnd = reach.xs("random", level="strategy")["N within noise"]
 glue("reach_random_text", "; ".join(
-    f"{d}: not by N = {top}" if n != n else f"{d}: N = {int(n)}"
+    f"{show[d]}: not by N = {top}" if n != n else f"{show[d]}: N = {int(n)}"
     for d, n in rnd.items()), display=False)
 last = reach.xs("random", level="strategy")["excess error there"]
-glue("excess_text", "; ".join(f"{d}: {e}" for d, e in last.items()), display=False)
+glue("excess_text", "; ".join(f"{show[d]}: {e}" for d, e in last.items()),
+     display=False)
 
 # %% [markdown]
 # The excess error at that $N$ with random labels (mean [95 % interval]):
