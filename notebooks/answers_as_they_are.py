@@ -56,6 +56,7 @@ from ensel.book.answers import (
     crowdkit_table,
     interval_cells,
     label_free_table,
+    llmbar_majority,
     page_views,
     paper_picks_agree,
     same_questions,
@@ -246,6 +247,31 @@ glue("ck_speed", float((crowdkit["crowd-kit s"] / crowdkit["ensel s"]).median())
 # {glue:text}`noise_slack` on every data set (a check); crowd-kit's fit (version
 # {glue:text}`ck_version`) took {glue:text}`ck_speed:.1f` times as long as ensel's (median).
 # The large-pool benchmark is `benchmarks/bench_dawid_skene.py`.
+#
+# Both err near a coin's toss on LLMBar: on its adversarial items
+# ({glue:text}`llm_adv:.0%`) the plurality of judges errs ({glue:text}`llm_pv_adv:.2f`), and
+# DS, which sees only agreement, follows it (plurality's answer on {glue:text}`llm_agree:.0%`
+# of the items), ranks the judges against their gold accuracy (Spearman
+# {glue:text}`llm_rank:.2f`) and errs {glue:text}`llm_ds_adv:.2f` there,
+# {glue:text}`llm_ds_nat:.2f` on the natural items.
+
+# %% tags=["remove-cell"]
+why = llmbar_majority(data[llmbar[0]]) if llmbar else {}
+for key, name in {"adversarial": "adv", "pv_adv": "pv_adv", "agree_pv": "agree",
+                  "rank": "rank", "ds_adv": "ds_adv", "ds_natural": "ds_nat"}.items():
+    glue(f"llm_{name}", float(why.get(key, np.nan)), display=False)
+if why:
+    checks.at_least("LLMBar: plurality vote errs on at least half the adversarial items",
+                    why["pv_adv"], 0.5)
+    checks.at_least("LLMBar: label-free DS gives plurality's answer on most items",
+                    why["agree_pv"], 0.8)
+    checks.at_most("LLMBar: DS ranks the judges against their gold accuracy (Spearman)",
+                   why["rank"], 0.0)
+    checks.at_most("LLMBar: DS errs on the natural items at most half its adversarial error",
+                   why["ds_natural"], why["ds_adv"] / 2)
+else:
+    checks.not_applicable("LLMBar: why label-free DS errs there",
+                          "LLMBar is not available here")
 
 # %% tags=["remove-input"]
 checks.report()

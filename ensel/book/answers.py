@@ -51,6 +51,7 @@ __all__ = [
     "crowdkit_table",
     "interval_cells",
     "label_free_table",
+    "llmbar_majority",
     "page_views",
     "paper_picks_agree",
     "pool_table",
@@ -443,3 +444,39 @@ def paper_picks_agree(v: Views, k: int) -> bool:
     return all(list(BINARY[s](k).fit(X, y).selected_)
                == list(MULTICLASS_SELECTORS[s](k).fit(mat.A, mat.gold).selected_)
                for s in ("topk", "greedy_mi"))
+
+
+def llmbar_majority(v: Views) -> dict[str, float]:
+    """Why label-free Dawid-Skene errs on LLMBar (as in :func:`crowdkit_table`: every judge,
+    the orders stacked, at most :data:`EM_ITER` iterations), checked against the gold: on
+    the adversarial items the plurality of judges is wrong, and DS, fitted on agreement
+    alone, sides with it and rates the judges that follow it as the accurate ones.
+
+    Returns
+    -------
+    dict
+        ``adversarial`` (share of the items), ``pv_adv`` (plurality vote's error there),
+        ``ds_adv`` and ``ds_natural`` (DS's errors), ``agree_pv`` (share of items where DS
+        gives plurality's answer), ``below_chance`` (judges right less than half the time
+        when answering), ``rank`` (Spearman correlation of DS's estimated accuracy of each
+        judge with its accuracy against gold).
+    """
+    from scipy.stats import spearmanr
+
+    from ensel.aggregate import DawidSkene, PluralityVote
+
+    A, y = _stacked(v.native)
+    adv = np.concatenate([["/Adversarial/" in str(i) for i in m.items] for m in v.native])
+    ds = DawidSkene(max_iter=EM_ITER).fit(A)
+    pv = PluralityVote().fit(A).predict(A)  # a tie: the first tied option
+    answered = A >= 0
+    gold_acc = ((A == y[:, None]) & answered).sum(axis=0) / answered.sum(axis=0)
+    ds_acc = (ds.confusions_.diagonal(axis1=1, axis2=2) * ds.prior_).sum(axis=1)
+    return {"adversarial": float(adv.mean()),
+            "pv_adv": float((pv[adv] != y[adv]).mean()),
+            "ds_adv": float((ds.labels_[adv] != y[adv]).mean()),
+            "ds_natural": float((ds.labels_[~adv] != y[~adv]).mean()),
+            "agree_pv": float((ds.labels_ == pv).mean()),
+            "below_chance": int((gold_acc < 0.5).sum()),
+            "rank": float(spearmanr(ds_acc, gold_acc).statistic)}
+

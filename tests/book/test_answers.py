@@ -13,6 +13,8 @@ from ensel.book.answers import (
     crowdkit_table,
     interval_cells,
     label_free_table,
+    llmbar_majority,
+    page_views,
     paper_picks_agree,
     pool_table,
     same_questions,
@@ -122,3 +124,19 @@ def test_dawid_skene_agrees_with_crowd_kit(data: dict) -> None:
     assert t.index.tolist() == ["pool"] and t.loc["pool", "crowd-kit s"] > 0
     assert abs(t.loc["pool", "difference"]) <= 3 * t.loc["pool", "se"] + 0.002
     assert t.loc["pool", "agree"] > 0.95
+
+
+def test_llmbar_majority_explains_the_label_free_error() -> None:
+    """On the real LLMBar (skipped without it): the plurality of judges errs on the
+    adversarial items, DS follows it and ranks the judges against their gold accuracy."""
+    from ensel.book.large_pools import available
+
+    if not available(["llmbar"])[0]:
+        pytest.skip("LLMBar is not available here")
+    data, _ = page_views(["llmbar"], [], pool_models=4, pool_items=50)
+    why = llmbar_majority(data["LLMBar"])
+    assert 0.5 < why["adversarial"] < 1 and why["pv_adv"] >= 0.5
+    assert why["agree_pv"] > 0.8 and why["rank"] < 0
+    assert why["ds_natural"] < why["ds_adv"] / 2
+    assert 0 < why["below_chance"] < 18
+
