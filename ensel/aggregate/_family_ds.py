@@ -293,10 +293,12 @@ class FamilyDawidSkene(_EM):
     ----------
     threshold : float, default=0.15
         Excess tetrachoric correlation of the errors (over its median across all pairs;
-        average linkage) at which models join a family, in ``(0, 1]`` (measured, 6 seeds:
-        0.25 lost the dominant family sharing its wrong answers, -0.006 +- 0.010 against
-        DS, where 0.15 gave -0.041 +- 0.011 and 0.2 -0.040 +- 0.011; 20 seeds at 0.2:
-        -0.023 +- 0.004 there, and one common correlation still +0.0015 +- 0.0005).
+        average linkage) at which models join a family, in ``(0, 1]``; a family so
+        joined is then kept only beyond the common-correlation null (measured before that
+        null, 6 seeds: 0.25 lost the dominant family sharing its wrong answers, -0.006 +-
+        0.010 against DS, where 0.15 gave -0.041 +- 0.011 and 0.2 -0.040 +- 0.011; 20
+        seeds at 0.2: -0.023 +- 0.004 there, and one common correlation still +0.0015 +-
+        0.0005).
     n_rounds : int, default=20
         Most EM fits: the first with the families' weights measured on the independent
         fit's labels, each further one with the weights measured again on the last fit's

@@ -459,8 +459,12 @@ def llmbar_majority(v: Views) -> dict[str, float]:
         ``ds_adv`` and ``ds_natural`` (DS's errors), ``agree_pv`` (share of items where DS
         gives plurality's answer), ``below_chance`` (judges right less than half the time
         when answering), ``rank`` (Spearman correlation of DS's estimated accuracy of each
-        judge with its accuracy against gold).
+        judge with its accuracy against gold), ``ll_free`` and ``ll_gold`` (log-likelihood
+        of the answers per item under the label-free fit's prior and confusions, and under
+        those fitted with every gold label: the first higher means the likelihood itself,
+        not EM's convergence, prefers following the majority).
     """
+    from scipy.special import logsumexp
     from scipy.stats import spearmanr
 
     from ensel.aggregate import DawidSkene, PluralityVote
@@ -472,11 +476,17 @@ def llmbar_majority(v: Views) -> dict[str, float]:
     answered = A >= 0
     gold_acc = ((A == y[:, None]) & answered).sum(axis=0) / answered.sum(axis=0)
     ds_acc = (ds.confusions_.diagonal(axis1=1, axis2=2) * ds.prior_).sum(axis=1)
+    ll = {}
+    for name, fit in (("ll_free", ds), ("ll_gold", DawidSkene(max_iter=EM_ITER).fit(A, y))):
+        L = np.log(fit.prior_)[None, :] + sum(
+            np.where(answered[:, j, None], np.log(fit.confusions_[j][:, A[:, j]]).T, 0.0)
+            for j in range(A.shape[1]))
+        ll[name] = float(logsumexp(L, axis=1).mean())
     return {"adversarial": float(adv.mean()),
             "pv_adv": float((pv[adv] != y[adv]).mean()),
             "ds_adv": float((ds.labels_[adv] != y[adv]).mean()),
             "ds_natural": float((ds.labels_[~adv] != y[~adv]).mean()),
             "agree_pv": float((ds.labels_ == pv).mean()),
             "below_chance": int((gold_acc < 0.5).sum()),
-            "rank": float(spearmanr(ds_acc, gold_acc).statistic)}
+            "rank": float(spearmanr(ds_acc, gold_acc).statistic), **ll}
 

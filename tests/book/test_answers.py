@@ -139,4 +139,5 @@ def test_llmbar_majority_explains_the_label_free_error() -> None:
     assert why["agree_pv"] > 0.8 and why["rank"] < 0
     assert why["ds_natural"] < why["ds_adv"] / 2
     assert 0 < why["below_chance"] < 18
+    assert why["ll_free"] > why["ll_gold"]  # the likelihood prefers the majority, not EM
 
