@@ -195,7 +195,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         with signal_guard() as guard:
             for attempt in (1, 2):
                 try:
-                    with _kernel_environment(out_dir):
+                    with _kernel_environment(out_dir, root):
                         executed = pm.execute_notebook(
                             copy.deepcopy(nb), str(staging), parameters=params,
                             kernel_name="python3", cwd=str(cwd or root),
@@ -327,10 +327,21 @@ KERNEL_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
               "NUMEXPR_NUM_THREADS": "1", "VECLIB_MAXIMUM_THREADS": "1"}
 
 
+def picks_dir(out_dir: Path) -> Path:
+    """Where the runs of a build share their selectors' pick paths (:mod:`ensel._picks`)."""
+    return Path(out_dir) / ".cache" / "picks"
+
+
 @contextlib.contextmanager
-def _kernel_environment(out_dir: Path) -> Iterator[None]:
-    """Set the variables the kernel inherits (results folder, thread pins); restore after."""
-    values = {**KERNEL_ENV, "ENSEL_RESULTS_DIR": str(out_dir / "results")}
+def _kernel_environment(out_dir: Path, root: Path) -> Iterator[None]:
+    """Set the variables the kernel inherits (results folder, thread pins, the pick cache
+    shared by the runs of a build, :mod:`ensel._picks`, keyed by the code's digest); restore
+    after."""
+    from ensel import _picks
+
+    values = {**KERNEL_ENV, "ENSEL_RESULTS_DIR": str(out_dir / "results"),
+              _picks.DIR_VARIABLE: str(picks_dir(out_dir)),
+              _picks.KEY_VARIABLE: _environment_digest(root)}
     saved = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ensel._io import NotebookRunError
 from ensel.book.runner._config import NotebookRun, _parse_params, missing_inputs, repo_root
-from ensel.book.runner._execute import execute_run
+from ensel.book.runner._execute import execute_run, picks_dir
 from ensel.book.runner._keys import cached, run_keys
 
 
@@ -58,6 +58,10 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
             return 2
     keys = run_keys(runs, root=root, out_dir=out_dir, test=args.test, extra_parameters=extra,
                     everything=everything)
+    if args.force:  # a forced build starts cold: no pick path of an earlier build is read
+        from ensel import _picks
+
+        _picks.clear(picks_dir(out_dir))
     jobs = max(1, int(args.jobs or min(2, os.cpu_count() or 1)))
     timings: list[dict[str, Any]] = []
     failures: list[str] = []

@@ -1,0 +1,93 @@
+"""The pick paths remembered by content (ensel._picks): the same picks as a new fit, shared
+by calls and, through the folder the book's runner sets, by the pages of a build."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ensel import _picks
+from ensel.copula import sample_equicorrelated
+from ensel.experiment import heldout_errors
+from ensel.protocol import Protocol
+from ensel.select import SELECTORS
+
+
+@pytest.fixture
+def fresh(monkeypatch, tmp_path):
+    """An empty memory and a disk folder of this test."""
+    monkeypatch.setattr(_picks, "_MEMORY", {})
+    monkeypatch.setenv(_picks.DIR_VARIABLE, str(tmp_path / "picks"))
+    monkeypatch.setenv(_picks.KEY_VARIABLE, "test")
+    return tmp_path / "picks"
+
+
+def _data(seed: int = 0):
+    X, y, _ = sample_equicorrelated(np.linspace(0.6, 0.8, 8), 0.3, 8, 1500, random_state=seed)
+    return X, y
+
+
+def _counting_fit(X, y, name, calls):
+    def fit(budget):
+        calls.append(budget)
+        return [int(j) for j in SELECTORS[name](budget).fit(X, y).selected_]
+    return fit
+
+
+@pytest.mark.parametrize("name", ["topk", "greedy_mi", "score_mi"])
+def test_a_remembered_path_is_the_new_fit_and_its_prefixes(fresh, name):
+    X, y = _data()
+    calls: list[int] = []
+    full = _picks.nested_path("binary", name, X, y, 6, _counting_fit(X, y, name, calls))
+    assert full == [int(j) for j in SELECTORS[name](6).fit(X, y).selected_]
+    for k in (1, 3, 6):  # a smaller budget reads the first picks, without a fit
+        assert _picks.nested_path("binary", name, X, y, k, _counting_fit(X, y, name, calls)) \
+            == [int(j) for j in SELECTORS[name](k).fit(X, y).selected_]
+    assert calls == [6]
+    _picks.nested_path("binary", name, X, y, 8, _counting_fit(X, y, name, calls))
+    assert calls == [6, 8]  # a larger budget fits again
+
+
+def test_other_content_other_key_and_the_disk_is_shared(fresh, monkeypatch):
+    X, y = _data()
+    calls: list[int] = []
+    _picks.nested_path("binary", "greedy_mi", X, y, 5, _counting_fit(X, y, "greedy_mi", calls))
+    X2 = X.copy()
+    X2[0, 0] = -X2[0, 0]
+    _picks.nested_path("binary", "greedy_mi", X2, y, 5, _counting_fit(X2, y, "greedy_mi", calls))
+    assert calls == [5, 5]
+    assert len(list(fresh.glob("*.npy"))) == 2
+    monkeypatch.setattr(_picks, "_MEMORY", {})  # another process of the same build
+    _picks.nested_path("binary", "greedy_mi", X, y, 5, _counting_fit(X, y, "greedy_mi", calls))
+    assert calls == [5, 5]
+    monkeypatch.setenv(_picks.KEY_VARIABLE, "other code")  # another version never reads it
+    _picks.nested_path("binary", "greedy_mi", X, y, 5, _counting_fit(X, y, "greedy_mi", calls))
+    assert calls == [5, 5, 5]
+    _picks.clear(fresh)
+    assert not list(fresh.glob("*.npy"))
+
+
+def test_a_damaged_file_is_a_miss(fresh):
+    X, y = _data()
+    calls: list[int] = []
+    _picks.nested_path("binary", "topk", X, y, 4, _counting_fit(X, y, "topk", calls))
+    for p in fresh.glob("*.npy"):
+        p.write_bytes(b"not a numpy file")
+    _picks.nested_path.__globals__["_MEMORY"].clear()
+    assert _picks.nested_path("binary", "topk", X, y, 4, _counting_fit(X, y, "topk", calls)) \
+        == [int(j) for j in SELECTORS["topk"](4).fit(X, y).selected_]
+    assert calls == [4, 4]
+
+
+def test_heldout_errors_are_the_same_with_the_paths_remembered(fresh, monkeypatch):
+    X, y = _data(1)
+    kwargs = {"ks": [1, 3, 5], "protocol": Protocol(n_splits=3),
+              "selectors": ["topk", "greedy_mi", "score_mi"], "aggregators": ["map", "wmv"]}
+    monkeypatch.delenv(_picks.DIR_VARIABLE)
+    cold = heldout_errors(X, y, **kwargs)
+    warm = heldout_errors(X, y, **kwargs)  # every path from memory
+    smaller = heldout_errors(X, y, **{**kwargs, "ks": [2, 3]})  # prefixes of the paths
+    monkeypatch.setattr(_picks, "_MEMORY", {})
+    fresh_small = heldout_errors(X, y, **{**kwargs, "ks": [2, 3]})
+    assert cold.equals(warm)
+    assert smaller.equals(fresh_small)
