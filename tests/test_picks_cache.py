@@ -91,3 +91,24 @@ def test_heldout_errors_are_the_same_with_the_paths_remembered(fresh, monkeypatc
     fresh_small = heldout_errors(X, y, **{**kwargs, "ks": [2, 3]})
     assert cold.equals(warm)
     assert smaller.equals(fresh_small)
+
+
+def test_a_fresh_clone_orders_the_runs_by_the_shipped_durations(tmp_path):
+    """Without a build of its own, the runner starts the long pages first by the seconds
+    shipped in notebooks/durations.json (a hint: a run it does not list counts 0)."""
+    import json
+    from pathlib import Path
+
+    from ensel.book.runner import load_runs
+    from ensel.book.runner._schedule import shipped_durations
+
+    assert shipped_durations(tmp_path) == {}  # none shipped: runs.yml order
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "durations.json").write_text('{"a": 3.0, "b": 40.5}')
+    assert shipped_durations(tmp_path) == {"a": 3.0, "b": 40.5}
+    (tmp_path / "notebooks" / "durations.json").write_text("not json")
+    assert shipped_durations(tmp_path) == {}
+    root = Path(__file__).resolve().parents[1]
+    shipped = json.loads((root / "notebooks" / "durations.json").read_text())
+    outputs = {r.output for r in load_runs(root / "notebooks" / "runs.yml")}
+    assert set(shipped) <= outputs, "notebooks/durations.json names runs runs.yml has not"

@@ -328,14 +328,14 @@ KERNEL_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
 
 
 def picks_dir(out_dir: Path) -> Path:
-    """Where the runs of a build share their selectors' pick paths (:mod:`ensel._picks`)."""
+    """Where the runs of a build share their selectors' pick paths (``ensel._picks``)."""
     return Path(out_dir) / ".cache" / "picks"
 
 
 @contextlib.contextmanager
 def _kernel_environment(out_dir: Path, root: Path) -> Iterator[None]:
     """Set the variables the kernel inherits (results folder, thread pins, the pick cache
-    shared by the runs of a build, :mod:`ensel._picks`, keyed by the code's digest); restore
+    shared by the runs of a build, ``ensel._picks``, keyed by the code's digest); restore
     after."""
     from ensel import _picks
 

@@ -67,9 +67,10 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
     failures: list[str] = []
     finished: dict[str, str] = {}  # output -> status
     durations = read_durations(out_dir)
-    # longest chain first (the runs that wait for a run count towards its length); runs
-    # without a recorded duration keep their order in runs.yml
-    priority = critical_path(runs, durations)
+    # longest chain first (the runs that wait for a run count towards its length); a run
+    # without a recorded duration takes the shipped one (a fresh clone would otherwise start
+    # the long pages last and leave a core idle at the end), else keeps its runs.yml order
+    priority = critical_path(runs, {**shipped_durations(root), **durations})
     pending = sorted(runs, key=lambda r: -priority[r.output])
     t_start = time.perf_counter()
 
@@ -173,6 +174,17 @@ def read_durations(out_dir: str | Path) -> dict[str, float]:
     except (OSError, ValueError, TypeError, AttributeError):
         pass
     return found
+
+
+def shipped_durations(root: str | Path) -> dict[str, float]:
+    """The seconds of each run shipped in ``notebooks/durations.json`` (a copy of a full
+    build's ``durations.json``): the order of a build that has none of its own. Unreadable:
+    empty."""
+    try:
+        doc = json.loads((Path(root) / "notebooks" / DURATIONS).read_text())
+        return {str(k): float(v) for k, v in doc.items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
 
 
 def critical_path(runs: Sequence[NotebookRun], durations: dict[str, float]
