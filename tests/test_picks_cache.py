@@ -3,6 +3,8 @@ by calls and, through the folder the book's runner sets, by the pages of a build
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -97,7 +99,6 @@ def test_a_fresh_clone_orders_the_runs_by_the_shipped_durations(tmp_path):
     """Without a build of its own, the runner starts the long pages first by the seconds
     shipped in notebooks/durations.json (a hint: a run it does not list counts 0)."""
     import json
-    from pathlib import Path
 
     from ensel.book.runner import load_runs
     from ensel.book.runner._schedule import shipped_durations
@@ -112,3 +113,20 @@ def test_a_fresh_clone_orders_the_runs_by_the_shipped_durations(tmp_path):
     shipped = json.loads((root / "notebooks" / "durations.json").read_text())
     outputs = {r.output for r in load_runs(root / "notebooks" / "runs.yml")}
     assert set(shipped) <= outputs, "notebooks/durations.json names runs runs.yml has not"
+
+
+def test_only_the_book_builds_share_picks_on_disk(tmp_path, monkeypatch):
+    """The runner's builds give their kernels the folder; ``ensel evaluate`` (no
+    ``share_picks``) leaves nothing in the user's folder, whatever the environment says."""
+    import os
+
+    from ensel.book.runner._execute import _kernel_environment, picks_dir
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.setenv(_picks.DIR_VARIABLE, str(tmp_path / "elsewhere"))
+    with _kernel_environment(tmp_path, root, True):
+        assert os.environ[_picks.DIR_VARIABLE] == str(picks_dir(tmp_path))
+        assert len(os.environ[_picks.KEY_VARIABLE]) == 64
+    with _kernel_environment(tmp_path, root, False):
+        assert os.environ[_picks.DIR_VARIABLE] == "" and _picks._folder() is None
+    assert os.environ[_picks.DIR_VARIABLE] == str(tmp_path / "elsewhere")  # restored

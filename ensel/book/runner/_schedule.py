@@ -27,7 +27,8 @@ def _execute_in_worker(run: NotebookRun, out_dir: str, test: bool, extra: dict[s
     """One run in a worker process: ``("ok", path)`` or ``("FAILED", message)``."""
     try:
         path = execute_run(run, out_dir=Path(out_dir), test=test, extra_parameters=extra,
-                           allow_warnings=allow_warnings, root=Path(root), key=key)
+                           allow_warnings=allow_warnings, root=Path(root), key=key,
+                           share_picks=True)
     except NotebookRunError as exc:
         return "FAILED", str(exc)
     return "ok", str(path)
