@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,8 +70,8 @@ def _read(key: str) -> np.ndarray | None:
 
 
 def _remember(key: str, value: np.ndarray) -> None:
-    if len(_MEMORY) >= _MAX_ENTRIES:
-        _MEMORY.pop(next(iter(_MEMORY)))
+    if len(_MEMORY) >= _MAX_ENTRIES:  # the oldest first (threads may race here: harmless)
+        _MEMORY.pop(next(iter(_MEMORY), ""), None)
     _MEMORY[key] = value
 
 
@@ -79,13 +80,15 @@ def _write(key: str, value: np.ndarray) -> None:
     folder = _folder()
     if folder is None:
         return
+    # not ensel._io.write_atomic: its lock and exclusive create cost 4x as much per file, and
+    # every writer of a key writes the same bytes, so the last rename may win
+    tmp = folder / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp.npy"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".{key}.{os.getpid()}.tmp.npy"
         np.save(tmp, value, allow_pickle=False)
         os.replace(tmp, folder / f"{key}.npy")
-    except OSError:  # a read-only or full disk costs the next page a fit, nothing else
-        return
+    except OSError:  # a read-only or full disk costs a later run a fit, nothing else
+        tmp.unlink(missing_ok=True)
 
 
 def nested_path(registry: str, selector: str, X: np.ndarray, y: np.ndarray, budget: int,
