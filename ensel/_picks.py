@@ -14,10 +14,10 @@ bytes), the selector registry and the selector's name:
 
 * in this process, a bounded dictionary;
 * on disk, when ``$ENSEL_PICKS_DIR`` names a folder (the book's runner sets it to
-  ``<out_dir>/.cache/picks`` for every kernel, with ``$ENSEL_PICKS_KEY`` the digest of
-  ensel's sources and data, so a change of the code never reads an old path): one small
-  ``.npy`` per key, written atomically, so parallel runs share it safely. ``make book
-  FORCE=1`` empties it first.
+  ``<out_dir>/.cache/picks/<digest>`` for every kernel, with ``$ENSEL_PICKS_KEY`` the digest
+  of ensel's sources and data, so a change of the code never reads an old path, and removes
+  the other versions' folders when a build starts): one small ``.npy`` per key, written
+  atomically, so parallel runs share it safely. ``make book FORCE=1`` empties it first.
 """
 
 from __future__ import annotations
@@ -108,8 +108,17 @@ def nested_path(registry: str, selector: str, X: np.ndarray, y: np.ndarray, budg
     return path
 
 
-def clear(folder: Path) -> None:
-    """Empty the disk layer in ``folder`` (a forced build starts cold)."""
+def prune(folder: Path, keep: str | None) -> None:
+    """Remove the subfolders of ``folder`` (one per version of the code, see
+    ``ensel.book.runner._execute.picks_dir``) but ``keep`` (``None``: all of them; a
+    forced build starts cold), so old versions' paths do not pile up."""
+    import shutil
+
     if folder.is_dir():
-        for p in folder.glob("*.npy"):
-            p.unlink(missing_ok=True)
+        for sub in folder.iterdir():
+            if sub.name == keep:
+                continue
+            if sub.is_dir():
+                shutil.rmtree(sub, ignore_errors=True)
+            else:
+                sub.unlink(missing_ok=True)

@@ -65,8 +65,12 @@ def test_other_content_other_key_and_the_disk_is_shared(fresh, monkeypatch):
     monkeypatch.setenv(_picks.KEY_VARIABLE, "other code")  # another version never reads it
     _picks.nested_path("binary", "greedy_mi", X, y, 5, _counting_fit(X, y, "greedy_mi", calls))
     assert calls == [5, 5, 5]
-    _picks.clear(fresh)
-    assert not list(fresh.glob("*.npy"))
+    old = fresh.parent / "old-version"
+    old.mkdir()
+    _picks.prune(fresh.parent, keep=fresh.name)
+    assert fresh.is_dir() and not old.exists()
+    _picks.prune(fresh.parent, keep=None)  # a forced build
+    assert not fresh.exists()
 
 
 def test_a_damaged_file_is_a_miss(fresh):
@@ -125,7 +129,8 @@ def test_only_the_book_builds_share_picks_on_disk(tmp_path, monkeypatch):
     root = Path(__file__).resolve().parents[1]
     monkeypatch.setenv(_picks.DIR_VARIABLE, str(tmp_path / "elsewhere"))
     with _kernel_environment(tmp_path, root, True):
-        assert os.environ[_picks.DIR_VARIABLE] == str(picks_dir(tmp_path))
+        assert os.environ[_picks.DIR_VARIABLE] == str(picks_dir(tmp_path, root))
+        assert picks_dir(tmp_path, root).parent == picks_dir(tmp_path)
         assert len(os.environ[_picks.KEY_VARIABLE]) == 64
     with _kernel_environment(tmp_path, root, False):
         assert os.environ[_picks.DIR_VARIABLE] == "" and _picks._folder() is None

@@ -329,9 +329,12 @@ KERNEL_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
               "NUMEXPR_NUM_THREADS": "1", "VECLIB_MAXIMUM_THREADS": "1"}
 
 
-def picks_dir(out_dir: Path) -> Path:
-    """Where the runs of a build share their selectors' pick paths (``ensel._picks``)."""
-    return Path(out_dir) / ".cache" / "picks"
+def picks_dir(out_dir: Path, root: Path | None = None) -> Path:
+    """Where the runs of a build share their selectors' pick paths (``ensel._picks``): one
+    folder per version of the code (the first 16 hex digits of :func:`_environment_digest`
+    of ``root``), under ``<out_dir>/.cache/picks`` (that folder when ``root`` is ``None``)."""
+    base = Path(out_dir) / ".cache" / "picks"
+    return base if root is None else base / _environment_digest(root)[:16]
 
 
 @contextlib.contextmanager
@@ -342,7 +345,7 @@ def _kernel_environment(out_dir: Path, root: Path, share_picks: bool) -> Iterato
     from ensel import _picks
 
     values = {**KERNEL_ENV, "ENSEL_RESULTS_DIR": str(out_dir / "results"),
-              _picks.DIR_VARIABLE: str(picks_dir(out_dir)) if share_picks else "",
+              _picks.DIR_VARIABLE: str(picks_dir(out_dir, root)) if share_picks else "",
               _picks.KEY_VARIABLE: _environment_digest(root) if share_picks else ""}
     saved = {k: os.environ.get(k) for k in values}
     os.environ.update(values)

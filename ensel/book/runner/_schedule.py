@@ -59,10 +59,11 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
             return 2
     keys = run_keys(runs, root=root, out_dir=out_dir, test=args.test, extra_parameters=extra,
                     everything=everything)
-    if args.force:  # a forced build starts cold: no pick path of an earlier build is read
-        from ensel import _picks
+    # the pick paths the runs share: only this version of the code's, none when forced (a
+    # forced build starts cold)
+    from ensel import _picks
 
-        _picks.clear(picks_dir(out_dir))
+    _picks.prune(picks_dir(out_dir), None if args.force else picks_dir(out_dir, root).name)
     jobs = max(1, int(args.jobs or min(2, os.cpu_count() or 1)))
     timings: list[dict[str, Any]] = []
     failures: list[str] = []
