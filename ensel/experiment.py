@@ -48,6 +48,7 @@ import pandas as pd
 
 from ensel import _kernels as kernels
 from ensel._errors import DataError, UsageError
+from ensel._picks import nested_path
 from ensel._validation import (
     NO_OPTION,
     Interval,
@@ -759,7 +760,14 @@ def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray, ks: Sequence[int]
     """
     spec = specs[selector]
     if spec.nested:
-        path = [int(j) for j in spec.estimator(ks[-1]).fit(X, y).selected_]
+        def fit(budget: int) -> list[int]:
+            return [int(j) for j in spec.estimator(budget).fit(X, y).selected_]
+
+        registry = {id(SELECTOR_SPECS): "binary",
+                    id(MULTICLASS_SELECTOR_SPECS): "options"}.get(id(specs))
+        # one fit per distinct training part, shared across calls and pages (ensel._picks)
+        path = (fit(ks[-1]) if registry is None
+                else nested_path(registry, selector, X, y, int(ks[-1]), fit))
         return {k: path[:k] for k in ks}
     return {k: [int(j) for j in spec.estimator(k).fit(X, y).selected_] for k in ks}
 

@@ -15,9 +15,13 @@ environment, the availability of the real data, and the keys of the runs it ``ne
 whose executed notebook already carries its key is not executed again (``--force`` re-executes
 everything); independent runs execute in parallel worker processes (``--jobs``), and a run
 waits for the runs it needs; the longest chains of runs start first (by the durations of
-earlier builds, ``<out_dir>/durations.json``). A run is written in place only when it
-succeeded: a failed or interrupted run never replaces the last good page (the failed notebook
-is kept under ``<out_dir>/_failed/``, which the book never includes).
+earlier builds, ``<out_dir>/durations.json``, and for a run that has none here, as in a fresh
+clone, by the seconds shipped in ``notebooks/durations.json``: a hint of the order only,
+refreshed by copying a full build's file). The runs of a build share their selectors' pick
+paths through ``<out_dir>/.cache/picks`` (``ensel._picks``; ``--force`` empties it). A run
+is written in place only when it succeeded: a failed or interrupted run never replaces the
+last good page (the failed notebook is kept under ``<out_dir>/_failed/``, which the book
+never includes).
 
 The package keeps each concern in its own module: :mod:`~ensel.book.runner._config` (the runs
 config and its DAG), :mod:`~ensel.book.runner._keys` (cache keys),

@@ -137,12 +137,14 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
                 extra_parameters: dict[str, Any] | None = None,
                 allow_warnings: bool = False, root: Path | None = None,
                 key: str | None = None, cwd: Path | None = None,
-                progress: bool = False) -> Path:
+                progress: bool = False, share_picks: bool = False) -> Path:
     """Execute one run with papermill and write ``<out_dir>/<output>.ipynb``.
 
     ``root`` is the folder whose ``notebooks/`` holds the source (default: the repository,
     :func:`repo_root`); ``cwd`` the kernel's working folder (default ``root``); with
-    ``progress``, papermill's per-cell progress bar is drawn on stderr.
+    ``progress``, papermill's per-cell progress bar is drawn on stderr; with ``share_picks``
+    (the book's builds) the kernel shares its selectors' pick paths with the other runs of
+    the build through ``<out_dir>/.cache/picks`` (``ensel._picks``).
 
     The kernel runs with the repository root as working directory and with
     ``ENSEL_RESULTS_DIR=<out_dir>/results`` so notebooks that save results for later pages
@@ -195,7 +197,7 @@ def execute_run(run: NotebookRun, *, out_dir: Path, test: bool = False,
         with signal_guard() as guard:
             for attempt in (1, 2):
                 try:
-                    with _kernel_environment(out_dir):
+                    with _kernel_environment(out_dir, root, share_picks):
                         executed = pm.execute_notebook(
                             copy.deepcopy(nb), str(staging), parameters=params,
                             kernel_name="python3", cwd=str(cwd or root),
@@ -327,10 +329,24 @@ KERNEL_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THRE
               "NUMEXPR_NUM_THREADS": "1", "VECLIB_MAXIMUM_THREADS": "1"}
 
 
+def picks_dir(out_dir: Path, root: Path | None = None) -> Path:
+    """Where the runs of a build share their selectors' pick paths (``ensel._picks``): one
+    folder per version of the code (the first 16 hex digits of :func:`_environment_digest`
+    of ``root``), under ``<out_dir>/.cache/picks`` (that folder when ``root`` is ``None``)."""
+    base = Path(out_dir) / ".cache" / "picks"
+    return base if root is None else base / _environment_digest(root)[:16]
+
+
 @contextlib.contextmanager
-def _kernel_environment(out_dir: Path) -> Iterator[None]:
-    """Set the variables the kernel inherits (results folder, thread pins); restore after."""
-    values = {**KERNEL_ENV, "ENSEL_RESULTS_DIR": str(out_dir / "results")}
+def _kernel_environment(out_dir: Path, root: Path, share_picks: bool) -> Iterator[None]:
+    """Set the variables the kernel inherits (results folder, thread pins and, with
+    ``share_picks``, the pick cache shared by the runs of a build, ``ensel._picks``, keyed by
+    the code's digest); restore after."""
+    from ensel import _picks
+
+    values = {**KERNEL_ENV, "ENSEL_RESULTS_DIR": str(out_dir / "results"),
+              _picks.DIR_VARIABLE: str(picks_dir(out_dir, root)) if share_picks else "",
+              _picks.KEY_VARIABLE: _environment_digest(root) if share_picks else ""}
     saved = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:

@@ -18,7 +18,7 @@ from typing import Any
 
 from ensel._io import NotebookRunError
 from ensel.book.runner._config import NotebookRun, _parse_params, missing_inputs, repo_root
-from ensel.book.runner._execute import execute_run
+from ensel.book.runner._execute import execute_run, picks_dir
 from ensel.book.runner._keys import cached, run_keys
 
 
@@ -27,7 +27,8 @@ def _execute_in_worker(run: NotebookRun, out_dir: str, test: bool, extra: dict[s
     """One run in a worker process: ``("ok", path)`` or ``("FAILED", message)``."""
     try:
         path = execute_run(run, out_dir=Path(out_dir), test=test, extra_parameters=extra,
-                           allow_warnings=allow_warnings, root=Path(root), key=key)
+                           allow_warnings=allow_warnings, root=Path(root), key=key,
+                           share_picks=True)
     except NotebookRunError as exc:
         return "FAILED", str(exc)
     return "ok", str(path)
@@ -58,14 +59,20 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
             return 2
     keys = run_keys(runs, root=root, out_dir=out_dir, test=args.test, extra_parameters=extra,
                     everything=everything)
+    # the pick paths the runs share: only this version of the code's, none when forced (a
+    # forced build starts cold)
+    from ensel import _picks
+
+    _picks.prune(picks_dir(out_dir), None if args.force else picks_dir(out_dir, root).name)
     jobs = max(1, int(args.jobs or min(2, os.cpu_count() or 1)))
     timings: list[dict[str, Any]] = []
     failures: list[str] = []
     finished: dict[str, str] = {}  # output -> status
     durations = read_durations(out_dir)
-    # longest chain first (the runs that wait for a run count towards its length); runs
-    # without a recorded duration keep their order in runs.yml
-    priority = critical_path(runs, durations)
+    # longest chain first (the runs that wait for a run count towards its length); a run
+    # without a recorded duration takes the shipped one (a fresh clone would otherwise start
+    # the long pages last and leave a core idle at the end), else keeps its runs.yml order
+    priority = critical_path(runs, {**shipped_durations(root), **durations})
     pending = sorted(runs, key=lambda r: -priority[r.output])
     t_start = time.perf_counter()
 
@@ -169,6 +176,17 @@ def read_durations(out_dir: str | Path) -> dict[str, float]:
     except (OSError, ValueError, TypeError, AttributeError):
         pass
     return found
+
+
+def shipped_durations(root: str | Path) -> dict[str, float]:
+    """The seconds of each run shipped in ``notebooks/durations.json`` (a copy of a full
+    build's ``durations.json``): the order of a build that has none of its own. Unreadable:
+    empty."""
+    try:
+        doc = json.loads((Path(root) / "notebooks" / DURATIONS).read_text())
+        return {str(k): float(v) for k, v in doc.items()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return {}
 
 
 def critical_path(runs: Sequence[NotebookRun], durations: dict[str, float]

@@ -1,0 +1,124 @@
+"""The pick paths of nested selectors, remembered by content (private).
+
+A nested selector (:attr:`ensel.select.SelectorSpec.nested`) fitted at budget ``K`` on a
+training part picks, as its first ``k`` models, exactly what it picks fitted at ``k``: the
+evaluation loop (:func:`ensel.experiment.heldout_errors`) fits it once at its largest budget
+and reads prefixes. The same training part is often evaluated more than once: by several
+calls of one page (a gold and a label-free run of the same selector) and by several pages
+of the book (the experiments pages and the large-pool page run Top-k and Greedy MI on the
+same seeded splits of the same data). :func:`nested_path` fits once per distinct content
+and budget-or-more and returns the same picks, bit for bit, as a new fit.
+
+Two layers, both keyed by a SHA-256 of the training answers and labels (shape, dtype and
+bytes), the selector registry and the selector's name:
+
+* in this process, a bounded dictionary;
+* on disk, when ``$ENSEL_PICKS_DIR`` names a folder (the book's runner sets it to
+  ``<out_dir>/.cache/picks/<digest>`` for every kernel, with ``$ENSEL_PICKS_KEY`` the digest
+  of ensel's sources and data, so a change of the code never reads an old path, and removes
+  the other versions' folders when a build starts): one small ``.npy`` per key, written
+  atomically, so parallel runs share it safely. ``make book FORCE=1`` empties it first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+#: Environment variables of the disk layer (set by :mod:`ensel.book.runner` for a build).
+DIR_VARIABLE = "ENSEL_PICKS_DIR"
+KEY_VARIABLE = "ENSEL_PICKS_KEY"
+#: Paths kept in this process (a path is a few integers; the oldest go first).
+_MAX_ENTRIES = 50_000
+_MEMORY: dict[str, np.ndarray] = {}
+
+
+def _digest(registry: str, selector: str, X: np.ndarray, y: np.ndarray) -> str:
+    h = hashlib.sha256()
+    for part in (os.environ.get(KEY_VARIABLE, ""), registry, selector):
+        h.update(part.encode("utf-8") + b"\0")
+    for a in (X, y):
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def _folder() -> Path | None:
+    where = os.environ.get(DIR_VARIABLE, "").strip()
+    return Path(where) if where else None
+
+
+def _read(key: str) -> np.ndarray | None:
+    found = _MEMORY.get(key)
+    if found is not None:
+        return found
+    folder = _folder()
+    if folder is None:
+        return None
+    try:
+        found = np.load(folder / f"{key}.npy", allow_pickle=False)
+    except (OSError, ValueError):  # absent, or half-written by a run that was stopped
+        return None
+    _remember(key, found)
+    return found
+
+
+def _remember(key: str, value: np.ndarray) -> None:
+    if len(_MEMORY) >= _MAX_ENTRIES:  # the oldest first (threads may race here: harmless)
+        _MEMORY.pop(next(iter(_MEMORY), ""), None)
+    _MEMORY[key] = value
+
+
+def _write(key: str, value: np.ndarray) -> None:
+    _remember(key, value)
+    folder = _folder()
+    if folder is None:
+        return
+    # not ensel._io.write_atomic: its lock and exclusive create cost 4x as much per file, and
+    # every writer of a key writes the same bytes, so the last rename may win
+    tmp = folder / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp.npy"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        np.save(tmp, value, allow_pickle=False)
+        os.replace(tmp, folder / f"{key}.npy")
+    except OSError:  # a read-only or full disk costs a later run a fit, nothing else
+        tmp.unlink(missing_ok=True)
+
+
+def nested_path(registry: str, selector: str, X: np.ndarray, y: np.ndarray, budget: int,
+                fit: Callable[[int], list[int]]) -> list[int]:
+    """The picks of ``selector`` (nested) fitted at ``budget`` on ``(X, y)``: remembered
+    ones when a fit at ``budget`` or more on the same content was made (its first picks),
+    else ``fit(budget)`` (remembered with its budget).
+
+    Stored as ``[budget, pick, pick, ...]``; a fit may return fewer picks than its budget.
+    """
+    key = _digest(registry, selector, X, y)
+    found = _read(key)
+    if found is not None and int(found[0]) >= budget:
+        return [int(j) for j in found[1:budget + 1]]
+    path = [int(j) for j in fit(budget)]
+    _write(key, np.asarray([budget, *path], dtype=np.int64))
+    return path
+
+
+def prune(folder: Path, keep: str | None) -> None:
+    """Remove the subfolders of ``folder`` (one per version of the code, see
+    ``ensel.book.runner._execute.picks_dir``) but ``keep`` (``None``: all of them; a
+    forced build starts cold), so old versions' paths do not pile up."""
+    import shutil
+
+    if folder.is_dir():
+        for sub in folder.iterdir():
+            if sub.name == keep:
+                continue
+            if sub.is_dir():
+                shutil.rmtree(sub, ignore_errors=True)
+            else:
+                sub.unlink(missing_ok=True)
