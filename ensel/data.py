@@ -270,9 +270,10 @@ def _expected(abstain: bool) -> str:
 
 
 def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
-            trust_int8: bool) -> tuple[np.ndarray, str]:
+            trust_int8: bool, blank_ok: bool = False) -> tuple[np.ndarray, str]:
     """One decision of the encoding rule on a whole column, made on its distinct values (the
-    kinds present), then one gather of their values."""
+    kinds present), then one gather of their values (``blank_ok``, labels: a blank is
+    ``0``, no gold, and the rule is decided on the other values)."""
     raw = col.to_numpy() if not isinstance(col.dtype, pd.api.extensions.ExtensionDtype) else None
     if trust_int8 and raw is not None and raw.dtype == np.int8 and raw.size \
             and raw.min() >= -1 and raw.max() <= 1 and (abstain or not (raw == 0).any()):
@@ -295,6 +296,8 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
                 "has an 'options' column" if _is_word(_py(col.iloc[pos])) else "")
         raise DataError(f"column {name!r} has value {_shown(col.iloc[pos])} in {origin(pos)}; "
                         f"expected {_expected(abstain)}{hint}")
+    if not abstain and blank_ok and (kinds[present] == enc.BLANK).any():
+        return _encode_gaps(kinds, present, codes, name, origin, first)
     if not abstain and (kinds[present] == enc.BLANK).any():
         pos = first(enc.BLANK)
         raise DataError(f"column {name!r} is missing (blank, NaN or None) in "
@@ -311,6 +314,24 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
     if raw is not None and raw.dtype == np.int8 and \
             (table[:-1][present[:-1]] == np.asarray(uniques)[present[:-1]]).all():
         return raw.copy(), used  # every value is already its own code (e.g. +1/0/-1)
+    return _gather(table, codes), used
+
+
+def _encode_gaps(kinds: np.ndarray, present: np.ndarray, codes: np.ndarray, name: str,
+                 origin: _Origin, first: Callable[[int], int]) -> tuple[np.ndarray, str]:
+    """:func:`_encode` of a label column with blanks (no gold): ``0`` there, the rule decided
+    on the labels given."""
+    given = present & (kinds != enc.BLANK)
+    table = np.zeros(len(kinds), dtype=np.int8)
+    used = "every label blank (no gold)"
+    if given.any():
+        try:
+            values, used = enc.decide(kinds[given], allow_abstain=False)
+        except enc._Ambiguous as exc:
+            raise DataError(f"column {name!r} " + exc.reason.format(
+                at=f"in {origin(first(exc.kind))}")) from None
+        table[given] = values
+        used += " with blanks = no gold"
     return _gather(table, codes), used
 
 
@@ -477,9 +498,8 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
         answer, enc_answer = _encode(df["answer"], "answer", abstain=True, origin=origin,
                                      trust_int8=encoded)
         # a blank gold label (``0``) = no gold for the item, as in a multi-class table
-        label, enc_label = _encode(df["label"], "label", abstain=True, origin=origin,
-                                   trust_int8=encoded)
-        enc_label = enc_label.replace("abstained", "no gold")
+        label, enc_label = _encode(df["label"], "label", abstain=False, origin=origin,
+                                   trust_int8=encoded, blank_ok=True)
     if "cost" in df.columns:
         _check_cost(df["cost"], origin)
     if not (answer.codes >= 0).any() if native else not answer.any():
