@@ -47,14 +47,17 @@ Multi-class answers (option labels, :func:`ensel.data.is_native`)
     (:data:`ensel.select.MULTICLASS_SPECS`, :data:`ensel.aggregate.MULTICLASS_SPECS`),
     defaults :data:`ensel.select.DEFAULT_MULTICLASS_SELECTOR` and
     :data:`ensel.aggregate.DEFAULT_MULTICLASS_AGGREGATOR`, a tie among ``t`` options
-    counting ``1 - 1/t`` of an error (:data:`NATIVE_ERROR_RULE`). Where gold is missing for
-    some items or all, :func:`select_with_gaps` runs (the label-free aggregator; the error
-    on the items with gold only, or no error at all, and ``gold`` says which).
+    counting ``1 - 1/t`` of an error (:data:`NATIVE_ERROR_RULE`).
+
+Gold with gaps (either view; a blank label = no gold)
+    :func:`select_with_gaps` runs: with some gold the few-label estimate of
+    :func:`ensel.fewlabels.choose_with_labels` (``few_labels``), with none the label-free
+    picks and no error; ``gold`` says which and what it means for the intervals.
 
 JSON output (``--json``), schema ``ensel.select/2`` (``/1`` had no ``coverage`` and
 ``accuracy_answered`` per model: an abstaining model read as an inaccurate one; issue 39
 added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single`` are
-``null`` where no item has gold)::
+``null`` where an item lacks gold)::
 
     {"schema": "ensel.select/2",
      "data": [str], "format": str, "view": "binary" | "native",
@@ -78,7 +81,25 @@ added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single
      "ensemble_beats_best_single": bool,
      "message": str,
      "gold": {"n_items": int, "n_with_gold": int, "aggregator_fit": str,
-              "statistics": str, "error": str | null, "notes": [str]}}
+              "statistics": str, "error": str | null, "notes": [str], "intervals": str},
+     "few_labels": null | {"n_labels": int, "n_unlabelled": int, "error": float,
+                           "interval": [float, float], "decided": bool,
+                           "labels_needed": int | null, "runner_up": [str],
+                           "win_rate": float, "reason": str,
+                           "labels_only": {"error_on_labels": float,
+                                           "interval": [float, float],
+                                           "picks": [str] | null, "decided": bool | null,
+                                           "labels_needed": int | null,
+                                           "refused": str | null},
+                           "unlabelled_added": str, "decision": str, "label_next": str}}
+
+Issue 40 added ``gold["intervals"]`` (one sentence on what the intervals mean) and
+``few_labels`` (gold for some items only, :func:`select_with_gaps`): the few-label estimate of
+:func:`ensel.fewlabels.choose_with_labels` (``error``, ``interval``, ``decided`` against
+``runner_up``, ``labels_needed``: more labels at random until decided, ``null`` when that is
+not expected to help), and under ``labels_only`` the chosen ensemble's error on the labelled
+items with its Wilson interval, and what the labels alone would pick and decide
+(``refused``: why they cannot, else ``null``); ``evaluation`` is then ``null``.
 
 How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
     The error is the share of items whose answer is not the gold label. A model's
@@ -102,6 +123,7 @@ chosen ensemble's error minus the other arm's (negative = the chosen one is bett
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -1334,37 +1356,41 @@ def _few_label_input(data: list[Any], rows: np.ndarray | None = None) -> tuple[A
                         list(data[0].models), data[0].condition), None
 
 
-def _choice_doc(c: Any) -> dict[str, Any]:
-    """A FewLabelChoice as the document's words: names, not column indices."""
-    return {"models": [str(x) for x in c.names], "k": c.k, "error": c.error,
-            "interval": [float(v) for v in c.interval], "decided": c.decided,
-            "labels_needed": c.labels_needed, "win_rate": c.win_rate}
+def _wilson(err: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of an error rate ``err`` on ``n`` items."""
+    from scipy.stats import norm
+
+    z = float(norm.ppf((1 + level) / 2))
+    mid = (err + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(err * (1 - err) / n + z * z / (4 * n * n))
+    return max(0.0, mid - half), min(1.0, mid + half)
 
 
-def _few_label_doc(choice: Any, alone: Any, alone_why: str | None,
-                   models: list[str]) -> dict[str, Any]:
+def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[str],
+                   on_labels: float) -> dict[str, Any]:
     """The document's ``few_labels``: the choice with labels and unlabelled items, the same
-    on the labels alone, and what the unlabelled items added, in words."""
+    choice's error on the labels alone (a Wilson interval), what the labels alone would
+    pick and decide, and what the unlabelled items added, in words."""
     lo, hi = choice.interval
-    w = hi - lo
+    n = choice.n_labels
+    a_lo, a_hi = _wilson(on_labels, n)
+    added = (f"with the {n:,} labels alone the choice errs {on_labels:.3f} on them, 95 % "
+             f"interval [{a_lo:.3f}, {a_hi:.3f}] ({a_hi - a_lo:.3f} wide); with the "
+             f"{choice.n_unlabelled:,} unlabelled items too, {choice.error:.3f} "
+             f"[{lo:.3f}, {hi:.3f}] ({hi - lo:.3f} wide)")
     if alone is None:
-        added = (f"with the {choice.n_labels:,} labels alone no estimate can be made "
-                 f"({alone_why}); the {choice.n_unlabelled:,} unlabelled items make it "
-                 "possible")
+        added += f"; the labels alone cannot choose ({alone_why})"
     else:
-        a_lo, a_hi = alone.interval
-        same = list(alone.names) == [str(x) for x in choice.names]
-        added = (f"the {choice.n_unlabelled:,} unlabelled items narrowed the interval of the "
-                 f"error from {a_hi - a_lo:.3f} wide (labels alone: [{a_lo:.3f}, {a_hi:.3f}]"
-                 f"{'' if same else ', for ' + ', '.join(map(str, alone.names))}) to "
-                 f"{w:.3f} ([{lo:.3f}, {hi:.3f}])" if w < a_hi - a_lo else
-                 f"the {choice.n_unlabelled:,} unlabelled items did not narrow the interval "
-                 f"of the error ({w:.3f} wide against {a_hi - a_lo:.3f} with the labels "
-                 "alone)")
-        if alone.decided != choice.decided:
-            added += ("; with them the labels decide between the best candidates, alone they "
-                      "do not" if choice.decided else "; alone the labels decide, with them "
-                      "they do not")
+        same = [str(x) for x in alone.names] == [str(x) for x in choice.names]
+        added += ("; the labels alone pick the same models" if same else
+                  f"; the labels alone would pick {', '.join(map(str, alone.names))}")
+        added += (" and decide" if alone.decided else " and do not decide") + \
+            (", as with them" if alone.decided == choice.decided else ", unlike with them")
+    labels_only = {"error_on_labels": on_labels, "interval": [a_lo, a_hi],
+                   "picks": None if alone is None else [str(x) for x in alone.names],
+                   "decided": None if alone is None else bool(alone.decided),
+                   "labels_needed": None if alone is None else alone.labels_needed,
+                   "refused": alone_why}
     runner = ", ".join(models[j] for j in choice.runner_up)
     if choice.decided:
         decision = (f"the labels decide: the choice is within {_tolerance()} of the runner-up "
@@ -1380,8 +1406,8 @@ def _few_label_doc(choice: Any, alone: Any, alone_why: str | None,
             "error": choice.error, "interval": [float(lo), float(hi)],
             "decided": choice.decided, "labels_needed": choice.labels_needed,
             "runner_up": [models[j] for j in choice.runner_up], "win_rate": choice.win_rate,
-            "reason": choice.reason, "labels_only": None if alone is None else
-            _choice_doc(alone), "unlabelled_added": added, "decision": decision,
+            "reason": choice.reason, "labels_only": labels_only,
+            "unlabelled_added": added, "decision": decision,
             "label_next": LABEL_NEXT}
 
 
@@ -1395,6 +1421,7 @@ def _few_label_evidence(data: list[Any], dropped: list[str], *, k: int | str, me
                         aggregator: str, defaults: list[str], seed: int) -> SelectEvidence:
     """:func:`select_with_gaps` with some gold: :func:`ensel.fewlabels.choose_with_labels`
     on all the items and on the labelled ones alone."""
+    from ensel.aggregate import make_aggregator
     from ensel.fewlabels import choose_with_labels
 
     models = list(data[0].models)
@@ -1404,19 +1431,25 @@ def _few_label_evidence(data: list[Any], dropped: list[str], *, k: int | str, me
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     lab = np.flatnonzero(np.concatenate([d.has_gold() for d in data]))
+    La, Ly = _few_label_input(data, lab)
     alone, alone_why = None, None
     try:
-        La, Ly = _few_label_input(data, lab)
         alone = choose_with_labels(La, Ly, k=choice.k, method=method, aggregator=aggregator,
                                    seed=seed)
     except ValueError as exc:  # too few labels for the model on its own
         alone_why = str(exc).split(";")[0]
-    few = _few_label_doc(choice, alone, alone_why, models)
+    on_labels = float(choice.heldout_error(A, y))
+    few = _few_label_doc(choice, alone, alone_why, models, on_labels)
     X, yc = _codes(data)
     g = yc >= 0
     picks = [int(j) for j in choice.models]
     rows = _option_rows(X, g, X[g] == yc[g, None], models, picks)
-    for r, gain in zip(rows, option_gains(X[g], yc[g], picks), strict=True):
+    # the gains against what the selector read: the gold, else the label model's option
+    name = "ds" if aggregator == "plurality" else aggregator
+    model = make_aggregator(name, random_state=seed).fit(X, yc)
+    target = np.where(g, yc, np.asarray(model.classes_)[
+        np.argmax(model.predict_proba(X), axis=1)]).astype(np.int64)
+    for r, gain in zip(rows, option_gains(X, target, picks), strict=True):
         r["gain_bits"] = gain
     lo, hi = few["interval"]
     message = (f"Picked {choice.k} model(s) with {choice.n_labels:,} gold labels and "

@@ -57,6 +57,7 @@ from ensel._validation import (
     check_options,
     check_options_X_y,
     check_real,
+    check_X,
     check_X_y,
     constraint_error,
     validate_params,
@@ -257,10 +258,11 @@ def prepare_table(df: pd.DataFrame, *, validate: bool = True,
     return df, sorted(conditions(df), key=str)
 
 
-def condition_arrays(df: pd.DataFrame, condition: Any
+def condition_arrays(df: pd.DataFrame, condition: Any, *, gaps: bool = False
                      ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """``(X, y, model names, item ids)`` of one condition of a table checked by
-    :func:`prepare_table` (``X`` and ``y`` as ``int8``).
+    :func:`prepare_table` (``X`` and ``y`` as ``int8``; ``gaps``: ``y`` is ``0`` where an
+    item has no gold).
 
     The order is canonical: items sorted by the text of their ids, models by their names, so
     that selection ties (lowest column) and the protocol's output never depend on the order
@@ -268,8 +270,11 @@ def condition_arrays(df: pd.DataFrame, condition: Any
     """
     from ensel.data import to_wide
 
-    Xw, yw = to_wide(df, condition, validate=False)
-    X, y = check_X_y(Xw, yw)
+    Xw, yw = to_wide(df, condition, validate=False, gaps=gaps)
+    if gaps and (yw.to_numpy() == 0).any():  # gold with gaps (label 0), checked by the reader
+        X, y = check_X(Xw), yw.to_numpy(dtype=np.int8)
+    else:
+        X, y = check_X_y(Xw, yw)
     items = np.asarray(Xw.index).astype(str)
     models = np.asarray([str(c) for c in Xw.columns])
     ri = np.argsort(items, kind="stable")
@@ -1188,7 +1193,7 @@ def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
         return [_native_condition(df, c) for c in conds]
     out = []
     for c in conds:
-        X, y, names, ids = condition_arrays(df, c)
+        X, y, names, ids = condition_arrays(df, c, gaps=gaps)
         out.append(ConditionData(str(c), X, y, names, ids))
     return out
 
