@@ -218,7 +218,8 @@ def model_table(data: Any, usd: Any = None) -> pd.DataFrame:
         One row per model (the conditions' model order), columns ``model``, ``accuracy``
         (right / all items: an abstention counts as wrong, see :data:`ERROR_RULE`),
         ``coverage`` (answered / all items), ``accuracy_answered`` (right / answered; NaN
-        for a model that never answered), ``n_items`` and, with ``usd``,
+        for a model that never answered), both on the items with gold (NaN where none
+        has), ``n_items`` (with gold) and, with ``usd``,
         ``usd_per_query``.
 
     Examples
@@ -232,18 +233,19 @@ def model_table(data: Any, usd: Any = None) -> pd.DataFrame:
     """
     from ensel.experiment import condition_data
 
-    conds = condition_data(data) if isinstance(data, pd.DataFrame) else list(data)
+    conds = condition_data(data, gaps=True) if isinstance(data, pd.DataFrame) else list(data)
     X = np.concatenate([d.X for d in conds])
     y = np.concatenate([d.y for d in conds])
-    native = bool(conds[0].native)  # option codes: accuracy on the items with gold
-    g = y >= 0 if native else np.ones(len(y), dtype=bool)
+    native = bool(conds[0].native)  # accuracy on the items with gold (binary gaps: 0)
+    g = y >= 0 if native else y != 0
     right = (X[g] == y[g, None]).sum(axis=0)
     answered = (X[g] >= 0 if native else X[g] != 0).sum(axis=0)
     n = int(g.sum())
-    coverage = ((X >= 0).mean(axis=0) if native else answered / max(n, 1))
+    coverage = (X >= 0 if native else X != 0).mean(axis=0)  # on every item
     with np.errstate(invalid="ignore", divide="ignore"):
         when = np.where(answered > 0, right / np.maximum(answered, 1), np.nan)
-    out = pd.DataFrame({"model": list(conds[0].models), "accuracy": right / max(n, 1),
+    acc = right / n if n else np.full(X.shape[1], np.nan)  # no gold: no accuracy
+    out = pd.DataFrame({"model": list(conds[0].models), "accuracy": acc,
                         "coverage": coverage, "accuracy_answered": when,
                         "n_items": n})
     if usd is not None:
