@@ -346,7 +346,7 @@ def _frontier(data: Sequence[Any], ev: Any, c: np.ndarray, table: pd.DataFrame,
 NO_GOLD_K = 3
 
 
-def _gap_recommendation(ev: Any) -> dict[str, Any]:
+def _gap_recommendation(ev: Any, source: Sequence[str]) -> dict[str, Any]:
     """The recommendation of a report whose gold has gaps: the few-label choice with its
     estimated error (``ensel.evidence.select_with_gaps``), or the label-free picks without
     one."""
@@ -369,6 +369,7 @@ def _gap_recommendation(ev: Any) -> dict[str, Any]:
                     f"{few['n_labels']:,} gold labels and {few['n_unlabelled']:,} unlabelled "
                     f"items; {few['decision']}.")
         err = {"error": few["error"], "low": lo, "high": hi}
+    headline = headline.replace(LABEL_NEXT, LABEL_NEXT.replace("DATA", " ".join(source)))
     return {"models": models, "aggregator": None if one else ev.aggregator,
             "best_single_model": None, "one_model_enough": one, **err, "ensemble": models,
             "ensemble_error": None, "best_single_error": None, "vs_best_single": None,
@@ -397,7 +398,7 @@ def _gap_report(data: list[Any], *, source: Sequence[str], usd: Any, prices: str
              "inner_error": None, "inner_se": None} for s in ev.selected]
     return UserReport(
         source=[str(x) for x in source], n_items=ev.n_items, n_models=ev.n_models,
-        conditions=ev.conditions, recommendation=_gap_recommendation(ev), all_models=None,
+        conditions=ev.conditions, recommendation=_gap_recommendation(ev, source), all_models=None,
         no_model=None, models=table, path=path, select=ev.to_dict(), prices=prices,
         dropped_models=dropped, view_reason=view_reason)
 
@@ -568,7 +569,7 @@ def _figures(rep: UserReport) -> dict[str, str]:
     return out
 
 
-def _view_words(sel: dict[str, Any], reason: str | None = None) -> str:
+def _view_words(sel: dict[str, Any], reason: str | None = None, notes: bool = True) -> str:
     """The report's line on the view of the answers (and their gold) it read; ``reason``:
     why a binary view was used (:attr:`UserReport.view_reason`)."""
     from ensel.evidence import ERROR_RULE, NATIVE_ERROR_RULE
@@ -582,7 +583,7 @@ def _view_words(sel: dict[str, Any], reason: str | None = None) -> str:
                  "K-ary selectors and aggregators; --binary gives the paper's yes/no view). "
                  f"Here {NATIVE_ERROR_RULE}.")
     gold = sel["gold"]
-    if gold["n_with_gold"] < gold["n_items"]:
+    if notes and gold["n_with_gold"] < gold["n_items"]:
         words += " " + " ".join(n[:1].upper() + n[1:] + "." for n in gold["notes"])
     return words
 
@@ -597,28 +598,36 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
     r, sel = rep.recommendation, rep.select
     gold, few = sel["gold"], sel.get("few_labels")
     name = ", ".join(Path(s).name or s for s in rep.source)
+
+    def here(text: str) -> str:  # the label-next command on this report's data
+        return text.replace(LABEL_NEXT, LABEL_NEXT.replace("DATA", " ".join(rep.source)))
+
     parts = [f"<h1>Which models to use: {esc(name)}</h1>",
              f'<p class="muted">{rep.n_models} models, {rep.n_items:,} items, gold for '
              f"{gold['n_with_gold']:,} of them; no held-out split (too few or no labels to "
              "hold any out).</p>",
-             f'<p class="muted" id="view">{esc(_view_words(sel, rep.view_reason))}</p>',
+             f'<p class="muted" id="view">'
+             f"{esc(_view_words(sel, rep.view_reason, notes=False))}</p>",
              '<div class="answer">'
-             f'<p class="lead">{esc(r["headline"])}</p>'
+             f'<p class="lead">{esc(here(r["headline"]))}</p>'
              f'<p id="intervals"><b>What this means for the intervals:</b> '
              f"{esc(gold['intervals'][:1].upper() + gold['intervals'][1:])}.</p>"]
     if few is not None:
         parts.append(f"<p>What the unlabelled items added: {esc(few['unlabelled_added'])}."
-                     f"</p><p>{esc(few['decision'][:1].upper() + few['decision'][1:])}.</p>")
-    nxt = LABEL_NEXT.replace("DATA", " ".join(rep.source)) + (
-        "" if few is not None else " --strategy disagreement")
+                     f"</p><p>{esc(here(few['decision'][:1].upper() + few['decision'][1:]))}."
+                     "</p>")
+    nxt = here(LABEL_NEXT) + ("" if few is not None else " --strategy disagreement")
     parts.append(f"<p>Next: <code>{esc(nxt)}</code> ranks the items whose gold would "
                  + ("help most to decide the choice" if few is not None else
                     "help most (without any gold, those the models disagree on most)")
                  + ".</p></div>")
     parts.append("<h2 id=\"evidence\">The evidence</h2>")
-    parts.append(table_html(["rank", "model", "information gain (bits)"],
-                            [[str(p["k"]), esc(p["model"]), f"{p['gain_bits']:.4f}"]
-                             for p in rep.path], numeric=[True, False, True],
+    acc = ("accuracy on the items with gold" if few is not None else
+           "accuracy (estimate: the label-free posterior)")
+    parts.append(table_html(["rank", "model", acc, "coverage"],
+                            [[str(p["rank"]), esc(p["model"]), _e(p["accuracy"]),
+                              _pct(p["coverage"])] for p in sel["selected"]],
+                            numeric=[True, False, True, True],
                             caption=f"Picks of {esc(sel['method'])} "
                                     f"(aggregator {esc(sel['aggregator'])})"))
     t = rep.models.sort_values(["coverage", "model"], ascending=[False, True])
