@@ -1222,8 +1222,8 @@ def require_gold(df: pd.DataFrame, what: str) -> None:
     where = (f"item {_py(df['item'].iloc[first])!r}, condition "
              f"{_py(cond[first]) if cond is not None else DEFAULT_CONDITION!r}")
     raise DataError(f"gold is blank for {n_blank:,} of {n_all:,} items (first: {where}); "
-                    f"{what} needs gold for every item (ensel select, ensel report and ensel "
-                    "label-next take gold with gaps)")
+                    f"{what} needs gold for every item (ensel select, ensel report without prices "
+                    "and ensel label-next take gold with gaps)")
 
 
 def _not_native(df: pd.DataFrame, what: str) -> None:
