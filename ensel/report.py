@@ -12,9 +12,16 @@ command (``ensel.cli.report``).
 
 A multi-class table (option labels) is read as it is: the K-ary selectors and aggregators
 of :func:`ensel.evidence.select_evidence`, a tie among ``t`` options counting ``1 - 1/t``,
-the errors measured on the items with gold (:func:`ensel.evidence.select_with_gaps`; with
-fewer than :data:`ensel.evidence.MIN_GOLD_ITEMS` per condition the report is refused: it
-recommends by held-out error). The page's first screen says which view it read.
+the errors measured on the items with gold. The page's first screen says which view it read
+(and why a binary one: ``--binary``, or ``--prices``, whose buy list reads the binary view).
+
+Gold with gaps or none (either view, no prices): the report runs the label-free path of
+``ensel select`` (:func:`ensel.evidence.select_with_gaps`) itself, never refuses for want
+of gold: with some gold the few-label choice of ``-k auto`` with its *estimated* error and
+interval (labels used, what the unlabelled items added, whether the labels decide, labels
+needed), with none :data:`NO_GOLD_K` models picked by the models' consensus and no error;
+one sentence (``select.gold.intervals``) says what that means for the intervals, and the
+page gives the ``ensel label-next`` command for the data.
 
 How an abstention and a tie count in the binary view: in a model's *accuracy* an
 abstention (answer ``0``) is a wrong answer; *coverage* is the share of items a model
@@ -45,7 +52,11 @@ always answering the training part's majority label), ``models`` (one row per mo
 ``ensel.select/1`` document), ``prices``, ``dropped_models``, ``purchase`` (``models``,
 ``method``, ``cost``, ``cost_low``, ``cost_high``, ``error``, ``low``, ``high``, ``budget``,
 ``best``, ``as_good``, ``recommendation_cost``, ``headline``), ``buy_list`` and ``frontier``
-(the ``ensel.frontier/1`` document), the three ``null`` without prices.
+(the ``ensel.frontier/1`` document), the three ``null`` without prices; ``view_reason``
+(why the binary view was read, ``null``: yes/no answers as given). With gold gaps
+``all_models`` and ``no_model`` are ``null``, ``recommendation``'s ``error``/``low``/``high``
+the few-label estimate (``null`` without gold) and its comparison keys ``null``; the
+evidence is ``select.few_labels`` and ``select.gold``.
 """
 
 from __future__ import annotations
