@@ -672,12 +672,19 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
                 command: str | None = None) -> str:
     """The report as one self-contained offline HTML page (needs matplotlib for its
     figures): the answer first (with prices, what the buy list buys, and the cost-blind
-    recommendation below it as the reference), then the buy list, then the evidence."""
+    recommendation below it as the reference), then the buy list, then the evidence; where
+    gold has gaps (no held-out evaluation), the few-label or label-free answer and what it
+    means for the intervals."""
+    figs = _figures(rep)
+    page_of = _gap_page if rep.select["evaluation"] is None else _measured_page
+    return page_of(rep, figs, json_link=json_link, command=command)
+
+
+def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
+                   command: str | None) -> str:
+    """:func:`report_html` of a report measured on held-out splits."""
     from ensel._html import esc, page, table_html
 
-    figs = _figures(rep)
-    if rep.select["evaluation"] is None:  # gold with gaps: no held-out evaluation
-        return _gap_page(rep, figs, json_link=json_link, command=command)
     r, sel = rep.recommendation, rep.select
     ev = sel["evaluation"]
     name = ", ".join(Path(s).name or s for s in rep.source)
