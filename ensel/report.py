@@ -583,12 +583,12 @@ def _figures(rep: UserReport) -> dict[str, str]:
 def _view_words(sel: dict[str, Any], reason: str | None = None, notes: bool = True) -> str:
     """The report's line on the view of the answers (and their gold) it read; ``reason``:
     why a binary view was used (:attr:`UserReport.view_reason`)."""
-    from ensel.evidence import ERROR_RULE, NATIVE_ERROR_RULE
+    from ensel.evidence import NATIVE_ERROR_RULE
 
     if sel.get("view") != "native":
         words = ("View: binary (yes/no answers against a +1/-1 label, the paper's view; "
-                 + (f"read so because of {reason})." if reason else "the answers are yes/no "
-                    "as given).") + f" Here {ERROR_RULE}.")
+                 + (f"used because of {reason})." if reason else "the answers are yes/no "
+                    "as given)."))
     else:
         words = ("View: native (multiple-choice answers as they are, option labels; the "
                  "K-ary selectors and aggregators; --binary gives the paper's yes/no view). "
@@ -743,6 +743,7 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
         ans.append(f"<p>All {a['k']} models together ({esc(sel['aggregator'])}): "
                    f"{_ci(a)}; minus the best single model: "
                    f"{esc(_diff(a['vs_best_single']))}.</p>")
+    assert rep.no_model is not None  # measured: the majority label's held-out error
     ans.append(f"<p>No model at all (always the majority label of the training part): "
                f"{_ci(rep.no_model)}.</p>")
     parts.append('<div class="answer">' + "".join(ans) + "</div>")

@@ -204,7 +204,7 @@ def test_the_view_line_names_why_the_binary_view_was_used() -> None:
 
     sel = {"view": "binary", "gold": {"n_items": 4, "n_with_gold": 4, "notes": []}}
     priced = _view_words(sel, "--prices: the buy list reads the paper's binary view")
-    assert "because of --prices" in priced and "--binary" not in priced
+    assert "used because of --prices" in priced and "--binary" not in priced
     assert "read with --binary" not in _view_words(sel)
     assert "yes/no as given" in _view_words(sel)
     assert np.isfinite(N)
