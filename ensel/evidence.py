@@ -1383,7 +1383,7 @@ def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[
     if alone is None:
         added += f"; the labels alone cannot choose ({alone_why})"
     else:
-        same = [str(x) for x in alone.names] == [str(x) for x in choice.names]
+        same = {str(x) for x in alone.names} == {str(x) for x in choice.names}
         added += ("; the labels alone pick the same models" if same else
                   f"; the labels alone would pick {', '.join(map(str, alone.names))}")
         added += (" and decide" if alone.decided else " and do not decide") + \

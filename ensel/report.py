@@ -623,9 +623,8 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
              f'<p class="lead">{esc(here(r["headline"]))}</p>'
              f'<p id="intervals"><b>What this means for the intervals:</b> '
              f"{esc(gold['intervals'][:1].upper() + gold['intervals'][1:])}.</p>"]
-    if few is not None:
+    if few is not None:  # (the decision is in the headline)
         parts.append(f"<p>What the unlabelled items added: {esc(few['unlabelled_added'])}."
-                     f"</p><p>{esc(here(few['decision'][:1].upper() + few['decision'][1:]))}."
                      "</p>")
     nxt = here(LABEL_NEXT) + ("" if few is not None else " --strategy disagreement")
     parts.append(f"<p>Next: <code>{esc(nxt)}</code> ranks the items whose gold would "
