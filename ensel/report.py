@@ -599,11 +599,28 @@ def _view_words(sel: dict[str, Any], reason: str | None = None, notes: bool = Tr
     return words
 
 
+def _page_end(rep: UserReport, parts: list[str], settings: list[str], name: str, *,
+              json_link: str | None, command: str | None) -> str:
+    """The end of a report page (settings, the command, the JSON link) and the page."""
+    from ensel._html import esc, page
+
+    if rep.dropped_models:
+        settings.append(f"left out: {', '.join(rep.dropped_models)}")
+    parts.append("<h3>Settings</h3><ul>" + "".join(f"<li>{esc(s)}</li>" for s in settings)
+                 + "</ul>")
+    if command:
+        parts.append(f"<p>Reproduce: <code>{esc(command)}</code></p>")
+    if json_link:
+        parts.append(f'<p>Every number of this page as JSON: <a href="{esc(json_link)}">'
+                     f"{esc(json_link)}</a> (schema {SCHEMA}).</p>")
+    return page(f"ensel report: {name}", "\n".join(parts))
+
+
 def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
               command: str | None) -> str:
     """:func:`report_html` of a report whose gold has gaps: the answer, one sentence on
     what the gold means for the intervals, the few-label evidence, the models."""
-    from ensel._html import esc, page, table_html
+    from ensel._html import esc, table_html
     from ensel.evidence import LABEL_NEXT
 
     r, sel = rep.recommendation, rep.select
@@ -655,16 +672,7 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
                 + (" (the size with the lowest estimated error)" if few is not None else
                    " (a default, ensel.report.NO_GOLD_K: without gold no size is measured "
                    "better)")]
-    if rep.dropped_models:
-        settings.append(f"left out: {', '.join(rep.dropped_models)}")
-    parts.append("<h3>Settings</h3><ul>" + "".join(f"<li>{esc(x)}</li>" for x in settings)
-                 + "</ul>")
-    if command:
-        parts.append(f"<p>Reproduce: <code>{esc(command)}</code></p>")
-    if json_link:
-        parts.append(f'<p>Every number of this page as JSON: <a href="{esc(json_link)}">'
-                     f"{esc(json_link)}</a> (schema {SCHEMA}).</p>")
-    return page(f"ensel report: {name}", "\n".join(parts))
+    return _page_end(rep, parts, settings, name, json_link=json_link, command=command)
 
 
 def report_html(rep: UserReport, *, json_link: str | None = None,
@@ -682,7 +690,7 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
 def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
                    command: str | None) -> str:
     """:func:`report_html` of a report measured on held-out splits."""
-    from ensel._html import esc, page, table_html
+    from ensel._html import esc, table_html
 
     r, sel = rep.recommendation, rep.select
     ev = sel["evaluation"]
@@ -817,16 +825,7 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
     settings = [f"selector {sel['method']}, aggregator {sel['aggregator']} (the defaults of "
                 "ensel select)", f"{ev['n_splits']} splits per condition, seed {ev['seed']}",
                 f"interval: {ev['correction']}"]
-    if rep.dropped_models:
-        settings.append(f"left out: {', '.join(rep.dropped_models)}")
-    parts.append("<h3>Settings</h3><ul>" + "".join(f"<li>{esc(s)}</li>" for s in settings)
-                 + "</ul>")
-    if command:
-        parts.append(f"<p>Reproduce: <code>{esc(command)}</code></p>")
-    if json_link:
-        parts.append(f'<p>Every number of this page as JSON: <a href="{esc(json_link)}">'
-                     f"{esc(json_link)}</a> (schema {SCHEMA}).</p>")
-    return page(f"ensel report: {name}", "\n".join(parts))
+    return _page_end(rep, parts, settings, name, json_link=json_link, command=command)
 
 
 def _names(choice: dict[str, Any]) -> str:
