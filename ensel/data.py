@@ -13,7 +13,9 @@ column        meaning
               condition ``"all"`` (:data:`DEFAULT_CONDITION`).
 ``answer``    the model's binary answer: ``+1`` (True / positive), ``-1`` (False /
               negative), ``0`` = abstained (no parsable answer)
-``label``     the ground truth of the query, ``+1`` or ``-1`` (no missing values)
+``label``     the ground truth of the query, ``+1`` or ``-1``; blank = no gold for this
+              item (read as ``0``; :func:`require_gold` refuses it where every item
+              needs gold, ``ensel select``/``report``/``label-next`` take the gaps)
 ============= =====================================================================
 
 Accepted encodings: the one rule of :mod:`ensel._encoding`, applied to all answers of the
@@ -24,7 +26,8 @@ blank), which :func:`validate_responses` states in a one-line notice and in
 ``df.attrs["encoding"]``; ambiguous mixtures (``1``/``0`` with blanks, ``True``/``False``
 with ``0``) are refused with a message that says how to encode them.
 
-Rules: one label per (condition, item), no duplicate (condition, item, model) rows, at least
+Rules: one label per (condition, item) (blank on every row of an item, or the same label on
+every row), no duplicate (condition, item, model) rows, at least
 one answer that is not blank. Wide form (:func:`to_wide`): for one condition, ``X`` is an
 items x models ``int8`` matrix and ``y`` the labels; a model with no row for an item counts as
 abstained there (``0``).
@@ -94,7 +97,7 @@ from ensel._files import (  # noqa: F401  (sniff and the two file errors are ens
     sniff,
 )
 from ensel._notice import notice
-from ensel._validation import check_X, check_y, unique_names
+from ensel._validation import check_X, check_y, unique_names, validate_params
 
 __all__ = [
     "COLUMNS",
@@ -105,6 +108,7 @@ __all__ = [
     "Responses",
     "answer_matrix",
     "conditions",
+    "require_gold",
     "is_native",
     "read_responses",
     "sniff",
@@ -182,7 +186,8 @@ def validate_responses(df: pd.DataFrame, *,
     -------
     pandas.DataFrame
         Columns ``item, model, condition, answer, label`` (+ extras), ``answer`` and
-        ``label`` as ``int8`` (answers in ``{-1, 0, +1}``, labels in ``{-1, +1}``),
+        ``label`` as ``int8`` (answers in ``{-1, 0, +1}``, labels in ``{-1, +1}``, ``0``
+        where an item has no gold),
         a fresh ``RangeIndex``. ``item``, ``model`` and ``condition`` keep their type.
 
     A multi-class table (option labels, see the module docstring) comes back with
@@ -192,8 +197,8 @@ def validate_responses(df: pd.DataFrame, *,
     ------
     DataError
         A required column is missing; ``item``/``model``/``condition`` has a missing value;
-        an answer or label has a value outside the accepted encodings (or a label is
-        missing); every answer is blank; an item has two different labels within a
+        an answer or label has a value outside the accepted encodings; every answer is
+        blank; an item has two different labels (or a label and a blank) within a
         condition; a (condition, item, model) triple appears twice; two model names differ
         only in case or surrounding white space. The message names the column, the rows and
         the value.
@@ -265,13 +270,17 @@ def _expected(abstain: bool) -> str:
 
 
 def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
-            trust_int8: bool) -> tuple[np.ndarray, str]:
+            trust_int8: bool, blank_ok: bool = False) -> tuple[np.ndarray, str]:
     """One decision of the encoding rule on a whole column, made on its distinct values (the
-    kinds present), then one gather of their values."""
+    kinds present), then one gather of their values (``blank_ok``, labels: a blank is
+    ``0``, no gold, and the rule is decided on the other values)."""
     raw = col.to_numpy() if not isinstance(col.dtype, pd.api.extensions.ExtensionDtype) else None
     if trust_int8 and raw is not None and raw.dtype == np.int8 and raw.size \
             and raw.min() >= -1 and raw.max() <= 1 and (abstain or not (raw == 0).any()):
         return raw.copy(), "int8 +1/0/-1 (already encoded)" if abstain else "+1/-1"
+    if trust_int8 and blank_ok and raw is not None and raw.dtype == np.int8 and raw.size \
+            and raw.min() >= -1 and raw.max() <= 1:  # our own labels, 0 = no gold
+        return raw.copy(), "int8 +1/-1, 0 = no gold (already encoded)"
     if raw is not None and raw.dtype == np.int8 and raw.size:
         return _encode_int8(raw, col, name, abstain=abstain, origin=origin)
     codes, uniques = _codes(col)
@@ -290,6 +299,8 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
                 "has an 'options' column" if _is_word(_py(col.iloc[pos])) else "")
         raise DataError(f"column {name!r} has value {_shown(col.iloc[pos])} in {origin(pos)}; "
                         f"expected {_expected(abstain)}{hint}")
+    if not abstain and blank_ok and (kinds[present] == enc.BLANK).any():
+        return _encode_gaps(kinds, present, codes, name, origin, first)
     if not abstain and (kinds[present] == enc.BLANK).any():
         pos = first(enc.BLANK)
         raise DataError(f"column {name!r} is missing (blank, NaN or None) in "
@@ -306,6 +317,24 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
     if raw is not None and raw.dtype == np.int8 and \
             (table[:-1][present[:-1]] == np.asarray(uniques)[present[:-1]]).all():
         return raw.copy(), used  # every value is already its own code (e.g. +1/0/-1)
+    return _gather(table, codes), used
+
+
+def _encode_gaps(kinds: np.ndarray, present: np.ndarray, codes: np.ndarray, name: str,
+                 origin: _Origin, first: Callable[[int], int]) -> tuple[np.ndarray, str]:
+    """:func:`_encode` of a label column with blanks (no gold): ``0`` there, the rule decided
+    on the labels given."""
+    given = present & (kinds != enc.BLANK)
+    table = np.zeros(len(kinds), dtype=np.int8)
+    used = "every label blank (no gold)"
+    if given.any():
+        try:
+            values, used = enc.decide(kinds[given], allow_abstain=False)
+        except enc._Ambiguous as exc:
+            raise DataError(f"column {name!r} " + exc.reason.format(
+                at=f"in {origin(first(exc.kind))}")) from None
+        table[given] = values
+        used += " with blanks = no gold"
     return _gather(table, codes), used
 
 
@@ -471,8 +500,9 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
     else:
         answer, enc_answer = _encode(df["answer"], "answer", abstain=True, origin=origin,
                                      trust_int8=encoded)
+        # a blank gold label (``0``) = no gold for the item, as in a multi-class table
         label, enc_label = _encode(df["label"], "label", abstain=False, origin=origin,
-                                   trust_int8=encoded)
+                                   trust_int8=encoded, blank_ok=True)
     if "cost" in df.columns:
         _check_cost(df["cost"], origin)
     if not (answer.codes >= 0).any() if native else not answer.any():
@@ -539,10 +569,13 @@ def _validate(df: pd.DataFrame, *, default_condition: Hashable, origin: _Origin,
                 f"{_py(names['condition'][cc[a]])!r}: {gold(a)} in {origin(a)}, {gold(b)} in "
                 f"{origin(b)}; each (condition, item) needs one gold label (the same on "
                 "every row, or blank on every row)")
+        def said(i: int) -> str:
+            return "blank" if label[i] == 0 else f"{int(label[i]):+d}"
         raise DataError(
-            f"item {_py(names['item'][ic[a]])!r} has conflicting labels (+1 and -1) in "
-            f"condition {_py(names['condition'][cc[a]])!r}: {int(label[a]):+d} in {origin(a)}, "
-            f"{int(label[b]):+d} in {origin(b)}; each (condition, item) needs exactly one label"
+            f"item {_py(names['item'][ic[a]])!r} has conflicting labels ({said(a)} and "
+            f"{said(b)}) in condition {_py(names['condition'][cc[a]])!r}: {said(a)} in "
+            f"{origin(a)}, {said(b)} in {origin(b)}; each (condition, item) needs exactly one "
+            "label (the same on every row, or blank on every row)"
         )
     if enc_answer.startswith("1/0"):
         notice(f"{src}: " + zero_one_text("the answers"))
@@ -958,7 +991,8 @@ def _sorted_codes(ic: np.ndarray, items: pd.Index, mc: np.ndarray, models: pd.In
 
 
 def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
-            validate: bool = True, sort: bool = False) -> tuple[pd.DataFrame, pd.Series]:
+            validate: bool = True, sort: bool = False,
+            gaps: bool = False) -> tuple[pd.DataFrame, pd.Series]:
     """Answer matrix and labels of one condition.
 
     Works on integer codes (categorical columns as :func:`read_responses` returns them, or
@@ -976,6 +1010,9 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
     sort : bool, default=False
         Order items and models by their names (a canonical order, the same whatever the
         order of the table's rows) instead of the order below.
+    gaps : bool, default=False
+        Accept items without gold (label ``0``); by default they are refused
+        (:func:`require_gold`).
 
     Returns
     -------
@@ -984,7 +1021,7 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
         (same rule). A model without an answer for an item gets ``0`` (abstained) there;
         models with no answer at all in the condition do not appear.
     y : pandas.Series of shape (n_items,), dtype int8
-        Labels, same index as ``X``, named ``label``.
+        Labels, same index as ``X``, named ``label`` (``0``: no gold, with ``gaps``).
 
     Examples
     --------
@@ -997,6 +1034,8 @@ def to_wide(df: pd.DataFrame, condition: Hashable | None = None, *,
     if validate:
         df = validate_responses(df)
     _not_native(df, "to_wide")
+    if not gaps:
+        require_gold(df, "to_wide")
     rows = _condition_rows(df, condition)
     ic, items = _present_codes(df["item"], rows)
     mc, models = _present_codes(df["model"], rows)
@@ -1140,6 +1179,51 @@ class OptionMatrix:
             out[i, ok] = np.asarray(opts, dtype=object)[row[ok]]
         return pd.DataFrame(out, index=pd.Index(self.items, name="item"),
                             columns=pd.Index(self.models, name="model"))
+
+
+@validate_params({"df": [pd.DataFrame], "what": [str]})
+def require_gold(df: pd.DataFrame, what: str) -> None:
+    """Refuse a validated binary table whose gold has gaps where ``what`` needs gold for
+    every item (a blank label reads as ``0``, :func:`validate_responses`).
+
+    The one check of the binary readers' consumers: the held-out protocol, the frontier and
+    the cascade score every item against its gold; ``ensel select``, ``ensel report`` and
+    ``ensel label-next`` take the gaps (:func:`ensel.evidence.select_with_gaps`). A
+    multi-class table is not checked (its consumers skip the items without gold).
+
+    Raises
+    ------
+    DataError
+        Naming how many (condition, item) pairs lack gold, the first of them, and the
+        commands that take gaps.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"item": [1, 2], "model": ["a", "a"], "answer": [1, -1],
+    ...                    "label": [1, ""]})
+    >>> try:
+    ...     require_gold(validate_responses(df), "the test")
+    ... except DataError as exc:
+    ...     print(str(exc)[:63])
+    gold is blank for 1 of 2 items (first: item 2, condition 'all')
+    """
+    if is_native(df):
+        return
+    label = df["label"].to_numpy()
+    blank = label == 0
+    if not blank.any():
+        return
+    first = int(np.argmax(blank))
+    cond = df["condition"].to_numpy() if "condition" in df.columns else None
+    key = df["item"].astype(str) + "\x00" + (df["condition"].astype(str) if cond is not None
+                                              else "")
+    n_blank = int(key[blank].nunique())
+    n_all = int(key.nunique())
+    where = (f"item {_py(df['item'].iloc[first])!r}, condition "
+             f"{_py(cond[first]) if cond is not None else DEFAULT_CONDITION!r}")
+    raise DataError(f"gold is blank for {n_blank:,} of {n_all:,} items (first: {where}); "
+                    f"{what} needs gold for every item (ensel select, ensel report without prices "
+                    "and ensel label-next take gold with gaps)")
 
 
 def _not_native(df: pd.DataFrame, what: str) -> None:

@@ -47,14 +47,17 @@ Multi-class answers (option labels, :func:`ensel.data.is_native`)
     (:data:`ensel.select.MULTICLASS_SPECS`, :data:`ensel.aggregate.MULTICLASS_SPECS`),
     defaults :data:`ensel.select.DEFAULT_MULTICLASS_SELECTOR` and
     :data:`ensel.aggregate.DEFAULT_MULTICLASS_AGGREGATOR`, a tie among ``t`` options
-    counting ``1 - 1/t`` of an error (:data:`NATIVE_ERROR_RULE`). Where gold is missing for
-    some items or all, :func:`select_with_gaps` runs (the label-free aggregator; the error
-    on the items with gold only, or no error at all, and ``gold`` says which).
+    counting ``1 - 1/t`` of an error (:data:`NATIVE_ERROR_RULE`).
+
+Gold with gaps (either view; a blank label = no gold)
+    :func:`select_with_gaps` runs: with some gold the few-label estimate of
+    :func:`ensel.fewlabels.choose_with_labels` (``few_labels``), with none the label-free
+    picks and no error; ``gold`` says which and what it means for the intervals.
 
 JSON output (``--json``), schema ``ensel.select/2`` (``/1`` had no ``coverage`` and
 ``accuracy_answered`` per model: an abstaining model read as an inaccurate one; issue 39
 added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single`` are
-``null`` where no item has gold)::
+``null`` where an item lacks gold)::
 
     {"schema": "ensel.select/2",
      "data": [str], "format": str, "view": "binary" | "native",
@@ -78,7 +81,25 @@ added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single
      "ensemble_beats_best_single": bool,
      "message": str,
      "gold": {"n_items": int, "n_with_gold": int, "aggregator_fit": str,
-              "statistics": str, "error": str | null, "notes": [str]}}
+              "statistics": str, "error": str | null, "notes": [str], "intervals": str},
+     "few_labels": null | {"n_labels": int, "n_unlabelled": int, "error": float,
+                           "interval": [float, float], "decided": bool,
+                           "labels_needed": int | null, "runner_up": [str],
+                           "win_rate": float, "reason": str,
+                           "labels_only": {"error_on_labels": float,
+                                           "interval": [float, float],
+                                           "picks": [str] | null, "decided": bool | null,
+                                           "labels_needed": int | null,
+                                           "refused": str | null},
+                           "unlabelled_added": str, "decision": str, "label_next": str}}
+
+Issue 40 added ``gold["intervals"]`` (one sentence on what the intervals mean) and
+``few_labels`` (gold for some items only, :func:`select_with_gaps`): the few-label estimate of
+:func:`ensel.fewlabels.choose_with_labels` (``error``, ``interval``, ``decided`` against
+``runner_up``, ``labels_needed``: more labels at random until decided, ``null`` when that is
+not expected to help), and under ``labels_only`` the chosen ensemble's error on the labelled
+items with its Wilson interval, and what the labels alone would pick and decide
+(``refused``: why they cannot, else ``null``); ``evaluation`` is then ``null``.
 
 How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
     The error is the share of items whose answer is not the gold label. A model's
@@ -102,9 +123,10 @@ chosen ensemble's error minus the other arm's (negative = the chosen one is bett
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from numbers import Integral, Real
 from typing import Any, TypedDict, cast
 
@@ -115,7 +137,7 @@ from ensel._errors import UsageError
 from ensel._validation import Interval, StrOptions, validate_params
 from ensel.protocol import LARGE_POOL, PAPER_PROTOCOL, SELECT_PROTOCOL, Protocol
 
-__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "MIN_GOLD_ITEMS", "SelectEvidence",
+__all__ = ["SCHEMA", "EXHAUSTIVE_LIMIT", "LARGE_POOL", "LABEL_NEXT", "SelectEvidence",
            "UsageError", "resolve_method", "run_select", "select_evidence", "select_with_gaps",
            "gold_summary", "option_gains", "ERROR_RULE", "NATIVE_ERROR_RULE", "model_table",
            "format_model_table", "budget_evidence", "budget_candidates", "BUDGET_METHODS"]
@@ -196,7 +218,8 @@ def model_table(data: Any, usd: Any = None) -> pd.DataFrame:
         One row per model (the conditions' model order), columns ``model``, ``accuracy``
         (right / all items: an abstention counts as wrong, see :data:`ERROR_RULE`),
         ``coverage`` (answered / all items), ``accuracy_answered`` (right / answered; NaN
-        for a model that never answered), ``n_items`` and, with ``usd``,
+        for a model that never answered), both on the items with gold (NaN where none
+        has), ``n_items`` (with gold) and, with ``usd``,
         ``usd_per_query``.
 
     Examples
@@ -210,18 +233,19 @@ def model_table(data: Any, usd: Any = None) -> pd.DataFrame:
     """
     from ensel.experiment import condition_data
 
-    conds = condition_data(data) if isinstance(data, pd.DataFrame) else list(data)
+    conds = condition_data(data, gaps=True) if isinstance(data, pd.DataFrame) else list(data)
     X = np.concatenate([d.X for d in conds])
     y = np.concatenate([d.y for d in conds])
-    native = bool(conds[0].native)  # option codes: accuracy on the items with gold
-    g = y >= 0 if native else np.ones(len(y), dtype=bool)
+    native = bool(conds[0].native)  # accuracy on the items with gold (binary gaps: 0)
+    g = y >= 0 if native else y != 0
     right = (X[g] == y[g, None]).sum(axis=0)
     answered = (X[g] >= 0 if native else X[g] != 0).sum(axis=0)
     n = int(g.sum())
-    coverage = ((X >= 0).mean(axis=0) if native else answered / max(n, 1))
+    coverage = (X >= 0 if native else X != 0).mean(axis=0)  # on every item
     with np.errstate(invalid="ignore", divide="ignore"):
         when = np.where(answered > 0, right / np.maximum(answered, 1), np.nan)
-    out = pd.DataFrame({"model": list(conds[0].models), "accuracy": right / max(n, 1),
+    acc = right / n if n else np.full(X.shape[1], np.nan)  # no gold: no accuracy
+    out = pd.DataFrame({"model": list(conds[0].models), "accuracy": acc,
                         "coverage": coverage, "accuracy_answered": when,
                         "n_items": n})
     if usd is not None:
@@ -384,6 +408,7 @@ class SelectEvidence:
     ensemble_beats_best_single: bool | None
     message: str
     gold: dict[str, Any]
+    few_labels: dict[str, Any] | None = None
     arm_errors: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False,
                                               metadata={"document": False})
 
@@ -481,7 +506,7 @@ def _conditions(df: Any, condition: str | None,
     try:
         if isinstance(df, pd.DataFrame):
             data = condition_data(df, None if condition is None else [condition],
-                                  validate=not validated)
+                                  validate=not validated, gaps=True)
         else:
             data = [d for d in df if condition is None or d.condition == str(condition)]
             if not data:
@@ -783,7 +808,7 @@ def select_evidence(df: pd.DataFrame, *, k: int | str, method: str | None = None
     opts: dict[str, Any] = {"n_splits": n_splits, "test_fraction": test_fraction, "seed": seed,
             "max_k": max_k, "confidence": confidence, "halvings": halvings,
             "progress": progress, "n_jobs": n_jobs}
-    if data[0].native and not all(d.has_gold().all() for d in data):
+    if not all(d.has_gold().all() for d in data):
         return select_with_gaps(data, k=k, method=method, aggregator=aggregator,
                                 dropped=dropped, **opts)
     method, aggregator, defaults = _resolve_choices(method, aggregator,
@@ -1072,68 +1097,69 @@ def _price_rows(table: pd.DataFrame, cols: Any = None) -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------- gold with gaps
-#: Fewest items with gold per condition for a held-out error of a table whose gold has gaps
-#: (with fewer, a random 20 % test part too often holds none).
-MIN_GOLD_ITEMS = 30
+#: The command that ranks the items to label next (``DATA`` stands for the user's data).
+LABEL_NEXT = "ensel label-next DATA -n 10"
 
 
 def gold_summary(data: list[Any], *, aggregator: str | None = None,
-                 measured: bool = True) -> dict[str, Any]:
+                 few: dict[str, Any] | None = None) -> dict[str, Any]:
     """The document's ``gold``: how many items have gold and what that means for the figures.
 
     ``n_items``/``n_with_gold`` count the items of the conditions used (stacked);
     ``aggregator_fit``, ``statistics`` and ``error`` say in words how the aggregator was
-    fitted, where the selection statistics (accuracy, gains) come from and on which items
-    the held-out error is measured (``None``: not measured, ``notes`` says why).
+    fitted, where the selection statistics (accuracy, gains) come from and how the error
+    figure was obtained (``None``: there is none, ``notes`` says why); ``intervals`` is one
+    plain sentence on what the intervals mean here. ``few`` is the document's
+    ``few_labels`` (gold for some items).
     """
     n = int(sum(len(d.y) for d in data))
     g = int(sum(int(d.has_gold().sum()) for d in data))
     if g == n:
         return {"n_items": n, "n_with_gold": g, "aggregator_fit": "on the gold of the "
                 "training part", "statistics": "on every item (all have gold)",
-                "error": "on every test item", "notes": []}
-    label_free = aggregator is not None and _label_free(aggregator)
-    where = "every training item's answers" if measured else "all the answers"
-    anchor = (f", the {'training ' if measured else ''}items among the {g:,} with gold "
-              "anchoring it)" if g else ")")
-    fit = (f"label-free ({aggregator}: EM on {where}{anchor}" if label_free
-           else f"on the gold of the training items among the {g:,} with gold")
-    if measured:
-        notes = [f"gold for {g:,} of {n:,} items: the held-out error and its interval are "
-                 f"measured on the test items with gold only (about "
-                 f"{round(g * SELECT_PROTOCOL.test_fraction):,} per split), the selection "
-                 "statistics (accuracy, gain) on the items with gold; coverage on every item"]
+                "error": "on every test item", "notes": [],
+                "intervals": "each interval is of the held-out error over random splits of "
+                             "items that all have gold"}
+    if g:
+        fit = (f"label-free ({aggregator}: EM on all the answers, the {g:,} items with gold "
+               "anchoring it)")
+        notes = [f"gold for {g:,} of {n:,} items: the error and its interval are estimated "
+                 f"from the {g:,} labels and the label-free model's posterior on the "
+                 f"{n - g:,} unlabelled items, recalibrated by the labels "
+                 "(ensel.fewlabels.choose_with_labels), not measured on held-out items",
+                 f"label the items that decide the choice next: {LABEL_NEXT}"]
+        if few is not None:
+            notes[1:1] = [few["unlabelled_added"], few["decision"]]
         return {"n_items": n, "n_with_gold": g, "aggregator_fit": fit,
-                "statistics": f"on the {g:,} items with gold",
-                "error": "on the test items with gold", "notes": notes}
-    least = min(int(d.has_gold().sum()) for d in data)
-    why = ("no item has a gold label" if g == 0 else
-           f"only {g:,} of {n:,} items have a gold label, fewer than the {MIN_GOLD_ITEMS} per "
-           "condition a held-out error needs" if least < MIN_GOLD_ITEMS else
-           f"{g:,} of {n:,} items have a gold label, too few for every random test part to "
-           "hold one, or for two distinct gold options")
-    notes = [f"no error figure: {why}, and an error is measured against gold",
+                "statistics": f"accuracy and gains on the {g:,} items with gold; the picks "
+                              "on the gold and the label model's most probable option "
+                              "elsewhere",
+                "error": "estimated from the labels and the unlabelled items' posterior",
+                "notes": notes,
+                "intervals": f"the intervals rest on {g:,} gold labels and widen as they get "
+                             "fewer; they are the estimate's uncertainty, not the spread of "
+                             "held-out errors"}
+    notes = ["no error figure: no item has a gold label, and an error is measured against gold",
              f"selection statistics come from the label-free posterior of {aggregator}: a "
              "model's accuracy is the posterior probability of its answers, the picks and "
-             "gains are computed against the posterior's most probable option; coverage "
-             "needs no label",
-             "not available without gold: held-out errors, their intervals, the comparisons "
-             "with Top-k and the best single model, -k auto"]
-    return {"n_items": n, "n_with_gold": g, "aggregator_fit": fit,
-            "statistics": f"from the label-free posterior of {aggregator}",
-            "error": None, "notes": notes}
-
-
-def _label_free(aggregator: str) -> bool:
-    from ensel.aggregate import MULTICLASS_SPECS
-
-    spec = MULTICLASS_SPECS.get(aggregator)
-    return bool(spec is not None and spec.label_free)
+             "gains are computed against the posterior's most probable option (the models' "
+             "consensus, not the truth); coverage needs no label",
+             "not available without gold: errors, their intervals, the comparisons with "
+             "Top-k and the best single model, -k auto",
+             f"label a first handful: {LABEL_NEXT} --strategy disagreement (the items the "
+             "models disagree on most)"]
+    return {"n_items": n, "n_with_gold": 0,
+            "aggregator_fit": f"label-free ({aggregator}: EM on all the answers)",
+            "statistics": f"from the label-free posterior of {aggregator}", "error": None,
+            "notes": notes,
+            "intervals": "there are no intervals: without any gold label nothing says how "
+                         "often the consensus of the models is wrong"}
 
 
 def _gap_data(answers: Any, gold: Any) -> list[Any]:
     """:func:`select_with_gaps`' input as conditions' data: an OptionMatrix (with ``gold``
-    in place of its own when given), or conditions' data of a multi-class table."""
+    in place of its own when given), or conditions' data (multi-class or binary, the gaps
+    ``-1`` or ``0``)."""
     from ensel.data import OptionMatrix
     from ensel.experiment import ConditionData
 
@@ -1155,11 +1181,56 @@ def _gap_data(answers: Any, gold: Any) -> list[Any]:
                                                                            dtype=object),
                               list(answers.options))]
     data = list(answers)
-    if gold is not None or not data or not all(getattr(d, "native", False) for d in data):
+    if gold is not None or not data or not all(isinstance(d, ConditionData) for d in data):
         raise UsageError("select_with_gaps takes an ensel.data.OptionMatrix and a gold vector "
-                         "with gaps, or the conditions' data of a multi-class table (whose "
-                         "gold it reads)")
+                         "with gaps, or the conditions' data of a table (whose gold it "
+                         "reads)")
     return data
+
+
+def _codes(data: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The stacked answers and gold as option codes (binary: ``-1`` -> 0, ``+1`` -> 1, an
+    abstention or no gold ``-1``)."""
+    X = np.concatenate([d.X for d in data])
+    y = np.concatenate([d.y for d in data])
+    if data[0].native:
+        return X.astype(np.int64), y.astype(np.int64)
+    return np.where(X == 0, -1, (X > 0)).astype(np.int64), np.where(y == 0, -1, (y > 0)
+                                                                      ).astype(np.int64)
+
+
+def _resolve_gaps(method: str | None, aggregator: str | None, *, native: bool,
+                  g: int, n: int) -> tuple[str, str, list[str]]:
+    """The method and aggregator of the gold-with-gaps path and the defaults taken: a
+    selector of the view's registry, an aggregator of :data:`ensel.fewlabels.AGGREGATORS`
+    (the label-free model and its variants, or plurality)."""
+    from ensel import select
+    from ensel.aggregate import LABEL_FREE_AGGREGATOR
+    from ensel.fewlabels import AGGREGATORS
+
+    defaults: list[str] = []
+    if method is None:
+        method = select.DEFAULT_MULTICLASS_SELECTOR if native else select.DEFAULT_SELECTOR
+        defaults.append(f"method {method} (ensel.select."
+                        f"{'DEFAULT_MULTICLASS_SELECTOR' if native else 'DEFAULT_SELECTOR'})")
+    key = resolve_method(method)
+    known = [s for s in (select.MULTICLASS_SELECTORS if native else select.SELECTORS)
+             if s != "budgeted"]
+    if key not in known:
+        view = "multi-class (option labels)" if native else "binary"
+        raise UsageError(f"--method {method}: with gold for {g:,} of {n:,} items the choice "
+                         f"is made by ensel.fewlabels.choose_with_labels, whose selectors on "
+                         f"{view} answers are {', '.join(known)}")
+    if aggregator is None:
+        aggregator = LABEL_FREE_AGGREGATOR
+        defaults.append(f"aggregator {aggregator} (ensel.aggregate.LABEL_FREE_AGGREGATOR: "
+                        "gold is missing for some or all items)")
+    agg = str(aggregator).strip().lower()
+    if agg not in AGGREGATORS:
+        raise UsageError(f"--aggregator {aggregator} is fitted on gold labels, and gold is "
+                         f"missing for {n - g:,} of {n:,} items; with gaps use a label-free "
+                         f"one: {', '.join(AGGREGATORS)}")
+    return key, agg, defaults
 
 
 @validate_params({"answers": "no_validation", "gold": ["array-like", None],
@@ -1180,42 +1251,51 @@ def select_with_gaps(answers: Any, gold: Any = None, *, k: int | str,
                      max_k: int = 10, confidence: float = 0.95, halvings: int | None = None,
                      progress: bool = False, n_jobs: int | None = None,
                      dropped: Any = ()) -> SelectEvidence:
-    """``ensel select`` on multiple-choice answers whose gold has gaps (some items or all).
+    """``ensel select`` on answers whose gold has gaps (some items or all), either view.
 
     The one place the command line's path for missing gold lives (``ensel select`` and
-    ``ensel report`` on a multi-class table come here when an item lacks gold). Where every
-    condition has at least :data:`MIN_GOLD_ITEMS` items with gold (two distinct options
-    among them), the held-out evidence of :func:`select_evidence` runs as always: the
-    random splits cover every item, the aggregator (default
-    :data:`ensel.aggregate.LABEL_FREE_AGGREGATOR`, Dawid-Skene) is fitted on every training
-    item's answers with the training gold anchoring the items that have it, the selectors
-    and the per-model statistics read the items with gold, and the held-out error (and its
-    interval) is measured on the test items with gold only. With fewer (no gold at all
-    included) no error is measured: the label-free aggregator is fitted on all the answers,
-    ``k`` models are picked against its posterior's most probable option, and a model's
-    accuracy is the posterior probability of its answers; ``evaluation`` is ``None`` and
-    ``gold["notes"]`` says why and what is not available. ``-k auto`` (a held-out choice)
-    and a gold-fitted aggregator are refused there (``UsageError``).
+    ``ensel report`` come here when an item of a multi-class or binary table lacks gold);
+    one path per regime:
+
+    * **some gold** (at least one label): :func:`ensel.fewlabels.choose_with_labels` on all
+      the items, the label-free model anchored by the labels; the error of the choice and
+      its interval are *estimated* from the labels and the unlabelled items' posterior, with
+      whether the labels separate the choice from its runner-up and how many more labels
+      that needs. The same function on the labelled items alone (``few_labels``'
+      ``labels_only``) says what the unlabelled items added. ``evaluation`` is ``None``:
+      nothing is measured on held-out items (with a few labels a random test part holds
+      a handful of them, and a fifth of the labels would be withheld from the choice).
+    * **no gold**: the label-free aggregator is fitted on all the answers, ``k`` models are
+      picked against its posterior's most probable option, and a model's accuracy is the
+      posterior probability of its answers; no error, and ``gold["notes"]`` says why.
+
+    ``-k auto`` takes the size (up to :data:`ensel.fewlabels.MAX_K`) with the lowest
+    estimated error; without gold it is refused, as are ``n_splits``, ``halvings`` (the
+    held-out protocol's) and a gold-fitted aggregator (``UsageError``).
 
     Parameters
     ----------
     answers : ensel.data.OptionMatrix or list of ConditionData
         The answers as option codes (:func:`ensel.data.answer_matrix`), or the conditions'
-        data of a multi-class table (:func:`ensel.experiment.condition_data`).
+        data of a table (:func:`ensel.experiment.condition_data` with ``gaps=True``).
     gold : array-like of shape (n_items,), optional
         Gold option codes of an ``OptionMatrix``'s items, ``-1`` (or NA) where there is
         none; default its own ``gold``.
     k, method, aggregator
-        As in :func:`select_evidence`, names of the K-ary registries.
+        As in :func:`select_evidence`: a selector of the view's registry, an aggregator of
+        :data:`ensel.fewlabels.AGGREGATORS`.
     n_splits, test_fraction, seed, max_k, confidence, halvings, progress, n_jobs
-        As in :func:`select_evidence`.
+        As in :func:`select_evidence` (``seed`` seeds the draws; ``max_k`` must be
+        :data:`ensel.fewlabels.MAX_K` with ``k="auto"``; ``test_fraction``, ``confidence``,
+        ``progress`` and ``n_jobs`` are not used).
     dropped : sequence of str
         Models already dropped for never answering (reported under ``dropped_models``).
 
     Returns
     -------
     SelectEvidence
-        With ``gold`` saying on how many items the figures rest.
+        With ``gold`` saying on how many items the figures rest and ``few_labels`` the
+        few-label estimate (``None`` without gold).
 
     Examples
     --------
@@ -1224,65 +1304,183 @@ def select_with_gaps(answers: Any, gold: Any = None, *, k: int | str,
     >>> p = multiclass_pool(5, 300, n_options=4, share=0.5, random_state=0)
     >>> m = OptionMatrix(p.A.astype(np.int16), p.y.astype(np.int16), [tuple("ABCD")] * 300,
     ...                  list(range(300)), list("abcde"))
-    >>> gaps = np.where(np.arange(300) % 3 == 0, p.y, -1)
-    >>> ev = select_with_gaps(m, gaps, k=2, n_splits=3, halvings=0)
-    >>> ev.gold["n_with_gold"], ev.aggregator, ev.evaluation is not None
-    (100, 'ds', True)
-    >>> select_with_gaps(m, np.full(300, -1), k=2).evaluation is None
+    >>> gaps = np.where(np.arange(300) % 10 == 0, p.y, -1)
+    >>> ev = select_with_gaps(m, gaps, k=2)
+    >>> ev.gold["n_with_gold"], ev.aggregator, ev.few_labels["n_labels"], ev.evaluation
+    (30, 'ds', 30, None)
+    >>> select_with_gaps(m, np.full(300, -1), k=2).few_labels is None
     True
     """
+    from ensel.fewlabels import MAX_K
+
     data = _gap_data(answers, gold)
     data, more = _pickable(data)
     dropped = [*dropped, *more]
-    n_gold = [int(d.has_gold().sum()) for d in data]
-    label_free = min(n_gold) < min(len(d.y) for d in data)
-    method, aggregator, defaults = _resolve_choices(method, aggregator, native=True,
-                                                    label_free=label_free)
-    enough = min(n_gold) >= MIN_GOLD_ITEMS
-    if enough:
-        try:
-            for d in data:
-                _check_native_gold(d)
-        except UsageError:
-            enough = False
-    if enough:
-        ev = _evidence(data, dropped, k=k, method=method, aggregator=aggregator,
-                       defaults=defaults, n_splits=n_splits, test_fraction=test_fraction,
-                       seed=seed, max_k=max_k, confidence=confidence, halvings=halvings,
-                       progress=progress, n_jobs=n_jobs)
-        if ev.evaluation is not None and not np.isnan(
-                [a["error"] for a in ev.evaluation["arms"].values()]).any():
-            return replace(ev, gold=gold_summary(data, aggregator=aggregator))
-    return _posterior_evidence(data, dropped, k=k, method=method, aggregator=aggregator,
-                               defaults=defaults, seed=seed,
-                               given={"--splits": n_splits, "--halvings": halvings})
+    n = int(sum(len(d.y) for d in data))
+    g = int(sum(int(d.has_gold().sum()) for d in data))
+    native = bool(data[0].native)
+    method, aggregator, defaults = _resolve_gaps(method, aggregator, native=native, g=g, n=n)
+    why = (f"gold for {g:,} of {n:,} items" if g else "no item has a gold label")
+    asked = [opt for opt, v in (("--splits", n_splits), ("--halvings", halvings))
+             if v is not None]
+    if asked:
+        raise UsageError(f"{asked[0]} sets up the held-out error, and {why}: the error is "
+                         "estimated without held-out splits; leave it out")
+    m = len(data[0].models)
+    if k != "auto" and int(k) > m:
+        raise UsageError(f"-k {k} is larger than the pool: the data has {m} model(s)")
+    if k == "auto" and int(max_k) != MAX_K:
+        raise UsageError(f"--max-k {max_k}: with {why}, -k auto takes the size (up to "
+                         f"{MAX_K}, ensel.fewlabels.MAX_K) with the lowest estimated error; "
+                         "leave --max-k out")
+    if g == 0:
+        return _posterior_evidence(data, dropped, k=k, method=method, aggregator=aggregator,
+                                   defaults=defaults, seed=seed)
+    return _few_label_evidence(data, dropped, k=k, method=method, aggregator=aggregator,
+                               defaults=defaults, seed=seed)
+
+
+def _few_label_input(data: list[Any], rows: np.ndarray | None = None) -> tuple[Any, Any]:
+    """The stacked conditions as :func:`ensel.fewlabels.choose_with_labels` reads them (an
+    OptionMatrix, or binary answers and gold with ``0`` = none); ``rows``: these only."""
+    from ensel.data import OptionMatrix
+
+    X = np.concatenate([d.X for d in data])
+    y = np.concatenate([d.y for d in data])
+    r = np.arange(len(y)) if rows is None else rows
+    if not data[0].native:
+        return X[r], y[r].astype(float)
+    many = len(data) > 1
+    items = [f"{d.condition}/{i}" if many else i for d in data for i in d.items]
+    opts = [o for d in data for o in d.options]
+    return OptionMatrix(X[r].astype(np.int16), y[r].astype(np.int16),
+                        [opts[i] for i in r.tolist()], [items[i] for i in r.tolist()],
+                        list(data[0].models), data[0].condition), None
+
+
+def _wilson(err: float, n: int, level: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of an error rate ``err`` on ``n`` items."""
+    from scipy.stats import norm
+
+    z = float(norm.ppf((1 + level) / 2))
+    mid = (err + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(err * (1 - err) / n + z * z / (4 * n * n))
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[str],
+                   on_labels: float) -> dict[str, Any]:
+    """The document's ``few_labels``: the choice with labels and unlabelled items, the same
+    choice's error on the labels alone (a Wilson interval), what the labels alone would
+    pick and decide, and what the unlabelled items added, in words."""
+    lo, hi = choice.interval
+    n = choice.n_labels
+    a_lo, a_hi = _wilson(on_labels, n)
+    added = (f"with the {n:,} labels alone the choice errs {on_labels:.3f} on them, 95 % "
+             f"interval [{a_lo:.3f}, {a_hi:.3f}] ({a_hi - a_lo:.3f} wide); with the "
+             f"{choice.n_unlabelled:,} unlabelled items too, {choice.error:.3f} "
+             f"[{lo:.3f}, {hi:.3f}] ({hi - lo:.3f} wide)")
+    if alone is None:
+        added += f"; the labels alone cannot choose ({alone_why})"
+    else:
+        same = {str(x) for x in alone.names} == {str(x) for x in choice.names}
+        added += ("; the labels alone pick the same models" if same else
+                  f"; the labels alone would pick {', '.join(map(str, alone.names))}")
+        added += (" and decide" if alone.decided else " and do not decide") + \
+            (", as with them" if alone.decided == choice.decided else ", unlike with them")
+    labels_only = {"error_on_labels": on_labels, "interval": [a_lo, a_hi],
+                   "picks": None if alone is None else [str(x) for x in alone.names],
+                   "decided": None if alone is None else bool(alone.decided),
+                   "labels_needed": None if alone is None else alone.labels_needed,
+                   "refused": alone_why}
+    runner = ", ".join(models[j] for j in choice.runner_up)
+    if choice.decided:
+        decision = (f"the labels decide: the choice is within {_tolerance()} of the runner-up "
+                    f"({runner}) or better in {choice.win_rate:.0%} of the draws")
+    elif choice.labels_needed is None:
+        decision = (f"the labels do not decide between the choice and the runner-up "
+                    f"({runner}), and more labels at random are not expected to")
+    else:
+        decision = (f"the labels do not decide between the choice and the runner-up "
+                    f"({runner}): about {choice.labels_needed:,} more labels at random (fewer "
+                    f"chosen by {LABEL_NEXT}) should")
+    return {"n_labels": choice.n_labels, "n_unlabelled": choice.n_unlabelled,
+            "error": choice.error, "interval": [float(lo), float(hi)],
+            "decided": choice.decided, "labels_needed": choice.labels_needed,
+            "runner_up": [models[j] for j in choice.runner_up], "win_rate": choice.win_rate,
+            "reason": choice.reason, "labels_only": labels_only,
+            "unlabelled_added": added, "decision": decision,
+            "label_next": LABEL_NEXT}
+
+
+def _tolerance() -> float:
+    from ensel.fewlabels import TOLERANCE
+
+    return TOLERANCE
+
+
+def _few_label_evidence(data: list[Any], dropped: list[str], *, k: int | str, method: str,
+                        aggregator: str, defaults: list[str], seed: int) -> SelectEvidence:
+    """:func:`select_with_gaps` with some gold: :func:`ensel.fewlabels.choose_with_labels`
+    on all the items and on the labelled ones alone."""
+    from ensel.aggregate import make_aggregator
+    from ensel.fewlabels import choose_with_labels
+
+    models = list(data[0].models)
+    A, y = _few_label_input(data)
+    try:
+        choice = choose_with_labels(A, y, k=k, method=method, aggregator=aggregator, seed=seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    lab = np.flatnonzero(np.concatenate([d.has_gold() for d in data]))
+    La, Ly = _few_label_input(data, lab)
+    alone, alone_why = None, None
+    try:
+        alone = choose_with_labels(La, Ly, k=choice.k, method=method, aggregator=aggregator,
+                                   seed=seed)
+    except ValueError as exc:  # too few labels for the model on its own
+        alone_why = str(exc).split(";")[0]
+    on_labels = float(choice.heldout_error(A, y))
+    few = _few_label_doc(choice, alone, alone_why, models, on_labels)
+    X, yc = _codes(data)
+    g = yc >= 0
+    picks = [int(j) for j in choice.models]
+    rows = _option_rows(X, g, X[g] == yc[g, None], models, picks)
+    # the gains against what the selector read: the gold, else the label model's option
+    name = "ds" if aggregator == "plurality" else aggregator
+    model = make_aggregator(name, random_state=seed).fit(X, yc)
+    target = np.where(g, yc, np.asarray(model.classes_)[
+        np.argmax(model.predict_proba(X), axis=1)]).astype(np.int64)
+    for r, gain in zip(rows, option_gains(X, target, picks), strict=True):
+        r["gain_bits"] = gain
+    lo, hi = few["interval"]
+    message = (f"Picked {choice.k} model(s) with {choice.n_labels:,} gold labels and "
+               f"{choice.n_unlabelled:,} unlabelled items: estimated error "
+               f"{choice.error:.3f} [{lo:.3f}, {hi:.3f}]; {few['decision']}.")
+    return SelectEvidence(
+        view="native" if data[0].native else "binary", conditions=[d.condition for d in data],
+        n_items=len(yc), n_models=len(models), method=method, aggregator=aggregator,
+        defaults=defaults, dropped_models=dropped, k=choice.k,
+        k_mode="auto" if k == "auto" else "fixed", selected=rows, evaluation=None,
+        auto=None, ensemble_beats_best_single=None, message=message,
+        gold=gold_summary(data, aggregator=aggregator, few=few), few_labels=few)
 
 
 def _posterior_evidence(data: list[Any], dropped: list[str], *, k: int | str, method: str,
-                        aggregator: str, defaults: list[str], seed: int,
-                        given: dict[str, Any]) -> SelectEvidence:
-    """:func:`select_with_gaps` without enough gold: picks and statistics from the label-free
-    posterior, no held-out error."""
+                        aggregator: str, defaults: list[str], seed: int) -> SelectEvidence:
+    """:func:`select_with_gaps` without gold: picks and statistics from the label-free
+    posterior, no error."""
     from ensel.aggregate import make_aggregator
 
-    summary = gold_summary(data, aggregator=aggregator, measured=False)
-    why = summary["notes"][0].removeprefix("no error figure: ")
+    summary = gold_summary(data, aggregator=aggregator)
     if k == "auto":
-        raise UsageError(f"-k auto chooses k by held-out error, and {why}: give -k K (the "
-                         "picks then come from the label-free posterior), or gold labels")
-    if not _label_free(aggregator):
-        raise UsageError(f"--aggregator {aggregator} is fitted on gold labels, and {why}; "
-                         "without gold use a label-free one: "
-                         f"{', '.join(_label_free_names())}")
-    asked = [opt for opt, v in given.items() if v is not None]
-    if asked:
-        raise UsageError(f"{asked[0]} sets up the held-out error, and {why}: leave it out")
-    A = np.concatenate([d.X for d in data])
-    g = np.concatenate([d.y for d in data])
+        raise UsageError("-k auto chooses k by the error of each size, and no item has a gold "
+                         "label: give -k K (the picks then come from the label-free "
+                         f"posterior), or label a few items first ({LABEL_NEXT} --strategy "
+                         "disagreement)")
+    A, g = _codes(data)
     m = A.shape[1]
-    if int(k) > m:
-        raise UsageError(f"-k {k} is larger than the pool: the data has {m} model(s)")
-    model = make_aggregator(aggregator, random_state=seed).fit(A, g if (g >= 0).any() else None)
+    model = make_aggregator(aggregator, random_state=seed).fit(A, None)
     T = model.predict_proba(A)  # P(Y_i = classes_[c] | answers)
     cls = np.asarray(model.classes_)
     idx = np.minimum(np.searchsorted(cls, np.maximum(A, 0)), len(cls) - 1)
@@ -1293,24 +1491,23 @@ def _posterior_evidence(data: list[Any], dropped: list[str], *, k: int | str, me
         raise UsageError(f"the label-free posterior of {aggregator} gives every item the same "
                          f"option, so --method {method} has nothing to inform; use --method "
                          "topk")
-    picks = _picks(method, A, pseudo, int(k), native=True)
+    picks = _picks(method, A, pseudo, int(k), native=True) if data[0].native else \
+        _picks(method, np.where(A < 0, 0, 2 * A - 1).astype(np.int8),
+               (2 * pseudo - 1).astype(np.int8), int(k))
     rows = _option_rows(A, np.ones(len(A), dtype=bool), right, data[0].models, picks)
     for r, gain in zip(rows, option_gains(A, pseudo, picks), strict=True):
         r["gain_bits"] = gain
     return SelectEvidence(
-        view="native", conditions=[d.condition for d in data], n_items=len(A), n_models=m,
+        view="native" if data[0].native else "binary",
+        conditions=[d.condition for d in data], n_items=len(A), n_models=m,
         method=method, aggregator=aggregator, defaults=defaults, dropped_models=dropped,
         k=int(k), k_mode="fixed", selected=rows, evaluation=None, auto=None,
         ensemble_beats_best_single=None,
-        message=(f"Picked {int(k)} model(s) without a held-out error: {why}. Whether they beat "
-                 "the best single model cannot be measured without gold labels."),
+        message=(f"Picked {int(k)} model(s) without any error figure: no item has a gold "
+                 "label. Whether they beat the best single model cannot be measured without "
+                 f"gold labels; label the items the models disagree on most first: "
+                 f"{LABEL_NEXT} --strategy disagreement."),
         gold=summary)
-
-
-def _label_free_names() -> list[str]:
-    from ensel.aggregate import MULTICLASS_SPECS
-
-    return [n for n, s in MULTICLASS_SPECS.items() if s.label_free]
 
 
 # --------------------------------------------------------------------------- text output

@@ -58,6 +58,7 @@ from ensel._validation import (
     check_options,
     check_options_X_y,
     check_real,
+    check_X,
     check_X_y,
     constraint_error,
     validate_params,
@@ -240,24 +241,29 @@ def _mv_seed(seed: int, condition: Any, split: int) -> int:
     return int(ss.generate_state(1, dtype=np.uint32)[0])
 
 
-def prepare_table(df: pd.DataFrame, *,
-                  validate: bool = True) -> tuple[pd.DataFrame, list[Any]]:
+def prepare_table(df: pd.DataFrame, *, validate: bool = True,
+                  gaps: bool = False) -> tuple[pd.DataFrame, list[Any]]:
     """Validate the tidy table once; return it with its conditions (sorted by their text, so
     that nothing depends on the order of the rows). ``validate=False`` trusts a table that
-    :func:`ensel.data.validate_responses` (or a reader of :mod:`ensel.datasets`) returned."""
-    from ensel.data import conditions, validate_responses
+    :func:`ensel.data.validate_responses` (or a reader of :mod:`ensel.datasets`) returned;
+    ``gaps`` accepts a binary table whose gold has gaps (else refused,
+    :func:`ensel.data.require_gold`)."""
+    from ensel.data import conditions, require_gold, validate_responses
 
     if not isinstance(df, pd.DataFrame):
         raise UsageError(f"df must be a pandas DataFrame (tidy responses); got {type(df).__name__}")
     if validate:
         df = validate_responses(df)
+    if not gaps:
+        require_gold(df, "the held-out protocol")
     return df, sorted(conditions(df), key=str)
 
 
-def condition_arrays(df: pd.DataFrame, condition: Any
+def condition_arrays(df: pd.DataFrame, condition: Any, *, gaps: bool = False
                      ) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """``(X, y, model names, item ids)`` of one condition of a table checked by
-    :func:`prepare_table` (``X`` and ``y`` as ``int8``).
+    :func:`prepare_table` (``X`` and ``y`` as ``int8``; ``gaps``: ``y`` is ``0`` where an
+    item has no gold).
 
     The order is canonical: items sorted by the text of their ids, models by their names, so
     that selection ties (lowest column) and the protocol's output never depend on the order
@@ -265,8 +271,11 @@ def condition_arrays(df: pd.DataFrame, condition: Any
     """
     from ensel.data import to_wide
 
-    Xw, yw = to_wide(df, condition, validate=False)
-    X, y = check_X_y(Xw, yw)
+    Xw, yw = to_wide(df, condition, validate=False, gaps=gaps)
+    if gaps and (yw.to_numpy() == 0).any():  # gold with gaps (label 0), checked by the reader
+        X, y = check_X(Xw), yw.to_numpy(dtype=np.int8)
+    else:
+        X, y = check_X_y(Xw, yw)
     items = np.asarray(Xw.index).astype(str)
     models = np.asarray([str(c) for c in Xw.columns])
     ri = np.argsort(items, kind="stable")
@@ -1134,8 +1143,8 @@ class ConditionData:
         return self.X >= 0 if self.native else self.X != 0
 
     def has_gold(self) -> np.ndarray:
-        """Which items have a gold label (every item of a binary table)."""
-        return self.y >= 0 if self.native else np.ones(len(self.y), dtype=bool)
+        """Which items have a gold label (a binary table's gaps are label ``0``)."""
+        return self.y >= 0 if self.native else self.y != 0
 
     def subset(self, rows: Any = None, cols: Sequence[int] | None = None) -> ConditionData:
         """These rows (items) and columns (models) only, in the given order."""
@@ -1164,8 +1173,9 @@ class ConditionData:
 
 
 def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
-                   validate: bool = True) -> list[ConditionData]:
-    """Validate a tidy table once and pivot each condition once (:func:`condition_arrays`).
+                   validate: bool = True, gaps: bool = False) -> list[ConditionData]:
+    """Validate a tidy table once and pivot each condition once (:func:`condition_arrays`);
+    ``gaps``: a binary table whose gold has gaps is accepted (label ``0`` = no gold).
 
     :func:`evaluate` and :func:`half_sample_errors` accept the result in place of the table,
     so several protocol runs on one table share one validation and one pivot.
@@ -1177,7 +1187,7 @@ def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
     >>> [d.condition for d in data][:2], data[0].X.shape
     (['t0.01-r1', 't0.01-r2'], (200, 12))
     """
-    df, conds = prepare_table(df, validate=validate)
+    df, conds = prepare_table(df, validate=validate, gaps=gaps)
     if conditions is not None:
         by_text = {str(c): c for c in conds}
         unknown = [c for c in conditions if str(c) not in by_text]
@@ -1191,7 +1201,7 @@ def condition_data(df: pd.DataFrame, conditions: Sequence[Any] | None = None, *,
         return [_native_condition(df, c) for c in conds]
     out = []
     for c in conds:
-        X, y, names, ids = condition_arrays(df, c)
+        X, y, names, ids = condition_arrays(df, c, gaps=gaps)
         out.append(ConditionData(str(c), X, y, names, ids))
     return out
 

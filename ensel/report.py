@@ -12,9 +12,16 @@ command (``ensel.cli.report``).
 
 A multi-class table (option labels) is read as it is: the K-ary selectors and aggregators
 of :func:`ensel.evidence.select_evidence`, a tie among ``t`` options counting ``1 - 1/t``,
-the errors measured on the items with gold (:func:`ensel.evidence.select_with_gaps`; with
-fewer than :data:`ensel.evidence.MIN_GOLD_ITEMS` per condition the report is refused: it
-recommends by held-out error). The page's first screen says which view it read.
+the errors measured on the items with gold. The page's first screen says which view it read
+(and why a binary one: ``--binary``, or ``--prices``, whose buy list reads the binary view).
+
+Gold with gaps or none (either view, no prices): the report runs the label-free path of
+``ensel select`` (:func:`ensel.evidence.select_with_gaps`) itself, never refuses for want
+of gold: with some gold the few-label choice of ``-k auto`` with its *estimated* error and
+interval (labels used, what the unlabelled items added, whether the labels decide, labels
+needed), with none :data:`NO_GOLD_K` models picked by the models' consensus and no error;
+one sentence (``select.gold.intervals``) says what that means for the intervals, and the
+page gives the ``ensel label-next`` command for the data.
 
 How an abstention and a tie count in the binary view: in a model's *accuracy* an
 abstention (answer ``0``) is a wrong answer; *coverage* is the share of items a model
@@ -45,7 +52,11 @@ always answering the training part's majority label), ``models`` (one row per mo
 ``ensel.select/1`` document), ``prices``, ``dropped_models``, ``purchase`` (``models``,
 ``method``, ``cost``, ``cost_low``, ``cost_high``, ``error``, ``low``, ``high``, ``budget``,
 ``best``, ``as_good``, ``recommendation_cost``, ``headline``), ``buy_list`` and ``frontier``
-(the ``ensel.frontier/1`` document), the three ``null`` without prices.
+(the ``ensel.frontier/1`` document), the three ``null`` without prices; ``view_reason``
+(why the binary view was read, ``null``: yes/no answers as given). With gold gaps
+``all_models`` and ``no_model`` are ``null``, ``recommendation``'s ``error``/``low``/``high``
+the few-label estimate (``null`` without gold) and its comparison keys ``null``; the
+evidence is ``select.few_labels`` and ``select.gold``.
 """
 
 from __future__ import annotations
@@ -59,7 +70,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["SCHEMA", "UserReport", "build_report", "report_html"]
+__all__ = ["SCHEMA", "NO_GOLD_K", "UserReport", "build_report", "report_html"]
 
 SCHEMA = "ensel.report/1"
 
@@ -75,7 +86,7 @@ class UserReport:
     conditions: list[str]
     recommendation: dict[str, Any]
     all_models: dict[str, Any] | None
-    no_model: dict[str, Any]
+    no_model: dict[str, Any] | None
     models: pd.DataFrame = field(repr=False)
     path: list[dict[str, Any]] = field(repr=False)
     select: dict[str, Any] = field(repr=False)
@@ -84,6 +95,7 @@ class UserReport:
     buy_list: list[dict[str, Any]] | None = field(default=None, repr=False)
     frontier: dict[str, Any] | None = field(default=None, repr=False)
     purchase: dict[str, Any] | None = None
+    view_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ensel.report/1`` document (plain JSON types)."""
@@ -96,7 +108,7 @@ class UserReport:
                 "models": rows, "path": self.path, "select": self.select,
                 "prices": self.prices, "dropped_models": self.dropped_models,
                 "purchase": self.purchase, "buy_list": self.buy_list,
-                "frontier": self.frontier}
+                "frontier": self.frontier, "view_reason": self.view_reason}
 
 
 def _kept(usd: Any, before: list[str], data: Sequence[Any]) -> np.ndarray:
@@ -340,29 +352,72 @@ def _frontier(data: Sequence[Any], ev: Any, c: np.ndarray, table: pd.DataFrame,
                             dropped=list(dropped), model_table=rows), res
 
 
-def _check_gold(data: Sequence[Any]) -> None:
-    """The report recommends by held-out error: refused (naming how many items have gold)
-    where a multi-class table has too little gold to measure one."""
-    from ensel._errors import UsageError
-    from ensel.evidence import MIN_GOLD_ITEMS
+#: The ensemble size of a report on answers without any gold label: nothing measures which
+#: size is best without gold, so the report says it used this default.
+NO_GOLD_K = 3
 
-    if not data[0].native:
-        return
-    few = [(d.condition, int(d.has_gold().sum()), len(d.y)) for d in data
-           if d.has_gold().sum() < MIN_GOLD_ITEMS]
-    if few:
-        c, g, n = few[0]
-        raise UsageError(f"condition {c!r}: {g:,} of {n:,} items have a gold label; the report "
-                         "recommends by held-out error, which is measured against gold and "
-                         f"needs at least {MIN_GOLD_ITEMS} items with gold per condition: "
-                         "ensel select -k K picks without gold (from the label-free "
-                         "posterior of Dawid-Skene)")
+
+def _gap_recommendation(ev: Any, source: Sequence[str]) -> dict[str, Any]:
+    """The recommendation of a report whose gold has gaps: the few-label choice with its
+    estimated error (``ensel.evidence.select_with_gaps``), or the label-free picks without
+    one."""
+    from ensel.evidence import LABEL_NEXT
+
+    models = [s["model"] for s in ev.selected]
+    few = ev.few_labels
+    one = len(models) == 1
+    use = (f"Use {models[0]} alone" if one else
+           f"Use these {len(models)} models together, aggregated by {ev.aggregator}: "
+           f"{', '.join(models)}")
+    if few is None:
+        headline = (f"{use}, picked by the models' consensus: no item has a gold label, so "
+                    f"no error can be given (k = {ev.k} is a default, not a measured choice). "
+                    f"Label a first handful: {LABEL_NEXT} --strategy disagreement.")
+        err: dict[str, Any] = {"error": None, "low": None, "high": None}
+    else:
+        lo, hi = few["interval"]
+        headline = (f"{use}. Estimated error {few['error']:.3f} [{lo:.3f}, {hi:.3f}] from "
+                    f"{few['n_labels']:,} gold labels and {few['n_unlabelled']:,} unlabelled "
+                    f"items; {few['decision']}.")
+        err = {"error": few["error"], "low": lo, "high": hi}
+    headline = headline.replace(LABEL_NEXT, LABEL_NEXT.replace("DATA", " ".join(source)))
+    return {"models": models, "aggregator": None if one else ev.aggregator,
+            "best_single_model": None, "one_model_enough": one, **err, "ensemble": models,
+            "ensemble_error": None, "best_single_error": None, "vs_best_single": None,
+            "headline": headline}
+
+
+def _gap_report(data: list[Any], *, source: Sequence[str], usd: Any, prices: str | None,
+                dropped: list[str], seed: int, view_reason: str | None) -> UserReport:
+    """:func:`build_report` where gold is missing for some items or all: the label-free path
+    of ``ensel select`` (:func:`ensel.evidence.select_with_gaps`), no held-out arms."""
+    from ensel._errors import UsageError
+    from ensel.evidence import model_table, select_with_gaps
+
+    n = sum(len(d.y) for d in data)
+    g = sum(int(d.has_gold().sum()) for d in data)
+    if usd is not None:
+        raise UsageError(f"gold for {g:,} of {n:,} items: the buy list compares held-out "
+                         "errors, which need gold for every item; leave out --prices (the "
+                         "report then uses the few-label estimate) or give every item gold")
+    k: int | str = "auto" if g else min(NO_GOLD_K, len(data[0].models))
+    ev = select_with_gaps(data, k=k, seed=seed)
+    table = model_table(data)
+    ranks = {s["model"]: s["rank"] for s in ev.selected}
+    table["rank"] = [ranks.get(m) for m in table["model"]]
+    path = [{"k": s["rank"], "model": s["model"], "gain_bits": s["gain_bits"],
+             "inner_error": None, "inner_se": None} for s in ev.selected]
+    return UserReport(
+        source=[str(x) for x in source], n_items=ev.n_items, n_models=ev.n_models,
+        conditions=ev.conditions, recommendation=_gap_recommendation(ev, source), all_models=None,
+        no_model=None, models=table, path=path, select=ev.to_dict(), prices=prices,
+        dropped_models=dropped, view_reason=view_reason)
 
 
 def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = None,
                  prices: str | None = None, dropped: Sequence[str] = (), seed: int = 0,
                  n_budgets: int = 8, max_models: int = 20, n_jobs: int | None = None,
-                 progress: bool = False) -> UserReport:
+                 progress: bool = False, view_reason: str | None = None) -> UserReport:
     """The report on a tidy table or its :func:`~ensel.experiment.condition_data`.
 
     Parameters
@@ -386,17 +441,27 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
         Threads for the splits; the report is the same whatever ``n_jobs``.
     progress : bool, default=False
         ``ensel select``'s progress bar on stderr.
+    view_reason : str, optional
+        Why the answers are in the binary view (e.g. ``"--binary"``, or ``--prices``), for
+        the page's line on the view; default: they are yes/no answers.
+
+    Where gold is missing for some items or all (either view), the report runs the
+    label-free path of ``ensel select`` itself (:func:`ensel.evidence.select_with_gaps`,
+    ``-k auto`` with some gold, :data:`NO_GOLD_K` models without any) and says what that
+    means for its intervals; ``all_models`` and ``no_model`` are then ``None``, and prices
+    are refused (the buy list compares held-out errors).
     """
     from ensel.evidence import _pickable, model_table, select_evidence
     from ensel.experiment import condition_data
 
     if isinstance(data, pd.DataFrame):
-        data = condition_data(data, None)
+        data = condition_data(data, None, gaps=True)
     before = list(data[0].models)
     data, blank = _pickable(list(data))
-    _check_gold(data)
+    if not all(d.has_gold().all() for d in data):
+        return _gap_report(data, source=source, usd=usd, prices=prices,
+                           dropped=[*dropped, *blank], seed=seed, view_reason=view_reason)
     ev = select_evidence(data, k="auto", seed=seed, n_jobs=n_jobs, progress=progress)
-    assert ev.evaluation is not None  # measured: _check_gold refused too little gold
     table = model_table(data, usd if usd is None else _kept(usd, before, data))
     ranks = {s["model"]: s["rank"] for s in ev.selected}
     table["rank"] = [ranks.get(m) for m in table["model"]]
@@ -420,7 +485,8 @@ def build_report(data: Any, *, source: Sequence[str] = ("data",), usd: Any = Non
         no_model=_no_model(data, ev, seed=seed), models=table,
         path=_path(data, ev), select=ev.to_dict(), prices=prices,
         dropped_models=[*dropped, *blank],
-        buy_list=None if front is None else front["buy_list"], frontier=front)
+        buy_list=None if front is None else front["buy_list"], frontier=front,
+        view_reason=view_reason)
 
 
 # --------------------------------------------------------------------------- HTML
@@ -455,6 +521,8 @@ def _figures(rep: UserReport) -> dict[str, str]:
     out: dict[str, str] = {}
     t, name = rep.models, ", ".join(Path(s).name or s for s in rep.source)
     rec = set(rep.recommendation["models"])
+    if t["accuracy_answered"].isna().all():  # no gold at all: nothing to plot
+        return out
     fig = Figure(figsize=(6.4, 4.2))
     ax = fig.subplots()
     picked = t["model"].isin(rec).to_numpy()
@@ -512,31 +580,118 @@ def _figures(rep: UserReport) -> dict[str, str]:
     return out
 
 
-def _view_words(sel: dict[str, Any]) -> str:
-    """The report's line on the view of the answers (and their gold) it read."""
+def _view_words(sel: dict[str, Any], reason: str | None = None, notes: bool = True) -> str:
+    """The report's line on the view of the answers (and their gold) it read; ``reason``:
+    why a binary view was used (:attr:`UserReport.view_reason`)."""
     from ensel.evidence import NATIVE_ERROR_RULE
 
     if sel.get("view") != "native":
-        return ("View: binary (yes/no answers against a +1/-1 label, the paper's view; a "
-                "multiple-choice table read with --binary became the paper's two queries per "
-                "question).")
+        words = ("View: binary (yes/no answers against a +1/-1 label, the paper's view; "
+                 + (f"used because of {reason})." if reason else "the answers are yes/no "
+                    "as given)."))
+    else:
+        words = ("View: native (multiple-choice answers as they are, option labels; the "
+                 "K-ary selectors and aggregators; --binary gives the paper's yes/no view). "
+                 f"Here {NATIVE_ERROR_RULE}.")
     gold = sel["gold"]
-    words = ("View: native (multiple-choice answers as they are, option labels; the K-ary "
-             "selectors and aggregators; --binary gives the paper's yes/no view). "
-             f"Here {NATIVE_ERROR_RULE}.")
-    if gold["n_with_gold"] < gold["n_items"]:
+    if notes and gold["n_with_gold"] < gold["n_items"]:
         words += " " + " ".join(n[:1].upper() + n[1:] + "." for n in gold["notes"])
     return words
+
+
+def _page_end(rep: UserReport, parts: list[str], settings: list[str], name: str, *,
+              json_link: str | None, command: str | None) -> str:
+    """The end of a report page (settings, the command, the JSON link) and the page."""
+    from ensel._html import esc, page
+
+    if rep.dropped_models:
+        settings.append(f"left out: {', '.join(rep.dropped_models)}")
+    parts.append("<h3>Settings</h3><ul>" + "".join(f"<li>{esc(s)}</li>" for s in settings)
+                 + "</ul>")
+    if command:
+        parts.append(f"<p>Reproduce: <code>{esc(command)}</code></p>")
+    if json_link:
+        parts.append(f'<p>Every number of this page as JSON: <a href="{esc(json_link)}">'
+                     f"{esc(json_link)}</a> (schema {SCHEMA}).</p>")
+    return page(f"ensel report: {name}", "\n".join(parts))
+
+
+def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
+              command: str | None) -> str:
+    """:func:`report_html` of a report whose gold has gaps: the answer, one sentence on
+    what the gold means for the intervals, the few-label evidence, the models."""
+    from ensel._html import esc, table_html
+    from ensel.evidence import LABEL_NEXT
+
+    r, sel = rep.recommendation, rep.select
+    gold, few = sel["gold"], sel.get("few_labels")
+    name = ", ".join(Path(s).name or s for s in rep.source)
+
+    def here(text: str) -> str:  # the label-next command on this report's data
+        return text.replace(LABEL_NEXT, LABEL_NEXT.replace("DATA", " ".join(rep.source)))
+
+    parts = [f"<h1>Which models to use: {esc(name)}</h1>",
+             f'<p class="muted">{rep.n_models} models, {rep.n_items:,} items, gold for '
+             f"{gold['n_with_gold']:,} of them; no held-out split (too few or no labels to "
+             "hold any out).</p>",
+             f'<p class="muted" id="view">'
+             f"{esc(_view_words(sel, rep.view_reason, notes=False))}</p>",
+             '<div class="answer">'
+             f'<p class="lead">{esc(here(r["headline"]))}</p>'
+             f'<p id="intervals"><b>What this means for the intervals:</b> '
+             f"{esc(gold['intervals'][:1].upper() + gold['intervals'][1:])}.</p>"]
+    if few is not None:  # (the decision is in the headline)
+        parts.append(f"<p>What the unlabelled items added: {esc(few['unlabelled_added'])}."
+                     "</p>")
+    nxt = here(LABEL_NEXT) + ("" if few is not None else " --strategy disagreement")
+    parts.append(f"<p>Next: <code>{esc(nxt)}</code> ranks the items whose gold would "
+                 + ("help most to decide the choice" if few is not None else
+                    "help most (without any gold, those the models disagree on most)")
+                 + ".</p></div>")
+    parts.append("<h2 id=\"evidence\">The evidence</h2>")
+    acc = ("accuracy on the items with gold" if few is not None else
+           "accuracy (estimate: the label-free posterior)")
+    parts.append(table_html(["rank", "model", acc, "coverage"],
+                            [[str(p["rank"]), esc(p["model"]), _e(p["accuracy"]),
+                              _pct(p["coverage"])] for p in sel["selected"]],
+                            numeric=[True, False, True, True],
+                            caption=f"Picks of {esc(sel['method'])} "
+                                    f"(aggregator {esc(sel['aggregator'])})"))
+    t = rep.models.sort_values(["coverage", "model"], ascending=[False, True])
+    picked = set(r["models"])
+    parts.append("<h3>Your models</h3>")
+    parts.append(table_html(
+        ["model", "accuracy on the items with gold", "coverage", "accuracy when answered"],
+        [[esc(m["model"]), _e(m["accuracy"]), _pct(m["coverage"]), _e(m["accuracy_answered"])]
+         for _, m in t.iterrows()], numeric=[False, True, True, True],
+        row_class=["pick" if m in picked else "" for m in t["model"]],
+        caption="Per model (coverage over all items)"))
+    if "models" in figs:
+        parts.append(figs["models"])
+    settings = [f"selector {sel['method']}, aggregator {sel['aggregator']}, k = {sel['k']}"
+                + (" (the size with the lowest estimated error)" if few is not None else
+                   " (a default, ensel.report.NO_GOLD_K: without gold no size is measured "
+                   "better)")]
+    return _page_end(rep, parts, settings, name, json_link=json_link, command=command)
 
 
 def report_html(rep: UserReport, *, json_link: str | None = None,
                 command: str | None = None) -> str:
     """The report as one self-contained offline HTML page (needs matplotlib for its
     figures): the answer first (with prices, what the buy list buys, and the cost-blind
-    recommendation below it as the reference), then the buy list, then the evidence."""
-    from ensel._html import esc, page, table_html
-
+    recommendation below it as the reference), then the buy list, then the evidence; where
+    gold has gaps (no held-out evaluation), the few-label or label-free answer and what it
+    means for the intervals."""
     figs = _figures(rep)
+    page_of = _gap_page if rep.select["evaluation"] is None else _measured_page
+    return page_of(rep, figs, json_link=json_link, command=command)
+
+
+def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
+                   command: str | None) -> str:
+    """:func:`report_html` of a report measured on held-out splits."""
+    from ensel._html import esc, table_html
+
     r, sel = rep.recommendation, rep.select
     ev = sel["evaluation"]
     name = ", ".join(Path(s).name or s for s in rep.source)
@@ -547,7 +702,7 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
              f'<p class="muted">{rep.n_models} models, {rep.n_items:,} items, '
              f"{len(rep.conditions)} condition{'s' if len(rep.conditions) > 1 else ''}; "
              f"held-out errors over {esc(how)}.</p>",
-             f'<p class="muted" id="view">{esc(_view_words(sel))}</p>']
+             f'<p class="muted" id="view">{esc(_view_words(sel, rep.view_reason))}</p>']
     use = ", ".join(f"<b>{esc(m)}</b>" for m in r["models"])
     buy, ans = rep.purchase, []
     if buy is not None:  # with prices: the buy list's answer first, the cost-blind one below
@@ -595,6 +750,7 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
         ans.append(f"<p>All {a['k']} models together ({esc(sel['aggregator'])}): "
                    f"{_ci(a)}; minus the best single model: "
                    f"{esc(_diff(a['vs_best_single']))}.</p>")
+    assert rep.no_model is not None  # measured: the majority label's held-out error
     ans.append(f"<p>No model at all (always the majority label of the training part): "
                f"{_ci(rep.no_model)}.</p>")
     parts.append('<div class="answer">' + "".join(ans) + "</div>")
@@ -669,16 +825,7 @@ def report_html(rep: UserReport, *, json_link: str | None = None,
     settings = [f"selector {sel['method']}, aggregator {sel['aggregator']} (the defaults of "
                 "ensel select)", f"{ev['n_splits']} splits per condition, seed {ev['seed']}",
                 f"interval: {ev['correction']}"]
-    if rep.dropped_models:
-        settings.append(f"left out: {', '.join(rep.dropped_models)}")
-    parts.append("<h3>Settings</h3><ul>" + "".join(f"<li>{esc(s)}</li>" for s in settings)
-                 + "</ul>")
-    if command:
-        parts.append(f"<p>Reproduce: <code>{esc(command)}</code></p>")
-    if json_link:
-        parts.append(f'<p>Every number of this page as JSON: <a href="{esc(json_link)}">'
-                     f"{esc(json_link)}</a> (schema {SCHEMA}).</p>")
-    return page(f"ensel report: {name}", "\n".join(parts))
+    return _page_end(rep, parts, settings, name, json_link=json_link, command=command)
 
 
 def _names(choice: dict[str, Any]) -> str:

@@ -64,8 +64,10 @@ checks.add("the deployed k is at most --max-k", 1 <= doc["k"] <= doc["auto"]["ma
 # * **The view**, on the first line: here yes/no answers. A multiple-choice table (option
 #   labels) is read as it is, with the K-ary selectors and aggregators of
 #   {data}`ensel.select.MULTICLASS_SPECS` and {data}`ensel.aggregate.MULTICLASS_SPECS`;
-#   where gold is missing for some items or all, {func}`ensel.evidence.select_with_gaps`
-#   says on how many items the error rests, or why there is none. `--binary` gives the
+#   where gold is missing for some items or all (either view),
+#   {func}`ensel.evidence.select_with_gaps` estimates the error from the labels and the
+#   unlabelled items, says whether the labels decide and how many more they need (or, with
+#   no gold, why there is no error), and names `ensel label-next`. `--binary` gives the
 #   paper's yes/no view.
 # * **The picks**, in order, with each model's accuracy and the information it adds to the
 #   models before it (in bits). Here `-k auto` deployed {glue:text}`k_deployed` models.

@@ -45,7 +45,7 @@ def test_select_json_schema_and_same_picks_as_the_library(capsys, medmcqa_file) 
     assert set(doc) == {"schema", "data", "format", "view", "conditions", "n_items",
                         "n_models", "method", "aggregator", "defaults", "dropped_models", "k",
                         "k_mode", "selected", "evaluation", "auto",
-                        "ensemble_beats_best_single", "message", "gold"}
+                        "ensemble_beats_best_single", "message", "gold", "few_labels"}
     assert doc["view"] == "binary" and doc["gold"]["n_with_gold"] == doc["n_items"]
     # the default aggregator comes from the library's constant and the output says so; the
     # method was given (by its alias), so it is not among the defaults

@@ -67,9 +67,13 @@ def test_validate_error_messages():
         validate_responses(df.assign(answer=[1, -1, 0, 2, 1, 1, -1, -1]))
     with pytest.raises(ValueError, match=r"column 'answer' has value 'maybe' in row 0"):
         validate_responses(df.assign(answer=["maybe"] + ["True"] * 7))
-    with pytest.raises(ValueError, match=r"'label' is missing \(blank, NaN or None\) in row 1"):
+    # a blank label is no gold for the item (issue 40): blank on some rows of an item only
+    # is a conflict, named with its rows
+    with pytest.raises(ValueError, match=r"conflicting labels \(\+1 and blank\).* row 0, "
+                                         r"blank in row 1"):
         validate_responses(df.assign(label=[1.0, np.nan, -1, -1, 1, 1, -1, -1]))
-    with pytest.raises(ValueError, match=r"'label' is missing \(blank, NaN or None\) in row 2"):
+    with pytest.raises(ValueError, match=r"conflicting labels \(blank and -1\).*blank in "
+                                         r"row 2, -1 in row 3"):
         validate_responses(df.assign(label=["True", "True", None, "False"] * 2))
     dup = pd.concat([df, df.iloc[[5]]], ignore_index=True)
     with pytest.raises(ValueError, match="condition 'c2', item 'q1', model 'b' appears more"):

@@ -1,6 +1,7 @@
 """Multi-class answers read as they are (issue 39): ``ensel select`` and ``ensel report`` on a
-table of option labels (text and ``--json``), gold for every item, some or none, the bad
-inputs that need labels, and :func:`ensel.experiment.evaluate` on option codes.
+table of option labels (text and ``--json``), gold for every item, some or none (the few-label
+and label-free paths in detail: tests/test_gold_gaps.py), the bad inputs that need labels,
+and :func:`ensel.experiment.evaluate` on option codes.
 
 The tables are a seeded multiple-choice pool (:func:`ensel.pools.multiclass_pool`), small
 enough for seconds per command."""
@@ -80,10 +81,11 @@ def test_select_reads_a_multiclass_table_natively_and_says_so(files, capsys) -> 
 
 
 def test_k_auto_on_a_multiclass_table(files, capsys) -> None:
-    doc = _json(["select", files["partial"], "-k", "auto", "--max-k", "3", "--splits", "2",
-                 "--halvings", "0"], capsys)
-    assert doc["view"] == "native" and doc["k_mode"] == "auto" and 1 <= doc["k"] <= 3
-    assert len(doc["auto"]["k_per_split"]) == 2 and doc["gold"]["n_with_gold"] == 100
+    """With gold for some items, -k auto is the few-label size with the lowest estimated
+    error (ensel.fewlabels.choose_with_labels; tests/test_gold_gaps.py has the rest)."""
+    doc = _json(["select", files["partial"], "-k", "auto"], capsys)
+    assert doc["view"] == "native" and doc["k_mode"] == "auto" and 1 <= doc["k"] <= 6
+    assert doc["gold"]["n_with_gold"] == 100 and doc["few_labels"]["n_labels"] == 100
 
 
 def test_binary_flag_gives_the_papers_view(files, capsys) -> None:
@@ -96,18 +98,18 @@ def test_binary_flag_gives_the_papers_view(files, capsys) -> None:
 
 
 def test_partial_gold_runs_dawid_skene_and_says_on_how_many_items(files, capsys) -> None:
-    argv = ["select", files["partial"], "-k", "2", "--splits", "3", "--halvings", "0"]
+    argv = ["select", files["partial"], "-k", "2"]
     assert main(argv) == 0
     text = " ".join(capsys.readouterr().out.split())  # one line, however wrapped
     assert "gold: 100 of 400 items; aggregator fitted label-free (ds" in text
-    assert "measured on the test items with gold only" in text
+    assert "estimated from the 100 labels and the label-free model's posterior" in text
     doc = _json(argv, capsys)
     assert doc["aggregator"] == "ds" and doc["gold"]["n_with_gold"] == 100
-    assert doc["evaluation"] is not None and doc["gold"]["error"] == "on the test items with gold"
+    assert doc["evaluation"] is None and doc["few_labels"]["n_unlabelled"] == 300
     assert any("LABEL_FREE_AGGREGATOR" in d for d in doc["defaults"])
 
 
-@pytest.mark.parametrize("which", ["none", "few"])
+@pytest.mark.parametrize("which", ["none"])
 def test_no_gold_prints_no_error_figure_and_says_why(files, capsys, which) -> None:
     argv = ["select", files[which], "-k", "2"]
     assert main(argv) == 0
@@ -119,14 +121,13 @@ def test_no_gold_prints_no_error_figure_and_says_why(files, capsys, which) -> No
     assert doc["gold"]["error"] is None and len(doc["selected"]) == 2
     for s in doc["selected"]:
         assert 0 <= s["accuracy"] <= 1 and 0 <= s["coverage"] <= 1
-    n_gold = 0 if which == "none" else N // 40
-    assert doc["gold"]["n_with_gold"] == n_gold
+    assert doc["gold"]["n_with_gold"] == 0
 
 
 @pytest.mark.parametrize(("extra", "fragments"), [
-    (["-k", "auto"], ["-k auto chooses k by held-out error", "no item has a gold label"]),
+    (["-k", "auto"], ["-k auto chooses k by the error", "no item has a gold label"]),
     (["-k", "2", "--aggregator", "wplurality"],
-     ["--aggregator wplurality is fitted on gold labels", "plurality, ds, ds1, family_ds"]),
+     ["--aggregator wplurality is fitted on gold labels", "ds, ds1, family_ds, plurality"]),
     (["-k", "2", "--splits", "4"], ["--splits sets up the held-out error"]),
     (["-k", "9"], ["-k 9 is larger than the pool", "6 model(s)"]),
 ])
@@ -189,16 +190,11 @@ def test_report_reads_a_multiclass_table_and_says_which_view(files, tmp_path, ca
     html = out.read_text(encoding="utf-8")
     head = html[:html.index('<div class="answer">')]
     assert 'id="view">View: native (multiple-choice answers as they are' in head
-    assert "Gold for 100 of 400 items" in head
+    assert "gold for 100 of them" in head
     doc = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert doc["select"]["view"] == "native" and doc["select"]["gold"]["n_with_gold"] == 100
-    capsys.readouterr()
-    r = run_cli(["report", files["none"], "-o", str(tmp_path / "n.html")], capsys)
-    assert_usage_error(r, "report", "0 of 400 items have a gold label",
-                       "recommends by held-out error", "ensel select -k K")
 
 
-# --------------------------------------------------------------------------- the library
 def test_evaluate_takes_a_multiclass_table() -> None:
     from ensel.experiment import RESULT_COLUMNS, evaluate
 
@@ -234,9 +230,10 @@ def test_select_with_gaps_takes_answers_and_a_gold_vector_with_gaps() -> None:
     m = OptionMatrix(p.A.astype(np.int16), p.y.astype(np.int16), [tuple(LETTERS)] * N,
                      [f"q{i}" for i in range(N)], [f"m{j}" for j in range(M)])
     gaps = np.where(np.arange(N) % 2 == 0, p.y, -1)
-    ev = select_with_gaps(m, gaps, k=2, n_splits=3, halvings=0)
+    ev = select_with_gaps(m, gaps, k=2)
     assert ev.gold["n_with_gold"] == N // 2 and ev.aggregator == "ds"
-    assert ev.evaluation is not None and ev.view == "native"
+    assert ev.evaluation is None and ev.view == "native"
+    assert ev.few_labels is not None and ev.few_labels["n_labels"] == N // 2
     bare = select_with_gaps(m, np.full(N, -1), k=2)
     assert bare.evaluation is None and bare.gold["n_with_gold"] == 0
     from ensel._errors import UsageError

@@ -433,3 +433,11 @@ def test_all_models_are_recommended_when_they_and_not_the_selection_beat_one_mod
         assert rec["headline"].startswith(f"Use all {rep.n_models} models together")
     assert every["vs_best_single"]["high"] < 0  # the case this test is for
     assert not rec["one_model_enough"]
+
+
+def test_a_priced_report_names_why_it_read_the_binary_view(real) -> None:
+    """--prices reads the paper's binary view: the view line says so, not --binary (which
+    was not given)."""
+    head = real["html"][:real["html"].index('<div class="answer">')]
+    assert "used because of --prices: the buy list reads the paper&#x27;s binary view" in head
+    assert "--binary" not in head and real["doc"]["view_reason"].startswith("--prices")

@@ -76,63 +76,24 @@ def _labels_file(path: str) -> Any:
         df["item"].str.strip().to_numpy(), name="item"), name="label")
 
 
-def _binary_gaps(files: list[str], condition: str | None) -> tuple[Any, Any] | None:
-    """A binary tidy file whose labels have gaps: its answers (items x models) and gold
-    (``0`` = none), or ``None`` when it is not one (the ordinary readers take it)."""
-    import numpy as np
-    import pandas as pd
-
-    from ensel.data import is_native, read_responses, to_wide, validate_responses
-
-    raw = read_responses(files, validate=False)
-    if "label" not in raw.columns or is_native(raw):
-        return None
-    lab = raw["label"].astype(object)
-    blank = lab.isna().to_numpy() | (lab.astype(str).str.strip() == "").to_numpy()
-    if not blank.any():
-        return None
-    key = raw["item"].astype(str).to_numpy()
-    given = pd.Series(lab.to_numpy()[~blank], index=key[~blank])
-    first = given[~given.index.duplicated()]
-    fill = pd.Series(key[blank]).map(first).to_numpy(dtype=object)
-    filler = first.iloc[0] if len(first) else 1
-    fill = np.where(pd.isna(fill), filler, fill)
-    filled = raw.copy()
-    col = np.array(filled["label"].astype(object).to_numpy(), dtype=object)
-    col[blank] = fill
-    filled["label"] = col
-    df = validate_responses(filled)  # names a conflicting label per item, as for any table
-    X, y = to_wide(df, condition)
-    has = pd.Index(first.index)
-    gold = np.where(pd.Index(X.index.astype(str)).isin(has), y.to_numpy(), 0)
-    return X, pd.Series(gold, index=X.index, name="label")
-
-
 def read_labelled(args: Any) -> tuple[Any, Any, str, str]:
     """The answers, the gold with gaps, the view and the condition of ``ensel label-next``."""
-    from ensel.cli._args import _detected
     from ensel.data import answer_matrix, conditions, is_native, to_wide
     from ensel.datasets import read_data
 
-    got = None
-    if not args.binary and args.format in (None, "tidy") and _detected(args.data) == "tidy":
-        got = _binary_gaps(list(args.data), args.condition)
-    if got is not None:
-        A, y = got
-        view, cond = "binary", args.condition or "all"
+    # the one reader takes gold with gaps in either view (a blank label = no gold)
+    data = args.data[0] if len(args.data) == 1 else list(args.data)
+    df = read_data(data, format=args.format, view="binary" if args.binary else None)
+    cond = args.condition if args.condition is not None else str(conditions(df)[0])
+    if len(conditions(df)) > 1 and args.condition is None:
+        raise UsageError(f"the answers hold {len(conditions(df))} conditions "
+                         f"({', '.join(map(str, conditions(df)[:4]))}, ...): choose one "
+                         "with --condition")
+    if is_native(df):
+        A, y, view = answer_matrix(df, args.condition, validate=False), None, "native"
     else:
-        data = args.data[0] if len(args.data) == 1 else list(args.data)
-        df = read_data(data, format=args.format, view="binary" if args.binary else None)
-        cond = args.condition if args.condition is not None else str(conditions(df)[0])
-        if len(conditions(df)) > 1 and args.condition is None:
-            raise UsageError(f"the answers hold {len(conditions(df))} conditions "
-                             f"({', '.join(map(str, conditions(df)[:4]))}, ...): choose one "
-                             "with --condition")
-        if is_native(df):
-            A, y, view = answer_matrix(df, args.condition, validate=False), None, "native"
-        else:
-            X, yy = to_wide(df, args.condition)
-            A, y, view = X, yy, "binary"
+        X, yy = to_wide(df, args.condition, validate=False, gaps=True)
+        A, y, view = X, yy, "binary"
     if args.labels is not None:
         y = _labels_file(args.labels)
     return A, y, view, cond

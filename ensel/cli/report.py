@@ -8,7 +8,11 @@ by :func:`ensel.report.build_report` and written as one self-contained offline H
 schema ``ensel.report/1``). Prices and data are read as for every command that pays in
 dollars (:mod:`ensel.cli._prices`). Without prices a multi-class table is read as it is
 (option labels, as ``ensel select`` reads it; ``--binary`` gives the paper's view), and the
-page's first screen says which view was read and on how many items with gold its errors rest.
+page's first screen says which view was read, and why (``--binary``, or ``--prices``: the buy
+list reads the binary view), and on how many items with gold its errors rest. Where gold is
+missing for some items or all (either view, no prices), the report runs the label-free path
+of ``ensel select`` itself (:func:`ensel.evidence.select_with_gaps`) and says in one sentence
+what that means for its intervals.
 """
 
 from __future__ import annotations
@@ -76,9 +80,14 @@ def run_command(args: Any) -> int:
                              "--prices or --prices-from-store too")
         data = _read(args.data, args.format, binary=args.binary, native=True)
         usd, dropped, source = None, [], None
+    reason = ("--binary: a multiple-choice question became two queries, its gold option and "
+              "one wrong option" if args.binary else
+              "--prices: the buy list reads the paper's binary view, in which a "
+              "multiple-choice question becomes two queries (its gold option and one wrong "
+              "option) and yes/no answers stay as they are" if priced else None)
     rep = build_report(data, source=args.data, usd=usd, prices=source, dropped=dropped,
                        seed=args.seed, n_budgets=args.budgets, n_jobs=args.jobs,
-                       progress=_wants_progress(args))
+                       progress=_wants_progress(args), view_reason=reason)
     command = shlex.join(["ensel", "report", *sys.argv[2:]] if sys.argv[1:2] == ["report"]
                          else ["ensel", "report", *args.data, "-o", str(args.output)])
     html = report_html(rep, json_link=side.name, command=command)
@@ -90,8 +99,10 @@ def run_command(args: Any) -> int:
     write_atomic(out, lambda t: t.write_text(html, encoding="utf-8"), force=args.force)
     r = rep.purchase or rep.recommendation  # with prices, what to buy comes first
     print(doc if args.json else r["headline"])
-    print(f"held-out error {r['error']:.3f} [{r['low']:.3f}, {r['high']:.3f}]; wrote {out} "
-          f"and {side.name}", file=sys.stderr)
+    what = ("no error figure (no gold)" if r["error"] is None else
+            f"{'held-out' if rep.select['evaluation'] else 'estimated'} error "
+            f"{r['error']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
+    print(f"{what}; wrote {out} and {side.name}", file=sys.stderr)
     return 0
 
 

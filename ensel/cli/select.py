@@ -3,8 +3,12 @@
 Parses the arguments and prints the document of :func:`ensel.evidence.run_select` (schema
 ``ensel.select/2``, described in :mod:`ensel.evidence`) or its plain-text summary, whose
 first line says which view of the answers was read (``VIEW_LINES``): a multi-class
-table (option labels) as it is, with the K-ary selectors and aggregators and, where gold is
-missing, :func:`ensel.evidence.select_with_gaps`; ``--binary`` gives the paper's view.
+table (option labels) as it is, with the K-ary selectors and aggregators; ``--binary`` gives
+the paper's view. Where gold is missing for some items or all (either view),
+:func:`ensel.evidence.select_with_gaps`: with some gold the few-label estimate
+(:func:`ensel.fewlabels.choose_with_labels`: how many labels, what the unlabelled items
+added, whether the labels decide, how many more they need, ``ensel label-next``), with none
+the label-free picks without an error figure.
 
 ``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [--margin E] [-k K] [--json]``
     The buy list at one budget (:func:`run_select_budget`): the cheapest choice within ``B``
@@ -165,6 +169,10 @@ def run_command(args: Any) -> int:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),
            "format": args.format or _detected(args.data), **doc}
+    if doc["evaluation"] is None:  # gold with gaps: the label-next command on this data
+        blank, here = (json.dumps(evidence.LABEL_NEXT)[1:-1], json.dumps(
+            evidence.LABEL_NEXT.replace("DATA", " ".join(args.data)))[1:-1])
+        doc = json.loads(json.dumps(doc).replace(blank, here))
     print(json.dumps(doc, indent=2) if args.json else format_select(doc, binary=args.binary))
     return 0
 
@@ -191,6 +199,7 @@ def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
 
     ev = doc["evaluation"]
     gold = doc.get("gold") or {}
+    few = doc.get("few_labels")
     rule = NATIVE_ERROR_RULE if doc.get("view") == "native" else ERROR_RULE
     lines = textwrap.wrap(_view_line(doc, binary), 100, subsequent_indent="  ")
     if gold.get("n_with_gold", 0) < gold.get("n_items", 0):
@@ -202,8 +211,9 @@ def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
         f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
         f"{', '.join(doc['conditions'])}",
         f"method {doc['method']}, aggregator {doc['aggregator']}, k = {doc['k']}"
-        + (" (chosen by nested cross-validation, one-standard-error rule)"
-           if doc["k_mode"] == "auto" else ""),
+        + ("" if doc["k_mode"] != "auto" else
+           " (the size with the lowest estimated error, ensel.fewlabels.choose_with_labels)"
+           if few else " (chosen by nested cross-validation, one-standard-error rule)"),
     ]
     if doc.get("defaults"):
         why = [d for d in doc["defaults"] if d.startswith("why: ")]
@@ -213,8 +223,10 @@ def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
         lines.append(f"dropped (no answer): {', '.join(doc['dropped_models'][:10])}"
                      + (" ..." if len(doc["dropped_models"]) > 10 else ""))
     if ev is None:
-        lines.append("accuracy and gains below are estimates from the label-free posterior "
-                     "(no gold)")
+        lines.append(f"accuracy below on the {few['n_labels']:,} items with gold; gains "
+                     "against the gold and the label-free model's most probable option "
+                     "elsewhere" if few else "accuracy and gains below are estimates from the "
+                     "label-free posterior (no gold)")
     lines += ["", f"{'rank':>4}  {'model':<40} {'accuracy':>8}  {'gain (bits)':>11}"
               "  coverage  acc. when answered"]
     for s in doc["selected"]:
