@@ -154,7 +154,14 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
 
     b = check_budget(budget, c)
     kk = m if k is None else int(k)
-    acc = (Xa == ya[:, None]).mean(axis=0)
+    from ensel.select._budgeted import _shared_for
+
+    sh = _shared_for(Xa, ya)  # the frontier's budgets share one training part's accuracies
+
+    def accuracy() -> np.ndarray:
+        return (Xa == ya[:, None]).mean(axis=0)
+
+    acc = accuracy() if sh is None else sh.get(("accuracy",), accuracy)
     by_acc = np.lexsort((np.arange(m), -acc))
     by_price = np.lexsort((np.arange(m), -acc, c))
     fits = by_acc[within(c[by_acc], b)]
