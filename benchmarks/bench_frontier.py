@@ -21,6 +21,12 @@ seed 1) are written once into a temporary folder. Then, each in its own child pr
 
 The machine's load average is printed with the figures: wall times on a shared machine
 vary with its load.
+
+``--phases`` (always at the tiny size) also runs the command's steps in one process on one
+thread and prints the CPU seconds of each: reading the table, each part of
+:func:`ensel.frontier.frontier_errors` (every model alone, the static picks, their held-out
+fits, the cascades) and :func:`ensel.frontier.frontier_summary` (its buy list), so that where
+the time goes is measured, not guessed. These are not recorded.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _bench import record, size
+from _bench import TINY, record, size
 
 GENERATE = r"""
 import sys
@@ -89,6 +95,78 @@ print(json.dumps({"fit_seconds": fit, "predict_seconds": dt, "predict_cpu": cpu,
 """
 
 
+PHASES = r"""
+import argparse, collections, json, sys, time
+import ensel.budget as budget
+from ensel.cascade import Cascade
+from ensel.cli import frontier as cli
+from ensel.cli._prices import prepare
+spent, calls = collections.Counter(), collections.Counter()
+def timed(owner, name, label):
+    real = getattr(owner, name)
+    def wrapper(*a, **k):
+        t = time.process_time()
+        try:
+            return real(*a, **k)
+        finally:
+            spent[label] += time.process_time() - t
+            calls[label] += 1
+    setattr(owner, name, wrapper)
+for name in ("single_rows", "subset_error", "picks_within", "buy_list"):
+    timed(budget, name, name)
+timed(Cascade, "fit", "Cascade.fit")
+timed(Cascade, "_run", "Cascade walk")
+p = argparse.ArgumentParser()
+cli.add_arguments(p)
+args = p.parse_args(sys.argv[1:] + ["--jobs", "1", "--json"])
+t0 = time.process_time()
+def lap(label):
+    global t0
+    t = time.process_time()
+    spent[label] += t - t0
+    calls[label] += 1
+    t0 = t
+data, usd, dropped, source = prepare(args)
+lap("read the table (prepare)")
+from ensel.evidence import model_table
+from ensel.frontier import best_single_price, budget_grid, frontier_errors, frontier_summary
+from ensel.protocol import Protocol
+from ensel.cli.select import table_rows
+protocol = Protocol(n_splits=args.splits, seed=args.seed)
+budgets = budget_grid(usd, args.budgets, max_models=args.max_models,
+                      include=[best_single_price(data, usd)])
+res = frontier_errors(data, usd, budgets, protocol=protocol, max_models=args.max_models,
+                      n_jobs=1, singles=float(max(budgets)))
+lap("frontier_errors")
+frontier_summary(res, usd=usd, models=data[0].models, protocol=protocol,
+                 model_table=table_rows(model_table(data, usd)))
+lap("frontier_summary (and the model table)")
+print(json.dumps({k: [spent[k], calls[k]] for k in spent}))
+"""
+
+
+def phases(path: str, prices: str, a: argparse.Namespace) -> None:
+    """CPU seconds of each step of ``ensel frontier`` on one thread (see the module text)."""
+    py = sys.executable
+    out = subprocess.run([py, "-c", PHASES, path, "--prices", prices, "--budgets",
+                          str(a.budgets), "--splits", str(a.splits)],
+                         capture_output=True, text=True, check=True).stdout
+    parts = json.loads(out.strip().splitlines()[-1])
+    print(f"where the CPU goes (one thread) [load {os.getloadavg()[0]:.1f}]:")
+    words = {"single_rows": "every model alone (single_rows)",
+             "subset_error": "held-out fits of subsets (subset_error; alone ones included)",
+             "picks_within": "static picks at each budget (picks_within)",
+             "Cascade.fit": "cascade fits (order's prefixes, cross-fitted tuning)",
+             "Cascade walk": "cascade walks on the test part", "buy_list": "buy list"}
+    for label in ("read the table (prepare)", "frontier_errors", "single_rows",
+                  "subset_error", "picks_within", "Cascade.fit", "Cascade walk",
+                  "frontier_summary (and the model table)", "buy_list"):
+        if label in parts:
+            sec, n = parts[label]
+            print(f"  {'  - ' if label in words else ''}{words.get(label, label)}: "
+                  f"{sec:.2f} s CPU ({n} calls)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--m", type=int, default=size(1000, 40))
@@ -98,6 +176,8 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=-1)
     ap.add_argument("--queries", type=int, default=size(1_000_000, 2000))
     ap.add_argument("--skip-frontier", action="store_true")
+    ap.add_argument("--phases", action="store_true",
+                    help="also print the CPU seconds of each step on one thread")
     ap.add_argument("--no-cascade", action="store_true",
                     help="ensel frontier without the cascade arm (it fits one cascade per "
                          "budget and split)")
@@ -137,6 +217,8 @@ def main() -> int:
             record(f"{what}: wall", r["seconds"], "s", "<= 10 s")
             record(f"{what}: CPU", r["cpu"], "s")
             record(f"{what}: peak memory", r["peak_mb"] / 1024, "GB", "<= 1 GB")
+        if a.phases or TINY:
+            phases(path, prices, a)
     return 0
 
 

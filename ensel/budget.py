@@ -154,7 +154,14 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
 
     b = check_budget(budget, c)
     kk = m if k is None else int(k)
-    acc = (Xa == ya[:, None]).mean(axis=0)
+    from ensel.select._budgeted import _shared_for
+
+    sh = _shared_for(Xa, ya)  # the frontier's budgets share one training part's accuracies
+
+    def accuracy() -> np.ndarray:
+        return (Xa == ya[:, None]).mean(axis=0)
+
+    acc = accuracy() if sh is None else sh.get(("accuracy",), accuracy)
     by_acc = np.lexsort((np.arange(m), -acc))
     by_price = np.lexsort((np.arange(m), -acc, c))
     fits = by_acc[within(c[by_acc], b)]
@@ -173,13 +180,29 @@ def mean_interval(values: Any, test_fraction: float = PAPER_PROTOCOL.test_fracti
     """Mean and overlap-corrected interval of per-evaluation values (errors, costs, areas),
     clipped to ``clip`` (what is possible; ``None``: not clipped); no spread gives the mean
     three times."""
+    return _mean_interval(values, test_fraction, confidence, clip)
+
+
+def _paired() -> Any:
+    """:func:`ensel.stats.paired_interval` without its argument checks, for the loops over
+    candidates and budgets whose differences are checked here (finite, at least two)."""
     from ensel.stats import paired_interval
 
+    return getattr(paired_interval, "__wrapped__", paired_interval)
+
+
+def _mean_interval(values: Any, test_fraction: float, confidence: float,
+                   clip: tuple[float, float] | None) -> tuple[float, float, float]:
+    """:func:`mean_interval` on checked arguments."""
     v = np.asarray(values, dtype=float)
     if v.size < 2 or np.all(v == v[0]):
         return float(v.mean()), float(v.mean()), float(v.mean())
-    r = paired_interval(v, n_train=1 - test_fraction, n_test=test_fraction,
-                        confidence=confidence)
+    if not np.all(np.isfinite(v)):  # the checked function's own message
+        from ensel.stats import paired_interval
+
+        paired_interval(v, n_train=1 - test_fraction, n_test=test_fraction)
+    r = _paired()(v, n_train=1 - test_fraction, n_test=test_fraction,
+                  confidence=confidence)
     lo, hi = r.low, r.high
     if clip is not None:
         lo, hi = max(lo, clip[0]), min(hi, clip[1])
@@ -216,14 +239,22 @@ def as_good(errors: Any, best: Any, *, margin: float = EQUIVALENCE_MARGIN,
     >>> as_good([0.15, 0.16, 0.15, 0.16], [0.10, 0.11, 0.10, 0.11])["as_good"]
     False
     """
-    from ensel.stats import paired_interval
+    return _as_good(errors, best, margin, test_fraction)
 
+
+def _as_good(errors: Any, best: Any, margin: float, test_fraction: float) -> dict[str, Any]:
+    """:func:`as_good` on checked arguments (the buy list calls it for every candidate at
+    every budget)."""
     d = np.asarray(errors, dtype=float) - np.asarray(best, dtype=float)
     if d.size < 2 or np.all(d == d[0]):  # no spread: the difference is what it is
         mean = float(d.mean()) if d.size else 0.0
         se, low, high = 0.0, mean, mean
     else:
-        r = paired_interval(d, n_train=1 - test_fraction, n_test=test_fraction)
+        if not np.all(np.isfinite(d)):  # the checked function's own message
+            from ensel.stats import paired_interval
+
+            paired_interval(d, n_train=1 - test_fraction, n_test=test_fraction)
+        r = _paired()(d, n_train=1 - test_fraction, n_test=test_fraction)
         mean, se, low, high = r.mean, r.se, r.low, r.high
     mean = round(float(mean), 12)
     return {"difference": mean, "se": float(se), "low": float(low), "high": float(high),
@@ -255,10 +286,18 @@ def cheapest_as_good(candidates: list[dict[str, Any]], *, margin: float = EQUIVA
     if not candidates:
         raise ValueError("cheapest_as_good: no candidate")
     mean = [float(np.mean(c["errors"])) for c in candidates]
+    return _cheapest(candidates, mean, lambda i, b: _as_good(
+        candidates[i]["errors"], candidates[b]["errors"], margin, test_fraction))
+
+
+def _cheapest(candidates: list[dict[str, Any]], mean: list[float],
+              test: Any) -> dict[str, Any]:
+    """:func:`cheapest_as_good` given each candidate's mean error and ``test(i, best)``, the
+    :func:`as_good` of candidate ``i`` against candidate ``best`` (the buy list remembers
+    these across its budgets: the same pair gives the same test)."""
     cost = cost_levels([c["cost"] for c in candidates])  # no float-noise savings
     best = min(range(len(candidates)), key=lambda i: (round(mean[i], 12), cost[i], i))
-    tests = [as_good(c["errors"], candidates[best]["errors"], margin=margin,
-                     test_fraction=test_fraction) for c in candidates]
+    tests = [dict(test(i, best)) for i in range(len(candidates))]
     tests[best]["as_good"] = True
     ok = [i for i in range(len(candidates)) if tests[i]["as_good"]]
     choice = min(ok, key=lambda i: (cost[i], round(mean[i], 12), i))
@@ -319,10 +358,15 @@ def subset_error(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str
                  random_state: int) -> float:
     """Held-out error of ``aggregator`` on the columns ``cols``: fitted on the training part
     of ``split`` (``X_train, y_train, X_test, y_test``), scored on its test part."""
-    from ensel.aggregate import heldout_error, make_aggregator
+    from ensel.aggregate import BackoffMAP, half_tie_error, heldout_error, make_aggregator
 
     Xtr, ytr, Xte, yte = split
     agg = make_aggregator(aggregator, random_state=random_state).fit(Xtr[:, cols], ytr)
+    if type(agg) is BackoffMAP and np.array_equal(agg.classes_, [-1, 1]):
+        # heldout_error's predict and ties from one posterior (the back-off predicts +1
+        # where it is >= 1/2, a tie where it is exactly 1/2)
+        p = agg.predict_proba(Xte[:, cols])[:, 1]
+        return half_tie_error(yte, np.where(p >= 0.5, 1, -1), p == 0.5)
     return heldout_error(agg, Xte[:, cols], yte)
 
 
@@ -395,22 +439,33 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
         if key in seen:  # the same choice, found by another method or at a larger budget
             continue
         seen[key] = len(cands)
-        top = sets.mode().iloc[0]
-        ei = mean_interval(e, test_fraction, 0.95)
+        top, in_splits = _most_common(sets)
+        ei = _mean_interval(e, test_fraction, 0.95, (0.0, 1.0))
         # every choice picked within b costs at most b (the cascade asks such a subset)
-        ci = mean_interval(c, test_fraction, 0.95, clip=(float(min_cost), float(b)))
+        ci = _mean_interval(c, test_fraction, 0.95, (float(min_cost), float(b)))
         cands.append({"method": str(method), "at_budget": float(b), "errors": e,
                       "cost": ci[0], "cost_low": ci[1], "cost_high": ci[2],
                       "error": ei[0], "error_low": ei[1], "error_high": ei[2],
                       "models": top.split("|") if top else [],
-                      "in_splits": int((sets == top).sum()), "n_evaluations": int(len(e))})
+                      "in_splits": in_splits, "n_evaluations": int(len(e))})
     out = []
+    means = [float(np.mean(cd["errors"])) for cd in cands]
+    tested: dict[tuple[int, int], dict[str, Any]] = {}  # (candidate, best) -> as_good
+
+    def test(i: int, best: int) -> dict[str, Any]:
+        if (i, best) not in tested:
+            tested[i, best] = _as_good(cands[i]["errors"], cands[best]["errors"], margin,
+                                       test_fraction)
+        return tested[i, best]
+
+    at = np.array([cd["at_budget"] for cd in cands], dtype=float)
     for b in asked:
-        idx = [i for i, cd in enumerate(cands) if within(cd["at_budget"], b)]
+        idx = [int(i) for i in np.flatnonzero(within(at, b))]
         if not idx:
             continue
         sub = [cands[i] for i in idx]
-        found = cheapest_as_good(sub, margin=margin, test_fraction=test_fraction)
+        found = _cheapest(sub, [means[i] for i in idx],
+                          lambda i, best, idx=idx: test(idx[i], idx[best]))
 
         def public(cd: dict[str, Any]) -> dict[str, Any]:
             return {k: v for k, v in cd.items() if k != "errors"}
@@ -422,6 +477,16 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
                     "why_not_cheaper": why_not_cheaper(found, names, margin=margin),
                     "n_candidates": len(sub)})
     return out
+
+
+def _most_common(sets: Any) -> tuple[str, int]:
+    """The most frequent of the strings ``sets`` (a pandas Series; ties: the first in sorted
+    order, as ``Series.mode``) and how often it occurs."""
+    vals = sets.tolist()
+    if all(v == vals[0] for v in vals):  # the same choice on every evaluation
+        return vals[0], len(vals)
+    top = sets.mode().iloc[0]
+    return top, int((sets == top).sum())
 
 
 def _label(cd: dict[str, Any]) -> str:

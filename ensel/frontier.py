@@ -195,6 +195,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         n_test``; method ``"none"`` (budget 0) is the zero-cost majority-class guess.
     """
     from ensel.aggregate import half_tie_error
+    from ensel.aggregate._stacking import _one_blas_thread
     from ensel.budget import BudgetedScoreMI, picks_within, single_rows, subset_error
     from ensel.cascade import Cascade
     from ensel.costs import check_budget, check_costs
@@ -273,7 +274,10 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                 rows.append((d.condition, s, "cascade", b, err, cost, n_asked, who, n_te))
         return rows
 
-    rows = [r for part in _map_in_order(one, tasks, _jobs(n_jobs)) for r in part]
+    # BLAS on one thread for the whole sweep (the fits' products are small): set once here,
+    # not around each of its thousands of fits (the same numbers on any number of threads)
+    with _one_blas_thread():
+        rows = [r for part in _map_in_order(one, tasks, _jobs(n_jobs)) for r in part]
     return pd.DataFrame(rows, columns=_RESULT_COLUMNS)
 
 
@@ -364,19 +368,20 @@ def _diff(d: np.ndarray, test_fraction: float, confidence: float,
 
 
 @validate_params({"results": [pd.DataFrame], "usd": ["array-like"], "models": ["sequence"],
-                  "test_fraction": "no_validation", "confidence": "no_validation",
-                  "seed": [Interval(Integral, 0, None)], "aggregator": [str],
+                  "protocol": [Protocol], "confidence": "no_validation", "aggregator": [str],
                   "dropped": ["sequence"],
                   "margin": [Interval(Real, 0, 1, closed="neither"), None],
                   "model_table": [list, None]})
 def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
-                     test_fraction: float = PAPER_PROTOCOL.test_fraction, confidence: float = 0.95,
-                     seed: int = 0, aggregator: str = "backoff",
-                     dropped: Sequence[str] = (), margin: float | None = None,
+                     protocol: Protocol = PAPER_PROTOCOL, confidence: float = 0.95,
+                     aggregator: str = "backoff", dropped: Sequence[str] = (),
+                     margin: float | None = None,
                      model_table: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The frontier document (schema ``ensel.frontier/2``, see the module text).
 
-    ``results``: the rows of :func:`frontier_errors`; its rows of every model alone
+    ``protocol``: the one :func:`frontier_errors` ran (its ``test_fraction`` makes the
+    overlap-corrected intervals, its ``seed`` is recorded; the number of splits is read from
+    ``results``). ``results``: the rows of :func:`frontier_errors`; its rows of every model alone
     (``singles=``, method ``"single"``) and any rows of another method than
     :data:`METHODS` (e.g. the report's cost-blind recommendation, ``"cost_blind"``, on the
     same evaluations) are candidates of the buy list only; ``margin``:
@@ -386,6 +391,7 @@ def frontier_summary(results: pd.DataFrame, *, usd: Any, models: Sequence[str],
     """
     from ensel.budget import EQUIVALENCE_MARGIN, EQUIVALENCE_RULE, buy_list
 
+    test_fraction, seed = protocol.test_fraction, protocol.seed
     c = np.asarray(usd, dtype=float)
     alone = ~results["method"].isin([*METHODS, "none"])  # candidates of the buy list only
     singles = results[alone] if alone.any() else None

@@ -347,9 +347,9 @@ def _frontier(data: Sequence[Any], ev: Any, c: np.ndarray, table: pd.DataFrame,
     keep = ["model", "usd_per_query", "accuracy", "coverage", "accuracy_answered"]
     rows = [{k: (None if isinstance(r[k], float) and math.isnan(r[k]) else r[k])
              for k in keep} for r in table[keep].to_dict("records")]
-    return frontier_summary(res, usd=c, models=data[0].models, seed=seed,
-                            test_fraction=pr.test_fraction, aggregator=ev.aggregator,
-                            dropped=list(dropped), model_table=rows), res
+    return frontier_summary(res, usd=c, models=data[0].models, protocol=pr,
+                            aggregator=ev.aggregator, dropped=list(dropped),
+                            model_table=rows), res
 
 
 #: The ensemble size of a report on answers without any gold label: nothing measures which

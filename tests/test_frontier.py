@@ -167,3 +167,30 @@ def test_the_figure_is_written_without_touching_the_callers_backend(run, tmp_pat
     ax = frontier_figure(doc).axes[0]  # no path: a pyplot figure, one line pair per method
     assert ax.get_xscale() == "log" and len(ax.get_legend_handles_labels()[1]) == len(
         doc["methods"])
+
+
+def test_cost_functions_take_the_protocol_alone() -> None:
+    # one way to pass the protocol: no loose split count, test fraction or seed beside it
+    import inspect
+
+    from ensel.budget import single_model_errors
+    from ensel.cli.cascade import run_cascade
+    from ensel.protocol import PAPER_PROTOCOL
+
+    for func in (frontier_errors, frontier_summary, single_model_errors, run_cascade):
+        params = inspect.signature(func).parameters
+        assert params["protocol"].default is PAPER_PROTOCOL, func
+        assert not {"n_splits", "test_fraction", "seed"} & set(params), func
+
+
+def test_summary_records_and_uses_the_protocol_it_is_given(run) -> None:
+    d, usd, budgets, res = run
+    wide = Protocol(n_splits=3, test_fraction=0.4, seed=0)
+    doc = frontier_summary(res, usd=usd, models=d.models, protocol=wide)
+    base = frontier_summary(res, usd=usd, models=d.models)
+    assert doc["evaluation"]["test_fraction"] == 0.4
+    assert base["evaluation"]["test_fraction"] == Protocol().test_fraction
+    # a larger test share makes the overlap correction, hence the intervals, wider
+    p, q = doc["methods"]["budgeted"]["points"][-1], base["methods"]["budgeted"]["points"][-1]
+    assert p["error"] == q["error"]
+    assert p["error_high"] - p["error_low"] >= q["error_high"] - q["error_low"]

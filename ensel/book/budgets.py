@@ -92,8 +92,7 @@ def run_frontier(src: PricedSource, *, n_budgets: int, protocol: Protocol, max_m
                           include=[best_single_price(src.data, src.usd)])
     res = frontier_errors(src.data, src.usd, budgets, methods=methods or METHODS,
                           protocol=protocol, max_models=max_models, n_jobs=n_jobs)
-    return frontier_summary(res, usd=src.usd, models=src.data[0].models,
-                            test_fraction=protocol.test_fraction, seed=protocol.seed,
+    return frontier_summary(res, usd=src.usd, models=src.data[0].models, protocol=protocol,
                             dropped=src.dropped)
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ensel._errors import UsageError
-from ensel.cli._prices import add_common_arguments, interval, prepare
+from ensel.cli._prices import add_common_arguments, prepare
 from ensel.protocol import PAPER_PROTOCOL, Protocol
 
 __all__ = ["add_arguments", "run_command", "run_cascade", "format_cascade"]
@@ -64,9 +64,11 @@ def add_arguments(p: Any) -> None:
 
 def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None = None,
                 target_error: float | None = None, budget: float | None = None,
-                aggregator: str = "backoff", n_splits: int = PAPER_PROTOCOL.n_splits, seed: int = 0,
+                aggregator: str = "backoff", protocol: Protocol = PAPER_PROTOCOL,
                 max_models: int = 20, margin: float | None = None) -> dict[str, Any]:
-    """The ``ensel.cascade/2`` document (without ``data``, ``prices``)."""
+    """The ``ensel.cascade/2`` document (without ``data``, ``prices``), on the splits of
+    ``protocol`` (its ``n_splits``, ``test_fraction`` and ``seed``)."""
+    from ensel.budget import mean_interval
     from ensel.cascade import Cascade
     from ensel.costs import check_budget, within
     from ensel.experiment import split_indices
@@ -79,10 +81,11 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
         raise UsageError(f"--target-error must be in [0, 1]; got {target_error!r}")
     errs, costs, asked_all, static_errs, static_costs, lengths = [], [], [], [], [], []
     firsts: list[float] = []
+    seed, test_fraction = protocol.seed, protocol.test_fraction
     for d in data:
-        for s in range(n_splits):
+        for s in range(protocol.n_splits):
             tr, te = split_indices(len(d.y), condition=d.condition, split=s, seed=seed,
-                                   item_ids=d.items)
+                                   test_fraction=test_fraction, item_ids=d.items)
             cas = Cascade(costs=usd, budget=budget, target_cost=target_cost,
                           target_error=target_error, max_models=max_models,
                           aggregator=aggregator, random_state=seed).fit(d.X[tr], d.y[tr])
@@ -109,15 +112,16 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
         why_not_cheaper,
     )
 
-    e = interval(np.asarray(errs))
+    e = mean_interval(np.asarray(errs), test_fraction, 0.95, clip=(0.0, 1.0))
     # the cascade pays at least its first model and at most its whole order (the budget)
-    c = interval(np.asarray(costs), clip=False, low=min(firsts), high=max(static_costs))
+    c = mean_interval(np.asarray(costs), test_fraction, 0.95,
+                      clip=(float(min(firsts)), float(max(static_costs))))
     a = np.concatenate(asked_all)
     hist = {str(int(v)): float(np.mean(a == v)) for v in np.unique(a)}
     delta = EQUIVALENCE_MARGIN if margin is None else float(margin)
     # the cascade against every model alone within its largest cost and its static order
     singles = single_model_errors(data, usd, max(static_costs), aggregator=aggregator,
-                                  protocol=Protocol(n_splits=n_splits, seed=seed))
+                                  protocol=protocol)
     cands: list[dict[str, Any]] = [
              {"name": "the cascade", "errors": np.asarray(errs), "cost": c[0]},
              {"name": "the static ensemble of its order (every model asked)",
@@ -166,8 +170,8 @@ def run_cascade(data: list[Any], usd: np.ndarray, *, target_cost: float | None =
                                "margin": delta, "n_candidates": len(cands),
                                "dearer_but_better": more},
             "target_missed": missed,
-            "evaluation": {"n_splits": n_splits, "n_evaluations": len(errs),
-                           "test_fraction": 0.2, "seed": seed, "confidence": 0.95,
+            "evaluation": {"n_splits": protocol.n_splits, "n_evaluations": len(errs),
+                           "test_fraction": test_fraction, "seed": seed, "confidence": 0.95,
                            "interval": "nadeau-bengio corrected resampled t",
                            "cost_interval": "clipped to [the first model's price, the cost of the "
                                             "whole order]"}}
@@ -180,8 +184,8 @@ def run_command(args: Any) -> int:
     data, usd, dropped, source = prepare(args)
     doc = run_cascade(data, usd, target_cost=args.target_cost, target_error=args.target_error,
                       budget=args.budget_usd, aggregator=args.aggregator,
-                      n_splits=args.splits, seed=args.seed, max_models=args.max_models,
-                      margin=args.margin)
+                      protocol=Protocol(n_splits=args.splits, seed=args.seed),
+                      max_models=args.max_models, margin=args.margin)
     doc = {"schema": "ensel.cascade/2", "data": list(args.data), "prices": source,
            "dropped_models": dropped, **doc}
     if args.json:

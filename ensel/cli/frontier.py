@@ -71,11 +71,11 @@ def run_command(args: Any) -> int:
                           include=[best_single_price(data, usd)])
     methods = [m for m in METHODS if not (args.no_cascade and m == "cascade")]
     # every model alone within the largest budget too: the buy list's candidates
+    protocol = Protocol(n_splits=args.splits, seed=args.seed)
     res = frontier_errors(data, usd, budgets, methods=methods, aggregator=args.aggregator,
-                          protocol=Protocol(n_splits=args.splits, seed=args.seed),
-                          max_models=args.max_models, n_jobs=args.jobs,
+                          protocol=protocol, max_models=args.max_models, n_jobs=args.jobs,
                           singles=float(max(budgets)))
-    doc = frontier_summary(res, usd=usd, models=data[0].models, seed=args.seed,
+    doc = frontier_summary(res, usd=usd, models=data[0].models, protocol=protocol,
                            aggregator=args.aggregator, dropped=dropped, margin=args.margin,
                            model_table=table_rows(model_table(data, usd)))
     doc = {"schema": doc.pop("schema"), "data": list(args.data), "prices": source, **doc}
