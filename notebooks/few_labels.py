@@ -146,11 +146,10 @@ glue("excess_text", "; ".join(f"{show[d]}: {e}" for d, e in last.items()),
 # ## Are the stated intervals honest?
 #
 # `choose_with_labels` states a 95 % interval for its choice's error (here from
-# {glue:text}`n_draws` bootstrap draws; its default is 200, which doubles the page's time).
-# Across the repeats and $N$, the share of choices whose interval contains the error
-# measured on the held-out part; "(below)": the nominal 95 % is above the share's 95 %
-# interval. The held-out error has its own sampling noise, not small where the held-out
-# part is small (LLMBar):
+# {glue:text}`n_draws` draws), prediction-powered: valid when the labels are a random
+# sample. Across the repeats and $N$, the share of choices whose interval for an error
+# measured on the held-out part (`interval_on`, which adds that part's own sampling noise)
+# contains it; "(below)"/"(above)": the nominal 95 % is outside the share's 95 % interval:
 
 # %%
 calibration_table(results)

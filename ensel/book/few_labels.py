@@ -225,8 +225,10 @@ def _few(src: Source, pool: np.ndarray, test: np.ndarray, labelled: np.ndarray, 
     ans, y = src.part(pool, _hidden(src, pool, labelled))
     c = choose_with_labels(ans, y, k=k, n_draws=n_draws, seed=seed)
     held, gold = src.part(test)
+    held_low, held_high = c.interval_on(int(test.size))
     return {"error": c.heldout_error(held, gold), "stated": c.error, "low": c.interval[0],
-            "high": c.interval[1], "decided": c.decided, "k": c.k,
+            "high": c.interval[1], "held_low": held_low, "held_high": held_high,
+            "decided": c.decided, "k": c.k,
             "labels_needed": np.nan if c.labels_needed is None else c.labels_needed}
 
 
@@ -399,7 +401,7 @@ def calibration_table(results: pd.DataFrame) -> pd.DataFrame:
     from ensel.fewlabels import INTERVAL_LEVEL
 
     f = results[results["arm"] == "few"].copy()
-    f["covered"] = (f["low"] <= f["error"]) & (f["error"] <= f["high"])
+    f["covered"] = _covered(f)
     order = list(dict.fromkeys(f["data"]))
     out = {s: {d: _coverage_cell(f[(f["data"] == d) & (f["strategy"] == s)]["covered"],
                                  INTERVAL_LEVEL) for d in order}
@@ -425,8 +427,16 @@ def coverage(results: pd.DataFrame, strategy: str | None = None) -> tuple[float,
     error, and how many there are."""
     f = results[(results["arm"] == "few")
                 & ((results["strategy"] == strategy) if strategy else True)]
-    hit = (f["low"] <= f["error"]) & (f["error"] <= f["high"])
+    hit = _covered(f)
     return float(hit.mean()), int(hit.size)
+
+
+def _covered(few: pd.DataFrame) -> pd.Series:
+    """Whether each few-label row's held-out error lies in the interval stated for an
+    error measured on that many held-out items (``held_low``-``held_high``,
+    :meth:`ensel.fewlabels.FewLabelChoice.interval_on`; ``low``-``high`` without them)."""
+    lo, hi = ("held_low", "held_high") if "held_low" in few else ("low", "high")
+    return (few[lo] <= few["error"]) & (few["error"] <= few[hi])
 
 
 _STYLE = {"few": ("C0", "o-"), "single": ("C2", "s--"), "ds": ("C3", "^:")}
