@@ -190,27 +190,36 @@ def confidence_bins(P: np.ndarray) -> np.ndarray:
     return np.digitize(1.0 - P.max(axis=1), BINS)
 
 
+def _bin_loglik(model: LabelModel, L: np.ndarray) -> np.ndarray:
+    """``(grid, n_L)``: the log-likelihood of the gold of the labelled items ``L`` at every
+    point of the grid of (temperature, noise)."""
+    k = model.allowed[L].sum(axis=1)
+    p = _calibrated_grid(model.Q[L], _TAU)[:, np.arange(L.size), model.gold[L]]
+    LL = np.log(np.maximum((1 - _NOISE[None, :, None]) * p[:, None, :]
+                           + _NOISE[None, :, None] / k[None, None, :], 1e-300))
+    return LL.reshape(_TAU.size * _NOISE.size, L.size)
+
+
+def _log_prior() -> np.ndarray:
+    logtau = np.log(_TAU)
+    return ((-0.5 * (logtau / PRIOR_SD) ** 2)[:, None] + np.zeros(_NOISE.size)[None, :]).ravel()
+
+
 def _calibration_draws(model: LabelModel, lab: np.ndarray, h: np.ndarray,
                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Indices into the grid of (temperature, noise) of each draw per bin ``(D, n_bins)``,
     and of the point fit (all labels, weight one each) per bin; ``h`` ``(D, n_lab)``: the
     draws' weights of the labelled items ``lab``."""
-    logtau = np.log(_TAU)
-    prior = ((-0.5 * (logtau / PRIOR_SD) ** 2)[:, None] + np.zeros(_NOISE.size)[None, :]).ravel()
+    prior = _log_prior()
     n_draws, n_bins = h.shape[0], len(BINS) + 1
     bins = confidence_bins(model.Q)
-    k = model.allowed.sum(axis=1)
     which = np.empty((n_draws, n_bins), dtype=np.int64)
     point = np.empty(n_bins, dtype=np.int64)
     for b in range(n_bins):
         inb = bins[lab] == b
-        L = lab[inb]
-        p = _gold_probability(model.Q[L], model.gold[L])  # (n_tau, n_L)
-        LL = np.log(np.maximum((1 - _NOISE[None, :, None]) * p[:, None, :]
-                               + _NOISE[None, :, None] / k[L][None, None, :], 1e-300))
-        LL = LL.reshape(_TAU.size * _NOISE.size, L.size)
+        LL = _bin_loglik(model, lab[inb])
         hb = h[:, inb]
-        hb = hb * (L.size / np.maximum(hb.sum(axis=1, keepdims=True), 1e-300))
+        hb = hb * (LL.shape[1] / np.maximum(hb.sum(axis=1, keepdims=True), 1e-300))
         logpost = hb @ LL.T + prior[None, :]  # (D, grid): each draw's posterior
         logpost -= logpost.max(axis=1, keepdims=True)
         cum = np.exp(logpost).cumsum(axis=1)
@@ -219,15 +228,49 @@ def _calibration_draws(model: LabelModel, lab: np.ndarray, h: np.ndarray,
     return which, point
 
 
-def _gold_probability(P: np.ndarray, gold: np.ndarray) -> np.ndarray:
-    """``(n_tau, n)``: the probability of each item's gold under ``P`` at every temperature
-    of :data:`TEMPERATURES` (``P^tau`` renormalised), in one pass over the grid."""
+def point_errors(model: LabelModel, tieds: list[np.ndarray]) -> np.ndarray:
+    """``(C,)``: each candidate's mean expected error over the items under the label model
+    at the point fit of its calibration (no draws, no rectifier): what ``k="auto"`` sizes
+    the choice by, so that the labelled items' own noise does not pick the size."""
+    lab = np.flatnonzero(model.gold >= 0)
+    bins = confidence_bins(model.Q)
+    prior = _log_prior()
+    T = _shares(tieds)
+    chance = 1.0 - 1.0 / model.allowed.sum(axis=1)
+    total = np.zeros(len(tieds))
+    for b in range(len(BINS) + 1):
+        rows = np.flatnonzero(bins == b)
+        if rows.size == 0:
+            continue
+        g = int((_bin_loglik(model, lab[bins[lab] == b]).sum(axis=1) + prior).argmax())
+        tau, eps = _TAU[g // _NOISE.size], _NOISE[g % _NOISE.size]
+        f = _expected(T[:, rows], _calibrated_grid(model.Q[rows], np.array([tau])))[0]
+        total += ((1 - eps) * f + eps * chance[rows]).sum(axis=1)
+    return total / model.Q.shape[0]
+
+
+def _shares(tieds: list[np.ndarray]) -> np.ndarray:
+    """``(C, n, K)``: each candidate's answer as its share of each class (ties split)."""
+    T = np.stack(tieds).astype(float)
+    return T / T.sum(axis=2, keepdims=True)
+
+
+def _expected(T: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """``(U, C, n)``: the expected error of answers ``T`` ``(C, n, K)`` under each of the
+    posteriors ``P`` ``(U, n, K)`` (one batched product over the items)."""
+    prod = np.matmul(P.transpose(1, 0, 2), T.transpose(1, 2, 0))  # (n, U, C)
+    return 1.0 - prod.transpose(1, 2, 0)
+
+
+def _calibrated_grid(P: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """``(U, n, K)``: the posteriors ``P`` at each temperature of ``taus`` (``P^tau``
+    renormalised per item), in one pass."""
     with np.errstate(divide="ignore"):
         logP = np.log(P)
-    z = _TAU[:, None, None] * logP[None, :, :]  # (n_tau, n, K)
+    z = taus[:, None, None] * logP[None, :, :]
     z -= z.max(axis=2, keepdims=True)
-    num = np.exp(z[:, np.arange(gold.size), gold])
-    return num / np.exp(z).sum(axis=2)
+    e = np.exp(z)
+    return e / e.sum(axis=2, keepdims=True)
 
 
 def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
@@ -262,8 +305,7 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
     g = rng.standard_exponential((n_draws, n))
     g /= g.sum(axis=1, keepdims=True)
     pseudo = rng.standard_gamma(0.5, (n_draws, 2))  # an error and a success
-    T = np.stack(tieds).astype(float)
-    T /= T.sum(axis=2, keepdims=True)  # (C, n, K): the answer's share of each class
+    T = _shares(tieds)  # (C, n, K)
     bins = confidence_bins(model.Q)
     chance = 1.0 - 1.0 / model.allowed.sum(axis=1)  # the error of a uniform guess
     at = np.full(n, -1)
@@ -275,21 +317,18 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
         if rows.size == 0:
             continue
         lr = at[rows] >= 0
-        L = at[rows[lr]]  # positions in lab
-        gl = model.gold[rows[lr]]
-        gold_err = 1.0 - T[:, rows[lr], gl] if L.size else np.zeros((C, 0))  # (C, n_Lb)
-        t_of = which[:, b] // _NOISE.size
-        for t in np.unique(t_of):
-            d = np.flatnonzero(t_of == t)
-            P = calibrated(model.Q[rows], float(_TAU[t]))
-            f = 1.0 - np.einsum("cik,ik->ci", T[:, rows], P)  # (C, n_b)
-            eps = _NOISE[which[d, b] % _NOISE.size][:, None]  # (D_t, 1)
-            G = g[np.ix_(d, rows)]
-            expected[d] += (1 - eps) * (G @ f.T) + eps * (G @ chance[rows])[:, None]
-            if L.size:
-                H = h[np.ix_(d, L)]
-                rect[d] += (H @ gold_err.T - (1 - eps) * (H @ f[:, lr].T)
-                            - eps * (H @ chance[rows[lr]])[:, None])
+        gold_err = 1.0 - T[:, rows[lr], model.gold[rows[lr]]]  # (C, n_Lb)
+        used, inv = np.unique(which[:, b] // _NOISE.size, return_inverse=True)
+        f = _expected(T[:, rows], _calibrated_grid(model.Q[rows], _TAU[used]))  # (U, C, n_b)
+        eps = _NOISE[which[:, b] % _NOISE.size][:, None]  # (D, 1)
+        G, H = g[:, rows], h[:, at[rows[lr]]]
+        Gf, Hf = np.empty((n_draws, C)), np.empty((n_draws, C))  # at each draw's tau
+        for u in range(used.size):
+            d = np.flatnonzero(inv == u)
+            Gf[d] = G[d] @ f[u].T
+            Hf[d] = H[d] @ f[u][:, lr].T
+        expected += (1 - eps) * Gf + eps * (G @ chance[rows])[:, None]
+        rect += H @ gold_err.T - (1 - eps) * Hf - eps * (H @ chance[rows[lr]])[:, None]
     total = h.sum(axis=1) + pseudo.sum(axis=1)
     rect += pseudo[:, :1] * (1.0 - expected) - pseudo[:, 1:] * expected
     out = (expected + rect / total[:, None]).T
