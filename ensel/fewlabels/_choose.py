@@ -254,9 +254,28 @@ def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: in
     return _Analysis(pool, model, cands, tieds, draws, choice, runner, method, aggregator)
 
 
-def _verdict(an: _Analysis) -> FewLabelChoice:
+def _labels_needed(an: _Analysis, diff: np.ndarray, mu: float, n_lab: int,
+                   n_un: int) -> int | None:
+    """Labels more, at random, until ``decided``, from the draws' spread: the variance of
+    the difference with the runner-up splits into the label model's part (the items and the
+    calibration, kept as it is) and the rectifier's, which shrinks as ``n_lab / (n_lab +
+    more)``; ``None`` when even every remaining label would not be expected to decide."""
     from scipy.stats import norm
 
+    if mu >= TOLERANCE:
+        return None
+    z = float(norm.ppf(DECIDE_LEVEL))
+    e = an.draws.expected
+    var_model = float(np.var(e[an.choice] - e[an.runner]))
+    var_labels = max(float(np.var(diff)) - var_model, 0.0)
+    room = ((TOLERANCE - mu) / z) ** 2 - var_model  # what the rectifier may still add
+    if room <= 0 or var_labels == 0:
+        return None
+    more = math.ceil(n_lab * (var_labels / room - 1.0))
+    return max(more, 1) if more <= n_un else None
+
+
+def _verdict(an: _Analysis) -> FewLabelChoice:
     pool, d = an.pool, an.draws.errors
     n_lab = int(pool.labelled.sum())
     n_un = pool.A.shape[0] - n_lab
@@ -266,16 +285,10 @@ def _verdict(an: _Analysis) -> FewLabelChoice:
     diff = err - d[an.runner]
     win = float(np.mean(diff <= TOLERANCE))
     decided = win >= DECIDE_LEVEL
-    mu, sd = float(diff.mean()), float(diff.std())
+    mu = float(diff.mean())
     needed: int | None = 0
     if not decided:
-        z = float(norm.ppf(DECIDE_LEVEL))
-        base = n_lab + 1
-        if mu >= TOLERANCE or sd == 0:
-            needed = None
-        else:
-            more = math.ceil(base * ((z * sd / (TOLERANCE - mu)) ** 2 - 1))
-            needed = max(more, 1) if more <= n_un else None
+        needed = _labels_needed(an, diff, mu, n_lab, n_un)
     S, R = an.candidates[an.choice], an.candidates[an.runner]
     names = tuple(pool.models[j] for j in S)
     shown = ", ".join(map(str, names))

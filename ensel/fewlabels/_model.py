@@ -290,10 +290,15 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
     prior on ``log tau`` (sd :data:`PRIOR_SD`, centred on the model as fitted) over the grid
     :data:`TEMPERATURES` and equal prior mass on the grid :data:`NOISE`. Each draw
     resamples the labelled items (Dirichlet(1) weights), draws each bin's ``(tau, eps)``
-    from the posterior they give, computes the rectifier with the same weights (and two
-    prior pseudo-items, an error and a success of weight Dirichlet(1/2) each, so that a
-    handful of labels that all agree with the model do not give a zero-width rectifier),
-    and resamples the items (Dirichlet(1)) for the mean of the expected errors.
+    from the posterior they give, computes the rectifier with the same weights, and
+    resamples the items (Dirichlet(1)) for the mean of the expected errors. The rectifier
+    is stratified by the bins (each bin's mean over its labelled items, weighted by the
+    bin's share of the items), so that labels chosen by the model's confidence (as
+    :func:`ensel.fewlabels.label_next` does) do not stand for the items they are not like;
+    each bin adds two prior pseudo-items, an error and a success (Dirichlet weights of
+    total mass 1 over the bins, in proportion to their items), so that a handful of labels
+    that all agree with the model do not give a zero-width rectifier, and a bin without
+    labels gets the prior's width.
 
     The computation is vectorised over the draws and the candidates; its only loop is over
     the bins and the temperatures the draws use.
@@ -304,14 +309,17 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
     which, point = _calibration_draws(model, lab, h, rng)
     g = rng.standard_exponential((n_draws, n))
     g /= g.sum(axis=1, keepdims=True)
-    pseudo = rng.standard_gamma(0.5, (n_draws, 2))  # an error and a success
+    share = np.bincount(confidence_bins(model.Q), minlength=n_bins) / n
+    # per bin an error and a success, of prior mass 1 over the bins
+    pseudo = rng.standard_gamma(np.repeat(np.maximum(0.5 * share, 0.05), 2),
+                                (n_draws, 2 * n_bins))
     T = _shares(tieds)  # (C, n, K)
     bins = confidence_bins(model.Q)
     chance = 1.0 - 1.0 / model.allowed.sum(axis=1)  # the error of a uniform guess
     at = np.full(n, -1)
     at[lab] = np.arange(lab.size)
     expected = np.zeros((n_draws, C))  # mean expected error over the items
-    rect = np.zeros((n_draws, C))  # weighted sum of the rectifier over the labelled items
+    rect = np.zeros((n_draws, C))  # the rectifier, the bins' means weighted by their items
     for b in range(n_bins):
         rows = np.flatnonzero(bins == b)
         if rows.size == 0:
@@ -327,10 +335,15 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
             d = np.flatnonzero(inv == u)
             Gf[d] = G[d] @ f[u].T
             Hf[d] = H[d] @ f[u][:, lr].T
-        expected += (1 - eps) * Gf + eps * (G @ chance[rows])[:, None]
-        rect += H @ gold_err.T - (1 - eps) * Hf - eps * (H @ chance[rows[lr]])[:, None]
-    total = h.sum(axis=1) + pseudo.sum(axis=1)
-    rect += pseudo[:, :1] * (1.0 - expected) - pseudo[:, 1:] * expected
-    out = (expected + rect / total[:, None]).T
+        part = (1 - eps) * Gf + eps * (G @ chance[rows])[:, None]  # the bin's share of it
+        expected += part
+        weight = G.sum(axis=1, keepdims=True)  # the bin's share of the items in the draw
+        mean_f = part / np.maximum(weight, 1e-300)
+        up, down = pseudo[:, 2 * b:2 * b + 1], pseudo[:, 2 * b + 1:2 * b + 2]
+        r = (H @ gold_err.T - (1 - eps) * Hf - eps * (H @ chance[rows[lr]])[:, None]
+             + up * (1.0 - mean_f) - down * mean_f)
+        den = H.sum(axis=1, keepdims=True) + up + down  # 0 only if both pseudo underflow
+        rect += weight * np.where(den > 0, r / np.maximum(den, 1e-300), 0.5 - mean_f)
+    out = (expected + rect).T
     return Draws(out, _TAU[which // _NOISE.size], _TAU[point // _NOISE.size],
                  bins, _NOISE[which % _NOISE.size], _NOISE[point % _NOISE.size], expected.T)
