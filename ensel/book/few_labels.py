@@ -216,16 +216,16 @@ def _baselines(src: Source, pool: np.ndarray, test: np.ndarray, labelled: np.nda
     return {"single": heldout_error(single, At[:, [j]], gt), "ds": heldout_error(ds, At, gt)}
 
 
-def _few(src: Source, pool: np.ndarray, test: np.ndarray, labelled: np.ndarray, *, k: Any,
-         n_draws: int, seed: int) -> dict[str, Any]:
-    """The few-label choice with the labels ``labelled``: its held-out error and what it
-    states about itself."""
+def _few(src: Source, pool: np.ndarray, test: tuple[Any, Any], labelled: np.ndarray, *,
+         k: Any, n_draws: int, seed: int) -> dict[str, Any]:
+    """The few-label choice with the labels ``labelled``: its held-out error (``test``: the
+    held-out part, :meth:`Source.part`) and what it states about itself."""
     from ensel.fewlabels import choose_with_labels
 
     ans, y = src.part(pool, _hidden(src, pool, labelled))
     c = choose_with_labels(ans, y, k=k, n_draws=n_draws, seed=seed)
-    held, gold = src.part(test)
-    held_low, held_high = c.interval_on(int(test.size))
+    held, gold = test
+    held_low, held_high = c.interval_on(len(held.index if src.binary else held.items))
     return {"error": c.heldout_error(held, gold), "stated": c.error, "low": c.interval[0],
             "high": c.interval[1], "held_low": held_low, "held_high": held_high,
             "decided": c.decided, "k": c.k,
@@ -248,7 +248,8 @@ def run_source(src: Source, *, grid: Sequence[int] = GRID, n_repeats: int = 5,
         pool, test = _split(src, r, pool_items, seed)
         grid_r = [n for n in grid if n < pool.size]
         s = seed + r
-        full = _few(src, pool, test, np.arange(pool.size), k=k, n_draws=n_draws, seed=s)
+        held = src.part(test)
+        full = _few(src, pool, held, np.arange(pool.size), k=k, n_draws=n_draws, seed=s)
         vote = heldout_error(PluralityVote().fit(A[pool]), A[test], g[test])
         base = {"repeat": r, "n_pool": pool.size, "n_test": test.size}
         rows += [base | {"strategy": "-", "n_labels": pool.size, "arm": "full"} | full,
@@ -264,7 +265,7 @@ def run_source(src: Source, *, grid: Sequence[int] = GRID, n_repeats: int = 5,
                     arms = {a: {"error": e} for a, e in
                             _baselines(src, pool, test, lab, s).items()}
                     if n:
-                        arms["few"] = _few(src, pool, test, lab, k=k, n_draws=n_draws,
+                        arms["few"] = _few(src, pool, held, lab, k=k, n_draws=n_draws,
                                            seed=s)
                     done[key] = [{"arm": a} | v for a, v in arms.items()]
                 rows += [base | {"strategy": strategy, "n_labels": n} | v for v in done[key]]

@@ -223,7 +223,8 @@ def _calibration_draws(model: LabelModel, lab: np.ndarray, h: np.ndarray,
         logpost = hb @ LL.T + prior[None, :]  # (D, grid): each draw's posterior
         logpost -= logpost.max(axis=1, keepdims=True)
         cum = np.exp(logpost).cumsum(axis=1)
-        which[:, b] = (rng.random(n_draws)[:, None] * cum[:, -1:] > cum).sum(axis=1)
+        u = np.asarray(rng.random(n_draws), dtype=float)
+        which[:, b] = (u[:, None] * cum[:, -1:] > cum).sum(axis=1)
         point[b] = int((LL.sum(axis=1) + prior).argmax())
     return which, point
 
