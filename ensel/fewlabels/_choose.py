@@ -257,18 +257,22 @@ def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: in
 def _labels_needed(an: _Analysis, diff: np.ndarray, mu: float, n_lab: int,
                    n_un: int) -> int | None:
     """Labels more, at random, until ``decided``, from the draws' spread: the variance of
-    the difference with the runner-up splits into the label model's part (the items and the
-    calibration, kept as it is) and the rectifier's, which shrinks as ``n_lab / (n_lab +
-    more)``; ``None`` when even every remaining label would not be expected to decide."""
+    the difference with the runner-up splits into the sampling of the items (the variance
+    over the items of the difference of the expected errors, over their number: kept as
+    it is) and the rest, the labels' (the calibration and the rectifier), which shrinks as
+    ``n_lab / (n_lab + more)``; ``None`` when even every remaining label would not be
+    expected to decide."""
     from scipy.stats import norm
 
     if mu >= TOLERANCE:
         return None
     z = float(norm.ppf(DECIDE_LEVEL))
-    e = an.draws.expected
-    var_model = float(np.var(e[an.choice] - e[an.runner]))
-    var_labels = max(float(np.var(diff)) - var_model, 0.0)
-    room = ((TOLERANCE - mu) / z) ** 2 - var_model  # what the rectifier may still add
+    Q = an.model.Q
+    f = [1.0 - (an.tieds[c] * Q).sum(axis=1) / an.tieds[c].sum(axis=1)
+         for c in (an.choice, an.runner)]
+    var_items = float(np.var(f[0] - f[1])) / Q.shape[0]
+    var_labels = max(float(np.var(diff)) - var_items, 0.0)
+    room = ((TOLERANCE - mu) / z) ** 2 - var_items  # what the labels' part may still add
     if room <= 0 or var_labels == 0:
         return None
     more = math.ceil(n_lab * (var_labels / room - 1.0))
