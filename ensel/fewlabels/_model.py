@@ -166,10 +166,7 @@ def fit_label_model(pool: Pool, name: str, aggregator: str, seed: int) -> LabelM
 
 def calibrated(P: np.ndarray, tau: float) -> np.ndarray:
     """The posteriors at temperature ``tau``: ``P^tau`` renormalised per item."""
-    from ensel.aggregate._multiclass import softmax_rows
-
-    with np.errstate(divide="ignore"):
-        return softmax_rows(tau * np.log(P))
+    return _calibrated_grid(P, np.array([float(tau)]))[0]
 
 
 @dataclass(frozen=True)
