@@ -342,6 +342,6 @@ def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
              + up * (1.0 - mean_f) - down * mean_f)
         den = H.sum(axis=1, keepdims=True) + up + down  # 0 only if both pseudo underflow
         rect += weight * np.where(den > 0, r / np.maximum(den, 1e-300), 0.5 - mean_f)
-    out = (expected + rect).T
+    out = np.clip(expected + rect, 0.0, 1.0).T  # an error rate: the rectifier may overshoot
     return Draws(out, _TAU[which // _NOISE.size], _TAU[point // _NOISE.size],
                  bins, _NOISE[which % _NOISE.size], _NOISE[point % _NOISE.size], expected.T)
