@@ -34,8 +34,9 @@
 # noise of the full-label choice: {glue:text}`reach_random_text`. The `"decisive"` order
 # gets there with fewer labels than random on {glue:text}`n_fewer_real` of
 # {glue:text}`n_real` real sources ({glue:text}`fewer_text`). The stated 95 % intervals
-# cover the held-out error in {glue:text}`cov_random:.0%` of {glue:text}`n_cov_random`
-# choices with random labels ({glue:text}`cov_random_verdict` the nominal rate) and in
+# cover the held-out error in {glue:text}`cov_random:.1%` (se {glue:text}`cov_random_se:.1%`)
+# of {glue:text}`n_cov_random` choices with random labels ({glue:text}`cov_random_verdict`
+# the nominal rate) and in
 # {glue:text}`cov_all:.0%` of {glue:text}`n_cov_all` over all three orders
 # ({glue:text}`cov_all_verdict` it).
 
@@ -46,7 +47,7 @@ pool_models = 20  # models of each seeded pool
 pool_items = 3000  # items of each seeded pool
 labelling_pool = 600  # items whose gold is hidden, per repeat
 n_labels = [0, 10, 20, 50, 100, 200]
-n_repeats = 4  # 5 repeats of 800 items: 147 s CPU
+n_repeats = 8
 n_draws = 100  # choose_with_labels' bootstrap draws (default 200)
 max_batch = 50  # most labels label_next picks before the next call
 
@@ -146,11 +147,10 @@ glue("excess_text", "; ".join(f"{show[d]}: {e}" for d, e in last.items()),
 # ## Are the stated intervals honest?
 #
 # `choose_with_labels` states a 95 % interval for its choice's error (here from
-# {glue:text}`n_draws` bootstrap draws; its default is 200, which doubles the page's time).
-# Across the repeats and $N$, the share of choices whose interval contains the error
-# measured on the held-out part; "(below)": the nominal 95 % is above the share's 95 %
-# interval. The held-out error has its own sampling noise, not small where the held-out
-# part is small (LLMBar):
+# {glue:text}`n_draws` draws), prediction-powered: valid when the labels are a random
+# sample. Across the repeats and $N$, the share of choices whose interval for an error
+# measured on the held-out part (`interval_on`, which adds that part's own sampling noise)
+# contains it; "(below)"/"(above)": the nominal 95 % is outside the share's 95 % interval:
 
 # %%
 calibration_table(results)
@@ -160,6 +160,7 @@ cov_r, n_r = coverage(results, "random")
 cov_a, n_a = coverage(results)
 glue("cov_random", cov_r, display=False)
 glue("n_cov_random", n_r, display=False)
+glue("cov_random_se", (cov_r * (1 - cov_r) / n_r) ** 0.5, display=False)
 glue("cov_all", cov_a, display=False)
 glue("n_cov_all", n_a, display=False)
 glue("cov_random_verdict", coverage_verdict(results, "random"), display=False)

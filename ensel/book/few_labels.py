@@ -216,17 +216,19 @@ def _baselines(src: Source, pool: np.ndarray, test: np.ndarray, labelled: np.nda
     return {"single": heldout_error(single, At[:, [j]], gt), "ds": heldout_error(ds, At, gt)}
 
 
-def _few(src: Source, pool: np.ndarray, test: np.ndarray, labelled: np.ndarray, *, k: Any,
-         n_draws: int, seed: int) -> dict[str, Any]:
-    """The few-label choice with the labels ``labelled``: its held-out error and what it
-    states about itself."""
+def _few(src: Source, pool: np.ndarray, test: tuple[Any, Any], labelled: np.ndarray, *,
+         k: Any, n_draws: int, seed: int) -> dict[str, Any]:
+    """The few-label choice with the labels ``labelled``: its held-out error (``test``: the
+    held-out part, :meth:`Source.part`) and what it states about itself."""
     from ensel.fewlabels import choose_with_labels
 
     ans, y = src.part(pool, _hidden(src, pool, labelled))
     c = choose_with_labels(ans, y, k=k, n_draws=n_draws, seed=seed)
-    held, gold = src.part(test)
+    held, gold = test
+    held_low, held_high = c.interval_on(len(held.index if src.binary else held.items))
     return {"error": c.heldout_error(held, gold), "stated": c.error, "low": c.interval[0],
-            "high": c.interval[1], "decided": c.decided, "k": c.k,
+            "high": c.interval[1], "held_low": held_low, "held_high": held_high,
+            "decided": c.decided, "k": c.k,
             "labels_needed": np.nan if c.labels_needed is None else c.labels_needed}
 
 
@@ -246,7 +248,8 @@ def run_source(src: Source, *, grid: Sequence[int] = GRID, n_repeats: int = 5,
         pool, test = _split(src, r, pool_items, seed)
         grid_r = [n for n in grid if n < pool.size]
         s = seed + r
-        full = _few(src, pool, test, np.arange(pool.size), k=k, n_draws=n_draws, seed=s)
+        held = src.part(test)
+        full = _few(src, pool, held, np.arange(pool.size), k=k, n_draws=n_draws, seed=s)
         vote = heldout_error(PluralityVote().fit(A[pool]), A[test], g[test])
         base = {"repeat": r, "n_pool": pool.size, "n_test": test.size}
         rows += [base | {"strategy": "-", "n_labels": pool.size, "arm": "full"} | full,
@@ -262,7 +265,7 @@ def run_source(src: Source, *, grid: Sequence[int] = GRID, n_repeats: int = 5,
                     arms = {a: {"error": e} for a, e in
                             _baselines(src, pool, test, lab, s).items()}
                     if n:
-                        arms["few"] = _few(src, pool, test, lab, k=k, n_draws=n_draws,
+                        arms["few"] = _few(src, pool, held, lab, k=k, n_draws=n_draws,
                                            seed=s)
                     done[key] = [{"arm": a} | v for a, v in arms.items()]
                 rows += [base | {"strategy": strategy, "n_labels": n} | v for v in done[key]]
@@ -399,7 +402,7 @@ def calibration_table(results: pd.DataFrame) -> pd.DataFrame:
     from ensel.fewlabels import INTERVAL_LEVEL
 
     f = results[results["arm"] == "few"].copy()
-    f["covered"] = (f["low"] <= f["error"]) & (f["error"] <= f["high"])
+    f["covered"] = _covered(f)
     order = list(dict.fromkeys(f["data"]))
     out = {s: {d: _coverage_cell(f[(f["data"] == d) & (f["strategy"] == s)]["covered"],
                                  INTERVAL_LEVEL) for d in order}
@@ -425,8 +428,16 @@ def coverage(results: pd.DataFrame, strategy: str | None = None) -> tuple[float,
     error, and how many there are."""
     f = results[(results["arm"] == "few")
                 & ((results["strategy"] == strategy) if strategy else True)]
-    hit = (f["low"] <= f["error"]) & (f["error"] <= f["high"])
+    hit = _covered(f)
     return float(hit.mean()), int(hit.size)
+
+
+def _covered(few: pd.DataFrame) -> pd.Series:
+    """Whether each few-label row's held-out error lies in the interval stated for an
+    error measured on that many held-out items (``held_low``-``held_high``,
+    :meth:`ensel.fewlabels.FewLabelChoice.interval_on`; ``low``-``high`` without them)."""
+    lo, hi = ("held_low", "held_high") if "held_low" in few else ("low", "high")
+    return (few[lo] <= few["error"]) & (few["error"] <= few[hi])
 
 
 _STYLE = {"few": ("C0", "o-"), "single": ("C2", "s--"), "ds": ("C3", "^:")}

@@ -14,7 +14,14 @@ from ensel._errors import UsageError
 from ensel._validation import Interval, Shown, StrOptions, constraint_error, validate_params
 from ensel.data import OptionMatrix
 from ensel.fewlabels._gold import Pool, _read_pool, read_pool
-from ensel.fewlabels._model import Draws, LabelModel, Predictor, draw_errors, fit_label_model
+from ensel.fewlabels._model import (
+    Draws,
+    LabelModel,
+    Predictor,
+    draw_errors,
+    fit_label_model,
+    point_errors,
+)
 
 __all__ = ["AGGREGATORS", "DECIDE_LEVEL", "INTERVAL_LEVEL", "MAX_K", "TOLERANCE",
            "FewLabelChoice", "choose_with_labels"]
@@ -52,7 +59,7 @@ class FewLabelChoice:
     interval : tuple of float
         ``(lo, hi)``, the central :data:`INTERVAL_LEVEL` interval of the error's draws: of
         the error on the population of such items (an error measured on ``n`` held-out
-        items adds its own binomial noise, about ``sqrt(e (1 - e) / n)``).
+        items adds its own binomial noise: ``interval_on``).
     n_labels, n_unlabelled : int
         Items with and without gold.
     decided : bool
@@ -90,6 +97,7 @@ class FewLabelChoice:
     _predictor: Predictor | None = field(default=None, repr=False, compare=False)
     _binary: bool = field(default=True, repr=False, compare=False)
     _n_models: int = field(default=0, repr=False, compare=False)
+    _draws: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The choice as plain JSON-ready values."""
@@ -100,6 +108,26 @@ class FewLabelChoice:
                 "runner_up": list(self.runner_up), "labels_needed": self.labels_needed,
                 "reason": self.reason, "win_rate": self.win_rate, "method": self.method,
                 "k": self.k}
+
+    def interval_on(self, n_items: int) -> tuple[float, float]:
+        """The central :data:`INTERVAL_LEVEL` interval of the error *measured* on
+        ``n_items`` new items: :attr:`interval` (of the population error) widened by the
+        sampling noise of ``n_items`` items (per draw ``e``, normal with sd
+        ``sqrt(e (1 - e) / n_items)``, an upper bound when ties count fractions). The
+        interval to hold a held-out error against."""
+        from scipy.stats import norm
+
+        if isinstance(n_items, bool) or not isinstance(n_items, Integral) or n_items < 1:
+            raise constraint_error("n_items", "an int >= 1", n_items,
+                                   func="FewLabelChoice.interval_on")
+        if self._draws is None:  # pragma: no cover - built by choose_with_labels
+            raise UsageError("this FewLabelChoice was not made by choose_with_labels")
+        e = np.clip(self._draws, 0.0, 1.0)
+        sd = np.sqrt(e * (1.0 - e) / int(n_items))
+        z = norm.ppf((np.arange(40) + 0.5) / 40)  # the normal by 40 equal-mass nodes
+        a = (1 - INTERVAL_LEVEL) / 2
+        lo, hi = np.quantile((e[:, None] + sd[:, None] * z[None, :]).ravel(), [a, 1 - a])
+        return max(float(lo), 0.0), min(float(hi), 1.0)
 
     def _scores(self, A: Any) -> tuple[np.ndarray, Pool]:
         if self._predictor is None:  # pragma: no cover - built by choose_with_labels
@@ -210,8 +238,9 @@ def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: in
     if k == "auto":
         cands = [tuple(path[:s]) for s in range(1, size + 1)]
         tieds = [model.ties(c) for c in cands]
-        first = draw_errors(model, tieds, n_draws, np.random.default_rng(seed))
-        mean = first.errors.mean(axis=1)
+        # the size by the label model's part alone: the labelled items' own noise would
+        # pick the size they flatter, and the rectifier of the choice would be optimistic
+        mean = point_errors(model, tieds)
         size = int(np.flatnonzero(mean <= mean.min() + 1e-12)[0]) + 1
     else:
         cands = [tuple(path)]
@@ -225,9 +254,32 @@ def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: in
     return _Analysis(pool, model, cands, tieds, draws, choice, runner, method, aggregator)
 
 
-def _verdict(an: _Analysis) -> FewLabelChoice:
+def _labels_needed(an: _Analysis, diff: np.ndarray, mu: float, n_lab: int,
+                   n_un: int) -> int | None:
+    """Labels more, at random, until ``decided``, from the draws' spread: the variance of
+    the difference with the runner-up splits into the sampling of the items (the variance
+    over the items of the difference of the expected errors, over their number: kept as
+    it is) and the rest, the labels' (the calibration and the rectifier), which shrinks as
+    ``n_lab / (n_lab + more)``; ``None`` when even every remaining label would not be
+    expected to decide."""
     from scipy.stats import norm
 
+    if mu >= TOLERANCE:
+        return None
+    z = float(norm.ppf(DECIDE_LEVEL))
+    Q = an.model.Q
+    f = [1.0 - (an.tieds[c] * Q).sum(axis=1) / an.tieds[c].sum(axis=1)
+         for c in (an.choice, an.runner)]
+    var_items = float(np.var(f[0] - f[1])) / Q.shape[0]
+    var_labels = max(float(np.var(diff)) - var_items, 0.0)
+    room = ((TOLERANCE - mu) / z) ** 2 - var_items  # what the labels' part may still add
+    if room <= 0 or var_labels == 0:
+        return None
+    more = math.ceil(n_lab * (var_labels / room - 1.0))
+    return max(more, 1) if more <= n_un else None
+
+
+def _verdict(an: _Analysis) -> FewLabelChoice:
     pool, d = an.pool, an.draws.errors
     n_lab = int(pool.labelled.sum())
     n_un = pool.A.shape[0] - n_lab
@@ -237,16 +289,10 @@ def _verdict(an: _Analysis) -> FewLabelChoice:
     diff = err - d[an.runner]
     win = float(np.mean(diff <= TOLERANCE))
     decided = win >= DECIDE_LEVEL
-    mu, sd = float(diff.mean()), float(diff.std())
+    mu = float(diff.mean())
     needed: int | None = 0
     if not decided:
-        z = float(norm.ppf(DECIDE_LEVEL))
-        base = n_lab + 1
-        if mu >= TOLERANCE or sd == 0:
-            needed = None
-        else:
-            more = math.ceil(base * ((z * sd / (TOLERANCE - mu)) ** 2 - 1))
-            needed = max(more, 1) if more <= n_un else None
+        needed = _labels_needed(an, diff, mu, n_lab, n_un)
     S, R = an.candidates[an.choice], an.candidates[an.runner]
     names = tuple(pool.models[j] for j in S)
     shown = ", ".join(map(str, names))
@@ -270,7 +316,7 @@ def _verdict(an: _Analysis) -> FewLabelChoice:
         interval=(lo, hi), n_labels=n_lab, n_unlabelled=n_un, decided=decided,
         runner_up=tuple(R), labels_needed=needed, reason=reason, win_rate=win,
         method=an.method, k=len(S), _predictor=an.model.predictor, _binary=pool.binary,
-        _n_models=pool.A.shape[1])
+        _n_models=pool.A.shape[1], _draws=err.copy())
 
 
 _K = [StrOptions(["auto"]), Interval(Integral, 1, None)]
@@ -290,13 +336,16 @@ def choose_with_labels(A: Any, y: Any = None, *, k: int | str = "auto",
     Dawid-Skene variant) is fitted on every item, the gold anchoring its items; the selector
     ``method`` runs on the gold where there is some and the model's most probable option
     elsewhere, and proposes candidates (its pick path; the choice with one pick swapped for
-    the next best). Each candidate's error is its gold error on the labelled items and its
-    expected error elsewhere under the model's posterior recalibrated by the labels (a
-    temperature, :func:`ensel.fewlabels._model.draw_errors`); its answers on an item come
-    from Dawid-Skene tables fitted on the other half of the items (cross-fitted).
+    the next best). Each candidate's error is prediction-powered: its expected error over
+    every item under the model's posterior recalibrated by the labels, plus the mean over
+    the labelled items of its gold error minus that expected error (unbiased when the
+    labels are a random sample of the items); its answers and the posterior on an item
+    come from Dawid-Skene tables fitted on the other half of the items (cross-fitted).
     ``n_draws`` Bayesian-bootstrap draws (seeded) of the labelled items and of the items give
-    the interval, which widens as labels get fewer, and the share of draws in which the
-    choice is within :data:`TOLERANCE` of the runner-up or better.
+    the interval of the population error, which widens as labels get fewer, and the share of
+    draws in which the choice is within :data:`TOLERANCE` of the runner-up or better.
+    ``k="auto"`` takes the size by the label model's part of the error alone, so that the
+    noise of the few labelled items does not pick the size they flatter.
 
     Parameters
     ----------

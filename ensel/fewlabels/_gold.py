@@ -75,8 +75,11 @@ def _read_pool(A: Any, y: Any, func: str) -> Pool:
         codes = np.asarray(A.A, dtype=np.int64)
         k = np.asarray(A.n_options, dtype=np.int64)
         items = list(A.items)
+        fast = None if y is None else _numeric(y, len(items), "iu")
         if y is None:
             gold = np.asarray(A.gold, dtype=np.int64)
+        elif fast is not None and np.all((fast == -1) | ((fast >= 0) & (fast < k))):
+            gold = fast.astype(np.int64)  # integer codes, all valid: no per-item pass
         else:
             gold = _gold(y, items, lambda i, v: _option_code(v, i, A.options[i], items, func),
                          func)
@@ -89,8 +92,26 @@ def _read_pool(A: Any, y: Any, func: str) -> Pool:
     if y is None:
         raise constraint_error("y", "the gold of each item (+1/-1, 0 or NaN where there is "
                                "none) for binary answers", None, func=func)
-    gold = _gold(y, items, lambda i, v: _binary_code(v, i, items, func), func)
+    fast = _numeric(y, n, "iuf")
+    if fast is not None and np.all(np.isnan(fast) | np.isin(fast, (1.0, -1.0, 0.0))):
+        gold = np.where(np.isnan(fast) | (fast == 0), -1, (fast > 0).astype(np.int64))
+    else:
+        gold = _gold(y, items, lambda i, v: _binary_code(v, i, items, func), func)
     return Pool(codes, gold, np.full(n, 2, dtype=np.int64), True, models, items)
+
+
+def _numeric(y: Any, n: int, kinds: str) -> np.ndarray | None:
+    """``y`` as floats when it is a plain numeric array of ``n`` entries of a dtype kind in
+    ``kinds`` (not aligned by item names): the fast path; else ``None``, for the per-item
+    reading that names a bad value."""
+    if isinstance(y, pd.Series) and not isinstance(y.index, pd.RangeIndex):
+        return None
+    if not isinstance(y, np.ndarray | pd.Series):
+        return None
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.shape[0] != n or arr.dtype.kind not in kinds:
+        return None
+    return arr.astype(float)
 
 
 def _missing(v: Any) -> bool:

@@ -71,6 +71,7 @@ class LabelModel:
     P: np.ndarray  # (n, K) posteriors from the answers alone (gold not used for the item)
     cf_prior: np.ndarray  # (n, K) log prior of the fit on the other half of the items
     cf_contrib: np.ndarray  # (m, n, K) contributions under the other half's fit
+    Q: np.ndarray  # (n, K) posteriors under the other half's fit (the item's gold unseen)
 
     @property
     def T(self) -> np.ndarray:
@@ -159,27 +160,13 @@ def fit_label_model(pool: Pool, name: str, aggregator: str, seed: int) -> LabelM
             cf_prior[rows] = lp
             cf_contrib[:, rows] = _contributions(Wf, Ac[rows])
     predictor = Predictor(classes, logprior, W, aggregator == "plurality")
-    return LabelModel(predictor, Ac, gold, contrib, allowed, P, cf_prior, cf_contrib)
-
-
-def expected_errors(model: LabelModel, tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per item: the expected error of a prediction under the model's posterior (a tie among
-    ``t`` classes counting ``1 - 1/t`` as everywhere in ensel), and its error against the
-    gold (``NaN`` without gold)."""
-    t = tied.sum(axis=1)
-    fhat = 1.0 - (tied * model.P).sum(axis=1) / t
-    lab = model.gold >= 0
-    e = np.full(t.shape, np.nan)
-    e[lab] = 1.0 - tied[np.flatnonzero(lab), model.gold[lab]] / t[lab]
-    return fhat, e
+    Q = softmax_rows(np.where(allowed, cf_prior + cf_contrib.sum(axis=0), -np.inf))
+    return LabelModel(predictor, Ac, gold, contrib, allowed, P, cf_prior, cf_contrib, Q)
 
 
 def calibrated(P: np.ndarray, tau: float) -> np.ndarray:
     """The posteriors at temperature ``tau``: ``P^tau`` renormalised per item."""
-    from ensel.aggregate._multiclass import softmax_rows
-
-    with np.errstate(divide="ignore"):
-        return softmax_rows(tau * np.log(P))
+    return _calibrated_grid(P, np.array([float(tau)]))[0]
 
 
 @dataclass(frozen=True)
@@ -192,6 +179,7 @@ class Draws:
     bins: np.ndarray  # (n,) the confidence bin of each item
     noise: np.ndarray  # (D, n_bins) the share of confident mistakes of each draw, per bin
     noise_fit: np.ndarray  # (n_bins,) its point fit
+    expected: np.ndarray  # (C, D) the label model's part alone (without the rectifier)
 
 
 def confidence_bins(P: np.ndarray) -> np.ndarray:
@@ -199,82 +187,161 @@ def confidence_bins(P: np.ndarray) -> np.ndarray:
     return np.digitize(1.0 - P.max(axis=1), BINS)
 
 
-def _calibration_draws(model: LabelModel, lab: np.ndarray, n_draws: int,
+def _bin_loglik(model: LabelModel, L: np.ndarray) -> np.ndarray:
+    """``(grid, n_L)``: the log-likelihood of the gold of the labelled items ``L`` at every
+    point of the grid of (temperature, noise)."""
+    k = model.allowed[L].sum(axis=1)
+    p = _calibrated_grid(model.Q[L], _TAU)[:, np.arange(L.size), model.gold[L]]
+    LL = np.log(np.maximum((1 - _NOISE[None, :, None]) * p[:, None, :]
+                           + _NOISE[None, :, None] / k[None, None, :], 1e-300))
+    return LL.reshape(_TAU.size * _NOISE.size, L.size)
+
+
+def _log_prior() -> np.ndarray:
+    logtau = np.log(_TAU)
+    return ((-0.5 * (logtau / PRIOR_SD) ** 2)[:, None] + np.zeros(_NOISE.size)[None, :]).ravel()
+
+
+def _calibration_draws(model: LabelModel, lab: np.ndarray, h: np.ndarray,
                        rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Indices into the grid of (temperature, noise) of each draw per bin ``(D, n_bins)``,
-    and of the point fit (all labels, weight one each) per bin."""
-    logtau = np.log(_TAU)
-    prior = (-0.5 * (logtau / PRIOR_SD) ** 2)[:, None] + np.zeros(_NOISE.size)[None, :]
-    n_bins = len(BINS) + 1
-    bins = confidence_bins(model.P)
-    k = model.allowed.sum(axis=1)
+    and of the point fit (all labels, weight one each) per bin; ``h`` ``(D, n_lab)``: the
+    draws' weights of the labelled items ``lab``."""
+    prior = _log_prior()
+    n_draws, n_bins = h.shape[0], len(BINS) + 1
+    bins = confidence_bins(model.Q)
     which = np.empty((n_draws, n_bins), dtype=np.int64)
     point = np.empty(n_bins, dtype=np.int64)
     for b in range(n_bins):
-        L = lab[bins[lab] == b]
-        LL = np.empty((_TAU.size, _NOISE.size, L.size))
-        for t, tau in enumerate(_TAU):
-            p = calibrated(model.P[L], tau)[np.arange(L.size), model.gold[L]]
-            LL[t] = np.log(np.maximum((1 - _NOISE[:, None]) * p[None, :]
-                                      + _NOISE[:, None] / k[L][None, :], 1e-300))
-        LL = LL.reshape(_TAU.size * _NOISE.size, L.size)
-        h = rng.standard_exponential((n_draws, L.size))
-        h *= L.size / np.maximum(h.sum(axis=1, keepdims=True), 1e-300)
-        logpost = h @ LL.T + prior.ravel()[None, :]  # (D, grid): each draw's posterior
+        inb = bins[lab] == b
+        LL = _bin_loglik(model, lab[inb])
+        hb = h[:, inb]
+        hb = hb * (LL.shape[1] / np.maximum(hb.sum(axis=1, keepdims=True), 1e-300))
+        logpost = hb @ LL.T + prior[None, :]  # (D, grid): each draw's posterior
         logpost -= logpost.max(axis=1, keepdims=True)
         cum = np.exp(logpost).cumsum(axis=1)
-        which[:, b] = (rng.random(n_draws)[:, None] * cum[:, -1:] > cum).sum(axis=1)
-        point[b] = int((LL.sum(axis=1) + prior.ravel()).argmax())
+        u = np.asarray(rng.random(n_draws), dtype=float)
+        which[:, b] = (u[:, None] * cum[:, -1:] > cum).sum(axis=1)
+        point[b] = int((LL.sum(axis=1) + prior).argmax())
     return which, point
+
+
+def point_errors(model: LabelModel, tieds: list[np.ndarray]) -> np.ndarray:
+    """``(C,)``: each candidate's mean expected error over the items under the label model
+    at the point fit of its calibration (no draws, no rectifier): what ``k="auto"`` sizes
+    the choice by, so that the labelled items' own noise does not pick the size."""
+    lab = np.flatnonzero(model.gold >= 0)
+    bins = confidence_bins(model.Q)
+    prior = _log_prior()
+    T = _shares(tieds)
+    chance = 1.0 - 1.0 / model.allowed.sum(axis=1)
+    total = np.zeros(len(tieds))
+    for b in range(len(BINS) + 1):
+        rows = np.flatnonzero(bins == b)
+        if rows.size == 0:
+            continue
+        g = int((_bin_loglik(model, lab[bins[lab] == b]).sum(axis=1) + prior).argmax())
+        tau, eps = _TAU[g // _NOISE.size], _NOISE[g % _NOISE.size]
+        f = _expected(T[:, rows], _calibrated_grid(model.Q[rows], np.array([tau])))[0]
+        total += ((1 - eps) * f + eps * chance[rows]).sum(axis=1)
+    return total / model.Q.shape[0]
+
+
+def _shares(tieds: list[np.ndarray]) -> np.ndarray:
+    """``(C, n, K)``: each candidate's answer as its share of each class (ties split)."""
+    T = np.stack(tieds).astype(float)
+    return T / T.sum(axis=2, keepdims=True)
+
+
+def _expected(T: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """``(U, C, n)``: the expected error of answers ``T`` ``(C, n, K)`` under each of the
+    posteriors ``P`` ``(U, n, K)`` (one batched product over the items)."""
+    prod = np.matmul(P.transpose(1, 0, 2), T.transpose(1, 2, 0))  # (n, U, C)
+    return 1.0 - prod.transpose(1, 2, 0)
+
+
+def _calibrated_grid(P: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """``(U, n, K)``: the posteriors ``P`` at each temperature of ``taus`` (``P^tau``
+    renormalised per item), in one pass."""
+    with np.errstate(divide="ignore"):
+        logP = np.log(P)
+    z = taus[:, None, None] * logP[None, :, :]
+    z -= z.max(axis=2, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=2, keepdims=True)
 
 
 def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
                 rng: np.random.Generator) -> Draws:
     """Bayesian-bootstrap draws of each candidate's error on the population of items.
 
-    The labels recalibrate the label model: in each bin of its confidence (:data:`BINS`),
-    its posteriors at a temperature ``tau`` (``P^tau`` renormalised; ``tau < 1`` where the
-    model is overconfident, as Dawid-Skene is for models that share their errors), mixed
-    with a share ``eps`` of uniform guesses (``(1 - eps) P^tau + eps / K``: the items where
-    the model is wrong however sure, as when every model shares one wrong answer), with a
-    normal prior on ``log tau`` (sd :data:`PRIOR_SD`, centred on the model as fitted) over
-    the grid :data:`TEMPERATURES` and equal prior mass on the grid :data:`NOISE`. Each draw
-    resamples the labelled items (Dirichlet(1) weights) and draws each bin's ``(tau, eps)``
-    from the posterior they give (few labels in a bin leave the prior's spread, many the
-    resampling's), and resamples the items (Dirichlet(1))
-    for the population; a candidate's error is the weighted mean of its gold error on a
-    labelled item and of its expected error under the calibrated posterior elsewhere.
-    Labels chosen from the answers (by :func:`ensel.fewlabels.label_next`, which favours
-    the unsure items) calibrate the bins they fall in; the bins keep them from setting the
-    calibration of the sure items.
+    The estimate is prediction-powered (Angelopoulos et al., 2023): the mean over every
+    item of the candidate's expected error under the label model, plus the mean over the
+    labelled items of its gold error minus that expected error (the *rectifier*). The
+    rectifier removes the label model's bias whatever its cause (models that share their
+    mistakes, a model that swaps the classes) when the labels are a random sample of the
+    items; the label model only narrows the interval where it is good.
+
+    The labels also recalibrate the label model: in each bin of its confidence
+    (:data:`BINS`), its posteriors at a temperature ``tau`` (``P^tau`` renormalised), mixed
+    with a share ``eps`` of uniform guesses (``(1 - eps) P^tau + eps / K``), with a normal
+    prior on ``log tau`` (sd :data:`PRIOR_SD`, centred on the model as fitted) over the grid
+    :data:`TEMPERATURES` and equal prior mass on the grid :data:`NOISE`. Each draw
+    resamples the labelled items (Dirichlet(1) weights), draws each bin's ``(tau, eps)``
+    from the posterior they give, computes the rectifier with the same weights, and
+    resamples the items (Dirichlet(1)) for the mean of the expected errors. The rectifier
+    is stratified by the bins (each bin's mean over its labelled items, weighted by the
+    bin's share of the items), so that labels chosen by the model's confidence (as
+    :func:`ensel.fewlabels.label_next` does) do not stand for the items they are not like;
+    each bin adds two prior pseudo-items, an error and a success (Dirichlet weights of
+    total mass 1 over the bins, in proportion to their items), so that a handful of labels
+    that all agree with the model do not give a zero-width rectifier, and a bin without
+    labels gets the prior's width.
+
+    The computation is vectorised over the draws and the candidates; its only loop is over
+    the bins and the temperatures the draws use.
     """
     lab = np.flatnonzero(model.gold >= 0)
-    n = model.P.shape[0]
-    which, point = _calibration_draws(model, lab, n_draws, rng)
-    bins = confidence_bins(model.P)
+    n, n_bins, C = model.Q.shape[0], len(BINS) + 1, len(tieds)
+    h = rng.standard_exponential((n_draws, lab.size))
+    which, point = _calibration_draws(model, lab, h, rng)
     g = rng.standard_exponential((n_draws, n))
     g /= g.sum(axis=1, keepdims=True)
-    out = np.zeros((len(tieds), n_draws))
-    is_lab = model.gold >= 0
+    share = np.bincount(confidence_bins(model.Q), minlength=n_bins) / n
+    # per bin an error and a success, of prior mass 1 over the bins
+    pseudo = rng.standard_gamma(np.repeat(np.maximum(0.5 * share, 0.05), 2),
+                                (n_draws, 2 * n_bins))
+    T = _shares(tieds)  # (C, n, K)
+    bins = confidence_bins(model.Q)
     chance = 1.0 - 1.0 / model.allowed.sum(axis=1)  # the error of a uniform guess
-    for b in range(len(BINS) + 1):
+    at = np.full(n, -1)
+    at[lab] = np.arange(lab.size)
+    expected = np.zeros((n_draws, C))  # mean expected error over the items
+    rect = np.zeros((n_draws, C))  # the rectifier, the bins' means weighted by their items
+    for b in range(n_bins):
         rows = np.flatnonzero(bins == b)
         if rows.size == 0:
             continue
-        gl = is_lab[rows]
-        for t in np.unique(which[:, b] // _NOISE.size):
-            P = calibrated(model.P[rows], float(_TAU[t]))
-            fs = []
-            for tied in tieds:
-                tr = tied[rows]
-                fs.append(1.0 - (tr * P).sum(axis=1) / tr.sum(axis=1))
-            for e in np.unique(which[:, b][which[:, b] // _NOISE.size == t] % _NOISE.size):
-                draws = np.flatnonzero(which[:, b] == t * _NOISE.size + e)
-                G = g[np.ix_(draws, rows)]
-                for c, tied in enumerate(tieds):
-                    f = (1.0 - _NOISE[e]) * fs[c] + _NOISE[e] * chance[rows]
-                    tr = tied[rows]
-                    f[gl] = 1.0 - tr[gl, model.gold[rows[gl]]] / tr[gl].sum(axis=1)
-                    out[c, draws] += G @ f
+        lr = at[rows] >= 0
+        gold_err = 1.0 - T[:, rows[lr], model.gold[rows[lr]]]  # (C, n_Lb)
+        used, inv = np.unique(which[:, b] // _NOISE.size, return_inverse=True)
+        f = _expected(T[:, rows], _calibrated_grid(model.Q[rows], _TAU[used]))  # (U, C, n_b)
+        eps = _NOISE[which[:, b] % _NOISE.size][:, None]  # (D, 1)
+        G, H = g[:, rows], h[:, at[rows[lr]]]
+        Gf, Hf = np.empty((n_draws, C)), np.empty((n_draws, C))  # at each draw's tau
+        for u in range(used.size):
+            d = np.flatnonzero(inv == u)
+            Gf[d] = G[d] @ f[u].T
+            Hf[d] = H[d] @ f[u][:, lr].T
+        part = (1 - eps) * Gf + eps * (G @ chance[rows])[:, None]  # the bin's share of it
+        expected += part
+        weight = G.sum(axis=1, keepdims=True)  # the bin's share of the items in the draw
+        mean_f = part / np.maximum(weight, 1e-300)
+        up, down = pseudo[:, 2 * b:2 * b + 1], pseudo[:, 2 * b + 1:2 * b + 2]
+        r = (H @ gold_err.T - (1 - eps) * Hf - eps * (H @ chance[rows[lr]])[:, None]
+             + up * (1.0 - mean_f) - down * mean_f)
+        den = H.sum(axis=1, keepdims=True) + up + down  # 0 only if both pseudo underflow
+        rect += weight * np.where(den > 0, r / np.maximum(den, 1e-300), 0.5 - mean_f)
+    out = np.clip(expected + rect, 0.0, 1.0).T  # an error rate: the rectifier may overshoot
     return Draws(out, _TAU[which // _NOISE.size], _TAU[point // _NOISE.size],
-                 bins, _NOISE[which % _NOISE.size], _NOISE[point % _NOISE.size])
+                 bins, _NOISE[which % _NOISE.size], _NOISE[point % _NOISE.size], expected.T)

@@ -79,11 +79,11 @@ def _variance_of_difference(an: _Analysis, P: np.ndarray, c: int) -> np.ndarray:
 
 def _calibrated_by_bin(an: _Analysis) -> np.ndarray:
     """The label model's posteriors at each bin's fitted temperature."""
-    P = an.model.P.copy()
+    P = an.model.Q.copy()
     k = an.model.allowed.sum(axis=1, keepdims=True)
     for b, (tau, eps) in enumerate(zip(an.draws.tau, an.draws.noise_fit, strict=True)):
         rows = an.draws.bins == b
-        P[rows] = (1 - eps) * calibrated(an.model.P[rows], float(tau)) \
+        P[rows] = (1 - eps) * calibrated(an.model.Q[rows], float(tau)) \
             + eps * an.model.allowed[rows] / k[rows]
     return P
 

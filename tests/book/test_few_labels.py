@@ -171,3 +171,12 @@ def test_a_consistent_excess_below_the_tolerance_counts_as_within_noise() -> Non
     lenient = fl._paired(res, "d", "random", "few", base, 0.005)
     assert set(lenient["verdict"]) == {HOLDS}  # below 0.002 + noise < 0.005
     assert fl.versus_random(res).loc["d", "random"] == "10"
+
+
+def test_coverage_holds_the_heldout_error_against_the_interval_for_a_measured_error():
+    res = _results({s: [0.1] * 9 for s in fl.STRATEGIES}, [0.1] * 3)
+    few = res["arm"] == "few"
+    res.loc[few, "error"] = 0.13  # outside low-high, inside the wider held-out interval
+    assert fl.coverage(res, "random") == (0.0, 9)
+    res["held_low"], res["held_high"] = res["low"] - 0.05, res["high"] + 0.05
+    assert fl.coverage(res, "random") == (1.0, 9)
