@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
-from ensel._errors import DataError, UsageError
+from ensel._errors import UsageError
 from ensel.cli._args import POSITIVE, SEED, _add_format, _k_arg
+from ensel.cli._labels import labels_file
 
 __all__ = ["SCHEMA", "add_arguments", "read_labelled", "run_command"]
 
@@ -56,26 +56,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     _add_format(p)
 
 
-def _labels_file(path: str) -> Any:
-    """The gold of a ``--labels`` CSV as a Series indexed by item (text)."""
-    import pandas as pd
-
-    f = Path(path).expanduser()
-    if not f.is_file():
-        raise DataError(f"--labels {path}: no such file")
-    df = pd.read_csv(f, dtype=str, keep_default_na=False)
-    missing = [c for c in ("item", "label") if c not in df.columns]
-    if missing:
-        raise DataError(f"--labels {path}: needs the columns item and label; missing "
-                        f"{', '.join(missing)} (found {', '.join(map(str, df.columns))})")
-    blank = df["item"].str.strip() == ""
-    if blank.any():
-        raise DataError(f"--labels {path}: line {int(blank.to_numpy().argmax()) + 2} has no "
-                        "item")
-    return pd.Series(df["label"].str.strip().to_numpy(), index=pd.Index(
-        df["item"].str.strip().to_numpy(), name="item"), name="label")
-
-
 def read_labelled(args: Any) -> tuple[Any, Any, str, str]:
     """The answers, the gold with gaps, the view and the condition of ``ensel label-next``."""
     from ensel.data import answer_matrix, conditions, is_native, to_wide
@@ -95,7 +75,7 @@ def read_labelled(args: Any) -> tuple[Any, Any, str, str]:
         X, yy = to_wide(df, args.condition, validate=False, gaps=True)
         A, y, view = X, yy, "binary"
     if args.labels is not None:
-        y = _labels_file(args.labels)
+        y = labels_file(args.labels)
     return A, y, view, cond
 
 

@@ -30,9 +30,9 @@ from ensel.cli._args import (
     SEED,
     _add_format,
     _add_progress,
-    _read,
     _wants_progress,
 )
+from ensel.cli._labels import check_labels_option, read_with_labels, source_line
 from ensel.cli._prices import add_price_arguments, prepare
 
 __all__ = ["add_arguments", "run_command"]
@@ -52,6 +52,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="threads for the splits (default: one per core); the report is the "
                         "same for every N")
     p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help="gold in a separate CSV (columns item,label; blank = none), added to "
+                        "DATA's own gold (without prices); a label that contradicts it is "
+                        "refused")
     p.add_argument("--json", action="store_true",
                    help="print the report's JSON document (schema ensel.report/1) on stdout "
                         "instead of its headline")
@@ -71,14 +75,16 @@ def run_command(args: Any) -> int:
     out = check_output(out, inputs=args.data, force=args.force)
     side = check_output(out.with_suffix(".json"), inputs=args.data, force=args.force)
     require_page_packages(f"-o {args.output}: drawing the report's figures", ("matplotlib",))
+    check_labels_option(args)
     priced = args.prices is not None or args.prices_from_store is not None
+    source = None
     if priced:
         data, usd, dropped, source = prepare(args)
     else:
         if args.drop_unpriced or args.store_config is not None:
             raise UsageError("--drop-unpriced and --store-config apply to prices: give "
                              "--prices or --prices-from-store too")
-        data = _read(args.data, args.format, binary=args.binary, native=True)
+        data, source = read_with_labels(args, "report")
         usd, dropped, source = None, [], None
     reason = ("--binary: a multiple-choice question became two queries, its gold option and "
               "one wrong option" if args.binary else
@@ -88,6 +94,8 @@ def run_command(args: Any) -> int:
     rep = build_report(data, source=args.data, usd=usd, prices=source, dropped=dropped,
                        seed=args.seed, n_budgets=args.budgets, n_jobs=args.jobs,
                        progress=_wants_progress(args), view_reason=reason)
+    if source is not None:  # --labels: where the gold came from
+        rep.select["gold"] = {**(rep.select.get("gold") or {}), "source": source}
     command = shlex.join(["ensel", "report", *sys.argv[2:]] if sys.argv[1:2] == ["report"]
                          else ["ensel", "report", *args.data, "-o", str(args.output)])
     html = report_html(rep, json_link=side.name, command=command)
@@ -102,6 +110,8 @@ def run_command(args: Any) -> int:
     what = ("no error figure (no gold)" if r["error"] is None else
             f"{'held-out' if rep.select['evaluation'] else 'estimated'} error "
             f"{r['error']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
+    if source is not None:
+        print(source_line(source), file=sys.stderr)
     print(f"{what}; wrote {out} and {side.name}", file=sys.stderr)
     return 0
 

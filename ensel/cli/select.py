@@ -71,7 +71,6 @@ from ensel.cli._args import (
     _halvings,
     _int_at_least,
     _k_arg,
-    _read,
     _wants_progress,
 )
 from ensel.cli._prices import add_price_arguments, prepare
@@ -122,6 +121,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"default {DEFAULT_MULTICLASS_AGGREGATOR}, or {LABEL_FREE_AGGREGATOR} "
                         "when gold is missing for some items")
     p.add_argument("--condition", default=None, help="use one condition only")
+    p.add_argument("--labels", default=None, metavar="FILE",
+                   help="gold in a separate CSV (columns item,label; blank = none), added to "
+                        "DATA's own gold; a label that contradicts it is refused")
     p.add_argument("--splits", type=_int_at_least(2, "an integer >= 2"), default=None,
                    help="random 80/20 splits per condition (default 20; 10 for large pools)")
     p.add_argument("--max-k", type=positive, default=None,
@@ -143,7 +145,9 @@ def run_command(args: Any) -> int:
     """``ensel select`` on parsed arguments (see :mod:`ensel.cli`)."""
     from ensel import evidence
     from ensel.aggregate import AGGREGATORS
+    from ensel.cli._labels import check_labels_option, read_with_labels
 
+    check_labels_option(args)
     if args.budget_usd is not None:
         if args.aggregator is not None and args.aggregator not in AGGREGATORS:
             raise UsageError(f"--aggregator {args.aggregator} reads multi-class answers; "
@@ -158,7 +162,7 @@ def run_command(args: Any) -> int:
     args.max_k = 10 if args.max_k is None else args.max_k
     args.jobs = -1 if args.jobs is None else args.jobs
 
-    df = _read(args.data, args.format, binary=args.binary, native=True)
+    df, source = read_with_labels(args, "select")
     try:
         doc = evidence.run_select(df, k=args.k, method=args.method, aggregator=args.aggregator,
                          condition=args.condition, n_splits=args.splits, seed=args.seed,
@@ -169,6 +173,8 @@ def run_command(args: Any) -> int:
         raise UsageError(f"{', '.join(args.data)}: {exc}") from None
     doc = {"schema": doc.pop("schema"), "data": list(args.data),
            "format": args.format or _detected(args.data), **doc}
+    if source is not None:  # --labels: where the gold came from
+        doc["gold"] = {**(doc.get("gold") or {}), "source": source}
     if doc["evaluation"] is None:  # gold with gaps: the label-next command on this data
         blank, here = (json.dumps(evidence.LABEL_NEXT)[1:-1], json.dumps(
             evidence.LABEL_NEXT.replace("DATA", " ".join(args.data)))[1:-1])
@@ -202,6 +208,10 @@ def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
     few = doc.get("few_labels")
     rule = NATIVE_ERROR_RULE if doc.get("view") == "native" else ERROR_RULE
     lines = textwrap.wrap(_view_line(doc, binary), 100, subsequent_indent="  ")
+    if gold.get("source"):
+        from ensel.cli._labels import source_line
+
+        lines += textwrap.wrap(source_line(gold["source"]), 100, subsequent_indent="  ")
     if gold.get("n_with_gold", 0) < gold.get("n_items", 0):
         lines.append(f"gold: {gold['n_with_gold']:,} of {gold['n_items']:,} items; aggregator "
                      f"fitted {gold['aggregator_fit']}")
