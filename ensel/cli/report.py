@@ -77,14 +77,14 @@ def run_command(args: Any) -> int:
     require_page_packages(f"-o {args.output}: drawing the report's figures", ("matplotlib",))
     check_labels_option(args)
     priced = args.prices is not None or args.prices_from_store is not None
-    source = None
+    gold_source = None
     if priced:
         data, usd, dropped, source = prepare(args)
     else:
         if args.drop_unpriced or args.store_config is not None:
             raise UsageError("--drop-unpriced and --store-config apply to prices: give "
                              "--prices or --prices-from-store too")
-        data, source = read_with_labels(args, "report")
+        data, gold_source = read_with_labels(args, "report")
         usd, dropped, source = None, [], None
     reason = ("--binary: a multiple-choice question became two queries, its gold option and "
               "one wrong option" if args.binary else
@@ -94,8 +94,8 @@ def run_command(args: Any) -> int:
     rep = build_report(data, source=args.data, usd=usd, prices=source, dropped=dropped,
                        seed=args.seed, n_budgets=args.budgets, n_jobs=args.jobs,
                        progress=_wants_progress(args), view_reason=reason)
-    if source is not None:  # --labels: where the gold came from
-        rep.select["gold"] = {**(rep.select.get("gold") or {}), "source": source}
+    if gold_source is not None:  # --labels: where the gold came from
+        rep.select["gold"] = {**(rep.select.get("gold") or {}), "source": gold_source}
     command = shlex.join(["ensel", "report", *sys.argv[2:]] if sys.argv[1:2] == ["report"]
                          else ["ensel", "report", *args.data, "-o", str(args.output)])
     html = report_html(rep, json_link=side.name, command=command)
@@ -110,8 +110,8 @@ def run_command(args: Any) -> int:
     what = ("no error figure (no gold)" if r["error"] is None else
             f"{'held-out' if rep.select['evaluation'] else 'estimated'} error "
             f"{r['error']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
-    if source is not None:
-        print(source_line(source), file=sys.stderr)
+    if gold_source is not None:
+        print(source_line(gold_source), file=sys.stderr)
     print(f"{what}; wrote {out} and {side.name}", file=sys.stderr)
     return 0
 

@@ -211,7 +211,8 @@ def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
     if gold.get("source"):
         from ensel.cli._labels import source_line
 
-        lines += textwrap.wrap(source_line(gold["source"]), 100, subsequent_indent="  ")
+        lines += textwrap.wrap(source_line(gold["source"]), 100, subsequent_indent="  ",
+                               break_on_hyphens=False)
     if gold.get("n_with_gold", 0) < gold.get("n_items", 0):
         lines.append(f"gold: {gold['n_with_gold']:,} of {gold['n_items']:,} items; aggregator "
                      f"fitted {gold['aggregator_fit']}")
