@@ -8,7 +8,11 @@ the paper's view. Where gold is missing for some items or all (either view),
 :func:`ensel.evidence.select_with_gaps`: with some gold the few-label estimate
 (:func:`ensel.fewlabels.choose_with_labels`: how many labels, what the unlabelled items
 added, whether the labels decide, how many more they need, ``ensel label-next``), with none
-the label-free picks without an error figure.
+the label-free picks without an error figure. ``--labels FILE`` adds gold from a separate
+CSV (columns ``item``, ``label``; ``ensel.cli._labels``, the reader of ``ensel
+label-next``) to the table's own before that path runs; the document's ``gold`` then has
+``source``: ``{"labels_file": str, "from": "table" | "file" | "both", "n_table": int,
+"n_file": int, "n_both": int}`` (items with gold in each) and the text says it.
 
 ``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [--margin E] [-k K] [--json]``
     The buy list at one budget (:func:`run_select_budget`): the cheapest choice within ``B``
