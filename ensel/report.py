@@ -595,9 +595,7 @@ def _view_words(sel: dict[str, Any], reason: str | None = None, notes: bool = Tr
                  f"Here {NATIVE_ERROR_RULE}.")
     gold = sel["gold"]
     if gold.get("source"):  # --labels: where the gold came from
-        from ensel.cli._labels import source_line
-
-        line = source_line(gold["source"])
+        line = gold["source"]["words"]
         words += f" {line[:1].upper()}{line[1:]}."
     if notes and gold["n_with_gold"] < gold["n_items"]:
         words += " " + " ".join(n[:1].upper() + n[1:] + "." for n in gold["notes"])

@@ -62,6 +62,7 @@ def test_select_merges_the_file_into_the_tables_gold(files, capsys, which, label
                                                      n_file, n_both, where) -> None:
     doc = _json(["select", files[which], "-k", "2", "--labels", files[labels]], capsys)
     src = doc["gold"]["source"]
+    assert src.pop("words").startswith("gold from: ")
     assert src == {"labels_file": files[labels], "from": where, "n_table": n_table,
                    "n_file": n_file, "n_both": n_both}
     n_gold = n_table + n_file - n_both
@@ -140,6 +141,9 @@ def test_conflicts_exit_2_naming_the_item(files, tmp_path, capsys, command) -> N
     labels.write_text(f"item,label\nq000,{gold['q000']}\nq001,\n", encoding="utf-8")
     if command == "select":
         doc = _json(["select", files["few"], "-k", "2", "--labels", str(labels)], capsys)
+        assert doc["gold"]["source"].pop("words") == (
+            f"gold from: the table ({N // 40} items) and {labels} (1 item, 1 of them also "
+            "in the table)")
         assert doc["gold"]["source"] == {"labels_file": str(labels), "from": "both",
                                          "n_table": N // 40, "n_file": 1, "n_both": 1}
 

@@ -69,7 +69,8 @@ def _file_gold(df: Any, y: Any, path: str, command: str) -> dict[str, Any]:
 def merge_labels(df: Any, path: str, command: str) -> tuple[Any, dict[str, Any]]:
     """``df`` (a tidy table as read) with the gold of the ``--labels`` file ``path`` added, and
     where the gold came from: ``{"labels_file", "from": "table" | "file" | "both",
-    "n_table", "n_file", "n_both"}`` (items with gold in the table, in the file, in both)."""
+    "n_table", "n_file", "n_both", "words"}`` (items with gold in the table, in the file, in
+    both; ``words``: :func:`source_line`, the line the outputs print)."""
     import pandas as pd
 
     from ensel.data import is_native
@@ -101,8 +102,9 @@ def merge_labels(df: Any, path: str, command: str) -> tuple[Any, dict[str, Any]]
         out["label"] = new.fillna(out["label"]).astype(out["label"].dtype)
     n_t, n_f = int(len(table)), len(given)
     where = "both" if n_t and n_f else "file" if n_f else "table"
-    return out, {"labels_file": path, "from": where, "n_table": n_t, "n_file": n_f,
-                 "n_both": both}
+    source = {"labels_file": path, "from": where, "n_table": n_t, "n_file": n_f,
+              "n_both": both}
+    return out, {**source, "words": source_line(source)}
 
 
 def read_with_labels(args: Any, command: str) -> tuple[Any, dict[str, Any] | None]:
@@ -127,9 +129,12 @@ def read_with_labels(args: Any, command: str) -> tuple[Any, dict[str, Any] | Non
 def source_line(source: dict[str, Any]) -> str:
     """One line saying where the gold came from (``source`` of :func:`merge_labels`)."""
     f, t, b = source["n_file"], source["n_table"], source["n_both"]
-    parts = ([f"the table ({t:,} items)"] if t else []) + [
-        f"{source['labels_file']} ({f:,} items" + (f", {b:,} of them also in the table)"
-                                                  if b else ")")]
+    def n(count: int) -> str:
+        return f"{count:,} item{'' if count == 1 else 's'}"
+
+    parts = ([f"the table ({n(t)})"] if t else []) + [
+        f"{source['labels_file']} ({n(f)}" + (f", {b:,} of them also in the table)"
+                                              if b else ")")]
     return f"gold from: {' and '.join(parts)}"
 
 

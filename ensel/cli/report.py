@@ -32,7 +32,7 @@ from ensel.cli._args import (
     _add_progress,
     _wants_progress,
 )
-from ensel.cli._labels import check_labels_option, read_with_labels, source_line
+from ensel.cli._labels import check_labels_option, read_with_labels
 from ensel.cli._prices import add_price_arguments, prepare
 
 __all__ = ["add_arguments", "run_command"]
@@ -111,7 +111,7 @@ def run_command(args: Any) -> int:
             f"{'held-out' if rep.select['evaluation'] else 'estimated'} error "
             f"{r['error']:.3f} [{r['low']:.3f}, {r['high']:.3f}]")
     if gold_source is not None:
-        print(source_line(gold_source), file=sys.stderr)
+        print(gold_source["words"], file=sys.stderr)
     print(f"{what}; wrote {out} and {side.name}", file=sys.stderr)
     return 0
 

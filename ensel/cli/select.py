@@ -12,7 +12,8 @@ the label-free picks without an error figure. ``--labels FILE`` adds gold from a
 CSV (columns ``item``, ``label``; ``ensel.cli._labels``, the reader of ``ensel
 label-next``) to the table's own before that path runs; the document's ``gold`` then has
 ``source``: ``{"labels_file": str, "from": "table" | "file" | "both", "n_table": int,
-"n_file": int, "n_both": int}`` (items with gold in each) and the text says it.
+"n_file": int, "n_both": int, "words": str}`` (items with gold in each; ``words``: the
+line the text prints).
 
 ``ensel select DATA --budget-usd B --prices P [--drop-unpriced] [--margin E] [-k K] [--json]``
     The buy list at one budget (:func:`run_select_budget`): the cheapest choice within ``B``
@@ -213,9 +214,7 @@ def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
     rule = NATIVE_ERROR_RULE if doc.get("view") == "native" else ERROR_RULE
     lines = textwrap.wrap(_view_line(doc, binary), 100, subsequent_indent="  ")
     if gold.get("source"):
-        from ensel.cli._labels import source_line
-
-        lines += textwrap.wrap(source_line(gold["source"]), 100, subsequent_indent="  ",
+        lines += textwrap.wrap(gold["source"]["words"], 100, subsequent_indent="  ",
                                break_on_hyphens=False)
     if gold.get("n_with_gold", 0) < gold.get("n_items", 0):
         lines.append(f"gold: {gold['n_with_gold']:,} of {gold['n_items']:,} items; aggregator "
