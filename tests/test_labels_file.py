@@ -167,3 +167,13 @@ def test_binary_conflicts_and_file_problems(files, tmp_path, capsys) -> None:
     r = run_cli(["select", files["bin_few"], "--budget-usd", "1", "--prices", "tidy",
                  "--labels", files["bin_labels"]], capsys)
     assert_usage_error(r, "select", "--labels applies without prices")
+
+
+def test_binary_view_takes_the_files_gold_before_the_questions_become_queries(
+        files, capsys) -> None:
+    """The file names the table's questions; ``--binary`` turns them into queries after."""
+    doc = _json(["select", files["none"], "-k", "2", "--binary", "--labels",
+                 files["all_labels"], "--splits", "2", "--halvings", "0", "--jobs", "1"],
+                capsys)
+    assert doc["view"] == "binary" and doc["n_items"] == 2 * N
+    assert doc["gold"]["source"]["n_file"] == N and doc["evaluation"] is not None
