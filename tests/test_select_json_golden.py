@@ -13,6 +13,9 @@ disagree score exactly 0: ties, once sent to +1), the other two documents are un
 Issue 39 (multi-class answers read as they are) added two keys to all three, ``view``
 (``"binary"``) after ``format`` and ``gold`` (every item has gold) at the end; every other
 byte is the same.
+Gold with gaps (issues 39 and 40) added ``gold.intervals`` (the sentence saying what the
+intervals are of) and ``few_labels`` (``null`` when every item has gold) to all three; every
+other byte is the same.
 """
 
 from __future__ import annotations
