@@ -279,7 +279,8 @@ def _encode(col: pd.Series, name: str, *, abstain: bool, origin: _Origin,
             and raw.min() >= -1 and raw.max() <= 1 and (abstain or not (raw == 0).any()):
         return raw.copy(), "int8 +1/0/-1 (already encoded)" if abstain else "+1/-1"
     if trust_int8 and blank_ok and raw is not None and raw.dtype == np.int8 and raw.size \
-            and raw.min() >= -1 and raw.max() <= 1:  # our own labels, 0 = no gold
+            and raw.min() == -1 and raw.max() <= 1:  # our own labels, 0 = no gold
+        # (with a -1 present: an int8 column of only 0 and 1 is read by the rule, 0 = False)
         return raw.copy(), "int8 +1/-1, 0 = no gold (already encoded)"
     if raw is not None and raw.dtype == np.int8 and raw.size:
         return _encode_int8(raw, col, name, abstain=abstain, origin=origin)

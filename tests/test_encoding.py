@@ -162,8 +162,15 @@ def test_labels_follow_the_rule_without_abstentions():
     df = _tidy(X_FULL, int)
     out = validate_responses(df.assign(label=np.where(df["label"] == 1, 1, 0)))
     pd.testing.assert_series_equal(out["label"], validate_responses(df)["label"])
+    zero = np.where(df["item"] == "q00", 0, df["label"])
     with pytest.raises(ValueError, match=r"column 'label' has value 0 in row \d+ but also -1"):
-        validate_responses(df.assign(label=np.where(df["item"] == "q00", 0, df["label"])))
+        validate_responses(df.assign(label=zero.astype(np.int64)))
+    # ensel's own encoded form (int8 with a -1): 0 = no gold for that item, not an error
+    gaps = validate_responses(df.assign(label=zero.astype(np.int8)))
+    assert (gaps.loc[gaps["item"] == "q00", "label"] == 0).all()
+    # an int8 column of 0 and 1 only is read by the rule: 0 = False, never "no gold"
+    ones = validate_responses(df.assign(label=(df["label"] == 1).astype(np.int8)))
+    pd.testing.assert_series_equal(ones["label"], validate_responses(df)["label"])
 
 
 def test_csv_line_numbers_match_the_file(tmp_path):
