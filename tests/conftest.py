@@ -90,14 +90,24 @@ def python_sigint():
 
 
 def _module_fixture_group(item: pytest.Item) -> str | None:
+    """The module of ``item`` when it needs a module-scoped fixture of the test suite: by
+    name, or through ``request.getfixturevalue`` (a test taking ``request`` in a module that
+    defines one)."""
     info = getattr(item, "_fixtureinfo", None)
-    if info is None:  # doctests
+    module = getattr(item, "module", None)
+    if info is None or module is None:  # doctests
         return None
-    for name in info.names_closure:
-        defs = info.name2fixturedefs.get(name) or ()
-        if defs and defs[-1].scope in ("module", "package", "session") \
-                and defs[-1].baseid.startswith("tests"):
-            return item.module.__name__ if hasattr(item, "module") else None
+
+    def shared(defs) -> bool:
+        return bool(defs) and defs[-1].scope in ("module", "package", "session") \
+            and defs[-1].baseid.startswith("tests")
+
+    if any(shared(info.name2fixturedefs.get(name)) for name in info.names_closure):
+        return module.__name__
+    if "request" in info.argnames and any(
+            getattr(getattr(v, "_fixture_function_marker", None), "scope", None) == "module"
+            for v in vars(module).values()):
+        return module.__name__
     return None
 
 
