@@ -140,7 +140,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         grouped = dataclasses.replace(node_id)  # type: ignore[type-var]
         object.__setattr__(grouped, "_str_cache", f"{item.nodeid}@{'_'.join(names)}")
-        item._id = grouped  # type: ignore[attr-defined]
+        setattr(item, "_id", grouped)  # noqa: B010 - a private field of pytest's
 
 
 # --- Where the time goes: --durations-by-file=N ------------------------------------------
