@@ -78,3 +78,103 @@ def python_sigint():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, before)
+
+
+# --- Scheduling under xdist (make test runs -n 2 --dist loadgroup) ------------------------
+# A module-scoped fixture (a report rendered once, a mirror loaded once) is computed once per
+# worker that runs a test needing it: spread over two workers, twice, and again whenever a
+# worker comes back to the module after other work. Every test that uses one is put in its
+# module's xdist group, so that each such fixture is computed once per run; the other tests
+# of the module stay free to run on either worker. xdist queues the larger groups first
+# (loadscopereorder), so a long group does not start last and leave the other worker idle.
+
+
+def _module_fixture_group(item: pytest.Item) -> str | None:
+    """The module of ``item`` when it needs a module-scoped fixture of the test suite: by
+    name, or through ``request.getfixturevalue`` (a test taking ``request`` in a module that
+    defines one)."""
+    info = getattr(item, "_fixtureinfo", None)
+    module = getattr(item, "module", None)
+    if info is None or module is None:  # doctests
+        return None
+
+    def shared(defs) -> bool:
+        return bool(defs) and defs[-1].scope in ("module", "package", "session") \
+            and defs[-1].baseid.startswith("tests")
+
+    if any(shared(info.name2fixturedefs.get(name)) for name in info.names_closure):
+        return module.__name__
+    if "request" in info.argnames and any(
+            getattr(getattr(v, "_fixture_function_marker", None), "scope", None) == "module"
+            for v in vars(module).values()):
+        return module.__name__
+    return None
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Put ``item`` in its module's xdist group when it needs a module-scoped fixture (at
+    collection, before xdist's workers read the groups)."""
+    if not getattr(item.config.option, "loadgroup", False):  # set in xdist's workers
+        return
+    if item.get_closest_marker("xdist_group") is None:
+        group = _module_fixture_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """xdist's workers name an item's group by appending ``@group`` to its node id
+    (``item._nodeid``), which pytest 9 no longer reads (the id is ``item._id``): without this,
+    ``--dist loadgroup`` spreads a group's tests over both workers like any others. The same
+    suffix, set where pytest 9 reads it; nothing when the id already carries it."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    import dataclasses
+
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        node_id = getattr(item, "_id", None)
+        if not names or "@" in item.nodeid or not dataclasses.is_dataclass(node_id):
+            continue
+        grouped = dataclasses.replace(node_id)  # type: ignore[type-var]
+        object.__setattr__(grouped, "_str_cache", f"{item.nodeid}@{'_'.join(names)}")
+        setattr(item, "_id", grouped)  # noqa: B010 - a private field of pytest's
+
+
+# --- Where the time goes: --durations-by-file=N ------------------------------------------
+# The N test files that took longest (setup, call and teardown of all their tests summed,
+# on whichever worker ran them) and the busy time of each worker: what to look at when
+# make test grows (issue 37).
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--durations-by-file", type=int, default=None, metavar="N",
+                     help="show the N test files with the longest total duration")
+
+
+_FILE_TIMES: dict[str, list[float]] = {}
+_WORKER_TIMES: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    path = report.nodeid.split("::")[0]
+    entry = _FILE_TIMES.setdefault(path, [0.0, 0])
+    entry[0] += report.duration
+    entry[1] += report.when == "call"
+    worker = getattr(report, "node", None)
+    name = getattr(getattr(worker, "gateway", None), "id", "main")
+    _WORKER_TIMES[name] = _WORKER_TIMES.get(name, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    n = config.getoption("durations_by_file")
+    if not n or not _FILE_TIMES:
+        return
+    tr = terminalreporter
+    tr.write_sep("=", f"slowest {n} test files (seconds summed over their tests)")
+    for path, (seconds, count) in sorted(_FILE_TIMES.items(), key=lambda kv: -kv[1][0])[:n]:
+        tr.write_line(f"{seconds:8.1f}s {int(count):5d} tests  {path}")
+    tr.write_line("busy per worker: " + ", ".join(
+        f"{w} {s:.1f}s" for w, s in sorted(_WORKER_TIMES.items())))

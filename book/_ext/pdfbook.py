@@ -9,7 +9,9 @@ pypdf into one PDF whose outline has one entry per part (its caption) and, under
 chapter (the page's title), with a chapter's sections nested under it. The print rules of
 ``book/_static/ensel.css`` leave the code cells, the parameters and the "Reproduce this
 figure" boxes to the screen and let table cells wrap; a table still wider than the page (many
-numeric columns) is scaled down to its width. ``make pdf`` fails when the PDF has more than
+numeric columns) is scaled down to its width, and a long reference table (the list of
+figures, the map of the paper) keeps its first rows in print and names the HTML page that has
+them all (:data:`FOLD_MIN_ROWS`). ``make pdf`` fails when the PDF has more than
 :data:`MAX_PAGES` pages or no outline (:func:`book_problems`).
 
 Each page's PDF is kept in a cache (``--cache``, by default ``pdfcache/`` beside the HTML
@@ -68,7 +70,8 @@ MAX_PAGES = 300
 _CACHE_ENTRY = re.compile(r"[0-9a-f]{64}\.(pdf|json)(\.tmp)?")
 #: The width of an A4 page between the print margins (210 mm - 2 x 12 mm) in CSS pixels: the
 #: width pages are laid out at before printing, so that what is measured is what is printed.
-PRINT_WIDTH_PX = round((210 - 2 * 12) * 96 / 25.4)
+_PX_PER_MM = 96 / 25.4
+PRINT_WIDTH_PX = round((210 - 2 * 12) * _PX_PER_MM)
 #: Tables wider than the text column (many numeric columns, which cannot wrap) are scaled down
 #: to its width (CSS zoom), instead of being cut at the page's edge; how many were.
 _FIT_TABLES = """() => {
@@ -84,6 +87,44 @@ _FIT_TABLES = """() => {
     }
   }
   return fitted;
+}"""
+#: A long reference table (at least :data:`FOLD_MIN_ROWS` rows, taller than
+#: :data:`FOLD_ABOVE_MM` on the printed page, whose text height is 269 mm: the list of
+#: figures, the map of the paper, the claims' verdicts) is folded in print
+#: (:data:`_FOLD_TABLES`): the PDF keeps its first rows, up to :data:`FOLD_KEEP_MM`, and says
+#: where the rest is; the HTML book keeps every row. Shorter tables (the results) print whole.
+FOLD_MIN_ROWS = 20
+FOLD_ABOVE_MM = 200
+FOLD_KEEP_MM = 90
+#: Fold each visible table of the page taller than ``above`` CSS pixels: its body rows after
+#: the first ones that fit in ``keep`` pixels are hidden and a line after the table names how
+#: many rows were printed and the page of the HTML book that has them all. How many were.
+_FOLD_TABLES = """([minRows, above, keep, page]) => {
+  const column = document.querySelector('article') || document.body;
+  let folded = 0;
+  for (const t of column.querySelectorAll('table')) {
+    const box = t.getBoundingClientRect();
+    if (box.height <= above || t.offsetParent === null) continue;
+    const rows = Array.from(t.querySelectorAll('tbody > tr'));
+    if (rows.length < minRows) continue;
+    const top = box.top;
+    let shown = 0;
+    for (const r of rows) {
+      if (shown >= 1 && r.getBoundingClientRect().bottom - top > keep) break;
+      shown += 1;
+    }
+    if (shown >= rows.length) continue;
+    for (const r of rows.slice(shown)) r.style.display = 'none';
+    const note = document.createElement('p');
+    note.className = 'ensel-print-folded';
+    note.textContent = `Printed: the first ${shown} of ${rows.length} rows of this table; ` +
+      `the HTML book has them all (${page}).`;
+    note.style.fontStyle = 'italic';
+    note.style.fontSize = '0.85em';
+    t.after(note);
+    folded += 1;
+  }
+  return folded;
 }"""
 #: The page's title as the reader sees it (the first heading, without its "#" link).
 _TITLE = """() => {
@@ -251,6 +292,8 @@ def _print_pages(html: Path, entries: list[Entry], keys: dict[str, str], store: 
                         page.evaluate(_MATHJAX_READY, MATH_TIMEOUT_MS)
                     title = page.evaluate(_TITLE) or entry.file
                     page.emulate_media(media="print")  # measured as printed, then fitted
+                    page.evaluate(_FOLD_TABLES, [FOLD_MIN_ROWS, FOLD_ABOVE_MM * _PX_PER_MM,
+                                                 FOLD_KEEP_MM * _PX_PER_MM, f"{entry.file}.html"])
                     page.evaluate(_FIT_TABLES)
                     tmp_pdf = store / f"{key}.pdf.tmp"
                     page.pdf(path=str(tmp_pdf), format="A4", print_background=True,

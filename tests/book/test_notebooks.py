@@ -60,7 +60,8 @@ def test_experiments_page_runs_on_a_users_own_table_and_again_identically(
     path = tmp_path / "my_answers.csv"
     mine.to_csv(path, index=False)
     run = NotebookRun("experiments", "experiments-mine",
-                      {"dataset": str(path), "n_splits": 2, "exhaustive": False})
+                      {"dataset": str(path), "n_splits": 2, "exhaustive": False,
+                      "n_halvings": 3})  # the page's test size (runs.yml), not the book's 10
     out = execute_run(run, out_dir=tmp_path / "out", root=ROOT)
     text = _text(out)
     assert "my_answers.csv" in text

@@ -422,3 +422,29 @@ def test_a_table_wider_than_the_page_is_scaled_to_fit_it(tmp_path: Path) -> None
     assert "col00" in (text := printed(tmp_path / "fitted.pdf")) and "col23" in text
     pdfbook._FIT_TABLES = "() => 0"  # no fitting: the last columns fall off the page
     assert "col23" not in printed(tmp_path / "cut.pdf")
+
+
+@needs_chromium
+def test_a_long_table_is_folded_in_print_and_kept_whole_in_the_html(tmp_path: Path) -> None:
+    """A reference table of 60 rows (two printed pages) keeps its first rows in the PDF and a
+    line naming the HTML page that has them all; a table of 12 rows prints whole; the HTML
+    file is not touched (the fold happens in the printing browser only)."""
+    pdfbook = _pdfbook()
+    from pypdf import PdfReader
+
+    html, toc = _site(tmp_path)
+    long_rows = "".join(f"<tr><td>long{i:02d}</td><td>{'words ' * 12}</td></tr>"
+                        for i in range(60))
+    short_rows = "".join(f"<tr><td>short{i:02d}</td><td>x</td></tr>" for i in range(12))
+    two = html / "book" / "two.html"
+    two.write_text(two.read_text().replace(
+        "</main>", f"<article><table><tbody>{long_rows}</tbody></table>"
+                   f"<table><tbody>{short_rows}</tbody></table></article></main>"))
+    before = two.read_bytes()
+    out = tmp_path / "book.pdf"
+    pdfbook.print_book(html, out, toc=toc)
+    text = " ".join(p.extract_text() for p in PdfReader(str(out)).pages)
+    assert "long00" in text and "long59" not in text
+    assert "of 60 rows of this table" in text and "book/two.html" in text
+    assert "short00" in text and "short11" in text
+    assert two.read_bytes() == before
