@@ -774,9 +774,12 @@ def _nested_picks(selector: str, X: np.ndarray, y: np.ndarray, ks: Sequence[int]
 
         registry = {id(SELECTOR_SPECS): "binary",
                     id(MULTICLASS_SELECTOR_SPECS): "options"}.get(id(specs))
-        # one fit per distinct training part, shared across calls and pages (ensel._picks)
+        # one fit per distinct training part, shared across calls and pages (ensel._picks),
+        # keyed by the estimator's class too: a name registered anew is another selector
+        est = spec.estimator
+        who = f"{selector}:{getattr(est, '__module__', '')}.{getattr(est, '__qualname__', est)}"
         path = (fit(ks[-1]) if registry is None
-                else nested_path(registry, selector, X, y, int(ks[-1]), fit))
+                else nested_path(registry, who, X, y, int(ks[-1]), fit))
         return {k: path[:k] for k in ks}
     return {k: [int(j) for j in spec.estimator(k).fit(X, y).selected_] for k in ks}
 
