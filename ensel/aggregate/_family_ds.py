@@ -16,7 +16,7 @@ families without labels and counts each for what its votes are worth together:
    less what one common correlation explains, is beyond noise: errors against fitted
    labels are not errors against the truth, and where most models err together the
    labels are wrong and the most accurate models, right there, look wrong together.
-   :func:`common_null` simulates pools with no family, calibrated to the data (error
+   ``common_null`` simulates pools with no family, calibrated to the data (error
    rates, common correlation, share of wrong answers on one distractor), fits them the
    same way and measures the same excess; the cluster's average excess over that must pass
    :func:`search_z` standard errors of the average (:func:`tetrachoric_se`, the null's
@@ -141,11 +141,11 @@ __all__ = ["FamilyDawidSkene", "beyond_noise", "common_null", "error_correlation
 WEIGHT_TOL = 1e-3
 
 #: A family is kept when its average excess correlation, beyond what one common correlation
-#: explains (:func:`common_null`), is beyond noise at this family-wise level over every pair
+#: explains (``common_null``), is beyond noise at this family-wise level over every pair
 #: of models searched (:func:`search_z`; Bonferroni, two-sided).
 NOISE_LEVEL = 0.05
 
-#: Pools simulated by :func:`common_null`: calibration steps, then pools averaged.
+#: Pools simulated by ``common_null``: calibration steps, then pools averaged.
 NULL_STEPS, NULL_POOLS = 4, 2
 
 
@@ -335,7 +335,7 @@ class FamilyDawidSkene(_EM):
         Tetrachoric correlation of the models' errors against the independent fit's labels
         (the families were found in its excess over the median).
     null_excess_ : numpy.ndarray of shape (n_models, n_models)
-        The excess each pair shows with no family (:func:`common_null`), which a kept
+        The excess each pair shows with no family (``common_null``), which a kept
         family's average excess passed beyond noise; zeros when no cluster was a candidate.
     model_weights_ : numpy.ndarray of shape (n_models,)
         The power ``w_j`` of each model's likelihood (``1`` outside a family).
@@ -381,7 +381,7 @@ class FamilyDawidSkene(_EM):
     def _families(self, A: np.ndarray, lab: np.ndarray, tet: np.ndarray,
                   n_options: Any) -> list[np.ndarray]:
         """Step 2: clusters of the excess correlation ``tet`` against the labels ``lab``,
-        kept when beyond what one common correlation explains (:func:`common_null`) by
+        kept when beyond what one common correlation explains (``common_null``) by
         :func:`search_z` standard errors (the null's own noise included)."""
         self.correlation_ = tet
         ex, _ = excess(tet)
