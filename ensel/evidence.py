@@ -1123,9 +1123,10 @@ def gold_summary(data: list[Any], *, aggregator: str | None = None,
                 "error": "on every test item", "notes": [],
                 "intervals": "each interval is of the held-out error over random splits of "
                              "items that all have gold"}
+    said = _said(aggregator)
     if g:
-        fit = (f"label-free ({aggregator}: EM on all the answers, the {g:,} items with gold "
-               "anchoring it)")
+        fit = (f"label-free, by {said}: EM on all the answers, the {g:,} items with gold "
+               "anchoring it")
         notes = [f"gold for {g:,} of {n:,} items: the error and its interval are estimated "
                  f"from the {g:,} labels and the label-free model's posterior on the "
                  f"{n - g:,} unlabelled items, recalibrated by the labels "
@@ -1143,7 +1144,7 @@ def gold_summary(data: list[Any], *, aggregator: str | None = None,
                              "fewer; they are the estimate's uncertainty, not the spread of "
                              "held-out errors"}
     notes = ["no error figure: no item has a gold label, and an error is measured against gold",
-             f"selection statistics come from the label-free posterior of {aggregator}: a "
+             f"selection statistics come from the label-free posterior of {said}: a "
              "model's accuracy is the posterior probability of its answers, the picks and "
              "gains are computed against the posterior's most probable option (the models' "
              "consensus, not the truth); coverage needs no label",
@@ -1152,11 +1153,20 @@ def gold_summary(data: list[Any], *, aggregator: str | None = None,
              f"label a first handful: {LABEL_NEXT} --strategy disagreement (the items the "
              "models disagree on most)"]
     return {"n_items": n, "n_with_gold": 0,
-            "aggregator_fit": f"label-free ({aggregator}: EM on all the answers)",
-            "statistics": f"from the label-free posterior of {aggregator}", "error": None,
+            "aggregator_fit": f"label-free, by {said}: EM on all the answers",
+            "statistics": f"from the label-free posterior of {said}", "error": None,
             "notes": notes,
             "intervals": "there are no intervals: without any gold label nothing says how "
                          "often the consensus of the models is wrong"}
+
+
+def _said(aggregator: str | None) -> str:
+    """An aggregator in prose: its name and the key that selects it (``Dawid-Skene
+    (ds)``)."""
+    from ensel.aggregate import aggregator_name
+
+    name = aggregator_name(aggregator) if aggregator else ""
+    return f"{name} ({aggregator})" if name and name != aggregator else str(aggregator)
 
 
 def _gap_data(answers: Any, gold: Any) -> list[Any]:

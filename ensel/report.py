@@ -241,8 +241,9 @@ def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | N
         arm, models = arms["best_single"], [best_model]
     one = len(models) == 1
     vs = next(c for c in ev.evaluation["comparisons"] if c["against"] == "best_single")
+    by = _aggregator_words(ev.aggregator)
     if everyone:
-        headline = (f"Use all {len(models)} models together, aggregated by {ev.aggregator}: "
+        headline = (f"Use all {len(models)} models together, aggregated by {by}: "
                     "they beat the best single model beyond the noise of the evaluation, "
                     f"and the {ev.k}-model choice of ensel select -k auto does not.")
     elif ev.k == 1:
@@ -254,7 +255,7 @@ def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | N
                     "noise of the evaluation.")
     else:
         headline = (f"Use these {len(models)} models together, aggregated by "
-                    f"{ev.aggregator}: {', '.join(models)}. They beat the best single model "
+                    f"{by}: {', '.join(models)}. They beat the best single model "
                     "beyond the noise of the evaluation.")
     return {"models": models, "aggregator": None if one else ev.aggregator,
             "best_single_model": best_model,
@@ -367,7 +368,8 @@ def _gap_recommendation(ev: Any, source: Sequence[str]) -> dict[str, Any]:
     few = ev.few_labels
     one = len(models) == 1
     use = (f"Use {models[0]} alone" if one else
-           f"Use these {len(models)} models together, aggregated by {ev.aggregator}: "
+           f"Use these {len(models)} models together, aggregated by "
+           f"{_aggregator_words(ev.aggregator)}: "
            f"{', '.join(models)}")
     if few is None:
         headline = (f"{use}, picked by the models' consensus: no item has a gold label, so "
@@ -560,7 +562,8 @@ def _figures(rep: UserReport) -> dict[str, str]:
         ax.set_xticks(k)
         ax.legend(fontsize=8)
         alt = (f"Line chart of the nested cross-validated held-out error of "
-               f"{rep.select['method']} with {rep.select['aggregator']} on {name} against "
+               f"{rep.select['method']} with {_aggregator_words(rep.select['aggregator'])} "
+               f"on {name} against "
                f"the number of models k = 1 to {k[-1]} (from {e.min():.3f} to "
                f"{e.max():.3f}), with a one-standard-error band; a dashed line marks the "
                f"deployed k = {k_dep}.")
@@ -659,7 +662,8 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
                               _pct(p["coverage"])] for p in sel["selected"]],
                             numeric=[True, False, True, True],
                             caption=f"Picks of {esc(sel['method'])} "
-                                    f"(aggregator {esc(sel['aggregator'])})"))
+                                    f"(aggregated by "
+                                    f"{esc(_aggregator_words(sel['aggregator']))})"))
     t = rep.models.sort_values(["coverage", "model"], ascending=[False, True])
     picked = set(r["models"])
     parts.append("<h3>Your models</h3>")
@@ -671,7 +675,8 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
         caption="Per model (coverage over all items)"))
     if "models" in figs:
         parts.append(figs["models"])
-    settings = [f"selector {sel['method']}, aggregator {sel['aggregator']}, k = {sel['k']}"
+    settings = [f"selector {sel['method']}, aggregator {_aggregator_key(sel['aggregator'])}, "
+                f"k = {sel['k']}"
                 + (" (the size with the lowest estimated error)" if few is not None else
                    " (a default, ensel.report.NO_GOLD_K: without gold no size is measured "
                    "better)")]
@@ -727,13 +732,15 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
                 f"<p><b>{esc(r['headline'])}</b></p>"]
     else:
         ans.append(f'<p class="lead">{esc(r["headline"])}</p>')
-    ans += [f"<p>Use: {use}" + (f", aggregated by <b>{esc(r['aggregator'])}</b>"
+    ans += [f"<p>Use: {use}" + (f", aggregated by "
+                                f"<b>{esc(_aggregator_words(r['aggregator']))}</b>"
                                 if r["aggregator"] else " alone") + ".</p>",
             f"<p>Held-out error: <b>{_ci(r)}</b>.</p>"]
     bs = r["best_single_error"]
     if r["one_model_enough"] and sel["k"] > 1:
         ans.append(f"<p>The {sel['k']}-model ensemble of <code>ensel select -k auto</code> "
-                   f"({esc(', '.join(r['ensemble']))}, {esc(sel['aggregator'])}): "
+                   f"({esc(', '.join(r['ensemble']))}, aggregated by "
+                   f"{esc(_aggregator_words(sel['aggregator']))}): "
                    f"{_ci(r['ensemble_error'])}; minus the best single model: "
                    f"{esc(_diff(r['vs_best_single']))}.</p>")
     elif not r["one_model_enough"]:
@@ -750,7 +757,8 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
                    "abstentions).</p>")
     if rep.all_models is not None:
         a = rep.all_models
-        ans.append(f"<p>All {a['k']} models together ({esc(sel['aggregator'])}): "
+        ans.append(f"<p>All {a['k']} models together (aggregated by "
+                   f"{esc(_aggregator_words(sel['aggregator']))}): "
                    f"{_ci(a)}; minus the best single model: "
                    f"{esc(_diff(a['vs_best_single']))}.</p>")
     assert rep.no_model is not None  # measured: the majority label's held-out error
@@ -825,10 +833,24 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
     parts.append(figs["models"])
     if "frontier" in figs:
         parts += ["<h3>Cost and error</h3>", figs["frontier"]]
-    settings = [f"selector {sel['method']}, aggregator {sel['aggregator']} (the defaults of "
-                "ensel select)", f"{ev['n_splits']} splits per condition, seed {ev['seed']}",
+    settings = [f"selector {sel['method']}, aggregator {_aggregator_key(sel['aggregator'])} "
+                "(the defaults of ensel select)",
+                f"{ev['n_splits']} splits per condition, seed {ev['seed']}",
                 f"interval: {ev['correction']}"]
     return _page_end(rep, parts, settings, name, json_link=json_link, command=command)
+
+
+def _aggregator_words(name: str) -> str:
+    """An aggregator's key as the prose names it (:func:`ensel.aggregate.aggregator_name`)."""
+    from ensel.aggregate import aggregator_name
+
+    return str(aggregator_name(name))
+
+
+def _aggregator_key(name: str) -> str:
+    """An aggregator in the settings: its name and the key that selects it."""
+    words = _aggregator_words(name)
+    return name if words == name else f"{name} ({words})"
 
 
 def _names(choice: dict[str, Any]) -> str:

@@ -238,6 +238,17 @@ def test_the_report_runs_the_label_free_path_itself(files, tmp_path, capsys, whi
     else:
         few = doc["select"]["few_labels"]
         assert rec["error"] == few["error"] and doc["select"]["k_mode"] == "auto"
+        # the aggregator by its name in every line of prose (issue: "aggregated by ds"),
+        # its key in the JSON and beside the name in the settings
+        assert rec["aggregator"] == doc["select"]["aggregator"] == "ds"
+        assert "aggregated by Dawid-Skene: " in rec["headline"]
+        assert "by ds" not in html and "(aggregator ds)" not in html
+        assert "Picks of score_mi (aggregated by Dawid-Skene)" in html
+        assert "aggregator ds (Dawid-Skene), k = " in html
+        assert main(["select", files[which], "-k", "auto"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert "method score_mi, aggregator ds (Dawid-Skene), k = " in text
+        assert "aggregator fitted label-free, by Dawid-Skene (ds): EM" in text
         assert "rest on 30 gold labels" in html and "What the unlabelled items added" in html
     from ensel._html import unrendered_markup
 
