@@ -521,7 +521,7 @@ def _figures(rep: UserReport) -> dict[str, str]:
     from ensel._html import esc, figure_html
 
     out: dict[str, str] = {}
-    t, name = rep.models, ", ".join(Path(s).name or s for s in rep.source)
+    t, name = rep.models, _source_name(rep)
     rec = set(rep.recommendation["models"])
     if t["accuracy_answered"].isna().all():  # no gold at all: nothing to plot
         return out
@@ -605,6 +605,43 @@ def _view_words(sel: dict[str, Any], reason: str | None = None, notes: bool = Tr
     return words
 
 
+def _source_name(rep: UserReport) -> str:
+    """What the report is on, for its title (the files' names, or a dataset's)."""
+    return ", ".join(Path(s).name or s for s in rep.source)
+
+
+def _models_html(rep: UserReport, figs: dict[str, str], *, gaps: bool) -> list[str]:
+    """The "Your models" section of both pages: one row per model (the recommended ones
+    marked), then the coverage figure. Measured, the rows go by accuracy with each model's
+    rank in the ensemble (and price); with gold gaps the accuracy rests on the items with
+    gold (a few, or none), so the rows go by coverage and the picks' ranks are in the picks'
+    table above."""
+    from ensel._html import esc, table_html
+
+    t = rep.models.sort_values(["coverage" if gaps else "accuracy", "model"],
+                               ascending=[False, True])
+    priced = "usd_per_query" in t.columns
+    head = ["model", "accuracy on the items with gold" if gaps else "accuracy", "coverage",
+            "accuracy when answered", *([] if gaps else ["rank in the ensemble"]),
+            *(["price / query"] if priced else [])]
+    rows = []
+    for _, m in t.iterrows():
+        row = [esc(m["model"]), _e(m["accuracy"]), _pct(m["coverage"]),
+               _e(m["accuracy_answered"])]
+        if not gaps:
+            row.append("" if pd.isna(m["rank"]) else str(int(m["rank"])))
+        if priced:
+            row.append(_usd(m["usd_per_query"]))
+        rows.append(row)
+    picked = set(rep.recommendation["models"])
+    return ["<h3>Your models</h3>",
+            table_html(head, rows, numeric=[False] + [True] * (len(head) - 1),
+                       row_class=["pick" if m in picked else "" for m in t["model"]],
+                       caption="Per model (coverage over all items)" if gaps else
+                       "Per model, over all items"),
+            *([figs["models"]] if "models" in figs else [])]
+
+
 def _page_end(rep: UserReport, parts: list[str], settings: list[str], name: str, *,
               json_link: str | None, command: str | None) -> str:
     """The end of a report page (settings, the command, the JSON link) and the page."""
@@ -631,7 +668,7 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
 
     r, sel = rep.recommendation, rep.select
     gold, few = sel["gold"], sel.get("few_labels")
-    name = ", ".join(Path(s).name or s for s in rep.source)
+    name = _source_name(rep)
 
     def here(text: str) -> str:  # the label-next command on this report's data
         return text.replace(LABEL_NEXT, LABEL_NEXT.replace("DATA", " ".join(rep.source)))
@@ -664,17 +701,7 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
                             caption=f"Picks of {esc(sel['method'])} "
                                     f"(aggregated by "
                                     f"{esc(_aggregator_words(sel['aggregator']))})"))
-    t = rep.models.sort_values(["coverage", "model"], ascending=[False, True])
-    picked = set(r["models"])
-    parts.append("<h3>Your models</h3>")
-    parts.append(table_html(
-        ["model", "accuracy on the items with gold", "coverage", "accuracy when answered"],
-        [[esc(m["model"]), _e(m["accuracy"]), _pct(m["coverage"]), _e(m["accuracy_answered"])]
-         for _, m in t.iterrows()], numeric=[False, True, True, True],
-        row_class=["pick" if m in picked else "" for m in t["model"]],
-        caption="Per model (coverage over all items)"))
-    if "models" in figs:
-        parts.append(figs["models"])
+    parts += _models_html(rep, figs, gaps=True)
     settings = [f"selector {sel['method']}, aggregator {_aggregator_key(sel['aggregator'])}, "
                 f"k = {sel['k']}"
                 + (" (the size with the lowest estimated error)" if few is not None else
@@ -702,7 +729,7 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
 
     r, sel = rep.recommendation, rep.select
     ev = sel["evaluation"]
-    name = ", ".join(Path(s).name or s for s in rep.source)
+    name = _source_name(rep)
     n_eval, conf = ev["n_evaluations"], ev["confidence"]
     how = (f"{n_eval} random {1 - ev['test_fraction']:.0%}/{ev['test_fraction']:.0%} splits, "
            f"{conf:.0%} intervals corrected for the overlap of the splits")
@@ -814,23 +841,7 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
                             caption="Selection path"))
     if "path" in figs:
         parts.append(figs["path"])
-    parts.append("<h3>Your models</h3>")
-    t = rep.models.sort_values(["accuracy", "model"], ascending=[False, True])
-    priced = "usd_per_query" in t.columns
-    mrows = []
-    for _, m in t.iterrows():
-        row = [esc(m["model"]), _e(m["accuracy"]), _pct(m["coverage"]),
-               _e(m["accuracy_answered"]), "" if pd.isna(m["rank"]) else str(int(m["rank"]))]
-        if priced:
-            row.append(_usd(m["usd_per_query"]))
-        mrows.append(row)
-    parts.append(table_html(["model", "accuracy", "coverage", "accuracy when answered",
-                             "rank in the ensemble", *(["price / query"] if priced else [])],
-                            mrows, numeric=[False, True, True, True, True, True],
-                            row_class=["pick" if m in set(r["models"]) else ""
-                                       for m in t["model"]],
-                            caption="Per model, over all items"))
-    parts.append(figs["models"])
+    parts += _models_html(rep, figs, gaps=False)
     if "frontier" in figs:
         parts += ["<h3>Cost and error</h3>", figs["frontier"]]
     settings = [f"selector {sel['method']}, aggregator {_aggregator_key(sel['aggregator'])} "
