@@ -163,7 +163,7 @@ def _alive(pid: int) -> bool:
 
 
 def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], Any], *,
-                 force: bool = False, option: str = "-o") -> Path:
+                 force: bool = False, option: str = "-o", lock: bool = True) -> Path:
     """Write ``path`` through ``write(tmp)`` and publish it in one step.
 
     Parameters
@@ -178,6 +178,11 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], Any], *,
         won) is kept and this writer is refused.
     option : str, default="-o"
         The option that named the path, for messages.
+    lock : bool, default=True
+        Keep a second writer of ``path`` out with the lock file. ``False`` is for a cache
+        whose writers of one path all write the same bytes (:mod:`ensel._picks`): no lock,
+        the last rename wins (implies ``force``); the temporary file is still unique and
+        removed however the call ends, and a reader still never sees a partial file.
 
     Returns
     -------
@@ -218,8 +223,11 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], Any], *,
     os.chmod(tmp, mode)
     with temporary_paths(tmp):
         write(tmp)
-        lock = _lock(target, option)
-        with temporary_paths(lock):
+        if not lock:  # a cache: every writer writes the same bytes
+            os.replace(tmp, target)
+            return target
+        held = _lock(target, option)
+        with temporary_paths(held):
             if force:
                 os.replace(tmp, target)
             else:

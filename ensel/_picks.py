@@ -17,14 +17,14 @@ bytes), the selector registry and the selector's name:
   ``<out_dir>/.cache/picks/<digest>`` for every kernel, with ``$ENSEL_PICKS_KEY`` the digest
   of ensel's sources and data, so a change of the code never reads an old path, and removes
   the other versions' folders when a build starts): one small ``.npy`` per key, written
-  atomically, so parallel runs share it safely. ``make book FORCE=1`` empties it first.
+  by :func:`ensel._io.write_atomic` without its lock (every writer of a key writes the same
+  bytes), so parallel runs share it safely. ``make book FORCE=1`` empties it first.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -80,15 +80,14 @@ def _write(key: str, value: np.ndarray) -> None:
     folder = _folder()
     if folder is None:
         return
-    # not ensel._io.write_atomic: its lock and exclusive create cost 4x as much per file, and
-    # every writer of a key writes the same bytes, so the last rename may win
-    tmp = folder / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp.npy"
+    from ensel._io import write_atomic
+
+    # every writer of a key writes the same bytes: no lock, the last rename wins
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        np.save(tmp, value, allow_pickle=False)
-        os.replace(tmp, folder / f"{key}.npy")
+        write_atomic(folder / f"{key}.npy", lambda tmp: np.save(tmp, value, allow_pickle=False),
+                     lock=False)
     except OSError:  # a read-only or full disk costs a later run a fit, nothing else
-        tmp.unlink(missing_ok=True)
+        pass
 
 
 def nested_path(registry: str, selector: str, X: np.ndarray, y: np.ndarray, budget: int,

@@ -83,7 +83,7 @@ added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single
      "gold": {"n_items": int, "n_with_gold": int, "aggregator_fit": str,
               "statistics": str, "error": str | null, "notes": [str], "intervals": str},
      "few_labels": null | {"n_labels": int, "n_unlabelled": int, "error": float,
-                           "interval": [float, float], "decided": bool,
+                           "interval": [float, float], "decided": bool | null,
                            "labels_needed": int | null, "runner_up": [str],
                            "win_rate": float, "reason": str,
                            "labels_only": {"error_on_labels": float,
@@ -97,9 +97,12 @@ Issue 40 added ``gold["intervals"]`` (one sentence on what the intervals mean) a
 ``few_labels`` (gold for some items only, :func:`select_with_gaps`): the few-label estimate of
 :func:`ensel.fewlabels.choose_with_labels` (``error``, ``interval``, ``decided`` against
 ``runner_up``, ``labels_needed``: more labels at random until decided, ``null`` when that is
-not expected to help), and under ``labels_only`` the chosen ensemble's error on the labelled
-items with its Wilson interval, and what the labels alone would pick and decide
-(``refused``: why they cannot, else ``null``); ``evaluation`` is then ``null``.
+not expected to help; ``decided`` ``null`` and ``runner_up`` empty when every model is chosen,
+so there is nothing to decide between), and under ``labels_only`` the chosen ensemble's error
+on the labelled items with its Wilson interval, and what the same rule (the same ``k``) picks
+and decides on the labelled items alone (``refused``: why it cannot, else ``null``). The
+report goes by the verdict with the unlabelled items; ``unlabelled_added`` says so where the
+labels alone differ. ``evaluation`` is then ``null``.
 
 How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
     The error is the share of items whose answer is not the gold label. A model's
@@ -1120,9 +1123,10 @@ def gold_summary(data: list[Any], *, aggregator: str | None = None,
                 "error": "on every test item", "notes": [],
                 "intervals": "each interval is of the held-out error over random splits of "
                              "items that all have gold"}
+    said = _said(aggregator)
     if g:
-        fit = (f"label-free ({aggregator}: EM on all the answers, the {g:,} items with gold "
-               "anchoring it)")
+        fit = (f"label-free, by {said}: EM on all the answers, the {g:,} items with gold "
+               "anchoring it")
         notes = [f"gold for {g:,} of {n:,} items: the error and its interval are estimated "
                  f"from the {g:,} labels and the label-free model's posterior on the "
                  f"{n - g:,} unlabelled items, recalibrated by the labels "
@@ -1140,7 +1144,7 @@ def gold_summary(data: list[Any], *, aggregator: str | None = None,
                              "fewer; they are the estimate's uncertainty, not the spread of "
                              "held-out errors"}
     notes = ["no error figure: no item has a gold label, and an error is measured against gold",
-             f"selection statistics come from the label-free posterior of {aggregator}: a "
+             f"selection statistics come from the label-free posterior of {said}: a "
              "model's accuracy is the posterior probability of its answers, the picks and "
              "gains are computed against the posterior's most probable option (the models' "
              "consensus, not the truth); coverage needs no label",
@@ -1149,11 +1153,20 @@ def gold_summary(data: list[Any], *, aggregator: str | None = None,
              f"label a first handful: {LABEL_NEXT} --strategy disagreement (the items the "
              "models disagree on most)"]
     return {"n_items": n, "n_with_gold": 0,
-            "aggregator_fit": f"label-free ({aggregator}: EM on all the answers)",
-            "statistics": f"from the label-free posterior of {aggregator}", "error": None,
+            "aggregator_fit": f"label-free, by {said}: EM on all the answers",
+            "statistics": f"from the label-free posterior of {said}", "error": None,
             "notes": notes,
             "intervals": "there are no intervals: without any gold label nothing says how "
                          "often the consensus of the models is wrong"}
+
+
+def _said(aggregator: str | None) -> str:
+    """An aggregator in prose: its name and the key that selects it (``Dawid-Skene
+    (ds)``)."""
+    from ensel.aggregate import aggregator_name
+
+    name = aggregator_name(aggregator) if aggregator else ""
+    return f"{name} ({aggregator})" if name and name != aggregator else str(aggregator)
 
 
 def _gap_data(answers: Any, gold: Any) -> list[Any]:
@@ -1342,14 +1355,15 @@ def select_with_gaps(answers: Any, gold: Any = None, *, k: int | str,
 
 def _few_label_input(data: list[Any], rows: np.ndarray | None = None) -> tuple[Any, Any]:
     """The stacked conditions as :func:`ensel.fewlabels.choose_with_labels` reads them (an
-    OptionMatrix, or binary answers and gold with ``0`` = none); ``rows``: these only."""
+    OptionMatrix, or binary answers named by model and gold with ``0`` = none); ``rows``:
+    these only."""
     from ensel.data import OptionMatrix
 
     X = np.concatenate([d.X for d in data])
     y = np.concatenate([d.y for d in data])
     r = np.arange(len(y)) if rows is None else rows
-    if not data[0].native:
-        return X[r], y[r].astype(float)
+    if not data[0].native:  # the models' names, for the choice's words (rows by position)
+        return pd.DataFrame(X[r], columns=list(data[0].models)), y[r].astype(float)
     many = len(data) > 1
     items = [f"{d.condition}/{i}" if many else i for d in data for i in d.items]
     opts = [o for d in data for o in d.options]
@@ -1368,11 +1382,42 @@ def _wilson(err: float, n: int, level: float = 0.95) -> tuple[float, float]:
     return max(0.0, mid - half), min(1.0, mid + half)
 
 
+def _has_rival(choice: Any) -> bool:
+    """Whether ``choice`` (a :class:`ensel.fewlabels.FewLabelChoice`) was weighed against
+    another ensemble: with ``k`` the number of models there is no other candidate, and the
+    library names the choice as its own runner-up (``decided`` against itself)."""
+    return tuple(choice.runner_up) != tuple(choice.models)
+
+
+def _alone_words(choice: Any, alone: Any, models: list[str], n: int) -> str:
+    """What the same rule decides on the ``n`` labelled items alone, and which verdict the
+    report goes by when the two differ (the one with the unlabelled items)."""
+    picks = [models[j] for j in alone.models]
+    same = set(picks) == {models[j] for j in choice.models}
+    words = ("; the same rule on the labels alone picks the same models" if same else
+             f"; the same rule on the labels alone would pick {', '.join(picks)}")
+    if not (_has_rival(alone) and _has_rival(choice)):
+        return words
+    if alone.decided == choice.decided:
+        return words + (" and decides too" if alone.decided else " and does not decide either")
+    if alone.decided:
+        return words + (
+            " and would call its choice decided; this report goes by the estimate with the "
+            f"unlabelled items, which does not: on the labels alone an ensemble is judged on "
+            f"the {n:,} labelled items only, where it and its runner-up may answer alike, "
+            "and the label model's uncertainty on the other items is left out")
+    return words + (
+        " and would not decide; this report goes by the estimate with the unlabelled items, "
+        "which does: they show how the ensembles differ beyond the labelled items")
+
+
 def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[str],
                    on_labels: float) -> dict[str, Any]:
     """The document's ``few_labels``: the choice with labels and unlabelled items, the same
-    choice's error on the labels alone (a Wilson interval), what the labels alone would
-    pick and decide, and what the unlabelled items added, in words."""
+    choice's error on the labels alone (a Wilson interval), what the same rule picks and
+    decides on the labels alone, and what the unlabelled items added, in words. The verdict
+    (``decided``, ``decision``) is the one with the unlabelled items; ``None`` where the
+    choice has no rival (every model chosen: nothing to decide between)."""
     lo, hi = choice.interval
     n = choice.n_labels
     a_lo, a_hi = _wilson(on_labels, n)
@@ -1383,33 +1428,37 @@ def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[
     if alone is None:
         added += f"; the labels alone cannot choose ({alone_why})"
     else:
-        same = {str(x) for x in alone.names} == {str(x) for x in choice.names}
-        added += ("; the labels alone pick the same models" if same else
-                  f"; the labels alone would pick {', '.join(map(str, alone.names))}")
-        added += (" and decide" if alone.decided else " and do not decide") + \
-            (", as with them" if alone.decided == choice.decided else ", unlike with them")
+        added += _alone_words(choice, alone, models, n)
+    rival = alone is not None and _has_rival(alone)
     labels_only = {"error_on_labels": on_labels, "interval": [a_lo, a_hi],
-                   "picks": None if alone is None else [str(x) for x in alone.names],
-                   "decided": None if alone is None else bool(alone.decided),
-                   "labels_needed": None if alone is None else alone.labels_needed,
+                   "picks": None if alone is None else [models[j] for j in alone.models],
+                   "decided": bool(alone.decided) if rival else None,
+                   "labels_needed": alone.labels_needed if rival else None,
                    "refused": alone_why}
     runner = ", ".join(models[j] for j in choice.runner_up)
-    if choice.decided:
+    if not _has_rival(choice):
+        decision = (f"every model is in the choice (k = {choice.k}), so there is no other "
+                    "ensemble of that size for the labels to decide between")
+    elif choice.decided:
         decision = (f"the labels decide: the choice is within {_tolerance()} of the runner-up "
                     f"({runner}) or better in {choice.win_rate:.0%} of the draws")
     elif choice.labels_needed is None:
         decision = (f"the labels do not decide between the choice and the runner-up "
-                    f"({runner}), and more labels at random are not expected to")
+                    f"({runner}): the choice is within {_tolerance()} of it or better in "
+                    f"{choice.win_rate:.0%} of the draws, and more labels at random are not "
+                    "expected to decide")
     else:
         decision = (f"the labels do not decide between the choice and the runner-up "
                     f"({runner}): about {choice.labels_needed:,} more labels at random (fewer "
                     f"chosen by {LABEL_NEXT}) should")
+    rival = _has_rival(choice)
     return {"n_labels": choice.n_labels, "n_unlabelled": choice.n_unlabelled,
             "error": choice.error, "interval": [float(lo), float(hi)],
-            "decided": choice.decided, "labels_needed": choice.labels_needed,
-            "runner_up": [models[j] for j in choice.runner_up], "win_rate": choice.win_rate,
-            "reason": choice.reason, "labels_only": labels_only,
-            "unlabelled_added": added, "decision": decision,
+            "decided": bool(choice.decided) if rival else None,
+            "labels_needed": choice.labels_needed if rival else None,
+            "runner_up": [models[j] for j in choice.runner_up] if rival else [],
+            "win_rate": choice.win_rate, "reason": choice.reason,
+            "labels_only": labels_only, "unlabelled_added": added, "decision": decision,
             "label_next": LABEL_NEXT}
 
 
@@ -1436,7 +1485,8 @@ def _few_label_evidence(data: list[Any], dropped: list[str], *, k: int | str, me
     La, Ly = _few_label_input(data, lab)
     alone, alone_why = None, None
     try:
-        alone = choose_with_labels(La, Ly, k=choice.k, method=method, aggregator=aggregator,
+        # the same rule (the same k, "auto" included) on other evidence: the labels alone
+        alone = choose_with_labels(La, Ly, k=k, method=method, aggregator=aggregator,
                                    seed=seed)
     except ValueError as exc:  # too few labels for the model on its own
         alone_why = str(exc).split(";")[0]

@@ -241,8 +241,9 @@ def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | N
         arm, models = arms["best_single"], [best_model]
     one = len(models) == 1
     vs = next(c for c in ev.evaluation["comparisons"] if c["against"] == "best_single")
+    by = _aggregator_words(ev.aggregator)
     if everyone:
-        headline = (f"Use all {len(models)} models together, aggregated by {ev.aggregator}: "
+        headline = (f"Use all {len(models)} models together, aggregated by {by}: "
                     "they beat the best single model beyond the noise of the evaluation, "
                     f"and the {ev.k}-model choice of ensel select -k auto does not.")
     elif ev.k == 1:
@@ -254,7 +255,7 @@ def _recommendation(ev: Any, table: pd.DataFrame, all_models: dict[str, Any] | N
                     "noise of the evaluation.")
     else:
         headline = (f"Use these {len(models)} models together, aggregated by "
-                    f"{ev.aggregator}: {', '.join(models)}. They beat the best single model "
+                    f"{by}: {', '.join(models)}. They beat the best single model "
                     "beyond the noise of the evaluation.")
     return {"models": models, "aggregator": None if one else ev.aggregator,
             "best_single_model": best_model,
@@ -367,7 +368,8 @@ def _gap_recommendation(ev: Any, source: Sequence[str]) -> dict[str, Any]:
     few = ev.few_labels
     one = len(models) == 1
     use = (f"Use {models[0]} alone" if one else
-           f"Use these {len(models)} models together, aggregated by {ev.aggregator}: "
+           f"Use these {len(models)} models together, aggregated by "
+           f"{_aggregator_words(ev.aggregator)}: "
            f"{', '.join(models)}")
     if few is None:
         headline = (f"{use}, picked by the models' consensus: no item has a gold label, so "
@@ -519,7 +521,7 @@ def _figures(rep: UserReport) -> dict[str, str]:
     from ensel._html import esc, figure_html
 
     out: dict[str, str] = {}
-    t, name = rep.models, ", ".join(Path(s).name or s for s in rep.source)
+    t, name = rep.models, _source_name(rep)
     rec = set(rep.recommendation["models"])
     if t["accuracy_answered"].isna().all():  # no gold at all: nothing to plot
         return out
@@ -560,7 +562,8 @@ def _figures(rep: UserReport) -> dict[str, str]:
         ax.set_xticks(k)
         ax.legend(fontsize=8)
         alt = (f"Line chart of the nested cross-validated held-out error of "
-               f"{rep.select['method']} with {rep.select['aggregator']} on {name} against "
+               f"{rep.select['method']} with {_aggregator_words(rep.select['aggregator'])} "
+               f"on {name} against "
                f"the number of models k = 1 to {k[-1]} (from {e.min():.3f} to "
                f"{e.max():.3f}), with a one-standard-error band; a dashed line marks the "
                f"deployed k = {k_dep}.")
@@ -602,6 +605,43 @@ def _view_words(sel: dict[str, Any], reason: str | None = None, notes: bool = Tr
     return words
 
 
+def _source_name(rep: UserReport) -> str:
+    """What the report is on, for its title (the files' names, or a dataset's)."""
+    return ", ".join(Path(s).name or s for s in rep.source)
+
+
+def _models_html(rep: UserReport, figs: dict[str, str], *, gaps: bool) -> list[str]:
+    """The "Your models" section of both pages: one row per model (the recommended ones
+    marked), then the coverage figure. Measured, the rows go by accuracy with each model's
+    rank in the ensemble (and price); with gold gaps the accuracy rests on the items with
+    gold (a few, or none), so the rows go by coverage and the picks' ranks are in the picks'
+    table above."""
+    from ensel._html import esc, table_html
+
+    t = rep.models.sort_values(["coverage" if gaps else "accuracy", "model"],
+                               ascending=[False, True])
+    priced = "usd_per_query" in t.columns
+    head = ["model", "accuracy on the items with gold" if gaps else "accuracy", "coverage",
+            "accuracy when answered", *([] if gaps else ["rank in the ensemble"]),
+            *(["price / query"] if priced else [])]
+    rows = []
+    for _, m in t.iterrows():
+        row = [esc(m["model"]), _e(m["accuracy"]), _pct(m["coverage"]),
+               _e(m["accuracy_answered"])]
+        if not gaps:
+            row.append("" if pd.isna(m["rank"]) else str(int(m["rank"])))
+        if priced:
+            row.append(_usd(m["usd_per_query"]))
+        rows.append(row)
+    picked = set(rep.recommendation["models"])
+    return ["<h3>Your models</h3>",
+            table_html(head, rows, numeric=[False] + [True] * (len(head) - 1),
+                       row_class=["pick" if m in picked else "" for m in t["model"]],
+                       caption="Per model (coverage over all items)" if gaps else
+                       "Per model, over all items"),
+            *([figs["models"]] if "models" in figs else [])]
+
+
 def _page_end(rep: UserReport, parts: list[str], settings: list[str], name: str, *,
               json_link: str | None, command: str | None) -> str:
     """The end of a report page (settings, the command, the JSON link) and the page."""
@@ -628,7 +668,7 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
 
     r, sel = rep.recommendation, rep.select
     gold, few = sel["gold"], sel.get("few_labels")
-    name = ", ".join(Path(s).name or s for s in rep.source)
+    name = _source_name(rep)
 
     def here(text: str) -> str:  # the label-next command on this report's data
         return text.replace(LABEL_NEXT, LABEL_NEXT.replace("DATA", " ".join(rep.source)))
@@ -659,19 +699,11 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
                               _pct(p["coverage"])] for p in sel["selected"]],
                             numeric=[True, False, True, True],
                             caption=f"Picks of {esc(sel['method'])} "
-                                    f"(aggregator {esc(sel['aggregator'])})"))
-    t = rep.models.sort_values(["coverage", "model"], ascending=[False, True])
-    picked = set(r["models"])
-    parts.append("<h3>Your models</h3>")
-    parts.append(table_html(
-        ["model", "accuracy on the items with gold", "coverage", "accuracy when answered"],
-        [[esc(m["model"]), _e(m["accuracy"]), _pct(m["coverage"]), _e(m["accuracy_answered"])]
-         for _, m in t.iterrows()], numeric=[False, True, True, True],
-        row_class=["pick" if m in picked else "" for m in t["model"]],
-        caption="Per model (coverage over all items)"))
-    if "models" in figs:
-        parts.append(figs["models"])
-    settings = [f"selector {sel['method']}, aggregator {sel['aggregator']}, k = {sel['k']}"
+                                    f"(aggregated by "
+                                    f"{esc(_aggregator_words(sel['aggregator']))})"))
+    parts += _models_html(rep, figs, gaps=True)
+    settings = [f"selector {sel['method']}, aggregator {_aggregator_key(sel['aggregator'])}, "
+                f"k = {sel['k']}"
                 + (" (the size with the lowest estimated error)" if few is not None else
                    " (a default, ensel.report.NO_GOLD_K: without gold no size is measured "
                    "better)")]
@@ -697,7 +729,7 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
 
     r, sel = rep.recommendation, rep.select
     ev = sel["evaluation"]
-    name = ", ".join(Path(s).name or s for s in rep.source)
+    name = _source_name(rep)
     n_eval, conf = ev["n_evaluations"], ev["confidence"]
     how = (f"{n_eval} random {1 - ev['test_fraction']:.0%}/{ev['test_fraction']:.0%} splits, "
            f"{conf:.0%} intervals corrected for the overlap of the splits")
@@ -727,13 +759,15 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
                 f"<p><b>{esc(r['headline'])}</b></p>"]
     else:
         ans.append(f'<p class="lead">{esc(r["headline"])}</p>')
-    ans += [f"<p>Use: {use}" + (f", aggregated by <b>{esc(r['aggregator'])}</b>"
+    ans += [f"<p>Use: {use}" + (f", aggregated by "
+                                f"<b>{esc(_aggregator_words(r['aggregator']))}</b>"
                                 if r["aggregator"] else " alone") + ".</p>",
             f"<p>Held-out error: <b>{_ci(r)}</b>.</p>"]
     bs = r["best_single_error"]
     if r["one_model_enough"] and sel["k"] > 1:
         ans.append(f"<p>The {sel['k']}-model ensemble of <code>ensel select -k auto</code> "
-                   f"({esc(', '.join(r['ensemble']))}, {esc(sel['aggregator'])}): "
+                   f"({esc(', '.join(r['ensemble']))}, aggregated by "
+                   f"{esc(_aggregator_words(sel['aggregator']))}): "
                    f"{_ci(r['ensemble_error'])}; minus the best single model: "
                    f"{esc(_diff(r['vs_best_single']))}.</p>")
     elif not r["one_model_enough"]:
@@ -750,7 +784,8 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
                    "abstentions).</p>")
     if rep.all_models is not None:
         a = rep.all_models
-        ans.append(f"<p>All {a['k']} models together ({esc(sel['aggregator'])}): "
+        ans.append(f"<p>All {a['k']} models together (aggregated by "
+                   f"{esc(_aggregator_words(sel['aggregator']))}): "
                    f"{_ci(a)}; minus the best single model: "
                    f"{esc(_diff(a['vs_best_single']))}.</p>")
     assert rep.no_model is not None  # measured: the majority label's held-out error
@@ -806,29 +841,27 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
                             caption="Selection path"))
     if "path" in figs:
         parts.append(figs["path"])
-    parts.append("<h3>Your models</h3>")
-    t = rep.models.sort_values(["accuracy", "model"], ascending=[False, True])
-    priced = "usd_per_query" in t.columns
-    mrows = []
-    for _, m in t.iterrows():
-        row = [esc(m["model"]), _e(m["accuracy"]), _pct(m["coverage"]),
-               _e(m["accuracy_answered"]), "" if pd.isna(m["rank"]) else str(int(m["rank"]))]
-        if priced:
-            row.append(_usd(m["usd_per_query"]))
-        mrows.append(row)
-    parts.append(table_html(["model", "accuracy", "coverage", "accuracy when answered",
-                             "rank in the ensemble", *(["price / query"] if priced else [])],
-                            mrows, numeric=[False, True, True, True, True, True],
-                            row_class=["pick" if m in set(r["models"]) else ""
-                                       for m in t["model"]],
-                            caption="Per model, over all items"))
-    parts.append(figs["models"])
+    parts += _models_html(rep, figs, gaps=False)
     if "frontier" in figs:
         parts += ["<h3>Cost and error</h3>", figs["frontier"]]
-    settings = [f"selector {sel['method']}, aggregator {sel['aggregator']} (the defaults of "
-                "ensel select)", f"{ev['n_splits']} splits per condition, seed {ev['seed']}",
+    settings = [f"selector {sel['method']}, aggregator {_aggregator_key(sel['aggregator'])} "
+                "(the defaults of ensel select)",
+                f"{ev['n_splits']} splits per condition, seed {ev['seed']}",
                 f"interval: {ev['correction']}"]
     return _page_end(rep, parts, settings, name, json_link=json_link, command=command)
+
+
+def _aggregator_words(name: str) -> str:
+    """An aggregator's key as the prose names it (:func:`ensel.aggregate.aggregator_name`)."""
+    from ensel.aggregate import aggregator_name
+
+    return str(aggregator_name(name))
+
+
+def _aggregator_key(name: str) -> str:
+    """An aggregator in the settings: its name and the key that selects it."""
+    words = _aggregator_words(name)
+    return name if words == name else f"{name} ({words})"
 
 
 def _names(choice: dict[str, Any]) -> str:

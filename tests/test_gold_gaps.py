@@ -8,6 +8,7 @@ multi-class one does. Seeded tables, seconds per command."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -164,6 +165,61 @@ def test_label_next_reads_binary_gaps_through_the_one_reader(files, capsys) -> N
     assert_usage_error(r, "label-next", "no item has a gold label", "--strategy disagreement")
 
 
+def test_the_labels_alone_run_the_same_rule_and_never_decide_against_themselves() -> None:
+    """The labels-alone verdict once ran with ``k`` fixed at the choice's size: with every
+    model chosen it had no other candidate, named the choice as its own runner-up and
+    "decided" in 100 % of the draws, and the page said the labels alone decide "unlike with
+    them" under a headline saying they do not (real MMLU-Redux, 40 labels). Now it runs the
+    same rule (``-k auto`` stays auto), its picks carry the models' names, and a choice
+    without a rival has no verdict."""
+    from ensel.evidence import _few_label_input, select_with_gaps
+    from ensel.experiment import condition_data
+    from ensel.fewlabels import choose_with_labels
+
+    data = condition_data(validate_responses(_binary(20)), None, gaps=True)
+    ev = select_with_gaps(data, k="auto", seed=0)
+    few, only = ev.few_labels, ev.few_labels["labels_only"]
+    lab = np.flatnonzero(np.concatenate([d.has_gold() for d in data]))
+    alone = choose_with_labels(*_few_label_input(data, lab), k="auto", seed=0)
+    models = list(data[0].models)
+    assert only["picks"] == [models[j] for j in alone.models]
+    assert only["decided"] == alone.decided and few["runner_up"] != []
+    assert "the same rule on the labels alone" in few["unlabelled_added"]
+    assert "unlike with them" not in few["unlabelled_added"]
+    assert all(m in models for m in few["runner_up"])  # names, not m0.. column stand-ins
+    every = select_with_gaps(data, k=M_BIN, seed=0).few_labels
+    assert every["decided"] is None and every["runner_up"] == []
+    assert every["labels_only"]["decided"] is None
+    assert "no other ensemble of that size" in every["decision"]
+    assert "decide" not in every["unlabelled_added"]
+
+
+def test_a_labels_alone_verdict_that_differs_says_which_one_the_report_goes_by() -> None:
+    from types import SimpleNamespace
+
+    from ensel.evidence import _few_label_doc
+
+    def choice(decided: bool, models: tuple[int, ...], runner: tuple[int, ...]) -> Any:
+        return SimpleNamespace(models=models, runner_up=runner, decided=decided,
+                               labels_needed=0 if decided else None, interval=(0.1, 0.3),
+                               n_labels=40, n_unlabelled=960, error=0.2, k=len(models),
+                               win_rate=0.97 if decided else 0.2, reason="")
+
+    names = ["a", "b", "c"]
+    doc = _few_label_doc(choice(False, (0, 1), (0,)), choice(True, (0, 1), (1, 2)), None,
+                         names, 0.2)
+    words = doc["unlabelled_added"]
+    assert "would call its choice decided; this report goes by the estimate with the " \
+           "unlabelled items, which does not" in words
+    assert "the label model's uncertainty on the other items is left out" in words
+    assert doc["decision"].startswith("the labels do not decide between the choice and the "
+                                      "runner-up (a): the choice is within 0.005 of it")
+    doc = _few_label_doc(choice(True, (0, 1), (0,)), choice(False, (1,), (0,)), None, names,
+                         0.2)
+    assert "would pick b and would not decide; this report goes by the estimate with " \
+           "the unlabelled items, which does" in doc["unlabelled_added"]
+
+
 # --------------------------------------------------------------------------- ensel report
 @pytest.mark.parametrize("which", ["none", "bin_few"])
 def test_the_report_runs_the_label_free_path_itself(files, tmp_path, capsys, which) -> None:
@@ -182,6 +238,17 @@ def test_the_report_runs_the_label_free_path_itself(files, tmp_path, capsys, whi
     else:
         few = doc["select"]["few_labels"]
         assert rec["error"] == few["error"] and doc["select"]["k_mode"] == "auto"
+        # the aggregator by its name in every line of prose (issue: "aggregated by ds"),
+        # its key in the JSON and beside the name in the settings
+        assert rec["aggregator"] == doc["select"]["aggregator"] == "ds"
+        assert "aggregated by Dawid-Skene: " in rec["headline"]
+        assert "by ds" not in html and "(aggregator ds)" not in html
+        assert "Picks of score_mi (aggregated by Dawid-Skene)" in html
+        assert "aggregator ds (Dawid-Skene), k = " in html
+        assert main(["select", files[which], "-k", "auto"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert "method score_mi, aggregator ds (Dawid-Skene), k = " in text
+        assert "aggregator fitted label-free, by Dawid-Skene (ds): EM" in text
         assert "rest on 30 gold labels" in html and "What the unlabelled items added" in html
     from ensel._html import unrendered_markup
 

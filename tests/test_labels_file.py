@@ -122,20 +122,24 @@ def test_conflicts_exit_2_naming_the_item(files, tmp_path, capsys, command) -> N
     other = next(c for c in "ABCD" if c != gold["q000"])
     out = ["-k", "2"] if command == "select" else ["-o", str(tmp_path / "r.html")]
     cases = [
-        (f"item,label\nq001,A\nq999,{gold['q000']}\n", ["--labels", "item 'q999'",
-                                                         "not in the answers", "400 items"]),
+        (f"item,label\nq001,A\nq999,{gold['q000']}\n", ["--labels", "line 3 has a label for "
+                                                         "item 'q999'", "not in the answers",
+                                                         "400 items"]),
         ("item,label\nq001,A\nq002,B\nq001,C\n", ["item 'q001' has two different labels",
-                                                   "'A'", "'C'"]),
+                                                   "'A' in line 2", "'C' in line 4"]),
         (f"item,label\nq000,{other}\n", ["--labels", "item 'q000' has the gold",
                                           f"'{other}' in the file", f"'{gold['q000']}' in "
                                           "the table"]),
-        ("item,label\nq001,E\n", ["'E' for item 'q001'", "A|B|C|D"]),
+        ("item,label\nq001,E\n", ["column 'label' has value 'E' in line 2 (item 'q001', "
+                                  "whose options are A|B|C|D)"]),
     ]
     for i, (text, fragments) in enumerate(cases):
         labels = tmp_path / f"bad{i}.csv"
         labels.write_text(text, encoding="utf-8")
         r = run_cli([command, files["few"], "--labels", str(labels), *out], capsys)
-        assert_usage_error(r, command, *fragments)
+        err = assert_usage_error(r, command, *fragments)
+        # the labels file is named, never the answers' (once blamed for its bad values)
+        assert f"--labels {labels}: " in err and files["few"] not in err
     # the table's own gold repeated in the file agrees with it: no conflict
     labels = tmp_path / "same.csv"
     labels.write_text(f"item,label\nq000,{gold['q000']}\nq001,\n", encoding="utf-8")
@@ -155,9 +159,15 @@ def test_binary_conflicts_and_file_problems(files, tmp_path, capsys) -> None:
     r = run_cli(["select", files["bin_few"], "-k", "2", "--labels", str(labels)], capsys)
     assert_usage_error(r, "select", "item 'q000' has the gold", f"{-gold['q000']:+d} in the "
                        f"file and {gold['q000']:+d} in the table")
-    labels.write_text("item,label\nq001,2\n", encoding="utf-8")
+    labels.write_text("item,label\nq000,\nq001,2\n", encoding="utf-8")
+    for command in ("select", "label-next"):  # one check, naming file, line, column, value
+        r = run_cli([command, files["bin_few"], "--labels", str(labels),
+                     *(["-k", "2"] if command == "select" else [])], capsys)
+        assert_usage_error(r, command, f"--labels {labels}: column 'label' has value '2' in "
+                           "line 3 (item 'q001'); expected +1, -1")
+    labels.write_text("\x00\x01 not a table", encoding="latin-1")
     r = run_cli(["select", files["bin_few"], "-k", "2", "--labels", str(labels)], capsys)
-    assert_usage_error(r, "select", "'2' for item 'q001'")
+    assert_usage_error(r, "select", f"--labels {labels}: ")
     r = run_cli(["select", files["bin_few"], "-k", "2", "--labels", tmp_path / "no.csv"],
                 capsys)
     assert_usage_error(r, "select", "--labels", "no such file")

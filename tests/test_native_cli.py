@@ -101,7 +101,8 @@ def test_partial_gold_runs_dawid_skene_and_says_on_how_many_items(files, capsys)
     argv = ["select", files["partial"], "-k", "2"]
     assert main(argv) == 0
     text = " ".join(capsys.readouterr().out.split())  # one line, however wrapped
-    assert "gold: 100 of 400 items; aggregator fitted label-free (ds" in text
+    assert "gold: 100 of 400 items; aggregator fitted label-free, by Dawid-Skene (ds)" \
+        in text
     assert "estimated from the 100 labels and the label-free model's posterior" in text
     doc = _json(argv, capsys)
     assert doc["aggregator"] == "ds" and doc["gold"]["n_with_gold"] == 100

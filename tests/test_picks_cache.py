@@ -135,3 +135,22 @@ def test_only_the_book_builds_share_picks_on_disk(tmp_path, monkeypatch):
     with _kernel_environment(tmp_path, root, False):
         assert os.environ[_picks.DIR_VARIABLE] == "" and _picks._folder() is None
     assert os.environ[_picks.DIR_VARIABLE] == str(tmp_path / "elsewhere")  # restored
+
+
+def test_the_disk_layer_writes_through_the_one_atomic_writer(fresh, monkeypatch):
+    """Paths go to disk through ``ensel._io.write_atomic`` in its cache mode (no lock, the
+    last rename wins): writers of one key in several threads all succeed, the folder keeps
+    only the published files (no temporary file, no lock), and an unwritable folder only
+    costs a later fit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    value = np.arange(5, dtype=np.int64)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda i: _picks._write(f"k{i % 2}", value), range(16)))
+    assert sorted(p.name for p in fresh.iterdir()) == ["k0.npy", "k1.npy"]
+    assert np.load(fresh / "k0.npy").tolist() == value.tolist()
+    blocked = fresh / "blocked"
+    blocked.write_text("a file where the folder should be")
+    monkeypatch.setenv(_picks.DIR_VARIABLE, str(blocked / "sub"))
+    _picks._write("k2", value)  # OSError inside: no exception, remembered in memory
+    assert _picks._read("k2").tolist() == value.tolist()

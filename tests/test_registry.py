@@ -123,3 +123,16 @@ def test_the_toy_selector_reaches_the_experiments_page_tables_and_figure(toy) ->
     colours = {line.get_label(): line.get_color() for line in fig.axes[0].get_lines()}
     assert colours["Toy (MAP)"] == "#123456"
     assert np.isfinite(summary.loc[summary["selector"] == "toy", "mean"]).all()
+
+
+def test_every_aggregator_has_one_name_in_prose() -> None:
+    """The prose of ``ensel select`` and ``ensel report`` names an aggregator by its spec's
+    ``words`` (:func:`ensel.aggregate.aggregator_name`), never by its key: every registered
+    aggregator has words of its own."""
+    from ensel.aggregate import MULTICLASS_SPECS, SPECS, aggregator_name
+
+    specs = {**SPECS, **MULTICLASS_SPECS}
+    words = [aggregator_name(name) for name in specs]
+    assert all(s.words for s in specs.values()) and len(set(words)) == len(words)
+    assert all(w != name for w, name in zip(words, specs, strict=True))
+    assert aggregator_name("ds") == "Dawid-Skene" and aggregator_name("toy") == "toy"

@@ -431,6 +431,9 @@ def test_all_models_are_recommended_when_they_and_not_the_selection_beat_one_mod
         assert not rec["one_model_enough"] and len(rec["models"]) == rep.n_models
         assert rec["error"] == every["error"]
         assert rec["headline"].startswith(f"Use all {rep.n_models} models together")
+    # the prose names the aggregator (the registry's words), the JSON keeps its key
+    assert rec["aggregator"] == "backoff" and "aggregated by the MAP table backing off to " \
+        "logistic stacking:" in rec["headline"] and "by backoff" not in rec["headline"]
     assert every["vs_best_single"]["high"] < 0  # the case this test is for
     assert not rec["one_model_enough"]
 

@@ -27,7 +27,8 @@ aggregators, scikit-learn classifiers with the labels as ``classes_``:
 
 The registry is :data:`SPECS` (one :class:`AggregatorSpec` per name) for the binary view and
 :data:`MULTICLASS_SPECS` for option labels; :data:`AGGREGATORS` / :data:`MULTICLASS_AGGREGATORS`
-(name -> class) and :func:`make_aggregator` read them.
+(name -> class), :func:`make_aggregator` and :func:`aggregator_name` (the name in prose)
+read them.
 
 Evaluations score an aggregator with :func:`heldout_error`: the share of items predicted
 wrongly, a tie (a vote sum or score of exactly 0, a posterior of exactly 1/2) counting as half
@@ -77,6 +78,7 @@ __all__ = [
     "PluralityVote",
     "WeightedMajorityVote",
     "WeightedPluralityVote",
+    "aggregator_name",
     "half_tie_error",
     "heldout_error",
     "make_aggregator",
@@ -102,21 +104,28 @@ class AggregatorSpec(EstimatorSpec):
         others are deterministic.
     label_free : bool
         Fits without gold labels (``fit(X)``); gold given for some items is used.
+    words : str
+        Its name in a sentence, for the commands' and the report's prose ("aggregated by
+        Dawid-Skene"; :func:`aggregator_name`); empty: the ``label``.
     """
 
     in_paper: bool = False
     seeded: bool = False
     label_free: bool = False
+    words: str = ""
 
 
 #: The one registry of aggregators, name -> :class:`AggregatorSpec`, in display order.
 SPECS: dict[str, AggregatorSpec] = {s.name: s for s in (
-    AggregatorSpec("map", MAPAggregator, "MAP", in_paper=True),
-    AggregatorSpec("mv", MajorityVote, "MV", in_paper=True, seeded=True),
-    AggregatorSpec("wmv", WeightedMajorityVote, "W-MV", in_paper=True),
+    AggregatorSpec("map", MAPAggregator, "MAP", in_paper=True, words="the MAP table"),
+    AggregatorSpec("mv", MajorityVote, "MV", in_paper=True, seeded=True,
+                   words="majority vote"),
+    AggregatorSpec("wmv", WeightedMajorityVote, "W-MV", in_paper=True,
+                   words="weighted majority vote"),
     # ensel's own, beyond the paper
-    AggregatorSpec("logistic", LogisticStacking, "logistic"),
-    AggregatorSpec("backoff", BackoffMAP, "backoff"),
+    AggregatorSpec("logistic", LogisticStacking, "logistic", words="logistic stacking"),
+    AggregatorSpec("backoff", BackoffMAP, "backoff",
+                   words="the MAP table backing off to logistic stacking"),
 )}
 
 #: name -> class, derived from :data:`SPECS` (scikit-learn style ``fit``/``predict``).
@@ -124,12 +133,17 @@ AGGREGATORS: Mapping[str, type] = EstimatorView(SPECS)
 
 #: The aggregators of multiple-choice answers (option labels), name -> spec.
 MULTICLASS_SPECS: dict[str, AggregatorSpec] = {s.name: s for s in (
-    AggregatorSpec("plurality", PluralityVote, "PV", label_free=True),
-    AggregatorSpec("wplurality", WeightedPluralityVote, "W-PV"),
-    AggregatorSpec("pattern", PatternBackoffMAP, "pattern MAP"),
-    AggregatorSpec("ds", DawidSkene, "DS", seeded=True, label_free=True),
-    AggregatorSpec("ds1", OneCoinDawidSkene, "DS one-coin", seeded=True, label_free=True),
-    AggregatorSpec("family_ds", FamilyDawidSkene, "family DS", seeded=True, label_free=True),
+    AggregatorSpec("plurality", PluralityVote, "PV", label_free=True,
+                   words="plurality vote"),
+    AggregatorSpec("wplurality", WeightedPluralityVote, "W-PV",
+                   words="weighted plurality vote"),
+    AggregatorSpec("pattern", PatternBackoffMAP, "pattern MAP",
+                   words="the pattern MAP table backing off to the weighted vote"),
+    AggregatorSpec("ds", DawidSkene, "DS", seeded=True, label_free=True, words="Dawid-Skene"),
+    AggregatorSpec("ds1", OneCoinDawidSkene, "DS one-coin", seeded=True, label_free=True,
+                   words="one-coin Dawid-Skene"),
+    AggregatorSpec("family_ds", FamilyDawidSkene, "family DS", seeded=True, label_free=True,
+                   words="Dawid-Skene discounting families of models"),
 )}
 
 #: name -> class of the multiple-choice aggregators, derived from :data:`MULTICLASS_SPECS`.
@@ -164,6 +178,23 @@ def make_aggregator(name: str, *, random_state: int | None = None) -> Any:
     if spec.seeded:
         return spec.estimator(random_state=random_state)
     return spec.estimator()
+
+
+@validate_params({"name": [str]})
+def aggregator_name(name: str) -> str:
+    """The aggregator ``name`` (a key of :data:`SPECS` or :data:`MULTICLASS_SPECS`) as a
+    sentence names it: its spec's ``words``, else its ``label``; a name in neither registry
+    is returned as it is.
+
+    The one place the commands' and the report's prose reads (their JSON keeps the key).
+
+    Examples
+    --------
+    >>> aggregator_name("ds"), aggregator_name("mv"), aggregator_name("mine")
+    ('Dawid-Skene', 'majority vote', 'mine')
+    """
+    spec = SPECS.get(name) or MULTICLASS_SPECS.get(name)
+    return name if spec is None else spec.words or spec.label
 
 
 @validate_params({"y": ["array-like"], "pred": ["array-like"], "ties": ["array-like", None]})

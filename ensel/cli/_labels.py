@@ -1,9 +1,11 @@
 """``--labels FILE``: gold in a separate CSV, for ``ensel label-next``, ``select`` and ``report``.
 
 One reader (:func:`labels_file`: columns ``item`` and ``label``, blank = no gold) and one
-validation: the labels go through :func:`ensel.fewlabels._gold.read_pool`, as in
-``ensel label-next``, which names a label for an item that is not in the answers, two
-different labels for one item and a value that is not a label of the item. :func:`merge_labels`
+validation: the labels go through :func:`ensel.fewlabels._gold.read_pool` (:func:`file_pool`),
+the check of every gold value of :mod:`ensel.fewlabels`, told the file and the line of each
+label, so that a label for an item that is not in the answers, two different labels for one
+item and a value that is not a label of the item are refused naming the file, the line, the
+column and the value (as the table reader :mod:`ensel.data` names them). :func:`merge_labels`
 then adds them to the table's own gold, refusing a label that contradicts it (naming the
 item), before the one gold-with-gaps path runs (:func:`ensel.evidence.select_with_gaps`).
 """
@@ -19,13 +21,19 @@ __all__: list[str] = []
 
 
 def labels_file(path: str) -> Any:
-    """The gold of a ``--labels`` CSV as a Series indexed by item (text)."""
+    """The gold of a ``--labels`` CSV as a Series indexed by item (text), its blank labels
+    left out; ``attrs["lines"]``: the file line of each entry (the header is line 1)."""
+    import numpy as np
     import pandas as pd
 
     f = Path(path).expanduser()
     if not f.is_file():
         raise DataError(f"--labels {path}: no such file")
-    df = pd.read_csv(f, dtype=str, keep_default_na=False)
+    try:
+        df = pd.read_csv(f, dtype=str, keep_default_na=False)
+    except (ValueError, pd.errors.ParserError) as exc:  # not text, or not CSV
+        raise DataError(f"--labels {path}: not a CSV of item,label lines "
+                        f"({' '.join(str(exc).split())[:200]})") from None
     missing = [c for c in ("item", "label") if c not in df.columns]
     if missing:
         raise DataError(f"--labels {path}: needs the columns item and label; missing "
@@ -34,22 +42,40 @@ def labels_file(path: str) -> Any:
     if blank.any():
         raise DataError(f"--labels {path}: line {int(blank.to_numpy().argmax()) + 2} has no "
                         "item")
-    return pd.Series(df["label"].str.strip().to_numpy(), index=pd.Index(
-        df["item"].str.strip().to_numpy(), name="item"), name="label")
+    label = df["label"].str.strip().to_numpy()
+    keep = label != ""
+    y = pd.Series(label[keep], index=pd.Index(df["item"].str.strip().to_numpy()[keep],
+                                               name="item"), name="label")
+    # the line of each label: a row of item,label is one line (the header is line 1)
+    y.attrs["lines"] = np.flatnonzero(keep) + 2
+    y.attrs["path"] = str(path)
+    return y
+
+
+def file_pool(A: Any, y: Any, keep: Any = None) -> Any:
+    """:func:`ensel.fewlabels._gold.read_pool` of the answers ``A`` and the labels ``y`` of
+    :func:`labels_file` (``keep``: these entries of ``y`` only), its refusals naming the
+    file and the line."""
+    import numpy as np
+
+    from ensel.fewlabels._gold import read_pool
+
+    lines = np.asarray(y.attrs["lines"])
+    if keep is not None:
+        y, lines = y.iloc[keep], lines[keep]
+    return read_pool(A, y, f"--labels {y.attrs.get('path', '')}".strip(), lines=lines)
 
 
 def _file_gold(df: Any, y: Any, path: str, command: str) -> dict[str, Any]:
     """The labels of ``y`` (non-blank) as the table writes them (option label, or ``+1``/
     ``-1``), per item, validated per condition by :func:`ensel.fewlabels._gold.read_pool`."""
+    import numpy as np
+
     from ensel.data import answer_matrix, conditions, is_native, to_wide
-    from ensel.fewlabels._gold import read_pool
+    from ensel.fewlabels._gold import check_known
 
     names = set(map(str, df["item"].unique()))
-    stray = [name for name in y.index if name not in names]
-    if stray:
-        raise DataError(f"--labels {path}: a label for item {stray[0]!r}, which is not in "
-                        f"the answers ({len(names):,} items)"
-                        + (f"; {len(stray) - 1:,} more such items" if len(stray) > 1 else ""))
+    check_known(y.index, names, f"--labels {path}", y.attrs["lines"])  # in any condition
     out: dict[str, Any] = {}
     for cond in conditions(df):
         if is_native(df):
@@ -58,7 +84,7 @@ def _file_gold(df: Any, y: Any, path: str, command: str) -> dict[str, Any]:
         else:
             A, _ = to_wide(df, cond, validate=False, gaps=True)
             here = set(map(str, A.index))
-        pool = read_pool(A, y[[name in here for name in y.index]], command)
+        pool = file_pool(A, y, np.flatnonzero([name in here for name in y.index]))
         for i in range(len(pool.items)):
             if pool.gold[i] >= 0:
                 v = pool.label_of(i, int(pool.gold[i]))
@@ -76,7 +102,6 @@ def merge_labels(df: Any, path: str, command: str) -> tuple[Any, dict[str, Any]]
     from ensel.data import is_native
 
     y = labels_file(path)
-    y = y[y != ""]
     native = is_native(df)
     given = _file_gold(df, y, path, command)
     items = df["item"].astype(str)

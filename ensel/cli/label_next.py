@@ -25,7 +25,7 @@ from typing import Any
 
 from ensel._errors import UsageError
 from ensel.cli._args import POSITIVE, SEED, _add_format, _k_arg
-from ensel.cli._labels import labels_file
+from ensel.cli._labels import file_pool, labels_file
 
 __all__ = ["SCHEMA", "add_arguments", "read_labelled", "run_command"]
 
@@ -76,6 +76,7 @@ def read_labelled(args: Any) -> tuple[Any, Any, str, str]:
         A, y, view = X, yy, "binary"
     if args.labels is not None:
         y = labels_file(args.labels)
+        file_pool(A, y)  # refusals name the file and the line
     return A, y, view, cond
 
 

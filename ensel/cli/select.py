@@ -206,6 +206,7 @@ def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
     """The plain-text report of ``ensel select`` (``binary``: ``--binary`` was given)."""
     import textwrap
 
+    from ensel.aggregate import aggregator_name
     from ensel.evidence import ERROR_RULE, NATIVE_ERROR_RULE
 
     ev = doc["evaluation"]
@@ -224,7 +225,9 @@ def format_select(doc: dict[str, Any], *, binary: bool = False) -> str:
     lines += [
         f"{doc['n_models']} models, {doc['n_items']} items, condition(s) "
         f"{', '.join(doc['conditions'])}",
-        f"method {doc['method']}, aggregator {doc['aggregator']}, k = {doc['k']}"
+        f"method {doc['method']}, aggregator {doc['aggregator']}"
+        + ("" if aggregator_name(doc["aggregator"]) == doc["aggregator"] else
+           f" ({aggregator_name(doc['aggregator'])})") + f", k = {doc['k']}"
         + ("" if doc["k_mode"] != "auto" else
            " (the size with the lowest estimated error, ensel.fewlabels.choose_with_labels)"
            if few else " (chosen by nested cross-validation, one-standard-error rule)"),

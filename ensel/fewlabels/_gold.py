@@ -12,6 +12,12 @@ Two views are read, said by the input and never guessed from its values:
 DataFrame's index): it is aligned by name, a label for an item that is not in the answers
 and two different labels for one item are refused naming them. A Series with a default
 ``RangeIndex`` (and any other array) is read by position.
+
+One check of a gold value, two phrasings: a value passed to a function is a parameter
+(``y of choose_with_labels must be ...``, :func:`ensel._validation.constraint_error`); a
+value read from a file (``lines``: the file line of each entry of ``y``, ``func`` naming the
+file, as ``ensel ... --labels FILE`` does) is a :class:`~ensel._errors.DataError` naming the
+file, the line, the column and the value, as the table reader :mod:`ensel.data` does.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ensel._errors import DataError
+from ensel._errors import DataError, EnselError
 from ensel._validation import Shown, check_X, constraint_error
 from ensel.data import OptionMatrix
 
@@ -57,11 +63,12 @@ class Pool:
         return np.where(codes == 1, 1, -1).astype(np.int8) if self.binary else codes
 
 
-def read_pool(A: Any, y: Any, func: str) -> Pool:
+def read_pool(A: Any, y: Any, func: str, *, lines: Any = None) -> Pool:
     """The pool of ``A`` and ``y`` (see the module text), its items in a canonical order (by
     a hash of their names), so that nothing downstream depends on the order of the rows;
-    every refusal names the value."""
-    pool = _read_pool(A, y, func)
+    every refusal names the value (``lines``: ``y`` was read from the file ``func`` names,
+    entry ``k`` from its line ``lines[k]``)."""
+    pool = _read_pool(A, y, func, lines)
     keys = pd.util.hash_array(np.asarray([str(i) for i in pool.items], dtype=object),
                               categorize=False)
     o = np.argsort(keys, kind="stable")
@@ -70,7 +77,7 @@ def read_pool(A: Any, y: Any, func: str) -> Pool:
                 None if pool.options is None else [pool.options[i] for i in o])
 
 
-def _read_pool(A: Any, y: Any, func: str) -> Pool:
+def _read_pool(A: Any, y: Any, func: str, lines: Any = None) -> Pool:
     if isinstance(A, OptionMatrix):
         codes = np.asarray(A.A, dtype=np.int64)
         k = np.asarray(A.n_options, dtype=np.int64)
@@ -81,8 +88,7 @@ def _read_pool(A: Any, y: Any, func: str) -> Pool:
         elif fast is not None and np.all((fast == -1) | ((fast >= 0) & (fast < k))):
             gold = fast.astype(np.int64)  # integer codes, all valid: no per-item pass
         else:
-            gold = _gold(y, items, lambda i, v: _option_code(v, i, A.options[i], items, func),
-                         func)
+            gold = _gold(y, items, lambda i, v: _option_code(v, A.options[i]), func, lines)
         return Pool(codes, gold, k, False, list(A.models), items, list(A.options))
     X = check_X(A, name="A")
     n, m = X.shape
@@ -96,7 +102,7 @@ def _read_pool(A: Any, y: Any, func: str) -> Pool:
     if fast is not None and np.all(np.isnan(fast) | np.isin(fast, (1.0, -1.0, 0.0))):
         gold = np.where(np.isnan(fast) | (fast == 0), -1, (fast > 0).astype(np.int64))
     else:
-        gold = _gold(y, items, lambda i, v: _binary_code(v, i, items, func), func)
+        gold = _gold(y, items, lambda i, v: _binary_code(v), func, lines)
     return Pool(codes, gold, np.full(n, 2, dtype=np.int64), True, models, items)
 
 
@@ -123,7 +129,17 @@ def _missing(v: Any) -> bool:
         return False
 
 
-def _binary_code(v: Any, i: int, items: list[Any], func: str) -> int:
+class _NotGold(EnselError):
+    """A value that is not a gold label of its item (``expected``: what would be; ``more``:
+    what else to say of the item); :func:`_coded` phrases it for a parameter or a file, so
+    it never leaves this module."""
+
+    def __init__(self, expected: str, more: str = "") -> None:
+        super().__init__(expected)
+        self.expected, self.more = expected, more
+
+
+def _binary_code(v: Any) -> int:
     if _missing(v):
         return -1
     if isinstance(v, bool | np.bool_):
@@ -134,11 +150,10 @@ def _binary_code(v: Any, i: int, items: list[Any], func: str) -> int:
         f = math.nan
     if f in (1.0, -1.0, 0.0):
         return -1 if f == 0.0 else int(f > 0)
-    raise constraint_error("y", "+1, -1, or 0/NaN for an item without gold", Shown(
-        f"{v!r} for item {items[i]!r}"), func=func)
+    raise _NotGold("+1, -1, or 0/NaN for an item without gold")
 
 
-def _option_code(v: Any, i: int, options: tuple[str, ...], items: list[Any], func: str) -> int:
+def _option_code(v: Any, options: tuple[str, ...]) -> int:
     if _missing(v):
         return -1
     if isinstance(v, str):
@@ -149,41 +164,72 @@ def _option_code(v: Any, i: int, options: tuple[str, ...], items: list[Any], fun
             return -1
         if 0 <= int(v) < len(options):
             return int(v)
-    raise constraint_error(
-        "y", "the gold option of each item, as its label or its code 0..K-1 (-1, NaN or "
-        "blank where there is none)",
-        Shown(f"{v!r} for item {items[i]!r}, whose options are {'|'.join(options)}"),
-        func=func)
+    raise _NotGold("the gold option of each item, as its label or its code 0..K-1 (-1, NaN "
+                   "or blank where there is none)", f", whose options are {'|'.join(options)}")
 
 
-def _gold(y: Any, items: list[Any], code: Any, func: str) -> np.ndarray:
+def _coded(code: Any, i: int, v: Any, name: Any, k: int, func: str, lines: Any) -> int:
+    """``code(i, v)`` of entry ``k`` of ``y`` (item ``name``), a refusal phrased for a
+    parameter, or (``lines``) for the file ``func`` names, at its line ``lines[k]``."""
+    try:
+        return int(code(i, v))
+    except _NotGold as bad:
+        if lines is None:
+            raise constraint_error("y", bad.expected, Shown(
+                f"{v!r} for item {name!r}{bad.more}"), func=func) from None
+        raise DataError(f"{func}: column 'label' has value {v!r} in line {int(lines[k])} "
+                        f"(item {name!r}{bad.more}); expected {bad.expected}") from None
+
+
+def _gold(y: Any, items: list[Any], code: Any, func: str, lines: Any = None) -> np.ndarray:
     n = len(items)
     if isinstance(y, pd.Series) and not isinstance(y.index, pd.RangeIndex):
-        return _gold_by_name(y, items, code, func)
+        return _gold_by_name(y, items, code, func, lines)
     values = list(y.tolist() if isinstance(y, pd.Series | np.ndarray) else y)
     if len(values) != n:
         raise constraint_error("y", f"one gold entry per item ({n:,} items)",
                                Shown(f"{len(values):,} entries"), func=func)
-    return np.array([code(i, v) for i, v in enumerate(values)], dtype=np.int64)
+    return np.array([_coded(code, i, v, items[i], i, func, lines)
+                     for i, v in enumerate(values)], dtype=np.int64)
 
 
-def _gold_by_name(y: pd.Series, items: list[Any], code: Any, func: str) -> np.ndarray:
-    where = {name: i for i, name in enumerate(items)}
-    stray = [name for name in y.index if name not in where]
-    if stray:
+def check_known(names: Any, known: Any, func: str, lines: Any = None) -> None:
+    """Refuse gold for an item that is not in the answers (``known``: their names), naming
+    the first such item and how many there are (``lines``: at its line of the file ``func``
+    names)."""
+    stray = [k for k, name in enumerate(names) if name not in known]
+    if not stray:
+        return
+    first = names[stray[0]]
+    if lines is None:
         raise DataError(
             f"y of {func}: labels for {len(stray):,} item(s) that are not in the answers, "
-            f"e.g. {', '.join(map(repr, stray[:3]))} (the answers have {len(items):,} items)")
+            f"e.g. {', '.join(repr(names[k]) for k in stray[:3])} (the answers have "
+            f"{len(known):,} items)")
+    more = f"; {len(stray) - 1:,} more such items" if len(stray) > 1 else ""
+    raise DataError(f"{func}: line {int(lines[stray[0]])} has a label for item {first!r}, "
+                    f"which is not in the answers ({len(known):,} items){more}")
+
+
+def _gold_by_name(y: pd.Series, items: list[Any], code: Any, func: str,
+                  lines: Any = None) -> np.ndarray:
+    where = {name: i for i, name in enumerate(items)}
+    check_known(y.index, where, func, lines)
     gold = np.full(len(items), -1, dtype=np.int64)
-    given: dict[Any, Any] = {}
-    for name, v in y.items():
+    given: dict[Any, tuple[Any, int]] = {}
+    for k, (name, v) in enumerate(y.items()):
         i = where[name]
-        c = code(i, v)
+        c = _coded(code, i, v, name, k, func, lines)
         if c < 0:
             continue
         if gold[i] >= 0 and gold[i] != c:
-            raise DataError(f"y of {func}: item {name!r} has two different labels, "
-                            f"{given[name]!r} and {v!r}; give one gold label per item")
+            first, j = given[name]
+            if lines is None:
+                raise DataError(f"y of {func}: item {name!r} has two different labels, "
+                                f"{first!r} and {v!r}; give one gold label per item")
+            raise DataError(f"{func}: item {name!r} has two different labels, {first!r} in "
+                            f"line {int(lines[j])} and {v!r} in line {int(lines[k])}; give "
+                            "one gold label per item")
         gold[i] = c
-        given[name] = v
+        given[name] = (v, k)
     return gold

@@ -120,7 +120,8 @@ def test_labels_file_problems(native: Path, tmp_path: Path, capsys) -> None:
     off = tmp_path / "off.csv"
     off.write_text("item,label\nq1,E\n", encoding="utf-8")
     r = run_cli(["label-next", native, "--labels", off], capsys)
-    assert_usage_error(r, "label-next", "'E' for item 'q1'", "A|B|C|D")
+    assert_usage_error(r, "label-next", f"--labels {off}: column 'label' has value 'E' in "
+                       "line 2 (item 'q1', whose options are A|B|C|D)")
 
 
 @pytest.mark.parametrize(("y", "fragment"), [
