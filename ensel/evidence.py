@@ -1382,13 +1382,6 @@ def _wilson(err: float, n: int, level: float = 0.95) -> tuple[float, float]:
     return max(0.0, mid - half), min(1.0, mid + half)
 
 
-def _has_rival(choice: Any) -> bool:
-    """Whether ``choice`` (a :class:`ensel.fewlabels.FewLabelChoice`) was weighed against
-    another ensemble: with ``k`` the number of models there is no other candidate, and the
-    library names the choice as its own runner-up (``decided`` against itself)."""
-    return tuple(choice.runner_up) != tuple(choice.models)
-
-
 def _alone_words(choice: Any, alone: Any, models: list[str], n: int) -> str:
     """What the same rule decides on the ``n`` labelled items alone, and which verdict the
     report goes by when the two differ (the one with the unlabelled items)."""
@@ -1396,7 +1389,7 @@ def _alone_words(choice: Any, alone: Any, models: list[str], n: int) -> str:
     same = set(picks) == {models[j] for j in choice.models}
     words = ("; the same rule on the labels alone picks the same models" if same else
              f"; the same rule on the labels alone would pick {', '.join(picks)}")
-    if not (_has_rival(alone) and _has_rival(choice)):
+    if alone.decided is None or choice.decided is None:  # no rival: nothing decided
         return words
     if alone.decided == choice.decided:
         return words + (" and decides too" if alone.decided else " and does not decide either")
@@ -1429,14 +1422,13 @@ def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[
         added += f"; the labels alone cannot choose ({alone_why})"
     else:
         added += _alone_words(choice, alone, models, n)
-    rival = alone is not None and _has_rival(alone)
     labels_only = {"error_on_labels": on_labels, "interval": [a_lo, a_hi],
                    "picks": None if alone is None else [models[j] for j in alone.models],
-                   "decided": bool(alone.decided) if rival else None,
-                   "labels_needed": alone.labels_needed if rival else None,
+                   "decided": None if alone is None else alone.decided,
+                   "labels_needed": None if alone is None else alone.labels_needed,
                    "refused": alone_why}
     runner = ", ".join(models[j] for j in choice.runner_up)
-    if not _has_rival(choice):
+    if choice.decided is None:
         decision = (f"every model is in the choice (k = {choice.k}), so there is no other "
                     "ensemble of that size for the labels to decide between")
     elif choice.decided:
@@ -1451,12 +1443,10 @@ def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[
         decision = (f"the labels do not decide between the choice and the runner-up "
                     f"({runner}): about {choice.labels_needed:,} more labels at random (fewer "
                     f"chosen by {LABEL_NEXT}) should")
-    rival = _has_rival(choice)
     return {"n_labels": choice.n_labels, "n_unlabelled": choice.n_unlabelled,
             "error": choice.error, "interval": [float(lo), float(hi)],
-            "decided": bool(choice.decided) if rival else None,
-            "labels_needed": choice.labels_needed if rival else None,
-            "runner_up": [models[j] for j in choice.runner_up] if rival else [],
+            "decided": choice.decided, "labels_needed": choice.labels_needed,
+            "runner_up": [models[j] for j in choice.runner_up],
             "win_rate": choice.win_rate, "reason": choice.reason,
             "labels_only": labels_only, "unlabelled_added": added, "decision": decision,
             "label_next": LABEL_NEXT}
