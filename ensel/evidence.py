@@ -85,7 +85,7 @@ added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single
      "few_labels": null | {"n_labels": int, "n_unlabelled": int, "error": float,
                            "interval": [float, float], "decided": bool | null,
                            "labels_needed": int | null, "runner_up": [str],
-                           "win_rate": float, "reason": str,
+                           "win_rate": float | null, "reason": str,
                            "labels_only": {"error_on_labels": float,
                                            "interval": [float, float],
                                            "picks": [str] | null, "decided": bool | null,
@@ -97,8 +97,8 @@ Issue 40 added ``gold["intervals"]`` (one sentence on what the intervals mean) a
 ``few_labels`` (gold for some items only, :func:`select_with_gaps`): the few-label estimate of
 :func:`ensel.fewlabels.choose_with_labels` (``error``, ``interval``, ``decided`` against
 ``runner_up``, ``labels_needed``: more labels at random until decided, ``null`` when that is
-not expected to help; ``decided`` ``null`` and ``runner_up`` empty when every model is chosen,
-so there is nothing to decide between), and under ``labels_only`` the chosen ensemble's error
+not expected to help; ``decided``, ``labels_needed`` and ``win_rate`` ``null`` and
+``runner_up`` empty when every model is chosen, so there is nothing to decide between), and under ``labels_only`` the chosen ensemble's error
 on the labelled items with its Wilson interval, and what the same rule (the same ``k``) picks
 and decides on the labelled items alone (``refused``: why it cannot, else ``null``). The
 report goes by the verdict with the unlabelled items; ``unlabelled_added`` says so where the
