@@ -98,11 +98,12 @@ Issue 40 added ``gold["intervals"]`` (one sentence on what the intervals mean) a
 :func:`ensel.fewlabels.choose_with_labels` (``error``, ``interval``, ``decided`` against
 ``runner_up``, ``labels_needed``: more labels at random until decided, ``null`` when that is
 not expected to help; ``decided``, ``labels_needed`` and ``win_rate`` ``null`` and
-``runner_up`` empty when every model is chosen, so there is nothing to decide between), and under ``labels_only`` the chosen ensemble's error
-on the labelled items with its Wilson interval, and what the same rule (the same ``k``) picks
-and decides on the labelled items alone (``refused``: why it cannot, else ``null``). The
-report goes by the verdict with the unlabelled items; ``unlabelled_added`` says so where the
-labels alone differ. ``evaluation`` is then ``null``.
+``runner_up`` empty when every model is chosen, so there is nothing to decide between), and
+under ``labels_only`` the chosen ensemble's error on the labelled items with its Wilson
+interval, and what the same rule (the same ``k``) picks and decides on the labelled items
+alone (``refused``: why it cannot, else ``null``). The report goes by the verdict with the
+unlabelled items; ``unlabelled_added`` says so where the labels alone differ.
+``evaluation`` is then ``null``.
 
 How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
     The error is the share of items whose answer is not the gold label. A model's

@@ -21,7 +21,6 @@ import argparse
 import json
 import shlex
 import sys
-from pathlib import Path
 from typing import Any
 
 from ensel._io import UsageError
