@@ -298,8 +298,9 @@ def _verdict(an: _Analysis) -> FewLabelChoice:
     names = tuple(pool.models[j] for j in S)
     head = (f"with {n_lab:,} labels and {n_un:,} unlabelled items, "
             f"({', '.join(map(str, names))}) errs {float(err.mean()):.3f} [{lo:.3f}, {hi:.3f}]")
+    R: tuple[int, ...] = ()
     if an.runner == an.choice:
-        decided, needed, win, R = None, None, None, ()
+        decided, needed, win = None, None, None
         reason = (f"nothing to decide: {head}; every model is in the choice (k = {len(S)}), "
                   "so there is no other ensemble of that size to weigh it against")
     else:
