@@ -85,7 +85,7 @@ added ``view`` and ``gold``, and ``evaluation`` and ``ensemble_beats_best_single
      "few_labels": null | {"n_labels": int, "n_unlabelled": int, "error": float,
                            "interval": [float, float], "decided": bool | null,
                            "labels_needed": int | null, "runner_up": [str],
-                           "win_rate": float, "reason": str,
+                           "win_rate": float | null, "reason": str,
                            "labels_only": {"error_on_labels": float,
                                            "interval": [float, float],
                                            "picks": [str] | null, "decided": bool | null,
@@ -97,12 +97,13 @@ Issue 40 added ``gold["intervals"]`` (one sentence on what the intervals mean) a
 ``few_labels`` (gold for some items only, :func:`select_with_gaps`): the few-label estimate of
 :func:`ensel.fewlabels.choose_with_labels` (``error``, ``interval``, ``decided`` against
 ``runner_up``, ``labels_needed``: more labels at random until decided, ``null`` when that is
-not expected to help; ``decided`` ``null`` and ``runner_up`` empty when every model is chosen,
-so there is nothing to decide between), and under ``labels_only`` the chosen ensemble's error
-on the labelled items with its Wilson interval, and what the same rule (the same ``k``) picks
-and decides on the labelled items alone (``refused``: why it cannot, else ``null``). The
-report goes by the verdict with the unlabelled items; ``unlabelled_added`` says so where the
-labels alone differ. ``evaluation`` is then ``null``.
+not expected to help; ``decided``, ``labels_needed`` and ``win_rate`` ``null`` and
+``runner_up`` empty when every model is chosen, so there is nothing to decide between), and
+under ``labels_only`` the chosen ensemble's error on the labelled items with its Wilson
+interval, and what the same rule (the same ``k``) picks and decides on the labelled items
+alone (``refused``: why it cannot, else ``null``). The report goes by the verdict with the
+unlabelled items; ``unlabelled_added`` says so where the labels alone differ.
+``evaluation`` is then ``null``.
 
 How an abstention and a tie count (:data:`ERROR_RULE`, printed by the commands)
     The error is the share of items whose answer is not the gold label. A model's
@@ -1382,13 +1383,6 @@ def _wilson(err: float, n: int, level: float = 0.95) -> tuple[float, float]:
     return max(0.0, mid - half), min(1.0, mid + half)
 
 
-def _has_rival(choice: Any) -> bool:
-    """Whether ``choice`` (a :class:`ensel.fewlabels.FewLabelChoice`) was weighed against
-    another ensemble: with ``k`` the number of models there is no other candidate, and the
-    library names the choice as its own runner-up (``decided`` against itself)."""
-    return tuple(choice.runner_up) != tuple(choice.models)
-
-
 def _alone_words(choice: Any, alone: Any, models: list[str], n: int) -> str:
     """What the same rule decides on the ``n`` labelled items alone, and which verdict the
     report goes by when the two differ (the one with the unlabelled items)."""
@@ -1396,7 +1390,7 @@ def _alone_words(choice: Any, alone: Any, models: list[str], n: int) -> str:
     same = set(picks) == {models[j] for j in choice.models}
     words = ("; the same rule on the labels alone picks the same models" if same else
              f"; the same rule on the labels alone would pick {', '.join(picks)}")
-    if not (_has_rival(alone) and _has_rival(choice)):
+    if alone.decided is None or choice.decided is None:  # no rival: nothing decided
         return words
     if alone.decided == choice.decided:
         return words + (" and decides too" if alone.decided else " and does not decide either")
@@ -1429,14 +1423,13 @@ def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[
         added += f"; the labels alone cannot choose ({alone_why})"
     else:
         added += _alone_words(choice, alone, models, n)
-    rival = alone is not None and _has_rival(alone)
     labels_only = {"error_on_labels": on_labels, "interval": [a_lo, a_hi],
                    "picks": None if alone is None else [models[j] for j in alone.models],
-                   "decided": bool(alone.decided) if rival else None,
-                   "labels_needed": alone.labels_needed if rival else None,
+                   "decided": None if alone is None else alone.decided,
+                   "labels_needed": None if alone is None else alone.labels_needed,
                    "refused": alone_why}
     runner = ", ".join(models[j] for j in choice.runner_up)
-    if not _has_rival(choice):
+    if choice.decided is None:
         decision = (f"every model is in the choice (k = {choice.k}), so there is no other "
                     "ensemble of that size for the labels to decide between")
     elif choice.decided:
@@ -1451,12 +1444,10 @@ def _few_label_doc(choice: Any, alone: Any, alone_why: str | None, models: list[
         decision = (f"the labels do not decide between the choice and the runner-up "
                     f"({runner}): about {choice.labels_needed:,} more labels at random (fewer "
                     f"chosen by {LABEL_NEXT}) should")
-    rival = _has_rival(choice)
     return {"n_labels": choice.n_labels, "n_unlabelled": choice.n_unlabelled,
             "error": choice.error, "interval": [float(lo), float(hi)],
-            "decided": bool(choice.decided) if rival else None,
-            "labels_needed": choice.labels_needed if rival else None,
-            "runner_up": [models[j] for j in choice.runner_up] if rival else [],
+            "decided": choice.decided, "labels_needed": choice.labels_needed,
+            "runner_up": [models[j] for j in choice.runner_up],
             "win_rate": choice.win_rate, "reason": choice.reason,
             "labels_only": labels_only, "unlabelled_added": added, "decision": decision,
             "label_next": LABEL_NEXT}

@@ -48,8 +48,10 @@ import numpy as np
 
 from ensel.book.answers import (
     EM_ITER,
+    FREE,
     NOISE_SE,
     NOISE_SLACK,
+    aggregator_labels,
     aggregator_table,
     claim_cells,
     claim_table,
@@ -199,7 +201,8 @@ aggregator_table(errors, k=k_aggregate).round(3)
 
 # %%
 free = label_free_table(errors, k=k_aggregate)
-vs_map = free[free["fitted"] == "pattern MAP"]
+labels = aggregator_labels()  # the registry's: "pattern" is "pattern MAP"
+vs_map = free[free["fitted"] == labels["pattern"]]
 interval_cells(vs_map, index=["data"], columns=["view", "free"])
 
 # %% tags=["remove-cell"]
@@ -208,7 +211,7 @@ checks.add("label-free intervals well formed",
            bool((free["ci_low"] <= free["mean_diff"] + 1e-12).all()
                 and (free["mean_diff"] <= free["ci_high"] + 1e-12).all()),
            value=len(free), bound="every interval")
-ds_pat = free[(free["free"] == "DS, no gold") & (free["fitted"] == "pattern MAP")]
+ds_pat = free[(free["free"] == labels["ds" + FREE]) & (free["fitted"] == labels["pattern"])]
 glue("n_free", len(ds_pat) // 2, display=False)
 for view in ("native", "binary"):
     v_ = ds_pat[ds_pat["view"] == view]

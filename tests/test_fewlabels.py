@@ -87,6 +87,19 @@ def test_row_order_does_not_matter(options) -> None:
     assert first.interval == pytest.approx(again.interval, abs=1e-9)
 
 
+def test_a_choice_without_a_rival_is_not_its_own_runner_up(binary) -> None:
+    """With every model chosen there is no other candidate: the verdict once named the
+    choice as its own runner-up and "decided" in 100 % of the draws (the report worked
+    around it); now there is no runner-up and nothing decided."""
+    m = binary.X.shape[1]
+    c = choose_with_labels(binary.X, _hidden(binary.y, 40, 0), k=m, seed=0)
+    assert sorted(c.models) == list(range(m)) and c.k == m
+    assert (c.runner_up, c.decided, c.labels_needed, c.win_rate) == ((), None, None, None)
+    assert c.reason.startswith("nothing to decide") and "runner-up" not in c.reason
+    assert c.to_dict()["runner_up"] == [] and c.to_dict()["decided"] is None
+    assert c.interval[0] <= c.error <= c.interval[1]
+
+
 def test_seeded_and_described(binary) -> None:
     y = _hidden(binary.y, 30, np.nan)
     a = choose_with_labels(binary.X, y, k=2, seed=4)

@@ -189,6 +189,7 @@ def test_the_labels_alone_run_the_same_rule_and_never_decide_against_themselves(
     assert all(m in models for m in few["runner_up"])  # names, not m0.. column stand-ins
     every = select_with_gaps(data, k=M_BIN, seed=0).few_labels
     assert every["decided"] is None and every["runner_up"] == []
+    assert every["win_rate"] is None and every["labels_needed"] is None
     assert every["labels_only"]["decided"] is None
     assert "no other ensemble of that size" in every["decision"]
     assert "decide" not in every["unlabelled_added"]

@@ -1,6 +1,6 @@
-"""``--labels FILE`` for ``ensel select`` and ``ensel report`` (issue 40, item 3): gold in a
-separate CSV (columns ``item``, ``label``; blank = none), read and validated as ``ensel
-label-next`` reads it, added to the table's own gold before the one gold-with-gaps path
+"""``--labels FILE`` for ``ensel select``, ``ensel report`` (issue 40, item 3) and ``ensel
+label-next``: gold in a separate CSV (columns ``item``, ``label``; blank = none), read and
+validated by one reader, added to the table's own gold before the one gold-with-gaps path
 runs; the output says where the gold came from. Seeded tables, seconds per command."""
 
 from __future__ import annotations
@@ -74,6 +74,29 @@ def test_select_merges_the_file_into_the_tables_gold(files, capsys, which, label
     assert f"gold: {n_gold} of" in text
 
 
+@pytest.mark.parametrize(("which", "labels", "n_gold"), [
+    ("few", "labels", N // 40 + 20), ("bin_few", "bin_labels", N_BIN // 10)])
+def test_label_next_merges_the_file_into_the_tables_gold(files, capsys, which, labels,
+                                                         n_gold) -> None:
+    """``label-next --labels`` once replaced the table's gold with the file's (20 labels
+    where ``select`` counted 30); now it adds them as ``select`` and ``report`` do."""
+    doc = _json(["label-next", files[which], "-n", "3", "--strategy", "random", "-k", "2",
+                 "--labels", files[labels]], capsys)
+    assert doc["n_labels"] == n_gold and len(doc["items"]) == 3
+    sel = _json(["select", files[which], "-k", "2", "--labels", files[labels]], capsys)
+    assert sel["few_labels"]["n_labels"] == n_gold
+
+
+def test_label_next_takes_the_files_gold_before_the_questions_become_queries(
+        files, capsys) -> None:
+    """With ``--binary`` the file names the table's questions (10 with gold in the table, 20
+    in the file); the binary view keeps the 30 questions with gold, two queries each."""
+    r = run_cli(["label-next", files["few"], "--binary", "--labels", files["labels"]],
+                capsys)
+    assert_usage_error(r, "label-next", f"only 0 of the {2 * (N // 40 + 20)} items have no "
+                       "gold label")
+
+
 def test_the_same_gold_in_the_table_or_in_the_file_gives_the_same_choice(
         files, tmp_path, capsys) -> None:
     """A table whose gold is in a file selects as the table carrying that gold itself."""
@@ -116,11 +139,12 @@ def test_report_takes_labels_and_says_where_the_gold_came_from(files, tmp_path,
 
 
 # --------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("command", ["select", "report"])
+@pytest.mark.parametrize("command", ["select", "report", "label-next"])
 def test_conflicts_exit_2_naming_the_item(files, tmp_path, capsys, command) -> None:
     gold = _gold(_table(1))
     other = next(c for c in "ABCD" if c != gold["q000"])
-    out = ["-k", "2"] if command == "select" else ["-o", str(tmp_path / "r.html")]
+    out = {"select": ["-k", "2"], "report": ["-o", str(tmp_path / "r.html")],
+           "label-next": ["-n", "3"]}[command]
     cases = [
         (f"item,label\nq001,A\nq999,{gold['q000']}\n", ["--labels", "line 3 has a label for "
                                                          "item 'q999'", "not in the answers",

@@ -136,3 +136,33 @@ def test_every_aggregator_has_one_name_in_prose() -> None:
     assert all(s.words for s in specs.values()) and len(set(words)) == len(words)
     assert all(w != name for w, name in zip(words, specs, strict=True))
     assert aggregator_name("ds") == "Dawid-Skene" and aggregator_name("toy") == "toy"
+
+
+def test_the_default_and_the_papers_selectors_have_display_names() -> None:
+    """A table header or legend shows a selector's ``label``; ensel's default selector
+    showed its key (``score_mi − Top-k`` on the answers page)."""
+    from ensel.select import DEFAULT_SELECTOR, MULTICLASS_SPECS, SPECS, paper_selectors
+
+    for name in (*paper_selectors(), DEFAULT_SELECTOR):
+        assert SPECS[name].label != name, name
+    for name, spec in MULTICLASS_SPECS.items():  # the same names as the binary criteria
+        assert spec.label == SPECS[name].label, name
+    assert SPECS["score_mi"].label == "ScoreMI"
+
+
+def test_the_book_names_aggregators_by_the_registry(monkeypatch) -> None:
+    """The book's modules kept copies of the aggregators' names ("MV table", "Dawid-Skene
+    (same N)"); they read the registry now."""
+    import pandas as pd
+
+    from ensel.aggregate import aggregator_name
+    from ensel.book import few_labels, protocol, tables
+
+    assert few_labels.ARMS["ds"] == f"{aggregator_name('ds')} (same N)"
+    assert few_labels.ARMS["vote"] == f"{aggregator_name('plurality')} (no labels)"
+    comparisons = {a: pd.DataFrame({"selector": ["topk"], "diff": [0.1]})
+                   for a in ("map", "mv", "wmv")}
+    assert list(protocol.paper_differences(comparisons).columns) == [
+        "MAP table", "MV table", "W-MV table"]
+    monkeypatch.setitem(tables.AGGREGATOR_NAMES, "mv", "vote")
+    assert "vote table" in protocol.paper_differences(comparisons).columns

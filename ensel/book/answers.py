@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel.aggregate import MULTICLASS_SPECS as AGGREGATOR_SPECS
 from ensel.data import OptionMatrix, answer_matrix, conditions, to_wide
 from ensel.datasets.binary import option_label, to_binary_view
 
 __all__ = [
-    "AGGREGATOR_LABELS",
     "EM_ITER",
     "NOISE_SE",
     "NOISE_SLACK",
@@ -45,6 +45,7 @@ __all__ = [
     "SELECTORS",
     "VIEW_NAMES",
     "Views",
+    "aggregator_labels",
     "aggregator_table",
     "claim_cells",
     "claim_table",
@@ -79,10 +80,15 @@ EM_ITER = 100
 #: different rules; ``benchmarks/bench_dawid_skene.py`` uses the same bound).
 NOISE_SE = 3
 NOISE_SLACK = 0.002
-#: Column names of :func:`aggregator_table`.
-AGGREGATOR_LABELS: dict[str, str] = {
-    "plurality": "PV", "wplurality": "W-PV", "pattern": "pattern MAP", "ds": "DS",
-    "ds" + FREE: "DS, no gold", "family_ds" + FREE: "family DS, no gold"}
+
+
+def aggregator_labels() -> dict[str, str]:
+    """Column names of :func:`aggregator_table`, by the ``aggregator`` of
+    :func:`view_errors`, in display order: the labels of the one registry
+    (:data:`ensel.aggregate.MULTICLASS_SPECS`), ", no gold" added to a label-free fit's."""
+    specs = AGGREGATOR_SPECS
+    return {**{name: specs[name].label for name in GOLD_AGGREGATORS},
+            **{name + FREE: f"{specs[name].label}, no gold" for name in LABEL_FREE}}
 
 
 @dataclass(frozen=True)
@@ -305,14 +311,15 @@ def view_sizes(data: dict[str, Views]) -> pd.DataFrame:
 def aggregator_table(errors: pd.DataFrame, *, selector: str = "score_mi",
                      k: int = 5) -> pd.DataFrame:
     """Mean held-out error of every aggregator on ``selector``'s first ``min(k, m)`` picks,
-    per data set and view (columns :data:`AGGREGATOR_LABELS`; a label-free one was fitted
+    per data set and view (columns :func:`aggregator_labels`; a label-free one was fitted
     without gold)."""
+    labels = aggregator_labels()
     e = errors[errors["selector"] == selector]
     kmax = e.groupby("data", sort=False)["k"].transform(lambda s: min(k, int(s.max())))
     e = e[e["k"] == kmax]
     t = (e.groupby(["data", "view", "aggregator"], sort=False)["error"].mean()
-         .unstack("aggregator").rename(columns=AGGREGATOR_LABELS))
-    return t[[c for c in AGGREGATOR_LABELS.values() if c in t.columns]]
+         .unstack("aggregator").rename(columns=labels))
+    return t[[c for c in labels.values() if c in t.columns]]
 
 
 def label_free_table(errors: pd.DataFrame, *, selector: str = "score_mi",
@@ -330,7 +337,7 @@ def label_free_table(errors: pd.DataFrame, *, selector: str = "score_mi",
     """
     from ensel.experiment import paired_differences
 
-    rows = []
+    labels, rows = aggregator_labels(), []
     for (name, view), e in errors[errors["selector"] == selector].groupby(
             ["data", "view"], sort=False):
         kk = min(k, int(e["k"].max()))
@@ -339,8 +346,8 @@ def label_free_table(errors: pd.DataFrame, *, selector: str = "score_mi",
                 d = paired_differences(e, selector, selector, free + FREE, aggregator_b=fitted,
                                        n_boot=0)
                 r = d[d["k"] == kk].iloc[0]
-                rows.append((name, view, kk, AGGREGATOR_LABELS[free + FREE],
-                             AGGREGATOR_LABELS[fitted], float(r["mean_diff"]),
+                rows.append((name, view, kk, labels[free + FREE], labels[fitted],
+                             float(r["mean_diff"]),
                              float(r["ci_low"]), float(r["ci_high"]), str(r["verdict"])))
     t = pd.DataFrame(rows, columns=["data", "view", "k", "free", "fitted", "mean_diff",
                                     "ci_low", "ci_high", "verdict"])

@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ensel.aggregate import aggregator_name
+
 __all__ = ["GRID", "STRATEGIES", "FIRST_RANDOM", "ARMS", "Source", "page_sources",
            "run_source", "run_all", "curve_table", "reach_table", "versus_random",
            "calibration_table", "coverage", "coverage_verdict", "plot_curves"]
@@ -45,10 +47,11 @@ GRID = (0, 10, 20, 50, 100, 200)
 STRATEGIES = ("random", "decisive", "disagreement")
 #: Labels revealed at random before ``decisive`` takes over (it needs at least one).
 FIRST_RANDOM = 10
-#: Display names of the arms (the ``arm`` column of :func:`run_source`).
+#: Display names of the arms (the ``arm`` column of :func:`run_source`); an aggregator's by
+#: the registry's name for it (:func:`ensel.aggregate.aggregator_name`).
 ARMS = {"few": "few-label choice", "full": "full-label choice",
-        "single": "best single (same N)", "ds": "Dawid-Skene (same N)",
-        "vote": "plurality vote (no labels)"}
+        "single": "best single (same N)", "ds": f"{aggregator_name('ds')} (same N)",
+        "vote": f"{aggregator_name('plurality')} (no labels)"}
 
 
 @dataclass(frozen=True)

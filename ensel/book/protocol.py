@@ -195,8 +195,8 @@ def paper_differences(comparisons: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Mean ``|ours − paper|`` per selector (rows) and table (columns)."""
     mad = pd.DataFrame({kind: c.groupby("selector")["diff"].apply(lambda d: d.abs().mean())
                         for kind, c in comparisons.items()})
-    mad = mad.rename(index=tables.LABELS, columns={"map": "MAP table", "mv": "MV table",
-                                                   "wmv": "W-MV table"})
+    mad = mad.rename(index=tables.LABELS, columns={
+        name: f"{label} table" for name, label in tables.AGGREGATOR_NAMES.items()})
     mad.index.name = "selector"
     return mad
 

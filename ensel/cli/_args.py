@@ -65,6 +65,20 @@ def _add_progress(p: argparse.ArgumentParser, what: str) -> None:
                    help=f"{what} (default: only when stderr is a terminal; never on stdout)")
 
 
+def _html_output(args: Any, beside: str) -> tuple[Path, Path]:
+    """``-o``/``--force`` of a command that writes an HTML report with a file beside it
+    (``beside``: that file's suffix, ``.json`` or ``.ipynb``): both paths checked before any
+    work, the report's suffix by this and both by :func:`ensel._io.check_output` (not an
+    input, not an existing file without ``--force``, not in the book's folders)."""
+    from ensel._io import UsageError, check_output
+
+    out = Path(args.output).expanduser()
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise UsageError(f"-o {args.output}: the report must be an .html file")
+    out = check_output(out, inputs=args.data, force=args.force)
+    return out, check_output(out.with_suffix(beside), inputs=args.data, force=args.force)
+
+
 #: ``--seed`` and positive counts.
 SEED = _int_at_least(0, "a non-negative integer")
 POSITIVE = _int_at_least(1, "a positive integer")

@@ -7,7 +7,8 @@ label, so that a label for an item that is not in the answers, two different lab
 item and a value that is not a label of the item are refused naming the file, the line, the
 column and the value (as the table reader :mod:`ensel.data` names them). :func:`merge_labels`
 then adds them to the table's own gold, refusing a label that contradicts it (naming the
-item), before the one gold-with-gaps path runs (:func:`ensel.evidence.select_with_gaps`).
+item), before the one gold-with-gaps path runs (:func:`ensel.evidence.select_with_gaps`,
+:func:`ensel.fewlabels.label_next`); :func:`with_labels` is that step for every command.
 """
 
 from __future__ import annotations
@@ -134,13 +135,21 @@ def merge_labels(df: Any, path: str, command: str) -> tuple[Any, dict[str, Any]]
 
 def read_with_labels(args: Any, command: str) -> tuple[Any, dict[str, Any] | None]:
     """The answers of ``ensel select``/``report`` (native view, ``--binary`` as asked) with
-    the gold of ``--labels`` merged in first (before ``--binary`` turns the questions into
-    queries, so the file names the table's items), and where the gold came from."""
+    the gold of ``--labels`` merged in first (:func:`with_labels`), and where the gold came
+    from."""
     from ensel.cli._args import _read
 
     if getattr(args, "labels", None) is None:
         return _read(args.data, args.format, binary=args.binary, native=True), None
-    df = _read(args.data, args.format, native=True)
+    return with_labels(_read(args.data, args.format, native=True), args, command)
+
+
+def with_labels(df: Any, args: Any, command: str) -> tuple[Any, dict[str, Any]]:
+    """``df`` (the answers as read, the table's items: not yet turned into queries by
+    ``--binary``) with the gold of ``--labels`` merged into its own (:func:`merge_labels`),
+    then in the binary view when ``--binary`` asks (so the file names the table's items);
+    and where the gold came from. The one way ``select``, ``report`` and ``label-next``
+    take a labels file."""
     df, source = merge_labels(df, args.labels, command)
     if args.binary:
         from ensel.data import is_native

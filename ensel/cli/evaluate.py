@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ensel._io import UsageError, check_output
+from ensel._io import UsageError
 from ensel.cli._args import (
     POSITIVE,
     SEED,
@@ -63,6 +63,7 @@ def run_command(args: Any) -> int:
 
     from ensel._io import temporary_paths, write_atomic
     from ensel.book.runner._config import require_page_packages
+    from ensel.cli._args import _html_output
 
     require_page_packages("ensel evaluate runs the experiments page and")  # find_spec only:
     # nbformat, papermill and matplotlib are imported after the checks below, so a refusal
@@ -76,11 +77,7 @@ def run_command(args: Any) -> int:
             print(f"ensel evaluate: {text}", file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    out = Path(args.output).expanduser()
-    if out.suffix.lower() not in (".html", ".htm"):
-        raise UsageError(f"-o {args.output}: the report must be an .html file")
-    out = check_output(out, inputs=args.data, force=args.force)
-    nb_path = check_output(out.with_suffix(".ipynb"), inputs=args.data, force=args.force)
+    out, nb_path = _html_output(args, ".ipynb")
     ks = _parse_ks(args.ks) if args.ks else None
     # the arguments are checked: now pandas is imported
     df = _read(args.data, args.format, binary=args.binary)

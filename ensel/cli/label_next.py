@@ -5,8 +5,10 @@ Which unlabelled items to label next so that the choice of ensemble is decided
 blank label = no gold for the item): a multi-class table is read as it is (option labels),
 a binary one (answers and gold ``+1``/``-1``) too; ``--binary`` turns a multi-class table into
 the paper's binary queries first (the items without gold are dropped by that view).
-``--labels FILE`` gives the gold in a separate CSV with columns ``item`` and ``label``
-(blank = none) instead of DATA's label column.
+``--labels FILE`` gives gold in a separate CSV with columns ``item`` and ``label``
+(blank = none), added to DATA's own gold as ``ensel select`` and ``ensel report`` add it
+(:func:`ensel.cli._labels.with_labels`): a label that contradicts the table's exits 2
+naming the item.
 
 The text output is the current choice (with ``--strategy decisive``) and one line per item:
 rank, item, score, reason. ``--json`` prints the schema ``ensel.label-next/1``::
@@ -25,7 +27,7 @@ from typing import Any
 
 from ensel._errors import UsageError
 from ensel.cli._args import POSITIVE, SEED, _add_format, _k_arg
-from ensel.cli._labels import file_pool, labels_file
+from ensel.cli._labels import with_labels
 
 __all__ = ["SCHEMA", "add_arguments", "read_labelled", "run_command"]
 
@@ -40,8 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="answers file(s) whose label column has gaps, or a dataset name")
     p.add_argument("-n", type=POSITIVE, default=10, help="items to label next (default 10)")
     p.add_argument("--labels", default=None, metavar="FILE",
-                   help="gold in a separate CSV (columns item,label; blank = none) instead "
-                        "of DATA's label column")
+                   help="gold in a separate CSV (columns item,label; blank = none), added "
+                        "to DATA's label column (a label contradicting it exits 2 naming "
+                        "the item), as ensel select and report read it")
     p.add_argument("--strategy", default="decisive", choices=list(STRATEGIES),
                    help="decisive (what decides the choice; needs one gold label at least), "
                         "disagreement (most divided models first) or random")
@@ -63,7 +66,12 @@ def read_labelled(args: Any) -> tuple[Any, Any, str, str]:
 
     # the one reader takes gold with gaps in either view (a blank label = no gold)
     data = args.data[0] if len(args.data) == 1 else list(args.data)
-    df = read_data(data, format=args.format, view="binary" if args.binary else None)
+    if args.labels is None:
+        df = read_data(data, format=args.format, view="binary" if args.binary else None)
+    else:  # the file's gold merged into the table's, on the table's items (before --binary)
+        df, _ = with_labels(read_data(data, format=args.format,
+                                      view="native" if args.binary else None), args,
+                            "label-next")
     cond = args.condition if args.condition is not None else str(conditions(df)[0])
     if len(conditions(df)) > 1 and args.condition is None:
         raise UsageError(f"the answers hold {len(conditions(df))} conditions "
@@ -74,9 +82,6 @@ def read_labelled(args: Any) -> tuple[Any, Any, str, str]:
     else:
         X, yy = to_wide(df, args.condition, validate=False, gaps=True)
         A, y, view = X, yy, "binary"
-    if args.labels is not None:
-        y = labels_file(args.labels)
-        file_pool(A, y)  # refusals name the file and the line
     return A, y, view, cond
 
 

@@ -21,10 +21,9 @@ import argparse
 import json
 import shlex
 import sys
-from pathlib import Path
 from typing import Any
 
-from ensel._io import UsageError, check_output
+from ensel._io import UsageError
 from ensel.cli._args import (
     POSITIVE,
     SEED,
@@ -67,13 +66,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run_command(args: Any) -> int:
     """``ensel report`` on parsed arguments."""
     from ensel.book.runner._config import require_page_packages
+    from ensel.cli._args import _html_output
     from ensel.report import build_report, report_html
 
-    out = Path(args.output).expanduser()
-    if out.suffix.lower() not in (".html", ".htm"):
-        raise UsageError(f"-o {args.output}: the report must be an .html file")
-    out = check_output(out, inputs=args.data, force=args.force)
-    side = check_output(out.with_suffix(".json"), inputs=args.data, force=args.force)
+    out, side = _html_output(args, ".json")
     require_page_packages(f"-o {args.output}: drawing the report's figures", ("matplotlib",))
     check_labels_option(args)
     priced = args.prices is not None or args.prices_from_store is not None

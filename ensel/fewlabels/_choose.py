@@ -62,18 +62,22 @@ class FewLabelChoice:
         items adds its own binomial noise: ``interval_on``).
     n_labels, n_unlabelled : int
         Items with and without gold.
-    decided : bool
+    decided : bool or None
         In at least :data:`DECIDE_LEVEL` of the draws the choice errs at most the
         runner-up's error plus :data:`TOLERANCE`: the labels separate them beyond noise.
+        ``None`` when there is no other candidate (``k`` is the number of models): nothing
+        to decide between.
     runner_up : tuple of int
-        The best other candidate ensemble (column indices).
+        The best other candidate ensemble (column indices); empty when there is none.
     labels_needed : int or None
         Estimated labels more, drawn at random, until ``decided`` (``0`` when it is; ``None``
-        when labelling every remaining item would not be expected to decide).
+        when labelling every remaining item would not be expected to decide, or when there
+        is no runner-up).
     reason : str
         One sentence that says the above.
-    win_rate : float
-        The share of draws in which the choice is within the tolerance of the runner-up.
+    win_rate : float or None
+        The share of draws in which the choice is within the tolerance of the runner-up
+        (``None`` without a runner-up).
     method : str
         The selector that proposed the candidates.
     k : int
@@ -87,11 +91,11 @@ class FewLabelChoice:
     interval: tuple[float, float]
     n_labels: int
     n_unlabelled: int
-    decided: bool
+    decided: bool | None
     runner_up: tuple[int, ...]
     labels_needed: int | None
     reason: str
-    win_rate: float = 0.0
+    win_rate: float | None = 0.0
     method: str = ""
     k: int = 0
     _predictor: Predictor | None = field(default=None, repr=False, compare=False)
@@ -208,7 +212,7 @@ class _Analysis:
     tieds: list[np.ndarray]
     draws: Draws
     choice: int
-    runner: int
+    runner: int  # the choice itself when there is no other candidate
     method: str
     aggregator: str
 
@@ -280,12 +284,41 @@ def _labels_needed(an: _Analysis, diff: np.ndarray, mu: float, n_lab: int,
 
 
 def _verdict(an: _Analysis) -> FewLabelChoice:
+    """The choice of ``an`` with its interval and, when it has a runner-up, whether the
+    labels separate them (:func:`_rivalry`); without one (every candidate is the choice:
+    ``k`` models of ``k``) ``decided``, ``labels_needed`` and ``win_rate`` are ``None`` and
+    ``runner_up`` is empty."""
     pool, d = an.pool, an.draws.errors
     n_lab = int(pool.labelled.sum())
     n_un = pool.A.shape[0] - n_lab
     err = d[an.choice]
     lo, hi = (float(q) for q in np.quantile(err, [(1 - INTERVAL_LEVEL) / 2,
                                                    (1 + INTERVAL_LEVEL) / 2]))
+    S = an.candidates[an.choice]
+    names = tuple(pool.models[j] for j in S)
+    head = (f"with {n_lab:,} labels and {n_un:,} unlabelled items, "
+            f"({', '.join(map(str, names))}) errs {float(err.mean()):.3f} [{lo:.3f}, {hi:.3f}]")
+    R: tuple[int, ...] = ()
+    if an.runner == an.choice:
+        decided, needed, win = None, None, None
+        reason = (f"nothing to decide: {head}; every model is in the choice (k = {len(S)}), "
+                  "so there is no other ensemble of that size to weigh it against")
+    else:
+        decided, needed, win, reason = _rivalry(an, err, head, n_lab, n_un)
+        R = an.candidates[an.runner]
+    return FewLabelChoice(
+        models=tuple(S), names=names, aggregator=an.aggregator, error=float(err.mean()),
+        interval=(lo, hi), n_labels=n_lab, n_unlabelled=n_un, decided=decided,
+        runner_up=tuple(R), labels_needed=needed, reason=reason, win_rate=win,
+        method=an.method, k=len(S), _predictor=an.model.predictor, _binary=pool.binary,
+        _n_models=pool.A.shape[1], _draws=err.copy())
+
+
+def _rivalry(an: _Analysis, err: np.ndarray, head: str, n_lab: int,
+             n_un: int) -> tuple[bool, int | None, float, str]:
+    """``decided``, ``labels_needed``, ``win_rate`` and the reason of a choice against its
+    runner-up."""
+    d = an.draws.errors
     diff = err - d[an.runner]
     win = float(np.mean(diff <= TOLERANCE))
     decided = win >= DECIDE_LEVEL
@@ -293,13 +326,9 @@ def _verdict(an: _Analysis) -> FewLabelChoice:
     needed: int | None = 0
     if not decided:
         needed = _labels_needed(an, diff, mu, n_lab, n_un)
-    S, R = an.candidates[an.choice], an.candidates[an.runner]
-    names = tuple(pool.models[j] for j in S)
-    shown = ", ".join(map(str, names))
-    rshown = ", ".join(str(pool.models[j]) for j in R)
-    head = (f"with {n_lab:,} labels and {n_un:,} unlabelled items, ({shown}) errs "
-            f"{float(err.mean()):.3f} [{lo:.3f}, {hi:.3f}] and is within {TOLERANCE} of the "
-            f"runner-up ({rshown}) or better in {win:.0%} of {d.shape[1]} draws")
+    rshown = ", ".join(str(an.pool.models[j]) for j in an.candidates[an.runner])
+    head += (f" and is within {TOLERANCE} of the runner-up ({rshown}) or better in "
+             f"{win:.0%} of {d.shape[1]} draws")
     if decided:
         reason = f"decided: {head}"
     elif mu >= TOLERANCE:
@@ -311,12 +340,7 @@ def _verdict(an: _Analysis) -> FewLabelChoice:
     else:
         reason = (f"not decided: {head}; about {needed:,} more labels at random (fewer "
                   "chosen by label_next) should separate them")
-    return FewLabelChoice(
-        models=tuple(S), names=names, aggregator=an.aggregator, error=float(err.mean()),
-        interval=(lo, hi), n_labels=n_lab, n_unlabelled=n_un, decided=decided,
-        runner_up=tuple(R), labels_needed=needed, reason=reason, win_rate=win,
-        method=an.method, k=len(S), _predictor=an.model.predictor, _binary=pool.binary,
-        _n_models=pool.A.shape[1], _draws=err.copy())
+    return decided, needed, win, reason
 
 
 _K = [StrOptions(["auto"]), Interval(Integral, 1, None)]

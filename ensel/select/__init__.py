@@ -153,7 +153,7 @@ SPECS: dict[str, SelectorSpec] = {s.name: s for s in (
                  {"color": "#d62728", "marker": "D"}, in_paper=True),
     SelectorSpec("three_term", ThreeTermGreedy, "three_term", None,
                  {"color": "#8c564b", "marker": "v"}, aliases=("three_term_greedy",)),
-    SelectorSpec("score_mi", ScoreMI, "score_mi", None, {"color": "#17becf", "marker": "P"}),
+    SelectorSpec("score_mi", ScoreMI, "ScoreMI", None, {"color": "#17becf", "marker": "P"}),
     # beyond the paper: within a dollar budget (unit costs and k models when used by name);
     # its picks at k are not a prefix of its picks at a larger k
     SelectorSpec("budgeted", BudgetedScoreMI, "budgeted", None,
@@ -171,7 +171,8 @@ MULTICLASS_SPECS: dict[str, SelectorSpec] = {s.name: s for s in (
                  SPECS["topk"].style, in_paper=True),
     SelectorSpec("greedy_mi", MulticlassGreedyMI, "Greedy MI", "Greedy MI (Ours)",
                  SPECS["greedy_mi"].style, in_paper=True),
-    SelectorSpec("score_mi", MulticlassScoreMI, "score_mi", None, SPECS["score_mi"].style),
+    SelectorSpec("score_mi", MulticlassScoreMI, SPECS["score_mi"].label, None,
+                 SPECS["score_mi"].style),
 )}
 
 #: name -> class of the multiple-choice selectors, derived from :data:`MULTICLASS_SPECS`.

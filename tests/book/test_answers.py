@@ -8,6 +8,8 @@ import pytest
 
 from ensel.book.answers import (
     FREE,
+    aggregator_labels,
+    aggregator_table,
     claim_cells,
     claim_table,
     crowdkit_table,
@@ -107,6 +109,24 @@ def test_label_free_table_pairs_free_and_fitted(errors: pd.DataFrame) -> None:
     assert len(t) == 2 * 2 * 2  # views x free fits x fitted baselines
     assert (t["k"] == 3).all()  # the largest budget run
     assert t["contrast"].iloc[0] == "DS, no gold − DS"
+
+
+def test_the_aggregator_columns_read_the_one_registry(errors: pd.DataFrame,
+                                                     monkeypatch) -> None:
+    """The page's aggregator names were a copy of the registry's labels; now a label
+    changed in :data:`ensel.aggregate.MULTICLASS_SPECS` is the page's too."""
+    from dataclasses import replace
+
+    from ensel.aggregate import MULTICLASS_SPECS
+
+    assert aggregator_labels() == {"plurality": "PV", "wplurality": "W-PV",
+                                   "pattern": "pattern MAP", "ds": "DS",
+                                   "ds" + FREE: "DS, no gold",
+                                   "family_ds" + FREE: "family DS, no gold"}
+    assert list(aggregator_table(errors, k=5).columns) == list(aggregator_labels().values())
+    monkeypatch.setitem(MULTICLASS_SPECS, "ds", replace(MULTICLASS_SPECS["ds"], label="EM"))
+    assert "EM, no gold" in aggregator_table(errors, k=5).columns
+    assert label_free_table(errors, k=5)["contrast"].iloc[0] == "EM, no gold − EM"
 
 
 def test_the_result_does_not_depend_on_the_row_order(pool: pd.DataFrame,
