@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ensel.book.runner import NotebookRun, execute_run
-from ensel.book.runner import _zygote
+from ensel.book.runner import NotebookRun, _zygote, execute_run
 
 PAGE = """# # Page
 
@@ -34,6 +33,11 @@ if pid_file:
 rng = np.random.default_rng(3)
 print(rng.normal(size=3).round(6), sys.argv[0].endswith("ipykernel_launcher.py"))
 print(os.getcwd() == os.environ["PWD_EXPECTED"], os.environ["OPENBLAS_NUM_THREADS"])
+import pandas as pd
+
+pd.DataFrame(np.arange(60).reshape(2, 30))  # pandas' width as in a kernel (20 columns)
+
+# %%
 fig, ax = plt.subplots(figsize=(2, 2))
 ax.plot([1, 2, 3], [3, 1, 2])
 plt.show()
@@ -82,6 +86,7 @@ def test_a_forked_kernel_executes_the_page_as_a_started_one(tmp_path: Path,
             _zygote.stop()
     assert pages["forked"] == pages["started"]
     assert b"True" in pages["forked"] and b"image/png" in pages["forked"]
+    assert b"[2 rows x 30 columns]" in pages["forked"]
 
 
 @pytest.mark.notebooks

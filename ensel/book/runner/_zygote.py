@@ -10,9 +10,11 @@ folder and command line (``python -m ipykernel_launcher -f <connection file> ...
 child runs as ``__main__``), in a session of its own as jupyter_client starts kernels, and
 its ``JPY_PARENT_PID`` names the zygote (a kernel exits when its zygote is gone).
 
-Fork safety: the zygote is single-threaded when it forks (it checks), its BLAS/OpenMP libraries
-are loaded with one thread (the worker starts it with the kernels' thread pins,
-``KERNEL_ENV``), and it never creates a ZMQ context, an event loop or an IPython shell.
+Fork safety: the zygote runs no Python thread when it forks (it checks), its BLAS/OpenMP
+libraries are loaded with one thread (the worker starts it with the kernels' thread pins,
+``KERNEL_ENV``), and it never creates a ZMQ context, an event loop or an IPython shell. Its one
+native thread besides the main one is the background thread of pyarrow's jemalloc (pandas
+loads pyarrow), which jemalloc's own fork handlers stop in the child.
 ``MPLBACKEND`` is set as ipykernel sets it before a page imports matplotlib; the inline
 backend module itself is left to the kernel (imported without a shell it would not install
 itself). The preloaded imports add one warnings filter that a kernel whose page never
@@ -35,7 +37,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 #: What the zygote imports before it forks: the kernel's own modules, then what the pages
@@ -85,8 +87,18 @@ class ForkedKernel:
         return int(self.returncode or 0)
 
     def send_signal(self, signum: int) -> None:
-        if self.poll() is None:
+        """Signal the kernel's process group (its session, as jupyter_client's provisioner
+        does for a started kernel). After SIGKILL the kernel counts as ended at once, as a
+        started one does (``Popen.poll`` reaps it): waiting for the zygote's notice would
+        leave nbclient's liveness poll time to report the killed kernel as a death."""
+        if self.poll() is not None:
+            return
+        try:
+            os.killpg(self.pid, signum)
+        except OSError:
             os.kill(self.pid, signum)
+        if signum == signal.SIGKILL:
+            self.returncode = -signal.SIGKILL
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
@@ -99,12 +111,13 @@ class Zygote:
     """The worker's handle on its zygote process (started at once; it preloads while the
     worker does other work)."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], cwd: str | None = None) -> None:
         read_fd, self._reply = os.pipe()
         self._proc = subprocess.Popen(
             [sys.executable, "-c", "from ensel.book.runner._zygote import _serve; "
              f"_serve({self._reply})"],
-            stdin=subprocess.PIPE, env=env, pass_fds=(self._reply,), start_new_session=True)
+            stdin=subprocess.PIPE, env=env, cwd=cwd, pass_fds=(self._reply,),
+            start_new_session=True)
         os.close(self._reply)
         self._reply = read_fd
         self._buffer = b""
@@ -190,16 +203,17 @@ class Zygote:
 _ZYGOTE: Zygote | None = None
 
 
-def start(env: dict[str, str]) -> None:
+def start(env: dict[str, str], cwd: str | None = None) -> None:
     """Start this process's zygote (a worker of a book build does, once) with the kernels'
-    base environment ``env``; nothing when switched off."""
+    base environment ``env``, in their working folder ``cwd`` (matplotlib reads a
+    ``matplotlibrc`` there when it is imported); nothing when switched off."""
     global _ZYGOTE
     if _ZYGOTE is None and enabled():
         import atexit
 
         env = dict(env)
         env.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-        _ZYGOTE = Zygote(env)
+        _ZYGOTE = Zygote(env, cwd)
         atexit.register(stop)
 
 
@@ -263,6 +277,24 @@ def _become_kernel(request: dict[str, Any], reply_fd: int, sigint: Any) -> None:
         os._exit(code)
 
 
+@contextlib.contextmanager
+def _as_in_a_kernel() -> Iterator[None]:
+    """While preloading, the bare name ``get_ipython`` answers as in a kernel (a shell with a
+    ``kernel``): pandas chooses its default ``display.max_columns`` at import by it (20 in a
+    kernel, 0 = the terminal's width elsewhere), and the pages' tables are printed with it.
+    (Among the preloaded modules, only pandas asks at import.)"""
+    import builtins
+
+    class _KernelShell:
+        kernel = True
+
+    builtins.get_ipython = _KernelShell
+    try:
+        yield
+    finally:
+        delattr(builtins, "get_ipython")
+
+
 def _serve(reply_fd: int) -> None:
     """The zygote: preload, then fork a kernel per request until stdin ends."""
     import gc
@@ -271,8 +303,9 @@ def _serve(reply_fd: int) -> None:
 
     sigint = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for name in PRELOAD:
-        importlib.import_module(name)
+    with _as_in_a_kernel():
+        for name in PRELOAD:
+            importlib.import_module(name)
     children: set[int] = set()
 
     def say(msg: dict[str, Any]) -> None:
