@@ -26,8 +26,11 @@ never includes).
 The package keeps each concern in its own module: :mod:`~ensel.book.runner._config` (the runs
 config and its DAG), :mod:`~ensel.book.runner._keys` (cache keys),
 :mod:`~ensel.book.runner._execute` (the one papermill path, also used by ``ensel evaluate``),
-:mod:`~ensel.book.runner._schedule` (parallel execution) and :mod:`~ensel.book.runner._cli`
-(the command); this module re-exports the names other modules use.
+:mod:`~ensel.book.runner._schedule` (parallel execution), :mod:`~ensel.book.runner._zygote`
+(each worker of a build forks its pages' kernels from a warm process that has imported
+ipykernel, numpy, pandas, matplotlib, scipy and ``ensel`` once; ``ENSEL_KERNEL_ZYGOTE=0``
+starts every kernel the usual way) and :mod:`~ensel.book.runner._cli` (the command); this
+module re-exports the names other modules use.
 
 Command line (also ``ensel notebooks ...``)::
 

@@ -311,6 +311,31 @@ def _kernel_manager_class(guard: SignalGuard) -> type:
             await super().shutdown_kernel(now=now or guard.received is not None,
                                           restart=restart)
 
+        async def _async_interrupt_kernel(self) -> None:
+            # jupyter_client interrupts (SIGINT) every kernel it shuts down; a kernel still
+            # finishing its last reply then logs "KeyboardInterrupt caught in kernel" on the
+            # build's terminal. The runs shut a kernel down only between cells (or kill it
+            # after a signal), so a shutdown skips the interrupt; nbclient's interrupt of a
+            # cell that timed out goes through ``interrupt_kernel`` and is kept.
+            if not self.shutting_down:
+                await super()._async_interrupt_kernel()
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            # a worker of a book build forks the kernel from its warm zygote (_zygote)
+            from ensel.book.runner import _zygote
+
+            forked = None
+            if all(kw.get(k) is None for k in ("stdin", "stdout", "stderr")):
+                forked = _zygote.spawn(kernel_cmd, kw.get("env"), kw.get("cwd"))
+            if forked is None:
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+                return
+            provisioner: Any = self.provisioner
+            provisioner.process, provisioner.pid = forked, forked.pid
+            # no pgid: the provisioner signals through the forked kernel's own send_signal
+            provisioner.pgid, provisioner.cwd = None, kw.get("cwd") or os.getcwd()
+            self._reconcile_connection_info(provisioner.connection_info)
+
     return _KernelManager
 
 

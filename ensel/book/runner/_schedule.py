@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ensel._io import NotebookRunError
+from ensel.book.runner import _zygote
 from ensel.book.runner._config import NotebookRun, _parse_params, missing_inputs, repo_root
-from ensel.book.runner._execute import execute_run, picks_dir
+from ensel.book.runner._execute import KERNEL_ENV, execute_run, picks_dir
 from ensel.book.runner._keys import cached, run_keys
 
 
@@ -34,11 +35,13 @@ def _execute_in_worker(run: NotebookRun, out_dir: str, test: bool, extra: dict[s
     return "ok", str(path)
 
 
-def _quiet_idle_worker() -> None:
+def _init_worker(root: str) -> None:
     """Workers ignore Ctrl-C (the terminal's Ctrl-C reaches every process of the group):
     the parent, which gets it too, ends them with SIGTERM, which :func:`execute_run` honours
-    (the kernel is shut down, the page left as it was)."""
+    (the kernel is shut down, the page left as it was). Each worker starts its kernel
+    zygote (:mod:`~ensel.book.runner._zygote`), which preloads while the first run starts."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _zygote.start({**os.environ, **KERNEL_ENV}, cwd=root)
 
 
 def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
@@ -94,7 +97,7 @@ def _execute_all(runs: Sequence[NotebookRun], args: argparse.Namespace,
     if jobs > 1 and len(runs) > 1:
         pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_quiet_idle_worker)
+            initializer=_init_worker, initargs=(str(root),))
     running: dict[Any, tuple[NotebookRun, float]] = {}
     try:
         while pending or running:
