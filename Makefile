@@ -126,17 +126,24 @@ screenshots: $(STAMP)
 	$(BIN)/python -m tools.browsercheck _build/html --shots _build/closing-screenshots \
 	  $(foreach s,$(SHOTS),--shot "$(s)")
 
+# The tests start Python many times (xdist's workers, the command line and the benchmark
+# scripts in their own processes, a kernel per executed page), and each start imports
+# ensel: with PYTHONDONTWRITEBYTECODE set (some containers set it), every one of them would
+# compile ensel's modules and pytest would rewrite every test module's asserts again.
+# The tests write bytecode as Python does by default (__pycache__, git-ignored).
+TEST_ENV := PYTHONDONTWRITEBYTECODE=
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules -m "not slow and not built_book" tests ensel
+	$(TEST_ENV) $(BIN)/python -m pytest -n 2 --dist loadgroup --doctest-modules -m "not slow and not built_book" tests ensel
 
 # CI runs both (.ci/run): the tests marked slow, and after make book those marked built_book,
 # which read book/_generated and _build/html instead of executing the pages again.
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -m slow tests
+	$(TEST_ENV) $(BIN)/python -m pytest -n 2 --dist loadgroup -m slow tests
 
 test-book: $(STAMP)
 	@test -f _build/html/index.html || { echo "test-book: no _build/html/index.html; run make book first"; exit 2; }
-	$(BIN)/python -m pytest -m built_book tests
+	$(TEST_ENV) $(BIN)/python -m pytest -m built_book tests
 
 run: $(STAMP)
 	@test -n "$(NB)" || { echo "usage: make run NB=<notebook> [OUTPUT=..] [DATASET=..] [PARAMS='k=v ...']"; exit 2; }

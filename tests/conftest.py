@@ -145,24 +145,55 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 # --- Where the time goes: --durations-by-file=N ------------------------------------------
 # The N test files that took longest (setup, call and teardown of all their tests summed,
-# on whichever worker ran them) and the busy time of each worker: what to look at when
-# make test grows (issue 37).
+# on whichever worker ran them), the N tests that used the most CPU, and the busy time of
+# each worker: what to look at when make test grows (issue 37). CPU seconds (the worker's
+# own and those of the processes a test ran and waited for) do not grow with the load of a
+# shared machine as wall seconds do, so they are the figure to compare between runs.
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--durations-by-file", type=int, default=None, metavar="N",
-                     help="show the N test files with the longest total duration")
+                     help="show the N test files with the longest total duration and the N "
+                          "tests that used the most CPU (their own processes included)")
 
 
 _FILE_TIMES: dict[str, list[float]] = {}
+_TEST_CPU: dict[str, float] = {}
 _WORKER_TIMES: dict[str, float] = {}
+_CPU_MARK = pytest.StashKey[float]()
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that ended (waited for)."""
+    import resource
+
+    own, children = (resource.getrusage(who) for who in
+                     (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_CPU_MARK] = _cpu_seconds()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    now = _cpu_seconds()
+    start = item.stash.get(_CPU_MARK, now)
+    item.stash[_CPU_MARK] = now
+    outcome.get_result().user_properties.append(("cpu_seconds", now - start))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     path = report.nodeid.split("::")[0]
-    entry = _FILE_TIMES.setdefault(path, [0.0, 0])
+    cpu = sum(v for k, v in report.user_properties if k == "cpu_seconds")
+    entry = _FILE_TIMES.setdefault(path, [0.0, 0, 0.0])
     entry[0] += report.duration
     entry[1] += report.when == "call"
+    entry[2] += cpu
+    _TEST_CPU[report.nodeid] = _TEST_CPU.get(report.nodeid, 0.0) + cpu
     worker = getattr(report, "node", None)
     name = getattr(getattr(worker, "gateway", None), "id", "main")
     _WORKER_TIMES[name] = _WORKER_TIMES.get(name, 0.0) + report.duration
@@ -174,7 +205,12 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         return
     tr = terminalreporter
     tr.write_sep("=", f"slowest {n} test files (seconds summed over their tests)")
-    for path, (seconds, count) in sorted(_FILE_TIMES.items(), key=lambda kv: -kv[1][0])[:n]:
-        tr.write_line(f"{seconds:8.1f}s {int(count):5d} tests  {path}")
+    for path, (seconds, count, cpu) in sorted(_FILE_TIMES.items(),
+                                              key=lambda kv: -kv[1][0])[:n]:
+        tr.write_line(f"{seconds:8.1f}s {cpu:8.1f} CPU-s {int(count):5d} tests  {path}")
+    tr.write_sep("=", f"the {n} tests that used the most CPU (setup, call and teardown)")
+    for nodeid, cpu in sorted(_TEST_CPU.items(), key=lambda kv: -kv[1])[:n]:
+        tr.write_line(f"{cpu:8.1f} CPU-s  {nodeid}")
     tr.write_line("busy per worker: " + ", ".join(
         f"{w} {s:.1f}s" for w, s in sorted(_WORKER_TIMES.items())))
+    tr.write_line(f"CPU of all tests: {sum(_TEST_CPU.values()):.1f} CPU-s")

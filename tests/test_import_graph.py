@@ -7,6 +7,7 @@ import is still a dependency, only a later one), so a circle cannot hide in a la
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import ensel
@@ -25,14 +26,25 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PKG.rglob("*.py"))}
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed source of ``path``, once per test process (the tests only read it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def import_graph() -> dict[str, set[str]]:
     """``module -> modules of ensel it imports`` (the most specific module each names)."""
+    return {name: set(deps) for name, deps in _import_graph().items()}
+
+
+@functools.cache
+def _import_graph() -> dict[str, frozenset[str]]:
     modules = _modules()
-    graph: dict[str, set[str]] = {}
+    graph: dict[str, frozenset[str]] = {}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         deps: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -49,7 +61,7 @@ def import_graph() -> dict[str, set[str]]:
                     t = t.rpartition(".")[0]
                 if t and t != "ensel" and t != name:
                     deps.add(t)
-        graph[name] = deps
+        graph[name] = frozenset(deps)
     return graph
 
 
@@ -119,8 +131,7 @@ def test_every_command_module_lives_in_the_command_package() -> None:
 
 
 def _top_level_functions(module: str) -> set[str]:
-    path = _modules()[module]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(_modules()[module])
     names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     for n in tree.body:  # ``from x import a as add_arguments``
         if isinstance(n, ast.ImportFrom):
@@ -141,3 +152,21 @@ def test_a_command_imports_the_book_runner_only_when_it_runs() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_the_top_level_help_and_version_import_no_command_module() -> None:
+    """``ensel``, ``ensel --help`` and ``ensel --version`` name no command, so no command's
+    module (nor pandas, numpy or scipy) is imported to list the commands."""
+    import subprocess
+    import sys
+
+    code = ("import contextlib, io, sys; from ensel.cli import main, COMMANDS\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    codes = [main([]), main(['--help'])]\n"
+            "    try: main(['--version'])\n"
+            "    except SystemExit as e: codes.append(e.code)\n"
+            "heavy = ('pandas', 'numpy', 'scipy', *(m for m, _, _ in COMMANDS.values()))\n"
+            "print(codes, sorted(m for m in heavy if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[0, 0, 0] []"

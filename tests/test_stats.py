@@ -125,12 +125,14 @@ def _pool(acc, Sigma, n, seed):
     return to_long(X, y)
 
 
-def test_identical_selectors_are_within_noise_in_at_least_95_percent_of_seeds() -> None:
+@pytest.mark.parametrize("n_seeds", [8, pytest.param(20, marks=pytest.mark.slow)])
+def test_identical_selectors_are_within_noise_in_at_least_95_percent_of_seeds(n_seeds) -> None:
     # Independent errors, well separated accuracies: Greedy MI picks the top-k (Theorem 4.1),
-    # so the two arms are the same ensemble by construction.
+    # so the two arms are the same ensemble by construction. (Measured: 20 of 20 seeds; make
+    # test runs the first 8, CI all 20.)
     acc, n = [0.85, 0.8, 0.75, 0.62, 0.58, 0.55], 600
     outcomes = [_compare(_pool(acc, np.eye(6), n, seed), seed=seed)["verdict"]
-                for seed in range(20)]
+                for seed in range(n_seeds)]
     assert outcomes.count(WITHIN_NOISE) >= 0.95 * len(outcomes)
 
 
@@ -154,11 +156,13 @@ def _replicated(X, y, seed, diff, *, J=10, M=10, per_half=4):
     return d, halves
 
 
-def test_exchangeable_arms_false_alarm_rate() -> None:
+@pytest.mark.parametrize("n_seeds", [50, pytest.param(100, marks=pytest.mark.slow)])
+def test_exchangeable_arms_false_alarm_rate(n_seeds) -> None:
     # A stricter null: two *different* ensembles of statistically identical models (MAP over
     # models 0-2 vs MAP over models 3-5, same accuracies, independent errors); the per-split
     # differences are noisy but their expectation is exactly 0. Measured (seeded): with the
-    # half-sample check 99 of 100 seeds "within noise"; the corrected t alone 90 of 100.
+    # half-sample check 99 of 100 seeds "within noise"; the corrected t alone 90 of 100
+    # (make test runs the first 50 seeds: 49 and 45; CI all 100).
     acc = np.array([0.7, 0.68, 0.66] * 2)
     tau = norm.ppf(1 - acc)
     n, n_te = 500, 100
@@ -167,14 +171,14 @@ def test_exchangeable_arms_false_alarm_rate() -> None:
         return _map_error(X, y, (tr, te), [0, 1, 2]) - _map_error(X, y, (tr, te), [3, 4, 5])
 
     outcomes, alone = [], []
-    for seed in range(100):
+    for seed in range(n_seeds):
         X, y, _ = sample(tau, np.eye(6), n, random_state=seed)
         d, halves = _replicated(X, y, seed, diff)
         outcomes.append(paired_interval(d, n_train=n - n_te, n_test=n_te, halves=halves).verdict)
         alone.append(paired_interval(d, n_train=n - n_te, n_test=n_te).verdict)
     print("within noise:", outcomes.count(WITHIN_NOISE), "corrected t alone:",
           alone.count(WITHIN_NOISE))
-    assert outcomes.count(WITHIN_NOISE) >= 94
+    assert outcomes.count(WITHIN_NOISE) >= 0.94 * n_seeds
     assert outcomes.count(WITHIN_NOISE) >= alone.count(WITHIN_NOISE)
 
 

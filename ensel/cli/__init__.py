@@ -108,7 +108,8 @@ def _command_prog(prog: str) -> str:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``ensel`` command tree; with ``command``, the other commands' own arguments are
-    left out (so ``ensel select`` does not import the collector's HTTP client)."""
+    left out (so ``ensel select`` does not import the collector's HTTP client), and with
+    ``command=""`` every command's (``ensel --help`` lists the commands only)."""
     import importlib
 
     parser = _Parser(prog="ensel", description="Information-theoretic LLM ensemble "
@@ -198,7 +199,9 @@ def _main(argv: Sequence[str]) -> int:
     from ensel._io import NotebookRunError, exit_on_signals, quiet_closed_stdout
 
     argv = list(argv)
-    parser = build_parser(next((a for a in argv if a in _COMMANDS), None))
+    # no command named (ensel, ensel --help, --version, a misspelt command): no command's own
+    # arguments can apply, so none of their modules (pandas, numpy, scipy) is imported
+    parser = build_parser(next((a for a in argv if a in _COMMANDS), ""))
     if not argv or argv in (["-h"], ["--help"]):
         parser.print_help()
         return 0
