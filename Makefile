@@ -69,7 +69,7 @@ notebooks: $(STAMP)
 	  || $(BIN)/python -m ensel.datasets fetch mmlu_pro; } > /dev/null 2>&1 \
 	  && echo "MMLU-Pro data: available (mirror or cache; each file SHA-256 checked when read)" \
 	  || echo "MMLU-Pro data: not available (no network, no mirror); its pages explain how to get it"
-	$(BIN)/python -m ensel.book.runner all $(if $(FORCE),--force) $(if $(JOBS),--jobs $(JOBS))
+	$(TEST_ENV) $(BIN)/python -m ensel.book.runner all $(if $(FORCE),--force) $(if $(JOBS),--jobs $(JOBS))
 
 # Sphinx rebuilds only the pages whose executed notebook changed (FORCE=1: from scratch);
 # the offline and prose checks keep each file's verdict in _build/bookcheck.json, keyed by
@@ -77,7 +77,7 @@ notebooks: $(STAMP)
 html: $(STAMP)
 	$(if $(FORCE),rm -rf _build/html _build/.doctrees)
 	$(BIN)/python -m ensel.book.runner toc
-	$(BIN)/jupyter-book build . --builder html -W -n --keep-going
+	$(TEST_ENV) $(BIN)/jupyter-book build . --builder html -W -n --keep-going
 	$(BIN)/python -m tools.bookcheck _build/html --cache _build/bookcheck.json
 	@echo "Book: $(CURDIR)/_build/html/index.html"
 
@@ -130,7 +130,8 @@ screenshots: $(STAMP)
 # scripts in their own processes, a kernel per executed page), and each start imports
 # ensel: with PYTHONDONTWRITEBYTECODE set (some containers set it), every one of them would
 # compile ensel's modules and pytest would rewrite every test module's asserts again.
-# The tests write bytecode as Python does by default (__pycache__, git-ignored).
+# The tests and the book's build (its workers, kernels and Sphinx import ensel too) write
+# bytecode as Python does by default (__pycache__, git-ignored).
 TEST_ENV := PYTHONDONTWRITEBYTECODE=
 
 test: $(STAMP)
