@@ -154,14 +154,11 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
 
     b = check_budget(budget, c)
     kk = m if k is None else int(k)
-    from ensel.select._budgeted import _shared_for
+    from ensel.select._budgeted import _accuracy, _shared_for
 
     sh = _shared_for(Xa, ya)  # the frontier's budgets share one training part's accuracies
-
-    def accuracy() -> np.ndarray:
-        return (Xa == ya[:, None]).mean(axis=0)
-
-    acc = accuracy() if sh is None else sh.get(("accuracy",), accuracy)
+    acc = _accuracy(Xa, ya) if sh is None else sh.get(("accuracy",),
+                                                      lambda: _accuracy(Xa, ya))
     by_acc = np.lexsort((np.arange(m), -acc))
     by_price = np.lexsort((np.arange(m), -acc, c))
     fits = by_acc[within(c[by_acc], b)]
@@ -370,6 +367,37 @@ def subset_error(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str
     return heldout_error(agg, Xte[:, cols], yte)
 
 
+def alone_errors(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str,
+                 random_state: int) -> dict[tuple[int], float]:
+    """:func:`subset_error` of each of ``cols`` alone, keyed by its one-column subset.
+
+    With the default aggregator (``backoff``) on ``-1/+1`` labels every column is fitted at
+    once (:func:`ensel.aggregate._stacking._single_column_posteriors`) and its error counted
+    from its test part's answers per pattern; a column whose fit is within float noise of a
+    tie is fitted alone by :func:`subset_error`, so the errors are exactly its."""
+    Xtr, ytr, Xte, yte = split
+    if aggregator != "backoff" or len(cols) < 2 or not np.array_equal(
+            np.unique(ytr), [-1, 1]) or not np.isin(yte, [-1, 1]).all():
+        return {(j,): subset_error(split, [j], aggregator, random_state) for j in cols}
+    from ensel.aggregate._stacking import _VALUES, _single_column_posteriors
+
+    whole = len(cols) == Xtr.shape[1] and cols == list(range(len(cols)))
+    Xs_tr, Xs_te = (Xtr, Xte) if whole else (Xtr[:, cols], Xte[:, cols])
+    p, sure = _single_column_posteriors(Xs_tr, ytr, Xs_te)
+    wrong = np.zeros(len(cols))
+    pos_te = (yte == 1)[:, None]
+    for i, v in enumerate(_VALUES):
+        eq = Xs_te == v
+        pos = np.count_nonzero(eq & pos_te, axis=0)
+        neg = np.count_nonzero(eq, axis=0) - pos
+        # +1 where P(Y = +1) >= 1/2; exactly 1/2 is a tie, half an error
+        wrong += np.where(p[:, i] == 0.5, 0.5 * (pos + neg),
+                          np.where(p[:, i] >= 0.5, neg, pos))
+    errors = wrong / len(yte)  # half_tie_error's mean (its sum is exact: halves)
+    return {(j,): float(errors[i]) if sure[i] else
+            subset_error(split, [j], aggregator, random_state) for i, j in enumerate(cols)}
+
+
 def single_rows(d: Any, s: int, split: tuple[np.ndarray, ...], c: np.ndarray, budget: float,
                 aggregator: str, random_state: int, names: list[str],
                 found: dict[tuple[int, ...], float]) -> list[tuple[Any, ...]]:
@@ -378,10 +406,10 @@ def single_rows(d: Any, s: int, split: tuple[np.ndarray, ...], c: np.ndarray, bu
     :func:`subset_error` and kept there, so that a frontier's fits of the same subset on the
     same split are made once."""
     rows = []
+    fit = [int(j) for j in np.flatnonzero(within(c, budget)) if (int(j),) not in found]
+    found.update(alone_errors(split, fit, aggregator, random_state))
     for j in np.flatnonzero(within(c, budget)):
         key = (int(j),)
-        if key not in found:
-            found[key] = subset_error(split, [int(j)], aggregator, random_state)
         rows.append((d.condition, s, "single", float(c[j]), found[key], float(c[j]), 1,
                      names[j], len(split[3])))
     return rows

@@ -265,11 +265,12 @@ class BudgetedScoreMI(_BaseSelector):
         win = "cost_benefit" if totals["cost_benefit"] > totals["plain"] + 1e-12 else "plain"
         self.cv_error_ = {}
         if self.compare == "error":
-            acc = (Xa == ya[:, None]).mean(axis=0)
+            sh = _shared_for(Xa, ya)
+            acc = _accuracy(Xa, ya) if sh is None else sh.get(
+                ("accuracy",), lambda: _accuracy(Xa, ya))  # once per training part
             fill = _fill(np.lexsort((np.arange(c.size), -acc)), c, budget, k)
             runs["accuracy"] = (fill, _run_gains(gains, fill))
             totals["accuracy"] = float(sum(runs["accuracy"][1]))
-            sh = _shared_for(Xa, ya)
             self.cv_error_ = {
                 name: _crossfit_error(Xa, ya, picks, self.aggregator) if sh is None
                 else sh.get(("crossfit", tuple(picks), self.aggregator),
@@ -285,6 +286,11 @@ class BudgetedScoreMI(_BaseSelector):
         self.cost_ = float(c[picks].sum())
         self.budget_ = budget
         return picks, got, np.empty((0, Xa.shape[1]))
+
+
+def _accuracy(Xa: np.ndarray, ya: np.ndarray) -> np.ndarray:
+    """Training accuracy of every column (the accuracy fill's order)."""
+    return (Xa == ya[:, None]).mean(axis=0)
 
 
 def _fill(order: np.ndarray, c: np.ndarray, budget: float, k: int) -> list[int]:
