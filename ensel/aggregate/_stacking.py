@@ -128,18 +128,36 @@ def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray, model: Logisti
     Ties go to the largest strength (the fewer effective parameters). ``groups``: the
     rows' :func:`_pattern_groups`, when the caller has them.
     """
-    from scipy.special import betaln, xlogy
-
     first, inv = _pattern_groups(Xa) if groups is None else groups
     pats = Xa[first]
     npos = np.bincount(inv, weights=(ya == 1).astype(float), minlength=len(pats))
     nneg = np.bincount(inv, minlength=len(pats)) - npos
     q = np.clip(model.predict_proba(pats)[:, 1], 1e-12, 1.0 - 1e-12)
+    once = npos + nneg == 1
+    if once.sum() > 64:
+        # a pattern seen once adds log q (or log(1 - q)) to every strength's likelihood and
+        # to the binomial one (B(a + 1, b) / B(a, b) = a / (a + b) = q): it cannot change
+        # which is largest, so the others decide unless two come within the rounding of
+        # the terms left out (then every pattern is summed, as below)
+        many = ~once
+        best, gap = _best_strength(npos[many], nneg[many], q[many])
+        if gap > 1e-12 * (STRENGTH_GRID[-1] + 1.0) * (once.sum() + 1.0):
+            return best
+    return _best_strength(npos, nneg, q)[0]
+
+
+def _best_strength(npos: np.ndarray, nneg: np.ndarray, q: np.ndarray) -> tuple[float, float]:
+    """The strength of :func:`_marginal_likelihood_strength` from the patterns' counts
+    ``npos, nneg`` and model probabilities ``q``, and the margin of that choice (the
+    smallest difference between the chosen log-likelihood and another's)."""
+    from scipy.special import betaln, xlogy
+
     a, b = np.outer(STRENGTH_GRID, q), np.outer(STRENGTH_GRID, 1.0 - q)
     ll = (betaln(npos + a, nneg + b) - betaln(a, b)).sum(axis=1)
     ll_inf = float((xlogy(npos, q) + xlogy(nneg, 1.0 - q)).sum())
     best = int(np.flatnonzero(ll >= ll.max())[-1])
-    return float(STRENGTH_GRID[best]) if ll[best] > ll_inf else float("inf")
+    gap = float(np.min(np.abs(np.r_[np.delete(ll, best), ll_inf] - ll[best])))
+    return (float(STRENGTH_GRID[best]) if ll[best] > ll_inf else float("inf")), gap
 
 
 # Chi-square (1 df) quantile at level 0.01: the likelihood-ratio statistic an intercept
@@ -213,10 +231,13 @@ def _newton(Z: np.ndarray, t: np.ndarray, w: np.ndarray, pen: np.ndarray, beta: 
     times) by Newton's method with step halving; returns ``(beta, objective, iterations)``."""
     from scipy.special import expit, log_expit
 
+    # t is 0 or 1, so t log s(eta) + (1 - t) log s(-eta) is log s(+-eta), the same number
+    # (the other term is a zero): one logarithm per row instead of two
+    sign = np.where(t == 1, 1.0, -1.0)
+
     def objective(b: np.ndarray) -> tuple[float, np.ndarray]:
         eta = Z @ b  # kept: the next step's linear predictor when b is accepted
-        return float(-(w * (t * log_expit(eta) + (1 - t) * log_expit(-eta))).sum()
-                     + 0.5 * (pen * b * b).sum()), eta
+        return float(-(w * log_expit(sign * eta)).sum() + 0.5 * (pen * b * b).sum()), eta
 
     f, eta = objective(beta)
     n_iter = 0
