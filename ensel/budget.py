@@ -352,13 +352,23 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
 
 
 def subset_error(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str,
-                 random_state: int) -> float:
+                 random_state: int, share: bool = False) -> float:
     """Held-out error of ``aggregator`` on the columns ``cols``: fitted on the training part
-    of ``split`` (``X_train, y_train, X_test, y_test``), scored on its test part."""
+    of ``split`` (``X_train, y_train, X_test, y_test``), scored on its test part.
+
+    ``share``: within :func:`ensel.select._budgeted.shared_fits` on the training part, keep
+    the back-off's fit as the prefix ``cols`` of a cascade (:class:`ensel.cascade.Cascade`
+    asking these columns in this order reuses it)."""
     from ensel.aggregate import BackoffMAP, half_tie_error, heldout_error, make_aggregator
+    from ensel.select._budgeted import _posterior_shared, _shared_for
 
     Xtr, ytr, Xte, yte = split
-    agg = make_aggregator(aggregator, random_state=random_state).fit(Xtr[:, cols], ytr)
+    sh = _shared_for(Xtr, ytr) if share and _posterior_shared(aggregator) else None
+    if sh is not None:  # the cascade's own prefix fit (its seed: the back-off has none)
+        agg = sh.get(("prefix", tuple(int(j) for j in cols), aggregator),
+                     lambda: make_aggregator(aggregator, random_state=0).fit(Xtr[:, cols], ytr))
+    else:
+        agg = make_aggregator(aggregator, random_state=random_state).fit(Xtr[:, cols], ytr)
     if type(agg) is BackoffMAP and np.array_equal(agg.classes_, [-1, 1]):
         # heldout_error's predict and ties from one posterior (the back-off predicts +1
         # where it is >= 1/2, a tie where it is exactly 1/2)

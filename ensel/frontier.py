@@ -200,7 +200,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     from ensel.cascade import Cascade
     from ensel.costs import check_budget, check_costs
     from ensel.experiment import _jobs, _map_in_order, _mv_seed, split_indices
-    from ensel.select._budgeted import shared_fits
+    from ensel.select._budgeted import _cheapest_first, shared_fits
 
     c = np.asarray(usd, dtype=float)
     bb = [check_budget(b, c, name="budget") for b in np.atleast_1d(budgets)]
@@ -248,8 +248,10 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
             picks = picks_within(Xtr, ytr, c, b, min(max_models, m), methods)
             for name, cols in picks.items():
                 key = tuple(sorted(cols))
-                if key not in cache:
-                    cache[key] = subset_error((Xtr, ytr, Xte, yte), cols, aggregator, mv)
+                if key not in cache:  # fitted cheapest first, as the cascade asks them
+                    cache[key] = subset_error((Xtr, ytr, Xte, yte), _cheapest_first(cols, c),
+                                              aggregator, mv, share=name == "budgeted"
+                                              and "cascade" in methods)
                 rows.append((d.condition, s, name, b, cache[key], float(c[cols].sum()),
                              len(cols), "|".join(model_names[j] for j in cols), n_te))
             if "cascade" in methods:
@@ -257,8 +259,7 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                 # asked cheapest first
                 sub = picks.get("budgeted") or BudgetedScoreMI(
                     min(max_models, m), budget=b, costs=c).fit(Xtr, ytr).selected_
-                rank = {j: r for r, j in enumerate(sub)}
-                order = tuple(sorted(sub, key=lambda j: (c[j], rank[j])))
+                order = tuple(_cheapest_first(sub, c))
                 if order not in cascades:
                     cas = Cascade(costs=c, order=list(order), target_error="full",
                                   max_models=max_models, aggregator=aggregator,

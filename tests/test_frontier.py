@@ -97,13 +97,21 @@ def test_single_models_are_fitted_once_per_split(run, monkeypatch) -> None:
 
     d, usd, budgets, res = run
     fits = []
-    real = budget.subset_error
+    real, real_alone = budget.subset_error, budget.alone_errors
 
-    def counted(split, cols, *a):
+    def counted(split, cols, *a, **k):
         fits.append(tuple(sorted(cols)))
-        return real(split, cols, *a)
+        return real(split, cols, *a, **k)
+
+    def counted_alone(split, cols, *a):  # every model alone at once (a few refitted)
+        before = len(fits)
+        out = real_alone(split, cols, *a)
+        refitted = set(fits[before:])
+        fits.extend((j,) for j in cols if (j,) not in refitted)
+        return out
 
     monkeypatch.setattr(budget, "subset_error", counted)
+    monkeypatch.setattr(budget, "alone_errors", counted_alone)
     both = frontier_errors([d], usd, budgets, protocol=Protocol(n_splits=3), max_models=6,
                            singles=float(budgets[-1]))
     alone = both[both["method"] == "single"].reset_index(drop=True)
