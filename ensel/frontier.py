@@ -154,12 +154,13 @@ def _majority_error(ytr: np.ndarray, yte: np.ndarray) -> float:
 @validate_params({"data": ["sequence"], "usd": ["array-like"], "budgets": ["array-like"],
                   "methods": ["sequence"], "aggregator": [str], "protocol": [Protocol],
                   "max_models": [Interval(Integral, 1, None)], "names": ["sequence", None],
-                  "n_jobs": "no_validation", "singles": [Real, None]})
+                  "n_jobs": "no_validation", "singles": [Real, None],
+                  "processes": ["boolean"]})
 def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
                     methods: Sequence[str] = METHODS, aggregator: str = "backoff",
                     protocol: Protocol = PAPER_PROTOCOL, max_models: int = 20,
                     names: Sequence[str] | None = None, n_jobs: int | None = None,
-                    singles: float | None = None) -> pd.DataFrame:
+                    singles: float | None = None, processes: bool = False) -> pd.DataFrame:
     """Held-out error and cost per query of each method at each budget, per split.
 
     Parameters
@@ -187,6 +188,11 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
         rows of :func:`ensel.budget.single_model_errors` (method ``"single"``: the buy
         list's candidates, :func:`frontier_summary`); the best single model and every
         one-model subset reuse these fits (one fit per model and split).
+    processes : bool, default=False
+        Run the ``n_jobs`` workers as forked processes instead of threads (where the
+        platform forks; else threads): the fits' Python steps then run on every core, not
+        one at a time under the interpreter's lock. Each worker holds one split's fits
+        (about 0.2 GB for 1,000 models x 16,000 training items); the rows are the same.
 
     Returns
     -------
@@ -278,8 +284,37 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     # BLAS on one thread for the whole sweep (the fits' products are small): set once here,
     # not around each of its thousands of fits (the same numbers on any number of threads)
     with _one_blas_thread():
-        rows = [r for part in _map_in_order(one, tasks, _jobs(n_jobs)) for r in part]
-    return pd.DataFrame(rows, columns=_RESULT_COLUMNS)
+        parts = (_map_forked(one, tasks, _jobs(n_jobs)) if processes
+                 else _map_in_order(one, tasks, _jobs(n_jobs)))
+    return pd.DataFrame([r for part in parts for r in part], columns=_RESULT_COLUMNS)
+
+
+#: The task function and tasks of :func:`_map_forked`, read by its forked workers.
+_FORKED: list[Any] = []
+
+
+def _forked_task(i: int) -> Any:
+    func, tasks = _FORKED
+    return func(tasks[i])
+
+
+def _map_forked(func: Any, tasks: Sequence[Any], n_jobs: int) -> list[Any]:
+    """``[func(t) for t in tasks]`` on up to ``n_jobs`` forked processes (the closure and
+    the data are inherited, not pickled; the results come back in the order of ``tasks``),
+    or :func:`ensel.experiment._map_in_order`'s threads where the platform does not fork."""
+    import multiprocessing
+
+    from ensel.experiment import _map_in_order
+
+    if n_jobs <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return _map_in_order(func, tasks, n_jobs)
+    _FORKED[:] = [func, tasks]
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(min(n_jobs, len(tasks))) as pool:
+            return pool.map(_forked_task, range(len(tasks)), chunksize=1)
+    finally:
+        _FORKED.clear()
 
 
 @validate_params({"cost": ["array-like"], "error": ["array-like"]})
