@@ -289,32 +289,56 @@ def frontier_errors(data: Sequence[Any], usd: Any, budgets: Any, *,
     return pd.DataFrame([r for part in parts for r in part], columns=_RESULT_COLUMNS)
 
 
-#: The task function and tasks of :func:`_map_forked`, read by its forked workers.
-_FORKED: list[Any] = []
-
-
-def _forked_task(i: int) -> Any:
-    func, tasks = _FORKED
-    return func(tasks[i])
-
-
 def _map_forked(func: Any, tasks: Sequence[Any], n_jobs: int) -> list[Any]:
-    """``[func(t) for t in tasks]`` on up to ``n_jobs`` forked processes (the closure and
-    the data are inherited, not pickled; the results come back in the order of ``tasks``),
-    or :func:`ensel.experiment._map_in_order`'s threads where the platform does not fork."""
-    import multiprocessing
+    """``[func(t) for t in tasks]`` on up to ``n_jobs`` processes: this one and forked
+    children (the closure and the data are inherited, not pickled; each child sends its
+    results back through a pipe and exits). The results come back in the order of
+    ``tasks``; a child that fails has its tasks run here. Threads
+    (:func:`ensel.experiment._map_in_order`) where the platform does not fork."""
+    import pickle
 
     from ensel.experiment import _map_in_order
 
-    if n_jobs <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    k = min(n_jobs, len(tasks))
+    if k <= 1 or not hasattr(os, "fork"):
         return _map_in_order(func, tasks, n_jobs)
-    _FORKED[:] = [func, tasks]
+    share = [list(range(w, len(tasks), k)) for w in range(k)]  # round robin
+    children = []
+    for idx in share[1:]:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: compute, send, leave without the parent's exit handlers
+            code = 1
+            try:
+                os.close(r)
+                import signal
+
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    signal.signal(sig, signal.SIG_DFL)
+                data = pickle.dumps([func(tasks[i]) for i in idx], protocol=5)
+                with os.fdopen(w, "wb") as out:
+                    out.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(w)
+        children.append((pid, r, idx))
+    out: list[Any] = [None] * len(tasks)
     try:
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(min(n_jobs, len(tasks))) as pool:
-            return pool.map(_forked_task, range(len(tasks)), chunksize=1)
+        for i in share[0]:
+            out[i] = func(tasks[i])
     finally:
-        _FORKED.clear()
+        got = {}
+        for pid, r, _ in children:
+            with os.fdopen(r, "rb") as f:
+                data = f.read()
+            _, status = os.waitpid(pid, 0)
+            if status == 0 and data:
+                got[pid] = pickle.loads(data)
+    for pid, _, idx in children:
+        for i, part in zip(idx, got.get(pid) or [func(tasks[i]) for i in idx], strict=True):
+            out[i] = part
+    return out
 
 
 @validate_params({"cost": ["array-like"], "error": ["array-like"]})

@@ -333,12 +333,19 @@ def _accuracy(Xa: np.ndarray, ya: np.ndarray) -> np.ndarray:
 
 
 def _fill(order: np.ndarray, c: np.ndarray, budget: float, k: int) -> list[int]:
+    """The first columns of ``order`` that fit, each while the running cost is
+    :func:`ensel.costs.within` ``budget``, at most ``k`` (the same comparison on Python
+    floats: a thousand models per budget)."""
+    from ensel.costs import COST_RTOL
+
     picks: list[int] = []
     spent = 0.0
-    for j in order:
+    prices = np.asarray(c, dtype=float).tolist()
+    limit = float(budget) * (1 + COST_RTOL)
+    for j in np.asarray(order).tolist():
         if len(picks) >= k:
             break
-        if within(spent + c[j], budget):
+        if spent + prices[j] <= limit:
             picks.append(int(j))
-            spent += float(c[j])
+            spent += prices[j]
     return picks
