@@ -3,8 +3,8 @@ cascade's ``predict`` on 1 M queries (issue 30).
 
 Run: ``.venv/bin/python benchmarks/bench_frontier.py [--m 1000] [--n 20000] [--budgets 20]
 [--splits 2] [--jobs -1] [--queries 1000000]`` (``--jobs -1``, one forked process per core
-over the splits, is the command's default). ``ENSEL_BENCH_TINY=1``: 40 models x 400 items, 3 budgets, 2,000 queries
-(see ``benchmarks/_bench.py``).
+over the splits, is the command's default). ``ENSEL_BENCH_TINY=1``: 40 models x 400
+items, 3 budgets, 2,000 queries (see ``benchmarks/_bench.py``).
 
 A seeded tidy Parquet file of ``m`` models x ``n`` items (one-factor Gaussian copula, latent
 correlation 0.3, accuracies uniform in [0.55, 0.9], seed 1, as ``bench_select_large.py``)

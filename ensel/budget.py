@@ -400,7 +400,7 @@ def subset_error(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str
 
 
 def alone_errors(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str,
-                 random_state: int) -> dict[tuple[int], float]:
+                 random_state: int) -> dict[tuple[int, ...], float]:
     """:func:`subset_error` of each of ``cols`` alone, keyed by its one-column subset.
 
     With the default aggregator (``backoff``) on ``-1/+1`` labels every column is fitted at

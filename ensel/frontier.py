@@ -316,8 +316,8 @@ def _map_forked(func: Any, tasks: Sequence[Any], n_jobs: int) -> list[Any]:
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     signal.signal(sig, signal.SIG_DFL)
                 data = pickle.dumps([func(tasks[i]) for i in idx], protocol=5)
-                with os.fdopen(w, "wb") as out:
-                    out.write(data)
+                with os.fdopen(w, "wb") as pipe:
+                    pipe.write(data)
                 code = 0
             finally:
                 os._exit(code)
