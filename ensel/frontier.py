@@ -327,6 +327,12 @@ def _map_forked(func: Any, tasks: Sequence[Any], n_jobs: int) -> list[Any]:
     try:
         for i in share[0]:
             out[i] = func(tasks[i])
+    except BaseException:  # stopped or failed here: the children stop too
+        import signal
+
+        for pid, _, _ in children:
+            os.kill(pid, signal.SIGTERM)
+        raise
     finally:
         got = {}
         for pid, r, _ in children:
