@@ -2,9 +2,9 @@
 cascade's ``predict`` on 1 M queries (issue 30).
 
 Run: ``.venv/bin/python benchmarks/bench_frontier.py [--m 1000] [--n 20000] [--budgets 20]
-[--splits 2] [--jobs -1] [--queries 1000000]`` (``--jobs -1``, one thread per core, is the
-command's default). ``ENSEL_BENCH_TINY=1``: 40 models x 400 items, 3 budgets, 2,000 queries
-(see ``benchmarks/_bench.py``).
+[--splits 2] [--jobs -1] [--queries 1000000]`` (``--jobs -1``, one forked process per core
+over the splits, is the command's default). ``ENSEL_BENCH_TINY=1``: 40 models x 400
+items, 3 budgets, 2,000 queries (see ``benchmarks/_bench.py``).
 
 A seeded tidy Parquet file of ``m`` models x ``n`` items (one-factor Gaussian copula, latent
 correlation 0.3, accuracies uniform in [0.55, 0.9], seed 1, as ``bench_select_large.py``)
@@ -112,7 +112,7 @@ def timed(owner, name, label):
             spent[label] += time.process_time() - t
             calls[label] += 1
     setattr(owner, name, wrapper)
-for name in ("single_rows", "subset_error", "picks_within", "buy_list"):
+for name in ("single_rows", "alone_errors", "subset_error", "picks_within", "buy_list"):
     timed(budget, name, name)
 timed(Cascade, "fit", "Cascade.fit")
 timed(Cascade, "_run", "Cascade walk")
@@ -154,12 +154,13 @@ def phases(path: str, prices: str, a: argparse.Namespace) -> None:
     parts = json.loads(out.strip().splitlines()[-1])
     print(f"where the CPU goes (one thread) [load {os.getloadavg()[0]:.1f}]:")
     words = {"single_rows": "every model alone (single_rows)",
-             "subset_error": "held-out fits of subsets (subset_error; alone ones included)",
+             "alone_errors": "every model alone, fitted at once (alone_errors)",
+             "subset_error": "held-out fits of subsets (subset_error; alone ones refitted)",
              "picks_within": "static picks at each budget (picks_within)",
              "Cascade.fit": "cascade fits (order's prefixes, cross-fitted tuning)",
              "Cascade walk": "cascade walks on the test part", "buy_list": "buy list"}
     for label in ("read the table (prepare)", "frontier_errors", "single_rows",
-                  "subset_error", "picks_within", "Cascade.fit", "Cascade walk",
+                  "alone_errors", "subset_error", "picks_within", "Cascade.fit", "Cascade walk",
                   "frontier_summary (and the model table)", "buy_list"):
         if label in parts:
             sec, n = parts[label]

@@ -154,14 +154,11 @@ def budget_baselines(X: Any, y: Any, costs: Any, budget: float, *,
 
     b = check_budget(budget, c)
     kk = m if k is None else int(k)
-    from ensel.select._budgeted import _shared_for
+    from ensel.select._budgeted import _accuracy, _shared_for
 
     sh = _shared_for(Xa, ya)  # the frontier's budgets share one training part's accuracies
-
-    def accuracy() -> np.ndarray:
-        return (Xa == ya[:, None]).mean(axis=0)
-
-    acc = accuracy() if sh is None else sh.get(("accuracy",), accuracy)
+    acc = _accuracy(Xa, ya) if sh is None else sh.get(("accuracy",),
+                                                      lambda: _accuracy(Xa, ya))
     by_acc = np.lexsort((np.arange(m), -acc))
     by_price = np.lexsort((np.arange(m), -acc, c))
     fits = by_acc[within(c[by_acc], b)]
@@ -291,20 +288,42 @@ def cheapest_as_good(candidates: list[dict[str, Any]], *, margin: float = EQUIVA
 
 
 def _cheapest(candidates: list[dict[str, Any]], mean: list[float],
-              test: Any) -> dict[str, Any]:
+              test: Any, good: Any = None) -> dict[str, Any]:
     """:func:`cheapest_as_good` given each candidate's mean error and ``test(i, best)``, the
     :func:`as_good` of candidate ``i`` against candidate ``best`` (the buy list remembers
-    these across its budgets: the same pair gives the same test)."""
+    these across its budgets: the same pair gives the same test).
+
+    ``good(best)`` (:func:`_as_good_all`), when given, decides ``as_good`` for every
+    candidate at once; ``test`` is then asked only where it is unsure and for the choice and
+    the cheaper candidate, and ``tests`` holds only those (a dict by candidate)."""
     cost = cost_levels([c["cost"] for c in candidates])  # no float-noise savings
-    best = min(range(len(candidates)), key=lambda i: (round(mean[i], 12), cost[i], i))
-    tests = [dict(test(i, best)) for i in range(len(candidates))]
-    tests[best]["as_good"] = True
-    ok = [i for i in range(len(candidates)) if tests[i]["as_good"]]
+    n = len(candidates)
+    best = min(range(n), key=lambda i: (round(mean[i], 12), cost[i], i))
+    tests: Any
+    if good is None:
+        tests = [dict(test(i, best)) for i in range(n)]
+        tests[best]["as_good"] = True
+        ok = [i for i in range(n) if tests[i]["as_good"]]
+    else:
+        flags = good(best)
+        tests = {}
+
+        def at(i: int) -> dict[str, Any]:
+            if i not in tests:
+                tests[i] = dict(test(i, best))
+            return tests[i]
+
+        at(best)["as_good"] = True
+        ok = [i for i in range(n) if i == best or flags[i] == 1
+              or (flags[i] < 0 and at(i)["as_good"])]
     choice = min(ok, key=lambda i: (cost[i], round(mean[i], 12), i))
-    cheaper = [i for i in range(len(candidates)) if cost[i] < cost[choice]]
-    return {"best": best, "choice": choice, "tests": tests,
-            "cheaper": min(cheaper, key=lambda i: (round(mean[i], 12), cost[i], i))
-            if cheaper else None}
+    cheaper = [i for i in range(n) if cost[i] < cost[choice]]
+    weaker = min(cheaper, key=lambda i: (round(mean[i], 12), cost[i], i)) if cheaper else None
+    if good is not None:  # the tests the buy list shows
+        at(choice)
+        if weaker is not None:
+            at(weaker)
+    return {"best": best, "choice": choice, "tests": tests, "cheaper": weaker}
 
 
 @validate_params({"found": [dict], "names": [list], "margin": [_UNIT]})
@@ -355,19 +374,60 @@ def single_model_errors(data: Any, usd: Any, budget: float, *, aggregator: str =
 
 
 def subset_error(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str,
-                 random_state: int) -> float:
+                 random_state: int, share: bool = False) -> float:
     """Held-out error of ``aggregator`` on the columns ``cols``: fitted on the training part
-    of ``split`` (``X_train, y_train, X_test, y_test``), scored on its test part."""
+    of ``split`` (``X_train, y_train, X_test, y_test``), scored on its test part.
+
+    ``share``: within :func:`ensel.select._budgeted.shared_fits` on the training part, keep
+    the back-off's fit as the prefix ``cols`` of a cascade (:class:`ensel.cascade.Cascade`
+    asking these columns in this order reuses it)."""
     from ensel.aggregate import BackoffMAP, half_tie_error, heldout_error, make_aggregator
+    from ensel.select._budgeted import _posterior_shared, _shared_for
 
     Xtr, ytr, Xte, yte = split
-    agg = make_aggregator(aggregator, random_state=random_state).fit(Xtr[:, cols], ytr)
+    sh = _shared_for(Xtr, ytr) if share and _posterior_shared(aggregator) else None
+    if sh is not None:  # the cascade's own prefix fit (its seed: the back-off has none)
+        agg = sh.get(("prefix", tuple(int(j) for j in cols), aggregator),
+                     lambda: make_aggregator(aggregator, random_state=0).fit(Xtr[:, cols], ytr))
+    else:
+        agg = make_aggregator(aggregator, random_state=random_state).fit(Xtr[:, cols], ytr)
     if type(agg) is BackoffMAP and np.array_equal(agg.classes_, [-1, 1]):
         # heldout_error's predict and ties from one posterior (the back-off predicts +1
         # where it is >= 1/2, a tie where it is exactly 1/2)
         p = agg.predict_proba(Xte[:, cols])[:, 1]
         return half_tie_error(yte, np.where(p >= 0.5, 1, -1), p == 0.5)
     return heldout_error(agg, Xte[:, cols], yte)
+
+
+def alone_errors(split: tuple[np.ndarray, ...], cols: list[int], aggregator: str,
+                 random_state: int) -> dict[tuple[int, ...], float]:
+    """:func:`subset_error` of each of ``cols`` alone, keyed by its one-column subset.
+
+    With the default aggregator (``backoff``) on ``-1/+1`` labels every column is fitted at
+    once (:func:`ensel.aggregate._stacking._single_column_posteriors`) and its error counted
+    from its test part's answers per pattern; a column whose fit is within float noise of a
+    tie is fitted alone by :func:`subset_error`, so the errors are exactly its."""
+    Xtr, ytr, Xte, yte = split
+    if aggregator != "backoff" or len(cols) < 2 or not np.array_equal(
+            np.unique(ytr), [-1, 1]) or not np.isin(yte, [-1, 1]).all():
+        return {(j,): subset_error(split, [j], aggregator, random_state) for j in cols}
+    from ensel.aggregate._stacking import _VALUES, _single_column_posteriors
+
+    whole = len(cols) == Xtr.shape[1] and cols == list(range(len(cols)))
+    Xs_tr, Xs_te = (Xtr, Xte) if whole else (Xtr[:, cols], Xte[:, cols])
+    p, sure = _single_column_posteriors(Xs_tr, ytr, Xs_te)
+    wrong = np.zeros(len(cols))
+    pos_te = (yte == 1)[:, None]
+    for i, v in enumerate(_VALUES):
+        eq = Xs_te == v
+        pos = np.count_nonzero(eq & pos_te, axis=0)
+        neg = np.count_nonzero(eq, axis=0) - pos
+        # +1 where P(Y = +1) >= 1/2; exactly 1/2 is a tie, half an error
+        wrong += np.where(p[:, i] == 0.5, 0.5 * (pos + neg),
+                          np.where(p[:, i] >= 0.5, neg, pos))
+    errors = wrong / len(yte)  # half_tie_error's mean (its sum is exact: halves)
+    return {(j,): float(errors[i]) if sure[i] else
+            subset_error(split, [j], aggregator, random_state) for i, j in enumerate(cols)}
 
 
 def single_rows(d: Any, s: int, split: tuple[np.ndarray, ...], c: np.ndarray, budget: float,
@@ -378,10 +438,10 @@ def single_rows(d: Any, s: int, split: tuple[np.ndarray, ...], c: np.ndarray, bu
     :func:`subset_error` and kept there, so that a frontier's fits of the same subset on the
     same split are made once."""
     rows = []
+    fit = [int(j) for j in np.flatnonzero(within(c, budget)) if (int(j),) not in found]
+    found.update(alone_errors(split, fit, aggregator, random_state))
     for j in np.flatnonzero(within(c, budget)):
         key = (int(j),)
-        if key not in found:
-            found[key] = subset_error(split, [int(j)], aggregator, random_state)
         rows.append((d.condition, s, "single", float(c[j]), found[key], float(c[j]), 1,
                      names[j], len(split[3])))
     return rows
@@ -425,28 +485,26 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
     order = {m: i for i, m in enumerate(("single", *_STATIC, "cascade"))}
     cands: list[dict[str, Any]] = []
     seen: dict[tuple[Any, ...], int] = {}
-    # one candidate per method and budget; each model alone is its own candidate
-    who = res["selected"].astype(str).where(res["method"] == "single", "")
-    groups = res.assign(_who=who).groupby(["method", "budget", "_who"], sort=False)
-    for (method, b, _), g in sorted(groups, key=lambda kv: (kv[0][1], order.get(kv[0][0], 99),
-                                                            kv[0][2])):
-        e = g["error"].to_numpy(dtype=float)
-        c = g["cost"].to_numpy(dtype=float)
-        sets = g["selected"].astype(str)
-        if method == "cascade" and not sets.str.contains("|", regex=False).any():
+    # one candidate per method and budget; each model alone is its own candidate (the rows
+    # of each, in the table's order, grouped in plain Python: a thousand models alone)
+    methods, sel = res["method"].tolist(), res["selected"].astype(str).tolist()
+    errors, costs = res["error"].to_numpy(dtype=float), res["cost"].to_numpy(dtype=float)
+    groups: dict[tuple[Any, float, str], list[int]] = {}
+    for r, (method, b) in enumerate(zip(methods, res["budget"].to_numpy(), strict=True)):
+        groups.setdefault((method, b, sel[r] if method == "single" else ""), []).append(r)
+    for method, b, who in sorted(groups, key=lambda k: (k[1], order.get(k[0], 99), k[2])):
+        rows = groups[method, b, who]
+        e, c, sets = errors[rows], costs[rows], [sel[r] for r in rows]
+        if method == "cascade" and not any("|" in x for x in sets):
             continue  # a cascade of one model is that model alone
         key = (method == "cascade", tuple(sets), tuple(np.round(e, 12)), tuple(c))
         if key in seen:  # the same choice, found by another method or at a larger budget
             continue
         seen[key] = len(cands)
         top, in_splits = _most_common(sets)
-        ei = _mean_interval(e, test_fraction, 0.95, (0.0, 1.0))
-        # every choice picked within b costs at most b (the cascade asks such a subset)
-        ci = _mean_interval(c, test_fraction, 0.95, (float(min_cost), float(b)))
-        cands.append({"method": str(method), "at_budget": float(b), "errors": e,
-                      "cost": ci[0], "cost_low": ci[1], "cost_high": ci[2],
-                      "error": ei[0], "error_low": ei[1], "error_high": ei[2],
-                      "models": top.split("|") if top else [],
+        # the mean cost as _mean_interval gives it; the intervals only for the choices shown
+        cands.append({"method": str(method), "at_budget": float(b), "errors": e, "costs": c,
+                      "cost": float(c.mean()), "models": top.split("|") if top else [],
                       "in_splits": in_splits, "n_evaluations": int(len(e))})
     out = []
     means = [float(np.mean(cd["errors"])) for cd in cands]
@@ -458,6 +516,23 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
                                        test_fraction)
         return tested[i, best]
 
+    good = _as_good_all([cd["errors"] for cd in cands], margin, test_fraction)
+    shown: dict[int, dict[str, Any]] = {}
+
+    def public(i: int) -> dict[str, Any]:
+        """Candidate ``i`` as the buy list shows it, with its intervals."""
+        if i not in shown:
+            cd = cands[i]
+            ei = _mean_interval(cd["errors"], test_fraction, 0.95, (0.0, 1.0))
+            # every choice picked within b costs at most b (the cascade asks such a subset)
+            ci = _mean_interval(cd["costs"], test_fraction, 0.95,
+                                (float(min_cost), cd["at_budget"]))
+            shown[i] = {"method": cd["method"], "at_budget": cd["at_budget"], "cost": ci[0],
+                        "cost_low": ci[1], "cost_high": ci[2], "error": ei[0],
+                        "error_low": ei[1], "error_high": ei[2], "models": cd["models"],
+                        "in_splits": cd["in_splits"], "n_evaluations": cd["n_evaluations"]}
+        return shown[i]
+
     at = np.array([cd["at_budget"] for cd in cands], dtype=float)
     for b in asked:
         idx = [int(i) for i in np.flatnonzero(within(at, b))]
@@ -465,28 +540,59 @@ def buy_list(results: Any, budgets: Any = None, *, margin: float = EQUIVALENCE_M
             continue
         sub = [cands[i] for i in idx]
         found = _cheapest(sub, [means[i] for i in idx],
-                          lambda i, best, idx=idx: test(idx[i], idx[best]))
-
-        def public(cd: dict[str, Any]) -> dict[str, Any]:
-            return {k: v for k, v in cd.items() if k != "errors"}
-
-        names = [_label(cd) for cd in sub]
-        out.append({"budget": float(b), "best": public(sub[found["best"]]),
-                    "choice": public(sub[found["choice"]]),
+                          lambda i, best, idx=idx: test(idx[i], idx[best]),
+                          None if good is None else
+                          lambda best, idx=idx: good(idx[best])[idx])
+        # why_not_cheaper reads the label of the cheaper candidate only
+        names = [_label(cd) if i == found["cheaper"] else "" for i, cd in enumerate(sub)]
+        out.append({"budget": float(b), "best": public(idx[found["best"]]),
+                    "choice": public(idx[found["choice"]]),
                     "test": found["tests"][found["choice"]],
                     "why_not_cheaper": why_not_cheaper(found, names, margin=margin),
                     "n_candidates": len(sub)})
     return out
 
 
-def _most_common(sets: Any) -> tuple[str, int]:
-    """The most frequent of the strings ``sets`` (a pandas Series; ties: the first in sorted
-    order, as ``Series.mode``) and how often it occurs."""
-    vals = sets.tolist()
-    if all(v == vals[0] for v in vals):  # the same choice on every evaluation
-        return vals[0], len(vals)
-    top = sets.mode().iloc[0]
-    return top, int((sets == top).sum())
+def _as_good_all(errors: list[np.ndarray], margin: float, test_fraction: float) -> Any:
+    """``good(best)``: for every candidate at once, whether :func:`_as_good` against
+    candidate ``best`` holds (1), fails (0) or is within float noise of its boundary (-1:
+    ask :func:`_as_good` itself); ``None`` when the candidates have different numbers of
+    evaluations. The same differences, means and standard errors as :func:`_as_good`
+    (summed along another axis: a difference in the last bits, never 1e-9)."""
+    if len({len(e) for e in errors}) != 1:
+        return None
+    E = np.vstack(errors)
+    J = E.shape[1]
+    ratio = test_fraction / (1.0 - test_fraction)
+    memo: dict[int, np.ndarray] = {}
+
+    def good(best: int) -> np.ndarray:
+        if best not in memo:
+            d = E - E[best]
+            mean = d.mean(axis=1) if J else np.zeros(len(d))
+            spread = (d != d[:, :1]).any(axis=1) if J >= 2 else np.zeros(len(d), bool)
+            with np.errstate(invalid="ignore"):
+                sd = d.std(axis=1, ddof=1) if J >= 2 else np.zeros(len(d))
+            se = np.where(spread, np.sqrt(sd * sd * (1.0 / max(J, 1) + ratio)), 0.0)
+            gap = np.round(mean, 12) - (np.maximum(se, margin) + 1e-12)
+            sure = np.isfinite(gap) & (np.abs(gap) > 1e-9)
+            memo[best] = np.where(sure, (gap <= 0).astype(np.int8), np.int8(-1))
+        return memo[best]
+
+    return good
+
+
+def _most_common(sets: list[str]) -> tuple[str, int]:
+    """The most frequent of the strings ``sets`` (ties: the first in sorted order, as
+    ``pandas.Series.mode``) and how often it occurs."""
+    if all(v == sets[0] for v in sets):  # the same choice on every evaluation
+        return sets[0], len(sets)
+    from collections import Counter
+
+    counts = Counter(sets)
+    most = max(counts.values())
+    top = min(v for v, n in counts.items() if n == most)
+    return top, most
 
 
 def _label(cd: dict[str, Any]) -> str:

@@ -245,12 +245,11 @@ class Cascade(AggregatorMixin):
             if self.budget is None:
                 raise constraint_error("budget", "a number of dollars per query when "
                                        "order='budgeted'", None)
-            from ensel.select._budgeted import BudgetedScoreMI
+            from ensel.select._budgeted import BudgetedScoreMI, _cheapest_first
 
             picks = BudgetedScoreMI(min(max_models, m), budget=budget, costs=c).fit(
                 Xa, ya).selected_
-            rank = {j: r for r, j in enumerate(picks)}
-            order = sorted(picks, key=lambda j: (c[j], rank[j]))  # cheapest first
+            order = _cheapest_first(picks, c)
         else:
             order, _ = _greedy(_Gains(Xa, ya, 16), c, np.inf, min(max_models, m),
                                per_dollar=True)
@@ -277,8 +276,7 @@ class Cascade(AggregatorMixin):
         return self
 
     def _tune(self, Xa: np.ndarray, ya: np.ndarray) -> tuple[float, dict[float, tuple]]:
-        from ensel.aggregate import make_aggregator
-        from ensel.select._budgeted import _shared_for
+        from ensel.select._budgeted import _fold_posterior, _shared_for
 
         sh = _shared_for(Xa, ya)
         n = len(ya)
@@ -299,10 +297,7 @@ class Cascade(AggregatorMixin):
                 if not parts:
                     parts += [Xo[tr], ya[tr], Xo[te]]
                 Xf, yf, Xt = parts
-                agg = make_aggregator(self.aggregator, random_state=0).fit(
-                    np.ascontiguousarray(Xf[:, : t + 1]), yf)
-                # the column alone (not a view keeping both): the shared cache holds it
-                return agg.predict_proba(np.ascontiguousarray(Xt[:, : t + 1]))[:, 1].copy()
+                return _fold_posterior(Xf[:, : t + 1], yf, Xt[:, : t + 1], self.aggregator)
 
             for t in range(T):
                 cols = self.order_[: t + 1]

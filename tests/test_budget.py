@@ -81,3 +81,24 @@ def test_bad_costs_and_budget(pool) -> None:
         BudgetedScoreMI(3, budget=1.0, costs=bad).fit(X, y)
     with pytest.raises(PriceError, match="below the cheapest"):
         BudgetedScoreMI(3, budget=usd.min() / 2, costs=usd).fit(X, y)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_model_alone_at_once_is_each_fitted_alone(seed: int) -> None:
+    # alone_errors fits the back-off on every column at once (one batched Newton); a
+    # column whose decisions are within float noise of a tie is refitted alone: the
+    # errors are exactly subset_error's, abstentions, constant and perfect columns included
+    from ensel.budget import alone_errors, subset_error
+
+    rng = np.random.default_rng(seed)
+    n, m = [(40, 25), (120, 30), (900, 20), (3000, 12), (60, 40), (400, 30)][seed]
+    y = rng.choice([-1, 1], n)
+    X = np.where(rng.random((n, m)) < rng.uniform(0.3, 1.0, m), y[:, None],
+                 -y[:, None]).astype(np.int8)
+    if seed % 2:
+        X[rng.random((n, m)) < 0.1] = 0
+    X[:, 0], X[:, 1] = 1, y
+    ntr = int(0.8 * n)
+    split = (X[:ntr], y[:ntr], X[ntr:], y[ntr:])
+    fast = alone_errors(split, list(range(m)), "backoff", 0)
+    assert fast == {(j,): subset_error(split, [j], "backoff", 0) for j in range(m)}

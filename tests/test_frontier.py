@@ -97,13 +97,21 @@ def test_single_models_are_fitted_once_per_split(run, monkeypatch) -> None:
 
     d, usd, budgets, res = run
     fits = []
-    real = budget.subset_error
+    real, real_alone = budget.subset_error, budget.alone_errors
 
-    def counted(split, cols, *a):
+    def counted(split, cols, *a, **k):
         fits.append(tuple(sorted(cols)))
-        return real(split, cols, *a)
+        return real(split, cols, *a, **k)
+
+    def counted_alone(split, cols, *a):  # every model alone at once (a few refitted)
+        before = len(fits)
+        out = real_alone(split, cols, *a)
+        refitted = set(fits[before:])
+        fits.extend((j,) for j in cols if (j,) not in refitted)
+        return out
 
     monkeypatch.setattr(budget, "subset_error", counted)
+    monkeypatch.setattr(budget, "alone_errors", counted_alone)
     both = frontier_errors([d], usd, budgets, protocol=Protocol(n_splits=3), max_models=6,
                            singles=float(budgets[-1]))
     alone = both[both["method"] == "single"].reset_index(drop=True)
@@ -194,3 +202,26 @@ def test_summary_records_and_uses_the_protocol_it_is_given(run) -> None:
     p, q = doc["methods"]["budgeted"]["points"][-1], base["methods"]["budgeted"]["points"][-1]
     assert p["error"] == q["error"]
     assert p["error_high"] - p["error_low"] >= q["error_high"] - q["error_low"]
+
+
+def test_forked_workers_give_the_same_rows(run) -> None:
+    # processes=True (ensel frontier's): the splits on forked processes, the same rows
+    import pandas as pd
+
+    d, usd, budgets, res = run
+    forked = frontier_errors([d], usd, budgets, protocol=Protocol(n_splits=3), max_models=6,
+                             n_jobs=2, processes=True)
+    pd.testing.assert_frame_equal(forked, res, check_exact=True)
+
+
+def test_buy_list_deciding_every_candidate_at_once_changes_nothing(run, monkeypatch) -> None:
+    # _as_good_all decides the equivalence rule for all candidates in one array pass; the
+    # buy list is the same as when every candidate is tested one by one
+    import ensel.budget as budget
+
+    d, usd, budgets, _ = run
+    res = frontier_errors([d], usd, budgets, protocol=Protocol(n_splits=3), max_models=6,
+                          singles=float(budgets[-1]))
+    fast = budget.buy_list(res, budgets, min_cost=float(usd.min()))
+    monkeypatch.setattr(budget, "_as_good_all", lambda *a: None)
+    assert budget.buy_list(res, budgets, min_cost=float(usd.min())) == fast

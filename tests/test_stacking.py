@@ -237,3 +237,24 @@ def test_newton_runs_blas_on_one_thread_and_restores_the_callers_setting(monkeyp
         free = LogisticStacking().fit(X, y)
     for f in fits:
         assert np.array_equal(f.coef_, free.coef_) and f.intercept_ == free.intercept_
+
+
+@pytest.mark.parametrize("k", [10, 13, 16])
+def test_backoff_strength_without_the_patterns_seen_once_is_the_same(k):
+    # a pattern seen once adds log q to every strength's likelihood: the strength chosen
+    # from the others is the one chosen from all the sums
+    from ensel.aggregate._stacking import (
+        _best_strength,
+        _marginal_likelihood_strength,
+        _pattern_groups,
+    )
+    from ensel.copula import sample
+
+    X, y, _ = sample([-0.5] * k, np.eye(k) * 0.7 + 0.3, 3000, random_state=k)
+    first, inv = _pattern_groups(X)
+    model = LogisticStacking().fit(X, y)
+    npos = np.bincount(inv, weights=(y == 1).astype(float))
+    nneg = np.bincount(inv) - npos
+    assert (npos + nneg == 1).sum() > 64  # the shortcut is taken
+    q = np.clip(model.predict_proba(X[first])[:, 1], 1e-12, 1 - 1e-12)
+    assert _marginal_likelihood_strength(X, y, model) == _best_strength(npos, nneg, q)[0]

@@ -128,18 +128,36 @@ def _marginal_likelihood_strength(Xa: np.ndarray, ya: np.ndarray, model: Logisti
     Ties go to the largest strength (the fewer effective parameters). ``groups``: the
     rows' :func:`_pattern_groups`, when the caller has them.
     """
-    from scipy.special import betaln, xlogy
-
     first, inv = _pattern_groups(Xa) if groups is None else groups
     pats = Xa[first]
     npos = np.bincount(inv, weights=(ya == 1).astype(float), minlength=len(pats))
     nneg = np.bincount(inv, minlength=len(pats)) - npos
     q = np.clip(model.predict_proba(pats)[:, 1], 1e-12, 1.0 - 1e-12)
+    once = npos + nneg == 1
+    if once.sum() > 64:
+        # a pattern seen once adds log q (or log(1 - q)) to every strength's likelihood and
+        # to the binomial one (B(a + 1, b) / B(a, b) = a / (a + b) = q): it cannot change
+        # which is largest, so the others decide unless two come within the rounding of
+        # the terms left out (then every pattern is summed, as below)
+        many = ~once
+        best, gap = _best_strength(npos[many], nneg[many], q[many])
+        if gap > 1e-12 * (STRENGTH_GRID[-1] + 1.0) * (once.sum() + 1.0):
+            return best
+    return _best_strength(npos, nneg, q)[0]
+
+
+def _best_strength(npos: np.ndarray, nneg: np.ndarray, q: np.ndarray) -> tuple[float, float]:
+    """The strength of :func:`_marginal_likelihood_strength` from the patterns' counts
+    ``npos, nneg`` and model probabilities ``q``, and the margin of that choice (the
+    smallest difference between the chosen log-likelihood and another's)."""
+    from scipy.special import betaln, xlogy
+
     a, b = np.outer(STRENGTH_GRID, q), np.outer(STRENGTH_GRID, 1.0 - q)
     ll = (betaln(npos + a, nneg + b) - betaln(a, b)).sum(axis=1)
     ll_inf = float((xlogy(npos, q) + xlogy(nneg, 1.0 - q)).sum())
     best = int(np.flatnonzero(ll >= ll.max())[-1])
-    return float(STRENGTH_GRID[best]) if ll[best] > ll_inf else float("inf")
+    gap = float(np.min(np.abs(np.r_[np.delete(ll, best), ll_inf] - ll[best])))
+    return (float(STRENGTH_GRID[best]) if ll[best] > ll_inf else float("inf")), gap
 
 
 # Chi-square (1 df) quantile at level 0.01: the likelihood-ratio statistic an intercept
@@ -213,10 +231,13 @@ def _newton(Z: np.ndarray, t: np.ndarray, w: np.ndarray, pen: np.ndarray, beta: 
     times) by Newton's method with step halving; returns ``(beta, objective, iterations)``."""
     from scipy.special import expit, log_expit
 
+    # t is 0 or 1, so t log s(eta) + (1 - t) log s(-eta) is log s(+-eta), the same number
+    # (the other term is a zero): one logarithm per row instead of two
+    sign = np.where(t == 1, 1.0, -1.0)
+
     def objective(b: np.ndarray) -> tuple[float, np.ndarray]:
         eta = Z @ b  # kept: the next step's linear predictor when b is accepted
-        return float(-(w * (t * log_expit(eta) + (1 - t) * log_expit(-eta))).sum()
-                     + 0.5 * (pen * b * b).sum()), eta
+        return float(-(w * log_expit(sign * eta)).sum() + 0.5 * (pen * b * b).sum()), eta
 
     f, eta = objective(beta)
     n_iter = 0
@@ -495,3 +516,131 @@ class BackoffMAP(AggregatorMixin):
     def predict(self, X: Any) -> np.ndarray:
         """``+1`` where ``P(Y = +1 | x) >= 1/2`` (ties -> ``+1``), else ``-1``."""
         return np.where(self.predict_proba(X)[:, 1] >= 0.5, 1, -1).astype(np.int8)
+
+
+#: Answer values of the single-column fits, in this order (:func:`_single_column_posteriors`).
+_VALUES = (-1, 1, 0)
+
+
+def _single_column_posteriors(Xtr: np.ndarray, ytr: np.ndarray, Xte: np.ndarray
+                              ) -> tuple[np.ndarray, np.ndarray]:
+    """``BackoffMAP()`` fitted on each column of ``Xtr`` alone, every column at once.
+
+    A column alone has at most three answer patterns (``-1, +1, 0``), so its logistic fits
+    (with and without the intercept), their likelihood-ratio test, the marginal-likelihood
+    strength and the posterior of each pattern are a few numbers per column: Newton's method
+    runs on all the columns' ``2 x 2`` systems together instead of one Python fit per column
+    (the frontier fits every model alone on every split).
+
+    ``Xtr, ytr``: checked answers and ``-1/+1`` labels with both classes; ``Xte``: the
+    answers the posteriors are wanted for (only to know which patterns matter).
+
+    Returns ``(p, sure)``: ``p[j, v]`` is ``P(Y = +1 | x_j = _VALUES[v])`` of the fit on
+    column ``j``; ``sure[j]`` is ``False`` where one of the fit's decisions (the intercept's
+    test, the prior strength, a test pattern's posterior against 1/2) is within float noise
+    of a tie, so that a column whose rounding could differ from ``BackoffMAP().fit`` on it
+    alone (another summation order) is refitted by it; elsewhere the two decide alike. (An
+    abstention's posterior without the intercept is 1/2 exactly in both, a true tie.)
+    """
+    from scipy.special import betaln, expit, xlogy
+
+    t1 = ytr == 1
+    n, m = Xtr.shape
+    # counts of each (answer, label) cell: npos[v], nneg[v] of shape (m,)
+    npos = np.empty((3, m))
+    ntot = np.empty((3, m))
+    for i, v in enumerate(_VALUES[:2]):
+        eq = Xtr == v
+        ntot[i] = np.count_nonzero(eq, axis=0)
+        npos[i] = np.count_nonzero(eq & t1[:, None], axis=0)
+    ntot[2] = n - ntot[0] - ntot[1]
+    npos[2] = np.count_nonzero(t1) - npos[0] - npos[1]
+    nneg = ntot - npos
+    z = np.array(_VALUES, dtype=float)[:, None]  # (3, 1): the answer of each pattern
+    p0 = float(np.clip(t1.mean(), 1e-12, 1 - 1e-12))
+    l2 = 1.0
+    fits = {}
+    for use in (True, False):
+        b0 = np.full(m, np.log(p0) - np.log1p(-p0) if use else 0.0)
+        b1 = np.zeros(m)
+        fits[use] = _newton_single(z, npos, nneg, b0, b1, use, l2)
+    stat = 2.0 * (fits[False][2] - fits[True][2])
+    crit = _intercept_critical()
+    use_b = stat >= crit
+    b0 = np.where(use_b, fits[True][0], 0.0)
+    b1 = np.where(use_b, fits[True][1], fits[False][1])
+    q = np.clip(expit(b0 + z * b1), 1e-12, 1.0 - 1e-12)  # (3, m)
+    a = STRENGTH_GRID[:, None, None] * q
+    b = STRENGTH_GRID[:, None, None] * (1.0 - q)
+    ll = (betaln(npos + a, nneg + b) - betaln(a, b)).sum(axis=1)  # (grid, m)
+    ll_inf = (xlogy(npos, q) + xlogy(nneg, 1.0 - q)).sum(axis=0)
+    top = ll.max(axis=0)
+    best = len(STRENGTH_GRID) - 1 - np.argmax((ll >= top)[::-1], axis=0)
+    strength = np.where(ll[best, np.arange(m)] > ll_inf, STRENGTH_GRID[best], np.inf)
+    c = np.where(np.isinf(strength), 0.0, strength)
+    with np.errstate(invalid="ignore", divide="ignore"):  # an unseen pattern alone: q
+        p = np.where(np.isinf(strength), q, (npos + c * q) / (ntot + c))  # (3, m)
+    # where a decision is within float noise of a tie (or exactly at it). Newton's step
+    # halving stops within about sqrt(rounding of the objective / curvature) of the optimum,
+    # which moves each q by far less than dq = 1e-6 in either fit; the log-likelihoods move
+    # by at most dq * sum_v n_v / (q_v (1 - q_v)) (the bound of their derivative in q)
+    dq = 1e-6
+    tie = np.abs(stat - crit) <= 1e-9 * (1.0 + np.abs(fits[True][2]) + np.abs(fits[False][2]))
+    scale = dq * (ntot / (q * (1.0 - q))).sum(axis=0) + 1e-9 * np.abs(top)
+    tie |= ((top - ll <= 2 * scale) & (ll < top)).any(axis=0) | (np.sum(ll == top, axis=0) > 1)
+    tie |= np.abs(ll[best, np.arange(m)] - ll_inf) <= 2 * scale
+    asked = np.stack([(Xte == v).any(axis=0) for v in _VALUES])
+    # an abstention without the intercept has q = 1/2 exactly, as in BackoffMAP's own fit
+    exact = (z == 0) & ~use_b
+    tie |= (asked & ~exact & (np.abs(p - 0.5) <= dq)).any(axis=0)
+    return p.T.copy(), ~tie
+
+
+def _newton_single(z: np.ndarray, npos: np.ndarray, nneg: np.ndarray, b0: np.ndarray,
+                   b1: np.ndarray, use: bool, l2: float, max_iter: int = 100,
+                   tol: float = 1e-10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_newton` of :meth:`LogisticStacking.fit` on every column alone at once (see
+    :func:`_single_column_posteriors`): the penalised log-loss of ``sigmoid(b0 + b1 z)``
+    (``b0`` fixed at 0 unless ``use``) over the cells of counts ``npos, nneg`` (shape
+    ``(3, m)``), each column stopping on its own; returns ``(b0, b1, objective)``."""
+    from scipy.special import expit, log_expit
+
+    def objective(c0: np.ndarray, c1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        eta = c0 + z * c1
+        f = -(npos * log_expit(eta) + nneg * log_expit(-eta)).sum(axis=0)
+        return f + 0.5 * l2 * c1 * c1, eta
+
+    f, eta = objective(b0, b1)
+    active = np.ones(b0.size, dtype=bool)
+    eye = 1e-12
+    for _ in range(max_iter):
+        if not active.any():
+            break
+        p = expit(eta)
+        r = npos * (p - 1.0) + nneg * p  # w (p - t) summed over the two labels
+        s = (npos + nneg) * p * (1.0 - p)
+        g1 = (r * z).sum(axis=0) + l2 * b1
+        h11 = (s * z * z).sum(axis=0) + l2 + eye
+        if use:
+            g0 = r.sum(axis=0)
+            h00 = s.sum(axis=0) + eye
+            h01 = (s * z).sum(axis=0)
+            det = h00 * h11 - h01 * h01
+            s0 = (h11 * g0 - h01 * g1) / det
+            s1 = (h00 * g1 - h01 * g0) / det
+        else:
+            s0 = np.zeros_like(b0)
+            s1 = g1 / h11
+        s0, s1 = np.where(active, s0, 0.0), np.where(active, s1, 0.0)
+        size = np.ones_like(b0)
+        while True:  # step halving, column by column
+            c0, c1 = b0 - size * s0, b1 - size * s1
+            fc, eta_c = objective(c0, c1)
+            done = (fc <= f) | (size < 1e-8)
+            if done.all():
+                break
+            size = np.where(done, size, size / 2.0)
+        change = np.maximum(np.abs(c0 - b0), np.abs(c1 - b1))
+        b0, b1, f, eta = c0, c1, fc, eta_c
+        active &= ~(change < tol)
+    return b0, b1, f

@@ -26,7 +26,7 @@ def add_arguments(p: Any) -> None:
                    help="number of budgets (geometric grid)")
     p.add_argument("--no-cascade", action="store_true", help="leave the cascade out")
     p.add_argument("--jobs", type=int, default=-1, metavar="N",
-                   help="threads over the splits (default -1: one per core, as ensel "
+                   help="processes over the splits (default -1: one per core, as ensel "
                         "select); the same output for every N")
     p.add_argument("-o", "--output", default=None,
                    help="figure to write (.png or .html): each method's points and hull, each "
@@ -74,7 +74,7 @@ def run_command(args: Any) -> int:
     protocol = Protocol(n_splits=args.splits, seed=args.seed)
     res = frontier_errors(data, usd, budgets, methods=methods, aggregator=args.aggregator,
                           protocol=protocol, max_models=args.max_models, n_jobs=args.jobs,
-                          singles=float(max(budgets)))
+                          singles=float(max(budgets)), processes=True)
     doc = frontier_summary(res, usd=usd, models=data[0].models, protocol=protocol,
                            aggregator=args.aggregator, dropped=dropped, margin=args.margin,
                            model_table=table_rows(model_table(data, usd)))

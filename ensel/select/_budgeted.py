@@ -173,18 +173,55 @@ def _run_gains(gains: _Gains, picks: list[int]) -> list[float]:
     return [float(gains.after(picks[:t])[j]) for t, j in enumerate(picks)]
 
 
+def _cheapest_first(picks: Sequence[int], c: np.ndarray) -> list[int]:
+    """``picks`` cheapest first (ties: in pick order): the order a cascade asks a static
+    subset in (:class:`ensel.cascade.Cascade`, ``order="budgeted"``) and the column order of
+    every fit of a subset on a training part, so that the fits on one part are shared."""
+    rank = {int(j): r for r, j in enumerate(picks)}
+    return sorted(rank, key=lambda j: (c[j], rank[j]))
+
+
+def _posterior_shared(aggregator: str) -> bool:
+    """Whether fits of ``aggregator`` can be shared between a prediction and a posterior:
+    :class:`ensel.aggregate.BackoffMAP`, unseeded, predicts where its posterior is >= 1/2."""
+    from ensel.aggregate import SPECS, BackoffMAP
+
+    return aggregator in SPECS and SPECS[aggregator].estimator is BackoffMAP
+
+
+def _fold_posterior(Xf: np.ndarray, yf: np.ndarray, Xt: np.ndarray,
+                    aggregator: str) -> np.ndarray:
+    """``P(Y = +1)`` on the rows ``Xt`` of ``aggregator`` fitted on ``Xf, yf`` (one fold of a
+    cross-fit; the column alone, not a view keeping the whole posterior)."""
+    from ensel.aggregate import make_aggregator
+
+    agg = make_aggregator(aggregator, random_state=0).fit(np.ascontiguousarray(Xf), yf)
+    return agg.predict_proba(np.ascontiguousarray(Xt))[:, 1].copy()
+
+
 def _crossfit_error(Xa: np.ndarray, ya: np.ndarray, cols: list[int], aggregator: str,
                     n_folds: int = 2, seed: int = 0) -> float:
-    """Error of ``aggregator`` on ``cols``, each fold predicted by a fit on the others."""
+    """Error of ``aggregator`` on ``cols``, each fold predicted by a fit on the others.
+
+    Within :func:`shared_fits` the back-off's fold posteriors are kept under the key of
+    :meth:`ensel.cascade.Cascade.fit`'s tuning (the same folds for the same seed), so a
+    cascade asking these columns in this order reuses them, and the other way round."""
     from ensel.aggregate import make_aggregator
 
     fold = np.random.default_rng(seed).permutation(len(ya)) % n_folds
+    sh = _shared_for(Xa, ya) if _posterior_shared(aggregator) else None
     wrong = 0
     Xc = Xa[:, cols]  # the columns first: far fewer than the rows
     for f in range(n_folds):
         tr, te = fold != f, fold == f
         if len(np.unique(ya[tr])) < 2:
             return math.inf
+        if sh is not None:
+            p = sh.get(("fold", seed, n_folds, f, tuple(int(j) for j in cols), aggregator),
+                       lambda tr=tr, te=te: _fold_posterior(Xc[tr], ya[tr], Xc[te],
+                                                            aggregator))
+            wrong += int(np.sum(np.where(p >= 0.5, 1, -1) != ya[te]))
+            continue
         agg = make_aggregator(aggregator, random_state=seed).fit(Xc[tr], ya[tr])
         wrong += int(np.sum(np.asarray(agg.predict(Xc[te])) != ya[te]))
     return wrong / len(ya)
@@ -265,16 +302,19 @@ class BudgetedScoreMI(_BaseSelector):
         win = "cost_benefit" if totals["cost_benefit"] > totals["plain"] + 1e-12 else "plain"
         self.cv_error_ = {}
         if self.compare == "error":
-            acc = (Xa == ya[:, None]).mean(axis=0)
+            sh = _shared_for(Xa, ya)
+            acc = _accuracy(Xa, ya) if sh is None else sh.get(
+                ("accuracy",), lambda: _accuracy(Xa, ya))  # once per training part
             fill = _fill(np.lexsort((np.arange(c.size), -acc)), c, budget, k)
             runs["accuracy"] = (fill, _run_gains(gains, fill))
             totals["accuracy"] = float(sum(runs["accuracy"][1]))
-            sh = _shared_for(Xa, ya)
+            # each run's columns cheapest first: a cascade over the winner asks them so
+            orders = {name: _cheapest_first(picks, c) for name, (picks, _) in runs.items()}
             self.cv_error_ = {
-                name: _crossfit_error(Xa, ya, picks, self.aggregator) if sh is None
-                else sh.get(("crossfit", tuple(picks), self.aggregator),
-                            lambda p=picks: _crossfit_error(Xa, ya, p, self.aggregator))
-                for name, (picks, _) in runs.items()}
+                name: _crossfit_error(Xa, ya, cols, self.aggregator) if sh is None
+                else sh.get(("crossfit", tuple(cols), self.aggregator),
+                            lambda p=cols: _crossfit_error(Xa, ya, p, self.aggregator))
+                for name, cols in orders.items()}
             win = min(runs, key=lambda r: (self.cv_error_[r], float(c[runs[r][0]].sum()),
                                            -totals[r]))
         elif self.compare != "gain":
@@ -287,13 +327,25 @@ class BudgetedScoreMI(_BaseSelector):
         return picks, got, np.empty((0, Xa.shape[1]))
 
 
+def _accuracy(Xa: np.ndarray, ya: np.ndarray) -> np.ndarray:
+    """Training accuracy of every column (the accuracy fill's order)."""
+    return (Xa == ya[:, None]).mean(axis=0)
+
+
 def _fill(order: np.ndarray, c: np.ndarray, budget: float, k: int) -> list[int]:
+    """The first columns of ``order`` that fit, each while the running cost is
+    :func:`ensel.costs.within` ``budget``, at most ``k`` (the same comparison on Python
+    floats: a thousand models per budget)."""
+    from ensel.costs import COST_RTOL
+
     picks: list[int] = []
     spent = 0.0
-    for j in order:
+    prices = np.asarray(c, dtype=float).tolist()
+    limit = float(budget) * (1 + COST_RTOL)
+    for j in np.asarray(order).tolist():
         if len(picks) >= k:
             break
-        if within(spent + c[j], budget):
+        if spent + prices[j] <= limit:
             picks.append(int(j))
-            spent += float(c[j])
+            spent += prices[j]
     return picks
