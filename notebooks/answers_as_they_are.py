@@ -201,7 +201,7 @@ aggregator_table(errors, k=k_aggregate).round(3)
 
 # %%
 free = label_free_table(errors, k=k_aggregate)
-labels = aggregator_labels()  # the registry's: "pattern" is "pattern MAP"
+labels = aggregator_labels()  # "pattern" -> "pattern MAP"
 vs_map = free[free["fitted"] == labels["pattern"]]
 interval_cells(vs_map, index=["data"], columns=["view", "free"])
 
