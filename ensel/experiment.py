@@ -973,7 +973,7 @@ def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
     The paper's aggregators (binary answers, fitted on gold) are scored along each
     selector's pick path at once (:func:`_prefix_errors`), and once per distinct path: two
     selectors that pick the same models in the same order share their scores. The others
-    are fitted per arm."""
+    are fitted once per distinct set of columns (in pick order)."""
     from ensel.aggregate import heldout_error, make_aggregator
 
     Xf, yf, Xe, ye = part
@@ -982,6 +982,9 @@ def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
     fast = ([a for a in aggregators if a in _PREFIX_AGGREGATORS]
             if not options and not label_free and np.unique(yf).size == 2 else [])
     shared: dict[tuple[int, ...], dict[tuple[str, int], float]] = {}
+    # an aggregator fitted on the same columns of the same part (two selectors choosing the
+    # same models, every selector at k = m) gives the same error: one fit per columns
+    fitted: dict[tuple[str, tuple[int, ...]], float] = {}
     out = {}
     for sel in selectors:
         picks = _nested_picks(sel, Xf, yf, kk, specs=sel_specs)
@@ -997,11 +1000,13 @@ def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
                               else _prefix_errors(part, cols, [k], [agg]))
                     out[(sel, agg, k)] = (scores[(agg, k)], cols)
                     continue
-                model = make_aggregator(agg, random_state=random_state).fit(
-                    Xf[:, cols], None if label_free else yf, **per_item)
-                err = (_option_heldout_error(model, Xe[:, cols], ye, ke) if options
-                       else heldout_error(model, Xe[:, cols], ye))
-                out[(sel, agg, k)] = (err, cols)
+                key = (agg, tuple(cols))
+                if key not in fitted:
+                    model = make_aggregator(agg, random_state=random_state).fit(
+                        Xf[:, cols], None if label_free else yf, **per_item)
+                    fitted[key] = (_option_heldout_error(model, Xe[:, cols], ye, ke)
+                                   if options else heldout_error(model, Xe[:, cols], ye))
+                out[(sel, agg, k)] = (fitted[key], cols)
     return out
 
 
