@@ -601,9 +601,9 @@ def _exhaustive_tables(X: np.ndarray, y: np.ndarray,
     together = [i for i, (fit, ev, mi) in enumerate(parts) if shared and not (
         mi and base == 3 and not (np.any(X[fit] == 0) or np.any(X[ev] == 0)))]
     out: list[dict[int, dict[str, np.ndarray]]] = [
-        {} if i in together else exhaustive_errors(X[fit], y[fit], X[ev], y[ev], ks,
-                                                   alpha=alpha)
-        for i, (fit, ev, _) in enumerate(parts)]
+        {} if i in together else _exhaustive_part(X[fit], y[fit], X[ev], y[ev], ks,
+                                                  alpha=alpha, mi=mi)
+        for i, (fit, ev, mi) in enumerate(parts)]
     if together:
         D, scan = _scan_parts(kernels.answer_digits(X), y, [
             (parts[i][0], parts[i][1], _label_entropy(y[parts[i][0]], alpha), parts[i][2])
@@ -611,6 +611,20 @@ def _exhaustive_tables(X: np.ndarray, y: np.ndarray,
         for i, tab in zip(together, _prefix_scan(D, scan, ks, base, alpha), strict=True):
             out[i] = tab
     return out
+
+
+def _exhaustive_part(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray,
+                     y_test: np.ndarray, ks: Sequence[int], *, alpha: float, mi: bool
+                     ) -> dict[int, dict[str, np.ndarray]]:
+    """:func:`exhaustive_errors` of one part, its MI left out (NaN) when ``mi`` is False and
+    the subset lattice applies (the other scans compute it anyway)."""
+    m = X_train.shape[1]
+    base = 3 if (np.any(X_train == 0) or np.any(X_test == 0)) else 2
+    if mi or _exhaustive_cells(m, base) > _EXHAUSTIVE_MAX_CELLS:
+        return exhaustive_errors(X_train, y_train, X_test, y_test, ks, alpha=alpha)
+    return _exhaustive_lattice(kernels.answer_digits(X_train), y_train,
+                               kernels.answer_digits(X_test), y_test, ks, base,
+                               _label_entropy(y_train, alpha), alpha, mi=False)
 
 
 @validate_params({"X_train": ["array-like"], "y_train": ["array-like"],
@@ -654,7 +668,6 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
             "X_train", f"of at most {_EXHAUSTIVE_MAX_MODELS} models (exhaustive search over "
             f"m={m} models means {2**m - 1:,} subsets per split)", Shown(f"{m} models"),
             func="exhaustive_errors")
-    n_tr = len(y_train)
     h_y = _label_entropy(y_train, alpha)
     if _exhaustive_cells(m, base) > _EXHAUSTIVE_MAX_CELLS:
         n_rows = len(X_train) + len(X_test)  # bounds the distinct answer rows
@@ -663,40 +676,66 @@ def exhaustive_errors(X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarr
         return scan(kernels.answer_digits(X_train), y_train, kernels.answer_digits(X_test),
                     y_test, ks, base,
                     h_y, alpha)
+    return _exhaustive_lattice(kernels.answer_digits(X_train), y_train,
+                               kernels.answer_digits(X_test), y_test, ks, base, h_y, alpha)
+
+
+def _exhaustive_lattice(dtr: np.ndarray, ytr: np.ndarray, dte: np.ndarray, yte: np.ndarray,
+                        ks: Sequence[int], base: int, h_y: float, alpha: float, *,
+                        mi: bool = True) -> dict[int, dict[str, np.ndarray]]:
+    """:func:`exhaustive_errors`' subset lattice on answer digits (``mi=False``: the MI is
+    left out, NaN).
+
+    A subset's table is its parent's with one digit axis summed out. The lattice carries
+    the training counts ``C+`` and ``C-`` (the MI needs both; only ``C+ - C-`` when the MI
+    is left out) and the test difference ``T+ - T-``: the MAP errors of a subset are
+    ``(n_test - sum(sign(C+ - C-) * (T+ - T-))) / 2`` (:func:`_map_wrong` summed over the
+    cells, in integers: the same floats), so the sums are linear in what is carried.
+    """
+    m = dtr.shape[1]
     want = set(int(k) for k in ks)
     weights = base ** np.arange(m, dtype=np.int64)
     size = base**m
-    ctr = kernels.answer_digits(X_train) @ weights
-    cte = kernels.answer_digits(X_test) @ weights
-    table = np.stack([
-        np.bincount(ctr[y_train == 1], minlength=size),
-        np.bincount(ctr[y_train == -1], minlength=size),
-        np.bincount(cte[y_test == 1], minlength=size),
-        np.bincount(cte[y_test == -1], minlength=size),
-    ])[None, :, :]  # (1 subset, 4 tables, base^m patterns)
+    ctr, cte = dtr @ weights, dte @ weights
+    pos, neg = ytr == 1, ytr == -1
+
+    # every sum is a count of at most n items: int32 halves the memory the sums stream
+    # through, and the floats made from them are the same
+    dtype = np.int32 if len(ytr) + len(yte) < 2**31 else np.int64
+
+    def counts(codes: np.ndarray) -> np.ndarray:
+        return np.bincount(codes, minlength=size).astype(dtype)
+
+    d_te = counts(cte[yte == 1]) - counts(cte[yte == -1])
+    train = ([counts(ctr[pos]), counts(ctr[neg])] if mi
+             else [counts(ctr[pos]) - counts(ctr[neg])])
+    table = np.stack([*train, d_te])[None, :, :]  # (1 subset, tables, base^m patterns)
+    n_tab = table.shape[1]
     levels = _lattice(m)
-    n_te = len(y_test)
+    n_tr, n_te = len(ytr), len(yte)
     out: dict[int, dict[str, np.ndarray]] = {}
     for k in range(m, 0, -1):
         if k < m:
             lev = levels[k]
-            new = np.empty((len(lev.combos), 4, base**k), dtype=np.int64)
+            new = np.empty((len(lev.combos), n_tab, base**k), dtype=dtype)
             for p in np.unique(lev.removed):
                 rows = np.flatnonzero(lev.removed == p)
                 par = table[lev.parent_rows[rows]]
-                par = par.reshape(len(rows), 4, base ** (k - p), base, base**p)
+                par = par.reshape(len(rows), n_tab, base ** (k - p), base, base**p)
                 # the digit axis summed as `base` slices (integer counts: exact), much faster
                 # than a reduction over a short strided axis
                 acc = par[:, :, :, 0, :] + par[:, :, :, 1, :]
                 for v in range(2, base):
                     acc += par[:, :, :, v, :]
-                new[rows] = acc.reshape(len(rows), 4, base**k)
+                new[rows] = acc.reshape(len(rows), n_tab, base**k)
             table = new
         if k in want:
-            pos_tr, neg_tr, pos_te, neg_te = (table[:, i, :] for i in range(4))
-            err = _map_wrong(np.sign(pos_tr - neg_tr), pos_te, neg_te).sum(axis=1) / n_te
-            out[k] = {"combos": levels[k].combos, "error": err,
-                      "mi": _smoothed_mi_rows(pos_tr, neg_tr, n_tr, h_y, alpha)}
+            d_tr = table[:, 0, :] - table[:, 1, :] if mi else table[:, 0, :]
+            agree = np.einsum("ij,ij->i", np.sign(d_tr), table[:, -1, :])
+            out[k] = {"combos": levels[k].combos, "error": 0.5 * (n_te - agree) / n_te,
+                      "mi": (_smoothed_mi_rows(table[:, 0, :], table[:, 1, :], n_tr, h_y,
+                                               alpha) if mi
+                             else np.full(len(table), np.nan))}
         if not any(kk < k for kk in want):
             break
     return out
@@ -934,7 +973,7 @@ def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
     The paper's aggregators (binary answers, fitted on gold) are scored along each
     selector's pick path at once (:func:`_prefix_errors`), and once per distinct path: two
     selectors that pick the same models in the same order share their scores. The others
-    are fitted per arm."""
+    are fitted once per distinct set of columns (in pick order)."""
     from ensel.aggregate import heldout_error, make_aggregator
 
     Xf, yf, Xe, ye = part
@@ -943,6 +982,9 @@ def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
     fast = ([a for a in aggregators if a in _PREFIX_AGGREGATORS]
             if not options and not label_free and np.unique(yf).size == 2 else [])
     shared: dict[tuple[int, ...], dict[tuple[str, int], float]] = {}
+    # an aggregator fitted on the same columns of the same part (two selectors choosing the
+    # same models, every selector at k = m) gives the same error: one fit per columns
+    fitted: dict[tuple[str, tuple[int, ...]], float] = {}
     out = {}
     for sel in selectors:
         picks = _nested_picks(sel, Xf, yf, kk, specs=sel_specs)
@@ -958,11 +1000,13 @@ def _scored_arms(part: tuple[np.ndarray, ...], selectors: Sequence[str],
                               else _prefix_errors(part, cols, [k], [agg]))
                     out[(sel, agg, k)] = (scores[(agg, k)], cols)
                     continue
-                model = make_aggregator(agg, random_state=random_state).fit(
-                    Xf[:, cols], None if label_free else yf, **per_item)
-                err = (_option_heldout_error(model, Xe[:, cols], ye, ke) if options
-                       else heldout_error(model, Xe[:, cols], ye))
-                out[(sel, agg, k)] = (err, cols)
+                key = (agg, tuple(cols))
+                if key not in fitted:
+                    model = make_aggregator(agg, random_state=random_state).fit(
+                        Xf[:, cols], None if label_free else yf, **per_item)
+                    fitted[key] = (_option_heldout_error(model, Xe[:, cols], ye, ke)
+                                   if options else heldout_error(model, Xe[:, cols], ye))
+                out[(sel, agg, k)] = (fitted[key], cols)
     return out
 
 

@@ -330,3 +330,33 @@ def test_heldout_error_counts_a_multiclass_tie_as_one_minus_one_over_t():
     model = PluralityVote().fit(X)
     assert heldout_error(model, X, np.array(["A", "A", "C"], dtype=object)) == pytest.approx(
         (0.5 + 0.0 + 0.5) / 3)
+
+
+@pytest.mark.parametrize("cls", [DawidSkene, OneCoinDawidSkene])
+def test_a_repeated_em_fit_reads_the_remembered_one_bit_for_bit(cls) -> None:
+    from ensel.aggregate import _dawid_skene
+
+    pool = multiclass_pool(6, 400, n_options=3, random_state=3)
+    _dawid_skene._FITS.clear()
+    fresh = cls().fit(pool.A)
+    assert len(_dawid_skene._FITS) == 1
+    again = cls().fit(pool.A)  # read from the memo
+    assert len(_dawid_skene._FITS) == 1
+    names = [n for n in vars(fresh) if n.endswith("_") and not n.startswith("_")]
+    assert "posteriors_" in names and "confusions_" in names
+    for n in names:
+        a, b = getattr(fresh, n), getattr(again, n)
+        assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b, n
+    again.posteriors_[0, 0] = -1.0  # copies: neither the memo nor the first fit changes
+    assert fresh.posteriors_[0, 0] != -1.0
+    assert cls().fit(pool.A).posteriors_[0, 0] != -1.0
+    # another content, seed or setting is another fit
+    cls(alpha=0.5).fit(pool.A)
+    cls().fit(pool.A[:, :5])
+    assert len(_dawid_skene._FITS) == 3
+    # the family model's independent first fit is the plain fit on the same answers
+    fam = FamilyDawidSkene(random_state=0)
+    _dawid_skene._FITS.clear()
+    ref = fam.fit(pool.A).posteriors_.copy()
+    DawidSkene(random_state=0).fit(pool.A)
+    assert np.array_equal(FamilyDawidSkene(random_state=0).fit(pool.A).posteriors_, ref)

@@ -37,6 +37,7 @@ the EM algorithm", Applied Statistics 28(1), 1979.
 
 from __future__ import annotations
 
+import hashlib
 from numbers import Integral, Real
 from typing import Any
 
@@ -54,6 +55,14 @@ from ensel.aggregate._multiclass import (
 )
 
 __all__ = ["DawidSkene", "OneCoinDawidSkene"]
+
+
+#: The last few fits by content (see :meth:`_EM._fit_key`): the fitted attributes. The same
+#: EM fit often comes twice in a row, e.g. an evaluation's label-free ``ds`` arm and the
+#: independent first fit of :class:`ensel.aggregate.FamilyDawidSkene` on the same columns;
+#: the second one reads the first's (copies: the same numbers, bit for bit).
+_FITS: dict[str, dict[str, Any]] = {}
+_MAX_FITS = 8
 
 
 def _logsumexp_rows(L: np.ndarray) -> np.ndarray:
@@ -130,7 +139,39 @@ class _EM(MulticlassAggregatorMixin):
         self
         """
         A, yc = self._fit_options(X, y)
-        return self._fit_em(A, yc, self.option_mask(n_options, A, yc))
+        mask = self.option_mask(n_options, A, yc)
+        key = self._fit_key(A, yc, mask)
+        found = None if key is None else _FITS.get(key)
+        if found is not None:  # the same fit made just before (see _FITS): its attributes
+            for name, value in found.items():
+                setattr(self, name, value.copy() if isinstance(value, np.ndarray) else value)
+            return self
+        self._fit_em(A, yc, mask)
+        if key is not None:  # every fitted attribute (public, ending in "_")
+            if len(_FITS) >= _MAX_FITS:  # the oldest first (threads may race here: harmless)
+                _FITS.pop(next(iter(_FITS), ""), None)
+            _FITS[key] = {name: (value.copy() if isinstance(value, np.ndarray) else value)
+                          for name, value in vars(self).items()
+                          if name.endswith("_") and not name.startswith("_")}
+        return self
+
+    def _fit_key(self, A: np.ndarray, yc: np.ndarray | None, mask: np.ndarray | None
+                 ) -> str | None:
+        """The content key of this fit in :data:`_FITS` (``None``: not remembered, as for
+        a random start drawn from a generator)."""
+        seed = self.random_state if self.init == "random" else None
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            return None
+        h = hashlib.sha256(repr((type(self).__qualname__, self.max_iter, self.tol, self.alpha,
+                                 self.init, seed, self.classes_.tolist())).encode())
+        for a in (A, yc, mask):
+            if a is None:
+                h.update(b"none")
+                continue
+            a = np.ascontiguousarray(a)
+            h.update(f"{a.dtype.str}{a.shape}".encode())
+            h.update(a.tobytes())
+        return h.hexdigest()
 
     def _fit_em(self, A: np.ndarray, yc: np.ndarray | None, mask: np.ndarray | None = None
                 ) -> Any:

@@ -94,13 +94,18 @@ def score_bins(score: np.ndarray, n_bins: int) -> np.ndarray:
     >>> score_bins(np.arange(8.0), 2).tolist()
     [0, 0, 0, 0, 1, 1, 1, 1]
     """
-    values, codes = np.unique(score, return_inverse=True)
-    if values.size <= n_bins:
-        return codes.astype(np.int64)
+    # what np.unique(score, return_inverse=True) gives, from one sort (no argsort): the
+    # rank of each value among the distinct ones; ``used``: the bins holding a score
+    ordered = np.sort(score)
+    distinct = np.empty(ordered.size, dtype=bool)
+    distinct[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=distinct[1:])
+    if int(distinct.sum()) <= n_bins:
+        return np.searchsorted(ordered[distinct], score).astype(np.int64)
     cuts = np.unique(np.quantile(score, np.arange(1, n_bins) / n_bins))
     raw = np.searchsorted(cuts, score, side="right")
-    used = np.unique(raw)
-    return np.searchsorted(used, raw).astype(np.int64)
+    used = np.bincount(raw, minlength=cuts.size + 1) > 0
+    return (np.cumsum(used) - 1)[raw].astype(np.int64)
 
 
 def _plugin_cmi_bits(c: np.ndarray) -> np.ndarray:
