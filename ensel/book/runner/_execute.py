@@ -14,6 +14,8 @@ import os
 import re
 import shutil
 import sys
+import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -320,6 +322,16 @@ def _kernel_manager_class(guard: SignalGuard) -> type:
             if not self.shutting_down:
                 await super()._async_interrupt_kernel()
 
+        async def start_kernel(self, **kw: Any) -> None:  # type: ignore[override]
+            # jupyter_client picks a kernel's five ports by binding port 0 and letting go, so
+            # two kernels starting at once (two workers of a build, two test processes) can
+            # be given the same port, and the loser dies with a traceback on the terminal
+            # before its first cell. Starts take turns on this machine, each until its
+            # kernel listens on its ports, so a port handed out is already held.
+            with _kernel_start_turn():
+                await super().start_kernel(**kw)
+                await _until_listening(self)
+
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
             # a worker of a book build forks the kernel from its warm zygote (_zygote)
             from ensel.book.runner import _zygote
@@ -337,6 +349,44 @@ def _kernel_manager_class(guard: SignalGuard) -> type:
             self._reconcile_connection_info(provisioner.connection_info)
 
     return _KernelManager
+
+
+@contextlib.contextmanager
+def _kernel_start_turn() -> Iterator[None]:
+    """Hold this machine's kernel-start lock (a ``flock`` on a file of the temporary folder,
+    per user); without one (no such folder, no ``fcntl``) starts do not take turns."""
+    try:
+        import fcntl
+
+        lock = open(Path(tempfile.gettempdir()) / f"ensel-kernel-start-{os.getuid()}.lock", "a")
+    except (ImportError, OSError, AttributeError):
+        yield
+        return
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+async def _until_listening(km: Any, timeout: float = 30.0) -> None:
+    """Wait until the kernel of ``km`` listens on all its TCP ports (Linux's
+    ``/proc/net/tcp``), it died, or ``timeout`` seconds passed; elsewhere return at once."""
+    import asyncio
+
+    table = Path("/proc/net/tcp")
+    if km.transport != "tcp" or not table.is_file():
+        return
+    wanted = {km.shell_port, km.iopub_port, km.stdin_port, km.hb_port, km.control_port}
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        listening = {int(f[1].rsplit(":", 1)[1], 16)
+                     for f in (line.split() for line in table.read_text().splitlines()[1:])
+                     if len(f) > 3 and f[3] == "0A"}
+        if wanted <= listening or not await km.is_alive():
+            return
+        await asyncio.sleep(0.02)
 
 
 #: Arguments of every page's kernel: quiet logs, and every displayed figure carries the
