@@ -139,27 +139,29 @@ def _top_level_functions(module: str) -> set[str]:
     return names
 
 
-def test_a_command_imports_the_book_runner_only_when_it_runs() -> None:
+def _fresh_python(code: str) -> str:
+    """What ``code`` prints in a new interpreter (nothing imported before it), stripped."""
     import subprocess
     import sys
 
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_a_command_imports_the_book_runner_only_when_it_runs() -> None:
     # the parsers of select, evaluate, import and datasets, and every command module but the
     # runner's own (`notebooks`); `ensel evaluate` imports the runner inside run_command
     code = ("import sys; from ensel.cli import build_parser\n"
             "for c in ('select', 'evaluate', 'import', 'datasets'): build_parser(c)\n"
             "import ensel.cli.select, ensel.cli.evaluate, ensel.cli.importer, ensel.collect.cli\n"
             "print(sorted(m for m in sys.modules if m.startswith('ensel.book')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = _fresh_python(code)
     assert out == "[]"
 
 
 def test_the_top_level_help_and_version_import_no_command_module() -> None:
     """``ensel``, ``ensel --help`` and ``ensel --version`` name no command, so no command's
     module (nor pandas, numpy or scipy) is imported to list the commands."""
-    import subprocess
-    import sys
-
     code = ("import contextlib, io, sys; from ensel.cli import main, COMMANDS\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    codes = [main([]), main(['--help'])]\n"
@@ -167,6 +169,5 @@ def test_the_top_level_help_and_version_import_no_command_module() -> None:
             "    except SystemExit as e: codes.append(e.code)\n"
             "heavy = ('pandas', 'numpy', 'scipy', *(m for m, _, _ in COMMANDS.values()))\n"
             "print(codes, sorted(m for m in heavy if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    out = _fresh_python(code)
     assert out == "[0, 0, 0] []"
