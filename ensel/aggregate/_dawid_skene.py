@@ -46,6 +46,7 @@ import numpy as np
 from ensel._validation import Interval, StrOptions, check_random_state, validate_params
 from ensel.aggregate._multiclass import (
     MulticlassAggregatorMixin,
+    _softmax_with_sums,
     answer_indicators,
     masked_shares,
     one_hot,
@@ -63,11 +64,6 @@ __all__ = ["DawidSkene", "OneCoinDawidSkene"]
 #: the second one reads the first's (copies: the same numbers, bit for bit).
 _FITS: dict[str, dict[str, Any]] = {}
 _MAX_FITS = 8
-
-
-def _logsumexp_rows(L: np.ndarray) -> np.ndarray:
-    top = L.max(axis=1)
-    return top + np.log(np.exp(L - top[:, None]).sum(axis=1))
 
 
 class _EM(MulticlassAggregatorMixin):
@@ -194,11 +190,12 @@ class _EM(MulticlassAggregatorMixin):
             L = self._log_joint(O)
             if mask is not None:
                 L = np.where(mask, L, -np.inf)
-            ll = float(_logsumexp_rows(L[free]).sum()) if free.any() else 0.0
+            T, top, sums = _softmax_with_sums(L)  # one pass: the posteriors and, below,
+            # each free row's log-sum-exp (its top is finite: every item offers a class)
+            ll = float((top[free] + np.log(sums[free])).sum()) if free.any() else 0.0
             if anchored.any():
                 ll += float(L[anchored, yc[anchored]].sum())  # type: ignore[index]
             history.append((ll + log_prior) / A.shape[0])
-            T = softmax_rows(L)
             if anchored.any():
                 T[anchored] = fixed[anchored]  # type: ignore[index]
             self.n_iter_ = it
