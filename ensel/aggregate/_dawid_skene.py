@@ -177,6 +177,7 @@ class _EM(MulticlassAggregatorMixin):
         anchored = (yc >= 0) if yc is not None else np.zeros(A.shape[0], dtype=bool)
         fixed = one_hot(yc, K) if yc is not None else None
         O = answer_indicators(A, K)  # once: every E- and M-step reads it
+        Ot = O.T.tocsr()  # and its transpose, which every M-step's counts read
         T = self._initial_posteriors(O, K, mask)
         if anchored.any():
             T[anchored] = fixed[anchored]  # type: ignore[index]
@@ -184,7 +185,7 @@ class _EM(MulticlassAggregatorMixin):
         history: list[float] = []
         self.converged_ = False
         for it in range(1, int(self.max_iter) + 1):
-            counts = option_counts(O, T, K)
+            counts = option_counts(O, T, K, transposed=Ot)
             self.prior_ = (T.sum(axis=0) + self.alpha) / (T.shape[0] + K * self.alpha)
             log_prior = self._m_step(counts) + self.alpha * float(np.log(self.prior_).sum())
             L = self._log_joint(O)

@@ -92,11 +92,13 @@ def option_sums(O: Any, W: np.ndarray) -> np.ndarray:
     return np.asarray(O @ np.ascontiguousarray(W.transpose(1, 0, 2)).reshape(m * K, c))
 
 
-def option_counts(O: Any, T: np.ndarray, K: int) -> np.ndarray:
+def option_counts(O: Any, T: np.ndarray, K: int, *, transposed: Any = None) -> np.ndarray:
     """``C[a, j, :] = sum_i 1[A[i, j] = a] T[i, :]``: weighted counts of each model's answers.
 
     ``O`` as in :func:`option_sums`; ``T`` (n, c) weighs the items (Dawid-Skene's class
-    posteriors). Returns (K, m, c).
+    posteriors). ``transposed``: ``O.T.tocsr()``, when the caller counts many times over the
+    same answers (EM: the transpose made once, and the same sums, item by item in order).
+    Returns (K, m, c).
 
     Examples
     --------
@@ -104,10 +106,12 @@ def option_counts(O: Any, T: np.ndarray, K: int) -> np.ndarray:
     >>> option_counts(A, np.ones((2, 1)), 2)[:, :, 0].tolist()
     [[1.0, 0.0], [1.0, 1.0]]
     """
-    if isinstance(O, np.ndarray):
-        O = answer_indicators(O, K)
-    m = O.shape[1] // K
-    return np.asarray(O.T @ T).reshape(m, K, T.shape[1]).transpose(1, 0, 2)
+    if transposed is None:
+        if isinstance(O, np.ndarray):
+            O = answer_indicators(O, K)
+        transposed = O.T
+    m = transposed.shape[0] // K
+    return np.asarray(transposed @ T).reshape(m, K, T.shape[1]).transpose(1, 0, 2)
 
 
 def tie_error(tied: np.ndarray, gold: np.ndarray) -> np.ndarray:
@@ -370,8 +374,12 @@ def _softmax_with_sums(L: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     ``top + log(sum)`` is the row's log-sum-exp (Dawid-Skene's EM reads both)."""
     top = row_max(L)
     top = np.where(np.isfinite(top), top, 0.0)
-    P = np.exp(L - top[:, None])
+    P = np.subtract(L, top[:, None])
+    np.exp(P, out=P)
     s = row_sum(P)
+    if (s > 0).all():  # the usual case: no row of -inf only (or NaN)
+        P /= s[:, None]
+        return P, top, s
     return (np.where(s[:, None] > 0, P / np.where(s > 0, s, 1.0)[:, None], 1.0 / L.shape[1]),
             top, s)
 
