@@ -179,9 +179,11 @@ class _EM(MulticlassAggregatorMixin):
         O = answer_indicators(A, K)  # once: every E- and M-step reads it
         Ot = O.T.tocsr()  # and its transpose, which every M-step's counts read
         T = self._initial_posteriors(O, K, mask)
-        if anchored.any():
+        some = bool(anchored.any())  # items with gold: theirs stay one-hot
+        if some:
             T[anchored] = fixed[anchored]  # type: ignore[index]
         free = ~anchored
+        any_free = bool(free.any())
         history: list[float] = []
         self.converged_ = False
         for it in range(1, int(self.max_iter) + 1):
@@ -193,14 +195,19 @@ class _EM(MulticlassAggregatorMixin):
                 L = np.where(mask, L, -np.inf)
             T, top, sums = _softmax_with_sums(L)  # one pass: the posteriors and, below,
             # each free row's log-sum-exp (its top is finite: every item offers a class)
-            ll = float((top[free] + np.log(sums[free])).sum()) if free.any() else 0.0
-            if anchored.any():
+            if not any_free:
+                ll = 0.0
+            elif some:
+                ll = float((top[free] + np.log(sums[free])).sum())
+            else:  # every row free: the same numbers without selecting them
+                ll = float((top + np.log(sums)).sum())
+            if some:
                 ll += float(L[anchored, yc[anchored]].sum())  # type: ignore[index]
             history.append((ll + log_prior) / A.shape[0])
-            if anchored.any():
+            if some:
                 T[anchored] = fixed[anchored]  # type: ignore[index]
             self.n_iter_ = it
-            if not free.any() or (it > 1 and history[-1] - history[-2] < self.tol):
+            if not any_free or (it > 1 and history[-1] - history[-2] < self.tol):
                 self.converged_ = True
                 break
         self.log_likelihoods_ = np.asarray(history)

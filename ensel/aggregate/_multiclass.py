@@ -206,7 +206,8 @@ class MulticlassAggregatorMixin(EstimatorMixin):
             if codes is None:
                 continue
             c2 = codes if codes.ndim == 2 else codes[:, None]
-            bad = (c2 >= 0) & ~mask[np.arange(len(k))[:, None], np.clip(c2, 0, None)]
+            # ~mask[i, c] for each code c of item i, read as classes_[c] >= k[i]
+            bad = (c2 >= 0) & (self.classes_[np.clip(c2, 0, None)] >= k[:, None])
             if bad.any():
                 i, j = (int(v) for v in np.argwhere(bad)[0])
                 where = f"model (column) {j} on item (row) {i}" if what == "X" else f"item {i}"
