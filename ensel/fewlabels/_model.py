@@ -46,6 +46,7 @@ class Predictor:
         pos[self.classes] = np.arange(K)
         out = np.zeros((A.shape[0], K)) if self.plurality else np.tile(self.logprior,
                                                                          (A.shape[0], 1))
+        zero = np.zeros((1, K))
         for j in S:
             a = A[:, j]
             seen = a >= 0
@@ -53,8 +54,8 @@ class Predictor:
             known = ac >= 0
             if self.plurality:
                 out[np.flatnonzero(known), ac[known]] += 1.0
-            else:
-                out[known] += self.logconf[j][:, ac[known]].T
+            else:  # the model's row of each answer; an unknown one (-1) adds the zero row
+                out += np.vstack([self.logconf[j].T, zero])[ac]
         out[~(self.classes[None, :] < n_options[:, None])] = -np.inf
         return out
 
