@@ -76,6 +76,8 @@ def test_row_reductions_are_numpys_bit_for_bit() -> None:
         np.testing.assert_array_equal(row_max(L), L.max(axis=1))
         P = np.exp(L)
         np.testing.assert_array_equal(row_sum(P), P.sum(axis=1))
+        F = np.asfortranarray(P)  # another layout: numpy's own order
+        np.testing.assert_array_equal(row_sum(F), F.sum(axis=1))
         top = L.max(axis=1, keepdims=True)
         top = np.where(np.isfinite(top), top, 0.0)
         E = np.exp(L - top)

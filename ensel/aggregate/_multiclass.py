@@ -341,7 +341,8 @@ def row_sum(P: np.ndarray) -> np.ndarray:
     """``P.sum(axis=1)`` of a 2-d float64 array, bit for bit, column by column (see
     :func:`row_max`): the additions in numpy's order for a row of at most :data:`_NARROW`
     values (its pairwise sum: one after the other below 8, else 8 running sums added in
-    pairs, then the rest one by one; ``tests/aggregate/test_multiclass.py`` compares).
+    pairs, then the rest one by one, on C-ordered rows; ``tests/test_multiclass_aggregate.py``
+    compares).
 
     Examples
     --------
@@ -349,8 +350,8 @@ def row_sum(P: np.ndarray) -> np.ndarray:
     [45.0, 145.0]
     """
     K = P.shape[1]
-    if not 2 <= K <= _NARROW or P.dtype != np.float64:
-        return P.sum(axis=1)
+    if not 2 <= K <= _NARROW or P.dtype != np.float64 or not P.flags.c_contiguous:
+        return P.sum(axis=1)  # numpy's own order for another layout
     if K < 8:
         out = P[:, 0] + P[:, 1]
         for c in range(2, K):
