@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from ensel.data import OptionMatrix
-from ensel.fewlabels import FewLabelChoice, choose_with_labels, label_next
+from ensel.fewlabels import FewLabelChoice, _choose, choose_with_labels, label_next
 from ensel.pools import family_pool, multiclass_pool
 from ensel.select import MULTICLASS_SELECTORS, SELECTORS
 
@@ -103,6 +103,7 @@ def test_a_choice_without_a_rival_is_not_its_own_runner_up(binary) -> None:
 def test_seeded_and_described(binary) -> None:
     y = _hidden(binary.y, 30, np.nan)
     a = choose_with_labels(binary.X, y, k=2, seed=4)
+    _choose._ANALYSES.clear()  # made again, not read back
     b = choose_with_labels(binary.X, y, k=2, seed=4)
     assert a == b and isinstance(a, FewLabelChoice)
     assert a.names == tuple(f"m{j}" for j in a.models)
@@ -110,6 +111,22 @@ def test_seeded_and_described(binary) -> None:
     assert (a.labels_needed == 0) == a.decided
     doc = a.to_dict()
     assert doc["models"] == list(a.models) and doc["n_labels"] == 30
+
+
+def test_an_analysis_made_again_is_read_back_the_same(options) -> None:
+    """label_next("decisive") analyses its labels as choose_with_labels does: the second
+    reads the first (_choose._ANALYSES), and a fresh analysis gives the same numbers."""
+    A = _options(options.A, np.where(np.arange(N) < 40, options.y, -1))
+    _choose._ANALYSES.clear()
+    nxt = label_next(A, None, 5, n_draws=40, seed=2)
+    assert len(_choose._ANALYSES) == 1
+    read = choose_with_labels(A, n_draws=40, seed=2)
+    assert len(_choose._ANALYSES) == 1 and nxt.attrs["choice"] == read.to_dict()
+    _choose._ANALYSES.clear()
+    fresh = choose_with_labels(A, n_draws=40, seed=2)
+    assert fresh == read and fresh.interval_on(500) == read.interval_on(500)
+    choose_with_labels(A, n_draws=40, seed=3)  # another seed: another analysis
+    assert len(_choose._ANALYSES) == 2
 
 
 def test_auto_takes_a_prefix_of_the_path(binary) -> None:
@@ -236,3 +253,20 @@ def test_interval_on_adds_the_noise_of_the_measured_items(binary) -> None:
     small, large = c.interval_on(50), c.interval_on(10**7)
     assert small[0] < lo and small[1] > hi
     assert large == pytest.approx((lo, hi), abs=0.01)
+
+
+def test_calibrated_grid_is_the_plain_formula_bit_for_bit() -> None:
+    """The temperatures' posteriors, reduced column by column over the classes, are the
+    numbers of the plain numpy formula (P^tau renormalised), zeros (no option) included."""
+    from ensel.fewlabels._model import _TAU, _calibrated_grid
+
+    rng = np.random.default_rng(0)
+    for K in (2, 4, 10):
+        P = rng.dirichlet(np.ones(K), size=300)
+        P[:, -1][rng.random(300) < 0.3] = 0.0
+        P /= P.sum(axis=1, keepdims=True)
+        with np.errstate(divide="ignore"):
+            z = _TAU[:, None, None] * np.log(P)[None, :, :]
+        z -= z.max(axis=2, keepdims=True)
+        e = np.exp(z)
+        np.testing.assert_array_equal(_calibrated_grid(P, _TAU), e / e.sum(axis=2, keepdims=True))

@@ -18,8 +18,20 @@ from ensel.aggregate import (
     WeightedPluralityVote,
     make_aggregator,
 )
-from ensel.aggregate._family_ds import common_null, search_z, shared_wrong
-from ensel.aggregate._multiclass import option_counts, option_sums, tie_error
+from ensel.aggregate._family_ds import (
+    common_null,
+    error_correlation,
+    search_z,
+    shared_wrong,
+)
+from ensel.aggregate._multiclass import (
+    option_counts,
+    option_sums,
+    row_max,
+    row_sum,
+    softmax_rows,
+    tie_error,
+)
 from ensel.pools import multiclass_pool
 
 NAMES = sorted(MULTICLASS_AGGREGATORS)
@@ -52,6 +64,26 @@ def test_kernels_against_loops() -> None:
     cnt = np.array([[[sum(T[i, c] for i in range(50) if A[i, j] == a) for c in range(2)]
                      for j in range(7)] for a in range(3)])
     np.testing.assert_allclose(option_counts(A, T, 3), cnt)
+
+
+def test_row_reductions_are_numpys_bit_for_bit() -> None:
+    """row_max and row_sum reduce column by column (EM's hot loop) and give numpy's row
+    reductions exactly, at every width (the sum in numpy's pairwise order)."""
+    rng = np.random.default_rng(0)
+    for K in range(1, 21):
+        L = rng.normal(scale=5.0, size=(3000, K))
+        L[rng.random(L.shape) < 0.2] = -np.inf
+        np.testing.assert_array_equal(row_max(L), L.max(axis=1))
+        P = np.exp(L)
+        np.testing.assert_array_equal(row_sum(P), P.sum(axis=1))
+        F = np.asfortranarray(P)  # another layout: numpy's own order
+        np.testing.assert_array_equal(row_sum(F), F.sum(axis=1))
+        top = L.max(axis=1, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)
+        E = np.exp(L - top)
+        s = E.sum(axis=1, keepdims=True)
+        np.testing.assert_array_equal(
+            softmax_rows(L), np.where(s > 0, E / np.where(s > 0, s, 1.0), 1.0 / K))
 
 
 @pytest.mark.parametrize("cls", [DawidSkene, OneCoinDawidSkene])
@@ -242,6 +274,9 @@ def test_common_null_is_calibrated_and_reproducible() -> None:
     k = np.full(pool.A.shape[0], 4)
     null = common_null(pool.A, lab, k, np.random.default_rng(0))
     np.testing.assert_array_equal(null, common_null(pool.A, lab, k, np.random.default_rng(0)))
+    given = error_correlation(pool.A, lab)[0]  # the caller's matrix: the same null
+    np.testing.assert_array_equal(null, common_null(pool.A, lab, k, np.random.default_rng(0),
+                                                    correlation=given))
     top = np.argsort((pool.A == lab[:, None]).mean(axis=0))[-2:]
     assert null[top[0], top[1]] > 0.05
     assert abs(float(np.median(null[np.triu_indices(15, 1)]))) < 0.02

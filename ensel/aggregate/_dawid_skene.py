@@ -46,6 +46,7 @@ import numpy as np
 from ensel._validation import Interval, StrOptions, check_random_state, validate_params
 from ensel.aggregate._multiclass import (
     MulticlassAggregatorMixin,
+    _softmax_with_sums,
     answer_indicators,
     masked_shares,
     one_hot,
@@ -63,11 +64,6 @@ __all__ = ["DawidSkene", "OneCoinDawidSkene"]
 #: the second one reads the first's (copies: the same numbers, bit for bit).
 _FITS: dict[str, dict[str, Any]] = {}
 _MAX_FITS = 8
-
-
-def _logsumexp_rows(L: np.ndarray) -> np.ndarray:
-    top = L.max(axis=1)
-    return top + np.log(np.exp(L - top[:, None]).sum(axis=1))
 
 
 class _EM(MulticlassAggregatorMixin):
@@ -181,28 +177,37 @@ class _EM(MulticlassAggregatorMixin):
         anchored = (yc >= 0) if yc is not None else np.zeros(A.shape[0], dtype=bool)
         fixed = one_hot(yc, K) if yc is not None else None
         O = answer_indicators(A, K)  # once: every E- and M-step reads it
+        Ot = O.T.tocsr()  # and its transpose, which every M-step's counts read
         T = self._initial_posteriors(O, K, mask)
-        if anchored.any():
+        some = bool(anchored.any())  # items with gold: theirs stay one-hot
+        if some:
             T[anchored] = fixed[anchored]  # type: ignore[index]
         free = ~anchored
+        any_free = bool(free.any())
         history: list[float] = []
         self.converged_ = False
         for it in range(1, int(self.max_iter) + 1):
-            counts = option_counts(O, T, K)
+            counts = option_counts(O, T, K, transposed=Ot)
             self.prior_ = (T.sum(axis=0) + self.alpha) / (T.shape[0] + K * self.alpha)
             log_prior = self._m_step(counts) + self.alpha * float(np.log(self.prior_).sum())
             L = self._log_joint(O)
             if mask is not None:
                 L = np.where(mask, L, -np.inf)
-            ll = float(_logsumexp_rows(L[free]).sum()) if free.any() else 0.0
-            if anchored.any():
+            T, top, sums = _softmax_with_sums(L)  # one pass: the posteriors and, below,
+            # each free row's log-sum-exp (its top is finite: every item offers a class)
+            if not any_free:
+                ll = 0.0
+            elif some:
+                ll = float((top[free] + np.log(sums[free])).sum())
+            else:  # every row free: the same numbers without selecting them
+                ll = float((top + np.log(sums)).sum())
+            if some:
                 ll += float(L[anchored, yc[anchored]].sum())  # type: ignore[index]
             history.append((ll + log_prior) / A.shape[0])
-            T = softmax_rows(L)
-            if anchored.any():
+            if some:
                 T[anchored] = fixed[anchored]  # type: ignore[index]
             self.n_iter_ = it
-            if not free.any() or (it > 1 and history[-1] - history[-2] < self.tol):
+            if not any_free or (it > 1 and history[-1] - history[-2] < self.tol):
                 self.converged_ = True
                 break
         self.log_likelihoods_ = np.asarray(history)

@@ -165,13 +165,26 @@ def error_correlation(A: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np
     from ensel.copula import tetrachoric_matrix
 
     E = (A != labels[:, None]).astype(np.int8)
+    return tetrachoric_matrix(E), _phi(E)
+
+
+def _phi(E: np.ndarray) -> np.ndarray:
+    """The phi coefficients of :func:`error_correlation` from the 0/1 errors ``E``: the one
+    half of it the rounds of :class:`FamilyDawidSkene` after the first need."""
     Ec = E - E.mean(axis=0)
     G = Ec.T @ Ec
     d = np.sqrt(np.diag(G))
     phi = np.where(np.outer(d, d) > 0, G / np.where(np.outer(d, d) > 0, np.outer(d, d), 1.0),
                    0.0)
     np.fill_diagonal(phi, 1.0)
-    return tetrachoric_matrix(E), phi
+    return phi
+
+
+def _tetrachoric(A: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The tetrachoric half of :func:`error_correlation` (what ``common_null`` reads)."""
+    from ensel.copula import tetrachoric_matrix
+
+    return tetrachoric_matrix((A != labels[:, None]).astype(np.int8))
 
 
 def excess(R: np.ndarray) -> tuple[np.ndarray, float]:
@@ -253,7 +266,7 @@ def _null_pool(eps: np.ndarray, rho: float, share: float, k: np.ndarray,
 
 
 def common_null(A: np.ndarray, labels: np.ndarray, k: np.ndarray, rng: np.random.Generator,
-                **ds: Any) -> np.ndarray:
+                *, correlation: np.ndarray | None = None, **ds: Any) -> np.ndarray:
     """The excess correlation (:func:`excess`) each pair of models shows against a fit's
     labels when there is no family at all: one common correlation, calibrated to the data.
 
@@ -265,17 +278,20 @@ def common_null(A: np.ndarray, labels: np.ndarray, k: np.ndarray, rng: np.random
     the share of wrong answers on the distractor (:func:`shared_wrong`) are moved
     :data:`NULL_STEPS` times until the simulated pools, measured against their own fit,
     show those of the data; the excess of the :data:`NULL_POOLS` pools after that is
-    averaged. ``k``: each item's options."""
+    averaged. ``k``: each item's options; ``correlation``: the data's tetrachoric
+    correlation against ``labels`` (:func:`error_correlation`) when the caller has it."""
     E = A != labels[:, None]
     target_eps = E.mean(axis=0)
-    target_rho = excess(error_correlation(A, labels)[0])[1]
+    if correlation is None:
+        correlation = _tetrachoric(A, labels)
+    target_rho = excess(correlation)[1]
     target_share = shared_wrong(A, labels, int(np.median(k)))
     eps, rho, share = target_eps.copy(), max(target_rho, 0.0), target_share
     null = []
     for step in range(NULL_STEPS + NULL_POOLS):
         S = _null_pool(eps, rho, share, k, rng)
         lab = DawidSkene(**ds).fit(S, n_options=k).labels_
-        ex, base = excess(error_correlation(S, lab)[0])
+        ex, base = excess(_tetrachoric(S, lab))
         if step >= NULL_STEPS:
             null.append(ex)
         eps = np.clip(eps + target_eps - (S != lab[:, None]).mean(axis=0), 1e-4, 1 - 1e-4)
@@ -392,7 +408,8 @@ class FamilyDawidSkene(_EM):
         k = (np.full(A.shape[0], len(self.classes_), dtype=np.int64) if n_options is None
              else np.asarray(n_options, dtype=np.int64))
         rng = check_random_state(0 if self.random_state is None else self.random_state)
-        self.null_excess_ = common_null(A, lab, k, rng, max_iter=self.max_iter, tol=self.tol,
+        self.null_excess_ = common_null(A, lab, k, rng, correlation=tet,
+                                        max_iter=self.max_iter, tol=self.tol,
                                         alpha=self.alpha, init=self.init)
         se = tetrachoric_se(tet, A != lab[:, None]) * np.sqrt(1.0 + 1.0 / NULL_POOLS)
         z = search_z(A.shape[1])
@@ -435,11 +452,13 @@ class FamilyDawidSkene(_EM):
         self.families_ = []
         for r in range(int(self.n_rounds)):
             lab = self._tied(T).argmax(axis=1)
-            tet, phi = error_correlation(A, lab)
             if r == 0:  # the families: found once, from the independent fit's labels
+                tet, phi = error_correlation(A, lab)
                 self.families_ = self._families(A, lab, tet, n_options)
                 if not self.families_:
                     break
+            else:  # the weights only: the phi coefficients against the last fit's labels
+                phi = _phi((A != lab[:, None]).astype(np.int8))
             w = np.ones(A.shape[1])
             ephi = excess(phi)[0]
             for g in self.families_:  # Kish: s votes of correlation r count s / (1 + (s-1) r)

@@ -395,7 +395,8 @@ def to_binary_view(df: pd.DataFrame, *, seed: int = 0, null_pred: str = "abstain
             "question_id": rows["item"].astype(object).map(qid).to_numpy(),
             "pred": [None if p != p else str(p) for p in pred],
         })
-        pool = [m for m in models if m in set(answers["model"])]
+        present = set(answers["model"])  # once: not once per model
+        pool = [m for m in models if m in present]
         converted = to_binary(questions, answers, models=pool, seed=int(seed),
                               null_pred=null_pred, condition=cond)  # type: ignore[arg-type]
         frames.append(converted.tidy)

@@ -201,11 +201,18 @@ def _subject_questions(subject: str, helm_path: str | Path, redux_path: str | Pa
         if col not in redux.columns:
             raise DataError(f"{redux_path}: expected a column {col!r}; columns: "
                             f"{list(redux.columns)}")
+    parsed: dict[str, tuple[str, ...]] = {}  # a question's options come in both files
+
+    def choices(c: str, where: str) -> tuple[str, ...]:
+        if c not in parsed:  # a bad literal raises here, naming its file and row
+            parsed[c] = _norm_choices(c, where)
+        return parsed[c]
+
     helm["key_q"] = helm["question"].map(_norm_text)
-    helm["key_c"] = [_norm_choices(c, f"{helm_path} row {i + 2}")
+    helm["key_c"] = [choices(c, f"{helm_path} row {i + 2}")
                      for i, c in enumerate(helm["choices"])]
     redux["key_q"] = redux["question"].map(_norm_text)
-    redux["key_c"] = [_norm_choices(c, f"{redux_path} row {i + 2}")
+    redux["key_c"] = [choices(c, f"{redux_path} row {i + 2}")
                       for i, c in enumerate(redux["choices"])]
     redux["row"] = np.arange(len(redux))
     redux["error"] = redux["error_type"].map(_norm_error)

@@ -133,11 +133,13 @@ class FewLabelChoice:
         lo, hi = np.quantile((e[:, None] + sd[:, None] * z[None, :]).ravel(), [a, 1 - a])
         return max(float(lo), 0.0), min(float(hi), 1.0)
 
-    def _scores(self, A: Any) -> tuple[np.ndarray, Pool]:
+    def _scores(self, A: Any, pool: Pool | None = None) -> tuple[np.ndarray, Pool]:
+        """The choice's scores of the items of ``A`` (``pool``: ``A`` already read)."""
         if self._predictor is None:  # pragma: no cover - built by choose_with_labels
             raise UsageError("this FewLabelChoice was not made by choose_with_labels")
-        y = None if not self._binary else np.zeros(np.shape(A)[0])
-        pool = _read_pool(A, y, "FewLabelChoice.predict")  # the rows in the caller's order
+        if pool is None:
+            y = None if not self._binary else np.zeros(np.shape(A)[0])
+            pool = _read_pool(A, y, "FewLabelChoice.predict")  # the rows in the caller's order
         if pool.A.shape[1] != self._n_models:
             raise constraint_error("A", f"the answers of the {self._n_models} models of the "
                                    "choice's data, in the same order", Shown(
@@ -156,8 +158,8 @@ class FewLabelChoice:
     def heldout_error(self, A: Any, y: Any = None) -> float:
         """The ensemble's error on items with gold (``y`` as for :func:`choose_with_labels`;
         an OptionMatrix's own gold by default), a tie among ``t`` options ``1 - 1/t``."""
-        S, _ = self._scores(A)
-        pool = _read_pool(A, y, "FewLabelChoice.heldout_error")
+        pool = _read_pool(A, y, "FewLabelChoice.heldout_error")  # read once: answers and gold
+        S, _ = self._scores(A, pool)
         lab = np.flatnonzero(pool.labelled)
         if lab.size == 0:
             raise constraint_error("y", "gold for at least one item", Shown("none"),
@@ -217,9 +219,32 @@ class _Analysis:
     aggregator: str
 
 
+#: The last few analyses by content (:func:`_analysis_key`). ``label_next``'s
+#: ``"decisive"`` order analyses the labels it has exactly as ``choose_with_labels`` does
+#: with the same labels and parameters, so a labelling loop that also reports the choice at
+#: each step made every analysis twice; the second now reads the first (seeded throughout:
+#: the same analysis, read-only to its callers).
+_ANALYSES: dict[str, _Analysis] = {}
+_MAX_ANALYSES = 16
+
+
+def _analysis_key(pool: Pool, params: tuple[Any, ...]) -> str:
+    """The content key of an analysis: the pool (codes, gold, options, names) and the
+    parameters."""
+    import hashlib
+
+    h = hashlib.sha256(repr((params, pool.binary, pool.models, pool.items, pool.options))
+                       .encode())
+    for a in (pool.A, pool.gold, pool.n_options):
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
 def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: int,
             seed: int, func: str) -> _Analysis:
-    """Fit, propose candidates, draw their errors, pick the choice and its runner-up."""
+    """Fit, propose candidates, draw their errors, pick the choice and its runner-up (the
+    same analysis made just before is read back, :data:`_ANALYSES`)."""
     pool = read_pool(A, y, func)
     n_lab = int(pool.labelled.sum())
     if n_lab == 0:
@@ -232,6 +257,21 @@ def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: in
     m = pool.A.shape[1]
     if k != "auto" and int(k) > m:
         raise constraint_error("k", f"at most the number of models ({m})", k, func=func)
+    key = _analysis_key(pool, (k, method, aggregator, n_draws, seed))
+    found = _ANALYSES.get(key)
+    if found is None:
+        found = _analyse(pool, k=k, method=method, aggregator=aggregator, n_draws=n_draws,
+                         seed=seed)
+        if len(_ANALYSES) >= _MAX_ANALYSES:  # the oldest first
+            _ANALYSES.pop(next(iter(_ANALYSES), ""), None)
+        _ANALYSES[key] = found
+    return found
+
+
+def _analyse(pool: Pool, *, k: Any, method: str, aggregator: str, n_draws: int,
+             seed: int) -> _Analysis:
+    """:func:`analyse` on a read and checked pool."""
+    m = pool.A.shape[1]
     name = "ds" if aggregator == "plurality" else aggregator
     model = fit_label_model(pool, name, aggregator, seed)
     y_imp = _imputed(pool, model)
@@ -239,17 +279,18 @@ def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: in
     sel = _selector(pool, method, size, y_imp)
     path = [int(j) for j in sel.selected_]
     rng = np.random.default_rng(seed)
+    tied: dict[tuple[int, ...], np.ndarray] = {}  # each candidate's ties, made once
     if k == "auto":
         cands = [tuple(path[:s]) for s in range(1, size + 1)]
-        tieds = [model.ties(c) for c in cands]
+        tied = {c: model.ties(c) for c in cands}
         # the size by the label model's part alone: the labelled items' own noise would
         # pick the size they flatter, and the rectifier of the choice would be optimistic
-        mean = point_errors(model, tieds)
+        mean = point_errors(model, [tied[c] for c in cands])
         size = int(np.flatnonzero(mean <= mean.min() + 1e-12)[0]) + 1
     else:
         cands = [tuple(path)]
     cands = list(dict.fromkeys([*cands, *_swaps(path, sel.scores_, size)]))
-    tieds = [model.ties(c) for c in cands]
+    tieds = [tied[c] if c in tied else model.ties(c) for c in cands]
     draws = draw_errors(model, tieds, n_draws, rng)
     choice = cands.index(tuple(path[:size]))
     mean = draws.errors.mean(axis=1)

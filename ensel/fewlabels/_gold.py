@@ -93,8 +93,9 @@ def _read_pool(A: Any, y: Any, func: str, lines: Any = None) -> Pool:
     X = check_X(A, name="A")
     n, m = X.shape
     codes = np.where(X == 0, -1, (X > 0).astype(np.int64)).astype(np.int64)
-    models = list(A.columns) if isinstance(A, pd.DataFrame) else [f"m{j}" for j in range(m)]
-    items = list(A.index) if isinstance(A, pd.DataFrame) else list(range(n))
+    # tolist: the same names as iterating the index, without a Python step per entry
+    models = A.columns.tolist() if isinstance(A, pd.DataFrame) else [f"m{j}" for j in range(m)]
+    items = A.index.tolist() if isinstance(A, pd.DataFrame) else list(range(n))
     if y is None:
         raise constraint_error("y", "the gold of each item (+1/-1, 0 or NaN where there is "
                                "none) for binary answers", None, func=func)

@@ -3,7 +3,7 @@ draws that carry the uncertainty of the few labels (private; see :mod:`ensel.few
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ class Predictor:
         pos[self.classes] = np.arange(K)
         out = np.zeros((A.shape[0], K)) if self.plurality else np.tile(self.logprior,
                                                                          (A.shape[0], 1))
+        zero = np.zeros((1, K))
         for j in S:
             a = A[:, j]
             seen = a >= 0
@@ -53,8 +54,8 @@ class Predictor:
             known = ac >= 0
             if self.plurality:
                 out[np.flatnonzero(known), ac[known]] += 1.0
-            else:
-                out[known] += self.logconf[j][:, ac[known]].T
+            else:  # the model's row of each answer; an unknown one (-1) adds the zero row
+                out += np.vstack([self.logconf[j].T, zero])[ac]
         out[~(self.classes[None, :] < n_options[:, None])] = -np.inf
         return out
 
@@ -72,6 +73,9 @@ class LabelModel:
     cf_prior: np.ndarray  # (n, K) log prior of the fit on the other half of the items
     cf_contrib: np.ndarray  # (m, n, K) contributions under the other half's fit
     Q: np.ndarray  # (n, K) posteriors under the other half's fit (the item's gold unseen)
+    #: :func:`_bin_loglik` by its labelled items: the size of ``k="auto"``
+    #: (:func:`point_errors`) and the draws (:func:`draw_errors`) read the same ones
+    logliks: dict[bytes, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def T(self) -> np.ndarray:
@@ -189,7 +193,14 @@ def confidence_bins(P: np.ndarray) -> np.ndarray:
 
 def _bin_loglik(model: LabelModel, L: np.ndarray) -> np.ndarray:
     """``(grid, n_L)``: the log-likelihood of the gold of the labelled items ``L`` at every
-    point of the grid of (temperature, noise)."""
+    point of the grid of (temperature, noise); made once per model and labelled items."""
+    key = np.ascontiguousarray(L, dtype=np.int64).tobytes()
+    if key not in model.logliks:
+        model.logliks[key] = _bin_loglik_of(model, L)
+    return model.logliks[key]
+
+
+def _bin_loglik_of(model: LabelModel, L: np.ndarray) -> np.ndarray:
     k = model.allowed[L].sum(axis=1)
     p = _calibrated_grid(model.Q[L], _TAU)[:, np.arange(L.size), model.gold[L]]
     LL = np.log(np.maximum((1 - _NOISE[None, :, None]) * p[:, None, :]
@@ -263,12 +274,16 @@ def _expected(T: np.ndarray, P: np.ndarray) -> np.ndarray:
 def _calibrated_grid(P: np.ndarray, taus: np.ndarray) -> np.ndarray:
     """``(U, n, K)``: the posteriors ``P`` at each temperature of ``taus`` (``P^tau``
     renormalised per item), in one pass."""
+    from ensel.aggregate._multiclass import row_max, row_sum
+
     with np.errstate(divide="ignore"):
         logP = np.log(P)
     z = taus[:, None, None] * logP[None, :, :]
-    z -= z.max(axis=2, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=2, keepdims=True)
+    flat = z.reshape(-1, z.shape[2])  # one row per (temperature, item): numpy's numbers,
+    flat -= row_max(flat)[:, None]  # reduced column by column over the few classes
+    np.exp(flat, out=flat)
+    flat /= row_sum(flat)[:, None]
+    return z
 
 
 def draw_errors(model: LabelModel, tieds: list[np.ndarray], n_draws: int,
