@@ -10,9 +10,9 @@ same seeded splits of the same data). :func:`nested_path` fits once per distinct
 and budget-or-more and returns the same picks, bit for bit, as a new fit.
 
 Two layers, both keyed by a SHA-256 of the training answers and labels (shape, dtype and
-bytes), the selector registry and the selector's name:
+bytes), the selector registry and the selector's name (``ensel._memo.content_key``):
 
-* in this process, a bounded dictionary;
+* in this process, a bounded store (``ensel._memo.Recent``);
 * on disk, when ``$ENSEL_PICKS_DIR`` names a folder (the book's runner sets it to
   ``<out_dir>/.cache/picks/<digest>`` for every kernel, with ``$ENSEL_PICKS_KEY`` the digest
   of ensel's sources and data, so a change of the code never reads an old path, and removes
@@ -23,30 +23,19 @@ bytes), the selector registry and the selector's name:
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from ensel._memo import Recent, content_key
+
 #: Environment variables of the disk layer (set by :mod:`ensel.book.runner` for a build).
 DIR_VARIABLE = "ENSEL_PICKS_DIR"
 KEY_VARIABLE = "ENSEL_PICKS_KEY"
 #: Paths kept in this process (a path is a few integers; the oldest go first).
-_MAX_ENTRIES = 50_000
-_MEMORY: dict[str, np.ndarray] = {}
-
-
-def _digest(registry: str, selector: str, X: np.ndarray, y: np.ndarray) -> str:
-    h = hashlib.sha256()
-    for part in (os.environ.get(KEY_VARIABLE, ""), registry, selector):
-        h.update(part.encode("utf-8") + b"\0")
-    for a in (X, y):
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
+_MEMORY: Recent[np.ndarray] = Recent(50_000)
 
 
 def _folder() -> Path | None:
@@ -65,18 +54,12 @@ def _read(key: str) -> np.ndarray | None:
         found = np.load(folder / f"{key}.npy", allow_pickle=False)
     except (OSError, ValueError):  # absent, or half-written by a run that was stopped
         return None
-    _remember(key, found)
+    _MEMORY.put(key, found)
     return found
 
 
-def _remember(key: str, value: np.ndarray) -> None:
-    if len(_MEMORY) >= _MAX_ENTRIES:  # the oldest first (threads may race here: harmless)
-        _MEMORY.pop(next(iter(_MEMORY), ""), None)
-    _MEMORY[key] = value
-
-
 def _write(key: str, value: np.ndarray) -> None:
-    _remember(key, value)
+    _MEMORY.put(key, value)
     folder = _folder()
     if folder is None:
         return
@@ -98,7 +81,7 @@ def nested_path(registry: str, selector: str, X: np.ndarray, y: np.ndarray, budg
 
     Stored as ``[budget, pick, pick, ...]``; a fit may return fewer picks than its budget.
     """
-    key = _digest(registry, selector, X, y)
+    key = content_key(os.environ.get(KEY_VARIABLE, ""), registry, selector, X, y)
     found = _read(key)
     if found is not None and int(found[0]) >= budget:
         return [int(j) for j in found[1:budget + 1]]

@@ -85,6 +85,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any
@@ -304,6 +305,7 @@ def _map_forked(func: Any, tasks: Sequence[Any], n_jobs: int) -> list[Any]:
         return _map_in_order(func, tasks, n_jobs)
     share = [list(range(w, len(tasks), k)) for w in range(k)]  # round robin
     children = []
+    parent = os.getpid()
     for idx in share[1:]:
         r, w = os.pipe()
         pid = os.fork()
@@ -315,6 +317,7 @@ def _map_forked(func: Any, tasks: Sequence[Any], n_jobs: int) -> list[Any]:
 
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     signal.signal(sig, signal.SIG_DFL)
+                _die_with(parent)
                 data = pickle.dumps([func(tasks[i]) for i in idx], protocol=5)
                 with os.fdopen(w, "wb") as pipe:
                     pipe.write(data)
@@ -345,6 +348,23 @@ def _map_forked(func: Any, tasks: Sequence[Any], n_jobs: int) -> list[Any]:
         for i, part in zip(idx, got.get(pid) or [func(tasks[i]) for i in idx], strict=True):
             out[i] = part
     return out
+
+
+def _die_with(parent: int) -> None:
+    """In a forked child: be sent SIGTERM when ``parent`` ends, even by SIGKILL (Linux's
+    ``PR_SET_PDEATHSIG``; elsewhere the child ends when its tasks do), and end now if it
+    already has."""
+    import signal
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)
+        except (OSError, AttributeError):  # no prctl in this libc: as elsewhere
+            pass
+    if os.getppid() != parent:  # the parent ended before the signal was asked for
+        os._exit(1)
 
 
 @validate_params({"cost": ["array-like"], "error": ["array-like"]})

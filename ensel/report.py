@@ -562,7 +562,8 @@ def _figures(rep: UserReport) -> dict[str, str]:
         ax.set_xticks(k)
         ax.legend(fontsize=8)
         alt = (f"Line chart of the nested cross-validated held-out error of "
-               f"{rep.select['method']} with {_aggregator_words(rep.select['aggregator'])} "
+               f"{_selector_words(rep.select['method'])} with "
+               f"{_aggregator_words(rep.select['aggregator'])} "
                f"on {name} against "
                f"the number of models k = 1 to {k[-1]} (from {e.min():.3f} to "
                f"{e.max():.3f}), with a one-standard-error band; a dashed line marks the "
@@ -698,11 +699,12 @@ def _gap_page(rep: UserReport, figs: dict[str, str], *, json_link: str | None,
                             [[str(p["rank"]), esc(p["model"]), _e(p["accuracy"]),
                               _pct(p["coverage"])] for p in sel["selected"]],
                             numeric=[True, False, True, True],
-                            caption=f"Picks of {esc(sel['method'])} "
+                            caption=f"Picks of {esc(_selector_words(sel['method']))} "
                                     f"(aggregated by "
                                     f"{esc(_aggregator_words(sel['aggregator']))})"))
     parts += _models_html(rep, figs, gaps=True)
-    settings = [f"selector {sel['method']}, aggregator {_aggregator_key(sel['aggregator'])}, "
+    settings = [f"selector {_keyed(sel['method'], _selector_words(sel['method']))}, "
+                f"aggregator {_keyed(sel['aggregator'], _aggregator_words(sel['aggregator']))}, "
                 f"k = {sel['k']}"
                 + (" (the size with the lowest estimated error)" if few is not None else
                    " (a default, ensel.report.NO_GOLD_K: without gold no size is measured "
@@ -828,9 +830,10 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
                              numeric=[True, False, False, True, True, False, False],
                              caption="Buy list")]
     parts.append("<h2 id=\"evidence\">The evidence</h2>")
-    parts.append(f"<h3>Selection path</h3><p>{esc(sel['method'])} adds models in this "
-                 f"order; <code>-k auto</code> picks the number by nested cross-validation "
-                 f"(the smallest k within one standard error of the best): k = {sel['k']}"
+    parts.append(f"<h3>Selection path</h3><p>{esc(_selector_words(sel['method']))} adds "
+                 "models in this order; <code>-k auto</code> picks the number by nested "
+                 "cross-validation (the smallest k within one standard error of the best): "
+                 f"k = {sel['k']}"
                  + (f" ({esc(_auto_words(sel['auto']))})" if sel["auto"] else "") + ".</p>")
     prow = [[str(p["k"]), esc(p["model"]), f"{p['gain_bits']:.4f}", _e(p["inner_error"]),
              _e(p["inner_se"])] for p in rep.path]
@@ -844,7 +847,8 @@ def _measured_page(rep: UserReport, figs: dict[str, str], *, json_link: str | No
     parts += _models_html(rep, figs, gaps=False)
     if "frontier" in figs:
         parts += ["<h3>Cost and error</h3>", figs["frontier"]]
-    settings = [f"selector {sel['method']}, aggregator {_aggregator_key(sel['aggregator'])} "
+    settings = [f"selector {_keyed(sel['method'], _selector_words(sel['method']))}, "
+                f"aggregator {_keyed(sel['aggregator'], _aggregator_words(sel['aggregator']))} "
                 "(the defaults of ensel select)",
                 f"{ev['n_splits']} splits per condition, seed {ev['seed']}",
                 f"interval: {ev['correction']}"]
@@ -858,9 +862,15 @@ def _aggregator_words(name: str) -> str:
     return str(aggregator_name(name))
 
 
-def _aggregator_key(name: str) -> str:
-    """An aggregator in the settings: its name and the key that selects it."""
-    words = _aggregator_words(name)
+def _selector_words(name: str) -> str:
+    """A selector's key as the prose names it (:func:`ensel.select.selector_name`)."""
+    from ensel.select import selector_name
+
+    return str(selector_name(name))
+
+
+def _keyed(name: str, words: str) -> str:
+    """A selector or an aggregator in the settings: the key that selects it and its name."""
     return name if words == name else f"{name} ({words})"
 
 

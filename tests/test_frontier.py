@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -225,3 +228,49 @@ def test_buy_list_deciding_every_candidate_at_once_changes_nothing(run, monkeypa
     fast = budget.buy_list(res, budgets, min_cost=float(usd.min()))
     monkeypatch.setattr(budget, "_as_good_all", lambda *a: None)
     assert budget.buy_list(res, budgets, min_cost=float(usd.min())) == fast
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (no longer there, or a zombie nobody reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_forked_worker_ends_with_its_killed_parent(tmp_path) -> None:
+    # SIGKILL leaves the parent no time to stop its children: the kernel's parent-death
+    # signal does, instead of the child working on until its splits end
+    import signal
+    import subprocess
+    import time
+
+    pids = tmp_path / "child.pid"
+    script = (
+        "import os, sys, time\n"
+        "from ensel.frontier import _map_forked\n"
+        "top = os.getpid()\n"
+        "def work(i):\n"
+        "    if os.getpid() != top:\n"
+        f"        open({str(pids)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(600)\n"
+        "_map_forked(work, [0, 1], 2)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 60
+        while not (pids.exists() and pids.read_text()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child = int(pids.read_text())
+        assert not _gone(child)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while not _gone(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _gone(child), f"the forked worker {child} outlived its killed parent"
+    finally:
+        proc.kill()
+        if pids.exists() and pids.read_text() and not _gone(int(pids.read_text())):
+            os.kill(int(pids.read_text()), signal.SIGKILL)

@@ -244,8 +244,10 @@ def test_the_report_runs_the_label_free_path_itself(files, tmp_path, capsys, whi
         assert rec["aggregator"] == doc["select"]["aggregator"] == "ds"
         assert "aggregated by Dawid-Skene: " in rec["headline"]
         assert "by ds" not in html and "(aggregator ds)" not in html
-        assert "Picks of score_mi (aggregated by Dawid-Skene)" in html
+        assert "Picks of ScoreMI (aggregated by Dawid-Skene)" in html
         assert "aggregator ds (Dawid-Skene), k = " in html
+        # the selector too: its label in prose and captions, its key beside it in the settings
+        assert "Picks of score_mi" not in html and "selector score_mi (ScoreMI), " in html
         assert main(["select", files[which], "-k", "auto"]) == 0
         text = " ".join(capsys.readouterr().out.split())
         assert "method score_mi, aggregator ds (Dawid-Skene), k = " in text

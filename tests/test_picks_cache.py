@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ensel import _picks
+from ensel._memo import Recent
 from ensel.copula import sample_equicorrelated
 from ensel.experiment import heldout_errors
 from ensel.protocol import Protocol
@@ -18,7 +19,7 @@ from ensel.select import SELECTORS
 @pytest.fixture
 def fresh(monkeypatch, tmp_path):
     """An empty memory and a disk folder of this test."""
-    monkeypatch.setattr(_picks, "_MEMORY", {})
+    monkeypatch.setattr(_picks, "_MEMORY", Recent(100))
     monkeypatch.setenv(_picks.DIR_VARIABLE, str(tmp_path / "picks"))
     monkeypatch.setenv(_picks.KEY_VARIABLE, "test")
     return tmp_path / "picks"
@@ -59,7 +60,7 @@ def test_other_content_other_key_and_the_disk_is_shared(fresh, monkeypatch):
     _picks.nested_path("binary", "greedy_mi", X2, y, 5, _counting_fit(X2, y, "greedy_mi", calls))
     assert calls == [5, 5]
     assert len(list(fresh.glob("*.npy"))) == 2
-    monkeypatch.setattr(_picks, "_MEMORY", {})  # another process of the same build
+    monkeypatch.setattr(_picks, "_MEMORY", Recent(100))  # another process of the same build
     _picks.nested_path("binary", "greedy_mi", X, y, 5, _counting_fit(X, y, "greedy_mi", calls))
     assert calls == [5, 5]
     monkeypatch.setenv(_picks.KEY_VARIABLE, "other code")  # another version never reads it
@@ -79,7 +80,7 @@ def test_a_damaged_file_is_a_miss(fresh):
     _picks.nested_path("binary", "topk", X, y, 4, _counting_fit(X, y, "topk", calls))
     for p in fresh.glob("*.npy"):
         p.write_bytes(b"not a numpy file")
-    _picks.nested_path.__globals__["_MEMORY"].clear()
+    _picks._MEMORY.clear()
     assert _picks.nested_path("binary", "topk", X, y, 4, _counting_fit(X, y, "topk", calls)) \
         == [int(j) for j in SELECTORS["topk"](4).fit(X, y).selected_]
     assert calls == [4, 4]
@@ -93,7 +94,7 @@ def test_heldout_errors_are_the_same_with_the_paths_remembered(fresh, monkeypatc
     cold = heldout_errors(X, y, **kwargs)
     warm = heldout_errors(X, y, **kwargs)  # every path from memory
     smaller = heldout_errors(X, y, **{**kwargs, "ks": [2, 3]})  # prefixes of the paths
-    monkeypatch.setattr(_picks, "_MEMORY", {})
+    monkeypatch.setattr(_picks, "_MEMORY", Recent(100))
     fresh_small = heldout_errors(X, y, **{**kwargs, "ks": [2, 3]})
     assert cold.equals(warm)
     assert smaller.equals(fresh_small)

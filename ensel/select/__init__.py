@@ -97,6 +97,7 @@ __all__ = [
     "paper_selectors",
     "relevance",
     "resolve_selector",
+    "selector_name",
     "score_bins",
     "score_mi",
     "three_term_greedy",
@@ -201,6 +202,24 @@ def resolve_selector(name: str) -> str | None:
         if key == spec.name or key in spec.aliases:
             return spec.name
     return None
+
+
+@validate_params({"name": [str]})
+def selector_name(name: str) -> str:
+    """The selector ``name`` (a key of :data:`SPECS` or :data:`MULTICLASS_SPECS`) as a
+    sentence or a caption names it: its spec's ``label``; a name in neither registry is
+    returned as it is.
+
+    The report's prose and captions read it (its JSON keeps the key), as they read
+    :func:`ensel.aggregate.aggregator_name` for the aggregator.
+
+    Examples
+    --------
+    >>> selector_name("score_mi"), selector_name("greedy_mi"), selector_name("mine")
+    ('ScoreMI', 'Greedy MI', 'mine')
+    """
+    spec = SPECS.get(name) or MULTICLASS_SPECS.get(name)
+    return name if spec is None else spec.label
 
 
 #: The selector `ensel select` runs unless told otherwise (the paper's stays available as
