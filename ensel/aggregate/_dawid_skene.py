@@ -37,12 +37,12 @@ the EM algorithm", Applied Statistics 28(1), 1979.
 
 from __future__ import annotations
 
-import hashlib
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
+from ensel._memo import Recent, content_key
 from ensel._validation import Interval, StrOptions, check_random_state, validate_params
 from ensel.aggregate._multiclass import (
     MulticlassAggregatorMixin,
@@ -62,8 +62,7 @@ __all__ = ["DawidSkene", "OneCoinDawidSkene"]
 #: EM fit often comes twice in a row, e.g. an evaluation's label-free ``ds`` arm and the
 #: independent first fit of :class:`ensel.aggregate.FamilyDawidSkene` on the same columns;
 #: the second one reads the first's (copies: the same numbers, bit for bit).
-_FITS: dict[str, dict[str, Any]] = {}
-_MAX_FITS = 8
+_FITS: Recent[dict[str, Any]] = Recent(8)
 
 
 class _EM(MulticlassAggregatorMixin):
@@ -144,11 +143,9 @@ class _EM(MulticlassAggregatorMixin):
             return self
         self._fit_em(A, yc, mask)
         if key is not None:  # every fitted attribute (public, ending in "_")
-            if len(_FITS) >= _MAX_FITS:  # the oldest first (threads may race here: harmless)
-                _FITS.pop(next(iter(_FITS), ""), None)
-            _FITS[key] = {name: (value.copy() if isinstance(value, np.ndarray) else value)
-                          for name, value in vars(self).items()
-                          if name.endswith("_") and not name.startswith("_")}
+            _FITS.put(key, {name: (value.copy() if isinstance(value, np.ndarray) else value)
+                            for name, value in vars(self).items()
+                            if name.endswith("_") and not name.startswith("_")})
         return self
 
     def _fit_key(self, A: np.ndarray, yc: np.ndarray | None, mask: np.ndarray | None
@@ -158,16 +155,8 @@ class _EM(MulticlassAggregatorMixin):
         seed = self.random_state if self.init == "random" else None
         if seed is not None and not isinstance(seed, (int, np.integer)):
             return None
-        h = hashlib.sha256(repr((type(self).__qualname__, self.max_iter, self.tol, self.alpha,
-                                 self.init, seed, self.classes_.tolist())).encode())
-        for a in (A, yc, mask):
-            if a is None:
-                h.update(b"none")
-                continue
-            a = np.ascontiguousarray(a)
-            h.update(f"{a.dtype.str}{a.shape}".encode())
-            h.update(a.tobytes())
-        return h.hexdigest()
+        return content_key((type(self).__qualname__, self.max_iter, self.tol, self.alpha,
+                            self.init, seed, self.classes_.tolist()), A, yc, mask)
 
     def _fit_em(self, A: np.ndarray, yc: np.ndarray | None, mask: np.ndarray | None = None
                 ) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ensel._errors import UsageError
+from ensel._memo import Recent, content_key
 from ensel._validation import Interval, Shown, StrOptions, constraint_error, validate_params
 from ensel.data import OptionMatrix
 from ensel.fewlabels._gold import Pool, _read_pool, read_pool
@@ -219,26 +220,12 @@ class _Analysis:
     aggregator: str
 
 
-#: The last few analyses by content (:func:`_analysis_key`). ``label_next``'s
+#: The last few analyses by content (``ensel._memo``). ``label_next``'s
 #: ``"decisive"`` order analyses the labels it has exactly as ``choose_with_labels`` does
 #: with the same labels and parameters, so a labelling loop that also reports the choice at
 #: each step made every analysis twice; the second now reads the first (seeded throughout:
 #: the same analysis, read-only to its callers).
-_ANALYSES: dict[str, _Analysis] = {}
-_MAX_ANALYSES = 16
-
-
-def _analysis_key(pool: Pool, params: tuple[Any, ...]) -> str:
-    """The content key of an analysis: the pool (codes, gold, options, names) and the
-    parameters."""
-    import hashlib
-
-    h = hashlib.sha256(repr((params, pool.binary, pool.models, pool.items, pool.options))
-                       .encode())
-    for a in (pool.A, pool.gold, pool.n_options):
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()
+_ANALYSES: Recent[_Analysis] = Recent(16)
 
 
 def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: int,
@@ -257,14 +244,15 @@ def analyse(A: Any, y: Any, *, k: Any, method: str, aggregator: str, n_draws: in
     m = pool.A.shape[1]
     if k != "auto" and int(k) > m:
         raise constraint_error("k", f"at most the number of models ({m})", k, func=func)
-    key = _analysis_key(pool, (k, method, aggregator, n_draws, seed))
+    # the content: the pool (codes, gold, options, names) and the parameters
+    key = content_key((k, method, aggregator, n_draws, seed),
+                      (pool.binary, pool.models, pool.items, pool.options),
+                      pool.A, pool.gold, pool.n_options)
     found = _ANALYSES.get(key)
     if found is None:
         found = _analyse(pool, k=k, method=method, aggregator=aggregator, n_draws=n_draws,
                          seed=seed)
-        if len(_ANALYSES) >= _MAX_ANALYSES:  # the oldest first
-            _ANALYSES.pop(next(iter(_ANALYSES), ""), None)
-        _ANALYSES[key] = found
+        _ANALYSES.put(key, found)
     return found
 
 
