@@ -109,26 +109,28 @@ class _Prepared:
 
         Yields ``(pos, c1, total)``: ``c1[2 g + y, i] = #{kept items: pattern = g, Y = y,
         X_j = +1}`` (``j = cols[pos[i]]``) and ``total[2 g + y]`` (so the ``X_j = -1``
-        counts are ``total - c1``). Only the items of ``pattern.keep`` are read: their rows
-        of the answer matrix are gathered once, then counted in column blocks.
+        counts are ``total - c1``). Only the items of ``pattern.keep`` are read: the one-hot
+        has no entry in the column of any other item (so the answer matrix is read in place,
+        never gathered), and the counts are made in column blocks.
         """
         import scipy.sparse as sp
 
         Gy = 2 * pattern.G
-        rows = np.flatnonzero(pattern.keep)
-        groups = pattern.codes[rows] * 2 + self.y[rows]
-        nk = rows.size
-        M = sp.csc_matrix((np.ones(nk, dtype=self.B1.dtype), groups, np.arange(nk + 1)),
-                          shape=(Gy, nk))
+        keep = pattern.keep
+        groups = pattern.codes[keep] * 2 + self.y[keep]
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(keep, out=indptr[1:])
+        M = sp.csc_matrix((np.ones(groups.size, dtype=self.B1.dtype), groups, indptr),
+                          shape=(Gy, self.n))
         total = np.bincount(groups, minlength=Gy).astype(float)
-        Bk = self.B1 if nk == self.n else self.B1[rows]  # (nk, m), C order
         block = max(1, _MAX_CELLS // Gy)
         for a in range(0, self.m, block):
             b = min(self.m, a + block)
             pos = np.flatnonzero((cols >= a) & (cols < b))
             if pos.size == 0:
                 continue
-            B1 = Bk if (a == 0 and b == self.m) else np.ascontiguousarray(Bk[:, a:b])
+            B1 = (self.B1 if (a == 0 and b == self.m)
+                  else np.ascontiguousarray(self.B1[:, a:b]))
             c1 = M @ B1  # (Gy, b - a)
             yield pos, np.asarray(c1[:, cols[pos] - a], dtype=float), total
 
