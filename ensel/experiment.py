@@ -1437,6 +1437,18 @@ _EVALS_PER_HALF = 4
 _HALVING_KEY = 0x48414C46  # "HALF": keeps the halvings' seeds apart from the splits'
 
 
+def _with_constants(parts: Sequence[pd.DataFrame], **columns: Sequence[Any]) -> pd.DataFrame:
+    """``pd.concat([p.assign(**{c: v[i] for c, v in columns.items()}) for i, p in
+    enumerate(parts)], ignore_index=True)``: each part's constant values as new columns,
+    added once to the concatenated frame (an ``assign`` per part costs more than its rows)."""
+    out = pd.concat(parts, ignore_index=True)
+    sizes = [len(p) for p in parts]
+    for name, values in columns.items():
+        out[name] = pd.Series(np.repeat(np.asarray(values, dtype=object), sizes),
+                              index=out.index).infer_objects()
+    return out
+
+
 def half_splits(n_conditions: int) -> int:
     """Random splits per condition on each half of a halving: enough for 4 evaluations per
     half (the default of :func:`half_sample_errors`)."""
@@ -1453,10 +1465,12 @@ def halvings(item_ids: Sequence[Any], n_halvings: int, *,
     """
     ids = [np.asarray(i).astype(str) for i in item_ids]
     items = np.unique(np.concatenate(ids)) if ids else np.array([], dtype=str)
+    where = [np.searchsorted(items, i) for i in ids]  # each id's place among the items, once
     for h in range(int(n_halvings)):
         rng = np.random.default_rng(np.random.SeedSequence([int(seed), _HALVING_KEY, h]))
-        in_a = items[rng.permutation(items.size)[: items.size // 2]]
-        yield [np.isin(i, in_a) for i in ids]
+        in_a = np.zeros(items.size, dtype=bool)
+        in_a[rng.permutation(items.size)[: items.size // 2]] = True
+        yield [in_a[w] for w in where]  # np.isin(ids, the items in half A), without a sort
 
 
 def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
@@ -1521,16 +1535,16 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
 
     def one_half(task: tuple[Any, ...]) -> pd.DataFrame:
         h, (d, kk), half, rows = task
-        part = heldout_errors(*d.inputs(rows), ks=kk, protocol=pr.replace(n_splits=per_half),
+        return heldout_errors(*d.inputs(rows), ks=kk, protocol=pr.replace(n_splits=per_half),
                               condition=f"{d.condition}/halving{h}{half}",
                               selectors=selectors, aggregators=aggregators,
                               names=d.models, item_ids=d.items[rows], inner=inner)
-        return part.assign(condition=str(d.condition), halving=h, half=half)
 
     parts = _map_in_order(one_half, tasks, jobs)
-    out = pd.concat(parts, ignore_index=True)[["halving", "half", *RESULT_COLUMNS,
-                                               *_EXTRA_COLUMNS,
-                                               *([INNER_COLUMN] if inner else [])]]
+    out = _with_constants(parts, condition=[str(t[1][0].condition) for t in tasks],
+                          halving=[t[0] for t in tasks], half=[t[2] for t in tasks])
+    out = out[["halving", "half", *RESULT_COLUMNS, *_EXTRA_COLUMNS,
+               *([INNER_COLUMN] if inner else [])]]
     out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_halvings=n_halvings,
                                           splits_per_half=per_half,
                                           test_fraction=test_fraction, seed=int(seed),

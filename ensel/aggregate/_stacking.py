@@ -390,10 +390,7 @@ class LogisticStacking(AggregatorMixin):
             for use in ([True, False] if self.fit_intercept == "auto"
                         else [bool(self.fit_intercept)]):
                 Z, pen = _design(Xa, use, l2)
-                start = _start(use, k, p0)
-                if True in fits and not use:  # warm: the weights fitted with the intercept
-                    start[1:] = fits[True][0][1:]  # (3-5 Newton steps instead of 8-12)
-                fits[use] = _newton(Z, t, w, pen, start, max_iter, tol)
+                fits[use] = _newton(Z, t, w, pen, _start(use, k, p0), max_iter, tol)
         if len(fits) == 2:  # likelihood-ratio test of the intercept, 1 df
             stat = 2.0 * (fits[False][1] - fits[True][1])
             use = bool(stat >= _intercept_critical())
