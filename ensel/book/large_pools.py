@@ -151,16 +151,27 @@ def _array_results(X: np.ndarray, y: np.ndarray, ks: Sequence[int], n_splits: in
 def _array_replicates(X: np.ndarray, y: np.ndarray, ks: Sequence[int], n_halvings: int,
                       splits_per_half: int, seed: int) -> pd.DataFrame:
     """:func:`ensel.experiment.half_sample_errors` for an answer matrix (one condition)."""
-    parts = []
+    parts, halving, which = [], [], []
     for h, (mask,) in enumerate(halvings([np.arange(len(y))], n_halvings, seed=seed)):
         for half, rows in (("A", mask), ("B", ~mask)):
+            Xh, yh = X[rows], y[rows]  # one copy of the half for the three groups
             for sel, aggs in _groups().items():
-                part = heldout_errors(X[rows], y[rows], ks=ks,
-                                      protocol=Protocol(n_splits=splits_per_half, seed=seed),
-                                      condition=f"all/halving{h}{half}",
-                                      selectors=[sel], aggregators=aggs)
-                parts.append(part.assign(condition="all", halving=h, half=half))
-    return pd.concat(parts, ignore_index=True)
+                parts.append(heldout_errors(Xh, yh, ks=ks,
+                                            protocol=Protocol(n_splits=splits_per_half,
+                                                              seed=seed),
+                                            condition=f"all/halving{h}{half}",
+                                            selectors=[sel], aggregators=aggs))
+                halving.append(h)
+                which.append(half)
+    # the columns each part would get from part.assign(condition="all", halving=h,
+    # half=half), added once to the concatenated frame
+    out = pd.concat(parts, ignore_index=True)
+    sizes = [len(p) for p in parts]
+    out["condition"] = "all"
+    out["halving"] = np.repeat(np.asarray(halving, dtype=np.int64), sizes)
+    out["half"] = pd.Series(np.repeat(np.asarray(which, dtype=object), sizes),
+                            index=out.index).infer_objects()
+    return out
 
 
 def compare(data: Any, *, ks: Sequence[int], n_splits: int, n_halvings: int,
