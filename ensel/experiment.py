@@ -1106,6 +1106,19 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     >>> errs.shape
     (24, 8)
     """
+    return _heldout_errors(X, y, ks=ks, protocol=protocol, condition=condition,
+                           selectors=selectors, aggregators=aggregators, names=names,
+                           exhaustive=exhaustive, item_ids=item_ids, n_jobs=n_jobs,
+                           inner=inner, label_free=label_free)
+
+
+def _heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None, protocol: Protocol,
+                    condition: Any, selectors: Sequence[str] | None,
+                    aggregators: Sequence[str] | None, names: Sequence[str] | None,
+                    exhaustive: bool, item_ids: Any, n_jobs: int | None, inner: bool,
+                    label_free: bool, keys: np.ndarray | None = None) -> pd.DataFrame:
+    """:func:`heldout_errors`; ``keys``: the items' split keys (:func:`_item_keys` of
+    ``item_ids``) when the caller has them (the halves of :func:`half_sample_errors`)."""
     pr = _check_protocol(protocol)  # a Protocol checked its numbers when made
     n_splits, test_fraction, seed = pr.n_splits, pr.test_fraction, pr.seed
     (options, sel_specs, selectors, aggregators, Xa, ya, has_gold, names,
@@ -1119,7 +1132,8 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     if exhaustive:  # fail before the expensive part if m is too large
         exhaustive_errors(Xa[:2], ya[:2], Xa[:1], ya[:1], [])
     jobs = _jobs(n_jobs)
-    splits = _protocol_splits(_item_keys(item_ids, n), condition=condition, n_splits=n_splits,
+    keys = _item_keys(item_ids, n) if keys is None else keys
+    splits = _protocol_splits(keys, condition=condition, n_splits=n_splits,
                               seed=seed, test_fraction=test_fraction, inner=exhaustive or inner)
     # the exhaustive tables of every split and of its inner split, from one scan
     tables = (_exhaustive_tables(Xa, ya, [p for tr, te, itr, iva in splits
@@ -1527,6 +1541,9 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
     selectors, aggregators = _default_arms(data, selectors, aggregators)
     arrays = [(d, _check_ks(ks_in, d.X.shape[1], d.condition)) for d in data]
     jobs = _jobs(n_jobs)
+    # each condition's split keys once: every half reads its rows' (the halves' many calls
+    # of heldout_errors would hash the same item ids again)
+    keys = {id(d): _item_keys(d.items, len(d.items)) for d, _ in arrays}
     tasks = [(h, a, half, rows)
              for h, masks in enumerate(halvings([a[0].items for a in arrays], n_halvings,
                                                 seed=seed))
@@ -1535,10 +1552,13 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
 
     def one_half(task: tuple[Any, ...]) -> pd.DataFrame:
         h, (d, kk), half, rows = task
-        return heldout_errors(*d.inputs(rows), ks=kk, protocol=pr.replace(n_splits=per_half),
-                              condition=f"{d.condition}/halving{h}{half}",
-                              selectors=selectors, aggregators=aggregators,
-                              names=d.models, item_ids=d.items[rows], inner=inner)
+        return _heldout_errors(*d.inputs(rows), ks=kk,
+                               protocol=pr.replace(n_splits=per_half),
+                               condition=f"{d.condition}/halving{h}{half}",
+                               selectors=selectors, aggregators=aggregators,
+                               names=d.models, exhaustive=False, item_ids=d.items[rows],
+                               n_jobs=None, inner=inner, label_free=False,
+                               keys=keys[id(d)][rows])
 
     parts = _map_in_order(one_half, tasks, jobs)
     out = _with_constants(parts, condition=[str(t[1][0].condition) for t in tasks],
