@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ensel._kernels import CountTable, answer_digits, entropy_rows, label_bits
+from ensel._kernels import CountTable, answer_digits, entropy_rows, group_sums, label_bits
 from ensel._validation import Shown, constraint_error
 
 #: Scores within this many bits of the best count as tied (lowest index wins).
@@ -70,8 +70,6 @@ class _Prepared:
         All columns of a block are counted (cheaper than gathering the candidates) and the
         few already-selected ones are dropped.
         """
-        import scipy.sparse as sp
-
         G, n = pattern.G, self.n
         Gy = 2 * G
         keep = getattr(pattern, "keep", None)
@@ -81,8 +79,6 @@ class _Prepared:
         else:  # only the items of the kept groups (see _without_singletons)
             groups = pattern.codes[keep] * 2 + self.y[keep]
             indptr = np.concatenate([[0], np.cumsum(keep)])
-        M = sp.csc_matrix((np.ones(groups.size, dtype=self.B1.dtype), groups, indptr),
-                          shape=(Gy, n))
         total = np.bincount(groups, minlength=Gy).astype(float)
         block = max(1, _MAX_CELLS // (3 * Gy))
         for a in range(0, self.m, block):
@@ -92,10 +88,10 @@ class _Prepared:
                 continue
             whole = a == 0 and b == self.m
             B1 = self.B1 if whole else np.ascontiguousarray(self.B1[:, a:b])
-            c1 = M @ B1  # (Gy, b - a)
+            c1 = group_sums(groups, Gy, B1, indptr)  # (Gy, b - a)
             if self.B2 is not None:
                 B2 = self.B2 if whole else np.ascontiguousarray(self.B2[:, a:b])
-                c2 = M @ B2
+                c2 = group_sums(groups, Gy, B2, indptr)
             else:
                 c2 = np.zeros_like(c1)
             keep = cols[pos] - a
@@ -113,15 +109,11 @@ class _Prepared:
         has no entry in the column of any other item (so the answer matrix is read in place,
         never gathered), and the counts are made in column blocks.
         """
-        import scipy.sparse as sp
-
         Gy = 2 * pattern.G
         keep = pattern.keep
         groups = pattern.codes[keep] * 2 + self.y[keep]
         indptr = np.zeros(self.n + 1, dtype=np.int64)
         np.cumsum(keep, out=indptr[1:])
-        M = sp.csc_matrix((np.ones(groups.size, dtype=self.B1.dtype), groups, indptr),
-                          shape=(Gy, self.n))
         total = np.bincount(groups, minlength=Gy).astype(float)
         block = max(1, _MAX_CELLS // Gy)
         for a in range(0, self.m, block):
@@ -131,7 +123,7 @@ class _Prepared:
                 continue
             B1 = (self.B1 if (a == 0 and b == self.m)
                   else np.ascontiguousarray(self.B1[:, a:b]))
-            c1 = M @ B1  # (Gy, b - a)
+            c1 = group_sums(groups, Gy, B1, indptr)  # (Gy, b - a)
             yield pos, np.asarray(c1[:, cols[pos] - a], dtype=float), total
 
     def counts(self, pattern: _Pattern, cols: np.ndarray) -> np.ndarray:

@@ -69,6 +69,7 @@ from typing import Any
 
 import numpy as np
 
+from ensel._kernels import group_sums
 from ensel._validation import Interval
 from ensel.aggregate import WeightedMajorityVote
 from ensel.select._base import _BaseSelector
@@ -217,8 +218,6 @@ class ScoreMI(_BaseSelector):
 
     def _path(self, Xa: np.ndarray, ya: np.ndarray,
               k: int) -> tuple[list[int], list[float], np.ndarray]:
-        import scipy.sparse as sp
-
         n_bins = int(self.n_bins)  # checked by fit
         n, m = Xa.shape
         ftype = np.float32 if n < (1 << 24) else np.float64  # exact 0/1 sums below 2**24
@@ -233,13 +232,11 @@ class ScoreMI(_BaseSelector):
             bins = score_bins(score, n_bins) if t else np.zeros(n, dtype=np.int64)
             G = int(bins.max()) + 1
             groups = bins * 2 + yb
-            M = sp.csc_matrix((np.ones(n, dtype=ftype), groups, np.arange(n + 1)),
-                              shape=(2 * G, n))
             total = np.bincount(groups, minlength=2 * G).astype(float)
-            c1 = np.asarray(M @ B1, dtype=float)  # (2G, m): #(bin, y, X_j = +1)
+            c1 = np.asarray(group_sums(groups, 2 * G, B1), dtype=float)  # #(bin, y, X_j = +1)
             parts = [c1]
             if B2 is not None:
-                parts.append(np.asarray(M @ B2, dtype=float))
+                parts.append(np.asarray(group_sums(groups, 2 * G, B2), dtype=float))
             c0 = total[:, None] - sum(parts)
             cnt = np.stack([c0, *parts], axis=-1)  # (2G, m, r)
             return cnt.reshape(G, 2, m, -1).transpose(2, 0, 1, 3)  # (m, G, 2, r)
