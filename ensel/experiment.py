@@ -1146,7 +1146,6 @@ def _heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None, protocol: Proto
         tr, te, itr, iva = splits[split]
         Xtr, ytr, Xte, yte = Xa[tr], ya[tr], Xa[te], ya[te]
         g = has_gold[tr]  # the accuracy (and the error) read the items with gold
-        acc = (Xtr[g] == ytr[g, None]).mean(axis=0)
         mv_seed = _mv_seed(seed, condition, split)
         n_te = int(has_gold[te].sum())
 
@@ -1160,7 +1159,16 @@ def _heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None, protocol: Proto
 
         on_inner = (scored(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], tr[itr], tr[iva])
                     if inner else {})
-        for (sel, agg, k), (err, cols) in scored(Xtr, ytr, Xte, yte, tr, te).items():
+        arms = scored(Xtr, ytr, Xte, yte, tr, te)
+        # training accuracies of the picked models only (of all with the exhaustive rows):
+        # each is a count over the items with gold, the same number whichever columns are
+        # computed with it
+        used = (np.arange(m) if exhaustive
+                else np.unique(np.array([j for _, cols in arms.values() for j in cols],
+                                        dtype=np.int64)))
+        acc = np.full(m, np.nan)
+        acc[used] = (Xtr[np.ix_(np.flatnonzero(g), used)] == ytr[g, None]).mean(axis=0)
+        for (sel, agg, k), (err, cols) in arms.items():
             rows.append((split, sel, agg, k, err, SEP.join(names[j] for j in cols),
                          float(acc[cols].mean()), n_te)
                         + ((on_inner[(sel, agg, k)][0],) if inner else ()))
