@@ -105,7 +105,8 @@ class _Prepared:
 
         Yields ``(pos, c1, total)``: ``c1[2 g + y, i] = #{kept items: pattern = g, Y = y,
         X_j = +1}`` (``j = cols[pos[i]]``) and ``total[2 g + y]`` (so the ``X_j = -1``
-        counts are ``total - c1``). Only the items of ``pattern.keep`` are read: the one-hot
+        counts are ``total - c1``; ``c1`` as ``intp``). Only the items of ``pattern.keep``
+        are read: the one-hot
         has no entry in the column of any other item (so the answer matrix is read in place,
         never gathered), and the counts are made in column blocks.
         """
@@ -123,8 +124,8 @@ class _Prepared:
                 continue
             B1 = (self.B1 if (a == 0 and b == self.m)
                   else np.ascontiguousarray(self.B1[:, a:b]))
-            c1 = group_sums(groups, Gy, B1, indptr)  # (Gy, b - a)
-            yield pos, np.asarray(c1[:, cols[pos] - a], dtype=float), total
+            c1 = group_sums(groups, Gy, B1, indptr)  # (Gy, b - a), exact integers
+            yield pos, c1[:, cols[pos] - a].astype(np.intp), total
 
     def counts(self, pattern: _Pattern, cols: np.ndarray) -> np.ndarray:
         """All blocks of :meth:`iter_counts` stacked (only for small patterns)."""
@@ -231,8 +232,7 @@ def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) 
         t_jsy, z_jsy = P.table.table(Kjsy)
         corr_js = s * P.table.step(np.array([Kjs]))[0] if s else 0.0
         corr_jsy = s * P.table.step(np.array([Kjsy]))[0] if s else 0.0
-        for pos, c1, total in P.iter_counts_binary(red, cand):
-            i1 = c1.astype(np.intp)
+        for pos, i1, total in P.iter_counts_binary(red, cand):  # i1: integer counts
             i0 = total.astype(np.intp)[:, None] - i1
             h_jsy = (t_jsy[i1].sum(axis=0) + t_jsy[i0].sum(axis=0)) + z_jsy + corr_jsy
             g1 = i1[0::2] + i1[1::2]
