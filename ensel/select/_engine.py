@@ -106,9 +106,8 @@ class _Prepared:
         Yields ``(pos, c1, total)``: ``c1[2 g + y, i] = #{kept items: pattern = g, Y = y,
         X_j = +1}`` (``j = cols[pos[i]]``) and ``total[2 g + y]`` (so the ``X_j = -1``
         counts are ``total - c1``; ``c1`` as ``intp``). Only the items of ``pattern.keep``
-        are read: the one-hot
-        has no entry in the column of any other item (so the answer matrix is read in place,
-        never gathered), and the counts are made in column blocks.
+        are read: the one-hot has no entry in the column of any other item (so the answer
+        matrix is read in place, never gathered), and the counts are made in column blocks.
         """
         Gy = 2 * pattern.G
         keep = pattern.keep
