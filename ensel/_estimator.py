@@ -458,6 +458,12 @@ class AggregatorMixin(EstimatorMixin):
             return np.asarray(self.decision_function(X)) == 0
         return np.asarray(self.predict_proba(X))[:, 1] == 0.5  # type: ignore[attr-defined]
 
+    def _predict_ties(self, X: Any) -> tuple[Any, np.ndarray]:
+        """``(self.predict(X), self._ties(X))``, what an evaluation reads
+        (:func:`ensel.aggregate.heldout_error`); a rule whose prediction and ties come from
+        one score computes that score once."""
+        return self.predict(X), self._ties(X)  # type: ignore[attr-defined]
+
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import ClassifierTags
 

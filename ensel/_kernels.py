@@ -50,6 +50,7 @@ __all__ = [
     "dense_entropy_rows",
     "empty_cells",
     "entropy_rows",
+    "group_sums",
     "grouped_entropy",
     "label_bits",
     "q_log2_q",
@@ -117,6 +118,40 @@ def code_groups(codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     rows = np.empty(n_groups, dtype=np.int64)
     rows[group] = np.arange(n)
     return rows, group
+
+
+def group_sums(groups: np.ndarray, n_groups: int, B: np.ndarray,
+               indptr: np.ndarray | None = None) -> np.ndarray:
+    """Per group, the sum of its items' rows of ``B``: ``M @ B`` for the one-hot ``M`` of
+    shape ``(n_groups, n)``, ``M[groups[i], i] = 1`` (the counting pass of the selectors).
+
+    ``B`` is a C-ordered ``(n, c)`` float array (0/1 indicators: the sums are exact counts).
+    ``indptr``: the CSC column pointers of ``M`` when some items belong to no group (their
+    columns are empty and ``groups`` lists only the others), else one item per column. The
+    product is scipy's CSC kernel, called without building the matrix object (its format
+    checks cost more than the product on the selectors' small tables); where that private
+    entry point is missing, through ``scipy.sparse.csc_matrix``: the same kernel.
+
+    Examples
+    --------
+    >>> B = np.array([[1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    >>> group_sums(np.array([1, 0, 1]), 2, B).tolist()
+    [[1.0, 1.0], [1.0, 1.0]]
+    """
+    n, c = B.shape
+    if indptr is None:
+        indptr = np.arange(n + 1)
+    ones = np.ones(groups.size, dtype=B.dtype)
+    try:
+        from scipy.sparse._sparsetools import csc_matvecs
+    except ImportError:  # pragma: no cover - scipy moved its kernels
+        import scipy.sparse as sp
+
+        return np.asarray(sp.csc_matrix((ones, groups, indptr), shape=(n_groups, n)) @ B)
+    out = np.zeros((n_groups, c), dtype=B.dtype)
+    csc_matvecs(n_groups, n, c, indptr, groups, ones, np.ascontiguousarray(B).ravel(),
+                out.ravel())
+    return out
 
 
 # --------------------------------------------------------------------------- the kernel

@@ -1106,6 +1106,19 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     >>> errs.shape
     (24, 8)
     """
+    return _heldout_errors(X, y, ks=ks, protocol=protocol, condition=condition,
+                           selectors=selectors, aggregators=aggregators, names=names,
+                           exhaustive=exhaustive, item_ids=item_ids, n_jobs=n_jobs,
+                           inner=inner, label_free=label_free)
+
+
+def _heldout_errors(X: Any, y: Any, *, ks: Iterable[int] | None, protocol: Protocol,
+                    condition: Any, selectors: Sequence[str] | None,
+                    aggregators: Sequence[str] | None, names: Sequence[str] | None,
+                    exhaustive: bool, item_ids: Any, n_jobs: int | None, inner: bool,
+                    label_free: bool, keys: np.ndarray | None = None) -> pd.DataFrame:
+    """:func:`heldout_errors`; ``keys``: the items' split keys (:func:`_item_keys` of
+    ``item_ids``) when the caller has them (the halves of :func:`half_sample_errors`)."""
     pr = _check_protocol(protocol)  # a Protocol checked its numbers when made
     n_splits, test_fraction, seed = pr.n_splits, pr.test_fraction, pr.seed
     (options, sel_specs, selectors, aggregators, Xa, ya, has_gold, names,
@@ -1119,7 +1132,8 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
     if exhaustive:  # fail before the expensive part if m is too large
         exhaustive_errors(Xa[:2], ya[:2], Xa[:1], ya[:1], [])
     jobs = _jobs(n_jobs)
-    splits = _protocol_splits(_item_keys(item_ids, n), condition=condition, n_splits=n_splits,
+    keys = _item_keys(item_ids, n) if keys is None else keys
+    splits = _protocol_splits(keys, condition=condition, n_splits=n_splits,
                               seed=seed, test_fraction=test_fraction, inner=exhaustive or inner)
     # the exhaustive tables of every split and of its inner split, from one scan
     tables = (_exhaustive_tables(Xa, ya, [p for tr, te, itr, iva in splits
@@ -1132,7 +1146,6 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
         tr, te, itr, iva = splits[split]
         Xtr, ytr, Xte, yte = Xa[tr], ya[tr], Xa[te], ya[te]
         g = has_gold[tr]  # the accuracy (and the error) read the items with gold
-        acc = (Xtr[g] == ytr[g, None]).mean(axis=0)
         mv_seed = _mv_seed(seed, condition, split)
         n_te = int(has_gold[te].sum())
 
@@ -1146,7 +1159,16 @@ def heldout_errors(X: Any, y: Any = None, *, ks: Iterable[int] | None = None,
 
         on_inner = (scored(Xtr[itr], ytr[itr], Xtr[iva], ytr[iva], tr[itr], tr[iva])
                     if inner else {})
-        for (sel, agg, k), (err, cols) in scored(Xtr, ytr, Xte, yte, tr, te).items():
+        arms = scored(Xtr, ytr, Xte, yte, tr, te)
+        # training accuracies of the picked models only (of all with the exhaustive rows):
+        # each is a count over the items with gold, the same number whichever columns are
+        # computed with it
+        used = (np.arange(m) if exhaustive
+                else np.unique(np.array([j for _, cols in arms.values() for j in cols],
+                                        dtype=np.int64)))
+        acc = np.full(m, np.nan)
+        acc[used] = (Xtr[np.ix_(np.flatnonzero(g), used)] == ytr[g, None]).mean(axis=0)
+        for (sel, agg, k), (err, cols) in arms.items():
             rows.append((split, sel, agg, k, err, SEP.join(names[j] for j in cols),
                          float(acc[cols].mean()), n_te)
                         + ((on_inner[(sel, agg, k)][0],) if inner else ()))
@@ -1437,6 +1459,18 @@ _EVALS_PER_HALF = 4
 _HALVING_KEY = 0x48414C46  # "HALF": keeps the halvings' seeds apart from the splits'
 
 
+def _with_constants(parts: Sequence[pd.DataFrame], **columns: Sequence[Any]) -> pd.DataFrame:
+    """``pd.concat([p.assign(**{c: v[i] for c, v in columns.items()}) for i, p in
+    enumerate(parts)], ignore_index=True)``: each part's constant values as new columns,
+    added once to the concatenated frame (an ``assign`` per part costs more than its rows)."""
+    out = pd.concat(parts, ignore_index=True)
+    sizes = [len(p) for p in parts]
+    for name, values in columns.items():
+        out[name] = pd.Series(np.repeat(np.asarray(values, dtype=object), sizes),
+                              index=out.index).infer_objects()
+    return out
+
+
 def half_splits(n_conditions: int) -> int:
     """Random splits per condition on each half of a halving: enough for 4 evaluations per
     half (the default of :func:`half_sample_errors`)."""
@@ -1453,10 +1487,12 @@ def halvings(item_ids: Sequence[Any], n_halvings: int, *,
     """
     ids = [np.asarray(i).astype(str) for i in item_ids]
     items = np.unique(np.concatenate(ids)) if ids else np.array([], dtype=str)
+    where = [np.searchsorted(items, i) for i in ids]  # each id's place among the items, once
     for h in range(int(n_halvings)):
         rng = np.random.default_rng(np.random.SeedSequence([int(seed), _HALVING_KEY, h]))
-        in_a = items[rng.permutation(items.size)[: items.size // 2]]
-        yield [np.isin(i, in_a) for i in ids]
+        in_a = np.zeros(items.size, dtype=bool)
+        in_a[rng.permutation(items.size)[: items.size // 2]] = True
+        yield [in_a[w] for w in where]  # np.isin(ids, the items in half A), without a sort
 
 
 def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
@@ -1513,6 +1549,9 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
     selectors, aggregators = _default_arms(data, selectors, aggregators)
     arrays = [(d, _check_ks(ks_in, d.X.shape[1], d.condition)) for d in data]
     jobs = _jobs(n_jobs)
+    # each condition's split keys once: every half reads its rows' (the halves' many calls
+    # of heldout_errors would hash the same item ids again)
+    keys = {id(d): _item_keys(d.items, len(d.items)) for d, _ in arrays}
     tasks = [(h, a, half, rows)
              for h, masks in enumerate(halvings([a[0].items for a in arrays], n_halvings,
                                                 seed=seed))
@@ -1521,16 +1560,19 @@ def half_sample_errors(df: pd.DataFrame | Sequence[ConditionData], *,
 
     def one_half(task: tuple[Any, ...]) -> pd.DataFrame:
         h, (d, kk), half, rows = task
-        part = heldout_errors(*d.inputs(rows), ks=kk, protocol=pr.replace(n_splits=per_half),
-                              condition=f"{d.condition}/halving{h}{half}",
-                              selectors=selectors, aggregators=aggregators,
-                              names=d.models, item_ids=d.items[rows], inner=inner)
-        return part.assign(condition=str(d.condition), halving=h, half=half)
+        return _heldout_errors(*d.inputs(rows), ks=kk,
+                               protocol=pr.replace(n_splits=per_half),
+                               condition=f"{d.condition}/halving{h}{half}",
+                               selectors=selectors, aggregators=aggregators,
+                               names=d.models, exhaustive=False, item_ids=d.items[rows],
+                               n_jobs=None, inner=inner, label_free=False,
+                               keys=keys[id(d)][rows])
 
     parts = _map_in_order(one_half, tasks, jobs)
-    out = pd.concat(parts, ignore_index=True)[["halving", "half", *RESULT_COLUMNS,
-                                               *_EXTRA_COLUMNS,
-                                               *([INNER_COLUMN] if inner else [])]]
+    out = _with_constants(parts, condition=[str(t[1][0].condition) for t in tasks],
+                          halving=[t[0] for t in tasks], half=[t[2] for t in tasks])
+    out = out[["halving", "half", *RESULT_COLUMNS, *_EXTRA_COLUMNS,
+               *([INNER_COLUMN] if inner else [])]]
     out.attrs["provenance"] = _provenance(None, base=prov, ks=ks_in, n_halvings=n_halvings,
                                           splits_per_half=per_half,
                                           test_fraction=test_fraction, seed=int(seed),

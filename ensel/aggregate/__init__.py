@@ -253,4 +253,6 @@ def heldout_error(model: Any, X: Any, y: Any) -> float:
     """
     if isinstance(model, MulticlassAggregatorMixin):  # option labels: 1 - 1/t for t tied
         return float(np.nanmean(model.tie_error(X, y)))
-    return half_tie_error(y, model.predict(X), model._ties(X))
+    pred, ties = (model._predict_ties(X) if hasattr(model, "_predict_ties")
+                  else (model.predict(X), model._ties(X)))
+    return half_tie_error(y, pred, ties)

@@ -131,6 +131,12 @@ class MAPAggregator(AggregatorMixin):
         Xa, ya = check_X_y(X, y, require_both_classes=True)
         base = 3 if bool((Xa == 0).any()) else 2
         codes, size = pattern_codes(Xa, base=base)
+        return self._fit_codes(codes, size, base, ya, Xa.shape[1])
+
+    def _fit_codes(self, codes: np.ndarray, size: int, base: int, ya: np.ndarray,
+                   n_models: int) -> MAPAggregator:
+        """:meth:`fit` from the checked answers' pattern codes (:func:`ensel.info.pattern_codes`
+        in ``base``, 3 exactly when they hold an abstention) and checked labels ``ya``."""
         lab = label_bits(ya)  # -1 -> 0, +1 -> 1
         if size <= DENSE_MAX_PATTERNS and size <= DENSE_ROWS_PER_ITEM * max(len(ya), 16):
             self.counts_ = np.bincount(codes * 2 + lab, minlength=2 * size).reshape(size, 2)
@@ -141,7 +147,7 @@ class MAPAggregator(AggregatorMixin):
             self.patterns_ = pats
         self.base_ = base
         self.size_ = size
-        self.n_models_ = Xa.shape[1]
+        self.n_models_ = n_models
         self.classes_ = np.array([-1, 1], dtype=np.int8)
         return self
 

@@ -105,14 +105,25 @@ __all__ = ["BackoffMAP", "LogisticStacking", "STRENGTH_GRID"]
 STRENGTH_GRID: np.ndarray = 2.0 ** np.arange(0, 13)
 
 
-def _pattern_groups(Xa: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One row of each distinct answer pattern and each row's pattern group (numbered in
-    code order), from the one answer-digit coder (:func:`ensel.info.pattern_codes`,
-    :func:`ensel._kernels.code_groups`; rows compared whole beyond its int64 alphabet)."""
+def _codes(Xa: np.ndarray) -> tuple[np.ndarray, int, int] | None:
+    """``(codes, size, base)`` of the rows' answer patterns (:func:`ensel.info.pattern_codes`,
+    base 3 exactly when an answer abstains), or ``None`` beyond its int64 alphabet."""
     base = 3 if (Xa == 0).any() else 2
-    if float(base) ** Xa.shape[1] <= MAX_PATTERN_SIZE:
-        codes, size = pattern_codes(Xa, base=base)
-        return code_groups(codes, size)
+    if float(base) ** Xa.shape[1] > MAX_PATTERN_SIZE:
+        return None
+    codes, size = pattern_codes(Xa, base=base)
+    return codes, size, base
+
+
+def _pattern_groups(Xa: np.ndarray, coded: tuple[np.ndarray, int, int] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """One row of each distinct answer pattern and each row's pattern group (numbered in
+    code order), from the one answer-digit coder (:func:`_codes`, given as ``coded`` when
+    the caller has it; :func:`ensel._kernels.code_groups`; rows compared whole beyond its
+    int64 alphabet)."""
+    coded = _codes(Xa) if coded is None else coded
+    if coded is not None:
+        return code_groups(coded[0], coded[1])
     _, first, inv = np.unique(Xa, axis=0, return_index=True, return_inverse=True)
     return first, inv.ravel()
 
@@ -242,11 +253,12 @@ def _newton(Z: np.ndarray, t: np.ndarray, w: np.ndarray, pen: np.ndarray, beta: 
     f, eta = objective(beta)
     n_iter = 0
     eye = 1e-12 * np.eye(Z.shape[1])
+    diag = np.diag(pen)
     for _ in range(max_iter):
         n_iter += 1
         p = expit(eta)
         g = Z.T @ (w * (p - t)) + pen * beta
-        H = (Z * (w * p * (1 - p))[:, None]).T @ Z + np.diag(pen) + eye
+        H = (Z * (w * p * (1 - p))[:, None]).T @ Z + diag + eye
         step = np.linalg.solve(H, g)
         size = 1.0
         while True:  # step halving: the penalised log-loss never increases
@@ -260,6 +272,26 @@ def _newton(Z: np.ndarray, t: np.ndarray, w: np.ndarray, pen: np.ndarray, beta: 
         if change < tol:
             break
     return beta, f, n_iter
+
+
+def _design(Xa: np.ndarray, use: bool, l2: float) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's design matrix (a column for the intercept, 0 when unused, then the
+    answers) and the penalty of each coefficient (the intercept's: none when used, else 1,
+    so its coefficient stays 0)."""
+    Z = np.empty((Xa.shape[0], Xa.shape[1] + 1))
+    Z[:, 0] = 1.0 if use else 0.0
+    Z[:, 1:] = Xa
+    pen = np.full(Xa.shape[1] + 1, l2)
+    pen[0] = 0.0 if use else 1.0
+    return Z, pen
+
+
+def _start(use: bool, k: int, p0: float) -> np.ndarray:
+    """Newton's start: weights 0 and the intercept (when used) at the class prior ``p0``."""
+    beta0 = np.zeros(k + 1)
+    if use:
+        beta0[0] = np.log(p0) - np.log1p(-p0)
+    return beta0
 
 
 class LogisticStacking(AggregatorMixin):
@@ -353,19 +385,12 @@ class LogisticStacking(AggregatorMixin):
         rows, pair = code_groups(2 * inv + (ya == 1), 2 * n_pat)
         w = np.bincount(pair).astype(float)
         Xa, t = Xa[rows], t[rows]
-        n = len(rows)
-        fits = {}
-        for use in ([True, False] if self.fit_intercept == "auto" else [bool(self.fit_intercept)]):
-            Z = np.empty((n, k + 1))
-            Z[:, 0] = 1.0 if use else 0.0
-            Z[:, 1:] = Xa
-            pen = np.full(k + 1, l2)
-            pen[0] = 0.0 if use else 1.0  # without an intercept its coefficient stays 0
-            beta0 = np.zeros(k + 1)
-            if use:
-                beta0[0] = np.log(p0) - np.log1p(-p0)  # start at the class prior
-            with _one_blas_thread():
-                fits[use] = _newton(Z, t, w, pen, beta0, max_iter, tol)
+        fits: dict[bool, tuple[np.ndarray, float, int]] = {}
+        with _one_blas_thread():  # one limit for both fits
+            for use in ([True, False] if self.fit_intercept == "auto"
+                        else [bool(self.fit_intercept)]):
+                Z, pen = _design(Xa, use, l2)
+                fits[use] = _newton(Z, t, w, pen, _start(use, k, p0), max_iter, tol)
         if len(fits) == 2:  # likelihood-ratio test of the intercept, 1 df
             stat = 2.0 * (fits[False][1] - fits[True][1])
             use = bool(stat >= _intercept_critical())
@@ -404,6 +429,11 @@ class LogisticStacking(AggregatorMixin):
     def predict(self, X: Any) -> np.ndarray:
         """``+1`` where the log-odds are ``>= 0`` (ties -> ``+1``, as MAP), else ``-1``."""
         return np.where(self.decision_function(X) >= 0, 1, -1).astype(np.int8)
+
+    def _predict_ties(self, X: Any) -> tuple[Any, np.ndarray]:
+        """``(predict(X), _ties(X))`` from one :meth:`decision_function`."""
+        d = self.decision_function(X)
+        return self._labels_of(np.where(d >= 0, 1, -1).astype(np.int8)), d == 0
 
 
 class BackoffMAP(AggregatorMixin):
@@ -492,10 +522,16 @@ class BackoffMAP(AggregatorMixin):
         """
         auto = isinstance(self.strength, str)
         Xa, ya = check_X_y(X, y, require_both_classes=True)
-        groups = _pattern_groups(Xa)  # one grouping for the logistic fit and the strength
+        coded = _codes(Xa)  # one coding for the table, the logistic fit and the strength
+        groups = _pattern_groups(Xa, coded)
         self.logistic_ = LogisticStacking(l2=self.l2)._fit_groups(Xa, ya, groups[1])
         self.logistic_._record_fit(Xa, None)  # what its fit records of validated answers
-        self.table_ = MAPAggregator(alpha=0.0).fit(Xa, ya)
+        if coded is None:
+            self.table_ = MAPAggregator(alpha=0.0).fit(Xa, ya)
+        else:  # MAPAggregator(alpha=0).fit(Xa, ya) on the codes at hand: what its fit
+            # computes and records of validated answers (the logistic model's record)
+            self.table_ = MAPAggregator(alpha=0.0)._fit_codes(*coded, ya, Xa.shape[1])
+            self.table_._zero_one_ = self.logistic_._zero_one_
         self.strength_ = (_marginal_likelihood_strength(Xa, ya, self.logistic_, groups) if auto
                           else float(self.strength))
         self.n_models_ = Xa.shape[1]
@@ -516,6 +552,11 @@ class BackoffMAP(AggregatorMixin):
     def predict(self, X: Any) -> np.ndarray:
         """``+1`` where ``P(Y = +1 | x) >= 1/2`` (ties -> ``+1``), else ``-1``."""
         return np.where(self.predict_proba(X)[:, 1] >= 0.5, 1, -1).astype(np.int8)
+
+    def _predict_ties(self, X: Any) -> tuple[Any, np.ndarray]:
+        """``(predict(X), _ties(X))`` from one :meth:`predict_proba`."""
+        p = self.predict_proba(X)[:, 1]
+        return self._labels_of(np.where(p >= 0.5, 1, -1).astype(np.int8)), p == 0.5
 
 
 #: Answer values of the single-column fits, in this order (:func:`_single_column_posteriors`).

@@ -130,20 +130,38 @@ def pick_path(X: np.ndarray, y: np.ndarray, k: int,
     return df
 
 
-def _groups() -> dict[str, list[str]]:
-    """Selector -> the aggregators it is evaluated with (only the four arms)."""
-    out: dict[str, list[str]] = {}
-    for sel, agg in ARMS:
-        out.setdefault(sel, []).append(agg)
-    return out
+#: Aggregators scored along each selector's pick path at once by the evaluation loop
+#: (MAP, majority and weighted vote, :func:`ensel.experiment.heldout_errors`): an extra
+#: one on a selector costs little there, another aggregator a fit per budget.
+_ALONG_PATH = ("map", "mv", "wmv")
+
+
+def _groups() -> list[tuple[list[str], list[str]]]:
+    """The evaluation calls that cover the four arms, as ``(selectors, aggregators)``: the
+    arms of the path-scored aggregators in one call (every selector with every one of those
+    aggregators; the rows of other pairs are dropped, :func:`_arms_only`), each other arm
+    with its own selector, so no selector is fitted with an aggregator it does not need."""
+    along = [(s, a) for s, a in ARMS if a in _ALONG_PATH]
+    calls = [([s], [a]) for s, a in ARMS if a not in _ALONG_PATH]
+    if along:
+        calls.append((list(dict.fromkeys(s for s, _ in along)),
+                      list(dict.fromkeys(a for _, a in along))))
+    return calls
+
+
+def _arms_only(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the four arms (a call of :func:`_groups` makes a few more)."""
+    keep = [(s, a) in ARMS for s, a in zip(results["selector"], results["aggregator"],
+                                           strict=True)]
+    return results[keep].reset_index(drop=True)
 
 
 def _array_results(X: np.ndarray, y: np.ndarray, ks: Sequence[int], n_splits: int,
                    seed: int) -> pd.DataFrame:
     parts = [heldout_errors(X, y, ks=ks, protocol=Protocol(n_splits=n_splits, seed=seed),
-                            selectors=[sel], aggregators=aggs)
-             for sel, aggs in _groups().items()]
-    out = pd.concat(parts, ignore_index=True).assign(condition="all")
+                            selectors=sels, aggregators=aggs)
+             for sels, aggs in _groups()]
+    out = _arms_only(pd.concat(parts, ignore_index=True)).assign(condition="all")
     out.attrs["provenance"] = {"test_fraction": 0.2}
     return out
 
@@ -151,16 +169,27 @@ def _array_results(X: np.ndarray, y: np.ndarray, ks: Sequence[int], n_splits: in
 def _array_replicates(X: np.ndarray, y: np.ndarray, ks: Sequence[int], n_halvings: int,
                       splits_per_half: int, seed: int) -> pd.DataFrame:
     """:func:`ensel.experiment.half_sample_errors` for an answer matrix (one condition)."""
-    parts = []
+    parts, halving, which = [], [], []
     for h, (mask,) in enumerate(halvings([np.arange(len(y))], n_halvings, seed=seed)):
         for half, rows in (("A", mask), ("B", ~mask)):
-            for sel, aggs in _groups().items():
-                part = heldout_errors(X[rows], y[rows], ks=ks,
-                                      protocol=Protocol(n_splits=splits_per_half, seed=seed),
-                                      condition=f"all/halving{h}{half}",
-                                      selectors=[sel], aggregators=aggs)
-                parts.append(part.assign(condition="all", halving=h, half=half))
-    return pd.concat(parts, ignore_index=True)
+            Xh, yh = X[rows], y[rows]  # one copy of the half for the three groups
+            for sels, aggs in _groups():
+                parts.append(heldout_errors(Xh, yh, ks=ks,
+                                            protocol=Protocol(n_splits=splits_per_half,
+                                                              seed=seed),
+                                            condition=f"all/halving{h}{half}",
+                                            selectors=sels, aggregators=aggs))
+                halving.append(h)
+                which.append(half)
+    # the columns each part would get from part.assign(condition="all", halving=h,
+    # half=half), added once to the concatenated frame
+    out = pd.concat(parts, ignore_index=True)
+    sizes = [len(p) for p in parts]
+    out["condition"] = "all"
+    out["halving"] = np.repeat(np.asarray(halving, dtype=np.int64), sizes)
+    out["half"] = pd.Series(np.repeat(np.asarray(which, dtype=object), sizes),
+                            index=out.index).infer_objects()
+    return _arms_only(out)
 
 
 def compare(data: Any, *, ks: Sequence[int], n_splits: int, n_halvings: int,
@@ -191,14 +220,14 @@ def compare(data: Any, *, ks: Sequence[int], n_splits: int, n_halvings: int,
     """
     if isinstance(data, pd.DataFrame):
         data = condition_data(data)  # validated and pivoted once for the six protocol runs
-        results = pd.concat([evaluate(data, ks=ks, n_splits=n_splits, seed=seed,
-                                      selectors=[sel], aggregators=aggs)
-                             for sel, aggs in _groups().items()], ignore_index=True)
+        results = _arms_only(pd.concat([evaluate(data, ks=ks, n_splits=n_splits, seed=seed,
+                                                 selectors=sels, aggregators=aggs)
+                                        for sels, aggs in _groups()], ignore_index=True))
         results.attrs["provenance"] = {"test_fraction": 0.2}
         halved = Protocol(n_halvings=n_halvings, splits_per_half=splits_per_half, seed=seed)
-        reps = pd.concat([half_sample_errors(data, ks=ks, protocol=halved,
-                                             selectors=[sel], aggregators=aggs)
-                          for sel, aggs in _groups().items()], ignore_index=True)
+        reps = _arms_only(pd.concat([half_sample_errors(data, ks=ks, protocol=halved,
+                                                        selectors=sels, aggregators=aggs)
+                                     for sels, aggs in _groups()], ignore_index=True))
     else:
         X, y = data
         results = _array_results(X, y, ks, n_splits, seed)

@@ -714,8 +714,10 @@ def _cache_path(name: str, seed: int, n_items: int | None, variant: str = DEFAUL
 
 def _restore_dtypes(df: pd.DataFrame, name: str) -> pd.DataFrame:
     """Dtypes exactly as :func:`generate` makes them (Parquet normally keeps them)."""
-    s = spec(name)
-    for col, cats in (("model", s.models), ("condition", list(CONDITIONS))):
+    # the model names of the pool table (spec(name).models) without fitting the whole
+    # calibration of spec(), which a table read from the cache does not need (about 1 s)
+    models = list(load_paper_table("model_pools", dataset=name)["model"])
+    for col, cats in (("model", models), ("condition", list(CONDITIONS))):
         dtype = df[col].dtype
         if not (isinstance(dtype, pd.CategoricalDtype) and list(dtype.categories) == cats):
             df[col] = pd.Categorical(df[col].astype(object), categories=cats)

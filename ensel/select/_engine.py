@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ensel._kernels import CountTable, answer_digits, entropy_rows, label_bits
+from ensel._kernels import CountTable, answer_digits, entropy_rows, group_sums, label_bits
 from ensel._validation import Shown, constraint_error
 
 #: Scores within this many bits of the best count as tied (lowest index wins).
@@ -70,8 +70,6 @@ class _Prepared:
         All columns of a block are counted (cheaper than gathering the candidates) and the
         few already-selected ones are dropped.
         """
-        import scipy.sparse as sp
-
         G, n = pattern.G, self.n
         Gy = 2 * G
         keep = getattr(pattern, "keep", None)
@@ -81,8 +79,6 @@ class _Prepared:
         else:  # only the items of the kept groups (see _without_singletons)
             groups = pattern.codes[keep] * 2 + self.y[keep]
             indptr = np.concatenate([[0], np.cumsum(keep)])
-        M = sp.csc_matrix((np.ones(groups.size, dtype=self.B1.dtype), groups, indptr),
-                          shape=(Gy, n))
         total = np.bincount(groups, minlength=Gy).astype(float)
         block = max(1, _MAX_CELLS // (3 * Gy))
         for a in range(0, self.m, block):
@@ -92,10 +88,10 @@ class _Prepared:
                 continue
             whole = a == 0 and b == self.m
             B1 = self.B1 if whole else np.ascontiguousarray(self.B1[:, a:b])
-            c1 = M @ B1  # (Gy, b - a)
+            c1 = group_sums(groups, Gy, B1, indptr)  # (Gy, b - a)
             if self.B2 is not None:
                 B2 = self.B2 if whole else np.ascontiguousarray(self.B2[:, a:b])
-                c2 = M @ B2
+                c2 = group_sums(groups, Gy, B2, indptr)
             else:
                 c2 = np.zeros_like(c1)
             keep = cols[pos] - a
@@ -109,28 +105,26 @@ class _Prepared:
 
         Yields ``(pos, c1, total)``: ``c1[2 g + y, i] = #{kept items: pattern = g, Y = y,
         X_j = +1}`` (``j = cols[pos[i]]``) and ``total[2 g + y]`` (so the ``X_j = -1``
-        counts are ``total - c1``). Only the items of ``pattern.keep`` are read: their rows
-        of the answer matrix are gathered once, then counted in column blocks.
+        counts are ``total - c1``; ``c1`` as ``intp``). Only the items of ``pattern.keep``
+        are read: the one-hot has no entry in the column of any other item (so the answer
+        matrix is read in place, never gathered), and the counts are made in column blocks.
         """
-        import scipy.sparse as sp
-
         Gy = 2 * pattern.G
-        rows = np.flatnonzero(pattern.keep)
-        groups = pattern.codes[rows] * 2 + self.y[rows]
-        nk = rows.size
-        M = sp.csc_matrix((np.ones(nk, dtype=self.B1.dtype), groups, np.arange(nk + 1)),
-                          shape=(Gy, nk))
+        keep = pattern.keep
+        groups = pattern.codes[keep] * 2 + self.y[keep]
+        indptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(keep, out=indptr[1:])
         total = np.bincount(groups, minlength=Gy).astype(float)
-        Bk = self.B1 if nk == self.n else self.B1[rows]  # (nk, m), C order
         block = max(1, _MAX_CELLS // Gy)
         for a in range(0, self.m, block):
             b = min(self.m, a + block)
             pos = np.flatnonzero((cols >= a) & (cols < b))
             if pos.size == 0:
                 continue
-            B1 = Bk if (a == 0 and b == self.m) else np.ascontiguousarray(Bk[:, a:b])
-            c1 = M @ B1  # (Gy, b - a)
-            yield pos, np.asarray(c1[:, cols[pos] - a], dtype=float), total
+            B1 = (self.B1 if (a == 0 and b == self.m)
+                  else np.ascontiguousarray(self.B1[:, a:b]))
+            c1 = group_sums(groups, Gy, B1, indptr)  # (Gy, b - a), exact integers
+            yield pos, c1[:, cols[pos] - a].astype(np.intp), total
 
     def counts(self, pattern: _Pattern, cols: np.ndarray) -> np.ndarray:
         """All blocks of :meth:`iter_counts` stacked (only for small patterns)."""
@@ -237,8 +231,7 @@ def _gain_greedy_mi(P: _Prepared, xs: _Pattern, es: _Pattern, cand: np.ndarray) 
         t_jsy, z_jsy = P.table.table(Kjsy)
         corr_js = s * P.table.step(np.array([Kjs]))[0] if s else 0.0
         corr_jsy = s * P.table.step(np.array([Kjsy]))[0] if s else 0.0
-        for pos, c1, total in P.iter_counts_binary(red, cand):
-            i1 = c1.astype(np.intp)
+        for pos, i1, total in P.iter_counts_binary(red, cand):  # i1: integer counts
             i0 = total.astype(np.intp)[:, None] - i1
             h_jsy = (t_jsy[i1].sum(axis=0) + t_jsy[i0].sum(axis=0)) + z_jsy + corr_jsy
             g1 = i1[0::2] + i1[1::2]

@@ -176,8 +176,14 @@ def _one_factor_pattern_law(tau: np.ndarray, rho: float) -> np.ndarray:
     z = (tau[:, None] - sr * u[None, :]) / sc  # (k, n)
     log_err = log_ndtr(z)
     log_ok = log_ndtr(-z)
-    signs = _pattern_signs(k)
-    logs = np.where(signs[:, :, None] > 0, log_err[None], log_ok[None]).sum(axis=1)
+    # log P(E = e | u) of every pattern (C order, the first model's digit slowest), summed
+    # model by model: each prefix's partial sum is computed once and extended by the next
+    # model's two terms, the same additions in the same order as summing each pattern's
+    # k terms (bit for bit), in 2^(k+1) row additions instead of k 2^k
+    logs = np.stack([log_ok[0], log_err[0]])
+    for j in range(1, k):
+        logs = (logs[:, None, :] + np.stack([log_ok[j], log_err[j]])[None]).reshape(
+            -1, z.shape[1])
     probs = np.exp(logs) @ wu
     return probs.reshape((2,) * k)
 
