@@ -13,6 +13,10 @@ from the drawn artists (lines, points, bands, error bars, bars, heatmap cells), 
 :func:`install_figure_data` (called in every page's kernel by the runner) attaches them, as
 CSV under the MIME type :data:`FIGURE_DATA_MIME`, to every figure the page displays. The
 runner writes each one next to the page and puts a "Reproduce this" box under the figure.
+It also makes the PNG of a figure from one drawing of the figure's own canvas, cropped to
+the drawing (:func:`_cropped_png`), where the inline backend's ``bbox_inches="tight"``
+draws it three times (a layout pass, the tight box, the picture on a canvas of the new
+size): the same picture, within a pixel of the same size, for a third less CPU.
 """
 
 from __future__ import annotations
@@ -223,7 +227,100 @@ def install_figure_data(shell: Any = None) -> bool:
     display.formatters[FIGURE_DATA_MIME] = formatter
     if FIGURE_DATA_MIME not in display.active_types:
         display.active_types = [*display.active_types, FIGURE_DATA_MIME]
+    _install_cropped_png(display)
     return True
+
+
+def _tight_png_pad(printer: Any) -> float | None:
+    """The ``pad_inches`` of ``printer`` when it is the inline backend's PNG printer of a
+    figure with ``bbox_inches="tight"`` (IPython's ``print_figure`` with no other option),
+    else None."""
+    import functools
+
+    from IPython.core.pylabtools import print_figure
+
+    if not (isinstance(printer, functools.partial) and printer.func is print_figure
+            and not printer.args):
+        return None
+    kw = dict(printer.keywords)
+    if (kw.pop("fmt", None) != "png" or kw.pop("base64", False) is not True
+            or kw.pop("bbox_inches", "tight") != "tight"):
+        return None
+    pad = kw.pop("pad_inches", None)
+    if kw:
+        return None
+    return float(plt.rcParams["savefig.pad_inches"] if pad in (None, "layout") else pad)
+
+
+def _cropped_png(fig: Figure, pad_inches: float) -> bytes | None:
+    """PNG of ``fig`` as ``print_figure(fig, "png", bbox_inches="tight")`` makes it, from one
+    drawing of the figure's own canvas: the tight box of the drawing, padded by
+    ``pad_inches`` (the padding in the figure's face colour), cut out of the canvas. None
+    when it cannot be made so (not an Agg canvas, a layout engine, a face colour that is not
+    opaque, or a drawing that reaches beyond the canvas): matplotlib's path then makes it."""
+    import io
+
+    from matplotlib import colors, image
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    canvas = fig.canvas
+    face = colors.to_rgba(fig.get_facecolor())
+    engine = fig.get_layout_engine()  # after tight_layout(): a place holder, no layout
+    if (not isinstance(canvas, FigureCanvasAgg) or canvas.device_pixel_ratio != 1
+            or not (engine is None or isinstance(engine, PlaceHolderLayoutEngine))
+            or face[3] != 1.0):
+        return None
+    canvas.draw()
+    box = fig.get_tightbbox(canvas.get_renderer())
+    width, height = fig.get_size_inches()
+    if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
+        return None
+    box = box.padded(pad_inches)
+    dpi = fig.dpi
+    drawn = np.asarray(canvas.buffer_rgba())
+    h, w = drawn.shape[:2]
+    # matplotlib's picture: int(size) pixels, its bottom-left corner at the box's (to half a
+    # pixel: the canvas was drawn on whole pixels)
+    x0, y1 = round(box.x0 * dpi), h - round(box.y0 * dpi)
+    x1, y0 = x0 + int(box.width * dpi), y1 - int(box.height * dpi)
+    out = np.empty((y1 - y0, x1 - x0, 4), dtype=np.uint8)
+    out[...] = np.round(np.asarray(face) * 255).astype(np.uint8)
+    r0, r1, c0, c1 = max(y0, 0), min(y1, h), max(x0, 0), min(x1, w)
+    out[r0 - y0:r1 - y0, c0 - x0:c1 - x0] = drawn[r0:r1, c0:c1]
+    buf = io.BytesIO()
+    image.imsave(buf, out, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def _install_cropped_png(display: Any) -> None:
+    """Make the PNG of every figure the inline backend shows with :func:`_cropped_png`
+    (matched in ``__call__``, like the figure data: the backend re-registers its printer
+    whenever it is enabled; its own path stays for whatever it declines)."""
+    from binascii import b2a_base64
+
+    from IPython.core.formatters import PNGFormatter, catch_format_error
+
+    current = display.formatters.get("image/png")
+    if current is None or type(current).__name__ == "CroppedPNGFormatter":
+        return
+
+    class CroppedPNGFormatter(type(current)):  # type: ignore[misc]
+        @catch_format_error
+        def __call__(self, obj: Any) -> Any:
+            if self.enabled and isinstance(obj, Figure) and (obj.axes or obj.lines):
+                pad = _tight_png_pad(self.type_printers.get(Figure))
+                png = None if pad is None else _cropped_png(obj, pad)
+                if png is not None:
+                    return b2a_base64(png, newline=False).decode("ascii")
+            return super().__call__(obj)
+
+    if not isinstance(current, PNGFormatter):
+        return
+    formatter = CroppedPNGFormatter(parent=display)
+    for name in ("type_printers", "deferred_printers", "singleton_printers"):
+        setattr(formatter, name, getattr(current, name))
+    display.formatters["image/png"] = formatter
 
 
 #: Colour and marker per selector, shared by every figure (the registry's specs,
