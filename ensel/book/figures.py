@@ -14,7 +14,7 @@ from the drawn artists (lines, points, bands, error bars, bars, heatmap cells), 
 CSV under the MIME type :data:`FIGURE_DATA_MIME`, to every figure the page displays. The
 runner writes each one next to the page and puts a "Reproduce this" box under the figure.
 It also makes the PNG of a figure from one drawing of the figure's own canvas, cropped to
-the drawing (:func:`_cropped_png`), where the inline backend's ``bbox_inches="tight"``
+the drawing (``ensel._html.cropped_png``), where the inline backend's ``bbox_inches="tight"``
 draws it three times (a layout pass, the tight box, the picture on a canvas of the new
 size): the same picture, within a pixel of the same size, for a third less CPU.
 """
@@ -252,54 +252,15 @@ def _tight_png_pad(printer: Any) -> float | None:
     return float(plt.rcParams["savefig.pad_inches"] if pad in (None, "layout") else pad)
 
 
-def _cropped_png(fig: Figure, pad_inches: float) -> bytes | None:
-    """PNG of ``fig`` as ``print_figure(fig, "png", bbox_inches="tight")`` makes it, from one
-    drawing of the figure's own canvas: the tight box of the drawing, padded by
-    ``pad_inches`` (the padding in the figure's face colour), cut out of the canvas. None
-    when it cannot be made so (not an Agg canvas, a layout engine, a face colour that is not
-    opaque, or a drawing that reaches beyond the canvas): matplotlib's path then makes it."""
-    import io
-
-    from matplotlib import colors, image
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.layout_engine import PlaceHolderLayoutEngine
-
-    canvas = fig.canvas
-    face = colors.to_rgba(fig.get_facecolor())
-    engine = fig.get_layout_engine()  # after tight_layout(): a place holder, no layout
-    if (not isinstance(canvas, FigureCanvasAgg) or canvas.device_pixel_ratio != 1
-            or not (engine is None or isinstance(engine, PlaceHolderLayoutEngine))
-            or face[3] != 1.0):
-        return None
-    canvas.draw()
-    box = fig.get_tightbbox(canvas.get_renderer())
-    width, height = fig.get_size_inches()
-    if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
-        return None
-    box = box.padded(pad_inches)
-    dpi = fig.dpi
-    drawn = np.asarray(canvas.buffer_rgba())
-    h, w = drawn.shape[:2]
-    # matplotlib's picture: int(size) pixels, its bottom-left corner at the box's (to half a
-    # pixel: the canvas was drawn on whole pixels)
-    x0, y1 = round(box.x0 * dpi), h - round(box.y0 * dpi)
-    x1, y0 = x0 + int(box.width * dpi), y1 - int(box.height * dpi)
-    out = np.empty((y1 - y0, x1 - x0, 4), dtype=np.uint8)
-    out[...] = np.round(np.asarray(face) * 255).astype(np.uint8)
-    r0, r1, c0, c1 = max(y0, 0), min(y1, h), max(x0, 0), min(x1, w)
-    out[r0 - y0:r1 - y0, c0 - x0:c1 - x0] = drawn[r0:r1, c0:c1]
-    buf = io.BytesIO()
-    image.imsave(buf, out, format="png", dpi=dpi)
-    return buf.getvalue()
-
-
 def _install_cropped_png(display: Any) -> None:
-    """Make the PNG of every figure the inline backend shows with :func:`_cropped_png`
+    """Make the PNG of every figure the inline backend shows with ``ensel._html.cropped_png``
     (matched in ``__call__``, like the figure data: the backend re-registers its printer
     whenever it is enabled; its own path stays for whatever it declines)."""
     from binascii import b2a_base64
 
     from IPython.core.formatters import PNGFormatter, catch_format_error
+
+    from ensel._html import cropped_png
 
     current = display.formatters.get("image/png")
     if current is None or type(current).__name__ == "CroppedPNGFormatter":
@@ -310,7 +271,7 @@ def _install_cropped_png(display: Any) -> None:
         def __call__(self, obj: Any) -> Any:
             if self.enabled and isinstance(obj, Figure) and (obj.axes or obj.lines):
                 pad = _tight_png_pad(self.type_printers.get(Figure))
-                png = None if pad is None else _cropped_png(obj, pad)
+                png = None if pad is None else cropped_png(obj, pad)
                 if png is not None:
                     return b2a_base64(png, newline=False).decode("ascii")
             return super().__call__(obj)
