@@ -458,11 +458,11 @@ def _view(seed: int, null_pred: str, keep: str, subjects: tuple[str, ...] | None
     cached = {part: _integrity.read_parquet(path, derived_from=derived,
                                             action="rebuilding it from the verified raw files")
               for part, path in paths.items()}
-    if all(df is not None for df in cached.values()):
-        tidy = cached["tidy"]
+    tidy, questions, predictions = (cached[part] for part in _VIEW_PARTS)
+    if tidy is not None and questions is not None and predictions is not None:
         dropped = {str(k): int(v) for k, v in json.loads(tidy.attrs["dropped"]).items()}
         tidy.attrs = {"dropped": dict(dropped), "options": dict(options)}
-        return ReduxView(tidy, cached["questions"], cached["predictions"], dropped, options)
+        return ReduxView(tidy, questions, predictions, dropped, options)
     files = {s: (_fetch.fetch(h), _fetch.fetch(r)) for s, (h, r) in pairs.items()}
     view = convert_view(files, seed=seed, null_pred=null_pred, keep=keep, condition=condition,
                         subjects=subjects)
