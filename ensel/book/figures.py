@@ -196,8 +196,9 @@ def _plotted_size(fig: Figure) -> int:
 
 def install_figure_data(shell: Any = None) -> bool:
     """Attach :func:`figure_data` as CSV (:data:`FIGURE_DATA_MIME`) to every matplotlib
-    figure the IPython ``shell`` (default: the running one) displays. Returns False outside
-    IPython. The runner calls it when each page's kernel starts."""
+    figure the IPython ``shell`` (default: the running one) displays, and make its PNG from
+    one drawing (``ensel._html.cropped_png``). Returns False outside IPython. The runner
+    calls it when each page's kernel starts."""
     from IPython.core.formatters import BaseFormatter
     from traitlets import ObjectName, Unicode
 
