@@ -25,9 +25,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from html.parser import HTMLParser
 from typing import Any
 
-__all__ = ["CSS", "DEFAULT_ALT_TEXTS", "caption_text", "esc", "figure_html", "img_html",
-           "myst_html", "notebook_html", "page", "png_bytes", "png_html", "table_html",
-           "tex_html", "unrendered_markup"]
+__all__ = ["CSS", "DEFAULT_ALT_TEXTS", "caption_text", "cropped_png", "esc", "figure_html",
+           "img_html", "myst_html", "notebook_html", "page", "png_bytes", "png_html",
+           "table_html", "tex_html", "unrendered_markup"]
 
 #: ``alt`` texts that say nothing about the figure (nbconvert's and matplotlib's defaults).
 DEFAULT_ALT_TEXTS = ("no description has been provided for this image", "image", "figure",
@@ -76,9 +76,67 @@ def _check_alt(alt: str) -> str:
 
 
 def png_bytes(fig: Any, dpi: int = 110) -> bytes:
-    """A matplotlib figure as PNG bytes, trimmed to its drawing."""
+    """A matplotlib figure as PNG bytes, trimmed to its drawing (``bbox_inches="tight"``,
+    from one drawing when :func:`cropped_png` can)."""
+    png = cropped_png(fig, 0.1, dpi=dpi)
+    if png is not None:
+        return png
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def cropped_png(fig: Any, pad_inches: float, *, dpi: float | None = None) -> bytes | None:
+    """PNG of a matplotlib figure as ``savefig(..., bbox_inches="tight")`` makes it, from one
+    drawing on an Agg canvas: the tight box of the drawing, padded by ``pad_inches`` (the
+    padding in the figure's face colour), cut out of the canvas, at ``dpi`` (default: the
+    figure's). matplotlib draws it three times (a layout pass, the tight box, the picture on
+    a canvas of the new size); the picture is the same, within a pixel, for a third less
+    CPU. None when it cannot be made so (a canvas of another backend, a layout engine, a face
+    colour that is not opaque, or a drawing that reaches beyond the canvas): the caller then
+    takes matplotlib's path."""
+    import numpy as np
+    from matplotlib import colors, image
+    from matplotlib.backend_bases import FigureCanvasBase
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
+
+    face = colors.to_rgba(fig.get_facecolor())
+    engine = fig.get_layout_engine()  # after tight_layout(): a place holder, no layout
+    if (not (engine is None or isinstance(engine, PlaceHolderLayoutEngine)) or face[3] != 1.0
+            or fig.canvas.device_pixel_ratio != 1):
+        return None
+    canvas, dpi_was = fig.canvas, fig.dpi
+    if type(canvas) is FigureCanvasBase:  # a Figure() made without pyplot: Agg, as savefig
+        FigureCanvasAgg(fig)
+    elif not isinstance(canvas, FigureCanvasAgg):
+        return None
+    try:
+        if dpi is not None:
+            fig.dpi = dpi
+        fig.canvas.draw()
+        box = fig.get_tightbbox(fig.canvas.get_renderer())
+        width, height = fig.get_size_inches()
+        if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
+            return None
+        box = box.padded(pad_inches)
+        res = fig.dpi
+        drawn = np.asarray(fig.canvas.buffer_rgba())
+    finally:
+        fig.dpi = dpi_was
+        if fig.canvas is not canvas:
+            fig.set_canvas(canvas)
+    h, w = drawn.shape[:2]
+    # matplotlib's picture: int(size) pixels, its bottom-left corner at the box's (to half a
+    # pixel: the canvas was drawn on whole pixels)
+    x0, y1 = round(box.x0 * res), h - round(box.y0 * res)
+    x1, y0 = x0 + int(box.width * res), y1 - int(box.height * res)
+    out = np.empty((y1 - y0, x1 - x0, 4), dtype=np.uint8)
+    out[...] = np.round(np.asarray(face) * 255).astype(np.uint8)
+    r0, r1, c0, c1 = max(y0, 0), min(y1, h), max(x0, 0), min(x1, w)
+    out[r0 - y0:r1 - y0, c0 - x0:c1 - x0] = drawn[r0:r1, c0:c1]
+    buf = io.BytesIO()
+    image.imsave(buf, out, format="png", dpi=res)
     return buf.getvalue()
 
 

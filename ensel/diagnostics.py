@@ -195,13 +195,16 @@ def triple_joint_errors(E: Any) -> np.ndarray:
     Ea = _errors_2d(E)
     n, m = Ea.shape
     T = triple_indices(m)
-    Ef = Ea.astype(np.float64)
+    # each model's errors as bits, 64 items a word: a triple's joint count is the number of
+    # bits set in the AND of its three rows (exact integers, as a float product gives them)
+    packed = np.packbits(Ea.T.astype(bool), axis=1)
+    W = np.ascontiguousarray(np.pad(packed, ((0, 0), (0, -packed.shape[1] % 8))))
+    W = W.view(np.uint64)
     out = np.empty(len(T))
     for i in range(m - 2):
-        rows = T[:, 0] == i
-        # joint counts of (i, j, l) for all j, l at once: (E_i * E)^T E
-        M = (Ef[:, i:i + 1] * Ef).T @ Ef
-        out[rows] = M[T[rows, 1], T[rows, 2]] / n
+        rows = np.flatnonzero(T[:, 0] == i)
+        both = W[i] & W[T[rows, 1]] & W[T[rows, 2]]
+        out[rows] = np.bitwise_count(both).sum(axis=1, dtype=np.int64) / n
     return out
 
 

@@ -926,8 +926,10 @@ def _prefix_errors(part: tuple[np.ndarray, ...], path: Sequence[int], lengths: S
     want = sorted(set(int(k) for k in lengths))
     # each aggregator's decision value per test item and budget: +1 where >= 0, a tie at 0
     values: dict[str, list[np.ndarray]] = {agg: [] for agg in aggregators}
-    pos = yf == 1
     n_f = len(yf)
+    # +1 per positive, -1 per negative training row: one weighted count of a group is its
+    # C+ - C- (small integers, exact in float64)
+    sign_f = np.where(yf == 1, 1.0, -1.0)
     digits = (kernels.answer_digits(np.concatenate([Xf[:, path], Xe[:, path]]))
               if "map" in aggregators else None)
     group = np.zeros(n_f + len(ye), dtype=np.int64)
@@ -938,15 +940,18 @@ def _prefix_errors(part: tuple[np.ndarray, ...], path: Sequence[int], lengths: S
     for i, j in enumerate(path):
         k = i + 1
         votes += Xe[:, j]
-        if digits is not None:
-            _, group = kernels.code_groups(group * 3 + digits[:, i], 3 * n_groups)
-            n_groups = int(group.max()) + 1
+        if digits is not None:  # kernels.code_groups' numbering, without its rows
+            codes = group * 3 + digits[:, i]
+            seen = np.zeros(3 * n_groups, dtype=bool)
+            seen[codes] = True
+            number = np.cumsum(seen) - 1
+            group = number[codes]
+            n_groups = int(number[-1]) + 1
         if k not in want:
             continue
         if digits is not None:  # C+ - C- of each test item's pattern
-            g_f, g_e = group[:n_f], group[n_f:]
-            values["map"].append((np.bincount(g_f[pos], minlength=n_groups)
-                                  - np.bincount(g_f[~pos], minlength=n_groups))[g_e])
+            values["map"].append(np.bincount(group[:n_f], weights=sign_f,
+                                             minlength=n_groups)[group[n_f:]])
         if "mv" in aggregators:
             values["mv"].append(votes.copy())
         if w is not None:

@@ -13,6 +13,10 @@ from the drawn artists (lines, points, bands, error bars, bars, heatmap cells), 
 :func:`install_figure_data` (called in every page's kernel by the runner) attaches them, as
 CSV under the MIME type :data:`FIGURE_DATA_MIME`, to every figure the page displays. The
 runner writes each one next to the page and puts a "Reproduce this" box under the figure.
+It also makes the PNG of a figure from one drawing of the figure's own canvas, cropped to
+the drawing (``ensel._html.cropped_png``), where the inline backend's ``bbox_inches="tight"``
+draws it three times (a layout pass, the tight box, the picture on a canvas of the new
+size): the same picture, within a pixel of the same size, for a third less CPU.
 """
 
 from __future__ import annotations
@@ -192,8 +196,9 @@ def _plotted_size(fig: Figure) -> int:
 
 def install_figure_data(shell: Any = None) -> bool:
     """Attach :func:`figure_data` as CSV (:data:`FIGURE_DATA_MIME`) to every matplotlib
-    figure the IPython ``shell`` (default: the running one) displays. Returns False outside
-    IPython. The runner calls it when each page's kernel starts."""
+    figure the IPython ``shell`` (default: the running one) displays, and make its PNG from
+    one drawing (``ensel._html.cropped_png``). Returns False outside IPython. The runner
+    calls it when each page's kernel starts."""
     from IPython.core.formatters import BaseFormatter
     from traitlets import ObjectName, Unicode
 
@@ -223,7 +228,61 @@ def install_figure_data(shell: Any = None) -> bool:
     display.formatters[FIGURE_DATA_MIME] = formatter
     if FIGURE_DATA_MIME not in display.active_types:
         display.active_types = [*display.active_types, FIGURE_DATA_MIME]
+    _install_cropped_png(display)
     return True
+
+
+def _tight_png_pad(printer: Any) -> float | None:
+    """The ``pad_inches`` of ``printer`` when it is the inline backend's PNG printer of a
+    figure with ``bbox_inches="tight"`` (IPython's ``print_figure`` with no other option),
+    else None."""
+    import functools
+
+    from IPython.core.pylabtools import print_figure
+
+    if not (isinstance(printer, functools.partial) and printer.func is print_figure
+            and not printer.args):
+        return None
+    kw = dict(printer.keywords)
+    if (kw.pop("fmt", None) != "png" or kw.pop("base64", False) is not True
+            or kw.pop("bbox_inches", "tight") != "tight"):
+        return None
+    pad = kw.pop("pad_inches", None)
+    if kw:
+        return None
+    return float(plt.rcParams["savefig.pad_inches"] if pad in (None, "layout") else pad)
+
+
+def _install_cropped_png(display: Any) -> None:
+    """Make the PNG of every figure the inline backend shows with ``ensel._html.cropped_png``
+    (matched in ``__call__``, like the figure data: the backend re-registers its printer
+    whenever it is enabled; its own path stays for whatever it declines)."""
+    from binascii import b2a_base64
+
+    from IPython.core.formatters import PNGFormatter, catch_format_error
+
+    from ensel._html import cropped_png
+
+    current = display.formatters.get("image/png")
+    if current is None or type(current).__name__ == "CroppedPNGFormatter":
+        return
+
+    class CroppedPNGFormatter(type(current)):  # type: ignore[misc]
+        @catch_format_error
+        def __call__(self, obj: Any) -> Any:
+            if self.enabled and isinstance(obj, Figure) and (obj.axes or obj.lines):
+                pad = _tight_png_pad(self.type_printers.get(Figure))
+                png = None if pad is None else cropped_png(obj, pad)
+                if png is not None:
+                    return b2a_base64(png, newline=False).decode("ascii")
+            return super().__call__(obj)
+
+    if not isinstance(current, PNGFormatter):
+        return
+    formatter = CroppedPNGFormatter(parent=display)
+    for name in ("type_printers", "deferred_printers", "singleton_printers"):
+        setattr(formatter, name, getattr(current, name))
+    display.formatters["image/png"] = formatter
 
 
 #: Colour and marker per selector, shared by every figure (the registry's specs,

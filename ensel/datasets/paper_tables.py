@@ -162,13 +162,32 @@ def load_paper_table(name: str, *, dataset: str | None = None) -> pd.DataFrame:
     if name == "results":
         df = pd.concat([load_paper_table(t) for t in _RESULT_TABLES], ignore_index=True)
     else:
-        df = _read(name)
-        _check(name, df)
-        if name in ("model_pools", "selections"):
-            df["accuracy"] = df["accuracy_pct"] / 100.0
-        if name == "model_pools":
-            df["accuracy_std"] = df["accuracy_std_pct"] / 100.0
-            df["error_rate"] = 1.0 - df["accuracy"]
+        df = _checked(name).copy()
     if dataset is not None:
         df = df[df["dataset"] == dataset].reset_index(drop=True)
+    return df
+
+
+#: The checked tables read so far, by file and its size and time: a page asks for the same
+#: tables many times (the stand-in pages ~40 times), the file is read and checked once.
+_CHECKED: dict[tuple[str, str, int, int], pd.DataFrame] = {}
+
+
+def _checked(name: str) -> pd.DataFrame:
+    """Table ``name`` read and checked, with its derived columns (not to be modified: the
+    callers copy it)."""
+    path = paper_dir() / f"{name}.csv"
+    stat = path.stat() if path.is_file() else None
+    key = (name, str(path), stat.st_size, stat.st_mtime_ns) if stat else None
+    if key is not None and key in _CHECKED:
+        return _CHECKED[key]
+    df = _read(name)
+    _check(name, df)
+    if name in ("model_pools", "selections"):
+        df["accuracy"] = df["accuracy_pct"] / 100.0
+    if name == "model_pools":
+        df["accuracy_std"] = df["accuracy_std_pct"] / 100.0
+        df["error_rate"] = 1.0 - df["accuracy"]
+    if key is not None:
+        _CHECKED[key] = df
     return df

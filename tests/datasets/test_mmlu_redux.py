@@ -167,3 +167,20 @@ def test_mirror_shape_and_choices(real):
     assert same > 0.99
     assert sorted({mr.family(m) for m in w.columns}) == [
         "anthropic", "google", "meta", "mistralai", "openai", "writer"]
+
+
+def test_the_view_kept_in_the_data_folder_is_the_parsed_one(mirror_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("ENSEL_DATA_DIR", str(tmp_path))
+    subjects = ["anatomy", "virology"]
+    mr._view.cache_clear()
+    parsed = mr.binary_view(subjects=subjects)
+    kept = sorted(p.name for p in (tmp_path / "mmlu_redux").glob("view-*.parquet"))
+    assert len(kept) == 3, kept
+    mr._view.cache_clear()
+    read = mr.binary_view(subjects=subjects)  # from the three Parquet files
+    mr._view.cache_clear()
+    for a, b in ((parsed.tidy, read.tidy), (parsed.questions, read.questions),
+                 (parsed.predictions, read.predictions)):
+        pd.testing.assert_frame_equal(a, b)
+        assert a.attrs == b.attrs
+    assert (parsed.dropped, parsed.options) == (read.dropped, read.options)
