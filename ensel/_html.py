@@ -107,7 +107,7 @@ def cropped_png(fig: Any, pad_inches: float, *, dpi: float | None = None) -> byt
             or fig.canvas.device_pixel_ratio != 1):
         return None
     canvas, dpi_was = fig.canvas, fig.dpi
-    if type(canvas) is FigureCanvasBase:  # a Figure() made without pyplot: Agg, as savefig
+    if type(canvas) in (FigureCanvasBase,):  # a Figure() made without pyplot: Agg, as savefig
         FigureCanvasAgg(fig)
     elif not isinstance(canvas, FigureCanvasAgg):
         return None
