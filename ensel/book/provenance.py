@@ -411,8 +411,16 @@ def runs(out_dir: str | Path) -> list[RunRecord]:
     return records
 
 
+#: How the runs table shows a run's status in the last build: a run the runner skipped
+#: because its inputs had not changed ("cached") has the page its last execution made, as
+#: one it executed ("ok") has; one word for both keeps the page the same when a build
+#: changes nothing, so that build rewrites no page and reprints nothing.
+_SHOWN_STATUS = {"cached": "ok"}
+
+
 def runs_table(out_dir: str | Path) -> str:
-    """One row per run: page, status in the last build, seconds of its last execution,
+    """One row per run: page, status (``ok``: its page comes from a successful execution of
+    its current inputs, in the last build or an earlier one), seconds of its last execution,
     parameters, ensel version and commit, environment digest and run key (the first 8 hex
     digits of each)."""
     rows = ["| page | status | execution (s) | parameters | ensel | environment | run key |",
@@ -423,7 +431,8 @@ def runs_table(out_dir: str | Path) -> str:
                            for k, v in sorted(r.parameters.items()))
         version = r.version + (f" (`{r.commit}`)" if r.commit else "")
         rows.append("| " + " | ".join([
-            _doc(r.output) if exists else f"`{r.output}`", r.status or "–",
+            _doc(r.output) if exists else f"`{r.output}`",
+            _SHOWN_STATUS.get(r.status, r.status) or "–",
             "–" if r.seconds is None else f"{r.seconds:.1f}", _cell(params) or "–",
             version or "–", f"`{r.environment[:8]}`" if r.environment else "–",
             f"`{r.key[:8]}`" if r.key else "–"]) + " |")

@@ -222,6 +222,14 @@ def _collect(fut: Any, status: str, msg: str, running: dict[Any, tuple[NotebookR
 
 
 def _write_json_atomic(path: Path, obj: Any) -> None:
+    """Write ``obj`` to ``path`` as JSON; a file that already says the same is left as it is
+    (Sphinx reads the pages that depend on a file again when its time changes)."""
+    text = json.dumps(obj, indent=1) + "\n"
+    try:
+        if path.read_text() == text:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=1) + "\n")
+    tmp.write_text(text)
     os.replace(tmp, path)
