@@ -419,13 +419,15 @@ _SHOWN_STATUS = {"cached": "ok"}
 
 
 def runs_table(out_dir: str | Path) -> str:
-    """One row per run: page, status (``ok``: its page comes from a successful execution of
-    its current inputs, in the last build or an earlier one), seconds of its last execution,
-    parameters, ensel version and commit, environment digest and run key (the first 8 hex
-    digits of each)."""
+    """One row per run, by page name: page, status (``ok``: its page comes from a successful
+    execution of its current inputs, in the last build or an earlier one), seconds of its
+    last execution, parameters, ensel version and commit, environment digest and run key
+    (the first 8 hex digits of each)."""
     rows = ["| page | status | execution (s) | parameters | ensel | environment | run key |",
             "|---|---|---|---|---|---|---|"]
-    for r in runs(out_dir):
+    # by page name: the runs' order in timings.json is the order they ended in, which a
+    # build that executed pages and one that skipped them all do not share
+    for r in sorted(runs(out_dir), key=lambda r: r.output):
         exists = (Path(out_dir) / f"{r.output}.ipynb").is_file()
         params = ", ".join(f"`{k}={json.dumps(v, default=str)}`"
                            for k, v in sorted(r.parameters.items()))

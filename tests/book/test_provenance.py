@@ -149,6 +149,16 @@ def test_list_of_figures_and_runs_tables_from_the_runs(demo_run: tuple[Path, Pat
     assert "| {doc}`/book/_generated/demo` | – | 17.3 | `n=3`" in runs_table(out)
     (out / "durations.json").unlink()
     assert "| {doc}`/book/_generated/demo` | – | – | `n=3`" in runs_table(out)
+    # a cold build and the build after it that changed nothing give the same table: the runs
+    # ended in another order there, and were skipped, not executed
+    cold = [{"output": "other", "seconds": 3.0, "status": "ok"},
+            {"output": "demo", "seconds": 4.2, "status": "ok"}]
+    (out / "timings.json").write_text(json.dumps(cold))
+    (out / "durations.json").write_text(json.dumps({"demo": 4.2, "other": 3.0}))
+    table = runs_table(out)
+    (out / "timings.json").write_text(json.dumps(
+        [{"output": t["output"], "seconds": 0.0, "status": "cached"} for t in cold[::-1]]))
+    assert runs_table(out) == table and table.index("demo") < table.index("other")
 
 
 def test_a_glued_figure_gets_its_runs_box_with_absolute_downloads(
